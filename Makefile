@@ -1,0 +1,56 @@
+# pyshim: the usual entry points. Every target is a thin wrapper over `pyshim` or pytest.
+PYTHON ?= python3
+NVCC ?= nvcc
+BUILD ?= build
+EXAMPLES := $(wildcard examples/*.cu)
+EX_OUT := $(BUILD)/examples
+# every example in each runtime flavour: static cudart (nvcc's default), shared cudart,
+# per-thread default stream
+EX_BINS := $(foreach e,$(EXAMPLES),$(EX_OUT)/$(basename $(notdir $(e))) \
+	$(EX_OUT)/$(basename $(notdir $(e)))_shared $(EX_OUT)/$(basename $(notdir $(e)))_ptds)
+
+.PHONY: all build tables tables-check examples test bench demo setup lint clean
+
+all: build
+
+setup:
+	$(PYTHON) -m pip install -q -e '.[test]'
+
+build:
+	$(PYTHON) -m pyshim build
+
+tables:
+	$(PYTHON) -m pyshim tables generate
+
+tables-check:
+	$(PYTHON) -m pyshim tables check
+
+examples: $(EX_BINS)
+
+$(EX_OUT)/%: examples/%.cu
+	@mkdir -p $(EX_OUT)
+	$(NVCC) -O2 -o $@ $<
+
+$(EX_OUT)/%_shared: examples/%.cu
+	@mkdir -p $(EX_OUT)
+	$(NVCC) -O2 -cudart shared -o $@ $<
+
+$(EX_OUT)/%_ptds: examples/%.cu
+	@mkdir -p $(EX_OUT)
+	$(NVCC) -O2 --default-stream per-thread -o $@ $<
+
+test:
+	$(PYTHON) -m pytest -q -n 2 tests
+
+lint:
+	$(PYTHON) -m ruff check pyshim tests benchmarks
+
+bench:
+	$(PYTHON) -m benchmarks
+
+# set up on a fresh machine and run one example on the CPU device
+demo: setup build examples
+	$(PYTHON) -m pyshim run $(EX_OUT)/vector_add
+
+clean:
+	rm -rf $(BUILD)

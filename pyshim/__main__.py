@@ -1,0 +1,5 @@
+import sys
+
+from pyshim.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Dispatch tables: fetch vendor headers, parse them, write `tables/`."""

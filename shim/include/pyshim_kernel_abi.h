@@ -1,0 +1,99 @@
+/*
+ * The ABI between a module of translated kernels compiled for the CPU device (a native
+ * shared object produced by pyshim's `cpu` PTX target) and the CPU device runtime that
+ * loads it (hipModuleLoad / hipModuleLoadData on shim/cpu's libamdhip64.so.7).
+ *
+ * The module exports one symbol, `pyshim_module` (a pyshim_module_desc). The runtime runs
+ * a launch by calling a kernel's `run_block` once per block, from its worker threads, in
+ * any order and in parallel; a block function runs every thread of its block (loops over
+ * threads, split at barriers, or fibers), so the runtime never sees threads.
+ *
+ * Changing anything here: bump PYSHIM_KABI_VERSION (modules carry it; the runtime refuses
+ * a module built for another version, and the kernel cache keys on the translator version).
+ */
+#ifndef PYSHIM_KERNEL_ABI_H
+#define PYSHIM_KERNEL_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PYSHIM_KABI_VERSION 1u
+
+typedef struct pyshim_dim3 {
+    uint32_t x, y, z;
+} pyshim_dim3;
+
+struct pyshim_launch;
+
+/* Device printf: `fmt` is the format string in the module, `args` the packed argument
+ * buffer exactly as PTX's vprintf receives it (each argument aligned to its size). */
+typedef int (*pyshim_vprintf_fn)(const struct pyshim_launch *launch, const char *fmt,
+                                 const void *args);
+
+/* Everything a block needs from the runtime; constant for the whole launch. */
+typedef struct pyshim_launch {
+    pyshim_dim3 grid;           /* %nctaid */
+    pyshim_dim3 block;          /* %ntid */
+    uint32_t warp_size;         /* the device's wavefront width: 32 (RDNA-like) or 64 (CDNA-like) */
+    uint32_t dyn_shared_bytes;  /* size of the .extern .shared window */
+    uint32_t num_sms;           /* %nsmid */
+    uint32_t reserved0;
+    pyshim_vprintf_fn vprintf;
+    void *runtime_ctx;          /* opaque to kernels */
+    uint64_t globaltimer_base;  /* ns; %globaltimer = this + elapsed */
+} pyshim_launch;
+
+/* Per-block arguments. `dyn_shared` is 16-byte aligned scratch owned by the worker; static
+ * shared memory is the block function's own business (it knows the size). */
+typedef struct pyshim_block {
+    pyshim_dim3 ctaid;          /* %ctaid */
+    uint32_t smid;              /* %smid: index of the worker running this block */
+    void *dyn_shared;
+} pyshim_block;
+
+/* Run every thread of one block. `params` is CUDA's kernelParams: one pointer per
+ * parameter. Returns 0, or a nonzero trap code (PTX `trap`, a failed check) that the
+ * runtime turns into hipErrorLaunchFailure. */
+typedef int (*pyshim_block_fn)(const pyshim_launch *launch, const pyshim_block *block,
+                               void *const *params);
+
+typedef struct pyshim_param_desc {
+    uint32_t offset;            /* in the packed `extra` buffer (CU_LAUNCH_PARAM_BUFFER_POINTER) */
+    uint32_t size;
+    uint32_t align;
+    uint32_t reserved0;
+} pyshim_param_desc;
+
+typedef struct pyshim_kernel_desc {
+    const char *name;           /* the PTX .entry name (mangled) */
+    pyshim_block_fn run_block;
+    uint32_t num_params;
+    uint32_t params_bytes;      /* size of the packed parameter buffer */
+    const pyshim_param_desc *params;
+    uint32_t static_shared_bytes;
+    uint32_t local_bytes;       /* per-thread .local */
+    uint32_t max_threads;       /* .maxntid product, or 0 = device limit */
+    pyshim_dim3 reqntid;        /* .reqntid, or zeros */
+    uint32_t min_ctas_per_sm;   /* .minnctapersm, or 0 */
+    uint32_t num_regs;          /* reported by cuFuncGetAttribute(NUM_REGS) */
+} pyshim_kernel_desc;
+
+/* A module-scope .global or .const variable; the storage lives in the shared object. */
+typedef struct pyshim_global_desc {
+    const char *name;
+    void *addr;
+    uint64_t size;
+} pyshim_global_desc;
+
+typedef struct pyshim_module_desc {
+    uint32_t abi_version;       /* PYSHIM_KABI_VERSION */
+    uint32_t num_kernels;
+    const pyshim_kernel_desc *kernels;
+    uint32_t num_globals;
+    const pyshim_global_desc *globals;
+    const char *target;         /* "cpu-wave32" | "cpu-wave64" */
+} pyshim_module_desc;
+
+#define PYSHIM_MODULE_SYMBOL "pyshim_module"
+
+#endif
