@@ -54,7 +54,10 @@ def _extract_zip(archive: Path, members: tuple[str, ...], dest: Path) -> None:
         for info in zf.infolist():
             if info.is_dir() or not info.filename.startswith(members):
                 continue
-            if not info.filename.endswith((".h", ".hpp", ".pxd", ".inl", ".py")):
+            name = info.filename.rsplit("/", 1)[-1]
+            # headers only: C++ library headers have no suffix (<nv/target>), so drop
+            # binaries rather than keep suffixes
+            if ".so" in name or name.endswith((".a", ".o", ".bc", ".whl", ".fatbin")):
                 continue
             target = dest / info.filename
             target.parent.mkdir(parents=True, exist_ok=True)

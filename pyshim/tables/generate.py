@@ -1,0 +1,182 @@
+"""`pyshim tables generate`: headers in, `tables/*.json` out, deterministically."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+from pyshim.paths import TABLES_DIR
+from pyshim.tables import cuda_api, enums, proc_address, rocm_api
+from pyshim.tables.clang_parse import Header, Struct
+from pyshim.tables.mapping import Converter, Mapper, status_of
+from pyshim.tables.sources import SOURCES
+
+OVERRIDES = "overrides.toml"
+API_KEYS = ("driver", "runtime", "cublas", "cusolver")
+FORMAT_VERSION = 1
+
+# structure pairs whose layouts adapters convert (besides those found in signatures)
+STRUCT_PAIRS = (
+    ("cudaDeviceProp", "hipDeviceProp_tR0600"),
+    ("cudaPointerAttributes", "hipPointerAttribute_t"),
+    ("cudaFuncAttributes", "hipFuncAttributes"),
+    ("CUDA_MEMCPY2D", "hip_Memcpy2D"),
+    ("CUDA_MEMCPY3D", "HIP_MEMCPY3D"),
+    ("cudaMemcpy3DParms", "hipMemcpy3DParms"),
+    ("cudaResourceDesc", "hipResourceDesc"),
+    ("cudaTextureDesc", "hipTextureDesc"),
+    ("cudaChannelFormatDesc", "hipChannelFormatDesc"),
+    ("cudaKernelNodeParams", "hipKernelNodeParams"),
+    ("cudaMemsetParams", "hipMemsetParams"),
+    ("CUDA_LAUNCH_PARAMS", "hipFunctionLaunchParams"),
+)
+
+
+def load_overrides(tables_dir: Path = TABLES_DIR) -> dict:
+    with open(tables_dir / OVERRIDES, "rb") as f:
+        return tomllib.load(f)
+
+
+def _merge(headers: list[Header]) -> Header:
+    out = Header()
+    for h in headers:
+        for k, v in h.enums.items():
+            out.enums.setdefault(k, v)
+        for k, v in h.structs.items():
+            out.structs.setdefault(k, v)
+        for k, v in h.typedefs.items():
+            out.typedefs.setdefault(k, v)
+    return out
+
+
+def _struct_json(s: Struct) -> dict:
+    return {"size": s.size, "align": s.align,
+            "fields": [[f.name, f.type, f.offset, f.size] for f in s.fields]}
+
+
+def _struct_pair(c: Struct, r: Struct) -> dict:
+    rf = {f.name: f for f in r.fields}
+    shared = [[f.name, f.offset, rf[f.name].offset, f.size, rf[f.name].size]
+              for f in c.fields if f.name in rf]
+    return {"cuda": c.name, "rocm": r.name, "cuda_size": c.size, "rocm_size": r.size,
+            "shared": shared,
+            "cuda_only": [f.name for f in c.fields if f.name not in rf],
+            "identical": c.size == r.size and len(shared) == len(c.fields) == len(r.fields)
+            and all(x[1] == x[2] and x[3] == x[4] for x in shared)}
+
+
+def _enum_pair(cuda_name: str, cuda: dict[str, int], rocm_name: str, rocm: dict[str, int],
+               synonyms: dict[str, str], default: str | None) -> dict:
+    names, missing = enums.match(cuda, rocm, synonyms)
+    out = {"cuda": cuda_name, "rocm": rocm_name,
+           "values": [[c, cuda[c], r, rocm[r]] for c, r in names.items()],
+           "unmatched": missing,
+           "identity": enums.is_identity(cuda, rocm, names)}
+    if default is not None:
+        # return codes travel ROCm -> CUDA: every ROCm value needs an answer
+        back: dict[int, int] = {}
+        for c, r in names.items():
+            back.setdefault(rocm[r], cuda[c])
+        out["reverse"] = [[rv, back.get(rv, cuda[default])] for rv in sorted(set(rocm.values()))]
+        out["default"] = default
+    return out
+
+
+def _dumps(obj) -> str:
+    return json.dumps(obj, indent=1, sort_keys=True, ensure_ascii=True) + "\n"
+
+
+def build_tables(progress=print) -> dict[str, str]:
+    """Every table file's name -> its exact text."""
+    tables_dir = TABLES_DIR
+    overrides = load_overrides(tables_dir)
+    progress("parsing ROCm 7.2 headers")
+    rocm = rocm_api.load()
+    curated = rocm_api.curated_renames()
+    pxd_functions = rocm_api.hip_python_functions()
+    apis = {}
+    for key in API_KEYS:
+        progress(f"parsing CUDA {key} headers")
+        apis[key] = getattr(cuda_api, key)()
+    cuda_all = _merge([h for a in apis.values() for h in a.headers])
+    rocm_all = _merge([rocm.hip, rocm.rocblas, rocm.rocsolver])
+    synonyms = overrides.get("enum_synonyms", {})
+    conv = Converter(cuda_all.enums, rocm_all.enums, cuda_all.structs, rocm_all.structs,
+                     synonyms)
+    mapper = Mapper(rocm, curated, overrides, conv)
+    pins = {s.key: f"{s.package}=={s.version}" for s in SOURCES}
+    files: dict[str, str] = {}
+    targets_used: set[str] = set()
+    for key, api in apis.items():
+        progress(f"mapping {key}")
+        eps = {}
+        for name, ep in api.entry_points.items():
+            m = mapper.map(key, ep, status_of(ep.function, api))
+            if m.target:
+                targets_used.add(m.target)
+            eps[name] = {
+                "primary": ep.primary,
+                "symbols": {s: f.signature() for s, f in sorted(ep.symbols.items())},
+                "deprecated": ep.function.deprecated,
+                "cpp_only": ep.cpp_only,
+                "class": m.cls,
+                "target": m.target,
+                "args": m.args,
+                "returns": m.returns,
+                "reason": m.reason,
+                "extra": m.extra,
+            }
+        doc = {"format": FORMAT_VERSION, "api": key, "header": api.header, "pins": pins,
+               "entry_points": eps}
+        if key == "driver":
+            doc["proc_address"] = [list(r) for r in proc_address.build(api)]
+        files[f"{key}.json"] = _dumps(doc)
+    # side tables
+    pairs = {c: v[0] for c, v in overrides.get("enum_pairs", {}).items()}
+    for c, r in conv.enum_pairs_used:
+        pairs.setdefault(c, r)
+    defaults = overrides.get("status_default", {})
+    enum_doc = {}
+    for c, r in sorted(pairs.items()):
+        if c in cuda_all.enums and r in rocm_all.enums:
+            enum_doc[c] = _enum_pair(c, cuda_all.enums[c], r, rocm_all.enums[r],
+                                     synonyms.get(c, {}), defaults.get(c))
+    files["enums.json"] = _dumps({"format": FORMAT_VERSION, "pairs": enum_doc})
+    struct_doc = {}
+    for c, r in sorted(set(STRUCT_PAIRS) | conv.struct_pairs_used):
+        if c in cuda_all.structs and r in rocm_all.structs:
+            struct_doc[c] = _struct_pair(cuda_all.structs[c], rocm_all.structs[r])
+    files["structs.json"] = _dumps({"format": FORMAT_VERSION, "pairs": struct_doc})
+    files["rocm.json"] = _dumps({
+        "format": FORMAT_VERSION,
+        "functions": {n: rocm.function(n).signature() for n in sorted(targets_used)},
+        "names": {"hip": sorted(rocm.hip.functions), "rocblas": sorted(rocm.rocblas.functions),
+                  "rocsolver": sorted(rocm.rocsolver.functions)},
+        "hip_python_missing": sorted(n for n in targets_used
+                                     if n.startswith("hip") and n not in pxd_functions),
+    })
+    files["typedefs.json"] = _dumps({
+        "format": FORMAT_VERSION,
+        "cuda": dict(sorted(cuda_all.typedefs.items())),
+        "rocm": dict(sorted(rocm_all.typedefs.items())),
+        "cuda_enums": {k: dict(sorted(v.items(), key=lambda kv: (kv[1], kv[0])))
+                       for k, v in sorted(cuda_all.enums.items())},
+        "rocm_enums": {k: dict(sorted(v.items(), key=lambda kv: (kv[1], kv[0])))
+                       for k, v in sorted(rocm_all.enums.items())},
+        "cuda_structs": {k: _struct_json(v) for k, v in sorted(cuda_all.structs.items())},
+        "rocm_structs": {k: _struct_json(v) for k, v in sorted(rocm_all.structs.items())},
+    })
+    progress("comparing CUDA 12.9 with 13.0")
+    from pyshim.tables import cuda12
+
+    files["cuda12.json"] = _dumps(cuda12.differences(apis["runtime"], cuda_all))
+    return files
+
+
+def write(files: dict[str, str], out_dir: Path = TABLES_DIR) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, text in sorted(files.items()):
+        path = out_dir / name
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)

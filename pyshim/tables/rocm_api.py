@@ -1,0 +1,78 @@
+"""The ROCm side: HIP, rocBLAS and rocSOLVER declarations from the real ROCm 7.2 headers,
+cross-checked against hip-python 7.2's declarations."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pyshim.tables.clang_parse import Header, parse_header
+from pyshim.tables.fetch import include_dir
+
+
+@dataclass
+class Rocm:
+    hip: Header
+    rocblas: Header
+    rocsolver: Header
+
+    def function(self, name: str):
+        for h in (self.hip, self.rocblas, self.rocsolver):
+            if name in h.functions:
+                return h.functions[name]
+        return None
+
+
+def _includes():
+    return [include_dir("hip"), include_dir("hsa"), include_dir("rocblas"),
+            include_dir("rocsolver")]
+
+
+def _keep_prefix(h: Header, prefix: tuple[str, ...]) -> Header:
+    h.functions = {n: f for n, f in h.functions.items() if n.startswith(prefix)}
+    return h
+
+
+def load() -> Rocm:
+    inc = _includes()
+    amd = ("__HIP_PLATFORM_AMD__",)
+    hip = parse_header(inc[0] / "hip" / "hip_runtime_api.h", inc, files=("/include/hip/",),
+                       defines=amd)
+    rtc = parse_header(inc[0] / "hip" / "hiprtc.h", inc, files=("/hiprtc.h",), defines=amd)
+    hip.functions.update(rtc.functions)
+    hip.enums.update(rtc.enums)
+    rocblas = parse_header(inc[2] / "rocblas" / "rocblas.h", inc, files=("/include/rocblas/",),
+                           defines=amd)
+    rocsolver = parse_header(inc[3] / "rocsolver" / "rocsolver.h", inc,
+                             files=("/include/rocsolver/",), defines=amd)
+    return Rocm(_keep_prefix(hip, ("hip",)), _keep_prefix(rocblas, ("rocblas_",)),
+                _keep_prefix(rocsolver, ("rocsolver_",)))
+
+
+_PXD_FN_RE = re.compile(r"^cdef\s+[^(\n]*?\b(\w+)\(", re.M)
+_PXD_ENUM_RE = re.compile(r"^\s+(\w+)\s*=\s*(-?\d+)\s*$", re.M)
+
+
+def hip_python_functions() -> set[str]:
+    """Every HIP runtime function hip-python 7.2 declares (hip/chip.pxd)."""
+    text = (include_dir("hip-python") / "chip.pxd").read_text()
+    return {n for n in _PXD_FN_RE.findall(text) if n.startswith("hip")}
+
+
+def hip_python_enum_values() -> dict[str, int]:
+    """Enum constants with explicit values in hip/chip.pxd."""
+    text = (include_dir("hip-python") / "chip.pxd").read_text()
+    return {k: int(v) for k, v in _PXD_ENUM_RE.findall(text)}
+
+
+_ALIAS_RE = re.compile(r"^from hip\.(\w+) cimport (\w+) as (\w+)\s*$", re.M)
+
+
+def curated_renames() -> dict[str, str]:
+    """CUDA name -> HIP name, from hip-python-interop's `cimport hipX as cudaY` lines."""
+    out: dict[str, str] = {}
+    for f in ("ccuda.pxd", "ccudart.pxd"):
+        text = (include_dir("hip-python-interop") / f).read_text()
+        for _module, hip, cuda in _ALIAS_RE.findall(text):
+            out.setdefault(cuda, hip)
+    return out

@@ -1,0 +1,49 @@
+"""Coverage figures read from the committed tables (no headers needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pyshim.paths import TABLES_DIR
+from pyshim.tables.mapping import CLASSES
+
+API_KEYS = ("driver", "runtime", "cublas", "cusolver")
+MAPPED_CLASSES = ("direct", "converted", "adapter", "shim")
+
+
+def load(key: str, tables_dir: Path = TABLES_DIR) -> dict:
+    with open(tables_dir / f"{key}.json") as f:
+        return json.load(f)
+
+
+def is_mapped(entry: dict) -> bool:
+    """An existing ROCm target and a complete conversion."""
+    return entry["target"] is not None and entry["class"] in MAPPED_CLASSES
+
+
+def stats(tables_dir: Path = TABLES_DIR) -> dict[str, dict]:
+    out = {}
+    for key in API_KEYS:
+        eps = load(key, tables_dir)["entry_points"]
+        by_class = {c: 0 for c in CLASSES}
+        for e in eps.values():
+            by_class[e["class"]] += 1
+        out[key] = {
+            "entry_points": len(eps),
+            "symbols": sum(len(e["symbols"]) for e in eps.values()),
+            "mapped": sum(1 for e in eps.values() if is_mapped(e)),
+            "unsupported": by_class["unsupported"],
+            "by_class": by_class,
+        }
+    return out
+
+
+def format_text(s: dict[str, dict]) -> str:
+    cols = ("entry points", "symbols", "mapped") + CLASSES
+    lines = [f"{'api':<10}" + "".join(f"{c:>13}" for c in cols)]
+    for key, row in s.items():
+        vals = [row["entry_points"], row["symbols"], row["mapped"]] + \
+            [row["by_class"][c] for c in CLASSES]
+        lines.append(f"{key:<10}" + "".join(f"{v:>13}" for v in vals))
+    return "\n".join(lines)
