@@ -60,7 +60,7 @@ def _describe(report: ContainerReport, data: bytes) -> None:
             if e.is_ptx:
                 report.ptx.append(PtxInfo(isa=e.version, arch=e.arch,
                                           compression=e.compression,
-                                          kernels=fatbin.ptx_kernels(e.data())))
+                                          kernels=sorted(fatbin.ptx_kernels(e.data()))))
             elif e.is_elf:
                 report.sass_archs.append(e.arch)
                 report.sass_kernels.extend(fatbin.cubin_kernels(e.data()))

@@ -242,8 +242,10 @@ def _no_ptx_message(items: list[Entry]) -> str:
     return msg
 
 
-_NV_INFO = ".nv.info."
 _ELF64_SHDRS = struct.Struct("<Q10xHH")  # e_shoff at 0x28; e_shentsize, e_shnum at 0x3a
+_ELF64_SYM = struct.Struct("<IBBHQQ")  # st_name, st_info, st_other, st_shndx, value, size
+_STT_FUNC = 2
+_STO_CUDA_ENTRY = 0x10  # st_other bit marking a kernel (entry function) in a cubin
 
 
 def _check_elf_bounds(elf: bytes) -> None:
@@ -257,19 +259,36 @@ def _check_elf_bounds(elf: bytes) -> None:
                           f"{shoff:#x}) lie outside its {len(elf)} bytes")
 
 
-def cubin_kernels(elf: bytes) -> list[str]:
-    """Kernel names in a cubin (NVIDIA GPU ELF): each kernel has a `.nv.info.<name>`
-    section (plain device functions have only `.text.<name>`)."""
-    from elftools.common.exceptions import ELFError
+def _cubin_entry_symbols(elf: bytes) -> list[str]:
     from elftools.elf.elffile import ELFFile
 
+    f = ELFFile(io.BytesIO(elf))
+    names = []
+    for sec in f.iter_sections():
+        if sec["sh_type"] != "SHT_SYMTAB":
+            continue
+        off, size = sec["sh_offset"], sec["sh_size"]
+        if off + size > len(elf) or sec["sh_entsize"] != _ELF64_SYM.size:
+            raise FatbinError(f"cubin symbol table ({size} bytes at {off:#x}) is malformed")
+        strtab = f.get_section(sec["sh_link"])
+        # pyelftools folds st_other into visibility and drops the CUDA entry bit: read raw
+        for pos in range(off, off + size - _ELF64_SYM.size + 1, _ELF64_SYM.size):
+            st_name, st_info, st_other, _shndx, _value, _size = \
+                _ELF64_SYM.unpack_from(elf, pos)
+            if st_info & 0xF == _STT_FUNC and st_other & _STO_CUDA_ENTRY:
+                names.append(strtab.get_string(st_name))
+    return names
+
+
+def cubin_kernels(elf: bytes) -> list[str]:
+    """Kernel names in a cubin (NVIDIA GPU ELF): function symbols carrying the CUDA entry
+    bit (0x10) in st_other; plain device functions lack it."""
     _check_elf_bounds(elf)
     try:
-        names = [s.name[len(_NV_INFO):] for s in ELFFile(io.BytesIO(elf)).iter_sections()
-                 if s.name.startswith(_NV_INFO)]
-    except (ELFError, struct.error, ValueError, IndexError, UnicodeDecodeError) as exc:
-        raise FatbinError(f"cubin is not a readable ELF ({exc})") from exc
-    except Exception as exc:  # pyelftools' bundled construct raises its own types
+        names = _cubin_entry_symbols(elf)
+    except FatbinError:
+        raise
+    except Exception as exc:  # pyelftools raises ELFError, struct.error, construct errors
         raise FatbinError(f"cubin is not a readable ELF ({type(exc).__name__}: {exc})") \
             from exc
     return sorted(set(names))
