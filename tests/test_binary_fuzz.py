@@ -17,7 +17,9 @@ from pyshim.binary.elf import HostElf
 from pyshim.binary.errors import FatbinError
 
 FLAVOURS = ("default", "lz4", "compress_all", "plain", "rdc")
-FUZZ = settings(max_examples=int(os.environ.get("PYSHIM_FUZZ_EXAMPLES", "300")), deadline=None, derandomize=os.environ.get("PYSHIM_FUZZ_RANDOM") is None,
+# PYSHIM_FUZZ_EXAMPLES=5000 PYSHIM_FUZZ_RANDOM=1 for a longer, non-derandomized hunt
+FUZZ = settings(max_examples=int(os.environ.get("PYSHIM_FUZZ_EXAMPLES", "300")),
+                deadline=None, derandomize=os.environ.get("PYSHIM_FUZZ_RANDOM") is None,
                 suppress_health_check=[HealthCheck.too_slow])
 
 
