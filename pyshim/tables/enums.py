@@ -15,9 +15,10 @@ def _strip_prefix(names: list[str]) -> dict[str, str]:
         return {n: n for n in names}
     prefix = os.path.commonprefix(names)
     # never cut into a word: back up to the last separator or case change
+    probe = names[0]
     cut = len(prefix)
-    while cut and not (prefix[cut - 1] == "_" or (cut < len(prefix) and prefix[cut].isupper()
-                                                    and prefix[cut - 1].islower())):
+    while cut and not (probe[cut - 1] == "_" or (cut < len(probe) and probe[cut].isupper()
+                                                  and probe[cut - 1].islower())):
         cut -= 1
     return {n: n[cut:] for n in names}
 

@@ -80,6 +80,7 @@ def _enum_pair(cuda_name: str, cuda: dict[str, int], rocm_name: str, rocm: dict[
             back.setdefault(rocm[r], cuda[c])
         out["reverse"] = [[rv, back.get(rv, cuda[default])] for rv in sorted(set(rocm.values()))]
         out["default"] = default
+        out["default_value"] = cuda[default]
     return out
 
 

@@ -1,0 +1,1 @@
+"""C generated from the tables, into the build directory (never into git)."""

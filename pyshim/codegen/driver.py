@@ -1,0 +1,137 @@
+"""libcuda.so.1's generated C: the cuGetProcAddress map, enum/status converters, and a weak
+definition of every exported driver symbol (a forwarding thunk where the tables say the
+arguments pass or convert mechanically, else a NOT_SUPPORTED stub). The hand-written core
+in shim/core defines the entry points it implements as strong symbols, which win."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from pyshim.codegen.common import STAMP, declare, enum_converter, load_table, param_names
+
+VARIANTS = {"": "PYSHIM_PROC_DEFAULT", "ptds": "PYSHIM_PROC_PTDS", "ptsz": "PYSHIM_PROC_PTSZ"}
+THUNKABLE = ("direct", "handle", "deviceptr", "int-cast")
+
+
+def proc_table(driver: dict) -> str:
+    rows = [STAMP, "/* PYSHIM_PROC(name, introduced in CUDA version, variant, symbol) */\n"]
+    for name, version, variant, symbol in driver["proc_address"]:
+        rows.append(f'PYSHIM_PROC("{name}", {version}, {VARIANTS[variant]}, {symbol})\n')
+    return "".join(rows)
+
+
+def enums_header(enums: dict, names: list[str]) -> str:
+    out = [STAMP, "#ifndef PYSHIM_GEN_DRIVER_ENUMS_H\n#define PYSHIM_GEN_DRIVER_ENUMS_H\n\n"]
+    pairs = enums["pairs"]
+    for name in names:
+        pair = pairs[name]
+        out.append(enum_converter(pair))
+        if "reverse" in pair:
+            out.append(enum_converter(pair, reverse=True))
+        out.append("\n")
+    out.append("#endif\n")
+    return "".join(out)
+
+
+def _arg_expr(conv: str, name: str, cuda_type: str, rocm_type: str) -> str | None:
+    if conv in THUNKABLE:
+        if cuda_type == rocm_type:
+            return name
+        if "*" in cuda_type or "*" in rocm_type or conv != "direct":
+            return f"({rocm_type}){name}"
+        # same layout, maybe a struct by value: copy the bits
+        return f"PYSHIM_BITCAST({rocm_type}, {name})"
+    if conv.startswith("enum:"):
+        cuda, rocm = conv[5:].split("->")
+        return f"({rocm_type})pyshim_{cuda}_to_{rocm}({name})"
+    return None
+
+
+def _thunk(symbol: str, sig: dict, entry: dict, rocm_fns: dict) -> str | None:
+    if entry["class"] not in ("direct", "converted") or entry["returns"] != "CUresult":
+        return None
+    target = rocm_fns.get(entry["target"])
+    if target is None or len(target["params"]) != len(sig["params"]):
+        return None
+    if symbol.endswith(("_ptds", "_ptsz")):
+        return None  # per-thread stream semantics live in the core
+    if sig["params"] != entry["symbols"][entry["primary"]]["params"]:
+        return None  # legacy ABIs (32-bit CUdeviceptr ...) are not the mapped one
+    exprs = []
+    for conv, name, (ctype, _cn), (rtype, _rn) in zip(
+            entry["args"], param_names(sig), sig["params"], target["params"], strict=True):
+        expr = _arg_expr(conv, name, ctype, rtype)
+        if expr is None:
+            return None
+        exprs.append(expr)
+    call = f"{entry['target']}({', '.join(exprs)})"
+    return (f"{declare(symbol, sig, attrs='PYSHIM_WEAK ')}\n{{\n"
+            f"    return (CUresult)pyshim_CUresult_from_hipError_t({call});\n}}\n")
+
+
+def _stub(symbol: str, sig: dict) -> str:
+    names = param_names(sig)
+    unused = "".join(f"    (void){n};\n" for n in names)
+    ret = sig["ret"]
+    value = "CUDA_ERROR_NOT_SUPPORTED" if ret == "CUresult" else f"({ret})0"
+    return (f"{declare(symbol, sig, attrs='PYSHIM_WEAK ')}\n{{\n{unused}"
+            f'    pyshim_unsupported("{symbol}");\n    return {value};\n}}\n')
+
+
+def stubs(driver: dict, rocm: dict) -> tuple[str, dict[str, int]]:
+    out = [STAMP,
+           "/* Every exported driver symbol, weak: the core's strong definitions win. */\n",
+           "#define __CUDA_API_VERSION_INTERNAL 1\n",
+           "#include <string.h>\n#include <cuda.h>\n#include <hip/hip_runtime_api.h>\n",
+           "/* CUDA's API is current where HIP marks its twin deprecated: forward anyway */\n",
+           '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n',
+           "#define PYSHIM_BITCAST(T, x) \\\n"
+           "    (__extension__({ T _t; _Static_assert(sizeof(T) == sizeof(x), #x); \\\n"
+           "                     memcpy(&_t, &(x), sizeof _t); _t; }))\n",
+           '#include "driver_enums.h"\n\n',
+           "#define PYSHIM_WEAK __attribute__((weak, visibility(\"default\")))\n",
+           "void pyshim_unsupported(const char *name);\n\n"]
+    counts = {"thunks": 0, "stubs": 0}
+    rocm_fns = rocm["functions"]
+    for _name, entry in sorted(driver["entry_points"].items()):
+        for symbol, sig in sorted(entry["symbols"].items()):
+            body = _thunk(symbol, sig, entry, rocm_fns)
+            if body is None:
+                body = _stub(symbol, sig)
+                counts["stubs"] += 1
+            else:
+                counts["thunks"] += 1
+            out.append(body + "\n")
+    return "".join(out), counts
+
+
+def exported_symbols(driver: dict) -> list[str]:
+    return sorted(s for e in driver["entry_points"].values() for s in e["symbols"])
+
+
+def generate(out_dir: Path) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    driver = load_table("driver")
+    rocm = load_table("rocm")
+    enums = load_table("enums")
+    used = sorted({a[5:].split("->")[0] for e in driver["entry_points"].values()
+                   for a in e["args"] if a.startswith("enum:")} | {"CUresult"})
+    files = {
+        "driver_proc_table.inc": proc_table(driver),
+        "driver_enums.h": enums_header(enums, used),
+        "driver_stubs.c": stubs(driver, rocm)[0],
+        "driver_exports.txt": "\n".join(exported_symbols(driver)) + "\n",
+    }
+    paths = []
+    for name, text in files.items():
+        path = out_dir / name
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+        paths.append(path)
+    return paths
+
+
+if __name__ == "__main__":
+    for p in generate(Path(sys.argv[1] if len(sys.argv) > 1 else "build/gen")):
+        print(p)
