@@ -145,4 +145,45 @@ static inline bool rb_fits(int64_t v)
 #define RB_R_c float
 #define RB_R_z double
 
+/* Scalar tests for rocBLAS's quick returns (alpha == 0, beta == 1), by precision letter. */
+static inline bool rb_zero_s(const void *p) { return *(const float *)p == 0.0f; }
+static inline bool rb_zero_d(const void *p) { return *(const double *)p == 0.0; }
+static inline bool rb_zero_c(const void *p)
+{
+    return ((const float *)p)[0] == 0.0f && ((const float *)p)[1] == 0.0f;
+}
+static inline bool rb_zero_z(const void *p)
+{
+    return ((const double *)p)[0] == 0.0 && ((const double *)p)[1] == 0.0;
+}
+static inline bool rb_one_s(const void *p) { return *(const float *)p == 1.0f; }
+static inline bool rb_one_d(const void *p) { return *(const double *)p == 1.0; }
+static inline bool rb_one_c(const void *p)
+{
+    return ((const float *)p)[0] == 1.0f && ((const float *)p)[1] == 0.0f;
+}
+static inline bool rb_one_z(const void *p)
+{
+    return ((const double *)p)[0] == 1.0 && ((const double *)p)[1] == 0.0;
+}
+/* host pointer mode only: in device mode rocBLAS cannot look at the scalar before running */
+#define RB_HOST_ZERO(h, pre, p) ((h)->pointer_mode == rocblas_pointer_mode_host && rb_zero_##pre(p))
+#define RB_HOST_ONE(h, pre, p) ((h)->pointer_mode == rocblas_pointer_mode_host && rb_one_##pre(p))
+
+/* Common entry-point plumbing used by every level. */
+#define RB_ENTER(h)                                                               \
+    do {                                                                          \
+        RB_RETURN_IF_SIZE_QUERY(h);                                               \
+        rocblas_status enter_ = rb_enter(h);                                      \
+        if (enter_ != rocblas_status_success)                                     \
+            return enter_;                                                        \
+    } while (0)
+#define RB_CHECK_HANDLE                                                           \
+    if (rb_bad_handle(handle))                                                    \
+    return rocblas_status_invalid_handle
+/* a _64 call whose sizes do not fit OpenBLAS's 32-bit integers */
+#define RB_NEED_FIT(v)                                                            \
+    if (!rb_fits(v))                                                              \
+    return rocblas_status_invalid_size
+
 #endif

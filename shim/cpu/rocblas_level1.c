@@ -10,21 +10,6 @@
 #include "blas_common.h"
 #include "blas_openblas.h"
 
-#define RB_ENTER(h)                                                               \
-    do {                                                                          \
-        RB_RETURN_IF_SIZE_QUERY(h);                                               \
-        rocblas_status enter_ = rb_enter(h);                                      \
-        if (enter_ != rocblas_status_success)                                     \
-            return enter_;                                                        \
-    } while (0)
-#define RB_CHECK_HANDLE                                                           \
-    if (rb_bad_handle(handle))                                                    \
-    return rocblas_status_invalid_handle
-/* a _64 call whose sizes do not fit OpenBLAS's 32-bit integers */
-#define RB_NEED_FIT(v)                                                            \
-    if (!rb_fits(v))                                                              \
-    return rocblas_status_invalid_size
-
 /* ---- y = alpha x + y ---- */
 #define RB_AXPY(F, W, pre, T, fn)                                                              \
     RB_API rocblas_status RB_NAME(pre, axpy, F, W)(                                            \

@@ -1,0 +1,182 @@
+/*
+ * The grid executor: a pool of worker threads, created once on first launch, that run the
+ * blocks of launches. A launch is a job in a FIFO; a worker joins the first job with blocks
+ * left and pulls chunks of linear block indices from the job's atomic counter until none
+ * are left, so the only lock taken per job per worker is to join and to leave.
+ *
+ * Workers have big stacks (translated kernels keep static shared arrays and per-thread
+ * contexts of a whole block on the stack) and their own 16-byte-aligned dynamic shared
+ * buffer, grown to the largest launch seen.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define WORKER_STACK (64u << 20)
+#define CHUNKS_PER_WORKER 4
+
+typedef struct grid_job {
+    const cpu_grid_job *job;
+    uint64_t total;             /* blocks in the grid */
+    uint64_t chunk;             /* blocks taken per pull */
+    _Atomic uint64_t next;      /* next block index to hand out */
+    _Atomic int trap;           /* first nonzero trap code */
+    _Atomic uint64_t trap_block;
+    uint64_t done;              /* blocks accounted for (lock held) */
+    int active;                 /* workers inside the job (lock held) */
+    struct grid_job *next_job;
+} grid_job;
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_work = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t pool_done = PTHREAD_COND_INITIALIZER;
+static grid_job *jobs_head = NULL, *jobs_tail = NULL;
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+static int pool_size = 0;
+
+int cpu_grid_workers(void)
+{
+    return cpu_dev()->workers;
+}
+
+static grid_job *pick_job_locked(void)
+{
+    for (grid_job *j = jobs_head; j != NULL; j = j->next_job)
+        if (atomic_load(&j->next) < j->total)
+            return j;
+    return NULL;
+}
+
+/* Runs blocks of `j` until its counter runs out; returns how many this worker took. */
+static uint64_t run_chunks(grid_job *j, uint32_t smid, void **shared, size_t *shared_cap)
+{
+    const cpu_grid_job *job = j->job;
+    size_t need = job->launch.dyn_shared_bytes ? job->launch.dyn_shared_bytes : 16;
+    if (need > *shared_cap) {
+        void *p = aligned_alloc(64, (need + 63) / 64 * 64);
+        if (p == NULL) {
+            atomic_store(&j->trap, -1);
+        } else {
+            free(*shared);
+            *shared = p;
+            *shared_cap = need;
+        }
+    }
+    const pyshim_dim3 g = job->launch.grid;
+    uint64_t taken = 0;
+    for (;;) {
+        uint64_t start = atomic_fetch_add(&j->next, j->chunk);
+        if (start >= j->total)
+            break;
+        uint64_t end = start + j->chunk < j->total ? start + j->chunk : j->total;
+        taken += end - start;
+        for (uint64_t b = start; b < end; b++) {
+            if (atomic_load_explicit(&j->trap, memory_order_relaxed) != 0)
+                break;   /* a block trapped: the launch fails, skip the rest */
+            pyshim_block blk = {
+                .ctaid = {(uint32_t)(b % g.x), (uint32_t)(b / g.x % g.y),
+                          (uint32_t)(b / ((uint64_t)g.x * g.y))},
+                .smid = smid,
+                .dyn_shared = *shared,
+            };
+            int rc = job->kernel->run_block(&job->launch, &blk, job->params);
+            if (rc != 0) {
+                int expected = 0;
+                if (atomic_compare_exchange_strong(&j->trap, &expected, rc))
+                    atomic_store(&j->trap_block, b);
+            }
+        }
+    }
+    return taken;
+}
+
+static void *pool_worker(void *arg)
+{
+    uint32_t smid = (uint32_t)(uintptr_t)arg;
+    void *shared = NULL;
+    size_t shared_cap = 0;
+    pthread_mutex_lock(&pool_lock);
+    for (;;) {
+        grid_job *j = pick_job_locked();
+        if (j == NULL) {
+            pthread_cond_wait(&pool_work, &pool_lock);
+            continue;
+        }
+        j->active++;
+        pthread_mutex_unlock(&pool_lock);
+        uint64_t taken = run_chunks(j, smid, &shared, &shared_cap);
+        pthread_mutex_lock(&pool_lock);
+        j->done += taken;
+        j->active--;
+        if (j->done == j->total && j->active == 0)
+            pthread_cond_broadcast(&pool_done);
+    }
+    return NULL;
+}
+
+static void start_pool(void)
+{
+    int n = cpu_grid_workers();
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, WORKER_STACK);
+    for (int i = 0; i < n; i++) {
+        pthread_t t;
+        if (pthread_create(&t, &attr, pool_worker, (void *)(uintptr_t)i) == 0)
+            pool_size++;
+        else
+            cpu_log("cannot start kernel worker thread %d of %d", i, n);
+    }
+    pthread_attr_destroy(&attr);
+}
+
+hipError_t cpu_grid_run(const cpu_grid_job *job)
+{
+    pthread_once(&pool_once, start_pool);
+    if (pool_size == 0)
+        return hipErrorOutOfMemory;
+    const pyshim_dim3 g = job->launch.grid;
+    grid_job j = {.job = job, .total = (uint64_t)g.x * g.y * g.z};
+    j.chunk = j.total / ((uint64_t)pool_size * CHUNKS_PER_WORKER);
+    if (j.chunk == 0)
+        j.chunk = 1;
+    atomic_init(&j.next, 0);
+    atomic_init(&j.trap, 0);
+    atomic_init(&j.trap_block, 0);
+    pthread_mutex_lock(&pool_lock);
+    if (jobs_tail != NULL)
+        jobs_tail->next_job = &j;
+    else
+        jobs_head = &j;
+    jobs_tail = &j;
+    pthread_cond_broadcast(&pool_work);
+    while (j.done < j.total || j.active > 0)
+        pthread_cond_wait(&pool_done, &pool_lock);
+    grid_job **p = &jobs_head;
+    jobs_tail = NULL;
+    while (*p != NULL) {
+        if (*p == &j)
+            *p = j.next_job;
+        else {
+            jobs_tail = *p;
+            p = &(*p)->next_job;
+        }
+    }
+    pthread_mutex_unlock(&pool_lock);
+    int trap = atomic_load(&j.trap);
+    if (trap == 0)
+        return hipSuccess;
+    if (trap == -1) {
+        cpu_log("kernel %s: cannot allocate %u bytes of dynamic shared memory",
+                job->kernel->name, job->launch.dyn_shared_bytes);
+        return hipErrorOutOfMemory;
+    }
+    uint64_t b = atomic_load(&j.trap_block);
+    cpu_log("kernel %s: block (%u,%u,%u) trapped with code %d", job->kernel->name,
+            (unsigned)(b % g.x), (unsigned)(b / g.x % g.y), (unsigned)(b / ((uint64_t)g.x * g.y)),
+            trap);
+    return hipErrorLaunchFailure;
+}

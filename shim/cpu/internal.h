@@ -1,0 +1,184 @@
+/*
+ * Internal interfaces of the CPU device's HIP runtime (libamdhip64.so.7). Every file
+ * includes the real HIP headers first, so each definition of a hip* function is checked
+ * against ROCm's own declaration: a signature mismatch is a compile error.
+ */
+#ifndef PYSHIM_CPU_INTERNAL_H
+#define PYSHIM_CPU_INTERNAL_H
+
+#include <hip/hip_runtime_api.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pyshim_kernel_abi.h"
+
+/* ---- error.c: per-thread last error, as hipGetLastError reports it ---- */
+
+/* Records `err` as the calling thread's last error when it is not hipSuccess, returns it.
+ * Every exported entry point returns through this. */
+hipError_t cpu_ret(hipError_t err);
+/* One line on stderr, prefixed "pyshim-cpu: ", for refusals a user must be able to see. */
+void cpu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- device.c ---- */
+
+typedef struct cpu_device {
+    int wave;                   /* 64 (gfx942-like) or 32 (gfx1100-like) */
+    int workers;                /* kernel worker threads = multiprocessor count */
+    size_t total_mem;
+    hipDeviceProp_tR0600 props;
+} cpu_device;
+
+/* The one device, configured once from PYSHIM_CPU_WAVE / PYSHIM_CPU_WORKERS. */
+const cpu_device *cpu_dev(void);
+int cpu_check_device(int dev);  /* nonzero if `dev` is not a valid ordinal */
+
+/* ---- memory.c: the allocation registry ---- */
+
+typedef enum cpu_mem_kind {
+    CPU_MEM_DEVICE = 1,         /* hipMalloc & co */
+    CPU_MEM_MANAGED,            /* hipMallocManaged */
+    CPU_MEM_HOST,               /* hipHostMalloc (pinned host) */
+    CPU_MEM_REGISTERED,         /* hipHostRegister'ed user memory (not ours to free) */
+    CPU_MEM_MODULE_GLOBAL,      /* a module's .global variable (freed with the module) */
+} cpu_mem_kind;
+
+typedef struct cpu_alloc {
+    uintptr_t base;
+    size_t size;
+    cpu_mem_kind kind;
+    unsigned flags;
+    uint64_t id;
+} cpu_alloc;
+
+/* Finds the allocation containing `p`; copies it to *out. Returns false when none does. */
+bool cpu_mem_lookup(const void *p, cpu_alloc *out);
+/* Registers a range we did not allocate (module globals). */
+hipError_t cpu_mem_register(void *base, size_t size, cpu_mem_kind kind, unsigned flags);
+void cpu_mem_unregister(void *base);
+/* Frees every allocation hipDeviceReset owns (device, managed, host-pinned). */
+void cpu_mem_reset(void);
+
+/* ---- stream.c: in-order command queues, one worker thread each ---- */
+
+typedef struct cpu_cmd cpu_cmd;
+typedef void (*cpu_cmd_fn)(cpu_cmd *cmd);
+
+/* A command runs `run` on the stream's worker thread, after its predecessors on the same
+ * stream and after its dependencies; `payload` is owned by the command and freed after. */
+struct cpu_cmd {
+    cpu_cmd_fn run;
+    void (*release)(cpu_cmd *cmd);   /* optional: drops references held by the payload */
+    struct ihipStream_t *stream;
+    struct ihipEvent_t *wait_event;  /* dependency: this event's record #wait_gen has run */
+    uint64_t wait_gen;
+    struct cpu_dep *deps;            /* dependency: stream reached a sequence number */
+    int num_deps;
+    cpu_cmd *next;
+    uint64_t seq;
+    _Alignas(16) unsigned char payload[];
+};
+
+struct ihipStream_t {
+    uint32_t magic;
+    unsigned flags;
+    int priority;
+    bool is_null;                    /* the legacy NULL stream */
+    bool destroyed;
+    int refs;
+    uint64_t enqueued;               /* sequence number of the last command enqueued */
+    uint64_t completed;              /* ... and of the last one finished */
+    cpu_cmd *head, *tail;
+    pthread_t thread;
+    struct ihipStream_t *next_live;
+    unsigned long long id;
+};
+
+struct cpu_dep {
+    struct ihipStream_t *stream;
+    uint64_t seq;
+};
+
+/* Allocates a command with `payload_size` bytes of payload. Returns NULL on OOM. */
+cpu_cmd *cpu_cmd_new(cpu_cmd_fn run, size_t payload_size);
+/* Resolves a user handle (NULL, hipStreamLegacy, hipStreamPerThread or a created stream);
+ * `spt` selects the per-thread default stream for NULL (the _spt entry points). */
+hipError_t cpu_stream_resolve(hipStream_t handle, bool spt, struct ihipStream_t **out);
+/* Enqueues `cmd` (takes ownership, also on error); *seq (optional) gets its number. */
+hipError_t cpu_stream_enqueue(struct ihipStream_t *s, cpu_cmd *cmd, uint64_t *seq);
+/* Blocks until command number `seq` of `s` has run; returns the device's sticky error. */
+hipError_t cpu_stream_wait_seq(struct ihipStream_t *s, uint64_t seq);
+/* Blocks until everything enqueued on `s` so far has run. */
+hipError_t cpu_stream_wait_idle(struct ihipStream_t *s);
+/* Blocks until every stream is idle (hipDeviceSynchronize). */
+hipError_t cpu_device_wait_idle(void);
+/* Scheduler lock and condition shared by streams and events: every completion broadcasts. */
+extern pthread_mutex_t cpu_sched_lock;
+extern pthread_cond_t cpu_sched_cond;
+/* Sticky error of the device (a kernel trapped): reported by synchronisations. */
+hipError_t cpu_sticky_error(void);
+void cpu_set_sticky_error(hipError_t err);
+void cpu_clear_sticky_error(void);
+
+/* ---- event.c ---- */
+
+struct ihipEvent_t {
+    uint32_t magic;
+    unsigned flags;
+    int refs;                        /* the user's handle + pending commands */
+    bool destroyed;
+    uint64_t gen_recorded;           /* records enqueued */
+    uint64_t gen_done;               /* records executed */
+    uint64_t time_ns;                /* CLOCK_MONOTONIC when the last record ran */
+};
+
+void cpu_event_release_locked(struct ihipEvent_t *e);
+
+/* ---- module.c ---- */
+
+struct ihipModuleSymbol_t {
+    uint32_t magic;
+    struct ihipModule_t *module;
+    const pyshim_kernel_desc *desc;
+    int max_dyn_shared;              /* hipFuncAttributeMaxDynamicSharedMemorySize */
+};
+
+/* Returns the function behind a handle, or NULL if it is not a live function. */
+struct ihipModuleSymbol_t *cpu_function_lookup(const void *handle);
+
+/* ---- grid.c: the worker pool that runs the blocks of a launch ---- */
+
+typedef struct cpu_grid_job {
+    const pyshim_kernel_desc *kernel;
+    pyshim_launch launch;
+    void **params;                   /* one pointer per parameter, into a private copy */
+} cpu_grid_job;
+
+/* Runs every block of the job on the pool, blocking the caller until all are done.
+ * Returns hipSuccess or hipErrorLaunchFailure (a block trapped; logged with its index). */
+hipError_t cpu_grid_run(const cpu_grid_job *job);
+int cpu_grid_workers(void);
+
+/* ---- printf.c ---- */
+
+/* PTX vprintf: formats `fmt` with arguments from the packed buffer, writes to stdout. */
+int cpu_vprintf(const pyshim_launch *launch, const char *fmt, const void *args);
+/* Flushes device printf output (called at synchronisation points). */
+void cpu_printf_flush(void);
+
+/* ---- time ---- */
+uint64_t cpu_now_ns(void);           /* CLOCK_MONOTONIC */
+
+#define CPU_MAGIC_STREAM 0x53545245u   /* "STRE" */
+#define CPU_MAGIC_EVENT 0x45564e54u    /* "EVNT" */
+#define CPU_MAGIC_MODULE 0x4d4f4455u   /* "MODU" */
+#define CPU_MAGIC_FUNC 0x46554e43u     /* "FUNC" */
+#define CPU_MAGIC_CTX 0x43545854u      /* "CTXT" */
+
+#define CPU_ALIGN 256u                 /* device allocations: HIP's minimum alignment */
+#define CPU_MAX_SHARED (64u * 1024u)   /* shared memory per block (LDS) */
+#define CPU_MAX_THREADS 1024u
+
+#endif

@@ -1,0 +1,470 @@
+/*
+ * Copies and memsets, as stream commands. Every variant becomes one strided 3D copy or one
+ * strided 3D fill. Synchronous variants run on the legacy NULL stream (or the per-thread
+ * stream for _spt) and wait for their command. An asynchronous copy that touches memory
+ * the device does not know (pageable host memory) also completes before returning, as
+ * CUDA's staging of pageable transfers does, so the caller may reuse the buffer at once.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct copy_op {
+    char *dst;
+    const char *src;
+    size_t dpitch, spitch;       /* bytes between rows */
+    size_t dslice, sslice;       /* bytes between slices */
+    size_t width, height, depth; /* width in bytes */
+} copy_op;
+
+typedef struct fill_op {
+    char *dst;
+    size_t pitch, slice;
+    size_t width, height, depth; /* width in elements */
+    uint32_t value;
+    unsigned elem;               /* 1, 2 or 4 bytes */
+} fill_op;
+
+static void run_copy(cpu_cmd *c)
+{
+    const copy_op *op = (const copy_op *)c->payload;
+    if (op->height == 1 && op->depth == 1) {
+        memmove(op->dst, op->src, op->width);
+        return;
+    }
+    for (size_t z = 0; z < op->depth; z++)
+        for (size_t y = 0; y < op->height; y++)
+            memmove(op->dst + z * op->dslice + y * op->dpitch,
+                    op->src + z * op->sslice + y * op->spitch, op->width);
+}
+
+static void fill_row(char *dst, size_t n, uint32_t value, unsigned elem)
+{
+    if (elem == 1) {
+        memset(dst, (int)(value & 0xff), n);
+    } else if (elem == 2) {
+        uint16_t v = (uint16_t)value;
+        for (size_t i = 0; i < n; i++)
+            memcpy(dst + 2 * i, &v, 2);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            memcpy(dst + 4 * i, &value, 4);
+    }
+}
+
+static void run_fill(cpu_cmd *c)
+{
+    const fill_op *op = (const fill_op *)c->payload;
+    for (size_t z = 0; z < op->depth; z++)
+        for (size_t y = 0; y < op->height; y++)
+            fill_row(op->dst + z * op->slice + y * op->pitch, op->width, op->value, op->elem);
+}
+
+static bool known_memory(const void *p)
+{
+    return cpu_mem_lookup(p, NULL);
+}
+
+/* Enqueues a copy or fill on the stream named by `stream`; waits when `sync`. */
+static hipError_t submit(cpu_cmd_fn run, const void *op, size_t op_size, hipStream_t stream,
+                         bool spt, bool sync)
+{
+    struct ihipStream_t *s;
+    hipError_t err = cpu_stream_resolve(stream, spt, &s);
+    if (err != hipSuccess)
+        return err;
+    cpu_cmd *c = cpu_cmd_new(run, op_size);
+    if (c == NULL)
+        return hipErrorOutOfMemory;
+    memcpy(c->payload, op, op_size);
+    uint64_t seq;
+    err = cpu_stream_enqueue(s, c, &seq);
+    if (err != hipSuccess || !sync)
+        return err;
+    return cpu_stream_wait_seq(s, seq);
+}
+
+static bool valid_kind(hipMemcpyKind kind)
+{
+    return (kind >= hipMemcpyHostToHost && kind <= hipMemcpyDefault) ||
+           kind == hipMemcpyDeviceToDeviceNoCU;
+}
+
+static hipError_t copy3d(const copy_op *op, hipMemcpyKind kind, hipStream_t stream, bool spt,
+                         bool sync)
+{
+    if (!valid_kind(kind))
+        return hipErrorInvalidMemcpyDirection;
+    if (op->width == 0 || op->height == 0 || op->depth == 0)
+        return hipSuccess;
+    if (op->dst == NULL || op->src == NULL)
+        return hipErrorInvalidValue;
+    if ((op->height > 1 || op->depth > 1) && (op->width > op->dpitch || op->width > op->spitch))
+        return hipErrorInvalidPitchValue;
+    bool pageable = !known_memory(op->dst) || !known_memory(op->src);
+    return submit(run_copy, op, sizeof *op, stream, spt, sync || pageable);
+}
+
+static hipError_t copy1d(void *dst, const void *src, size_t n, hipMemcpyKind kind,
+                         hipStream_t stream, bool spt, bool sync)
+{
+    copy_op op = {dst, src, n, n, n, n, n, 1, 1};
+    return copy3d(&op, kind, stream, spt, sync);
+}
+
+static hipError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+                         size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream,
+                         bool spt, bool sync)
+{
+    copy_op op = {dst, src, dpitch, spitch, 0, 0, width, height, 1};
+    return copy3d(&op, kind, stream, spt, sync);
+}
+
+hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
+{
+    return cpu_ret(copy1d(dst, src, sizeBytes, kind, NULL, false, true));
+}
+
+hipError_t hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
+{
+    return cpu_ret(copy1d(dst, src, sizeBytes, kind, NULL, true, true));
+}
+
+hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
+                               hipStream_t stream)
+{
+    return cpu_ret(copy1d(dst, src, sizeBytes, kind, stream, false, true));
+}
+
+hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
+                          hipStream_t stream)
+{
+    return cpu_ret(copy1d(dst, src, sizeBytes, kind, stream, false, false));
+}
+
+hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
+                              hipStream_t stream)
+{
+    return cpu_ret(copy1d(dst, src, sizeBytes, kind, stream, true, false));
+}
+
+hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, const void *src, size_t sizeBytes)
+{
+    return cpu_ret(copy1d(dst, src, sizeBytes, hipMemcpyHostToDevice, NULL, false, true));
+}
+
+hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t sizeBytes)
+{
+    return cpu_ret(copy1d(dst, src, sizeBytes, hipMemcpyDeviceToHost, NULL, false, true));
+}
+
+hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes)
+{
+    return cpu_ret(copy1d(dst, src, sizeBytes, hipMemcpyDeviceToDevice, NULL, false, true));
+}
+
+hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, const void *src, size_t sizeBytes,
+                              hipStream_t stream)
+{
+    return cpu_ret(copy1d(dst, src, sizeBytes, hipMemcpyHostToDevice, stream, false, false));
+}
+
+hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)
+{
+    return cpu_ret(copy1d(dst, src, sizeBytes, hipMemcpyDeviceToHost, stream, false, false));
+}
+
+hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes,
+                              hipStream_t stream)
+{
+    return cpu_ret(copy1d(dst, src, sizeBytes, hipMemcpyDeviceToDevice, stream, false, false));
+}
+
+hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId,
+                         size_t sizeBytes)
+{
+    if (cpu_check_device(dstDeviceId) || cpu_check_device(srcDeviceId))
+        return cpu_ret(hipErrorInvalidDevice);
+    return cpu_ret(copy1d(dst, src, sizeBytes, hipMemcpyDeviceToDevice, NULL, false, true));
+}
+
+hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice,
+                              size_t sizeBytes, hipStream_t stream)
+{
+    if (cpu_check_device(dstDeviceId) || cpu_check_device(srcDevice))
+        return cpu_ret(hipErrorInvalidDevice);
+    return cpu_ret(copy1d(dst, src, sizeBytes, hipMemcpyDeviceToDevice, stream, false, false));
+}
+
+hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                       size_t height, hipMemcpyKind kind)
+{
+    return cpu_ret(copy2d(dst, dpitch, src, spitch, width, height, kind, NULL, false, true));
+}
+
+hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch,
+                           size_t width, size_t height, hipMemcpyKind kind)
+{
+    return cpu_ret(copy2d(dst, dpitch, src, spitch, width, height, kind, NULL, true, true));
+}
+
+hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                            size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
+{
+    return cpu_ret(copy2d(dst, dpitch, src, spitch, width, height, kind, stream, false, false));
+}
+
+hipError_t hipMemcpy2DAsync_spt(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                size_t width, size_t height, hipMemcpyKind kind,
+                                hipStream_t stream)
+{
+    return cpu_ret(copy2d(dst, dpitch, src, spitch, width, height, kind, stream, true, false));
+}
+
+/* The address one side of a hip_Memcpy2D names, by its memory type. */
+static hipError_t param2d_side(hipMemoryType type, const void *host, const void *dev,
+                               hipArray_t array, const void **out)
+{
+    switch (type) {
+    case hipMemoryTypeHost: *out = host; return hipSuccess;
+    case hipMemoryTypeDevice:
+    case hipMemoryTypeUnified:
+    case hipMemoryTypeManaged: *out = dev; return hipSuccess;
+    case hipMemoryTypeArray:
+        (void)array;
+        cpu_log("hipMemcpyParam2D: arrays are not supported by the CPU device");
+        return hipErrorNotSupported;
+    default: return hipErrorInvalidValue;
+    }
+}
+
+static hipError_t memcpy_param2d(const hip_Memcpy2D *p, hipStream_t stream, bool sync)
+{
+    if (p == NULL)
+        return hipErrorInvalidValue;
+    const void *src, *dst;
+    hipError_t err = param2d_side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, &src);
+    if (err == hipSuccess)
+        err = param2d_side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, &dst);
+    if (err != hipSuccess)
+        return err;
+    if (src == NULL || dst == NULL)
+        return p->WidthInBytes == 0 || p->Height == 0 ? hipSuccess : hipErrorInvalidValue;
+    size_t spitch = p->srcPitch ? p->srcPitch : p->WidthInBytes;
+    size_t dpitch = p->dstPitch ? p->dstPitch : p->WidthInBytes;
+    copy_op op = {(char *)dst + p->dstY * dpitch + p->dstXInBytes,
+                  (const char *)src + p->srcY * spitch + p->srcXInBytes,
+                  dpitch, spitch, 0, 0, p->WidthInBytes, p->Height, 1};
+    return copy3d(&op, hipMemcpyDefault, stream, false, sync);
+}
+
+hipError_t hipMemcpyParam2D(const hip_Memcpy2D *pCopy)
+{
+    return cpu_ret(memcpy_param2d(pCopy, NULL, true));
+}
+
+hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
+{
+    return cpu_ret(memcpy_param2d(pCopy, stream, false));
+}
+
+static hipError_t memcpy3d(const struct hipMemcpy3DParms *p, hipStream_t stream, bool spt,
+                           bool sync)
+{
+    if (p == NULL)
+        return hipErrorInvalidValue;
+    if (p->srcArray != NULL || p->dstArray != NULL) {
+        cpu_log("hipMemcpy3D: arrays are not supported by the CPU device");
+        return hipErrorNotSupported;
+    }
+    const hipPitchedPtr *s = &p->srcPtr, *d = &p->dstPtr;
+    size_t sslice = s->pitch * s->ysize, dslice = d->pitch * d->ysize;
+    copy_op op = {(char *)d->ptr + p->dstPos.z * dslice + p->dstPos.y * d->pitch + p->dstPos.x,
+                  (const char *)s->ptr + p->srcPos.z * sslice + p->srcPos.y * s->pitch +
+                      p->srcPos.x,
+                  d->pitch, s->pitch, dslice, sslice,
+                  p->extent.width, p->extent.height, p->extent.depth};
+    if (s->ptr == NULL || d->ptr == NULL)
+        op.dst = NULL;   /* reported as invalid below unless the extent is empty */
+    return copy3d(&op, p->kind, stream, spt, sync);
+}
+
+hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
+{
+    return cpu_ret(memcpy3d(p, NULL, false, true));
+}
+
+hipError_t hipMemcpy3D_spt(const struct hipMemcpy3DParms *p)
+{
+    return cpu_ret(memcpy3d(p, NULL, true, true));
+}
+
+hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
+{
+    return cpu_ret(memcpy3d(p, stream, false, false));
+}
+
+hipError_t hipMemcpy3DAsync_spt(const hipMemcpy3DParms *p, hipStream_t stream)
+{
+    return cpu_ret(memcpy3d(p, stream, true, false));
+}
+
+/* ---- memsets ---- */
+
+static hipError_t fill(void *dst, size_t pitch, size_t slice, size_t width, size_t height,
+                       size_t depth, uint32_t value, unsigned elem, hipStream_t stream,
+                       bool spt, bool sync)
+{
+    if (width == 0 || height == 0 || depth == 0)
+        return hipSuccess;
+    if (dst == NULL)
+        return hipErrorInvalidValue;
+    if ((height > 1 || depth > 1) && width * elem > pitch)
+        return hipErrorInvalidPitchValue;
+    fill_op op = {dst, pitch, slice, width, height, depth, value, elem};
+    return submit(run_fill, &op, sizeof op, stream, spt, sync || !known_memory(dst));
+}
+
+#define FILL1D(dst, n, v, elem, stream, spt, sync) \
+    fill(dst, (n) * (elem), 0, n, 1, 1, v, elem, stream, spt, sync)
+
+hipError_t hipMemset(void *dst, int value, size_t sizeBytes)
+{
+    return cpu_ret(FILL1D(dst, sizeBytes, (uint32_t)value, 1, NULL, false, true));
+}
+
+hipError_t hipMemset_spt(void *dst, int value, size_t sizeBytes)
+{
+    return cpu_ret(FILL1D(dst, sizeBytes, (uint32_t)value, 1, NULL, true, true));
+}
+
+hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream)
+{
+    return cpu_ret(FILL1D(dst, sizeBytes, (uint32_t)value, 1, stream, false, false));
+}
+
+hipError_t hipMemsetAsync_spt(void *dst, int value, size_t sizeBytes, hipStream_t stream)
+{
+    return cpu_ret(FILL1D(dst, sizeBytes, (uint32_t)value, 1, stream, true, false));
+}
+
+hipError_t hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count)
+{
+    return cpu_ret(FILL1D(dest, count, value, 1, NULL, false, true));
+}
+
+hipError_t hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count,
+                            hipStream_t stream)
+{
+    return cpu_ret(FILL1D(dest, count, value, 1, stream, false, false));
+}
+
+hipError_t hipMemsetD16(hipDeviceptr_t dest, unsigned short value, size_t count)
+{
+    return cpu_ret(FILL1D(dest, count, value, 2, NULL, false, true));
+}
+
+hipError_t hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value, size_t count,
+                             hipStream_t stream)
+{
+    return cpu_ret(FILL1D(dest, count, value, 2, stream, false, false));
+}
+
+hipError_t hipMemsetD32(hipDeviceptr_t dest, int value, size_t count)
+{
+    return cpu_ret(FILL1D(dest, count, (uint32_t)value, 4, NULL, false, true));
+}
+
+hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t stream)
+{
+    return cpu_ret(FILL1D(dst, count, (uint32_t)value, 4, stream, false, false));
+}
+
+hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
+{
+    return cpu_ret(fill(dst, pitch, 0, width, height, 1, (uint32_t)value, 1, NULL, false, true));
+}
+
+hipError_t hipMemset2D_spt(void *dst, size_t pitch, int value, size_t width, size_t height)
+{
+    return cpu_ret(fill(dst, pitch, 0, width, height, 1, (uint32_t)value, 1, NULL, true, true));
+}
+
+hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height,
+                            hipStream_t stream)
+{
+    return cpu_ret(fill(dst, pitch, 0, width, height, 1, (uint32_t)value, 1, stream, false,
+                        false));
+}
+
+hipError_t hipMemset2DAsync_spt(void *dst, size_t pitch, int value, size_t width, size_t height,
+                                hipStream_t stream)
+{
+    return cpu_ret(fill(dst, pitch, 0, width, height, 1, (uint32_t)value, 1, stream, true,
+                        false));
+}
+
+static hipError_t fill3d(hipPitchedPtr p, int value, hipExtent e, hipStream_t stream, bool spt,
+                         bool sync)
+{
+    return fill(p.ptr, p.pitch, p.pitch * p.ysize, e.width, e.height, e.depth, (uint32_t)value, 1,
+                stream, spt, sync);
+}
+
+hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
+{
+    return cpu_ret(fill3d(pitchedDevPtr, value, extent, NULL, false, true));
+}
+
+hipError_t hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
+{
+    return cpu_ret(fill3d(pitchedDevPtr, value, extent, NULL, true, true));
+}
+
+hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent,
+                            hipStream_t stream)
+{
+    return cpu_ret(fill3d(pitchedDevPtr, value, extent, stream, false, false));
+}
+
+hipError_t hipMemset3DAsync_spt(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent,
+                                hipStream_t stream)
+{
+    return cpu_ret(fill3d(pitchedDevPtr, value, extent, stream, true, false));
+}
+
+hipError_t hipMemsetD2D8(hipDeviceptr_t dst, size_t dstPitch, unsigned char value, size_t width,
+                         size_t height)
+{
+    return cpu_ret(fill(dst, dstPitch, 0, width, height, 1, value, 1, NULL, false, true));
+}
+
+hipError_t hipMemsetD2D8Async(hipDeviceptr_t dst, size_t dstPitch, unsigned char value,
+                              size_t width, size_t height, hipStream_t stream)
+{
+    return cpu_ret(fill(dst, dstPitch, 0, width, height, 1, value, 1, stream, false, false));
+}
+
+hipError_t hipMemsetD2D16(hipDeviceptr_t dst, size_t dstPitch, unsigned short value,
+                          size_t width, size_t height)
+{
+    return cpu_ret(fill(dst, dstPitch, 0, width, height, 1, value, 2, NULL, false, true));
+}
+
+hipError_t hipMemsetD2D16Async(hipDeviceptr_t dst, size_t dstPitch, unsigned short value,
+                               size_t width, size_t height, hipStream_t stream)
+{
+    return cpu_ret(fill(dst, dstPitch, 0, width, height, 1, value, 2, stream, false, false));
+}
+
+hipError_t hipMemsetD2D32(hipDeviceptr_t dst, size_t dstPitch, unsigned int value, size_t width,
+                          size_t height)
+{
+    return cpu_ret(fill(dst, dstPitch, 0, width, height, 1, value, 4, NULL, false, true));
+}
+
+hipError_t hipMemsetD2D32Async(hipDeviceptr_t dst, size_t dstPitch, unsigned int value,
+                               size_t width, size_t height, hipStream_t stream)
+{
+    return cpu_ret(fill(dst, dstPitch, 0, width, height, 1, value, 4, stream, false, false));
+}

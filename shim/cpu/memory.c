@@ -1,0 +1,424 @@
+/*
+ * Host memory as device memory, and the registry of every range the device knows: a
+ * sorted array under a lock, searched by binary search, so pointer queries are O(log n)
+ * and freeing a pointer we did not hand out is an error, never a crash.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static cpu_alloc *regs = NULL;
+static size_t nregs = 0, capregs = 0;
+static uint64_t next_id = 1;
+static size_t allocated_bytes = 0;   /* device + managed, for hipMemGetInfo */
+
+/* Index of the first entry whose base is > p. */
+static size_t upper_bound(uintptr_t p)
+{
+    size_t lo = 0, hi = nregs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (regs[mid].base <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Entry containing p (a zero-size range contains only its base), or -1. Lock held. */
+static long find_locked(uintptr_t p)
+{
+    size_t i = upper_bound(p);
+    if (i == 0)
+        return -1;
+    const cpu_alloc *a = &regs[i - 1];
+    if (p == a->base || p - a->base < a->size)
+        return (long)(i - 1);
+    return -1;
+}
+
+static bool overlaps_locked(uintptr_t base, size_t size)
+{
+    size_t i = upper_bound(base);
+    if (i > 0 && base - regs[i - 1].base < regs[i - 1].size)
+        return true;
+    return i < nregs && regs[i].base < base + size;
+}
+
+static hipError_t insert_locked(uintptr_t base, size_t size, cpu_mem_kind kind, unsigned flags)
+{
+    if (nregs == capregs) {
+        size_t cap = capregs ? capregs * 2 : 64;
+        cpu_alloc *n = realloc(regs, cap * sizeof *n);
+        if (n == NULL)
+            return hipErrorOutOfMemory;
+        regs = n;
+        capregs = cap;
+    }
+    size_t i = upper_bound(base);
+    memmove(&regs[i + 1], &regs[i], (nregs - i) * sizeof *regs);
+    regs[i] = (cpu_alloc){base, size, kind, flags, next_id++};
+    nregs++;
+    if (kind == CPU_MEM_DEVICE || kind == CPU_MEM_MANAGED)
+        allocated_bytes += size;
+    return hipSuccess;
+}
+
+static void remove_locked(size_t i)
+{
+    if (regs[i].kind == CPU_MEM_DEVICE || regs[i].kind == CPU_MEM_MANAGED)
+        allocated_bytes -= regs[i].size;
+    memmove(&regs[i], &regs[i + 1], (nregs - i - 1) * sizeof *regs);
+    nregs--;
+}
+
+bool cpu_mem_lookup(const void *p, cpu_alloc *out)
+{
+    pthread_mutex_lock(&reg_lock);
+    long i = find_locked((uintptr_t)p);
+    if (i >= 0 && out != NULL)
+        *out = regs[i];
+    pthread_mutex_unlock(&reg_lock);
+    return i >= 0;
+}
+
+hipError_t cpu_mem_register(void *base, size_t size, cpu_mem_kind kind, unsigned flags)
+{
+    pthread_mutex_lock(&reg_lock);
+    hipError_t err = overlaps_locked((uintptr_t)base, size ? size : 1)
+                         ? hipErrorHostMemoryAlreadyRegistered
+                         : insert_locked((uintptr_t)base, size, kind, flags);
+    pthread_mutex_unlock(&reg_lock);
+    return err;
+}
+
+void cpu_mem_unregister(void *base)
+{
+    pthread_mutex_lock(&reg_lock);
+    long i = find_locked((uintptr_t)base);
+    if (i >= 0 && regs[i].base == (uintptr_t)base)
+        remove_locked((size_t)i);
+    pthread_mutex_unlock(&reg_lock);
+}
+
+/* Allocates `size` bytes aligned to CPU_ALIGN and registers them as `kind`. */
+static hipError_t allocate(void **ptr, size_t size, cpu_mem_kind kind, unsigned flags)
+{
+    if (ptr == NULL)
+        return hipErrorInvalidValue;
+    *ptr = NULL;
+    if (size == 0)
+        return hipSuccess;    /* HIP hands out a null pointer for zero bytes */
+    if (size > cpu_dev()->total_mem)
+        return hipErrorOutOfMemory;
+    void *p = NULL;
+    if (posix_memalign(&p, CPU_ALIGN, size) != 0)
+        return hipErrorOutOfMemory;
+    pthread_mutex_lock(&reg_lock);
+    hipError_t err = insert_locked((uintptr_t)p, size, kind, flags);
+    pthread_mutex_unlock(&reg_lock);
+    if (err != hipSuccess) {
+        free(p);
+        return err;
+    }
+    *ptr = p;
+    return hipSuccess;
+}
+
+/* Frees `ptr` if it is the base of an allocation of one of the kinds in `mask`. */
+static hipError_t release(void *ptr, unsigned mask)
+{
+    if (ptr == NULL)
+        return hipSuccess;
+    /* Freeing memory implicitly synchronises the device, as in CUDA: work in flight
+     * may still use it. */
+    cpu_device_wait_idle();
+    pthread_mutex_lock(&reg_lock);
+    long i = find_locked((uintptr_t)ptr);
+    bool ok = i >= 0 && regs[i].base == (uintptr_t)ptr && (mask & (1u << regs[i].kind));
+    if (ok)
+        remove_locked((size_t)i);
+    pthread_mutex_unlock(&reg_lock);
+    if (!ok)
+        return hipErrorInvalidValue;
+    free(ptr);
+    return hipSuccess;
+}
+
+#define KIND_BIT(k) (1u << (k))
+
+void cpu_mem_reset(void)
+{
+    pthread_mutex_lock(&reg_lock);
+    size_t keep = 0;
+    for (size_t i = 0; i < nregs; i++) {
+        cpu_mem_kind k = regs[i].kind;
+        if (k == CPU_MEM_DEVICE || k == CPU_MEM_MANAGED || k == CPU_MEM_HOST) {
+            free((void *)regs[i].base);
+            continue;
+        }
+        regs[keep++] = regs[i];
+    }
+    nregs = keep;
+    allocated_bytes = 0;
+    pthread_mutex_unlock(&reg_lock);
+}
+
+hipError_t hipMalloc(void **ptr, size_t size)
+{
+    return cpu_ret(allocate(ptr, size, CPU_MEM_DEVICE, 0));
+}
+
+hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags)
+{
+    if (flags > hipDeviceMallocContiguous)
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(allocate(ptr, sizeBytes, CPU_MEM_DEVICE, flags));
+}
+
+hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)
+{
+    if (flags != hipMemAttachGlobal && flags != hipMemAttachHost)
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(allocate(dev_ptr, size, CPU_MEM_MANAGED, flags));
+}
+
+hipError_t hipFree(void *ptr)
+{
+    return cpu_ret(release(ptr, KIND_BIT(CPU_MEM_DEVICE) | KIND_BIT(CPU_MEM_MANAGED)));
+}
+
+hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
+{
+    const unsigned known = hipHostMallocPortable | hipHostMallocMapped |
+                           hipHostMallocWriteCombined | hipHostMallocUncached |
+                           hipHostMallocNumaUser | hipHostMallocCoherent |
+                           hipHostMallocNonCoherent;
+    if (flags & ~known)
+        return cpu_ret(hipErrorInvalidValue);
+    if ((flags & hipHostMallocCoherent) && (flags & hipHostMallocNonCoherent))
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(allocate(ptr, size, CPU_MEM_HOST, flags | hipHostMallocMapped));
+}
+
+hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)
+{
+    return hipHostMalloc(ptr, size, flags);
+}
+
+hipError_t hipMallocHost(void **ptr, size_t size)
+{
+    return hipHostMalloc(ptr, size, 0);
+}
+
+hipError_t hipHostFree(void *ptr)
+{
+    return cpu_ret(release(ptr, KIND_BIT(CPU_MEM_HOST)));
+}
+
+hipError_t hipFreeHost(void *ptr)
+{
+    return hipHostFree(ptr);
+}
+
+hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
+{
+    const unsigned known = hipHostRegisterPortable | hipHostRegisterMapped |
+                           hipHostRegisterIoMemory | hipHostRegisterReadOnly;
+    if (hostPtr == NULL || sizeBytes == 0 || (flags & ~known))
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(cpu_mem_register(hostPtr, sizeBytes, CPU_MEM_REGISTERED,
+                                    flags | hipHostRegisterMapped));
+}
+
+hipError_t hipHostUnregister(void *hostPtr)
+{
+    if (hostPtr == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    cpu_device_wait_idle();
+    pthread_mutex_lock(&reg_lock);
+    long i = find_locked((uintptr_t)hostPtr);
+    bool ok = i >= 0 && regs[i].base == (uintptr_t)hostPtr && regs[i].kind == CPU_MEM_REGISTERED;
+    if (ok)
+        remove_locked((size_t)i);
+    pthread_mutex_unlock(&reg_lock);
+    return ok ? hipSuccess : cpu_ret(hipErrorHostMemoryNotRegistered);
+}
+
+static bool is_host_kind(cpu_mem_kind k)
+{
+    return k == CPU_MEM_HOST || k == CPU_MEM_REGISTERED;
+}
+
+hipError_t hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsigned int flags)
+{
+    cpu_alloc a;
+    if (devPtr == NULL || hstPtr == NULL || flags != 0)
+        return cpu_ret(hipErrorInvalidValue);
+    if (!cpu_mem_lookup(hstPtr, &a) || !is_host_kind(a.kind))
+        return cpu_ret(hipErrorInvalidValue);
+    *devPtr = hstPtr;   /* one address space: the device sees host memory where it is */
+    return hipSuccess;
+}
+
+hipError_t hipHostGetFlags(unsigned int *flagsPtr, void *hostPtr)
+{
+    cpu_alloc a;
+    if (flagsPtr == NULL || hostPtr == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    if (!cpu_mem_lookup(hostPtr, &a) || !is_host_kind(a.kind))
+        return cpu_ret(hipErrorInvalidValue);
+    *flagsPtr = a.flags;
+    return hipSuccess;
+}
+
+static size_t round_up(size_t n, size_t to)
+{
+    return (n + to - 1) / to * to;
+}
+
+hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
+{
+    if (ptr == NULL || pitch == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    size_t p = round_up(width, CPU_ALIGN);
+    if (height != 0 && p > SIZE_MAX / height)
+        return cpu_ret(hipErrorOutOfMemory);
+    hipError_t err = allocate(ptr, p * height, CPU_MEM_DEVICE, 0);
+    if (err == hipSuccess)
+        *pitch = p;
+    return cpu_ret(err);
+}
+
+hipError_t hipMemAllocPitch(hipDeviceptr_t *dptr, size_t *pitch, size_t widthInBytes,
+                            size_t height, unsigned int elementSizeBytes)
+{
+    if (elementSizeBytes != 4 && elementSizeBytes != 8 && elementSizeBytes != 16)
+        return cpu_ret(hipErrorInvalidValue);
+    return hipMallocPitch(dptr, pitch, widthInBytes, height);
+}
+
+hipError_t hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
+{
+    if (pitchedDevPtr == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    size_t pitch = round_up(extent.width, CPU_ALIGN);
+    size_t rows = extent.height * extent.depth;
+    if (extent.depth != 0 && extent.height > SIZE_MAX / extent.depth)
+        return cpu_ret(hipErrorOutOfMemory);
+    if (rows != 0 && pitch > SIZE_MAX / rows)
+        return cpu_ret(hipErrorOutOfMemory);
+    void *p;
+    hipError_t err = allocate(&p, pitch * rows, CPU_MEM_DEVICE, 0);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    *pitchedDevPtr = (hipPitchedPtr){p, pitch, extent.width, extent.height};
+    return hipSuccess;
+}
+
+hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total)
+{
+    if (free_bytes == NULL || total == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    long avail = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t t = cpu_dev()->total_mem;
+    size_t f = avail > 0 && page > 0 ? (size_t)avail * (size_t)page : 0;
+    pthread_mutex_lock(&reg_lock);
+    size_t used = allocated_bytes;
+    pthread_mutex_unlock(&reg_lock);
+    /* Untouched allocations do not show in the OS's free count yet: subtract ours. */
+    if (t > used && f > t - used)
+        f = t - used;
+    *total = t;
+    *free_bytes = f;
+    return hipSuccess;
+}
+
+hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
+{
+    cpu_alloc a;
+    if (dptr == NULL || !cpu_mem_lookup(dptr, &a) || is_host_kind(a.kind))
+        return cpu_ret(hipErrorNotFound);
+    if (pbase != NULL)
+        *pbase = (void *)a.base;
+    if (psize != NULL)
+        *psize = a.size;
+    return hipSuccess;
+}
+
+static hipMemoryType memory_type(cpu_mem_kind k)
+{
+    switch (k) {
+    case CPU_MEM_DEVICE:
+    case CPU_MEM_MODULE_GLOBAL: return hipMemoryTypeDevice;
+    case CPU_MEM_MANAGED: return hipMemoryTypeManaged;
+    default: return hipMemoryTypeHost;
+    }
+}
+
+hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr)
+{
+    if (attributes == NULL || ptr == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    cpu_alloc a;
+    memset(attributes, 0, sizeof *attributes);
+    if (!cpu_mem_lookup(ptr, &a)) {
+        /* HIP 6+ (like CUDA 11+): plain host memory is "unregistered", not an error. */
+        attributes->type = hipMemoryTypeUnregistered;
+        attributes->device = -2;   /* hipInvalidDeviceId */
+        return hipSuccess;
+    }
+    attributes->type = memory_type(a.kind);
+    attributes->device = 0;
+    attributes->devicePointer = (void *)ptr;
+    attributes->hostPointer = a.kind == CPU_MEM_DEVICE ? NULL : (void *)ptr;
+    attributes->isManaged = a.kind == CPU_MEM_MANAGED;
+    attributes->allocationFlags = a.flags;
+    return hipSuccess;
+}
+
+static hipError_t pointer_attribute(void *data, hipPointer_attribute attribute, const void *ptr)
+{
+    cpu_alloc a;
+    if (data == NULL)
+        return hipErrorInvalidValue;
+    bool known = ptr != NULL && cpu_mem_lookup(ptr, &a);
+    if (!known) {
+        /* Only the memory type is meaningful for memory the device does not know. */
+        if (attribute == HIP_POINTER_ATTRIBUTE_MEMORY_TYPE) {
+            *(unsigned *)data = hipMemoryTypeUnregistered;
+            return hipSuccess;
+        }
+        return hipErrorInvalidValue;
+    }
+    switch (attribute) {
+    case HIP_POINTER_ATTRIBUTE_CONTEXT: *(hipCtx_t *)data = NULL; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data = memory_type(a.kind); return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_DEVICE_POINTER: *(void **)data = (void *)ptr; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_HOST_POINTER:
+        *(void **)data = a.kind == CPU_MEM_DEVICE ? NULL : (void *)ptr;
+        return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(int *)data = 1; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data = a.id; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_IS_MANAGED: *(int *)data = a.kind == CPU_MEM_MANAGED; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE: *(int *)data = 0; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(void **)data = (void *)a.base; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = a.size; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_MAPPED: *(int *)data = 1; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES: *(int *)data = 0; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: *(int *)data = 0; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_ACCESS_FLAGS: *(int *)data = 3; return hipSuccess;  /* read-write */
+    case HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: *(void **)data = NULL; return hipSuccess;
+    default: return hipErrorInvalidValue;
+    }
+}
+
+hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr)
+{
+    return cpu_ret(pointer_attribute(data, attribute, ptr));
+}

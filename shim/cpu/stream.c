@@ -1,0 +1,528 @@
+/*
+ * Streams: an in-order queue of commands and a worker thread per stream, so work is truly
+ * asynchronous to the host and streams run concurrently. One scheduler lock and condition
+ * cover every queue and event; commands are coarse (a copy, a whole grid), so the lock is
+ * never hot, and one broadcast per completion lets every kind of waiter (stream and device
+ * synchronisation, event waits, cross-stream dependencies) share one mechanism.
+ *
+ * Legacy default-stream semantics: a command on the NULL stream waits for all work already
+ * enqueued on blocking streams, and a command on a blocking stream waits for all work
+ * already enqueued on the NULL stream; hipStreamNonBlocking streams take part in neither.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+pthread_mutex_t cpu_sched_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t cpu_sched_cond = PTHREAD_COND_INITIALIZER;
+
+static struct ihipStream_t null_stream;
+static pthread_once_t null_once = PTHREAD_ONCE_INIT;
+static struct ihipStream_t *live_streams = NULL;   /* created streams with a worker */
+static hipError_t sticky = hipSuccess;
+static unsigned long long next_stream_id = 1;
+static pthread_key_t spt_key;
+static _Thread_local struct ihipStream_t *spt_stream = NULL;
+
+uint64_t cpu_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+hipError_t cpu_sticky_error(void)
+{
+    pthread_mutex_lock(&cpu_sched_lock);
+    hipError_t e = sticky;
+    pthread_mutex_unlock(&cpu_sched_lock);
+    return e;
+}
+
+void cpu_set_sticky_error(hipError_t err)
+{
+    pthread_mutex_lock(&cpu_sched_lock);
+    if (sticky == hipSuccess)
+        sticky = err;
+    pthread_mutex_unlock(&cpu_sched_lock);
+}
+
+void cpu_clear_sticky_error(void)
+{
+    pthread_mutex_lock(&cpu_sched_lock);
+    sticky = hipSuccess;
+    pthread_mutex_unlock(&cpu_sched_lock);
+}
+
+cpu_cmd *cpu_cmd_new(cpu_cmd_fn run, size_t payload_size)
+{
+    cpu_cmd *c = calloc(1, sizeof *c + payload_size);
+    if (c != NULL)
+        c->run = run;
+    return c;
+}
+
+static void free_stream_locked(struct ihipStream_t *s)
+{
+    s->magic = 0;
+    free(s);
+}
+
+static void stream_unref_locked(struct ihipStream_t *s)
+{
+    if (s != &null_stream && --s->refs == 0)
+        free_stream_locked(s);
+}
+
+static bool deps_ready_locked(const cpu_cmd *c)
+{
+    for (int i = 0; i < c->num_deps; i++)
+        if (c->deps[i].stream->completed < c->deps[i].seq)
+            return false;
+    return c->wait_event == NULL || c->wait_event->gen_done >= c->wait_gen;
+}
+
+static void unlink_live_locked(struct ihipStream_t *s)
+{
+    for (struct ihipStream_t **p = &live_streams; *p != NULL; p = &(*p)->next_live)
+        if (*p == s) {
+            *p = s->next_live;
+            return;
+        }
+}
+
+static void *stream_worker(void *arg)
+{
+    struct ihipStream_t *s = arg;
+    pthread_mutex_lock(&cpu_sched_lock);
+    for (;;) {
+        while (s->head == NULL && !s->destroyed)
+            pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);
+        if (s->head == NULL)
+            break;   /* destroyed and drained */
+        cpu_cmd *c = s->head;
+        while (!deps_ready_locked(c))
+            pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);
+        pthread_mutex_unlock(&cpu_sched_lock);
+        if (c->run != NULL)   /* a pure wait has nothing to run */
+            c->run(c);
+        pthread_mutex_lock(&cpu_sched_lock);
+        s->head = c->next;
+        if (s->head == NULL)
+            s->tail = NULL;
+        s->completed = c->seq;
+        for (int i = 0; i < c->num_deps; i++)
+            stream_unref_locked(c->deps[i].stream);
+        if (c->wait_event != NULL)
+            cpu_event_release_locked(c->wait_event);
+        if (c->release != NULL)
+            c->release(c);
+        free(c->deps);
+        free(c);
+        pthread_cond_broadcast(&cpu_sched_cond);
+    }
+    unlink_live_locked(s);
+    stream_unref_locked(s);
+    pthread_cond_broadcast(&cpu_sched_cond);
+    pthread_mutex_unlock(&cpu_sched_lock);
+    return NULL;
+}
+
+static hipError_t start_worker(struct ihipStream_t *s)
+{
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    /* Host callbacks run on this thread: give them a normal-sized stack. */
+    pthread_attr_setstacksize(&attr, 8u << 20);
+    int rc = pthread_create(&s->thread, &attr, stream_worker, s);
+    pthread_attr_destroy(&attr);
+    return rc == 0 ? hipSuccess : hipErrorOutOfMemory;
+}
+
+static void spt_exit(void *arg);
+
+static void init_null_stream(void)
+{
+    memset(&null_stream, 0, sizeof null_stream);
+    null_stream.magic = CPU_MAGIC_STREAM;
+    null_stream.is_null = true;
+    null_stream.refs = 1;
+    pthread_key_create(&spt_key, spt_exit);
+    if (start_worker(&null_stream) != hipSuccess)
+        cpu_log("cannot start the NULL stream's worker thread");
+}
+
+static hipError_t stream_create(struct ihipStream_t **out, unsigned flags, int priority)
+{
+    pthread_once(&null_once, init_null_stream);
+    struct ihipStream_t *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return hipErrorOutOfMemory;
+    s->magic = CPU_MAGIC_STREAM;
+    s->flags = flags;
+    s->priority = priority;
+    s->refs = 2;   /* the user's handle and the worker */
+    pthread_mutex_lock(&cpu_sched_lock);
+    s->id = next_stream_id++;
+    s->next_live = live_streams;
+    live_streams = s;
+    pthread_mutex_unlock(&cpu_sched_lock);
+    if (start_worker(s) != hipSuccess) {
+        pthread_mutex_lock(&cpu_sched_lock);
+        unlink_live_locked(s);
+        pthread_mutex_unlock(&cpu_sched_lock);
+        free(s);
+        return hipErrorOutOfMemory;
+    }
+    *out = s;
+    return hipSuccess;
+}
+
+static void stream_destroy(struct ihipStream_t *s)
+{
+    pthread_mutex_lock(&cpu_sched_lock);
+    s->destroyed = true;   /* pending work still runs; the worker frees what is left */
+    stream_unref_locked(s);
+    pthread_cond_broadcast(&cpu_sched_cond);
+    pthread_mutex_unlock(&cpu_sched_lock);
+}
+
+/* The per-thread default stream dies with its thread. */
+static void spt_exit(void *arg)
+{
+    stream_destroy(arg);
+}
+
+static hipError_t per_thread_stream(struct ihipStream_t **out)
+{
+    if (spt_stream == NULL) {
+        hipError_t err = stream_create(&spt_stream, hipStreamDefault, 0);
+        if (err != hipSuccess)
+            return err;
+        pthread_setspecific(spt_key, spt_stream);
+    }
+    *out = spt_stream;
+    return hipSuccess;
+}
+
+hipError_t cpu_stream_resolve(hipStream_t handle, bool spt, struct ihipStream_t **out)
+{
+    pthread_once(&null_once, init_null_stream);
+    if (handle == hipStreamPerThread || (handle == NULL && spt))
+        return per_thread_stream(out);
+    if (handle == NULL || handle == hipStreamLegacy) {
+        *out = &null_stream;
+        return hipSuccess;
+    }
+    if (handle->magic != CPU_MAGIC_STREAM || handle->destroyed)
+        return hipErrorInvalidHandle;
+    *out = handle;
+    return hipSuccess;
+}
+
+static bool busy(const struct ihipStream_t *s)
+{
+    return s->completed < s->enqueued;
+}
+
+hipError_t cpu_stream_enqueue(struct ihipStream_t *s, cpu_cmd *cmd, uint64_t *seq)
+{
+    pthread_mutex_lock(&cpu_sched_lock);
+    int n = 0;
+    if (s->is_null) {
+        for (struct ihipStream_t *t = live_streams; t != NULL; t = t->next_live)
+            n += !(t->flags & hipStreamNonBlocking) && busy(t);
+    } else if (!(s->flags & hipStreamNonBlocking)) {
+        n = busy(&null_stream);
+    }
+    if (n > 0) {
+        cmd->deps = calloc((size_t)n, sizeof *cmd->deps);
+        if (cmd->deps == NULL) {
+            pthread_mutex_unlock(&cpu_sched_lock);
+            free(cmd);
+            return hipErrorOutOfMemory;
+        }
+        if (s->is_null) {
+            for (struct ihipStream_t *t = live_streams; t != NULL; t = t->next_live)
+                if (!(t->flags & hipStreamNonBlocking) && busy(t)) {
+                    t->refs++;
+                    cmd->deps[cmd->num_deps++] = (struct cpu_dep){t, t->enqueued};
+                }
+        } else {
+            cmd->deps[cmd->num_deps++] = (struct cpu_dep){&null_stream, null_stream.enqueued};
+        }
+    }
+    cmd->stream = s;
+    cmd->seq = ++s->enqueued;
+    if (s->tail != NULL)
+        s->tail->next = cmd;
+    else
+        s->head = cmd;
+    s->tail = cmd;
+    if (seq != NULL)
+        *seq = cmd->seq;
+    pthread_cond_broadcast(&cpu_sched_cond);
+    pthread_mutex_unlock(&cpu_sched_lock);
+    return hipSuccess;
+}
+
+hipError_t cpu_stream_wait_seq(struct ihipStream_t *s, uint64_t seq)
+{
+    pthread_mutex_lock(&cpu_sched_lock);
+    while (s->completed < seq)
+        pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);
+    hipError_t err = sticky;
+    pthread_mutex_unlock(&cpu_sched_lock);
+    cpu_printf_flush();
+    return err;
+}
+
+hipError_t cpu_stream_wait_idle(struct ihipStream_t *s)
+{
+    pthread_mutex_lock(&cpu_sched_lock);
+    uint64_t target = s->enqueued;
+    pthread_mutex_unlock(&cpu_sched_lock);
+    return cpu_stream_wait_seq(s, target);
+}
+
+static bool any_busy_locked(void)
+{
+    if (busy(&null_stream))
+        return true;
+    for (struct ihipStream_t *t = live_streams; t != NULL; t = t->next_live)
+        if (busy(t))
+            return true;
+    return false;
+}
+
+hipError_t cpu_device_wait_idle(void)
+{
+    pthread_once(&null_once, init_null_stream);
+    pthread_mutex_lock(&cpu_sched_lock);
+    while (any_busy_locked())
+        pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);
+    hipError_t err = sticky;
+    pthread_mutex_unlock(&cpu_sched_lock);
+    cpu_printf_flush();
+    return err;
+}
+
+/* ---- the hipStream* API ---- */
+
+#define PRIORITY_LEAST 0
+#define PRIORITY_GREATEST (-1)
+
+hipError_t hipDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+{
+    if (leastPriority != NULL)
+        *leastPriority = PRIORITY_LEAST;
+    if (greatestPriority != NULL)
+        *greatestPriority = PRIORITY_GREATEST;
+    return hipSuccess;
+}
+
+hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags, int priority)
+{
+    if (stream == NULL || (flags & ~(unsigned)hipStreamNonBlocking))
+        return cpu_ret(hipErrorInvalidValue);
+    if (priority > PRIORITY_LEAST)
+        priority = PRIORITY_LEAST;
+    if (priority < PRIORITY_GREATEST)
+        priority = PRIORITY_GREATEST;
+    return cpu_ret(stream_create(stream, flags, priority));
+}
+
+hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
+{
+    return hipStreamCreateWithPriority(stream, flags, PRIORITY_LEAST);
+}
+
+hipError_t hipStreamCreate(hipStream_t *stream)
+{
+    return hipStreamCreateWithPriority(stream, hipStreamDefault, PRIORITY_LEAST);
+}
+
+hipError_t hipStreamDestroy(hipStream_t stream)
+{
+    if (stream == NULL || stream == hipStreamLegacy || stream == hipStreamPerThread)
+        return cpu_ret(hipErrorInvalidHandle);
+    struct ihipStream_t *s;
+    hipError_t err = cpu_stream_resolve(stream, false, &s);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    stream_destroy(s);
+    return hipSuccess;
+}
+
+static hipError_t stream_query(hipStream_t stream, bool spt)
+{
+    struct ihipStream_t *s;
+    hipError_t err = cpu_stream_resolve(stream, spt, &s);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    pthread_mutex_lock(&cpu_sched_lock);
+    bool b = busy(s);
+    pthread_mutex_unlock(&cpu_sched_lock);
+    return b ? hipErrorNotReady : hipSuccess;   /* not-ready is not an error to record */
+}
+
+hipError_t hipStreamQuery(hipStream_t stream)
+{
+    return stream_query(stream, false);
+}
+
+hipError_t hipStreamQuery_spt(hipStream_t stream)
+{
+    return stream_query(stream, true);
+}
+
+static hipError_t stream_synchronize(hipStream_t stream, bool spt)
+{
+    struct ihipStream_t *s;
+    hipError_t err = cpu_stream_resolve(stream, spt, &s);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    return cpu_ret(cpu_stream_wait_idle(s));
+}
+
+hipError_t hipStreamSynchronize(hipStream_t stream)
+{
+    return stream_synchronize(stream, false);
+}
+
+hipError_t hipStreamSynchronize_spt(hipStream_t stream)
+{
+    return stream_synchronize(stream, true);
+}
+
+static hipError_t stream_get_flags(hipStream_t stream, unsigned *flags, bool spt)
+{
+    struct ihipStream_t *s;
+    if (flags == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    hipError_t err = cpu_stream_resolve(stream, spt, &s);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    *flags = s->flags;
+    return hipSuccess;
+}
+
+hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags)
+{
+    return stream_get_flags(stream, flags, false);
+}
+
+hipError_t hipStreamGetFlags_spt(hipStream_t stream, unsigned int *flags)
+{
+    return stream_get_flags(stream, flags, true);
+}
+
+static hipError_t stream_get_priority(hipStream_t stream, int *priority, bool spt)
+{
+    struct ihipStream_t *s;
+    if (priority == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    hipError_t err = cpu_stream_resolve(stream, spt, &s);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    *priority = s->priority;
+    return hipSuccess;
+}
+
+hipError_t hipStreamGetPriority(hipStream_t stream, int *priority)
+{
+    return stream_get_priority(stream, priority, false);
+}
+
+hipError_t hipStreamGetPriority_spt(hipStream_t stream, int *priority)
+{
+    return stream_get_priority(stream, priority, true);
+}
+
+hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device)
+{
+    struct ihipStream_t *s;
+    if (device == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    hipError_t err = cpu_stream_resolve(stream, false, &s);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    *device = 0;
+    return hipSuccess;
+}
+
+hipError_t hipStreamGetId(hipStream_t stream, unsigned long long *streamId)
+{
+    struct ihipStream_t *s;
+    if (streamId == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    hipError_t err = cpu_stream_resolve(stream, false, &s);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    *streamId = s->id;
+    return hipSuccess;
+}
+
+/* ---- host functions and callbacks ---- */
+
+typedef struct host_call {
+    hipHostFn_t fn;
+    hipStreamCallback_t callback;
+    hipStream_t handle;          /* as the user named the stream */
+    void *user_data;
+} host_call;
+
+static void run_host_call(cpu_cmd *c)
+{
+    host_call *h = (host_call *)c->payload;
+    if (h->fn != NULL)
+        h->fn(h->user_data);
+    else
+        h->callback(h->handle, cpu_sticky_error(), h->user_data);
+}
+
+static hipError_t enqueue_host_call(hipStream_t stream, bool spt, host_call call)
+{
+    struct ihipStream_t *s;
+    hipError_t err = cpu_stream_resolve(stream, spt, &s);
+    if (err != hipSuccess)
+        return err;
+    cpu_cmd *c = cpu_cmd_new(run_host_call, sizeof call);
+    if (c == NULL)
+        return hipErrorOutOfMemory;
+    memcpy(c->payload, &call, sizeof call);
+    return cpu_stream_enqueue(s, c, NULL);
+}
+
+hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
+{
+    if (fn == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(enqueue_host_call(stream, false, (host_call){fn, NULL, stream, userData}));
+}
+
+hipError_t hipLaunchHostFunc_spt(hipStream_t stream, hipHostFn_t fn, void *userData)
+{
+    if (fn == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(enqueue_host_call(stream, true, (host_call){fn, NULL, stream, userData}));
+}
+
+hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback,
+                                void *userData, unsigned int flags)
+{
+    if (callback == NULL || flags != 0)
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(enqueue_host_call(stream, false, (host_call){NULL, callback, stream, userData}));
+}
+
+hipError_t hipStreamAddCallback_spt(hipStream_t stream, hipStreamCallback_t callback,
+                                    void *userData, unsigned int flags)
+{
+    if (callback == NULL || flags != 0)
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(enqueue_host_call(stream, true, (host_call){NULL, callback, stream, userData}));
+}
