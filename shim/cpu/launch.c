@@ -1,0 +1,366 @@
+/*
+ * Kernel launches: validation as HIP does it, a private copy of the arguments (the launch
+ * is asynchronous, the caller's argument storage is not ours to keep), and a command on the
+ * stream that hands the grid to the executor. Also function attributes and occupancy.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+typedef struct launch_payload {
+    cpu_grid_job job;
+    /* followed by job.params (num_params pointers), then the packed argument bytes */
+} launch_payload;
+
+static void run_launch(cpu_cmd *c)
+{
+    launch_payload *p = (launch_payload *)c->payload;
+    p->job.launch.globaltimer_base = 0;
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
+        p->job.launch.globaltimer_base = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    hipError_t err = cpu_grid_run(&p->job);
+    if (err != hipSuccess)
+        cpu_set_sticky_error(err);
+}
+
+static uint32_t static_shared(const struct ihipModuleSymbol_t *f)
+{
+    return f->desc->static_shared_bytes;
+}
+
+static hipError_t validate(const struct ihipModuleSymbol_t *f, pyshim_dim3 g, pyshim_dim3 b,
+                           unsigned shared)
+{
+    const pyshim_kernel_desc *k = f->desc;
+    const hipDeviceProp_tR0600 *p = &cpu_dev()->props;
+    if (g.x == 0 || g.y == 0 || g.z == 0 || b.x == 0 || b.y == 0 || b.z == 0)
+        return hipErrorInvalidValue;
+    if (b.x > (unsigned)p->maxThreadsDim[0] || b.y > (unsigned)p->maxThreadsDim[1] ||
+        b.z > (unsigned)p->maxThreadsDim[2])
+        return hipErrorInvalidValue;
+    uint64_t threads = (uint64_t)b.x * b.y * b.z;
+    if (threads > CPU_MAX_THREADS || (k->max_threads && threads > k->max_threads))
+        return hipErrorInvalidValue;
+    if (k->reqntid.x && (b.x != k->reqntid.x || b.y != (k->reqntid.y ? k->reqntid.y : 1) ||
+                         b.z != (k->reqntid.z ? k->reqntid.z : 1)))
+        return hipErrorInvalidValue;
+    if (g.x > (unsigned)p->maxGridSize[0] || g.y > (unsigned)p->maxGridSize[1] ||
+        g.z > (unsigned)p->maxGridSize[2])
+        return hipErrorInvalidValue;
+    /* HIP refuses a grid whose size in work-items does not fit 32 bits per dimension. */
+    if ((uint64_t)g.x * b.x > UINT32_MAX || (uint64_t)g.y * b.y > UINT32_MAX ||
+        (uint64_t)g.z * b.z > UINT32_MAX)
+        return hipErrorInvalidConfiguration;
+    if ((uint64_t)shared + static_shared(f) > CPU_MAX_SHARED || shared > (unsigned)f->max_dyn_shared)
+        return hipErrorInvalidValue;
+    return hipSuccess;
+}
+
+/* Reads the `extra` array: HIP_LAUNCH_PARAM_BUFFER_POINTER, ptr, HIP_LAUNCH_PARAM_BUFFER_SIZE,
+ * &size, HIP_LAUNCH_PARAM_END, in any order of the two pairs. */
+static hipError_t parse_extra(void **extra, const void **buf, size_t *size)
+{
+    *buf = NULL;
+    *size = 0;
+    bool have_size = false;
+    for (int i = 0; i < 16; i += 2) {
+        if (extra[i] == HIP_LAUNCH_PARAM_END)
+            return *buf != NULL && have_size ? hipSuccess : hipErrorInvalidValue;
+        if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_POINTER) {
+            *buf = extra[i + 1];
+        } else if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_SIZE) {
+            if (extra[i + 1] == NULL)
+                return hipErrorInvalidValue;
+            *size = *(const size_t *)extra[i + 1];
+            have_size = true;
+        } else {
+            return hipErrorInvalidValue;
+        }
+    }
+    return hipErrorInvalidValue;   /* no HIP_LAUNCH_PARAM_END */
+}
+
+static hipError_t launch(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsigned shared,
+                         hipStream_t stream, bool spt, void **kernelParams, void **extra)
+{
+    struct ihipModuleSymbol_t *f = cpu_function_lookup(handle);
+    if (f == NULL)
+        return hipErrorInvalidResourceHandle;
+    const pyshim_kernel_desc *k = f->desc;
+    hipError_t err = validate(f, g, b, shared);
+    if (err != hipSuccess) {
+        cpu_log("launch of %s with grid (%u,%u,%u) block (%u,%u,%u) shared %u refused: %s",
+                k->name, g.x, g.y, g.z, b.x, b.y, b.z, shared, hipGetErrorName(err));
+        return err;
+    }
+    const void *packed = NULL;
+    size_t packed_size = 0;
+    if (kernelParams != NULL && extra != NULL)
+        return hipErrorInvalidValue;
+    if (extra != NULL) {
+        err = parse_extra(extra, &packed, &packed_size);
+        if (err == hipSuccess && packed_size < k->params_bytes)
+            err = hipErrorInvalidValue;
+        if (err != hipSuccess) {
+            cpu_log("launch of %s: malformed 'extra' argument buffer", k->name);
+            return err;
+        }
+    } else if (kernelParams == NULL && k->num_params > 0) {
+        cpu_log("launch of %s: %u parameters expected, no arguments given", k->name,
+                k->num_params);
+        return hipErrorInvalidValue;
+    }
+    struct ihipStream_t *s;
+    err = cpu_stream_resolve(stream, spt, &s);
+    if (err != hipSuccess)
+        return err;
+    size_t ptrs = (size_t)k->num_params * sizeof(void *);
+    size_t args_at = sizeof(launch_payload) + (ptrs + 15) / 16 * 16;
+    cpu_cmd *c = cpu_cmd_new(run_launch, args_at + k->params_bytes);
+    if (c == NULL)
+        return hipErrorOutOfMemory;
+    launch_payload *p = (launch_payload *)c->payload;
+    unsigned char *args = c->payload + args_at;
+    p->job.kernel = k;
+    p->job.params = (void **)(c->payload + sizeof(launch_payload));
+    for (uint32_t i = 0; i < k->num_params; i++) {
+        const pyshim_param_desc *d = &k->params[i];
+        if (packed != NULL)
+            memcpy(args + d->offset, (const unsigned char *)packed + d->offset, d->size);
+        else
+            memcpy(args + d->offset, kernelParams[i], d->size);
+        p->job.params[i] = args + d->offset;
+    }
+    const cpu_device *dev = cpu_dev();
+    p->job.launch = (pyshim_launch){
+        .grid = g,
+        .block = b,
+        .warp_size = (uint32_t)dev->wave,
+        .dyn_shared_bytes = shared,
+        .num_sms = (uint32_t)dev->workers,
+        .vprintf = cpu_vprintf,
+        .runtime_ctx = NULL,
+    };
+    return cpu_stream_enqueue(s, c, NULL);
+}
+
+hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY,
+                                 unsigned int gridDimZ, unsigned int blockDimX,
+                                 unsigned int blockDimY, unsigned int blockDimZ,
+                                 unsigned int sharedMemBytes, hipStream_t stream,
+                                 void **kernelParams, void **extra)
+{
+    return cpu_ret(launch(f, (pyshim_dim3){gridDimX, gridDimY, gridDimZ},
+                          (pyshim_dim3){blockDimX, blockDimY, blockDimZ}, sharedMemBytes, stream,
+                          false, kernelParams, extra));
+}
+
+/* hipLaunchKernel names kernels by host stub address, which only hipcc-built programs
+ * register; here it accepts the hipFunction_t of a loaded module instead. */
+hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
+                           void **args, size_t sharedMemBytes, hipStream_t stream)
+{
+    if (cpu_function_lookup(function_address) == NULL)
+        return cpu_ret(hipErrorInvalidDeviceFunction);
+    if (sharedMemBytes > UINT32_MAX)
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(launch(function_address, (pyshim_dim3){numBlocks.x, numBlocks.y, numBlocks.z},
+                          (pyshim_dim3){dimBlocks.x, dimBlocks.y, dimBlocks.z},
+                          (unsigned)sharedMemBytes, stream, false, args, NULL));
+}
+
+hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
+                               void **args, size_t sharedMemBytes, hipStream_t stream)
+{
+    if (cpu_function_lookup(function_address) == NULL)
+        return cpu_ret(hipErrorInvalidDeviceFunction);
+    if (sharedMemBytes > UINT32_MAX)
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(launch(function_address, (pyshim_dim3){numBlocks.x, numBlocks.y, numBlocks.z},
+                          (pyshim_dim3){dimBlocks.x, dimBlocks.y, dimBlocks.z},
+                          (unsigned)sharedMemBytes, stream, true, args, NULL));
+}
+
+/* ---- function attributes ---- */
+
+static int max_threads(const struct ihipModuleSymbol_t *f)
+{
+    return f->desc->max_threads ? (int)f->desc->max_threads : (int)CPU_MAX_THREADS;
+}
+
+static int binary_version(void)
+{
+    return cpu_dev()->props.major * 10 + cpu_dev()->props.minor;
+}
+
+hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attrib, hipFunction_t hfunc)
+{
+    struct ihipModuleSymbol_t *f = cpu_function_lookup(hfunc);
+    if (value == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    if (f == NULL)
+        return cpu_ret(hipErrorInvalidResourceHandle);
+    const pyshim_kernel_desc *k = f->desc;
+    switch (attrib) {
+    case HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = max_threads(f); break;
+    case HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = (int)k->static_shared_bytes; break;
+    case HIP_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *value = 0; break;
+    case HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *value = (int)k->local_bytes; break;
+    case HIP_FUNC_ATTRIBUTE_NUM_REGS: *value = (int)k->num_regs; break;
+    case HIP_FUNC_ATTRIBUTE_PTX_VERSION:
+    case HIP_FUNC_ATTRIBUTE_BINARY_VERSION: *value = binary_version(); break;
+    case HIP_FUNC_ATTRIBUTE_CACHE_MODE_CA: *value = 0; break;
+    case HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = f->max_dyn_shared; break;
+    case HIP_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *value = -1; break;
+    default: return cpu_ret(hipErrorInvalidValue);
+    }
+    return hipSuccess;
+}
+
+hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr, const void *func)
+{
+    struct ihipModuleSymbol_t *f = cpu_function_lookup(func);
+    if (attr == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    if (f == NULL)
+        return cpu_ret(hipErrorInvalidDeviceFunction);
+    const pyshim_kernel_desc *k = f->desc;
+    *attr = (struct hipFuncAttributes){
+        .binaryVersion = binary_version(),
+        .cacheModeCA = 0,
+        .constSizeBytes = 0,
+        .localSizeBytes = k->local_bytes,
+        .maxDynamicSharedSizeBytes = f->max_dyn_shared,
+        .maxThreadsPerBlock = max_threads(f),
+        .numRegs = (int)k->num_regs,
+        .preferredShmemCarveout = -1,
+        .ptxVersion = binary_version(),
+        .sharedSizeBytes = k->static_shared_bytes,
+    };
+    return hipSuccess;
+}
+
+hipError_t hipFuncSetAttribute(const void *func, hipFuncAttribute attr, int value)
+{
+    struct ihipModuleSymbol_t *f = cpu_function_lookup(func);
+    if (f == NULL)
+        return cpu_ret(hipErrorInvalidDeviceFunction);
+    switch (attr) {
+    case hipFuncAttributeMaxDynamicSharedMemorySize:
+        if (value < 0 || (uint64_t)value + static_shared(f) > CPU_MAX_SHARED)
+            return cpu_ret(hipErrorInvalidValue);
+        f->max_dyn_shared = value;
+        return hipSuccess;
+    case hipFuncAttributePreferredSharedMemoryCarveout:
+        return value < -1 || value > 100 ? cpu_ret(hipErrorInvalidValue) : hipSuccess;
+    default:
+        return cpu_ret(hipErrorInvalidValue);
+    }
+}
+
+hipError_t hipFuncSetCacheConfig(const void *func, hipFuncCache_t config)
+{
+    (void)config;
+    return cpu_function_lookup(func) ? hipSuccess : cpu_ret(hipErrorInvalidDeviceFunction);
+}
+
+hipError_t hipFuncSetSharedMemConfig(const void *func, hipSharedMemConfig config)
+{
+    (void)config;
+    return cpu_function_lookup(func) ? hipSuccess : cpu_ret(hipErrorInvalidDeviceFunction);
+}
+
+/* ---- occupancy: threads, shared memory and blocks per multiprocessor ---- */
+
+static int active_blocks(const struct ihipModuleSymbol_t *f, int block_size, size_t dyn_shared)
+{
+    const hipDeviceProp_tR0600 *p = &cpu_dev()->props;
+    if (block_size <= 0 || block_size > max_threads(f))
+        return 0;
+    size_t shared = dyn_shared + static_shared(f);
+    if (shared > CPU_MAX_SHARED)
+        return 0;
+    int wave = p->warpSize;
+    int rounded = (block_size + wave - 1) / wave * wave;
+    int n = p->maxThreadsPerMultiProcessor / rounded;
+    if (shared > 0 && (int)(p->sharedMemPerMultiprocessor / shared) < n)
+        n = (int)(p->sharedMemPerMultiprocessor / shared);
+    if (n > p->maxBlocksPerMultiProcessor)
+        n = p->maxBlocksPerMultiProcessor;
+    return n;
+}
+
+static hipError_t max_active(int *numBlocks, hipFunction_t f, int blockSize, size_t dyn,
+                             unsigned flags)
+{
+    struct ihipModuleSymbol_t *fn = cpu_function_lookup(f);
+    if (numBlocks == NULL || blockSize <= 0 || flags > 1)
+        return hipErrorInvalidValue;
+    if (fn == NULL)
+        return hipErrorInvalidResourceHandle;
+    *numBlocks = active_blocks(fn, blockSize, dyn);
+    return hipSuccess;
+}
+
+hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, hipFunction_t f,
+                                                              int blockSize,
+                                                              size_t dynSharedMemPerBlk)
+{
+    return cpu_ret(max_active(numBlocks, f, blockSize, dynSharedMemPerBlk, 0));
+}
+
+hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk,
+    unsigned int flags)
+{
+    return cpu_ret(max_active(numBlocks, f, blockSize, dynSharedMemPerBlk, flags));
+}
+
+static hipError_t potential_block_size(int *gridSize, int *blockSize, hipFunction_t f,
+                                       size_t dyn, int limit, unsigned flags)
+{
+    struct ihipModuleSymbol_t *fn = cpu_function_lookup(f);
+    if (gridSize == NULL || blockSize == NULL || flags > 1)
+        return hipErrorInvalidValue;
+    if (fn == NULL)
+        return hipErrorInvalidResourceHandle;
+    int top = max_threads(fn);
+    if (limit > 0 && limit < top)
+        top = limit;
+    int wave = cpu_dev()->wave;
+    int best = 0, best_threads = -1;
+    /* Largest block with the most resident threads; smaller sizes only if they do better. */
+    for (int bs = top; bs > 0; bs = bs > wave && bs % wave ? bs / wave * wave : bs - wave) {
+        int threads = active_blocks(fn, bs, dyn) * bs;
+        if (threads > best_threads) {
+            best = bs;
+            best_threads = threads;
+        }
+    }
+    if (best_threads <= 0)
+        return hipErrorInvalidValue;   /* the shared memory request cannot fit */
+    *blockSize = best;
+    *gridSize = active_blocks(fn, best, dyn) * cpu_dev()->workers;
+    return hipSuccess;
+}
+
+hipError_t hipModuleOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize,
+                                                   hipFunction_t f, size_t dynSharedMemPerBlk,
+                                                   int blockSizeLimit)
+{
+    return cpu_ret(potential_block_size(gridSize, blockSize, f, dynSharedMemPerBlk,
+                                        blockSizeLimit, 0));
+}
+
+hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int *gridSize, int *blockSize,
+                                                            hipFunction_t f,
+                                                            size_t dynSharedMemPerBlk,
+                                                            int blockSizeLimit,
+                                                            unsigned int flags)
+{
+    return cpu_ret(potential_block_size(gridSize, blockSize, f, dynSharedMemPerBlk,
+                                        blockSizeLimit, flags));
+}
