@@ -115,8 +115,8 @@ def generate(out_dir: Path) -> list[Path]:
     driver = load_table("driver")
     rocm = load_table("rocm")
     enums = load_table("enums")
-    used = sorted({a[5:].split("->")[0] for e in driver["entry_points"].values()
-                   for a in e["args"] if a.startswith("enum:")} | {"CUresult"})
+    used = sorted({a[5:] for e in driver["entry_points"].values()
+                   for a in e["args"] if a.startswith("enum:")} | {"CUresult->hipError_t"})
     files = {
         "driver_proc_table.inc": proc_table(driver),
         "driver_enums.h": enums_header(enums, used),

@@ -105,6 +105,7 @@ def build_tables(progress=print) -> dict[str, str]:
     synonyms = overrides.get("enum_synonyms", {})
     conv = Converter(cuda_all.enums, rocm_all.enums, cuda_all.structs, rocm_all.structs,
                      synonyms)
+    conv.set_typedefs(cuda_all.typedefs, rocm_all.typedefs)
     mapper = Mapper(rocm, curated, overrides, conv)
     pins = {s.key: f"{s.package}=={s.version}" for s in SOURCES}
     files: dict[str, str] = {}
@@ -134,15 +135,14 @@ def build_tables(progress=print) -> dict[str, str]:
             doc["proc_address"] = [list(r) for r in proc_address.build(api)]
         files[f"{key}.json"] = _dumps(doc)
     # side tables
-    pairs = {c: v[0] for c, v in overrides.get("enum_pairs", {}).items()}
-    for c, r in conv.enum_pairs_used:
-        pairs.setdefault(c, r)
+    pairs = {(c, v[0]) for c, v in overrides.get("enum_pairs", {}).items()}
+    pairs |= conv.enum_pairs_used
     defaults = overrides.get("status_default", {})
     enum_doc = {}
-    for c, r in sorted(pairs.items()):
+    for c, r in sorted(pairs):
         if c in cuda_all.enums and r in rocm_all.enums:
-            enum_doc[c] = _enum_pair(c, cuda_all.enums[c], r, rocm_all.enums[r],
-                                     synonyms.get(c, {}), defaults.get(c))
+            enum_doc[f"{c}->{r}"] = _enum_pair(c, cuda_all.enums[c], r, rocm_all.enums[r],
+                                               synonyms.get(c, {}), defaults.get(c))
     files["enums.json"] = _dumps({"format": FORMAT_VERSION, "pairs": enum_doc})
     struct_doc = {}
     for c, r in sorted(set(STRUCT_PAIRS) | conv.struct_pairs_used):

@@ -59,6 +59,15 @@ class Converter:
         self.cuda_structs = cuda_structs
         self.rocm_structs = rocm_structs
         self.synonyms = synonyms
+        self.cuda_names: dict[str, str] = {}
+        self.rocm_names: dict[str, str] = {}
+
+    def set_typedefs(self, cuda: dict[str, str], rocm: dict[str, str]) -> None:
+        """Name enums by their typedef (`rocblas_operation`) rather than their tag."""
+        for typedefs, out in ((cuda, self.cuda_names), (rocm, self.rocm_names)):
+            for name, canonical in sorted(typedefs.items()):
+                if canonical.startswith("enum "):
+                    out.setdefault(canonical[5:], name)
         self.enum_pairs_used: set[tuple[str, str]] = set()
         self.struct_pairs_used: set[tuple[str, str]] = set()
 
@@ -117,7 +126,8 @@ class Converter:
                 return "direct"
             return "int-cast" if c_depth == 0 else None
         if c_base.startswith("enum") and r_base.startswith("enum"):
-            pair = (c_base[4:], r_base[4:])
+            pair = (self.cuda_names.get(c_base[4:], c_base[4:]),
+                    self.rocm_names.get(r_base[4:], r_base[4:]))
             if pair[0] in self.cuda_enums and pair[1] in self.rocm_enums:
                 self.enum_pairs_used.add(pair)
                 if self.enum_is_identity(*pair):
