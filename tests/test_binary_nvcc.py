@@ -75,16 +75,20 @@ def _bins_dir() -> Path:
     return d
 
 
-def _cached_build(name: str, flags: list[str], source: str, suffix: str = "") -> Path:
-    """nvcc `flags` over `source`, cached by a hash of both (and nvcc's identity)."""
+def _cached_build(name: str, flags: list[str], source: str, suffix: str = "",
+                  src_path: Path | None = None) -> Path:
+    """nvcc `flags` over `source`, cached by a hash of both (and nvcc's identity).
+    With src_path (whose text is `source`), nvcc compiles that file in place, so
+    __FILE__ in messages names the real source."""
     tool = nvcc()
     digest = hashlib.sha256("\0".join([tool, source, *flags]).encode()).hexdigest()[:16]
     out = _bins_dir() / f"{name}-{digest}{suffix}"
     if out.exists():
         return out
     with tempfile.TemporaryDirectory(dir=_bins_dir()) as tmp:
-        src = Path(tmp) / "prog.cu"
-        src.write_text(source)
+        src = src_path if src_path is not None else Path(tmp) / "prog.cu"
+        if src_path is None:
+            src.write_text(source)
         target = Path(tmp) / ("out" + suffix)
         res = subprocess.run([tool, "-O2", *flags, "-o", str(target), str(src)],
                              capture_output=True, text=True, timeout=300)
