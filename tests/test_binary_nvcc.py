@@ -81,7 +81,8 @@ def _cached_build(name: str, flags: list[str], source: str, suffix: str = "",
     With src_path (whose text is `source`), nvcc compiles that file in place, so
     __FILE__ in messages names the real source."""
     tool = nvcc()
-    digest = hashlib.sha256("\0".join([tool, source, *flags]).encode()).hexdigest()[:16]
+    digest = hashlib.sha256("\0".join([tool, source, str(src_path), *flags]).encode()) \
+        .hexdigest()[:16]
     out = _bins_dir() / f"{name}-{digest}{suffix}"
     if out.exists():
         return out
