@@ -1,0 +1,101 @@
+// Memory kinds through the shim: device, pinned, managed, pitched allocations, memsets and
+// 1D/2D copies between them. No kernels, so it runs without the PTX translator.
+// Self-checking: prints "PASS memory_kinds" and exits 0, or names the first failure.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                                      \
+    do {                                                                                 \
+        cudaError_t err_ = (call);                                                       \
+        if (err_ != cudaSuccess) {                                                       \
+            std::printf("FAIL memory_kinds: %s: %s (%s) at line %d\n", #call,            \
+                        cudaGetErrorName(err_), cudaGetErrorString(err_), __LINE__);     \
+            return 1;                                                                    \
+        }                                                                                \
+    } while (0)
+
+#define EXPECT(cond)                                                                     \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            std::printf("FAIL memory_kinds: %s at line %d\n", #cond, __LINE__);          \
+            return 1;                                                                    \
+        }                                                                                \
+    } while (0)
+
+int main()
+{
+    const int n = 1 << 16;
+    const size_t bytes = n * sizeof(int);
+
+    // device memory: H -> D -> D -> H
+    int *host = static_cast<int *>(std::malloc(bytes));
+    for (int i = 0; i < n; i++)
+        host[i] = i * 7 - 3;
+    int *d1 = nullptr, *d2 = nullptr;
+    CHECK(cudaMalloc(&d1, bytes));
+    CHECK(cudaMalloc(&d2, bytes));
+    CHECK(cudaMemcpy(d1, host, bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d2, d1, bytes, cudaMemcpyDeviceToDevice));
+    int *back = static_cast<int *>(std::calloc(n, sizeof(int)));
+    CHECK(cudaMemcpy(back, d2, bytes, cudaMemcpyDeviceToHost));
+    EXPECT(std::memcmp(back, host, bytes) == 0);
+
+    // memset, then the default (unified addressing) copy kind
+    CHECK(cudaMemset(d1, 0x5a, bytes));
+    CHECK(cudaMemcpy(back, d1, bytes, cudaMemcpyDefault));
+    for (int i = 0; i < n; i++)
+        EXPECT(back[i] == 0x5a5a5a5a);
+
+    // pinned host memory and its attributes
+    int *pinned = nullptr;
+    CHECK(cudaMallocHost(&pinned, bytes));
+    CHECK(cudaMemcpy(pinned, d2, bytes, cudaMemcpyDeviceToHost));
+    EXPECT(std::memcmp(pinned, host, bytes) == 0);
+    cudaPointerAttributes attr;
+    CHECK(cudaPointerGetAttributes(&attr, pinned));
+    EXPECT(attr.type == cudaMemoryTypeHost);
+    CHECK(cudaPointerGetAttributes(&attr, d1));
+    EXPECT(attr.type == cudaMemoryTypeDevice);
+    CHECK(cudaFreeHost(pinned));
+
+    // managed memory is usable from the host directly
+    int *managed = nullptr;
+    CHECK(cudaMallocManaged(&managed, bytes));
+    CHECK(cudaMemcpy(managed, d2, bytes, cudaMemcpyDefault));
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(std::memcmp(managed, host, bytes) == 0);
+    CHECK(cudaFree(managed));
+
+    // pitched 2D memory: copy a width x height block in and out with 2D copies
+    const size_t width = 100, height = 37;
+    float *pitched = nullptr;
+    size_t pitch = 0;
+    CHECK(cudaMallocPitch(reinterpret_cast<void **>(&pitched), &pitch, width * sizeof(float), height));
+    EXPECT(pitch >= width * sizeof(float));
+    float *grid = static_cast<float *>(std::malloc(width * height * sizeof(float)));
+    for (size_t i = 0; i < width * height; i++)
+        grid[i] = 0.5f * static_cast<float>(i);
+    CHECK(cudaMemset2D(pitched, pitch, 0, width * sizeof(float), height));
+    CHECK(cudaMemcpy2D(pitched, pitch, grid, width * sizeof(float), width * sizeof(float), height,
+                       cudaMemcpyHostToDevice));
+    float *grid_back = static_cast<float *>(std::calloc(width * height, sizeof(float)));
+    CHECK(cudaMemcpy2D(grid_back, width * sizeof(float), pitched, pitch, width * sizeof(float),
+                       height, cudaMemcpyDeviceToHost));
+    EXPECT(std::memcmp(grid, grid_back, width * height * sizeof(float)) == 0);
+
+    size_t free_bytes = 0, total_bytes = 0;
+    CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    EXPECT(total_bytes > 0 && free_bytes <= total_bytes);
+
+    CHECK(cudaFree(pitched));
+    CHECK(cudaFree(d1));
+    CHECK(cudaFree(d2));
+    std::free(host);
+    std::free(back);
+    std::free(grid);
+    std::free(grid_back);
+    std::printf("PASS memory_kinds\n");
+    return 0;
+}

@@ -1,0 +1,37 @@
+"""Module translation as libcuda.so.1 asks for it: image bytes + target -> loadable file.
+
+`translate` never raises: it returns (0, path) or (1, "CUDA_ERROR_NAME\\tmessage"), the
+form python_bridge.c turns into a CUresult and one log line.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any
+
+# translator absent or broken: CUDA's "no JIT compiler" code, so cudart reports
+# cudaErrorJitCompilerNotFound instead of pretending the kernel ran
+NO_TRANSLATOR = "CUDA_ERROR_JIT_COMPILER_NOT_FOUND"
+
+
+def translate(data: bytes, target: str) -> tuple[int, str]:
+    try:
+        from pyshim.kernels.loader import load_module
+    except ImportError as exc:
+        return 1, f"{NO_TRANSLATOR}\tkernel translation is not available: {exc}"
+    try:
+        loaded = load_module(data, target)
+    except Exception as exc:  # noqa: BLE001 - every failure must become a CUresult
+        name = getattr(exc, "cuda_error", None) or "CUDA_ERROR_INVALID_PTX"
+        detail = str(exc) or type(exc).__name__
+        if getattr(exc, "cuda_error", None) is None:
+            detail += "\n" + traceback.format_exc(limit=4)
+        return 1, f"{name}\tmodule load for {target}: {detail}"
+    return 0, str(loaded.path)
+
+
+def write_c_string(ffi: Any, out: Any, out_len: int, text: str) -> None:
+    """Copy text into a C buffer of out_len bytes, truncated and NUL-terminated."""
+    raw = text.encode(errors="replace")[: max(out_len - 1, 0)]
+    ffi.memmove(out, raw, len(raw))
+    out[len(raw)] = b"\0"

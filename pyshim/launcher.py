@@ -1,0 +1,149 @@
+"""`pyshim run`: run an unmodified CUDA program under the shim.
+
+The program's dynamic loader is pointed at pyshim's libraries: build/lib (libcuda.so.1,
+and libcudart when built) first, then the backend's libamdhip64.so.7: ROCm's when an AMD
+GPU is visible, else the CPU device's. LD_PRELOAD binds programs whose RPATH names
+another libcuda to ours. The program then replaces this process (exec), so its exit
+status and signals are its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from pyshim.paths import build_dir
+
+ROCM_LIB_DIRS = ("/opt/rocm/lib", "/opt/rocm/lib64", "/usr/lib/x86_64-linux-gnu")
+HIP_SONAME = "libamdhip64.so.7"
+PRELOADED = ("libcuda.so.1", "libcudart.so.13", "libcudart.so.12")
+
+EPILOG = """\
+backends:
+  auto  ROCm when an AMD GPU is visible (/dev/kfd and libamdhip64.so.7 found),
+        else the CPU device (one notice line on stderr)
+  cpu   pyshim's CPU device: host memory as device memory, kernels compiled natively
+  hip   ROCm; fails if no AMD GPU or no libamdhip64.so.7 is found
+
+environment:
+  PYSHIM_TRACE=1     log export-table and proc-address traffic
+  PYSHIM_REPORT=F    append unsupported-call counts to F at exit
+  PYSHIM_ROCM_LIB    where ROCm's libamdhip64.so.7 lives (default: /opt/rocm/lib ...)
+
+examples:
+  pyshim run ./vector_add
+  pyshim run --backend cpu -- ./app --size 1024
+"""
+
+
+class LaunchError(RuntimeError):
+    pass
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.description = (
+        "Run an unmodified CUDA executable (nvcc-built, static or shared cudart) "
+        "on an AMD GPU or on pyshim's CPU device."
+    )
+    parser.epilog = EPILOG
+    parser.add_argument(
+        "--backend", choices=("auto", "cpu", "hip"), default="auto", help="default: auto"
+    )
+    parser.add_argument("program", help="the CUDA executable")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
+
+
+def rocm_lib_dir() -> Path | None:
+    """The directory of ROCm's libamdhip64.so.7, if installed."""
+    env = os.environ.get("PYSHIM_ROCM_LIB")
+    candidates = [env] if env else []
+    candidates += [d for d in ROCM_LIB_DIRS]
+    for d in candidates:
+        if d and (Path(d) / HIP_SONAME).exists():
+            return Path(d)
+    return None
+
+
+def amd_gpu_visible() -> bool:
+    return Path("/dev/kfd").exists() and rocm_lib_dir() is not None
+
+
+def choose_backend(requested: str) -> tuple[str, Path | None]:
+    """(backend, ROCm library dir or None) for a --backend value."""
+    if requested == "hip" or (requested == "auto" and amd_gpu_visible()):
+        lib = rocm_lib_dir()
+        if lib is None:
+            raise LaunchError(f"--backend hip: {HIP_SONAME} not found (set PYSHIM_ROCM_LIB)")
+        if not Path("/dev/kfd").exists():
+            raise LaunchError("--backend hip: no AMD GPU visible (/dev/kfd is missing)")
+        return "hip", lib
+    if requested == "auto":
+        print("pyshim: no AMD GPU found; running on the CPU device", file=sys.stderr)
+    return "cpu", None
+
+
+def ensure_built(backend: str) -> None:
+    root = build_dir()
+    need_cpu = backend == "cpu" and not (root / "cpu" / HIP_SONAME).exists()
+    if (root / "lib" / "libcuda.so.1").exists() and not need_cpu:
+        return
+    from pyshim import build
+
+    print("pyshim: building the shim libraries (first use)", file=sys.stderr)
+    build.build_all(cpu=backend == "cpu")
+    if backend == "cpu" and not (root / "cpu" / HIP_SONAME).exists():
+        raise LaunchError("the CPU device could not be built (see the messages above)")
+
+
+def program_env(backend: str, rocm_dir: Path | None, base: dict[str, str]) -> dict[str, str]:
+    root = build_dir()
+    lib = root / "lib"
+    backend_dir = rocm_dir if backend == "hip" else root / "cpu"
+    env = dict(base)
+    paths = [str(lib), str(backend_dir)]
+    if env.get("LD_LIBRARY_PATH"):
+        paths.append(env["LD_LIBRARY_PATH"])
+    env["LD_LIBRARY_PATH"] = ":".join(paths)
+    preload = [str(lib / name) for name in PRELOADED if (lib / name).exists()]
+    if env.get("LD_PRELOAD"):
+        preload.append(env["LD_PRELOAD"])
+    env["LD_PRELOAD"] = ":".join(preload)
+    env["PYSHIM_BACKEND"] = backend
+    return env
+
+
+def resolve_program(program: str) -> str:
+    if os.sep in program:
+        if not os.access(program, os.X_OK):
+            raise LaunchError(f"{program}: not an executable file")
+        return program
+    found = shutil.which(program)
+    if found is None:
+        raise LaunchError(f"{program}: command not found")
+    return found
+
+
+def run(args: argparse.Namespace) -> int:
+    argv = list(args.args)
+    if argv and argv[0] == "--":
+        argv = argv[1:]
+    try:
+        program = resolve_program(args.program)
+        backend, rocm_dir = choose_backend(args.backend)
+        ensure_built(backend)
+    except LaunchError as exc:
+        print(f"pyshim run: {exc}", file=sys.stderr)
+        return 127
+    env = program_env(backend, rocm_dir, dict(os.environ))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execve(program, [args.program, *argv], env)
+    except OSError as exc:
+        print(f"pyshim run: cannot execute {program}: {exc.strerror}", file=sys.stderr)
+        return 126
+    return 0  # not reached

@@ -1,0 +1,368 @@
+/*
+ * Contexts. Each device has one primary context, created by cuInit and usable (current)
+ * before anyone retains it, as cudart expects. Contexts map onto HIP's per-thread current
+ * device: making a context current makes its device current in HIP. The current context
+ * is a per-thread stack (cuCtxPush/PopCurrent); cuCtxSetCurrent replaces its top.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define STACK_DEPTH 64
+
+static struct CUctx_st *primaries;
+static int num_primaries;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static _Thread_local CUcontext stack[STACK_DEPTH];
+static _Thread_local int depth;
+
+void pyshim_contexts_create(int count);
+void pyshim_contexts_create(int count)
+{
+    primaries = calloc((size_t)count, sizeof *primaries);
+    if (primaries == NULL)
+        return;
+    for (int i = 0; i < count; i++) {
+        primaries[i].magic = PYSHIM_CTX_MAGIC;
+        primaries[i].device = i;
+        primaries[i].is_primary = 1;
+    }
+    num_primaries = count;
+}
+
+CUcontext pyshim_primary_ctx(int device)
+{
+    if (device < 0 || device >= num_primaries)
+        return NULL;
+    return &primaries[device];
+}
+
+int pyshim_ctx_valid(CUcontext ctx)
+{
+    return ctx != NULL && ctx->magic == PYSHIM_CTX_MAGIC;
+}
+
+CUcontext pyshim_current_ctx(void)
+{
+    return depth > 0 ? stack[depth - 1] : NULL;
+}
+
+static CUresult bind(CUcontext ctx)
+{
+    if (ctx == NULL)
+        return CUDA_SUCCESS;
+    int cur = -1;
+    if (hipGetDevice(&cur) == hipSuccess && cur == ctx->device)
+        return CUDA_SUCCESS;
+    return pyshim_cu_from_hip(hipSetDevice(ctx->device));
+}
+
+CUresult pyshim_ctx_resolve(CUcontext in, CUcontext *out)
+{
+    CUcontext ctx = in != NULL ? in : pyshim_current_ctx();
+    if (!pyshim_ctx_valid(ctx))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (out != NULL)
+        *out = ctx;
+    return bind(ctx);
+}
+
+CUresult pyshim_need_ctx(void)
+{
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_ctx_resolve(NULL, NULL);
+}
+
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
+{
+    if (pctx == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    *pctx = pyshim_current_ctx();
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
+{
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (ctx == NULL) {
+        if (depth > 0)
+            depth--;
+        return CUDA_SUCCESS;
+    }
+    if (!pyshim_ctx_valid(ctx))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (depth == 0)
+        depth = 1;
+    stack[depth - 1] = ctx;
+    return bind(ctx);
+}
+
+CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
+{
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!pyshim_ctx_valid(ctx))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (depth == STACK_DEPTH)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    stack[depth++] = ctx;
+    return bind(ctx);
+}
+
+CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx)
+{
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (depth == 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    CUcontext top = stack[--depth];
+    if (pctx != NULL)
+        *pctx = top;
+    return bind(pyshim_current_ctx());
+}
+
+CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsigned int flags,
+                                CUdevice dev)
+{
+    (void)params;
+    if (pctx == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (dev < 0 || dev >= num_primaries)
+        return CUDA_ERROR_INVALID_DEVICE;
+    struct CUctx_st *ctx = calloc(1, sizeof *ctx);
+    if (ctx == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    ctx->magic = PYSHIM_CTX_MAGIC;
+    ctx->device = dev;
+    ctx->flags = flags;
+    rc = cuCtxPushCurrent_v2(ctx);
+    if (rc != CUDA_SUCCESS) {
+        free(ctx);
+        return rc;
+    }
+    *pctx = ctx;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+    return cuCtxCreate_v4(pctx, NULL, flags, dev);
+}
+
+CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
+{
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!pyshim_ctx_valid(ctx) || ctx->is_primary)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    pyshim_cls_destroy_all(ctx);
+    /* remove it from this thread's stack; other threads must not use it any more */
+    for (int i = 0; i < depth; i++)
+        if (stack[i] == ctx) {
+            memmove(&stack[i], &stack[i + 1], (size_t)(depth - i - 1) * sizeof stack[0]);
+            depth--;
+            i--;
+        }
+    ctx->magic = 0;
+    free(ctx);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
+{
+    if (device == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUcontext ctx;
+    CUresult rc = pyshim_ctx_resolve(NULL, &ctx);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    *device = ctx->device;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
+{
+    if (device == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUcontext c;
+    CUresult rc = pyshim_ctx_resolve(ctx, &c);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    *device = c->device;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxSynchronize(void)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipDeviceSynchronize());
+}
+
+CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
+{
+    CUresult rc = pyshim_ctx_resolve(ctx, NULL);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipDeviceSynchronize());
+}
+
+CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
+{
+    if (flags == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUcontext ctx;
+    CUresult rc = pyshim_ctx_resolve(NULL, &ctx);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    *flags = ctx->flags;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
+{
+    if (version == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_ctx_resolve(ctx, NULL);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    *version = 3020;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
+{
+    if (pvalue == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    /* CU_LIMIT_* and hipLimit_t share their values for the limits HIP has */
+    return pyshim_cu_from_hip(hipDeviceGetLimit(pvalue, (enum hipLimit_t)limit));
+}
+
+CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipDeviceSetLimit((enum hipLimit_t)limit, value));
+}
+
+/* ---- primary contexts ---- */
+
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+    if (pctx == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    CUcontext ctx = pyshim_primary_ctx(dev);
+    if (ctx == NULL)
+        return CUDA_ERROR_INVALID_DEVICE;
+    pthread_mutex_lock(&lock);
+    ctx->retain_count++;
+    pthread_mutex_unlock(&lock);
+    *pctx = ctx;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    CUcontext ctx = pyshim_primary_ctx(dev);
+    if (ctx == NULL)
+        return CUDA_ERROR_INVALID_DEVICE;
+    pthread_mutex_lock(&lock);
+    if (ctx->retain_count > 0)
+        ctx->retain_count--;
+    pthread_mutex_unlock(&lock);
+    /* the context stays valid: cudart may still use it while it shuts down */
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    CUcontext ctx = pyshim_primary_ctx(dev);
+    if (ctx == NULL)
+        return CUDA_ERROR_INVALID_DEVICE;
+    int cur = 0;
+    hipGetDevice(&cur);
+    hipSetDevice(dev);
+    hipError_t err = hipDeviceReset();
+    hipSetDevice(cur);
+    return pyshim_cu_from_hip(err);
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
+{
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    CUcontext ctx = pyshim_primary_ctx(dev);
+    if (ctx == NULL)
+        return CUDA_ERROR_INVALID_DEVICE;
+    if (flags == NULL || active == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    *flags = ctx->flags;
+    *active = ctx->retain_count > 0;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
+{
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    CUcontext ctx = pyshim_primary_ctx(dev);
+    if (ctx == NULL)
+        return CUDA_ERROR_INVALID_DEVICE;
+    ctx->flags = flags;
+    return CUDA_SUCCESS;
+}
+
+/* The pre-11.0 ABIs (same arguments); cuda.h renames these names to _v2. */
+#undef cuDevicePrimaryCtxRelease
+#undef cuDevicePrimaryCtxReset
+#undef cuDevicePrimaryCtxSetFlags
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev);
+CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev);
+CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags);
+
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+    return cuDevicePrimaryCtxRelease_v2(dev);
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
+{
+    return cuDevicePrimaryCtxReset_v2(dev);
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
+{
+    return cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+}

@@ -1,0 +1,164 @@
+/* Devices: CUdevice is the HIP device ordinal. */
+#include <pthread.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define MAX_DEVICES 64
+
+static hipDeviceProp_t props[MAX_DEVICES];
+static int props_loaded[MAX_DEVICES];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+const hipDeviceProp_t *pyshim_device_prop(int device)
+{
+    if (device < 0 || device >= pyshim_device_count() || device >= MAX_DEVICES)
+        return NULL;
+    pthread_mutex_lock(&lock);
+    if (!props_loaded[device]) {
+        if (hipGetDeviceProperties(&props[device], device) == hipSuccess)
+            props_loaded[device] = 1;
+    }
+    int ok = props_loaded[device];
+    pthread_mutex_unlock(&lock);
+    return ok ? &props[device] : NULL;
+}
+
+static CUresult check_device(CUdevice dev)
+{
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return dev >= 0 && dev < pyshim_device_count() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
+{
+    if (device == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = check_device(ordinal);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    *device = ordinal;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetCount(int *count)
+{
+    if (count == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    *count = pyshim_device_count();
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+    if (name == NULL || len <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = check_device(dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipDeviceGetName(name, len, dev));
+}
+
+CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
+{
+    if (bytes == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = check_device(dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipDeviceTotalMem(bytes, dev));
+}
+
+CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
+{
+    if (uuid == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = check_device(dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    hipUUID u;
+    hipError_t err = hipDeviceGetUuid(&u, dev);
+    if (err != hipSuccess)
+        return pyshim_cu_from_hip(err);
+    memcpy(uuid->bytes, u.bytes, sizeof uuid->bytes);
+    return CUDA_SUCCESS;
+}
+
+/* the pre-11.4 ABI; cuda.h renames cuDeviceGetUuid to _v2 */
+#undef cuDeviceGetUuid
+CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
+CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
+{
+    return cuDeviceGetUuid_v2(uuid, dev);
+}
+
+CUresult CUDAAPI cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
+{
+    if (luid == NULL || deviceNodeMask == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = check_device(dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    /* LUIDs exist only on Windows */
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+    if (pi == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = check_device(dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_device_attribute(pi, attrib, dev);
+}
+
+CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
+{
+    if (major == NULL || minor == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = check_device(dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    rc = pyshim_device_attribute(major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    if (rc == CUDA_SUCCESS)
+        rc = pyshim_device_attribute(minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    return rc;
+}
+
+CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
+{
+    if (pciBusId == NULL || len <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = check_device(dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipDeviceGetPCIBusId(pciBusId, len, dev));
+}
+
+CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
+{
+    if (canAccessPeer == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = check_device(dev);
+    if (rc == CUDA_SUCCESS)
+        rc = check_device(peerDev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipDeviceCanAccessPeer(canAccessPeer, dev, peerDev));
+}
+
+CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
+{
+    if (free_bytes == NULL || total == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipMemGetInfo(free_bytes, total));
+}

@@ -1,0 +1,108 @@
+/*
+ * Shared declarations of the shim core (libcuda.so.1). Every file includes the real
+ * cuda.h (the ABI we export) and the real HIP headers (the ABI we call), so the compiler
+ * checks both sides of every conversion.
+ */
+#ifndef PYSHIM_CORE_INTERNAL_H
+#define PYSHIM_CORE_INTERNAL_H
+
+#include <cuda.h>
+#include <hip/hip_runtime_api.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The driver version we report; cudart 13 refuses anything older. */
+#define PYSHIM_DRIVER_VERSION 13000
+
+/* ---- logging (log.c) ---- */
+void pyshim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int pyshim_trace_enabled(void);
+
+/* ---- unsupported calls (unsupported.c); also called by the generated stubs ---- */
+void pyshim_unsupported(const char *name);
+unsigned long pyshim_unsupported_count(const char *name);
+
+/* ---- error mapping (error.c) ---- */
+CUresult pyshim_cu_from_hip(hipError_t err);
+/* CUresult for a name such as "CUDA_ERROR_NO_BINARY_FOR_GPU"; CUDA_ERROR_UNKNOWN if unknown. */
+CUresult pyshim_cu_from_name(const char *name);
+
+/* ---- initialisation (init.c) ---- */
+/* CUDA_SUCCESS once cuInit succeeded, else CUDA_ERROR_NOT_INITIALIZED. */
+CUresult pyshim_check_init(void);
+int pyshim_device_count(void);
+
+/* ---- contexts (context.c) ---- */
+#define PYSHIM_CTX_MAGIC 0x43545831u /* "CTX1" */
+
+struct pyshim_cls_entry;
+
+struct CUctx_st {
+    uint32_t magic;
+    int device;
+    int is_primary;
+    int retain_count;      /* primary: cuDevicePrimaryCtxRetain count */
+    unsigned int flags;
+    struct pyshim_cls_entry *cls; /* context-local storage, guarded by the CLS lock */
+};
+
+/* The primary context of a device (exists from cuInit on), NULL if out of range. */
+CUcontext pyshim_primary_ctx(int device);
+CUcontext pyshim_current_ctx(void);
+/* Validate a context handle (NULL = current); makes its device current in HIP. */
+CUresult pyshim_ctx_resolve(CUcontext in, CUcontext *out);
+/* Ensure some context is current (the API calls that need one); binds its HIP device. */
+CUresult pyshim_need_ctx(void);
+int pyshim_ctx_valid(CUcontext ctx);
+void pyshim_cls_destroy_all(CUcontext ctx);
+
+/* ---- context-local storage (cls.c), used by the CONTEXT_LOCAL_STORAGE export table ---- */
+CUresult pyshim_cls_insert(CUcontext ctx, void *key, void *value,
+                           void (*dtor)(CUcontext, void *, void *));
+CUresult pyshim_cls_remove(CUcontext ctx, void *key);
+CUresult pyshim_cls_get(void **value, CUcontext ctx, void *key);
+
+/* ---- devices (device.c, device_attr.c) ---- */
+/* Cached hipDeviceProp_t of a device; NULL if the device is out of range. */
+const hipDeviceProp_t *pyshim_device_prop(int device);
+CUresult pyshim_device_attribute(int *value, CUdevice_attribute attrib, int device);
+
+/* ---- streams (stream.c) ---- */
+/* CUDA stream handle -> HIP stream; `per_thread` for the _ptsz/_ptds entry points. */
+hipStream_t pyshim_hip_stream(CUstream stream, int per_thread);
+
+/* ---- integrity check (integrity.c) ---- */
+void pyshim_md2(const uint8_t *data, size_t len, uint8_t out[16]);
+void pyshim_integrity_key(uint8_t key[16]);
+void pyshim_integrity_hmac(const uint8_t *msg, size_t len, uint8_t out[16]);
+
+/* ---- export tables (export_tables.c) ---- */
+const void *pyshim_export_table_cudart_interface(void);
+const void *pyshim_export_table_integrity(void);
+
+/* ---- modules (module.c), launches (launch.c) ---- */
+#define PYSHIM_FUNC_MAGIC 0x464e4331u /* "FNC1" */
+struct pyshim_library;
+/* CUfunction and CUkernel both point at this; cudart passes a CUkernel as a CUfunction. */
+struct CUfunc_st {
+    uint32_t magic;
+    struct pyshim_library *lib;
+    char *name;
+    hipFunction_t hip;     /* resolved lazily, on first use */
+};
+/* Make sure the function's module is translated and loaded; returns its HIP function. */
+CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out);
+
+/* ---- the embedded Python (python_bridge.c) ---- */
+/* Translate a module image; on success writes the loaded module's path. */
+CUresult pyshim_py_translate(const void *image, size_t size, const char *target,
+                             char *path, size_t path_len);
+
+/* ---- fat binaries (fatbin.c) ---- */
+#define PYSHIM_FATBIN_WRAPPER_MAGIC 0x466243B1u
+#define PYSHIM_FATBIN_CONTAINER_MAGIC 0xBA55ED50u
+/* Size in bytes of the image `data` points at (fatbin wrapper, container, ELF, PTX text),
+ * and the pointer to pass on (the container for a wrapper). 0 if it is not recognised. */
+size_t pyshim_image_extent(const void *data, const void **start);
+
+#endif

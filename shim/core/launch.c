@@ -1,0 +1,129 @@
+/*
+ * Kernel launches. `f` may be a CUfunction or a CUkernel (cudart passes the CUkernel it
+ * got from cuLibraryGetKernel). The `extra` array's markers differ between the APIs
+ * (CU_LAUNCH_PARAM_END is 0, HIP_LAUNCH_PARAM_END is 3), so it is rewritten.
+ */
+#include "internal.h"
+
+#define MAX_EXTRA 16
+
+static CUresult convert_extra(void **extra, void **out)
+{
+    int i = 0;
+    for (; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+        if (i + 2 >= MAX_EXTRA)
+            return CUDA_ERROR_INVALID_VALUE;
+        if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+            out[i] = HIP_LAUNCH_PARAM_BUFFER_POINTER;
+        else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+            out[i] = HIP_LAUNCH_PARAM_BUFFER_SIZE;
+        else
+            return CUDA_ERROR_INVALID_VALUE;
+        out[i + 1] = extra[i + 1];
+    }
+    out[i] = HIP_LAUNCH_PARAM_END;
+    return CUDA_SUCCESS;
+}
+
+static CUresult check_dims(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                           unsigned bz)
+{
+    if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUcontext ctx = pyshim_current_ctx();
+    const hipDeviceProp_t *p = pyshim_device_prop(pyshim_ctx_valid(ctx) ? ctx->device : 0);
+    if (p == NULL)
+        return CUDA_SUCCESS;
+    if ((int)bx > p->maxThreadsDim[0] || (int)by > p->maxThreadsDim[1] ||
+        (int)bz > p->maxThreadsDim[2] ||
+        (unsigned long long)bx * by * bz > (unsigned long long)p->maxThreadsPerBlock)
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((long long)gx > p->maxGridSize[0] || (long long)gy > p->maxGridSize[1] ||
+        (long long)gz > p->maxGridSize[2])
+        return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                       unsigned by, unsigned bz, unsigned shmem, CUstream stream,
+                       void **params, void **extra, int per_thread)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    hipFunction_t hf;
+    rc = pyshim_function_resolve(f, &hf);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    rc = check_dims(gx, gy, gz, bx, by, bz);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    void *hip_extra[MAX_EXTRA];
+    void **extra_arg = NULL;
+    if (extra != NULL) {
+        rc = convert_extra(extra, hip_extra);
+        if (rc != CUDA_SUCCESS)
+            return rc;
+        extra_arg = hip_extra;
+    }
+    if (params == NULL && extra == NULL) {
+        /* a kernel without parameters: HIP wants a non-NULL kernelParams */
+        static void *none[1];
+        params = none;
+    }
+    hipError_t err = hipModuleLaunchKernel(hf, gx, gy, gz, bx, by, bz, shmem,
+                                           pyshim_hip_stream(stream, per_thread),
+                                           extra != NULL ? NULL : params, extra_arg);
+    if (err != hipSuccess && pyshim_trace_enabled())
+        pyshim_log("launch of %s failed: %s", f->name, hipGetErrorName(err));
+    return pyshim_cu_from_hip(err);
+}
+
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                unsigned int gridDimZ, unsigned int blockDimX,
+                                unsigned int blockDimY, unsigned int blockDimZ,
+                                unsigned int sharedMemBytes, CUstream hStream,
+                                void **kernelParams, void **extra)
+{
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+                  sharedMemBytes, hStream, kernelParams, extra, 0);
+}
+
+CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                     unsigned int gridDimZ, unsigned int blockDimX,
+                                     unsigned int blockDimY, unsigned int blockDimZ,
+                                     unsigned int sharedMemBytes, CUstream hStream,
+                                     void **kernelParams, void **extra)
+{
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+                  sharedMemBytes, hStream, kernelParams, extra, 1);
+}
+
+static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, void **extra,
+                          int per_thread)
+{
+    if (c == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < c->numAttrs; i++) {
+        /* attributes that change semantics (clusters, cooperative) cannot be ignored */
+        CUlaunchAttributeID id = c->attrs[i].id;
+        if (id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE || id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+            pyshim_unsupported("cuLaunchKernelEx (cooperative/cluster attribute)");
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
+    }
+    return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
+                  c->blockDimZ, c->sharedMemBytes, c->hStream, params, extra, per_thread);
+}
+
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
+                                  void **kernelParams, void **extra)
+{
+    return launch_ex(config, f, kernelParams, extra, 0);
+}
+
+CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
+                                       void **kernelParams, void **extra)
+{
+    return launch_ex(config, f, kernelParams, extra, 1);
+}

@@ -1,0 +1,246 @@
+/* Allocation and pointer queries. CUdeviceptr is an integer; HIP uses void pointers. */
+#include "internal.h"
+
+#define DPTR(p) ((void *)(uintptr_t)(p))
+
+CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+    if (dptr == NULL || bytesize == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    void *p = NULL;
+    hipError_t err = hipMalloc(&p, bytesize);
+    if (err != hipSuccess)
+        return pyshim_cu_from_hip(err);
+    *dptr = (CUdeviceptr)(uintptr_t)p;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipFree(DPTR(dptr)));
+}
+
+CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+                                    size_t Height, unsigned int ElementSizeBytes)
+{
+    if (dptr == NULL || pPitch == NULL || WidthInBytes == 0 || Height == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    void *p = NULL;
+    hipError_t err = hipMallocPitch(&p, pPitch, WidthInBytes, Height);
+    if (err != hipSuccess)
+        return pyshim_cu_from_hip(err);
+    *dptr = (CUdeviceptr)(uintptr_t)p;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+    if (dptr == NULL || bytesize == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    /* CU_MEM_ATTACH_GLOBAL/HOST equal hipMemAttachGlobal/Host */
+    void *p = NULL;
+    hipError_t err = hipMallocManaged(&p, bytesize, flags);
+    if (err != hipSuccess)
+        return pyshim_cu_from_hip(err);
+    *dptr = (CUdeviceptr)(uintptr_t)p;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+    if (pp == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    /* CU_MEMHOSTALLOC_PORTABLE/DEVICEMAP/WRITECOMBINED equal hipHostMalloc's 1/2/4 */
+    return pyshim_cu_from_hip(hipHostMalloc(pp, bytesize, Flags));
+}
+
+CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
+{
+    return cuMemHostAlloc(pp, bytesize, 0);
+}
+
+CUresult CUDAAPI cuMemFreeHost(void *p)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipHostFree(p));
+}
+
+CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipHostRegister(p, bytesize, Flags));
+}
+
+CUresult CUDAAPI cuMemHostUnregister(void *p)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipHostUnregister(p));
+}
+
+CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+{
+    if (pdptr == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    void *d = NULL;
+    hipError_t err = hipHostGetDevicePointer(&d, p, Flags);
+    if (err != hipSuccess)
+        return pyshim_cu_from_hip(err);
+    *pdptr = (CUdeviceptr)(uintptr_t)d;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipHostGetFlags(pFlags, p));
+}
+
+CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    hipDeviceptr_t base = NULL;
+    size_t size = 0;
+    hipError_t err = hipMemGetAddressRange(&base, &size, DPTR(dptr));
+    if (err != hipSuccess)
+        return pyshim_cu_from_hip(err);
+    if (pbase != NULL)
+        *pbase = (CUdeviceptr)(uintptr_t)base;
+    if (psize != NULL)
+        *psize = size;
+    return CUDA_SUCCESS;
+}
+
+/* ---- pointer attributes ---- */
+
+static CUmemorytype memorytype_from_hip(enum hipMemoryType t)
+{
+    switch (t) {
+    case hipMemoryTypeHost: return CU_MEMORYTYPE_HOST;
+    case hipMemoryTypeDevice: return CU_MEMORYTYPE_DEVICE;
+    case hipMemoryTypeManaged: return CU_MEMORYTYPE_UNIFIED;
+    case hipMemoryTypeArray: return CU_MEMORYTYPE_ARRAY;
+    case hipMemoryTypeUnified: return CU_MEMORYTYPE_UNIFIED;
+    default: return (CUmemorytype)0;
+    }
+}
+
+static CUresult pointer_attribute(void *data, CUpointer_attribute attribute,
+                                  const hipPointerAttribute_t *a, int known, CUdeviceptr ptr)
+{
+    switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+        *(CUcontext *)data = known ? pyshim_primary_ctx(a->device) : NULL;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+        *(unsigned int *)data = known ? (unsigned int)memorytype_from_hip(a->type) : 0;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+        *(CUdeviceptr *)data = known ? (CUdeviceptr)(uintptr_t)a->devicePointer : 0;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+        *(void **)data = known ? a->hostPointer : NULL;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+        *(int *)data = known ? a->isManaged : 0;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+        *(int *)data = known ? a->device : -2;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+        *(int *)data = 1;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+        *(unsigned long long *)data = known ? (unsigned long long)ptr : 0;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MAPPED:
+        *(int *)data = known;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: {
+        hipDeviceptr_t base = NULL;
+        size_t size = 0;
+        if (!known || hipMemGetAddressRange(&base, &size, DPTR(ptr)) != hipSuccess) {
+            base = NULL;
+            size = 0;
+        }
+        if (attribute == CU_POINTER_ATTRIBUTE_RANGE_SIZE)
+            *(size_t *)data = size;
+        else
+            *(CUdeviceptr *)data = (CUdeviceptr)(uintptr_t)base;
+        return CUDA_SUCCESS;
+    }
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+static int query(CUdeviceptr ptr, hipPointerAttribute_t *a)
+{
+    return hipPointerGetAttributes(a, DPTR(ptr)) == hipSuccess &&
+           a->type != hipMemoryTypeUnregistered;
+}
+
+CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute,
+                                       CUdeviceptr ptr)
+{
+    if (data == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    hipPointerAttribute_t a = {0};
+    int known = query(ptr, &a);
+    if (!known && attribute != CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+        return CUDA_ERROR_INVALID_VALUE;
+    return pointer_attribute(data, attribute, &a, known, ptr);
+}
+
+CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
+                                        CUpointer_attribute *attributes, void **data,
+                                        CUdeviceptr ptr)
+{
+    if (attributes == NULL || data == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    hipPointerAttribute_t a = {0};
+    int known = query(ptr, &a);
+    for (unsigned int i = 0; i < numAttributes; i++) {
+        if (data[i] == NULL)
+            continue;
+        /* an attribute we cannot answer is left as the "not applicable" answer */
+        pointer_attribute(data[i], attributes[i], &a, known, ptr);
+    }
+    return CUDA_SUCCESS;
+}

@@ -1,0 +1,510 @@
+/*
+ * Modules and libraries. An image (fatbin wrapper, fat binary container, PTX text, cubin)
+ * is copied at load time; translating it to the backend (embedded Python: PTX -> kernel
+ * source -> compiler -> cached file) and loading it with hipModuleLoad happen once, on
+ * first use for libraries (cudart registers every fatbin lazily, maybe with no current
+ * context) and at load time for modules (driver-API programs expect load errors there).
+ * CUlibrary and CUmodule both point at a pyshim_library; CUkernel and CUfunction both at
+ * a CUfunc_st, because cudart passes a CUkernel wherever a CUfunction is expected.
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define LIB_MAGIC 0x4c494231u /* "LIB1" */
+
+struct func_node {
+    struct CUfunc_st func;
+    struct func_node *next;
+};
+
+struct pyshim_library {
+    uint32_t magic;
+    pthread_mutex_t lock;
+    uint8_t *image;
+    size_t size;
+    int loaded;           /* translation attempted */
+    CUresult load_result; /* its outcome, returned to every later use */
+    hipModule_t module;
+    struct func_node *funcs;
+};
+
+#define AS_LIB(h) ((struct pyshim_library *)(void *)(h))
+
+static int lib_valid(const struct pyshim_library *lib)
+{
+    return lib != NULL && lib->magic == LIB_MAGIC;
+}
+
+/* The translator target for the current backend: "cpu-wave64", "hip-wave64:gfx942", ... */
+static void target_name(char *out, size_t len)
+{
+    int dev = 0;
+    CUcontext ctx = pyshim_current_ctx();
+    if (pyshim_ctx_valid(ctx))
+        dev = ctx->device;
+    const hipDeviceProp_t *p = pyshim_device_prop(dev);
+    int wave = p != NULL ? p->warpSize : 64;
+    const char *backend = getenv("PYSHIM_BACKEND");
+    int cpu;
+    if (backend != NULL && backend[0] != '\0')
+        cpu = strcmp(backend, "cpu") == 0;
+    else
+        cpu = p == NULL || strncmp(p->gcnArchName, "gfx", 3) != 0;
+    if (cpu) {
+        snprintf(out, len, "cpu-wave%d", wave);
+        return;
+    }
+    char arch[sizeof p->gcnArchName];
+    snprintf(arch, sizeof arch, "%s", p->gcnArchName);
+    arch[strcspn(arch, ":")] = '\0'; /* drop feature flags such as ":sramecc+:xnack-" */
+    snprintf(out, len, "hip-wave%d:%s", wave, arch);
+}
+
+static CUresult ensure_loaded(struct pyshim_library *lib)
+{
+    pthread_mutex_lock(&lib->lock);
+    if (!lib->loaded) {
+        lib->loaded = 1;
+        char target[320], path[4096];
+        target_name(target, sizeof target);
+        CUresult rc = pyshim_py_translate(lib->image, lib->size, target, path, sizeof path);
+        if (rc == CUDA_SUCCESS) {
+            /* load on the current context's device, or HIP's current one */
+            CUcontext ctx = pyshim_current_ctx();
+            if (pyshim_ctx_valid(ctx))
+                pyshim_ctx_resolve(ctx, NULL);
+            hipError_t err = hipModuleLoad(&lib->module, path);
+            if (err != hipSuccess) {
+                pyshim_log("hipModuleLoad(%s) failed: %s", path, hipGetErrorName(err));
+                rc = pyshim_cu_from_hip(err);
+                if (rc == CUDA_SUCCESS)
+                    rc = CUDA_ERROR_UNKNOWN;
+            }
+        }
+        lib->load_result = rc;
+    }
+    CUresult rc = lib->load_result;
+    pthread_mutex_unlock(&lib->lock);
+    return rc;
+}
+
+static CUresult create(struct pyshim_library **out, const void *data)
+{
+    const void *start = NULL;
+    size_t size = pyshim_image_extent(data, &start);
+    if (size == 0)
+        return CUDA_ERROR_INVALID_IMAGE;
+    struct pyshim_library *lib = calloc(1, sizeof *lib);
+    if (lib == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    lib->image = malloc(size);
+    if (lib->image == NULL) {
+        free(lib);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    memcpy(lib->image, start, size);
+    lib->size = size;
+    lib->magic = LIB_MAGIC;
+    pthread_mutex_init(&lib->lock, NULL);
+    *out = lib;
+    return CUDA_SUCCESS;
+}
+
+static void destroy(struct pyshim_library *lib)
+{
+    lib->magic = 0;
+    if (lib->module != NULL)
+        hipModuleUnload(lib->module);
+    struct func_node *n = lib->funcs;
+    while (n != NULL) {
+        struct func_node *next = n->next;
+        n->func.magic = 0;
+        free(n->func.name);
+        free(n);
+        n = next;
+    }
+    free(lib->image);
+    pthread_mutex_destroy(&lib->lock);
+    free(lib);
+}
+
+static CUresult get_function(struct CUfunc_st **out, struct pyshim_library *lib,
+                             const char *name)
+{
+    if (out == NULL || name == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!lib_valid(lib))
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult rc = ensure_loaded(lib);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&lib->lock);
+    struct func_node *n = lib->funcs;
+    while (n != NULL && strcmp(n->func.name, name) != 0)
+        n = n->next;
+    if (n == NULL) {
+        hipFunction_t f = NULL;
+        hipError_t err = hipModuleGetFunction(&f, lib->module, name);
+        if (err != hipSuccess) {
+            pthread_mutex_unlock(&lib->lock);
+            return CUDA_ERROR_NOT_FOUND;
+        }
+        n = calloc(1, sizeof *n);
+        char *copy = strdup(name);
+        if (n == NULL || copy == NULL) {
+            free(n);
+            free(copy);
+            pthread_mutex_unlock(&lib->lock);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        n->func.magic = PYSHIM_FUNC_MAGIC;
+        n->func.lib = lib;
+        n->func.name = copy;
+        n->func.hip = f;
+        n->next = lib->funcs;
+        lib->funcs = n;
+    }
+    *out = &n->func;
+    pthread_mutex_unlock(&lib->lock);
+    return CUDA_SUCCESS;
+}
+
+static CUresult get_global(CUdeviceptr *dptr, size_t *bytes, struct pyshim_library *lib,
+                           const char *name)
+{
+    if (name == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!lib_valid(lib))
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult rc = ensure_loaded(lib);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    hipDeviceptr_t p = NULL;
+    size_t size = 0;
+    if (hipModuleGetGlobal(&p, &size, lib->module, name) != hipSuccess)
+        return CUDA_ERROR_NOT_FOUND;
+    if (dptr != NULL)
+        *dptr = (CUdeviceptr)(uintptr_t)p;
+    if (bytes != NULL)
+        *bytes = size;
+    return CUDA_SUCCESS;
+}
+
+CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out)
+{
+    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *out = f->hip;
+    return CUDA_SUCCESS;
+}
+
+/* ---- libraries ---- */
+
+CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions,
+                                   void **jitOptionsValues, unsigned int numJitOptions,
+                                   CUlibraryOption *libraryOptions, void **libraryOptionValues,
+                                   unsigned int numLibraryOptions)
+{
+    (void)jitOptions;
+    (void)jitOptionsValues;
+    (void)numJitOptions;
+    (void)libraryOptions;
+    (void)libraryOptionValues;
+    (void)numLibraryOptions;
+    if (library == NULL || code == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    struct pyshim_library *lib;
+    rc = create(&lib, code);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    *library = (CUlibrary)(void *)lib;
+    return CUDA_SUCCESS;
+}
+
+static CUresult read_file(const char *path, uint8_t **data)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 65536 + 1 > cap) {
+            cap = (len + 65536 + 1) * 2;
+            uint8_t *nb = realloc(buf, cap);
+            if (nb == NULL) {
+                free(buf);
+                fclose(f);
+                return CUDA_ERROR_OUT_OF_MEMORY;
+            }
+            buf = nb;
+        }
+        size_t n = fread(buf + len, 1, 65536, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    fclose(f);
+    buf[len] = '\0'; /* PTX text files are not NUL-terminated */
+    *data = buf;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
+                                       CUjit_option *jitOptions, void **jitOptionsValues,
+                                       unsigned int numJitOptions, CUlibraryOption *libraryOptions,
+                                       void **libraryOptionValues, unsigned int numLibraryOptions)
+{
+    if (fileName == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    uint8_t *data;
+    CUresult rc = read_file(fileName, &data);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    rc = cuLibraryLoadData(library, data, jitOptions, jitOptionsValues, numJitOptions,
+                           libraryOptions, libraryOptionValues, numLibraryOptions);
+    free(data);
+    return rc;
+}
+
+CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
+{
+    struct pyshim_library *lib = AS_LIB(library);
+    if (!lib_valid(lib))
+        return CUDA_ERROR_INVALID_HANDLE;
+    destroy(lib);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
+{
+    struct CUfunc_st *f = NULL;
+    CUresult rc = get_function(&f, AS_LIB(library), name);
+    if (rc == CUDA_SUCCESS)
+        *pKernel = (CUkernel)(void *)f;
+    return rc;
+}
+
+CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library,
+                                    const char *name)
+{
+    return get_global(dptr, bytes, AS_LIB(library), name);
+}
+
+CUresult CUDAAPI cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
+{
+    if (pMod == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct pyshim_library *lib = AS_LIB(library);
+    if (!lib_valid(lib))
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult rc = ensure_loaded(lib);
+    if (rc == CUDA_SUCCESS)
+        *pMod = (CUmodule)(void *)lib;
+    return rc;
+}
+
+CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
+{
+    if (pFunc == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUfunction f = (CUfunction)(void *)kernel;
+    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *pFunc = f;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
+{
+    CUfunction f = (CUfunction)(void *)kernel;
+    if (pLib == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *pLib = (CUlibrary)(void *)f->lib;
+    return CUDA_SUCCESS;
+}
+
+/* ---- modules ---- */
+
+CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
+{
+    if (module == NULL || image == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    struct pyshim_library *lib;
+    rc = create(&lib, image);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    rc = ensure_loaded(lib);
+    if (rc != CUDA_SUCCESS) {
+        destroy(lib);
+        return rc;
+    }
+    *module = (CUmodule)(void *)lib;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
+                                    CUjit_option *options, void **optionValues)
+{
+    (void)numOptions;
+    (void)options;
+    (void)optionValues;
+    return cuModuleLoadData(module, image);
+}
+
+CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
+{
+    return cuModuleLoadData(module, fatCubin);
+}
+
+CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
+{
+    if (fname == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    uint8_t *data;
+    CUresult rc = read_file(fname, &data);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    rc = cuModuleLoadData(module, data);
+    free(data);
+    return rc;
+}
+
+CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
+{
+    struct pyshim_library *lib = AS_LIB(hmod);
+    if (!lib_valid(lib))
+        return CUDA_ERROR_INVALID_HANDLE;
+    destroy(lib);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    return get_function(hfunc, AS_LIB(hmod), name);
+}
+
+CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod,
+                                      const char *name)
+{
+    return get_global(dptr, bytes, AS_LIB(hmod), name);
+}
+
+CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
+{
+    if (mode == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    *mode = CU_MODULE_LAZY_LOADING;
+    return CUDA_SUCCESS;
+}
+
+/* ---- function attributes ---- */
+
+CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+    if (pi == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    hipFunction_t f;
+    CUresult rc = pyshim_function_resolve(hfunc, &f);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    /* CU_FUNC_ATTRIBUTE_* 0..9 and hipFunction_attribute share their order */
+    if (attrib <= CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) {
+        hipError_t err = hipFuncGetAttribute(pi, (hipFunction_attribute)attrib, f);
+        if (err == hipSuccess)
+            return CUDA_SUCCESS;
+        if (attrib == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ||
+            attrib == CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+            return pyshim_cu_from_hip(err);
+    }
+    /* descriptive attributes the backend does not track: neutral answers */
+    switch (attrib) {
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+        *pi = 75; /* the PTX every nvcc 13 binary carries is compute_75 or newer */
+        return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+        *pi = -1;
+        return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+        *pi = CU_CLUSTER_SCHEDULING_POLICY_DEFAULT;
+        return CUDA_SUCCESS;
+    default:
+        *pi = 0;
+        return CUDA_SUCCESS;
+    }
+}
+
+CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel,
+                                      CUdevice dev)
+{
+    (void)dev;
+    return cuFuncGetAttribute(pi, attrib, (CUfunction)(void *)kernel);
+}
+
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+    (void)attrib;
+    (void)value;
+    hipFunction_t f;
+    /* the backends have no per-kernel limits to raise: accept and ignore */
+    return pyshim_function_resolve(hfunc, &f);
+}
+
+CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel,
+                                      CUdevice dev)
+{
+    (void)dev;
+    return cuFuncSetAttribute((CUfunction)(void *)kernel, attrib, val);
+}
+
+CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+    (void)config;
+    hipFunction_t f;
+    return pyshim_function_resolve(hfunc, &f);
+}
+
+CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
+{
+    (void)dev;
+    return cuFuncSetCacheConfig((CUfunction)(void *)kernel, config);
+}
+
+CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
+{
+    if (name == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (hfunc == NULL || hfunc->magic != PYSHIM_FUNC_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *name = hfunc->name;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc)
+{
+    return cuFuncGetName(name, (CUfunction)(void *)hfunc);
+}
+
+CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
+{
+    if (hmod == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (hfunc == NULL || hfunc->magic != PYSHIM_FUNC_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *hmod = (CUmodule)(void *)hfunc->lib;
+    return CUDA_SUCCESS;
+}

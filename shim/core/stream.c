@@ -1,0 +1,188 @@
+/* Streams: CUstream and hipStream_t are the same handle; only the special values differ. */
+#include <stdlib.h>
+
+#include "internal.h"
+
+hipStream_t pyshim_hip_stream(CUstream stream, int per_thread)
+{
+    if (stream == CU_STREAM_PER_THREAD)
+        return hipStreamPerThread;
+    if (stream == CU_STREAM_LEGACY)
+        return NULL; /* HIP's null stream has the legacy semantics */
+    if (stream == NULL && per_thread)
+        return hipStreamPerThread;
+    return (hipStream_t)stream;
+}
+
+CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
+{
+    if (phStream == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    /* CU_STREAM_NON_BLOCKING == hipStreamNonBlocking */
+    hipStream_t s = NULL;
+    hipError_t err = hipStreamCreateWithFlags(&s, Flags);
+    if (err != hipSuccess)
+        return pyshim_cu_from_hip(err);
+    *phStream = (CUstream)s;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
+{
+    if (phStream == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    hipStream_t s = NULL;
+    hipError_t err = hipStreamCreateWithPriority(&s, flags, priority);
+    if (err != hipSuccess)
+        return pyshim_cu_from_hip(err);
+    *phStream = (CUstream)s;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (hStream == NULL || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD)
+        return CUDA_ERROR_INVALID_HANDLE;
+    return pyshim_cu_from_hip(hipStreamDestroy((hipStream_t)hStream));
+}
+
+CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipDeviceGetStreamPriorityRange(leastPriority, greatestPriority));
+}
+
+static CUresult synchronize(CUstream s, int pt)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipStreamSynchronize(pyshim_hip_stream(s, pt)));
+}
+
+static CUresult query(CUstream s, int pt)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipStreamQuery(pyshim_hip_stream(s, pt)));
+}
+
+static CUresult wait_event(CUstream s, CUevent e, unsigned int flags, int pt)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (e == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    return pyshim_cu_from_hip(hipStreamWaitEvent(pyshim_hip_stream(s, pt), (hipEvent_t)e, flags));
+}
+
+static CUresult get_flags(CUstream s, unsigned int *flags, int pt)
+{
+    if (flags == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipStreamGetFlags(pyshim_hip_stream(s, pt), flags));
+}
+
+static CUresult get_priority(CUstream s, int *priority, int pt)
+{
+    if (priority == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipStreamGetPriority(pyshim_hip_stream(s, pt), priority));
+}
+
+static CUresult host_func(CUstream s, CUhostFn fn, void *data, int pt)
+{
+    if (fn == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipLaunchHostFunc(pyshim_hip_stream(s, pt), fn, data));
+}
+
+/* A CUDA stream callback gets (CUstream, CUresult, void *): HIP's passes hipError_t. */
+struct callback {
+    CUstreamCallback fn;
+    void *data;
+    CUstream stream;
+};
+
+static void callback_trampoline(hipStream_t stream, hipError_t status, void *arg)
+{
+    (void)stream;
+    struct callback *cb = arg;
+    cb->fn(cb->stream, pyshim_cu_from_hip(status), cb->data);
+    free(cb);
+}
+
+static CUresult add_callback(CUstream s, CUstreamCallback fn, void *data, unsigned int flags,
+                             int pt)
+{
+    if (fn == NULL || flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    struct callback *cb = malloc(sizeof *cb);
+    if (cb == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    cb->fn = fn;
+    cb->data = data;
+    cb->stream = s;
+    hipError_t err = hipStreamAddCallback(pyshim_hip_stream(s, pt), callback_trampoline, cb, 0);
+    if (err != hipSuccess)
+        free(cb);
+    return pyshim_cu_from_hip(err);
+}
+
+CUresult CUDAAPI cuStreamSynchronize(CUstream s) { return synchronize(s, 0); }
+CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream s) { return synchronize(s, 1); }
+CUresult CUDAAPI cuStreamQuery(CUstream s) { return query(s, 0); }
+CUresult CUDAAPI cuStreamQuery_ptsz(CUstream s) { return query(s, 1); }
+CUresult CUDAAPI cuStreamWaitEvent(CUstream s, CUevent e, unsigned int f) { return wait_event(s, e, f, 0); }
+CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned int f) { return wait_event(s, e, f, 1); }
+CUresult CUDAAPI cuStreamGetFlags(CUstream s, unsigned int *f) { return get_flags(s, f, 0); }
+CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream s, unsigned int *f) { return get_flags(s, f, 1); }
+CUresult CUDAAPI cuStreamGetPriority(CUstream s, int *p) { return get_priority(s, p, 0); }
+CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream s, int *p) { return get_priority(s, p, 1); }
+CUresult CUDAAPI cuLaunchHostFunc(CUstream s, CUhostFn fn, void *d) { return host_func(s, fn, d, 0); }
+CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *d) { return host_func(s, fn, d, 1); }
+CUresult CUDAAPI cuStreamAddCallback(CUstream s, CUstreamCallback fn, void *d, unsigned int f)
+{
+    return add_callback(s, fn, d, f, 0);
+}
+CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream s, CUstreamCallback fn, void *d, unsigned int f)
+{
+    return add_callback(s, fn, d, f, 1);
+}
+
+CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
+{
+    (void)hStream;
+    if (pctx == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    *pctx = pyshim_current_ctx();
+    return CUDA_SUCCESS;
+}
