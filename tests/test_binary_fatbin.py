@@ -141,8 +141,8 @@ def test_read_from_process_memory():
     assert fatbin.read_container_at(addr) == data
     wrapper = ctypes.create_string_buffer(struct.pack("<IIQQ", fatbin.WRAPPER_MAGIC, 1,
                                                       addr, 0))
-    version, container = fatbin.read_wrapper_at(ctypes.addressof(wrapper))
-    assert (version, container) == (1, data)
+    image = fatbin.read_wrapper_at(ctypes.addressof(wrapper))
+    assert (image.version, image.container, image.relocatable) == (1, data, [])
     bad = ctypes.create_string_buffer(struct.pack("<IIQQ", 0x12345678, 1, addr, 0))
     with pytest.raises(FatbinError, match="not a fatbin wrapper"):
         fatbin.read_wrapper_at(ctypes.addressof(bad))
@@ -154,3 +154,24 @@ def test_ptx_kernels_scan():
     text = ".version 9.0\n.visible .entry _Z1kv(\n)\n.entry plain()\n// .entry commented\n" \
            ".func notakernel()\n"
     assert fatbin.ptx_kernels(text) == ["_Z1kv", "plain"]
+
+
+def test_v2_wrapper_in_memory_lists_relocatable_containers():
+    # the layout cudart builds for -rdc=true: aux -> NULL-terminated container pointers
+    linked = code_container("rdc")  # any container will do for the linked one
+    with HostElf(nv.program("rdc")) as elf:
+        rel = [c.data for c in elf.embedded_containers() if c.section == "__nv_relfatbin"]
+    bufs = [ctypes.create_string_buffer(c, len(c)) for c in [linked, *rel, rel[0]]]
+    aux = (ctypes.c_void_p * (len(bufs)))(*[ctypes.addressof(b) for b in bufs[1:]], None)
+    wrapper = ctypes.create_string_buffer(struct.pack(
+        "<IIQQ", fatbin.WRAPPER_MAGIC, 2, ctypes.addressof(bufs[0]), ctypes.addressof(aux)))
+    image = fatbin.read_wrapper_at(ctypes.addressof(wrapper))
+    assert image.version == 2 and image.container == linked
+    assert image.relocatable == [*rel, rel[0]]
+    assert fatbin.read_relocatable_at(0) == []
+
+
+def test_entries_accept_memoryview_and_bytearray():
+    data = code_container("rdc")
+    assert fatbin.entries(memoryview(data)) == fatbin.entries(bytearray(data)) == \
+        fatbin.entries(data)

@@ -171,6 +171,8 @@ def _parse_entry(data: bytes, start: int, end: int, index: int, base: int) -> En
 
 def parse(data: bytes, offset: int = 0) -> Container:
     """Parse the container at `offset` of `data` (data may continue past its end)."""
+    if not isinstance(data, bytes):
+        data = bytes(data)  # memoryview/bytearray: slices below must be bytes
     if offset < 0 or offset > len(data):
         raise FatbinError(f"fatbin container offset {offset} outside {len(data)} bytes")
     total = container_size(bytes(data[offset:offset + CONTAINER_HEADER.size]))
@@ -313,13 +315,45 @@ def read_container_at(address: int) -> bytes:
     return ctypes.string_at(address, total)
 
 
-def read_wrapper_at(address: int) -> tuple[int, bytes]:
-    """(version, container bytes) of the `__fatBinC_Wrapper_t` at `address` in this
-    process (what cudart passes to cuLibraryLoadData)."""
+@dataclass(frozen=True)
+class WrapperImage:
+    """What a `__fatBinC_Wrapper_t` in process memory leads to."""
+
+    version: int  # 1 = per translation unit, 2 = device-linked (-rdc=true)
+    container: bytes  # the container its data pointer points to
+    relocatable: list[bytes]  # v2 only: the relocatable containers listed by aux
+
+
+# a v2 wrapper's aux list has one entry per -rdc translation unit; more is corrupt
+MAX_RELOCATABLE = 1 << 16
+
+
+def read_relocatable_at(aux: int) -> list[bytes]:
+    """The containers of a v2 wrapper's aux: a NULL-terminated array of pointers to
+    relocatable containers (`__cudaPrelinkedFatbins`, filled by cudart's registration
+    before main; seen with gdb on nvcc 13 -rdc=true programs)."""
+    found: list[bytes] = []
+    if not aux:
+        return found
+    size = ctypes.sizeof(ctypes.c_void_p)
+    for i in range(MAX_RELOCATABLE):
+        ptr = ctypes.c_void_p.from_address(aux + i * size).value
+        if not ptr:
+            return found
+        found.append(read_container_at(ptr))
+    raise FatbinError(f"fatbin wrapper aux list at {aux:#x} has no NULL terminator within "
+                      f"{MAX_RELOCATABLE} entries")
+
+
+def read_wrapper_at(address: int) -> WrapperImage:
+    """The `__fatBinC_Wrapper_t` at `address` in this process (what cudart passes to
+    cuLibraryLoadData): its version, container and, for v2, the relocatable containers."""
     if not address:
         raise FatbinError("fatbin wrapper pointer is NULL")
-    magic, version, data_ptr, _aux = _WRAPPER.unpack(ctypes.string_at(address, _WRAPPER.size))
+    magic, version, data_ptr, aux = _WRAPPER.unpack(ctypes.string_at(address, _WRAPPER.size))
     if magic != WRAPPER_MAGIC:
         raise FatbinError(f"not a fatbin wrapper at {address:#x}: magic {magic:#010x}, "
                           f"expected {WRAPPER_MAGIC:#010x}")
-    return version, read_container_at(data_ptr)
+    relocatable = read_relocatable_at(aux) if version == 2 else []
+    return WrapperImage(version=version, container=read_container_at(data_ptr),
+                        relocatable=relocatable)
