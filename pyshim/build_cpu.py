@@ -1,0 +1,124 @@
+"""Build the CPU device's HIP runtime: `libamdhip64.so.7` from the C in shim/cpu/.
+
+It is compiled against the real HIP 7.2 headers, so a definition that disagrees with
+ROCm's declaration does not compile. Only `hip*` symbols are exported (a version script).
+The build is skipped when a stamp of every input (sources, headers, flags, compiler)
+matches; concurrent builds (pytest -n) serialise on a lock file and publish atomically.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from pyshim import paths
+
+CPU_DIR = paths.SHIM_DIR / "cpu"
+INCLUDE_DIR = paths.SHIM_DIR / "include"
+LIB_NAME = "libamdhip64.so"
+SONAME = "libamdhip64.so.7"
+VERSION_SCRIPT = CPU_DIR / "exports.map"
+# Other libraries of the CPU device (rocBLAS, rocSOLVER) live in the same directory.
+FOREIGN_PREFIXES = ("rocblas", "rocsolver", "blas")
+
+CFLAGS = (
+    "-std=c11", "-O2", "-g", "-fPIC", "-pthread",
+    "-Wall", "-Wextra", "-Werror",
+    "-D_GNU_SOURCE", "-D__HIP_PLATFORM_AMD__",
+)
+
+
+class BuildError(RuntimeError):
+    """The compiler failed; the message carries its output."""
+
+
+def default_out_dir() -> Path:
+    return paths.build_dir() / "cpu"
+
+
+def sources() -> list[Path]:
+    """The runtime's C files, in a stable order."""
+    return sorted(p for p in CPU_DIR.glob("*.c") if not p.name.startswith(FOREIGN_PREFIXES))
+
+
+def _headers() -> list[Path]:
+    own = sorted(CPU_DIR.glob("*.h")) + sorted(INCLUDE_DIR.glob("*.h"))
+    return [p for p in own if not p.name.startswith(FOREIGN_PREFIXES)]
+
+
+def _hip_includes() -> list[Path]:
+    from pyshim.tables.fetch import include_dir
+
+    return [include_dir("hip"), include_dir("hsa")]
+
+
+def _compiler() -> str:
+    return os.environ.get("CC", "cc")
+
+
+def _command(out: Path, includes: list[Path]) -> list[str]:
+    return [
+        _compiler(), *CFLAGS,
+        *(f"-I{d}" for d in (CPU_DIR, INCLUDE_DIR, *includes)),
+        "-shared", f"-Wl,-soname,{SONAME}", f"-Wl,--version-script={VERSION_SCRIPT}",
+        "-Wl,-z,defs",
+        "-o", str(out), *map(str, sources()), "-ldl",
+    ]
+
+
+def _stamp(includes: list[Path]) -> str:
+    h = hashlib.sha256()
+    version = subprocess.run([_compiler(), "--version"], capture_output=True, text=True)
+    h.update(version.stdout.encode())
+    h.update(repr(_command(Path("out"), includes)).encode())
+    for p in [*sources(), *_headers(), VERSION_SCRIPT]:
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    hip_version = includes[0] / "hip" / "hip_version.h"
+    if hip_version.exists():
+        h.update(hip_version.read_bytes())
+    return h.hexdigest()
+
+
+def build_cpu_device(out_dir: Path | None = None) -> Path:
+    """Builds libamdhip64.so.7 (and the libamdhip64.so link) into `out_dir`; returns it."""
+    out_dir = Path(out_dir) if out_dir is not None else default_out_dir()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    includes = _hip_includes()
+    stamp = _stamp(includes)
+    target = out_dir / SONAME
+    stamp_file = out_dir / f"{SONAME}.stamp"
+    with open(out_dir / f".{SONAME}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (target.exists() and stamp_file.exists() and stamp_file.read_text() == stamp):
+            tmp = out_dir / f".{SONAME}.{os.getpid()}.tmp"
+            proc = subprocess.run(_command(tmp, includes), capture_output=True, text=True)
+            if proc.returncode != 0:
+                tmp.unlink(missing_ok=True)
+                raise BuildError(f"building {SONAME} failed:\n{proc.stdout}{proc.stderr}")
+            os.replace(tmp, target)
+            stamp_file.write_text(stamp)
+        link = out_dir / LIB_NAME
+        if not link.is_symlink() or os.readlink(link) != SONAME:
+            link.unlink(missing_ok=True)
+            link.symlink_to(SONAME)
+    return out_dir
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    out = Path(args[0]) if args else None
+    try:
+        print(build_cpu_device(out) / SONAME)
+    except BuildError as e:
+        print(e, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
