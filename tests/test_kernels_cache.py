@@ -198,3 +198,13 @@ def test_cli_info_and_clear(private_cache, capsys):
 def test_cli_without_action_is_an_error(capsys):
     assert pyshim_main(["cache"]) == 2
     assert "info | clear" in capsys.readouterr().out
+
+
+def test_file_in_place_of_shard_directory_is_replaced(private_cache, caplog):
+    private_cache.mkdir(parents=True)
+    (private_cache / KEY[:2]).write_bytes(b"not a directory")
+    with caplog.at_level(logging.WARNING, logger="pyshim"):
+        assert cache.lookup(KEY, ".so") is None
+        path, cached = cache.get_or_build(KEY, ".so", lambda: b"ok")
+    assert not cached and path.read_bytes() == b"ok" and path.parent.is_dir()
+    assert "not a directory" in caplog.text

@@ -136,10 +136,14 @@ def _safe_shard(shard: Path, create: bool) -> bool:
         return True
     log.warning("kernel cache: refusing directory %s (%s); removing it", shard, reason)
     _remove(shard, is_dir=stat.S_ISDIR(st.st_mode) and not stat.S_ISLNK(st.st_mode))
-    if create:
-        shard.mkdir(mode=0o700)  # raises if the unsafe thing could not be removed
-        return True
-    return False
+    if not create:
+        return False
+    shard.mkdir(mode=0o700, exist_ok=True)  # another process may have re-made it first
+    reason = _unsafe_reason(shard.lstat(), want_dir=True)
+    if reason is not None:
+        raise CacheError(f"kernel cache directory {shard} is unsafe ({reason}) and could "
+                         f"not be replaced")
+    return True
 
 
 def lookup(key: str, suffix: str) -> Path | None:
