@@ -51,11 +51,13 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     CUresult rc = pyshim_need_ctx();
     if (rc != CUDA_SUCCESS)
         return rc;
-    hipFunction_t hf;
-    rc = pyshim_function_resolve(f, &hf);
+    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    rc = check_dims(gx, gy, gz, bx, by, bz);
     if (rc != CUDA_SUCCESS)
         return rc;
-    rc = check_dims(gx, gy, gz, bx, by, bz);
+    hipFunction_t hf;
+    rc = pyshim_function_resolve(f, &hf);
     if (rc != CUDA_SUCCESS)
         return rc;
     void *hip_extra[MAX_EXTRA];

@@ -51,10 +51,13 @@ static void target_name(char *out, size_t len)
     int wave = p != NULL ? p->warpSize : 64;
     const char *backend = getenv("PYSHIM_BACKEND");
     int cpu;
+    /* the launcher says which backend it chose; else the CPU device's name tells it apart
+     * (it presents a gfx942-like gcnArchName on purpose) */
     if (backend != NULL && backend[0] != '\0')
         cpu = strcmp(backend, "cpu") == 0;
     else
-        cpu = p == NULL || strncmp(p->gcnArchName, "gfx", 3) != 0;
+        cpu = p == NULL || strncmp(p->name, "pyshim CPU device", 17) == 0 ||
+              strncmp(p->gcnArchName, "gfx", 3) != 0;
     if (cpu) {
         snprintf(out, len, "cpu-wave%d", wave);
         return;
@@ -133,24 +136,28 @@ static void destroy(struct pyshim_library *lib)
     free(lib);
 }
 
+/* A function handle of `lib`. `lazy` (libraries): the handle is made without translating;
+ * the module is translated and the name looked up at first launch or attribute query,
+ * so launch-configuration errors are reported before translation errors. */
 static CUresult get_function(struct CUfunc_st **out, struct pyshim_library *lib,
-                             const char *name)
+                             const char *name, int lazy)
 {
     if (out == NULL || name == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     if (!lib_valid(lib))
         return CUDA_ERROR_INVALID_HANDLE;
-    CUresult rc = ensure_loaded(lib);
-    if (rc != CUDA_SUCCESS)
-        return rc;
+    if (!lazy) {
+        CUresult rc = ensure_loaded(lib);
+        if (rc != CUDA_SUCCESS)
+            return rc;
+    }
     pthread_mutex_lock(&lib->lock);
     struct func_node *n = lib->funcs;
     while (n != NULL && strcmp(n->func.name, name) != 0)
         n = n->next;
     if (n == NULL) {
         hipFunction_t f = NULL;
-        hipError_t err = hipModuleGetFunction(&f, lib->module, name);
-        if (err != hipSuccess) {
+        if (!lazy && hipModuleGetFunction(&f, lib->module, name) != hipSuccess) {
             pthread_mutex_unlock(&lib->lock);
             return CUDA_ERROR_NOT_FOUND;
         }
@@ -199,8 +206,19 @@ CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out)
 {
     if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
         return CUDA_ERROR_INVALID_HANDLE;
+    struct pyshim_library *lib = f->lib;
+    CUresult rc = ensure_loaded(lib);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&lib->lock);
+    if (f->hip == NULL && hipModuleGetFunction(&f->hip, lib->module, f->name) != hipSuccess) {
+        f->hip = NULL;
+        rc = CUDA_ERROR_NOT_FOUND;
+        pyshim_log("kernel %s is not in its module", f->name);
+    }
     *out = f->hip;
-    return CUDA_SUCCESS;
+    pthread_mutex_unlock(&lib->lock);
+    return rc;
 }
 
 /* ---- libraries ---- */
@@ -287,7 +305,7 @@ CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
 CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
 {
     struct CUfunc_st *f = NULL;
-    CUresult rc = get_function(&f, AS_LIB(library), name);
+    CUresult rc = get_function(&f, AS_LIB(library), name, 1);
     if (rc == CUDA_SUCCESS)
         *pKernel = (CUkernel)(void *)f;
     return rc;
@@ -394,7 +412,7 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 
 CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
-    return get_function(hfunc, AS_LIB(hmod), name);
+    return get_function(hfunc, AS_LIB(hmod), name, 0);
 }
 
 CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod,
