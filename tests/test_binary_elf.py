@@ -146,3 +146,18 @@ def test_huge_sparse_file_is_not_read_whole(tmp_path):
         assert fatbin.choose_ptx(fatbin.entries(w.container)).is_ptx
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kib < 200_000
+
+
+def test_bad_wrapper_magic_and_version_are_named(tmp_path):
+    src = nv.program("default")
+    with HostElf(src) as elf:
+        (w,) = elf.fatbin_wrappers()
+        off = elf.vaddr_to_offset(w.address, 24)
+    for field, value, match in ((0, 0x12345678, "magic 0x12345678"), (4, 7, "version 7")):
+        data = bytearray(src.read_bytes())
+        struct.pack_into("<I", data, off + field, value)
+        path = tmp_path / f"bad{field}"
+        path.write_bytes(bytes(data))
+        with pytest.raises(FatbinError, match=f"wrapper at {w.address:#x} has {match}"):
+            with HostElf(path) as elf:
+                elf.fatbin_wrappers()

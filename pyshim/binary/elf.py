@@ -207,6 +207,9 @@ class HostElf:
             if magic != fatbin.WRAPPER_MAGIC:
                 raise FatbinError(f"{self.path}: fatbin wrapper at {address:#x} has magic "
                                   f"{magic:#010x}, expected {fatbin.WRAPPER_MAGIC:#010x}")
+            if version not in (1, 2):
+                raise FatbinError(f"{self.path}: fatbin wrapper at {address:#x} has version "
+                                  f"{version}, expected 1 or 2")
             data_ptr = self._pointer(data_ptr, address + 8)
             aux_ptr = self._pointer(aux_ptr, address + 16)
             head = self.read_vaddr(data_ptr, fatbin.CONTAINER_HEADER.size)

@@ -354,6 +354,9 @@ def read_wrapper_at(address: int) -> WrapperImage:
     if magic != WRAPPER_MAGIC:
         raise FatbinError(f"not a fatbin wrapper at {address:#x}: magic {magic:#010x}, "
                           f"expected {WRAPPER_MAGIC:#010x}")
+    if version not in (1, 2):
+        raise FatbinError(f"fatbin wrapper at {address:#x} has version {version}, "
+                          f"expected 1 or 2")
     relocatable = read_relocatable_at(aux) if version == 2 else []
     return WrapperImage(version=version, container=read_container_at(data_ptr),
                         relocatable=relocatable)
