@@ -60,16 +60,18 @@ def _compile(cmd: list[str]) -> None:
 
 
 @cache
-def module(name: str) -> Path:
-    """Compiles tests/cpu_device/<name>.c into a kernel module (a native shared object)."""
+def module(name: str, variant: str = "", defines: tuple[str, ...] = ()) -> Path:
+    """Compiles tests/cpu_device/<name>.c into a kernel module (a native shared object);
+    `variant` names a build with extra -D `defines`."""
     src = HERE / f"{name}.c"
-    out = OUT / f"{name}.so"
+    out = OUT / f"{name}{variant}.so"
     OUT.mkdir(parents=True, exist_ok=True)
     hdr = paths.SHIM_DIR / "include" / "pyshim_kernel_abi.h"
     if not _newer(out, src, hdr):
-        tmp = out.with_name(f".{name}.{os.getpid()}.so")
+        tmp = out.with_name(f".{name}{variant}.{os.getpid()}.so")
         cmd = ["cc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
-               f"-I{paths.SHIM_DIR / 'include'}", "-o", str(tmp), str(src)]
+               *(f"-D{d}" for d in defines), f"-I{paths.SHIM_DIR / 'include'}",
+               "-o", str(tmp), str(src)]
         _compile(cmd)
         os.replace(tmp, out)
     return out

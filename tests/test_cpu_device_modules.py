@@ -1,0 +1,137 @@
+"""The CPU device's modules and launches: loading, kernels, globals, dynamic shared memory,
+printf, launch validation, function attributes, occupancy (module.c, launch.c, grid.c)."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+from cpu_device.harness import OUT, lib_dir, module, program, run, values
+
+
+@pytest.fixture(scope="module")
+def kernels() -> str:
+    return str(module("kernels"))
+
+
+def test_load_launch_and_results(kernels: str) -> None:
+    r = run("module", kernels, "run")
+    assert r.returncode == 0, r.stderr
+    v = values(r)
+    assert v["functions"] == "7"
+    assert v["get_unknown"] == "hipErrorNotFound"
+    assert v["saxpy_params"] == v["saxpy_extra"] == v["saxpy_loaddata"] == "1"
+    assert v["global_bytes"] == "4"
+    assert v["global_unknown"] == "hipErrorNotFound"
+    assert v["global_is_device"] == "1"
+    # out[i] = g_scale * i + g_table[i % 4], g_scale set to 2.5 from the host
+    assert v["global_kernel"] == "1,4.5,24.5"
+    assert v["global_other_module"] == "11"      # 1.0 * 9 + 2: its own, untouched copy
+    assert v["dyn_shared"] == "63,0,127,128"
+    assert v["ids"] == "1"
+    assert v["info"] == "64,4,1"
+    assert v["many_streams"] == "1"
+    assert v["global_after_unload"] == "1"
+
+
+@pytest.mark.parametrize("wave,workers", [("32", "2"), ("64", "1")])
+def test_launch_reports_wave_and_workers(kernels: str, wave: str, workers: str) -> None:
+    r = run("module", kernels, "run", env={"PYSHIM_CPU_WAVE": wave, "PYSHIM_CPU_WORKERS": workers})
+    assert r.returncode == 0, r.stderr
+    v = values(r)
+    assert v["info"] == f"{wave},{workers},1"
+    assert v["ids"] == v["saxpy_params"] == v["saxpy_extra"] == "1"
+    assert v["dyn_shared"] == "63,0,127,128"
+
+
+def test_device_printf(kernels: str) -> None:
+    r = run("module", kernels, "run")
+    lines = sorted(line for line in r.lines if line.startswith("block "))
+    common = ("-5 4000000000 beef BEEF 10 Z str 0x1234|1.500000 1.234568e+04 0.0001 0x1p+0|"
+              "-1234567890123 9000000000000000000 4464 44| 3.14|7   |%|    42|sha|(null)")
+    assert lines == [f"block 0: {common}", f"block 1: {common}"]
+
+
+def test_launch_validation(kernels: str) -> None:
+    r = run("module", kernels, "limits")
+    assert r.returncode == 0, r.stderr
+    v = values(r)
+    for key in ("block_1025", "block_product", "block_zero", "grid_zero", "grid_y_too_big",
+                "shared_too_big", "bounded_threads", "bounded_shared", "no_args",
+                "both_arg_forms", "extra_too_small", "extra_bad_key", "shared_over_set_limit"):
+        assert v[key] == "hipErrorInvalidValue", key
+    assert v["grid_overflow"] == "hipErrorInvalidConfiguration"
+    assert v["bounded_ok"] == "hipSuccess"
+    assert v["null_function"] == "hipErrorInvalidHandle"
+    assert "launch of bounded with grid (1,1,1) block (256,1,1) shared 0 refused" in r.stderr
+    assert "launch of saxpy: 4 parameters expected, no arguments given" in r.stderr
+
+
+def test_function_attributes_and_occupancy(kernels: str) -> None:
+    v = values(run("module", kernels, "limits"))
+    assert (v["bounded.max_threads"], v["saxpy.max_threads"]) == ("128", "1024")
+    assert (v["bounded.shared"], v["saxpy.shared"]) == ("60000", "0")
+    assert (v["bounded.local"], v["bounded.regs"], v["saxpy.regs"]) == ("16", "32", "12")
+    assert (v["bounded.max_dyn_shared"], v["saxpy.max_dyn_shared"]) == ("5536", "65536")
+    assert v["funcattrs"] == "128,60000,16,32"
+    assert v["attr_bad"] == v["set_dyn_too_big"] == "hipErrorInvalidValue"
+    assert v["occ.saxpy256"] == "8"             # 2048 threads per CU / 256
+    assert v["occ.saxpy100"] == "16"            # 100 rounds up to 2 wave64s
+    assert v["occ.saxpy64_shared16k"] == "4"    # 64 KiB of LDS / 16 KiB
+    assert v["occ.bounded"] == "1"
+    assert v["potential.saxpy"] == "8,1024"     # 2 blocks x 4 workers
+    assert v["potential.bounded"] == "4,128"
+    assert v["potential.saxpy_limit200"] == "128"
+    assert v["unload_twice_get"] == "hipErrorInvalidHandle"
+
+
+def test_trap_fails_the_launch_sticky_until_reset(kernels: str) -> None:
+    r = run("module", kernels, "trap")
+    assert r.returncode == 0, r.stderr
+    v = values(r)
+    assert v["launch"] == "hipSuccess"           # asynchronous: reported at synchronisation
+    assert v["sync"] == v["sync_again"] == "hipErrorLaunchFailure"
+    assert v["after_reset"] == "hipSuccess"
+    assert "kernel trap: block (1,0,0) trapped with code 7" in r.stderr
+
+
+def _bad_images(tmp: Path) -> dict[str, Path]:
+    tmp.mkdir(parents=True, exist_ok=True)
+    text = tmp / "text.txt"
+    text.write_text("this is not an ELF file at all, just some words\n" * 4)
+    amdgpu = tmp / "amdgpu.co"
+    ident = b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
+    header = ident + struct.pack("<HHIQQQIHHHHHH", 3, 224, 1, 0, 0, 0, 0, 64, 56, 0, 64, 0, 0)
+    amdgpu.write_bytes(header + bytes(256))
+    return {
+        "text": text,
+        "amdgpu": amdgpu,
+        "bad_abi": module("kernels", "_abi99", ("TEST_ABI_VERSION=99",)),
+        "no_descriptor": lib_dir() / "libamdhip64.so.7",
+        "executable": program("module"),
+    }
+
+
+@pytest.mark.parametrize("kind,reason", [
+    ("text", "not an ELF file"),
+    ("amdgpu", "an AMD GPU code object, not a CPU device module"),
+    ("bad_abi", "module ABI version 99, this runtime needs 1"),
+    ("no_descriptor", "no 'pyshim_module' symbol"),
+    ("executable", "cannot load"),
+])
+def test_bad_images_are_rejected(kernels: str, kind: str, reason: str) -> None:
+    path = _bad_images(OUT / "images")[kind]
+    r = run("module", kernels, "image", str(path))
+    assert r.returncode == 0, r.stderr
+    v = values(r)
+    assert v["load_data"] == "hipErrorInvalidImage"
+    assert v["load_file"] == "hipErrorInvalidImage"
+    assert r.stderr.count(reason) == 2, r.stderr
+
+
+def test_missing_file(kernels: str) -> None:
+    r = run("module", kernels, "image", str(OUT / "images" / "does-not-exist.so"))
+    v = values(r)
+    assert v["load_file"] == "hipErrorFileNotFound"
+    assert "does-not-exist.so" in r.stderr
