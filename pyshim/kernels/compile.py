@@ -1,0 +1,82 @@
+"""Compiling translated kernels: C for the CPU device (a native shared object).
+
+    so_bytes = compile_cpu(c_source)
+
+The compiler is $PYSHIM_CC, else $CC, else `cc`. Flags keep PTX semantics: no fused
+multiply-add unless PTX says fma (-ffp-contract=off), wrapping signed arithmetic (-fwrapv),
+no type-based alias analysis (PTX memory is untyped). `compiler_identity()` goes into the
+kernel cache key.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+
+from pyshim.paths import SHIM_DIR
+
+CPU_FLAGS = ("-std=gnu11", "-O2", "-shared", "-fPIC", "-fno-strict-aliasing",
+             "-ffp-contract=off", "-fwrapv", "-fvisibility=hidden", "-fno-math-errno", "-w")
+
+
+class CompileError(Exception):
+    """The kernel compiler failed; the message carries its diagnostics."""
+
+    cuda_error = "CUDA_ERROR_INVALID_PTX"
+
+
+def abi_include_dir() -> Path:
+    return SHIM_DIR / "include"
+
+
+def cpu_compiler() -> list[str]:
+    cc = os.environ.get("PYSHIM_CC") or os.environ.get("CC") or "cc"
+    return shlex.split(cc)
+
+
+@functools.cache
+def _identity(cc: tuple[str, ...]) -> str:
+    try:
+        out = subprocess.run([*cc, "--version"], capture_output=True, text=True, timeout=60)
+        version = out.stdout.strip().splitlines()[0] if out.stdout.strip() else out.stderr
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CompileError(f"kernel compiler {' '.join(cc)!r} not usable: {exc}") from None
+    abi = (abi_include_dir() / "pyshim_kernel_abi.h").read_bytes()
+    h = hashlib.sha256(abi).hexdigest()[:16]
+    return f"{' '.join(cc)} | {version} | {' '.join(CPU_FLAGS)} | abi {h}"
+
+
+def compiler_identity() -> str:
+    """A string naming the compiler, its version, our flags and the ABI header."""
+    return _identity(tuple(cpu_compiler()))
+
+
+def compile_cpu(c_source: str, *, extra_flags: tuple[str, ...] = (),
+                timeout: float = 600.0) -> bytes:
+    """Compile one translated module to a shared object; returns the .so bytes."""
+    cc = cpu_compiler()
+    with tempfile.TemporaryDirectory(prefix="pyshim-cc-") as tmp:
+        src = Path(tmp) / "module.c"
+        out = Path(tmp) / "module.so"
+        src.write_text(c_source)
+        cmd = [*cc, *CPU_FLAGS, *extra_flags, f"-I{abi_include_dir()}", str(src), "-o",
+               str(out), "-lm"]
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except FileNotFoundError:
+            raise CompileError(f"kernel compiler {cc[0]!r} not found (set PYSHIM_CC)") from None
+        except subprocess.TimeoutExpired:
+            raise CompileError(f"kernel compiler timed out after {timeout:.0f} s") from None
+        if res.returncode != 0 or not out.exists():
+            msg = (res.stderr or res.stdout).strip()
+            lines = msg.splitlines()
+            if len(lines) > 40:
+                lines = lines[:40] + [f"... ({len(lines) - 40} more lines)"]
+            raise CompileError(f"kernel compiler failed (exit {res.returncode}):\n"
+                               + "\n".join(lines))
+        return out.read_bytes()

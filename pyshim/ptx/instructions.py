@@ -1,0 +1,1085 @@
+"""Instruction emission: PTX instruction -> one C statement (or a small block).
+
+Table-driven where the operation is one expression (`BINARY`, `UNARY_F`, `COMPARE`), named
+functions for the rest. Any (opcode, modifiers, type) combination not handled here raises
+UnsupportedInstruction naming it; nothing is guessed. Sections refer to the PTX ISA 9.0
+manual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pyshim.ptx import ir
+from pyshim.ptx.function import FunctionEmitter, cname_fn, cname_label, cname_var
+from pyshim.ptx.types import BITS, C_TYPE, FLOAT, HALF, HALF2, INT, SIGNED, SIZE, sint_of, uint_of
+
+Fe = FunctionEmitter
+I = ir.Instruction  # noqa: E741
+
+ROUND_F = ("rn", "rz", "rm", "rp")
+ROUND_I = ("rni", "rzi", "rmi", "rpi")
+MODE = {"rn": 0, "rz": 1, "rm": 2, "rp": 3, "": 0}
+# load/store qualifiers that do not change the result on this model
+LDST_IGNORED = frozenset((
+    "weak", "relaxed", "acquire", "release", "volatile", "mmio", "cta", "gpu", "sys",
+    "cluster", "nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "unified", "aligned",
+    "sync",
+))
+VOLATILE = frozenset(("volatile", "relaxed", "acquire", "mmio"))
+SPACES = {"global": "global", "shared": "shared", "shared::cta": "shared",
+          "shared::cluster": "shared", "local": "local", "const": "const", "param": "param",
+          "param::entry": "param", "param::func": "param", "generic": "generic"}
+
+
+def _type(fe: Fe, inst: I, allowed: frozenset[str] | None = None) -> str:
+    ty = inst.mods[-1] if inst.mods else ""
+    if ty not in C_TYPE or (allowed is not None and ty not in allowed):
+        raise fe.unsupported(inst)
+    return ty
+
+
+def _nops(fe: Fe, inst: I, *counts: int) -> list[ir.Operand]:
+    if len(inst.operands) not in counts:
+        raise fe.bad(inst, f"expected {' or '.join(map(str, counts))} operands, "
+                           f"got {len(inst.operands)}")
+    return inst.operands
+
+
+def _check_mods(fe: Fe, inst: I, allowed: set[str] | frozenset[str]) -> None:
+    for m in inst.mods[:-1]:
+        if m not in allowed:
+            raise fe.unsupported(inst, f"modifier .{m}")
+
+
+def _ftz_wrap(inst: I, ty: str, expr: str, args: list[str]) -> tuple[str, list[str]]:
+    """Applies .ftz to the inputs of an f32 operation; returns (expr, args)."""
+    if ty == "f32" and "ftz" in inst.mods:
+        args = [f"ps_ftz({a})" for a in args]
+    return expr, args
+
+
+def _fresult(inst: I, ty: str, expr: str) -> str:
+    if ty == "f32" and "ftz" in inst.mods:
+        expr = f"ps_ftz({expr})"
+    if "sat" in inst.mods:
+        expr = f"ps_satf({expr})" if ty == "f32" else f"ps_satd({expr})"
+    return expr
+
+
+# ---- half precision: computed in f32 (exact for + - * / with f16's and bf16's precision) ----
+def _h_in(ty: str, expr: str) -> str:
+    return f"ps_h2f({expr})" if ty.startswith("f16") else f"ps_bf2f({expr})"
+
+
+def _h_out(ty: str, expr: str, mode: int = 0) -> str:
+    return f"ps_f2h_mode({expr}, {mode})" if ty.startswith("f16") else f"ps_f2bf_mode({expr}, {mode})"
+
+
+def _half_op(fe: Fe, inst: I, ty: str, fexpr: Callable[[list[str]], str],
+             nsrc: int) -> str:
+    """An f16/bf16/f16x2/bf16x2 arithmetic op computed per half in f32."""
+    ops = _nops(fe, inst, nsrc + 1)
+    mode = 0
+    for r in ROUND_F:
+        if r in inst.mods:
+            mode = MODE[r]
+    if ty in HALF:
+        args = [_h_in(ty, fe.src(o, ty, inst)) for o in ops[1:]]
+        if "ftz" in inst.mods and ty == "f16":
+            args = [f"ps_ftz_h({a})" for a in args]
+        r = fexpr(args)
+        if "sat" in inst.mods:
+            r = f"ps_satf({r})"
+        out = _h_out(ty, r, mode)
+        if "relu" in inst.mods:
+            out = f"ps_relu_h({out})"
+        return fe.dst(ops[0], ty, out, inst)
+    base = "f16" if ty == "f16x2" else "bf16"
+    srcs = [fe.src(o, "b32", inst) for o in ops[1:]]
+    halves = []
+    for shift in (0, 16):
+        args = [_h_in(base, f"(uint16_t)({s} >> {shift})") for s in srcs]
+        r = fexpr(args)
+        if "sat" in inst.mods:
+            r = f"ps_satf({r})"
+        out = _h_out(base, r, mode)
+        if "relu" in inst.mods:
+            out = f"ps_relu_h({out})"
+        halves.append(out)
+    return fe.dst(ops[0], "b32", f"ps_pack2({halves[0]}, {halves[1]})", inst)
+
+
+# ---- 9.7.1 integer and 9.7.3 floating-point arithmetic ----
+def _add_sub(op: str) -> Callable[[Fe, I], str]:
+    def emit(fe: Fe, inst: I) -> str:
+        ty = _type(fe, inst)
+        if ty in HALF or ty in HALF2:
+            return _half_op(fe, inst, ty, lambda a: f"({a[0]} {op} {a[1]})", 2)
+        d, a, b = _nops(fe, inst, 3)
+        if ty in FLOAT:
+            _check_mods(fe, inst, {"rn", "ftz", "sat"})
+            args = [fe.src(a, ty, inst), fe.src(b, ty, inst)]
+            _, args = _ftz_wrap(inst, ty, "", args)
+            return fe.dst(d, ty, _fresult(inst, ty, f"({args[0]} {op} {args[1]})"), inst)
+        if ty not in INT:
+            raise fe.unsupported(inst)
+        x, y = fe.src(a, ty, inst), fe.src(b, ty, inst)
+        mods = set(inst.mods[:-1])
+        if op == "+" and inst.opcode == "addc" or op == "-" and inst.opcode == "subc":
+            mods.add("carry_in")
+        if "sat" in mods:
+            if ty != "s32" or mods - {"sat"}:
+                raise fe.unsupported(inst)
+            return fe.dst(d, ty, f"ps_sat_s64_to_s32((int64_t){x} {op} (int64_t){y})", inst)
+        if mods - {"cc", "carry_in"}:
+            raise fe.unsupported(inst)
+        if not mods:
+            return fe.dst(d, ty, f"({x} {op} {y})", inst)
+        # carry chains (add.cc / addc / sub.cc / subc): 32- and 64-bit only
+        if SIZE[ty] not in (4, 8):
+            raise fe.unsupported(inst)
+        u = uint_of(SIZE[ty])
+        wide = "uint64_t" if SIZE[ty] == 4 else "unsigned __int128"
+        xs, ys = fe.src(a, u, inst), fe.src(b, u, inst)
+        cin = " + ps_cc" if op == "+" and "carry_in" in mods else (
+            " - ps_cc" if "carry_in" in mods else "")
+        t = fe.new_tmp()
+        bits = 8 * SIZE[ty]
+        out = [f"{{ {wide} {t} = ({wide}){xs} {op} ({wide}){ys}{cin};"]
+        out.append(fe.dst(d, u, f"({C_TYPE[u]}){t}", inst))
+        if "cc" in mods:
+            out.append(f"ps_cc = (uint32_t)(({t} >> {bits}) & 1u);")
+        out.append("}")
+        return " ".join(out)
+    return emit
+
+
+def _mul(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst)
+    if ty in HALF or ty in HALF2:
+        return _half_op(fe, inst, ty, lambda a: f"({a[0]} * {a[1]})", 2)
+    d, a, b = _nops(fe, inst, 3)
+    if ty in FLOAT:
+        _check_mods(fe, inst, {"rn", "ftz", "sat"})
+        args = [fe.src(a, ty, inst), fe.src(b, ty, inst)]
+        _, args = _ftz_wrap(inst, ty, "", args)
+        return fe.dst(d, ty, _fresult(inst, ty, f"({args[0]} * {args[1]})"), inst)
+    if ty not in INT or len(inst.mods) != 2:
+        raise fe.unsupported(inst)
+    x, y = fe.src(a, ty, inst), fe.src(b, ty, inst)
+    mode = inst.mods[0]
+    if mode == "lo":
+        return fe.dst(d, ty, f"({x} * {y})", inst)
+    if mode == "hi":
+        if ty in BITS:
+            raise fe.unsupported(inst)
+        return fe.dst(d, ty, f"ps_mulhi_{ty}({x}, {y})", inst)
+    if mode == "wide" and SIZE[ty] in (2, 4) and ty not in BITS:
+        wt = (sint_of if ty in SIGNED else uint_of)(2 * SIZE[ty])
+        return fe.dst(d, wt, f"(({C_TYPE[wt]}){x} * ({C_TYPE[wt]}){y})", inst)
+    raise fe.unsupported(inst)
+
+
+def _mad(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst)
+    if ty in HALF or ty in HALF2:
+        raise fe.unsupported(inst, "use fma for half precision")
+    d, a, b, c = _nops(fe, inst, 4)
+    if ty in FLOAT:
+        return _fma(fe, inst)
+    mods = inst.mods[:-1]
+    x, y = fe.src(a, ty, inst), fe.src(b, ty, inst)
+    if ty not in INT or ty in BITS:
+        raise fe.unsupported(inst)
+    if mods == ("lo",):
+        return fe.dst(d, ty, f"({x} * {y} + {fe.src(c, ty, inst)})", inst)
+    if mods == ("hi",):
+        return fe.dst(d, ty, f"(ps_mulhi_{ty}({x}, {y}) + {fe.src(c, ty, inst)})", inst)
+    if mods in (("hi", "sat"), ("sat", "hi")) and ty == "s32":
+        return fe.dst(d, ty, f"ps_sat_s64_to_s32((int64_t)ps_mulhi_s32({x}, {y}) + "
+                             f"{fe.src(c, ty, inst)})", inst)
+    if mods == ("wide",) and SIZE[ty] in (2, 4):
+        wt = (sint_of if ty in SIGNED else uint_of)(2 * SIZE[ty])
+        ct = C_TYPE[wt]
+        return fe.dst(d, wt, f"(({ct}){x} * ({ct}){y} + {fe.src(c, wt, inst)})", inst)
+    raise fe.unsupported(inst)
+
+
+def _mul24(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst, frozenset(("u32", "s32")))
+    ops = _nops(fe, inst, 3 if inst.opcode == "mul24" else 4)
+    x, y = fe.src(ops[1], ty, inst), fe.src(ops[2], ty, inst)
+    mode = inst.mods[0]
+    if mode == "lo":
+        if ty == "u32":
+            r = f"(({x} & 0xffffffu) * ({y} & 0xffffffu))"
+        else:
+            r = f"(int32_t)((int64_t)ps_sext24((uint32_t){x}) * ps_sext24((uint32_t){y}))"
+    elif mode == "hi":
+        r = f"ps_mul24hi_{ty}({x}, {y})"
+    else:
+        raise fe.unsupported(inst)
+    if inst.opcode == "mad24":
+        if "sat" in inst.mods:
+            raise fe.unsupported(inst)
+        r = f"({r} + {fe.src(ops[3], ty, inst)})"
+    return fe.dst(ops[0], ty, r, inst)
+
+
+def _div(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst)
+    d, a, b = _nops(fe, inst, 3)
+    if ty in FLOAT:
+        _check_mods(fe, inst, {"rn", "approx", "full", "ftz"})
+        if ty == "f64" and "rn" not in inst.mods and "approx" not in inst.mods:
+            raise fe.unsupported(inst)
+        args = [fe.src(a, ty, inst), fe.src(b, ty, inst)]
+        _, args = _ftz_wrap(inst, ty, "", args)
+        return fe.dst(d, ty, _fresult(inst, ty, f"({args[0]} / {args[1]})"), inst)
+    if ty in INT and ty not in BITS and SIZE[ty] >= 4 and len(inst.mods) == 1:
+        op = "div" if inst.opcode == "div" else "rem"
+        return fe.dst(d, ty, f"ps_{op}_{ty}({fe.src(a, ty, inst)}, {fe.src(b, ty, inst)})",
+                      inst)
+    if ty in INT and ty not in BITS and len(inst.mods) == 1:  # 16-bit: promote
+        wt = sint_of(4) if ty in SIGNED else uint_of(4)
+        op = "div" if inst.opcode == "div" else "rem"
+        return fe.dst(d, ty, f"ps_{op}_{wt}({fe.src(a, wt, inst)}, {fe.src(b, wt, inst)})",
+                      inst)
+    raise fe.unsupported(inst)
+
+
+def _abs_neg(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst)
+    d, a = _nops(fe, inst, 2)
+    if ty in HALF or ty in HALF2:
+        mask = 0x7FFF if ty in HALF else 0x7FFF7FFF
+        sign = 0x8000 if ty in HALF else 0x80008000
+        bt = "b16" if ty in HALF else "b32"
+        x = fe.src(a, bt, inst)
+        r = f"({x} & 0x{mask:x}u)" if inst.opcode == "abs" else f"({x} ^ 0x{sign:x}u)"
+        return fe.dst(d, bt, r, inst)
+    x = fe.src(a, ty, inst)
+    if ty in FLOAT:
+        _check_mods(fe, inst, {"ftz"})
+        if "ftz" in inst.mods and ty == "f32":
+            x = f"ps_ftz({x})"
+        fn = "PS_FABSF" if ty == "f32" else "PS_FABS"
+        return fe.dst(d, ty, f"{fn}({x})" if inst.opcode == "abs" else f"(-{x})", inst)
+    if ty in SIGNED and len(inst.mods) == 1:
+        return fe.dst(d, ty, f"({x} < 0 ? -{x} : {x})" if inst.opcode == "abs" else f"(-{x})",
+                      inst)
+    raise fe.unsupported(inst)
+
+
+def _min_max(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst)
+    mn = inst.opcode == "min"
+    nan = "NaN" in inst.mods
+    if ty in HALF or ty in HALF2:
+        fn = ("ps_minf" if mn else "ps_maxf") + ("_nan" if nan else "")
+        return _half_op(fe, inst, ty, lambda a: f"{fn}({a[0]}, {a[1]})", 2)
+    d, a, b = _nops(fe, inst, 3)
+    x, y = fe.src(a, ty, inst), fe.src(b, ty, inst)
+    if ty in FLOAT:
+        _check_mods(fe, inst, {"ftz", "NaN", "xorsign", "abs"} - {"xorsign", "abs"})
+        if ty == "f32":
+            if "ftz" in inst.mods:
+                x, y = f"ps_ftz({x})", f"ps_ftz({y})"
+            fn = ("ps_minf" if mn else "ps_maxf") + ("_nan" if nan else "")
+        else:
+            fn = "ps_mind" if mn else "ps_maxd"
+        return fe.dst(d, ty, f"{fn}({x}, {y})", inst)
+    if ty in INT and len(inst.mods) == 1:
+        if ty in BITS:
+            raise fe.unsupported(inst)
+        op = "<" if mn else ">"
+        return fe.dst(d, ty, f"({x} {op} {y} ? {x} : {y})", inst)
+    if ty in ("s32", "u32") and "relu" in inst.mods and len(inst.mods) == 2 and ty == "s32":
+        op = "<" if mn else ">"
+        return fe.dst(d, ty, f"ps_relu_s32({x} {op} {y} ? {x} : {y})", inst)
+    raise fe.unsupported(inst)
+
+
+def _logic(op: str) -> Callable[[Fe, I], str]:
+    def emit(fe: Fe, inst: I) -> str:
+        ty = _type(fe, inst, BITS | frozenset(("pred",)))
+        if len(inst.mods) != 1:
+            raise fe.unsupported(inst)
+        d, a, b = _nops(fe, inst, 3)
+        return fe.dst(d, ty, f"({fe.src(a, ty, inst)} {op} {fe.src(b, ty, inst)})", inst)
+    return emit
+
+
+def _not(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst, BITS | frozenset(("pred",)))
+    d, a = _nops(fe, inst, 2)
+    x = fe.src(a, ty, inst)
+    if inst.opcode == "cnot":
+        return fe.dst(d, ty, f"({x} == 0)", inst)
+    return fe.dst(d, ty, f"(!{x})" if ty == "pred" else f"(~{x})", inst)
+
+
+def _shift(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst, INT)
+    d, a, b = _nops(fe, inst, 3)
+    size = SIZE[ty]
+    if size == 1:
+        raise fe.unsupported(inst)
+    bits = 8 * size
+    amt = fe.src(b, "u32", inst)
+    if inst.opcode == "shl":
+        ut = uint_of(size)
+        return fe.dst(d, ut, f"ps_shl{bits}({fe.src(a, ut, inst)}, {amt})", inst)
+    kind = "s" if ty in SIGNED else "u"
+    st = (sint_of if kind == "s" else uint_of)(size)
+    return fe.dst(d, st, f"ps_shr_{kind}{bits}({fe.src(a, st, inst)}, {amt})", inst)
+
+
+INT_CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+           "lo": "<", "ls": "<=", "hi": ">", "hs": ">="}
+FLOAT_CMP = {
+    "eq": "({a} == {b})", "ne": "({a} < {b} || {a} > {b})", "lt": "({a} < {b})",
+    "le": "({a} <= {b})", "gt": "({a} > {b})", "ge": "({a} >= {b})",
+    "equ": "!({a} < {b} || {a} > {b})", "neu": "({a} != {b})", "ltu": "!({a} >= {b})",
+    "leu": "!({a} > {b})", "gtu": "!({a} <= {b})", "geu": "!({a} < {b})",
+    "num": "({a} == {a} && {b} == {b})", "nan": "({a} != {a} || {b} != {b})",
+}
+BOOL_OPS = {"and": "&&", "or": "||", "xor": "!="}
+
+
+def _compare(fe: Fe, inst: I, cmp: str, ty: str, a: ir.Operand, b: ir.Operand) -> str:
+    if ty in FLOAT or ty in HALF:
+        if cmp not in FLOAT_CMP:
+            raise fe.unsupported(inst)
+        x, y = fe.src(a, ty, inst), fe.src(b, ty, inst)
+        if ty in HALF:
+            x, y = _h_in(ty, x), _h_in(ty, y)
+        elif "ftz" in inst.mods and ty == "f32":
+            x, y = f"ps_ftz({x})", f"ps_ftz({y})"
+        return FLOAT_CMP[cmp].format(a=x, b=y)
+    if ty in INT:
+        if cmp not in INT_CMP:
+            raise fe.unsupported(inst)
+        if cmp in ("lo", "ls", "hi", "hs") or ty in BITS:
+            ty = uint_of(SIZE[ty]) if ty not in SIGNED or cmp in ("lo", "ls", "hi", "hs") \
+                else ty
+        return f"({fe.src(a, ty, inst)} {INT_CMP[cmp]} {fe.src(b, ty, inst)})"
+    raise fe.unsupported(inst)
+
+
+def _setp(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst)
+    cmp = inst.mods[0]
+    boolop = next((m for m in inst.mods[1:-1] if m in BOOL_OPS), None)
+    ops = _nops(fe, inst, 3, 4)
+    if (boolop is None) != (len(ops) == 3):
+        raise fe.bad(inst, "a combining predicate needs .and/.or/.xor")
+    d = ops[0]
+    p, q = (d.first, d.second) if isinstance(d, ir.PredPair) else (d, None)
+    if ty in HALF2:
+        base = "f16" if ty == "f16x2" else "bf16"
+        sa, sb = fe.src(ops[1], "b32", inst), fe.src(ops[2], "b32", inst)
+        res = []
+        for shift in (0, 16):
+            x = _h_in(base, f"(uint16_t)({sa} >> {shift})")
+            y = _h_in(base, f"(uint16_t)({sb} >> {shift})")
+            if cmp not in FLOAT_CMP:
+                raise fe.unsupported(inst)
+            res.append(FLOAT_CMP[cmp].format(a=x, b=y))
+        if boolop is not None or q is None:
+            raise fe.unsupported(inst)
+        return fe.dst(p, "pred", res[0], inst) + " " + fe.dst(q, "pred", res[1], inst)
+    c = _compare(fe, inst, cmp, ty, ops[1], ops[2])
+    t = fe.new_tmp()
+    out = [f"{{ bool {t} = {c};"]
+    if boolop is None:
+        out.append(fe.dst(p, "pred", t, inst))
+        if q is not None:
+            out.append(fe.dst(q, "pred", f"!{t}", inst))
+    else:
+        cc = fe.src(ops[3], "pred", inst)
+        bo = BOOL_OPS[boolop]
+        out.append(fe.dst(p, "pred", f"({t} {bo} {cc})", inst))
+        if q is not None:
+            out.append(fe.dst(q, "pred", f"(!{t} {bo} {cc})", inst))
+    out.append("}")
+    return " ".join(out)
+
+
+def _selp(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst)
+    d, a, b, c = _nops(fe, inst, 4)
+    return fe.dst(d, ty, f"({fe.src(c, 'pred', inst)} ? {fe.src(a, ty, inst)} : "
+                         f"{fe.src(b, ty, inst)})", inst)
+
+
+def _slct(fe: Fe, inst: I) -> str:
+    if len(inst.mods) < 2:
+        raise fe.unsupported(inst)
+    ty, ct = inst.mods[-2], inst.mods[-1]
+    if ty not in C_TYPE or ct not in ("s32", "f32"):
+        raise fe.unsupported(inst)
+    d, a, b, c = _nops(fe, inst, 4)
+    cv = fe.src(c, ct, inst)
+    if ct == "f32" and "ftz" in inst.mods:
+        cv = f"ps_ftz({cv})"
+    zero = "0.0f" if ct == "f32" else "0"
+    return fe.dst(d, ty, f"({cv} >= {zero} ? {fe.src(a, ty, inst)} : {fe.src(b, ty, inst)})",
+                  inst)
+
+
+def _fma(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst)
+    if ty in HALF or ty in HALF2:
+        return _half_op(fe, inst, ty, lambda a: f"(float)PS_FMA((double){a[0]}, "
+                                                 f"(double){a[1]}, (double){a[2]})", 3)
+    if ty not in FLOAT:
+        raise fe.unsupported(inst)
+    _check_mods(fe, inst, {"rn", "ftz", "sat"})
+    if "rn" not in inst.mods and inst.opcode == "fma":
+        raise fe.unsupported(inst, "fma needs a rounding modifier")
+    d, a, b, c = _nops(fe, inst, 4)
+    args = [fe.src(o, ty, inst) for o in (a, b, c)]
+    _, args = _ftz_wrap(inst, ty, "", args)
+    fn = "PS_FMAF" if ty == "f32" else "PS_FMA"
+    return fe.dst(d, ty, _fresult(inst, ty, f"{fn}({', '.join(args)})"), inst)
+
+
+# unary float functions: opcode -> (f32 template, f64 template or None)
+UNARY_F = {
+    "sqrt": ("PS_SQRTF({a})", "PS_SQRT({a})"),
+    "rsqrt": ("(1.0f / PS_SQRTF({a}))", "(1.0 / PS_SQRT({a}))"),
+    "rcp": ("(1.0f / {a})", "(1.0 / {a})"),
+    "sin": ("PS_SINF({a})", None),
+    "cos": ("PS_COSF({a})", None),
+    "ex2": ("PS_EX2F({a})", None),
+    "lg2": ("PS_LG2F({a})", None),
+    "tanh": ("PS_TANHF({a})", None),
+}
+
+
+def _unary_f(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst)
+    f32, f64 = UNARY_F[inst.opcode]
+    if ty in HALF or ty in HALF2:
+        if inst.opcode not in ("ex2", "tanh", "sqrt", "rsqrt", "rcp", "sin", "cos", "lg2"):
+            raise fe.unsupported(inst)
+        return _half_op(fe, inst, ty, lambda a: f32.format(a=a[0]), 1)
+    tmpl = f32 if ty == "f32" else f64 if ty == "f64" else None
+    if tmpl is None:
+        raise fe.unsupported(inst)
+    _check_mods(fe, inst, {"rn", "approx", "full", "ftz"})
+    d, a = _nops(fe, inst, 2)
+    x = fe.src(a, ty, inst)
+    if ty == "f32" and "ftz" in inst.mods:
+        x = f"ps_ftz({x})"
+    return fe.dst(d, ty, _fresult(inst, ty, tmpl.format(a=x)), inst)
+
+
+def _copysign(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst, FLOAT)
+    d, a, b = _nops(fe, inst, 3)
+    fn = "PS_COPYSIGNF" if ty == "f32" else "PS_COPYSIGN"
+    return fe.dst(d, ty, f"{fn}({fe.src(b, ty, inst)}, {fe.src(a, ty, inst)})", inst)
+
+
+TESTP = {
+    "finite": ("(!ps_isinf{s}({a}) && {a} == {a})"), "infinite": "ps_isinf{s}({a})",
+    "number": "({a} == {a})", "notanumber": "({a} != {a})",
+    "normal": "ps_testp_normal_{s}({a})", "subnormal": "ps_testp_sub_{s}({a})",
+}
+
+
+def _testp(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst, FLOAT)
+    d, a = _nops(fe, inst, 2)
+    if inst.mods[0] not in TESTP:
+        raise fe.unsupported(inst)
+    s = "f" if ty == "f32" else "d"
+    return fe.dst(d, "pred", TESTP[inst.mods[0]].format(s=s, a=fe.src(a, ty, inst)), inst)
+
+
+# ---- 9.7.8 bit manipulation ----
+def _bitop(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst, INT)
+    d, a = _nops(fe, inst, 2)
+    size = SIZE[ty]
+    if size not in (4, 8):
+        raise fe.unsupported(inst)
+    bits = 8 * size
+    op = inst.opcode
+    x = fe.src(a, uint_of(size), inst)
+    if op == "popc":
+        return fe.dst(d, "u32", f"ps_popc{bits}({x})", inst)
+    if op == "clz":
+        return fe.dst(d, "u32", f"ps_clz{bits}({x})", inst)
+    if op == "brev":
+        return fe.dst(d, uint_of(size), f"ps_brev{bits}({x})", inst)
+    if op == "bfind":
+        if ty in BITS:
+            raise fe.unsupported(inst)
+        r = f"ps_bfind_{ty}({fe.src(a, ty, inst)})"
+        if "shiftamt" in inst.mods:
+            t = fe.new_tmp()
+            return (f"{{ uint32_t {t} = {r}; "
+                    + fe.dst(d, "u32", f"({t} == 0xffffffffu ? {t} : {bits - 1}u - {t})",
+                             inst) + " }")
+        return fe.dst(d, "u32", r, inst)
+    raise fe.unsupported(inst)
+
+
+def _bfe(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst, frozenset(("u32", "s32", "u64", "s64")))
+    d, a, b, c = _nops(fe, inst, 4)
+    return fe.dst(d, ty, f"ps_bfe_{ty}({fe.src(a, ty, inst)}, {fe.src(b, 'u32', inst)}, "
+                         f"{fe.src(c, 'u32', inst)})", inst)
+
+
+def _bfi(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst, frozenset(("b32", "b64")))
+    d, f, b, c, n = _nops(fe, inst, 5)
+    ut = uint_of(SIZE[ty])
+    return fe.dst(d, ut, f"ps_bfi_{ut}({fe.src(f, ut, inst)}, {fe.src(b, ut, inst)}, "
+                         f"{fe.src(c, 'u32', inst)}, {fe.src(n, 'u32', inst)})", inst)
+
+
+def _prmt(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst, frozenset(("b32",)))
+    if len(inst.mods) != 1:
+        raise fe.unsupported(inst, "prmt modes")
+    d, a, b, c = _nops(fe, inst, 4)
+    return fe.dst(d, ty, f"ps_prmt({fe.src(a, 'u32', inst)}, {fe.src(b, 'u32', inst)}, "
+                         f"{fe.src(c, 'u32', inst)})", inst)
+
+
+def _lop3(fe: Fe, inst: I) -> str:
+    _type(fe, inst, frozenset(("b32", "b64")))
+    ty = inst.mods[-1]
+    ops = _nops(fe, inst, 5)
+    d, a, b, c, lut = ops
+    if not isinstance(lut, ir.Imm) or lut.kind != "int":
+        raise fe.bad(inst, "immLut must be an integer constant")
+    x, y, z = (fe.src(o, ty, inst) for o in (a, b, c))
+    terms = []
+    for k in range(8):
+        if (int(lut.value) >> k) & 1:
+            terms.append(f"({x if k & 4 else '~' + x} & {y if k & 2 else '~' + y} & "
+                         f"{z if k & 1 else '~' + z})")
+    expr = " | ".join(terms) if terms else "0"
+    return fe.dst(d, ty, f"({C_TYPE[ty]})({expr})", inst)
+
+
+def _shf(fe: Fe, inst: I) -> str:
+    _type(fe, inst, frozenset(("b32",)))
+    d, a, b, c = _nops(fe, inst, 4)
+    direction = inst.mods[0]
+    clamp = "1" if "clamp" in inst.mods else "0"
+    if direction not in ("l", "r"):
+        raise fe.unsupported(inst)
+    return fe.dst(d, "b32", f"ps_shf_{direction}({fe.src(a, 'u32', inst)}, "
+                            f"{fe.src(b, 'u32', inst)}, {fe.src(c, 'u32', inst)}, {clamp})",
+                  inst)
+
+
+def _dp(fe: Fe, inst: I) -> str:
+    if len(inst.mods) < 2:
+        raise fe.unsupported(inst)
+    at, bt = inst.mods[-2], inst.mods[-1]
+    if at not in ("u32", "s32") or bt not in ("u32", "s32"):
+        raise fe.unsupported(inst)
+    d, a, b, c = _nops(fe, inst, 4)
+    ct = "s32" if "s32" in (at, bt) else "u32"
+    asg, bsg = int(at == "s32"), int(bt == "s32")
+    x, y, z = fe.src(a, "u32", inst), fe.src(b, "u32", inst), fe.src(c, "s32", inst)
+    if inst.opcode == "dp4a":
+        return fe.dst(d, ct, f"ps_dp4a({x}, {y}, {z}, {asg}, {bsg})", inst)
+    hi = inst.mods[0]
+    if hi not in ("lo", "hi"):
+        raise fe.unsupported(inst)
+    return fe.dst(d, ct, f"ps_dp2a({x}, {y}, {z}, {asg}, {bsg}, {int(hi == 'hi')})", inst)
+
+
+def _sad(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst, INT - BITS)
+    d, a, b, c = _nops(fe, inst, 4)
+    x, y = fe.src(a, ty, inst), fe.src(b, ty, inst)
+    return fe.dst(d, ty, f"(({x} < {y} ? {y} - {x} : {x} - {y}) + {fe.src(c, ty, inst)})",
+                  inst)
+
+
+# ---- 9.7.9 data movement and conversion ----
+def _mov(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst)
+    d, a = _nops(fe, inst, 2)
+    return fe.dst(d, ty, fe.src(a, ty, inst), inst)
+
+
+def _ldst_mods(fe: Fe, inst: I) -> tuple[str, int, str, bool]:
+    """(space, vector width, type, volatile) of an ld/st/ldu."""
+    space = "generic"
+    vec = 1
+    vol = False
+    for m in inst.mods[:-1]:
+        if m in SPACES:
+            space = SPACES[m]
+        elif m in ("v2", "v4", "v8"):
+            vec = int(m[1:])
+        elif m in LDST_IGNORED or m.startswith(("L1::", "L2::", "level::")):
+            vol = vol or m in VOLATILE
+        else:
+            raise fe.unsupported(inst, f"modifier .{m}")
+    ty = inst.mods[-1] if inst.mods else ""
+    if ty not in C_TYPE or ty == "pred":
+        raise fe.unsupported(inst)
+    return space, vec, ty, vol
+
+
+def _ld(fe: Fe, inst: I) -> str:
+    space, vec, ty, vol = _ldst_mods(fe, inst)
+    ops = _nops(fe, inst, 2)
+    d, a = ops
+    ptr = fe.addr(a, space, inst)
+    q = "volatile " if vol else ""
+    ct = C_TYPE[ty]
+    if vec == 1:
+        if isinstance(d, ir.Vec):
+            raise fe.bad(inst, "vector destination without .v2/.v4")
+        return fe.dst(d, ty, f"(*(const {q}{ct} *){ptr})", inst)
+    if not isinstance(d, ir.Vec) or len(d.items) != vec:
+        raise fe.bad(inst, f"expected {{..}} of {vec} registers")
+    t = fe.new_tmp()
+    out = [f"{{ const {q}{ct} *{t} = (const {q}{ct} *){ptr};"]
+    for i, item in enumerate(d.items):
+        if isinstance(item, ir.Sym) and item.name == "_":
+            continue
+        out.append(fe.dst(item, ty, f"{t}[{i}]", inst))
+    out.append("}")
+    return " ".join(out)
+
+
+def _st(fe: Fe, inst: I) -> str:
+    space, vec, ty, vol = _ldst_mods(fe, inst)
+    a, v = _nops(fe, inst, 2)
+    ptr = fe.addr(a, space, inst)
+    q = "volatile " if vol else ""
+    ct = C_TYPE[ty]
+    if vec == 1:
+        return f"*({q}{ct} *){ptr} = {fe.src(v, ty, inst)};"
+    if not isinstance(v, ir.Vec) or len(v.items) != vec:
+        raise fe.bad(inst, f"expected {{..}} of {vec} values")
+    t = fe.new_tmp()
+    out = [f"{{ {q}{ct} *{t} = ({q}{ct} *){ptr};"]
+    for i, item in enumerate(v.items):
+        out.append(f"{t}[{i}] = {fe.src(item, ty, inst)};")
+    out.append("}")
+    return " ".join(out)
+
+
+def _cvta(fe: Fe, inst: I) -> str:
+    ty = _type(fe, inst, frozenset(("u32", "u64")))
+    d, a = _nops(fe, inst, 2)
+    to = inst.mods[0] == "to"
+    space = SPACES.get(inst.mods[1] if to else inst.mods[0])
+    if space is None or space == "generic":
+        raise fe.unsupported(inst)
+    x = fe.src(a, ty, inst)
+    if space != "shared":
+        return fe.dst(d, ty, x, inst)
+    if ty != "u64":
+        raise fe.unsupported(inst, "32-bit generic addresses")
+    if to:
+        return fe.dst(d, ty, f"({x} - (uint64_t)(uintptr_t)PS_SHARED(ctx))", inst)
+    return fe.dst(d, ty, f"((uint64_t)(uintptr_t)(PS_SHARED(ctx) + {x}))", inst)
+
+
+def _isspacep(fe: Fe, inst: I) -> str:
+    d, a = _nops(fe, inst, 2)
+    space = SPACES.get(inst.mods[0])
+    x = fe.src(a, "u64", inst)
+    if space == "shared":
+        return fe.dst(d, "pred", f"({x} - (uint64_t)(uintptr_t)PS_SHARED(ctx) < "
+                                 f"(uint64_t)PS_DYN_OFF(ctx) + PS_DYN_SMEM(ctx))", inst)
+    if space in ("global", "const", "local", "param"):
+        # everything that is not shared is host memory on the CPU device
+        return fe.dst(d, "pred", f"!({x} - (uint64_t)(uintptr_t)PS_SHARED(ctx) < "
+                                 f"(uint64_t)PS_DYN_OFF(ctx) + PS_DYN_SMEM(ctx))"
+                      if space == "global" else "0", inst)
+    raise fe.unsupported(inst)
+
+
+def _float_in(ty: str, expr: str) -> str:
+    """A float-ish PTX value as a C float/double expression."""
+    return _h_in(ty, expr) if ty in HALF else expr
+
+
+def _cvt(fe: Fe, inst: I) -> str:
+    if len(inst.mods) < 2:
+        raise fe.unsupported(inst)
+    dt, at = inst.mods[-2], inst.mods[-1]
+    mods = inst.mods[:-2]
+    if dt not in C_TYPE or at not in C_TYPE or dt == "pred" or at == "pred":
+        raise fe.unsupported(inst)
+    for m in mods:
+        if m not in ROUND_F + ROUND_I + ("ftz", "sat", "relu"):
+            raise fe.unsupported(inst, f"modifier .{m}")
+    irnd = next((m for m in mods if m in ROUND_I), "")
+    frnd = next((m for m in mods if m in ROUND_F), "")
+    sat = "sat" in mods
+    if dt in HALF2 and at == "f32":
+        d, a, b = _nops(fe, inst, 3)
+        fx, fy = fe.src(a, "f32", inst), fe.src(b, "f32", inst)
+        m = MODE[frnd]
+        base = "f16" if dt == "f16x2" else "bf16"
+        if sat:
+            fx, fy = f"ps_satf({fx})", f"ps_satf({fy})"
+        hi, lo = _h_out(base, fx, m), _h_out(base, fy, m)
+        if "relu" in mods:
+            hi, lo = f"ps_relu_h({hi})", f"ps_relu_h({lo})"
+        return fe.dst(d, "b32", f"ps_pack2({lo}, {hi})", inst)
+    d, a = _nops(fe, inst, 2)
+    x = fe.src(a, at, inst)
+    if at == "f32" and "ftz" in mods:
+        x = f"ps_ftz({x})"
+    isf_d, isf_a = dt in FLOAT or dt in HALF, at in FLOAT or at in HALF
+    if not isf_d and not isf_a:  # integer <-> integer
+        if dt not in INT or at not in INT:
+            raise fe.unsupported(inst)
+        if sat:
+            lo, hi = _int_range(dt)
+            v = f"((__int128){x})"
+            r = f"({v} < {lo} ? ({C_TYPE[dt]}){lo} : ({v} > {hi} ? ({C_TYPE[dt]}){hi} : " \
+                f"({C_TYPE[dt]}){v}))"
+            return fe.dst(d, dt, r, inst)
+        return fe.dst(d, dt, f"(({C_TYPE[dt]}){x})", inst)
+    if isf_a and not isf_d:  # float -> integer: rounding, then saturation (always)
+        if dt not in INT or dt in BITS:
+            raise fe.unsupported(inst)
+        v = f"(double){_float_in(at, x)}"
+        rfn = {"rni": "PS_RINT", "rzi": "PS_TRUNC", "rmi": "PS_FLOOR", "rpi": "PS_CEIL",
+               "": "PS_TRUNC"}[irnd]
+        return fe.dst(d, dt, f"ps_d2{dt}({rfn}({v}))", inst)
+    if isf_d and not isf_a:  # integer -> float
+        if irnd:
+            raise fe.unsupported(inst)
+        m = MODE[frnd]
+        big = SIZE[at] == 8
+        if dt == "f64":
+            if m and big:
+                raise fe.unsupported(inst, "directed rounding of a 64-bit integer")
+            r = f"(double){x}"
+        elif dt == "f32":
+            if m and big:
+                raise fe.unsupported(inst, "directed rounding of a 64-bit integer")
+            r = f"ps_d2f_dir((double){x}, {m})" if m else f"(float){x}"
+        else:
+            if big:
+                raise fe.unsupported(inst)
+            r = (f"ps_d2h_mode((double){x}, {m})" if dt == "f16" else
+                 f"ps_d2bf_mode((double){x}, {m})")
+            if sat:
+                raise fe.unsupported(inst)
+            return fe.dst(d, dt, r, inst)
+        return fe.dst(d, dt, _fresult(inst, dt, r), inst)
+    # float -> float
+    m = MODE[frnd]
+    if irnd:  # round to integral value in the same type
+        if dt != at:
+            raise fe.unsupported(inst)
+        if dt in HALF:
+            fn = {"rni": "PS_RINTF", "rzi": "PS_TRUNCF", "rmi": "PS_FLOORF",
+                  "rpi": "PS_CEILF"}[irnd]
+            return fe.dst(d, dt, _h_out(dt, f"{fn}({_h_in(dt, x)})"), inst)
+        fn = {"rni": "PS_RINT", "rzi": "PS_TRUNC", "rmi": "PS_FLOOR", "rpi": "PS_CEIL"}[irnd]
+        if dt == "f32":
+            fn += "F"
+        return fe.dst(d, dt, _fresult(inst, dt, f"{fn}({x})"), inst)
+    if dt in HALF:
+        if at == "f64":
+            src = f"(double){x}"
+            r = f"ps_d2h_mode({src}, {m})" if dt == "f16" else f"ps_d2bf_mode({src}, {m})"
+        else:
+            fx = _float_in(at, x)
+            if sat:
+                fx = f"ps_satf({fx})"
+            r = _h_out(dt, fx, m)
+        if "relu" in mods:
+            r = f"ps_relu_h({r})"
+        return fe.dst(d, dt, r, inst)
+    fx = _float_in(at, x)
+    if dt == "f32" and at == "f64":
+        r = f"ps_d2f_dir({fx}, {m})" if m else f"(float){fx}"
+    elif dt == "f64":
+        r = f"(double){fx}"
+    else:
+        r = fx
+    return fe.dst(d, dt, _fresult(inst, dt, r), inst)
+
+
+def _int_range(ty: str) -> tuple[str, str]:
+    bits = 8 * SIZE[ty]
+    if ty in SIGNED:
+        return f"(-(__int128)1 << {bits - 1})", f"(((__int128)1 << {bits - 1}) - 1)"
+    return "(__int128)0", f"(((__int128)1 << {bits}) - 1)"
+
+
+# ---- 9.7.12 atomics ----
+ATOM_IGNORED = frozenset(("relaxed", "acquire", "release", "acq_rel", "sc", "cta", "gpu",
+                          "sys", "cluster", "noftz"))
+
+
+def _atom(fe: Fe, inst: I) -> str:
+    space = "generic"
+    op = ""
+    for m in inst.mods[:-1]:
+        if m in SPACES:
+            space = SPACES[m]
+        elif m in ATOM_IGNORED or m.startswith(("L2::", "level::")):
+            continue
+        elif not op:
+            op = m
+        else:
+            raise fe.unsupported(inst, f"modifier .{m}")
+    ty = inst.mods[-1] if inst.mods else ""
+    red = inst.opcode == "red"
+    ops = inst.operands
+    if red:
+        ops = [ir.Sym("_"), *ops]
+    if ty not in C_TYPE or ty in HALF or ty in HALF2 or SIZE.get(ty, 0) < 4:
+        if not (op == "cas" and ty == "b16"):
+            raise fe.unsupported(inst)
+    if len(ops) != (4 if op == "cas" else 3):
+        raise fe.bad(inst, "wrong number of operands")
+    d, a = ops[0], ops[1]
+    ct = C_TYPE[ty]
+    ptr = f"({ct} *){fe.addr(a, space, inst)}"
+    b = fe.src(ops[2], ty, inst)
+    bits = 8 * SIZE[ty]
+    builtin = {"add": "__atomic_fetch_add", "and": "__atomic_fetch_and",
+               "or": "__atomic_fetch_or", "xor": "__atomic_fetch_xor"}
+    if op in builtin and ty in INT and (op == "add" or ty in BITS or True):
+        r = f"{builtin[op]}({ptr}, {b}, __ATOMIC_SEQ_CST)"
+    elif op == "add" and ty in FLOAT:
+        r = f"ps_atom_add_{ty}({ptr}, {b})"
+    elif op == "exch" and ty in INT | FLOAT:
+        ut = uint_of(SIZE[ty])
+        r = fe.convert(f"__atomic_exchange_n(({C_TYPE[ut]} *){fe.addr(a, space, inst)}, "
+                       f"{fe.src(ops[2], ut, inst)}, __ATOMIC_SEQ_CST)", ut, ty, inst)
+    elif op in ("min", "max") and ty in INT - BITS | FLOAT:
+        r = f"ps_atom_{op}_{ty}({ptr}, {b})"
+    elif op in ("inc", "dec") and ty == "u32":
+        r = f"ps_atom_{op}_u32({ptr}, {b})"
+    elif op == "cas" and ty in BITS | INT | FLOAT:
+        ut = uint_of(SIZE[ty])
+        r = fe.convert(f"ps_atom_cas_u{bits}(({C_TYPE[ut]} *){fe.addr(a, space, inst)}, "
+                       f"{fe.src(ops[2], ut, inst)}, {fe.src(ops[3], ut, inst)})", ut, ty, inst)
+    else:
+        raise fe.unsupported(inst)
+    if red:
+        return f"(void){r};"
+    return fe.dst(d, ty, r, inst)
+
+
+# ---- 9.7.13 parallel synchronization and communication ----
+def _bar(fe: Fe, inst: I) -> str:
+    mods = [m for m in inst.mods if m not in ("cta", "aligned")]
+    ops = inst.operands
+    if mods[:1] == ["warp"]:  # bar.warp.sync membermask: lanes of the warp converge
+        return f"(void)ps_wave_ballot(ctx, {inst.site}u, 1);"
+    kind = mods[0] if mods else "sync"
+    if kind == "sync" and len(mods) == 1 and len(ops) in (1, 2):
+        cnt = fe.src(ops[1], "u32", inst) if len(ops) == 2 else "0u"
+        return f"ps_bar_sync(ctx, {fe.src(ops[0], 'u32', inst)}, {cnt});"
+    if kind == "arrive" and len(mods) == 1 and len(ops) == 2:
+        return f"ps_bar_arrive(ctx, {fe.src(ops[0], 'u32', inst)}, {fe.src(ops[1], 'u32', inst)});"
+    if kind == "red" and len(mods) == 3 and len(ops) in (3, 4):
+        op = {"popc": 0, "and": 1, "or": 2}.get(mods[1])
+        if op is None:
+            raise fe.unsupported(inst)
+        ty = "u32" if op == 0 else "pred"
+        cnt = fe.src(ops[2], "u32", inst) if len(ops) == 4 else "0u"
+        p = fe.src(ops[-1], "pred", inst)
+        return fe.dst(ops[0], ty, f"ps_bar_red(ctx, {fe.src(ops[1], 'u32', inst)}, {cnt}, "
+                                  f"{op}, {p})", inst)
+    raise fe.unsupported(inst)
+
+
+def _fence(fe: Fe, inst: I) -> str:
+    return "__atomic_thread_fence(__ATOMIC_SEQ_CST);"
+
+
+def _nop(fe: Fe, inst: I) -> str:
+    return ";"
+
+
+SHFL_MODES = {"up": 0, "down": 1, "bfly": 2, "idx": 3}
+
+
+def _shfl(fe: Fe, inst: I) -> str:
+    mods = [m for m in inst.mods if m != "sync"]
+    if len(mods) != 2 or mods[0] not in SHFL_MODES or mods[1] != "b32":
+        raise fe.unsupported(inst)
+    ops = _nops(fe, inst, 4, 5)
+    d = ops[0]
+    dd, p = (d.first, d.second) if isinstance(d, ir.PredPair) else (d, None)
+    args = ", ".join(fe.src(o, "u32", inst) for o in ops[1:4])
+    t, v = fe.new_tmp(), fe.new_tmp()
+    call = (f"ps_shfl(ctx, {inst.site}u, {SHFL_MODES[mods[0]]}, {args}, "
+            f"{'&' + v if p is not None else 'NULL'})")
+    out = [f"{{ bool {v} = 0; uint32_t {t} = {call};", fe.dst(dd, "b32", t, inst)]
+    if p is not None:
+        out.append(fe.dst(p, "pred", v, inst))
+    out.append("(void)" + v + "; }")
+    return " ".join(out)
+
+
+def _vote(fe: Fe, inst: I) -> str:
+    mods = [m for m in inst.mods if m != "sync"]
+    ops = _nops(fe, inst, 2, 3)
+    mask = fe.src(ops[2], "u32", inst) if len(ops) == 3 else "0xffffffffu"
+    p = fe.src(ops[1], "pred", inst)
+    if mods == ["ballot", "b32"]:
+        return fe.dst(ops[0], "b32", f"ps_vote_ballot(ctx, {inst.site}u, {p}, {mask})", inst)
+    if len(mods) == 2 and mods[0] in ("all", "any", "uni") and mods[1] == "pred":
+        return fe.dst(ops[0], "pred", f"ps_vote_{mods[0]}(ctx, {inst.site}u, {p}, {mask})",
+                      inst)
+    raise fe.unsupported(inst)
+
+
+def _activemask(fe: Fe, inst: I) -> str:
+    (d,) = _nops(fe, inst, 1)
+    return fe.dst(d, "b32", f"ps_activemask(ctx, {inst.site}u)", inst)
+
+
+def _match(fe: Fe, inst: I) -> str:
+    mods = [m for m in inst.mods if m != "sync"]
+    d, a, mask = _nops(fe, inst, 3)
+    m = fe.src(mask, "u32", inst)
+    if mods == ["any", "b32"]:
+        return fe.dst(d, "b32", f"ps_match_any32(ctx, {inst.site}u, {fe.src(a, 'u32', inst)}, "
+                                f"{m})", inst)
+    if mods == ["any", "b64"]:
+        return fe.dst(d, "b32", f"ps_match_any64(ctx, {inst.site}u, {fe.src(a, 'u64', inst)}, "
+                                f"{m})", inst)
+    if mods == ["all", "b32"]:
+        dd, p = (d.first, d.second) if isinstance(d, ir.PredPair) else (d, None)
+        v, t = fe.new_tmp(), fe.new_tmp()
+        out = [f"{{ bool {v} = 0; uint32_t {t} = ps_match_all32(ctx, {inst.site}u, "
+               f"{fe.src(a, 'u32', inst)}, {m}, &{v});", fe.dst(dd, "b32", t, inst)]
+        if p is not None:
+            out.append(fe.dst(p, "pred", v, inst))
+        out.append(f"(void){v}; }}")
+        return " ".join(out)
+    raise fe.unsupported(inst)
+
+
+REDUX_OPS = {"add": 0, "min": 1, "max": 2, "and": 3, "or": 4, "xor": 5}
+
+
+def _redux(fe: Fe, inst: I) -> str:
+    mods = [m for m in inst.mods if m != "sync"]
+    if len(mods) != 2 or mods[0] not in REDUX_OPS or mods[1] not in ("u32", "s32", "b32"):
+        raise fe.unsupported(inst)
+    d, a, mask = _nops(fe, inst, 3)
+    signed = int(mods[1] == "s32")
+    return fe.dst(d, "u32", f"ps_redux32(ctx, {inst.site}u, {REDUX_OPS[mods[0]]}, {signed}, "
+                            f"{fe.src(a, 'u32', inst)}, {fe.src(mask, 'u32', inst)})", inst)
+
+
+# ---- 9.7.10 control flow ----
+def _bra(fe: Fe, inst: I) -> str:
+    (t,) = _nops(fe, inst, 1)
+    if not isinstance(t, ir.Sym):
+        raise fe.unsupported(inst, "indirect branch")
+    if t.name not in fe.labels:
+        raise fe.bad(inst, f"branch to undefined label {t.name}")
+    return f"goto {cname_label(t.name)};"
+
+
+def _ret(fe: Fe, inst: I) -> str:
+    return "return;"
+
+
+def _exit(fe: Fe, inst: I) -> str:
+    if not fe.fn.entry:
+        raise fe.unsupported(inst, "exit inside a .func")
+    return "return;"
+
+
+def _trap(fe: Fe, inst: I) -> str:
+    return "{ PS_TRAP(ctx); return; }"
+
+
+def _call(fe: Fe, inst: I) -> str:
+    ops = list(inst.operands)
+    rets: list[ir.Operand] = []
+    if ops and isinstance(ops[0], ir.Args):
+        rets = ops.pop(0).items
+    if not ops:
+        raise fe.bad(inst, "call without a target")
+    target = ops.pop(0)
+    args: list[ir.Operand] = []
+    if ops and isinstance(ops[0], ir.Args):
+        args = ops.pop(0).items
+    if ops and not isinstance(target, ir.Reg):
+        raise fe.bad(inst, "unexpected operands after the argument list")
+    params = [_param_ptr(fe, inst, o) for o in [*rets, *args]]
+    if isinstance(target, ir.Sym):
+        callee = fe.tr.functions.get(target.name)
+        if callee is None:
+            raise fe.bad(inst, f"call to undeclared function {target.name}")
+        if callee.body is None:
+            return fe.tr.target.extern_call(fe, inst, target.name, params, len(rets))
+        if len(rets) != len(callee.returns) or len(args) != len(callee.params):
+            raise fe.bad(inst, f"{target.name} takes {len(callee.params)} parameters and "
+                               f"{len(callee.returns)} results")
+        return f"{cname_fn(target.name)}({', '.join(['ctx', *params])});"
+    if isinstance(target, ir.Reg):
+        fnty = "void (*)(PS_CTX" + ", uint8_t *" * len(params) + ")"
+        return (f"(({fnty})(uintptr_t){fe.src(target, 'u64', inst)})"
+                f"({', '.join(['ctx', *params])});")
+    raise fe.bad(inst, "bad call target")
+
+
+def _param_ptr(fe: Fe, inst: I, op: ir.Operand) -> str:
+    if isinstance(op, ir.Sym):
+        v = fe.lookup(op.name)
+        if v is None or v.space != "param":
+            raise fe.unsupported(inst, f"call argument {op.name} is not a .param variable")
+        return f"(uint8_t *){cname_var(op.name)}"
+    raise fe.unsupported(inst, "call arguments must be .param variables")
+
+
+EMIT: dict[str, Callable[[Fe, I], str]] = {
+    "add": _add_sub("+"), "sub": _add_sub("-"), "addc": _add_sub("+"), "subc": _add_sub("-"),
+    "mul": _mul, "mad": _mad, "mul24": _mul24, "mad24": _mul24, "div": _div, "rem": _div,
+    "abs": _abs_neg, "neg": _abs_neg, "min": _min_max, "max": _min_max,
+    "and": _logic("&"), "or": _logic("|"), "xor": _logic("^"), "not": _not, "cnot": _not,
+    "shl": _shift, "shr": _shift, "setp": _setp, "selp": _selp, "slct": _slct,
+    "fma": _fma, "sqrt": _unary_f, "rsqrt": _unary_f, "rcp": _unary_f, "sin": _unary_f,
+    "cos": _unary_f, "ex2": _unary_f, "lg2": _unary_f, "tanh": _unary_f,
+    "copysign": _copysign, "testp": _testp,
+    "popc": _bitop, "clz": _bitop, "brev": _bitop, "bfind": _bitop, "bfe": _bfe, "bfi": _bfi,
+    "prmt": _prmt, "lop3": _lop3, "shf": _shf, "dp4a": _dp, "dp2a": _dp, "sad": _sad,
+    "mov": _mov, "ld": _ld, "ldu": _ld, "st": _st, "cvta": _cvta, "cvt": _cvt,
+    "isspacep": _isspacep,
+    "atom": _atom, "red": _atom,
+    "bar": _bar, "barrier": _bar, "membar": _fence, "fence": _fence,
+    "shfl": _shfl, "vote": _vote, "activemask": _activemask, "match": _match,
+    "redux": _redux,
+    "bra": _bra, "ret": _ret, "exit": _exit, "trap": _trap, "call": _call,
+    "nanosleep": _nop, "prefetch": _nop, "prefetchu": _nop, "pmevent": _nop,
+    "griddepcontrol": _nop, "discard": _nop, "applypriority": _nop, "createpolicy": None,
+}
+EMIT = {k: v for k, v in EMIT.items() if v is not None}
+
+
+def emit(fe: Fe, inst: I) -> str:
+    fn = EMIT.get(inst.opcode)
+    if fn is None:
+        raise fe.unsupported(inst)
+    code = fn(fe, inst)
+    if inst.pred is not None:
+        cond = fe.src(ir.Reg(inst.pred), "pred", inst)
+        return f"if ({'!' if inst.pred_neg else ''}{cond}) {{ {code} }}"
+    return code

@@ -1,0 +1,138 @@
+"""The PTX IR: a module of variables and functions, function bodies as flat statement lists.
+
+Kept deliberately close to the text: an instruction is its opcode, its modifier list (in
+order, e.g. ('global', 'v2', 'f32')), its operands and its guard predicate. Passes annotate
+functions (`Function.info`) rather than rewriting instructions into another language.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class Reg:
+    name: str                      # "%r1", "%tid.x", "%SP"
+
+
+@dataclass(slots=True)
+class Imm:
+    value: int | float
+    kind: str                      # "int" | "f32" | "f64" (0f/0d bit patterns are kept as int bits)
+    bits: bool = False             # True for 0fXXXXXXXX / 0dXXXX...: value is the raw bit pattern
+
+
+@dataclass(slots=True)
+class Sym:
+    name: str                      # a variable, function or label name
+
+
+@dataclass(slots=True)
+class Addr:
+    base: Reg | Sym | None         # None: an absolute address [imm]
+    offset: int = 0
+
+
+@dataclass(slots=True)
+class Vec:
+    items: list[Reg | Imm | Sym]
+
+
+@dataclass(slots=True)
+class PredPair:
+    """`%p|%q`: setp's second destination, or shfl's validity predicate."""
+    first: Reg
+    second: Reg
+
+
+@dataclass(slots=True)
+class Neg:
+    """`!%p` as a source operand (setp's combining predicate, selp)."""
+    reg: Reg
+
+
+@dataclass(slots=True)
+class Args:
+    """A parenthesised list in `call`: (retval0) or (param0, param1)."""
+    items: list[Reg | Imm | Sym]
+
+
+Operand = Reg | Imm | Sym | Addr | Vec | PredPair | Neg | Args
+
+
+@dataclass(slots=True)
+class Instruction:
+    opcode: str
+    mods: tuple[str, ...]
+    operands: list[Operand]
+    pred: str | None = None        # guard register name
+    pred_neg: bool = False         # @!%p
+    tok: int = 0                   # token index in the Source, for line:col
+    site: int = 0                  # unique id within the module (collective call sites)
+
+
+@dataclass(slots=True)
+class Label:
+    name: str
+    tok: int = 0
+
+
+@dataclass(slots=True)
+class Var:
+    """A .reg/.param/.local/.shared/.global/.const declaration."""
+    space: str                     # "reg" "param" "local" "shared" "global" "const"
+    type: str                      # "b32" "f32" "pred" ...
+    name: str
+    vector: int = 1                # .v2 / .v4
+    align: int = 0                 # 0: natural
+    dims: list[int] = field(default_factory=list)  # [] scalar; 0 = unsized (extern / [])
+    count: int = 0                 # %r<100>: a range of 100 registers named %r0..%r99
+    init: list | None = None       # flattened initializer: ints / floats / Sym / ("generic", Sym)
+    linkage: str = ""              # "visible" "extern" "weak" "common" ""
+    ptr_space: str = ""            # .param .ptr.global.align N: informational
+    tok: int = 0
+
+
+@dataclass(slots=True)
+class Scope:
+    """`{` or `}` inside a body: nested scopes hold their own declarations."""
+    open: bool
+
+
+Statement = Instruction | Label | Var | Scope
+
+
+@dataclass(slots=True)
+class Function:
+    name: str
+    entry: bool                    # .entry (kernel) or .func
+    linkage: str = ""
+    params: list[Var] = field(default_factory=list)
+    returns: list[Var] = field(default_factory=list)
+    body: list[Statement] | None = None   # None: a declaration only (.extern / prototype)
+    directives: dict[str, list[int]] = field(default_factory=dict)  # maxntid, reqntid, ...
+    noreturn: bool = False
+    tok: int = 0
+    info: dict = field(default_factory=dict)  # filled by passes
+
+
+@dataclass(slots=True)
+class Module:
+    version: str = ""
+    target: list[str] = field(default_factory=list)
+    address_size: int = 64
+    variables: list[Var] = field(default_factory=list)
+    functions: list[Function] = field(default_factory=list)
+    prototypes: dict[str, Function] = field(default_factory=dict)  # .callprototype labels
+    source: object = None          # lexer.Source, for positions in errors
+    info: dict = field(default_factory=dict)
+
+    def function(self, name: str) -> Function | None:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        return None
+
+    @property
+    def kernels(self) -> list[Function]:
+        return [f for f in self.functions if f.entry and f.body is not None]

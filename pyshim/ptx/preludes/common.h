@@ -1,0 +1,315 @@
+/* pyshim PTX prelude, shared by every target: exact-semantics helpers for PTX instructions
+ * whose C equivalent is undefined or different (shifts past the width, division by zero,
+ * float->int saturation, NaN rules, f16/bf16 rounding). Written in the common subset of C11
+ * and HIP/CUDA C++; the target prelude defines PS_FN, the math macros and bool. */
+
+/* ---- bit casts ---- */
+PS_FN float ps_u2f(uint32_t u) { float f; __builtin_memcpy(&f, &u, 4); return f; }
+PS_FN uint32_t ps_f2u(float f) { uint32_t u; __builtin_memcpy(&u, &f, 4); return u; }
+PS_FN double ps_u2d(uint64_t u) { double f; __builtin_memcpy(&f, &u, 8); return f; }
+PS_FN uint64_t ps_d2u(double f) { uint64_t u; __builtin_memcpy(&u, &f, 8); return u; }
+
+/* ---- shifts: PTX clamps the amount; C leaves >= width undefined ---- */
+PS_FN uint32_t ps_shl32(uint32_t a, uint32_t b) { return b > 31 ? 0 : a << b; }
+PS_FN uint64_t ps_shl64(uint64_t a, uint32_t b) { return b > 63 ? 0 : a << b; }
+PS_FN uint16_t ps_shl16(uint16_t a, uint32_t b) { return b > 15 ? 0 : (uint16_t)(a << b); }
+PS_FN uint32_t ps_shr_u32(uint32_t a, uint32_t b) { return b > 31 ? 0 : a >> b; }
+PS_FN uint64_t ps_shr_u64(uint64_t a, uint32_t b) { return b > 63 ? 0 : a >> b; }
+PS_FN uint16_t ps_shr_u16(uint16_t a, uint32_t b) { return b > 15 ? 0 : (uint16_t)(a >> b); }
+PS_FN int32_t ps_shr_s32(int32_t a, uint32_t b) { return a >> (b > 31 ? 31 : b); }
+PS_FN int64_t ps_shr_s64(int64_t a, uint32_t b) { return a >> (b > 63 ? 63 : b); }
+PS_FN int16_t ps_shr_s16(int16_t a, uint32_t b) { return (int16_t)(a >> (b > 15 ? 15 : b)); }
+
+/* ---- division: x86 traps on /0 and INT_MIN/-1; PTX gives a value ---- */
+PS_FN uint32_t ps_div_u32(uint32_t a, uint32_t b) { return b ? a / b : 0xffffffffu; }
+PS_FN uint64_t ps_div_u64(uint64_t a, uint64_t b) { return b ? a / b : ~(uint64_t)0; }
+PS_FN int32_t ps_div_s32(int32_t a, int32_t b) {
+    if (!b) return a >= 0 ? -1 : 1;
+    if (b == -1) return (int32_t)(0u - (uint32_t)a);
+    return a / b;
+}
+PS_FN int64_t ps_div_s64(int64_t a, int64_t b) {
+    if (!b) return a >= 0 ? -1 : 1;
+    if (b == -1) return (int64_t)(0ull - (uint64_t)a);
+    return a / b;
+}
+PS_FN uint32_t ps_rem_u32(uint32_t a, uint32_t b) { return b ? a % b : a; }
+PS_FN uint64_t ps_rem_u64(uint64_t a, uint64_t b) { return b ? a % b : a; }
+PS_FN int32_t ps_rem_s32(int32_t a, int32_t b) { return (!b) ? a : (b == -1 ? 0 : a % b); }
+PS_FN int64_t ps_rem_s64(int64_t a, int64_t b) { return (!b) ? a : (b == -1 ? 0 : a % b); }
+
+/* ---- high halves of products ---- */
+PS_FN uint32_t ps_mulhi_u32(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)a * b) >> 32); }
+PS_FN int32_t ps_mulhi_s32(int32_t a, int32_t b) { return (int32_t)(((int64_t)a * b) >> 32); }
+PS_FN uint64_t ps_mulhi_u64(uint64_t a, uint64_t b) {
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+}
+PS_FN int64_t ps_mulhi_s64(int64_t a, int64_t b) { return (int64_t)(((__int128)a * b) >> 64); }
+PS_FN uint16_t ps_mulhi_u16(uint16_t a, uint16_t b) { return (uint16_t)(((uint32_t)a * b) >> 16); }
+PS_FN int16_t ps_mulhi_s16(int16_t a, int16_t b) { return (int16_t)(((int32_t)a * b) >> 16); }
+PS_FN int32_t ps_sext24(uint32_t a) { return (int32_t)(a << 8) >> 8; }
+PS_FN uint32_t ps_mul24hi_u32(uint32_t a, uint32_t b) {
+    return (uint32_t)(((uint64_t)(a & 0xffffff) * (b & 0xffffff)) >> 16);
+}
+PS_FN int32_t ps_mul24hi_s32(int32_t a, int32_t b) {
+    return (int32_t)(((int64_t)ps_sext24((uint32_t)a) * ps_sext24((uint32_t)b)) >> 16);
+}
+
+/* ---- saturating integer add/sub (s32 only in PTX) ---- */
+PS_FN int32_t ps_sat_s64_to_s32(int64_t v) {
+    return v > 2147483647LL ? 2147483647 : (v < -2147483648LL ? (int32_t)0x80000000u : (int32_t)v);
+}
+
+/* ---- bit manipulation ---- */
+PS_FN uint32_t ps_popc32(uint32_t a) { return (uint32_t)__builtin_popcount(a); }
+PS_FN uint32_t ps_popc64(uint64_t a) { return (uint32_t)__builtin_popcountll(a); }
+PS_FN uint32_t ps_clz32(uint32_t a) { return a ? (uint32_t)__builtin_clz(a) : 32u; }
+PS_FN uint32_t ps_clz64(uint64_t a) { return a ? (uint32_t)__builtin_clzll(a) : 64u; }
+PS_FN uint32_t ps_brev32(uint32_t a) {
+    a = ((a >> 1) & 0x55555555u) | ((a & 0x55555555u) << 1);
+    a = ((a >> 2) & 0x33333333u) | ((a & 0x33333333u) << 2);
+    a = ((a >> 4) & 0x0f0f0f0fu) | ((a & 0x0f0f0f0fu) << 4);
+    a = ((a >> 8) & 0x00ff00ffu) | ((a & 0x00ff00ffu) << 8);
+    return (a >> 16) | (a << 16);
+}
+PS_FN uint64_t ps_brev64(uint64_t a) {
+    return ((uint64_t)ps_brev32((uint32_t)a) << 32) | ps_brev32((uint32_t)(a >> 32));
+}
+/* bfind: position of the most significant non-sign bit, 0xffffffff if none */
+PS_FN uint32_t ps_bfind_u32(uint32_t a) { return a ? 31u - (uint32_t)__builtin_clz(a) : 0xffffffffu; }
+PS_FN uint32_t ps_bfind_u64(uint64_t a) { return a ? 63u - (uint32_t)__builtin_clzll(a) : 0xffffffffu; }
+PS_FN uint32_t ps_bfind_s32(int32_t a) { return ps_bfind_u32(a < 0 ? ~(uint32_t)a : (uint32_t)a); }
+PS_FN uint32_t ps_bfind_s64(int64_t a) { return ps_bfind_u64(a < 0 ? ~(uint64_t)a : (uint64_t)a); }
+PS_FN uint32_t ps_bfe_u32(uint32_t a, uint32_t pos, uint32_t len) {
+    pos &= 0xff; len &= 0xff;
+    if (len == 0 || pos >= 32) return 0;
+    uint32_t v = a >> pos;
+    return len >= 32 ? v : v & ((1u << len) - 1u);
+}
+PS_FN int32_t ps_bfe_s32(int32_t a, uint32_t pos, uint32_t len) {
+    pos &= 0xff; len &= 0xff;
+    if (len == 0) return 0;
+    uint32_t sbit = pos + len - 1 > 31 ? 31 : pos + len - 1;
+    int sign = ((uint32_t)a >> sbit) & 1u;
+    if (pos >= 32) return sign ? -1 : 0;
+    uint32_t v = (uint32_t)a >> pos;
+    if (pos + len >= 32 || len >= 32) return (int32_t)(sign ? (v | ~(0xffffffffu >> pos)) : v);
+    uint32_t m = (1u << len) - 1u;
+    return (int32_t)(sign ? (v | ~m) : (v & m));
+}
+PS_FN uint64_t ps_bfe_u64(uint64_t a, uint32_t pos, uint32_t len) {
+    pos &= 0xff; len &= 0xff;
+    if (len == 0 || pos >= 64) return 0;
+    uint64_t v = a >> pos;
+    return len >= 64 ? v : v & ((1ull << len) - 1ull);
+}
+PS_FN int64_t ps_bfe_s64(int64_t a, uint32_t pos, uint32_t len) {
+    pos &= 0xff; len &= 0xff;
+    if (len == 0) return 0;
+    uint32_t sbit = pos + len - 1 > 63 ? 63 : pos + len - 1;
+    int sign = ((uint64_t)a >> sbit) & 1u;
+    if (pos >= 64) return sign ? -1 : 0;
+    uint64_t v = (uint64_t)a >> pos;
+    if (pos + len >= 64 || len >= 64) return (int64_t)(sign ? (v | ~(~0ull >> pos)) : v);
+    uint64_t m = (1ull << len) - 1ull;
+    return (int64_t)(sign ? (v | ~m) : (v & m));
+}
+PS_FN uint32_t ps_bfi_u32(uint32_t a, uint32_t b, uint32_t pos, uint32_t len) {
+    pos &= 0xff; len &= 0xff;
+    if (len == 0 || pos >= 32) return b;
+    uint32_t m = (len >= 32 ? 0xffffffffu : ((1u << len) - 1u)) << pos;
+    return (b & ~m) | ((a << pos) & m);
+}
+PS_FN uint64_t ps_bfi_u64(uint64_t a, uint64_t b, uint32_t pos, uint32_t len) {
+    pos &= 0xff; len &= 0xff;
+    if (len == 0 || pos >= 64) return b;
+    uint64_t m = (len >= 64 ? ~0ull : ((1ull << len) - 1ull)) << pos;
+    return (b & ~m) | ((a << pos) & m);
+}
+PS_FN uint32_t ps_prmt(uint32_t a, uint32_t b, uint32_t c) {
+    uint64_t x = ((uint64_t)b << 32) | a;
+    uint32_t d = 0;
+    for (int i = 0; i < 4; i++) {
+        uint32_t sel = (c >> (4 * i)) & 0xf;
+        uint32_t byte = (uint32_t)(x >> (8 * (sel & 7))) & 0xff;
+        if (sel & 8) byte = (byte & 0x80) ? 0xff : 0;
+        d |= byte << (8 * i);
+    }
+    return d;
+}
+PS_FN uint32_t ps_shf_l(uint32_t a, uint32_t b, uint32_t n, int clamp) {
+    n = clamp ? (n > 32 ? 32 : n) : (n & 31);
+    uint64_t x = ((uint64_t)b << 32) | a;
+    return (uint32_t)((x << n) >> 32);
+}
+PS_FN uint32_t ps_shf_r(uint32_t a, uint32_t b, uint32_t n, int clamp) {
+    n = clamp ? (n > 32 ? 32 : n) : (n & 31);
+    uint64_t x = ((uint64_t)b << 32) | a;
+    return (uint32_t)(x >> n);
+}
+PS_FN int32_t ps_dp4a(uint32_t a, uint32_t b, int32_t c, int as, int bs) {
+    int32_t acc = c;
+    for (int i = 0; i < 4; i++) {
+        int32_t x = as ? (int8_t)(a >> (8 * i)) : (int32_t)((a >> (8 * i)) & 0xff);
+        int32_t y = bs ? (int8_t)(b >> (8 * i)) : (int32_t)((b >> (8 * i)) & 0xff);
+        acc = (int32_t)((uint32_t)acc + (uint32_t)(x * y));
+    }
+    return acc;
+}
+PS_FN int32_t ps_dp2a(uint32_t a, uint32_t b, int32_t c, int as, int bs, int hi) {
+    int32_t acc = c;
+    for (int i = 0; i < 2; i++) {
+        int32_t x = as ? (int16_t)(a >> (16 * i)) : (int32_t)((a >> (16 * i)) & 0xffff);
+        uint32_t bb = (b >> (16 * hi + 8 * i)) & 0xff;
+        int32_t y = bs ? (int8_t)bb : (int32_t)bb;
+        acc = (int32_t)((uint32_t)acc + (uint32_t)(x * y));
+    }
+    return acc;
+}
+
+/* ---- floating point ---- */
+PS_FN float ps_ftz(float x) { return (ps_f2u(x) & 0x7f800000u) == 0 ? ps_u2f(ps_f2u(x) & 0x80000000u) : x; }
+PS_FN float ps_satf(float x) { return x != x ? 0.0f : (x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x)); }
+PS_FN double ps_satd(double x) { return x != x ? 0.0 : (x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x)); }
+PS_FN int ps_isnanf(float x) { return x != x; }
+PS_FN int ps_isnand(double x) { return x != x; }
+/* min/max: a NaN operand yields the other; -0 < +0 */
+PS_FN float ps_minf(float a, float b) {
+    if (a != a) return b != b ? ps_u2f(0x7fffffffu) : b;
+    if (b != b) return a;
+    if (a == b) return ps_u2f(ps_f2u(a) | ps_f2u(b));
+    return a < b ? a : b;
+}
+PS_FN float ps_maxf(float a, float b) {
+    if (a != a) return b != b ? ps_u2f(0x7fffffffu) : b;
+    if (b != b) return a;
+    if (a == b) return ps_u2f(ps_f2u(a) & ps_f2u(b));
+    return a > b ? a : b;
+}
+PS_FN float ps_minf_nan(float a, float b) { return (a != a || b != b) ? ps_u2f(0x7fffffffu) : ps_minf(a, b); }
+PS_FN float ps_maxf_nan(float a, float b) { return (a != a || b != b) ? ps_u2f(0x7fffffffu) : ps_maxf(a, b); }
+PS_FN double ps_mind(double a, double b) {
+    if (a != a) return b != b ? ps_u2d(0x7fffffffffffffffull) : b;
+    if (b != b) return a;
+    if (a == b) return ps_u2d(ps_d2u(a) | ps_d2u(b));
+    return a < b ? a : b;
+}
+PS_FN double ps_maxd(double a, double b) {
+    if (a != a) return b != b ? ps_u2d(0x7fffffffffffffffull) : b;
+    if (b != b) return a;
+    if (a == b) return ps_u2d(ps_d2u(a) & ps_d2u(b));
+    return a > b ? a : b;
+}
+PS_FN int ps_testp_normal_f(float x) { uint32_t e = (ps_f2u(x) >> 23) & 0xff; return e != 0 && e != 0xff; }
+PS_FN int ps_testp_sub_f(float x) { uint32_t u = ps_f2u(x); return ((u >> 23) & 0xff) == 0 && (u & 0x7fffff); }
+PS_FN int ps_testp_normal_d(double x) { uint64_t e = (ps_d2u(x) >> 52) & 0x7ff; return e != 0 && e != 0x7ff; }
+PS_FN int ps_testp_sub_d(double x) { uint64_t u = ps_d2u(x); return ((u >> 52) & 0x7ff) == 0 && (u & 0xfffffffffffffull); }
+PS_FN int ps_isinff(float x) { return (ps_f2u(x) & 0x7fffffffu) == 0x7f800000u; }
+PS_FN int ps_isinfd(double x) { return (ps_d2u(x) & 0x7fffffffffffffffull) == 0x7ff0000000000000ull; }
+
+/* float -> integer: PTX saturates and maps NaN to 0 */
+#define PS_F2I(name, T, lo, hi)                                              \
+    PS_FN T name(double x) {                                                 \
+        if (x != x) return 0;                                                \
+        if (x <= (double)(lo)) return (T)(lo);                               \
+        if (x >= (double)(hi)) return (T)(hi);                               \
+        return (T)x;                                                         \
+    }
+PS_F2I(ps_d2s8, int8_t, -128, 127)
+PS_F2I(ps_d2u8, uint8_t, 0, 255)
+PS_F2I(ps_d2s16, int16_t, -32768, 32767)
+PS_F2I(ps_d2u16, uint16_t, 0, 65535)
+PS_F2I(ps_d2s32, int32_t, -2147483648.0, 2147483647)
+PS_F2I(ps_d2u32, uint32_t, 0, 4294967295.0)
+PS_FN int64_t ps_d2s64(double x) {
+    if (x != x) return 0;
+    if (x <= -9223372036854775808.0) return (int64_t)0x8000000000000000ull;
+    if (x >= 9223372036854775808.0) return 0x7fffffffffffffffll;
+    return (int64_t)x;
+}
+PS_FN uint64_t ps_d2u64(double x) {
+    if (x != x || x <= 0.0) return 0;
+    if (x >= 18446744073709551616.0) return ~0ull;
+    return (uint64_t)x;
+}
+
+/* f64 -> f32 with a directed rounding: round to nearest, then step toward the direction */
+PS_FN float ps_d2f_dir(double x, int mode /* 1 rz, 2 rm, 3 rp */) {
+    float r = (float)x;
+    if (x != x || (double)r == x || ps_isinfd(x)) return r;
+    int up = (double)r < x;
+    int want_up = mode == 3 || (mode == 1 && x < 0);
+    if (up != want_up) {
+        uint32_t u = ps_f2u(r);
+        if (ps_isinff(r)) u = (u & 0x80000000u) | 0x7f7fffffu;
+        else if ((r > 0) == want_up) u += 1;
+        else if (r == 0.0f) u = want_up ? 1u : 0x80000001u;
+        else u -= 1;
+        r = ps_u2f(u);
+    }
+    return r;
+}
+
+/* ---- f16 / bf16 (stored as their bits) ---- */
+PS_FN float ps_h2f(uint16_t h) {
+    uint32_t s = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    if (e == 0x1f) return ps_u2f(s | 0x7f800000u | (m << 13));
+    if (e == 0) {
+        if (!m) return ps_u2f(s);
+        float f = (float)m * (1.0f / 16777216.0f);
+        return s ? -f : f;
+    }
+    return ps_u2f(s | ((e + 112) << 23) | (m << 13));
+}
+/* round a float to f16: mode 0 nearest-even, 1 rz, 2 rm, 3 rp */
+PS_FN uint16_t ps_f2h_mode(float f, int mode) {
+    uint32_t u = ps_f2u(f), s = (u >> 16) & 0x8000, a = u & 0x7fffffffu;
+    if (a > 0x7f800000u) return (uint16_t)(s | 0x7fff);  /* canonical NaN */
+    int neg = s != 0;
+    int away = (mode == 2 && neg) || (mode == 3 && !neg);
+    if (a == 0x7f800000u) return (uint16_t)(s | 0x7c00);
+    if (a >= 0x47800000u)  /* >= 2^16: beyond the largest finite f16 */
+        return (uint16_t)(s | ((mode == 0 || away) ? 0x7c00 : 0x7bff));
+    if (a == 0) return (uint16_t)s;
+    int e = (int)(a >> 23);
+    uint32_t mant = e ? ((a & 0x7fffffu) | 0x800000u) : (a & 0x7fffffu);
+    if (!e) e = 1;
+    int normal = e - 127 >= -14;
+    int shift = normal ? 13 : 13 + (-14 - (e - 127));
+    uint32_t q, rem, half;
+    if (shift > 30) { q = 0; rem = mant; half = 1u << 30; }
+    else { q = mant >> shift; rem = mant & ((1u << shift) - 1u); half = 1u << (shift - 1); }
+    uint32_t r = normal ? (((uint32_t)(e - 113) << 10) + q) : q;
+    if (rem) {
+        if (mode == 0) { if (rem > half || (rem == half && (r & 1))) r++; }
+        else if (away) r++;
+    }
+    return (uint16_t)(s | r);
+}
+PS_FN uint16_t ps_f2h(float f) { return ps_f2h_mode(f, 0); }
+PS_FN float ps_bf2f(uint16_t h) { return ps_u2f((uint32_t)h << 16); }
+PS_FN uint16_t ps_f2bf_mode(float f, int mode) {
+    uint32_t u = ps_f2u(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x7fff) & 0xffff;
+    uint32_t rem = u & 0xffff, r = u >> 16;
+    int neg = (u >> 31) != 0;
+    if (rem) {
+        if (mode == 0) { if (rem > 0x8000 || (rem == 0x8000 && (r & 1))) r++; }
+        else if ((mode == 2 && neg) || (mode == 3 && !neg)) r++;
+    }
+    return (uint16_t)r;
+}
+PS_FN uint16_t ps_f2bf(float f) { return ps_f2bf_mode(f, 0); }
+/* f64 -> f16 without double rounding: go through f32 rounded to odd */
+PS_FN float ps_d2f_odd(double x) {
+    float r = ps_d2f_dir(x, 1);
+    if ((double)r != x && x == x && !ps_isinfd(x)) r = ps_u2f(ps_f2u(r) | 1u);
+    return r;
+}
+PS_FN uint16_t ps_d2h_mode(double x, int mode) { return ps_f2h_mode(ps_d2f_odd(x), mode); }
+PS_FN uint16_t ps_d2bf_mode(double x, int mode) { return ps_f2bf_mode(ps_d2f_odd(x), mode); }
+PS_FN uint32_t ps_pack2(uint16_t lo, uint16_t hi) { return (uint32_t)lo | ((uint32_t)hi << 16); }
+/* .relu on a half result: negative values become +0 (a NaN stays a NaN) */
+PS_FN uint16_t ps_relu_h(uint16_t h) { return ((h & 0x7fff) > 0x7c00) ? h : ((h & 0x8000) ? 0 : h); }
+PS_FN int32_t ps_relu_s32(int32_t v) { return v < 0 ? 0 : v; }
+PS_FN float ps_ftz_h(float x) { return (x > -6.103515625e-05f && x < 6.103515625e-05f) ? x * 0.0f : x; }

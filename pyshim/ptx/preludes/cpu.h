@@ -1,0 +1,360 @@
+/* pyshim PTX prelude for the CPU device: plain C11, x86-64.
+ *
+ * A block runs either as a plain loop over its threads (kernels without barriers or warp
+ * collectives) or as fibers: each thread a fiber with its own small stack and a hand-written
+ * x86-64 context switch (never ucontext: its signal-mask syscall costs ~240 ns per switch).
+ * The scheduler runs fibers until each blocks on a barrier or collective; when none can
+ * run it completes the collectives (per wavefront, per call site), then the barriers. */
+#define _GNU_SOURCE 1
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <time.h>
+#include <sys/mman.h>
+#include "pyshim_kernel_abi.h"
+
+#if !defined(__x86_64__)
+#error "pyshim CPU kernels: fibers are implemented for x86-64 only"
+#endif
+
+#define PS_FN static inline __attribute__((unused))
+#define PS_DEVICE static
+#define PS_CTX ps_tctx *ctx
+
+typedef struct ps_sched ps_sched;
+typedef struct ps_tctx {
+    uint32_t tid_x, tid_y, tid_z, linear;
+    const pyshim_launch *launch;
+    const pyshim_block *block;
+    void *const *params;
+    uint8_t *sh;          /* the block's shared window: static variables, then dynamic */
+    uint64_t dyn_off;     /* offset of the .extern .shared window in it */
+    uint64_t sh_size;
+    ps_sched *sched;      /* NULL when the block runs as a plain loop */
+    int *trap;
+    uint32_t nthreads;
+} ps_tctx;
+
+/* ---- math (libm) ---- */
+#define PS_SQRTF(x) sqrtf(x)
+#define PS_SQRT(x) sqrt(x)
+#define PS_FMAF(a, b, c) fmaf(a, b, c)
+#define PS_FMA(a, b, c) fma(a, b, c)
+#define PS_SINF(x) sinf(x)
+#define PS_COSF(x) cosf(x)
+#define PS_EX2F(x) exp2f(x)
+#define PS_LG2F(x) log2f(x)
+#define PS_EX2(x) exp2(x)
+#define PS_LG2(x) log2(x)
+#define PS_TANHF(x) tanhf(x)
+#define PS_RINTF(x) rintf(x)
+#define PS_RINT(x) rint(x)
+#define PS_FLOORF(x) floorf(x)
+#define PS_FLOOR(x) floor(x)
+#define PS_CEILF(x) ceilf(x)
+#define PS_CEIL(x) ceil(x)
+#define PS_TRUNCF(x) truncf(x)
+#define PS_TRUNC(x) trunc(x)
+#define PS_FABSF(x) fabsf(x)
+#define PS_FABS(x) fabs(x)
+#define PS_COPYSIGNF(a, b) copysignf(a, b)
+#define PS_COPYSIGN(a, b) copysign(a, b)
+
+/* ---- special registers ---- */
+#define PS_TID_X(c) ((c)->tid_x)
+#define PS_TID_Y(c) ((c)->tid_y)
+#define PS_TID_Z(c) ((c)->tid_z)
+#define PS_NTID_X(c) ((c)->launch->block.x)
+#define PS_NTID_Y(c) ((c)->launch->block.y)
+#define PS_NTID_Z(c) ((c)->launch->block.z)
+#define PS_CTAID_X(c) ((c)->block->ctaid.x)
+#define PS_CTAID_Y(c) ((c)->block->ctaid.y)
+#define PS_CTAID_Z(c) ((c)->block->ctaid.z)
+#define PS_NCTAID_X(c) ((c)->launch->grid.x)
+#define PS_NCTAID_Y(c) ((c)->launch->grid.y)
+#define PS_NCTAID_Z(c) ((c)->launch->grid.z)
+#define PS_LINEAR(c) ((c)->linear)
+#define PS_NTHREADS(c) ((c)->nthreads)
+#define PS_SMID(c) ((c)->block->smid)
+#define PS_NSMID(c) ((c)->launch->num_sms)
+#define PS_WAVE_SIZE(c) ((c)->launch->warp_size ? (c)->launch->warp_size : 32u)
+#define PS_WAVE_LANE(c) ((c)->linear % PS_WAVE_SIZE(c))
+#define PS_SHARED(c) ((c)->sh)
+#define PS_DYN_OFF(c) ((c)->dyn_off)
+#define PS_DYN_SMEM(c) ((c)->launch->dyn_shared_bytes)
+#define PS_TRAP(c) (*(c)->trap = 1)
+
+PS_FN uint64_t ps_clock64(void) { return __builtin_ia32_rdtsc(); }
+PS_FN uint64_t ps_globaltimer(const ps_tctx *c) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    (void)c;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+PS_FN int ps_vprintf(const ps_tctx *c, uint64_t fmt, uint64_t args) {
+    if (!c->launch->vprintf) return -1;
+    return c->launch->vprintf(c->launch, (const char *)(uintptr_t)fmt,
+                              (const void *)(uintptr_t)args);
+}
+
+/* ---- the block's shared window: one per worker thread, grown on demand ---- */
+static __thread uint8_t *ps_tls_shared;
+static __thread uint64_t ps_tls_shared_size;
+PS_FN uint8_t *ps_shared_window(uint64_t size) {
+    if (size > ps_tls_shared_size) {
+        free(ps_tls_shared);
+        uint64_t sz = (size + 4095) & ~4095ull;
+        ps_tls_shared = (uint8_t *)aligned_alloc(64, sz);
+        ps_tls_shared_size = ps_tls_shared ? sz : 0;
+    }
+    return ps_tls_shared;
+}
+
+PS_FN int ps_ctx_init(ps_tctx *c, const pyshim_launch *l, const pyshim_block *b,
+                      void *const *params, uint64_t static_shared, int *trap) {
+    memset(c, 0, sizeof *c);
+    c->launch = l;
+    c->block = b;
+    c->params = params;
+    c->dyn_off = (static_shared + 15) & ~15ull;
+    c->sh_size = c->dyn_off + l->dyn_shared_bytes;
+    c->sh = ps_shared_window(c->sh_size ? c->sh_size : 16);
+    c->trap = trap;
+    c->nthreads = l->block.x * l->block.y * l->block.z;
+    return c->sh ? 0 : 2;
+}
+
+/* ---- fibers ---- */
+void ps_swap(void **save_sp, void *to_sp);
+__asm__(
+    ".text\n"
+    ".globl ps_swap\n.hidden ps_swap\n.type ps_swap,@function\n"
+    "ps_swap:\n"
+    "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+    "  movq %rsp, (%rdi)\n"
+    "  movq %rsi, %rsp\n"
+    "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+    "  ret\n"
+    ".size ps_swap, .-ps_swap\n"
+    ".globl ps_fiber_start\n.hidden ps_fiber_start\n.type ps_fiber_start,@function\n"
+    "ps_fiber_start:\n"
+    "  movq %r12, %rdi\n"
+    "  call ps_fiber_main\n"
+    "  ud2\n"
+    ".size ps_fiber_start, .-ps_fiber_start\n");
+void ps_fiber_start(void);
+
+enum { PS_RUN = 0, PS_AT_BAR = 1, PS_AT_COLL = 2, PS_DONE = 3 };
+#define PS_NBAR 16
+#define PS_STACK (256u * 1024u)
+
+typedef struct ps_fiber {
+    void *sp;
+    int state;
+    uint32_t bar;
+    uint32_t site;
+    uint32_t par;          /* which snapshot buffer holds this fiber's collective result */
+    uint64_t val;          /* value deposited at a collective */
+    ps_tctx ctx;
+} ps_fiber;
+
+struct ps_sched {
+    void *main_sp;
+    ps_fiber *f;
+    uint32_t n, live, wave, nwaves;
+    void (*body)(ps_tctx *);
+    uint64_t *snap[2];     /* per thread: the values of the last two completed collectives */
+    uint64_t *partmask;    /* per wave x 2: lanes that took part */
+    uint32_t *wgen;        /* per wave: completed collectives */
+    uint32_t arrived[PS_NBAR], expect[PS_NBAR];
+    uint32_t red_popc[PS_NBAR], red_and[PS_NBAR], red_or[PS_NBAR];
+    uint32_t res_popc[PS_NBAR], res_and[PS_NBAR], res_or[PS_NBAR];
+};
+
+/* per worker thread: fibers, stacks and scheduler arrays, reused by every block */
+static __thread ps_fiber *ps_tls_fibers;
+static __thread uint8_t *ps_tls_stacks;
+static __thread uint64_t *ps_tls_words;
+static __thread uint32_t ps_tls_cap;
+
+__attribute__((used, visibility("hidden"))) void ps_fiber_main(ps_fiber *f) {
+    ps_sched *s = f->ctx.sched;
+    s->body(&f->ctx);
+    f->state = PS_DONE;
+    s->live--;
+    ps_swap(&f->sp, s->main_sp);
+    __builtin_unreachable();
+}
+
+PS_FN int ps_fibers_reserve(uint32_t n) {
+    if (n <= ps_tls_cap) return 0;
+    if (ps_tls_stacks) munmap(ps_tls_stacks, (size_t)ps_tls_cap * PS_STACK);
+    free(ps_tls_fibers);
+    free(ps_tls_words);
+    ps_tls_cap = 0;
+    ps_tls_fibers = (ps_fiber *)calloc(n, sizeof(ps_fiber));
+    ps_tls_words = (uint64_t *)calloc((size_t)n * 6 + 16, sizeof(uint64_t));
+    void *st = mmap(NULL, (size_t)n * PS_STACK, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (!ps_tls_fibers || !ps_tls_words || st == MAP_FAILED) return 2;
+    ps_tls_stacks = (uint8_t *)st;
+    ps_tls_cap = n;
+    return 0;
+}
+
+/* Completes, per wavefront, the collective at the lowest call site that lanes wait at. */
+PS_FN int ps_release_collectives(ps_sched *s) {
+    int any = 0;
+    for (uint32_t w = 0; w < s->nwaves; w++) {
+        uint32_t lo = w * s->wave, hi = lo + s->wave < s->n ? lo + s->wave : s->n;
+        uint32_t site = 0xffffffffu;
+        for (uint32_t i = lo; i < hi; i++)
+            if (s->f[i].state == PS_AT_COLL && s->f[i].site < site) site = s->f[i].site;
+        if (site == 0xffffffffu) continue;
+        uint32_t par = s->wgen[w] & 1u;
+        uint64_t mask = 0;
+        for (uint32_t i = lo; i < hi; i++) {
+            ps_fiber *f = &s->f[i];
+            if (f->state == PS_AT_COLL && f->site == site) {
+                mask |= 1ull << (i - lo);
+                s->snap[par][i] = f->val;
+                f->par = par;
+                f->state = PS_RUN;
+            }
+        }
+        s->partmask[w * 2 + par] = mask;
+        s->wgen[w]++;
+        any = 1;
+    }
+    return any;
+}
+
+PS_FN int ps_release_barriers(ps_sched *s) {
+    int any = 0;
+    for (uint32_t b = 0; b < PS_NBAR; b++) {
+        uint32_t waiting = 0;
+        for (uint32_t i = 0; i < s->n; i++)
+            waiting += s->f[i].state == PS_AT_BAR && s->f[i].bar == b;
+        if (!waiting && !s->arrived[b]) continue;
+        int ready = s->expect[b] ? s->arrived[b] >= s->expect[b] : waiting == s->live;
+        if (!ready || !waiting) continue;
+        s->res_popc[b] = s->red_popc[b];
+        s->res_and[b] = s->red_and[b];
+        s->res_or[b] = s->red_or[b];
+        s->red_popc[b] = 0; s->red_and[b] = 1; s->red_or[b] = 0;
+        s->arrived[b] = 0; s->expect[b] = 0;
+        for (uint32_t i = 0; i < s->n; i++)
+            if (s->f[i].state == PS_AT_BAR && s->f[i].bar == b) s->f[i].state = PS_RUN;
+        any = 1;
+    }
+    return any;
+}
+
+/* Runs every thread of the block as a fiber; returns 0, the trap code, or 3 on deadlock. */
+PS_FN int ps_run_fibers(const ps_tctx *proto, void (*body)(ps_tctx *)) {
+    uint32_t n = proto->nthreads;
+    if (n == 0) return 0;
+    if (ps_fibers_reserve(n)) return 2;
+    ps_sched s;
+    memset(&s, 0, sizeof s);
+    s.f = ps_tls_fibers;
+    s.n = s.live = n;
+    s.body = body;
+    s.wave = PS_WAVE_SIZE(proto);
+    s.nwaves = (n + s.wave - 1) / s.wave;
+    s.snap[0] = ps_tls_words;
+    s.snap[1] = ps_tls_words + n;
+    s.partmask = ps_tls_words + 2 * (size_t)n;
+    s.wgen = (uint32_t *)(ps_tls_words + 4 * (size_t)n + 8);
+    memset(s.wgen, 0, sizeof(uint32_t) * s.nwaves);
+    for (uint32_t b = 0; b < PS_NBAR; b++) s.red_and[b] = 1;
+    const pyshim_launch *l = proto->launch;
+    uint32_t i = 0;
+    for (uint32_t z = 0; z < l->block.z; z++)
+        for (uint32_t y = 0; y < l->block.y; y++)
+            for (uint32_t x = 0; x < l->block.x; x++, i++) {
+                ps_fiber *f = &s.f[i];
+                f->ctx = *proto;
+                f->ctx.tid_x = x; f->ctx.tid_y = y; f->ctx.tid_z = z;
+                f->ctx.linear = i;
+                f->ctx.sched = &s;
+                f->state = PS_RUN;
+                uintptr_t top = ((uintptr_t)(ps_tls_stacks + (size_t)(i + 1) * PS_STACK)) & ~(uintptr_t)15;
+                void **sp = (void **)(top - 72);
+                sp[0] = 0; sp[1] = 0; sp[2] = 0; sp[3] = f; sp[4] = 0; sp[5] = 0;
+                sp[6] = (void *)ps_fiber_start;
+                f->sp = sp;
+            }
+    for (;;) {
+        for (i = 0; i < n; i++) {
+            if (s.f[i].state != PS_RUN) continue;
+            ps_swap(&s.main_sp, s.f[i].sp);
+            if (*proto->trap) return *proto->trap;
+        }
+        if (s.live == 0) return 0;
+        if (ps_release_collectives(&s)) continue;
+        if (ps_release_barriers(&s)) continue;
+        return 3;  /* deadlock: threads wait for a barrier or collective that cannot complete */
+    }
+}
+
+PS_FN void ps_yield(ps_tctx *c, int state) {
+    ps_fiber *f = &c->sched->f[c->linear];
+    f->state = state;
+    ps_swap(&f->sp, c->sched->main_sp);
+}
+
+/* ---- the wavefront primitives (see warp.h) ---- */
+PS_FN uint64_t *ps_collect(ps_tctx *c, uint32_t site, uint64_t v, uint64_t *mask) {
+    ps_sched *s = c->sched;
+    ps_fiber *f = &s->f[c->linear];
+    f->val = v;
+    f->site = site;
+    ps_yield(c, PS_AT_COLL);
+    *mask = s->partmask[(c->linear / s->wave) * 2 + f->par];
+    return s->snap[f->par] + (c->linear / s->wave) * s->wave;
+}
+PS_FN uint32_t ps_wave_permute(ps_tctx *c, uint32_t site, uint32_t v, uint32_t lane) {
+    if (!c->sched) return v;
+    uint64_t mask;
+    uint64_t *vals = ps_collect(c, site, v, &mask);
+    return (lane < 64 && ((mask >> lane) & 1u)) ? (uint32_t)vals[lane] : v;
+}
+PS_FN uint64_t ps_wave_ballot(ps_tctx *c, uint32_t site, int p) {
+    if (!c->sched) return p ? 1ull << PS_WAVE_LANE(c) : 0;
+    uint64_t mask, out = 0;
+    uint64_t *vals = ps_collect(c, site, (uint64_t)(p != 0), &mask);
+    for (uint32_t l = 0; l < 64; l++)
+        if (((mask >> l) & 1u) && vals[l]) out |= 1ull << l;
+    return out;
+}
+
+/* ---- block barriers: bar.sync / bar.arrive / bar.red (PTX ISA 9.7.13.1) ---- */
+PS_FN void ps_bar_sync(ps_tctx *c, uint32_t id, uint32_t count) {
+    if (!c->sched) return;
+    ps_sched *s = c->sched;
+    id %= PS_NBAR;
+    s->arrived[id]++;
+    if (count) s->expect[id] = count;
+    s->f[c->linear].bar = id;
+    ps_yield(c, PS_AT_BAR);
+}
+PS_FN void ps_bar_arrive(ps_tctx *c, uint32_t id, uint32_t count) {
+    if (!c->sched) return;
+    id %= PS_NBAR;
+    c->sched->arrived[id]++;
+    if (count) c->sched->expect[id] = count;
+}
+PS_FN uint32_t ps_bar_red(ps_tctx *c, uint32_t id, uint32_t count, int op, bool p) {
+    if (!c->sched) return op == 0 ? (uint32_t)p : (uint32_t)p;
+    ps_sched *s = c->sched;
+    id %= PS_NBAR;
+    s->red_popc[id] += p;
+    s->red_and[id] &= p;
+    s->red_or[id] |= p;
+    ps_bar_sync(c, id, count);
+    return op == 0 ? s->res_popc[id] : (op == 1 ? s->res_and[id] : s->res_or[id]);
+}
+

@@ -1,0 +1,212 @@
+"""PTX -> C (CPU device) or HIP/CUDA source.
+
+    source = translate(ptx_text, target="cpu-wave64")
+
+The Translator walks the IR once; per-instruction C comes from `instructions.emit`, and
+everything target-specific (preludes, kernel entry points, the module descriptor, extern
+functions) from a `targets.base.Target` subclass.
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+
+from pyshim.ptx import instructions, ir, passes
+from pyshim.ptx.errors import PtxError, UnsupportedInstruction
+from pyshim.ptx.function import FunctionEmitter, cname_fn, cname_label, cname_var
+from pyshim.ptx.layout import param_layout, var_align, var_bytes
+from pyshim.ptx.parser import parse
+from pyshim.ptx.targets import get_target
+from pyshim.ptx.targets.base import Target
+from pyshim.ptx.types import SIZE
+
+# Bump when the generated code changes meaning (it is part of the kernel cache key).
+TRANSLATOR_VERSION = "1"
+
+
+class Translator:
+    def __init__(self, module: ir.Module, target: Target) -> None:
+        self.module = module
+        self.target = target
+        self.functions = {f.name: f for f in module.functions}
+        self.module_vars = {v.name: v for v in module.variables}
+        self.defined_vars = {v.name for v in module.variables if v.linkage != "extern"}
+        self.kernel_shared: dict[str, int] | None = None
+        self.stats = {"instructions": 0, "functions": 0, "kernels": 0}
+
+    def error(self, cls: type[PtxError], message: str, tok: int, function: str) -> PtxError:
+        src = self.module.source
+        if src is not None:
+            return src.error(cls, message, tok, function)
+        return cls(message, function=function)
+
+    # ---- the module ----------------------------------------------------------------------
+    def translate(self) -> str:
+        t = self.target
+        out = [t.prelude(), "", "/* ---- module variables ---- */"]
+        relocs: list[str] = []
+        for v in self.module.variables:
+            if v.space in ("global", "const"):
+                out.append(self.global_var(v, relocs))
+            elif v.space not in ("shared",):
+                raise self.error(UnsupportedInstruction,
+                                 f"module-scope .{v.space} variable {v.name}", v.tok, "")
+        if relocs:
+            out.append(t.relocations(relocs))
+        funcs = [f for f in self.module.functions if not f.entry and f.body is not None]
+        out.append("/* ---- functions ---- */")
+        for f in funcs:
+            out.append(t.function_prototype(self.signature(f)) + ";")
+        for f in funcs:
+            self.kernel_shared = None
+            fe = FunctionEmitter(self, f)
+            body = self.body(fe, f)
+            out.append(t.function_definition(self.signature(f), body))
+            self.stats["functions"] += 1
+        kernels = []
+        for i, k in enumerate(self.module.kernels):
+            self.kernel_shared = k.info.get("shared", {})
+            fe = FunctionEmitter(self, k)
+            pre = [t.kernel_param(fe, j, p) for j, p in enumerate(k.params)]
+            body = self.body(fe, k, pre)
+            out.append(t.kernel(i, k, body))
+            kernels.append(k)
+            self.stats["kernels"] += 1
+        out.append(t.module_descriptor(self, kernels))
+        return "\n".join(out) + "\n"
+
+    def signature(self, f: ir.Function) -> str:
+        params = ["PS_CTX"] + [f"uint8_t *{cname_var(p.name)}" for p in f.returns + f.params]
+        return f"{cname_fn(f.name)}({', '.join(params)})"
+
+    def global_var(self, v: ir.Var, relocs: list[str]) -> str:
+        size = var_bytes(v)
+        if v.dims and v.dims[0] == 0:
+            size = max(size, len(v.init or ()) * SIZE.get(v.type, 1))
+        align = var_align(v)
+        data = self.initializer(v, relocs) if v.init else b""
+        data = data + bytes(max(0, size - len(data)))
+        body = ""
+        if data.strip(b"\0"):
+            body = " = {" + ",".join(str(b) for b in data) + "}"
+        return self.target.global_storage(cname_var(v.name), align, max(size, 1), body)
+
+    def initializer(self, v: ir.Var, relocs: list[str]) -> bytes:
+        elem = SIZE.get(v.type, 1)
+        out = bytearray()
+        fmt_int = {1: "<B", 2: "<H", 4: "<I", 8: "<Q"}
+        for item in v.init or ():
+            if isinstance(item, ir.Imm):
+                if v.type == "f32" and not item.bits:
+                    out += struct.pack("<f", float(item.value))
+                elif v.type == "f64" and not item.bits:
+                    out += struct.pack("<d", float(item.value))
+                elif item.kind not in ("int",) and not item.bits:
+                    raise self.error(PtxError, f"float initializer for .{v.type} {v.name}",
+                                     v.tok, "")
+                else:
+                    mask = (1 << (8 * elem)) - 1
+                    out += struct.pack(fmt_int[elem], int(item.value) & mask)
+            elif isinstance(item, ir.Sym | ir.Addr):
+                sym = item if isinstance(item, ir.Sym) else item.base
+                off = 0 if isinstance(item, ir.Sym) else item.offset
+                if not isinstance(sym, ir.Sym) or elem != 8:
+                    raise self.error(UnsupportedInstruction,
+                                     f"address initializer in {v.name}", v.tok, "")
+                if sym.name in self.module_vars:
+                    target = f"(uint8_t *){cname_var(sym.name)} + {off}"
+                elif sym.name in self.functions and self.functions[sym.name].body is not None:
+                    target = f"(uint8_t *)&{cname_fn(sym.name)} + {off}"
+                else:
+                    raise self.error(UnsupportedInstruction,
+                                     f"initializer of {v.name} names {sym.name}", v.tok, "")
+                relocs.append(f"{{ uint64_t a = (uint64_t)(uintptr_t)({target}); "
+                              f"__builtin_memcpy({cname_var(v.name)} + {len(out)}, &a, 8); }}")
+                out += bytes(8)
+            else:
+                raise self.error(PtxError, f"bad initializer in {v.name}", v.tok, "")
+        return bytes(out)
+
+    # ---- function bodies -----------------------------------------------------------------
+    def body(self, fe: FunctionEmitter, f: ir.Function, pre: list[str] | None = None) -> str:
+        lines = list(pre or [])
+        lines.append("uint32_t ps_cc = 0; (void)ps_cc;")
+        body = f.body or []
+        fe.labels = {s.name for s in body if type(s) is ir.Label}
+        emit = instructions.emit
+        n = 0
+        for s in body:
+            ts = type(s)
+            if ts is ir.Instruction:
+                n += 1
+                try:
+                    lines.append(emit(fe, s))
+                except PtxError as e:
+                    src = self.module.source
+                    if src is not None and not e.line:
+                        line, col = src.position(s.tok)
+                        e.locate(line=line, col=col, text=src.line_text(line), function=f.name)
+                    raise
+                except (KeyError, IndexError, ValueError, TypeError, AttributeError) as e:
+                    raise self.error(PtxError, f"malformed instruction {s.opcode} ({e!r})",
+                                     s.tok, f.name) from None
+            elif ts is ir.Label:
+                lines.append(f"{cname_label(s.name)}: ;")
+            elif ts is ir.Var:
+                lines.append(self.local_decl(fe, s))
+            elif ts is ir.Scope:
+                if s.open:
+                    fe.scopes.append({})
+                    lines.append("{")
+                else:
+                    if len(fe.scopes) > 1:
+                        fe.scopes.pop()
+                    lines.append("}")
+        self.stats["instructions"] += n
+        return "\n".join(lines)
+
+    def local_decl(self, fe: FunctionEmitter, v: ir.Var) -> str:
+        if v.space == "reg":
+            return fe.declare_reg(v)
+        fe.scopes[-1][v.name] = v
+        if v.space == "shared":
+            return f"/* .shared {v.name} */"
+        if v.space in ("local", "param"):
+            size = max(var_bytes(v), 1)
+            return f"PS_ALIGN({var_align(v)}) uint8_t {cname_var(v.name)}[{size}];"
+        if v.space in ("global", "const"):
+            raise self.error(UnsupportedInstruction,
+                             f"function-scope .{v.space} variable {v.name}", v.tok, fe.fn.name)
+        raise self.error(UnsupportedInstruction, f".{v.space} variable {v.name}", v.tok,
+                         fe.fn.name)
+
+
+def translate_module(module: ir.Module, target: str | Target = "cpu-wave64") -> str:
+    tgt = get_target(target) if isinstance(target, str) else target
+    module = passes.run(module)
+    return Translator(module, tgt).translate()
+
+
+def translate(ptx: str | bytes, target: str | Target = "cpu-wave64",
+              stats: dict | None = None) -> str:
+    """PTX text -> source for `target` (raises PtxError / UnsupportedInstruction)."""
+    if isinstance(ptx, bytes):
+        ptx = ptx.decode("utf-8", errors="replace")
+    t0 = time.perf_counter()
+    module = parse(ptx)
+    t1 = time.perf_counter()
+    tgt = get_target(target) if isinstance(target, str) else target
+    module = passes.run(module)
+    tr = Translator(module, tgt)
+    out = tr.translate()
+    if stats is not None:
+        stats.update(tr.stats)
+        stats["lines"] = ptx.count("\n") + 1
+        stats["parse_seconds"] = t1 - t0
+        stats["seconds"] = time.perf_counter() - t0
+        stats["kernel_modes"] = {k.name: k.info.get("mode") for k in module.kernels}
+    return out
+
+
+__all__ = ["TRANSLATOR_VERSION", "translate", "translate_module", "param_layout"]
