@@ -1,0 +1,157 @@
+"""rocBLAS gemm_ex / gemm_batched_ex / gemm_strided_batched_ex and hgemm on the CPU device."""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "cpu_blas"))
+import harness as H  # noqa: E402
+from harness import OP, E, S  # noqa: E402
+
+DT = {"f16": 150, "f32": 151, "f64": 152, "c32": 154, "c64": 155, "bf16": 168, "i8": 160}
+NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "c32": np.complex64,
+      "c64": np.complex128}
+
+
+@pytest.fixture(scope="module")
+def rb() -> H.Rb:
+    return H.Rb(H.build_libs())
+
+
+def to_bf16(x: np.ndarray) -> np.ndarray:
+    """float32 -> bf16 bits (round to nearest even), as uint16."""
+    b = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    b = (b + 0x7FFF + ((b >> 16) & 1)) >> 16
+    return b.astype(np.uint16)
+
+
+def from_bf16(b: np.ndarray) -> np.ndarray:
+    return (b.astype(np.uint32) << 16).view(np.float32)
+
+
+def tail(comp):
+    return [E(DT[comp]), E(0), ctypes.c_int32(0), ctypes.c_uint32(0)]
+
+
+@pytest.mark.parametrize("ab,cd,comp", [("f32", "f32", "f32"), ("f64", "f64", "f64"),
+                                        ("c32", "c32", "c32"), ("c64", "c64", "c64"),
+                                        ("f16", "f16", "f32"), ("f16", "f32", "f32"),
+                                        ("f16", "f16", "f16"), ("bf16", "bf16", "f32"),
+                                        ("bf16", "f32", "f32")])
+@pytest.mark.parametrize("w", ["", "_64"])
+def test_gemm_ex_types(rb, ab, cd, comp, w):
+    rng = np.random.default_rng(0)
+    m, n, k, batch = 5, 4, 6, 3
+    ta, tb = "T", "N"
+    lda, ldb, ldc, ldd = k + 1, k, m + 2, m + 1
+
+    def make(dtname, shape):
+        x = rng.standard_normal(shape).astype(np.float32)
+        if dtname in ("c32", "c64"):
+            x = x + 1j * rng.standard_normal(shape)
+        if dtname == "bf16":
+            bits = to_bf16(x)
+            return bits, from_bf16(bits)
+        arr = x.astype(NP[dtname])
+        return arr, arr.astype(np.complex128 if dtname.startswith("c") else np.float64)
+
+    def buf(a, ld, dtype):
+        out = np.zeros(ld * a.shape[1], dtype=dtype)
+        for j in range(a.shape[1]):
+            out[j * ld:j * ld + a.shape[0]] = a[:, j]
+        return out
+
+    As = [make(ab, (k, m)) for _ in range(batch)]
+    Bs = [make(ab, (k, n)) for _ in range(batch)]
+    Cs = [make(cd, (m, n)) for _ in range(batch)]
+    st_a = lda * m + 2
+    st_b, st_c, st_d = ldb * n + 1, ldc * n, ldd * n + 3
+    raw = {"bf16": np.uint16}
+
+    def big(items, ld, stride, dtname):
+        dt = raw.get(dtname, NP.get(dtname))
+        out = np.zeros(stride * batch, dtype=dt)
+        for i, (r, _) in enumerate(items):
+            b = buf(r, ld, dt)
+            out[i * stride:i * stride + b.size] = b
+        return out
+
+    a, b, c = big(As, lda, st_a, ab), big(Bs, ldb, st_b, ab), big(Cs, ldc, st_c, cd)
+    d = np.zeros(st_d * batch, dtype=c.dtype)
+    sdt = raw.get(comp, NP[comp])
+    if comp == "f16":
+        alpha, beta = np.array([1.5], np.float16), np.array([-0.5], np.float16)
+    else:
+        alpha, beta = np.array([1.5], sdt), np.array([-0.5], sdt)
+    st_ = rb.call(f"rocblas_gemm_strided_batched_ex{w}", E(OP[ta]), E(OP[tb]), m, n, k, alpha,
+                  a, E(DT[ab]), lda, S(st_a), b, E(DT[ab]), ldb, S(st_b), beta, c, E(DT[cd]),
+                  ldc, S(st_c), d, E(DT[cd]), ldd, S(st_d), batch, *tail(comp))
+    assert st_ == H.ST_SUCCESS
+    tol = {"f32": 1e-4, "f64": 1e-12, "c32": 1e-4, "c64": 1e-12}.get(cd, 2e-2)
+    if cd == "bf16":
+        tol = 5e-2
+    for i in range(batch):
+        want = 1.5 * As[i][1].T @ Bs[i][1] - 0.5 * Cs[i][1]
+        got = d[i * st_d:i * st_d + ldd * n]
+        got = from_bf16(got) if cd == "bf16" else got
+        got = np.stack([got[j * ldd:j * ldd + m] for j in range(n)], axis=1)
+        assert np.allclose(got.astype(want.dtype), want, rtol=tol, atol=tol * 4), (i, got, want)
+
+
+def test_gemm_ex_plain_batched_and_errors(rb):
+    rng = np.random.default_rng(1)
+    m = n = k = 3
+    A, B, C = (rng.standard_normal((3, 3)) for _ in range(3))
+    fa, fb, fc = (x.ravel(order="F").copy() for x in (A, B, C))
+    one, zero = np.array([1.0]), np.array([0.0])
+    f64 = E(DT["f64"])
+    # in place: c == d
+    assert rb.call("rocblas_gemm_ex", E(OP["N"]), E(OP["N"]), m, n, k, one, fa, f64, 3, fb, f64,
+                   3, one, fc, f64, 3, fc, f64, 3, *tail("f64")) == 0
+    assert np.allclose(fc.reshape(3, 3, order="F"), A @ B + C)
+    pa = np.array([fa.ctypes.data] * 2, np.uint64)
+    pb = np.array([fb.ctypes.data] * 2, np.uint64)
+    d1, d2 = np.zeros(9), np.zeros(9)
+    pd = np.array([d1.ctypes.data, d2.ctypes.data], np.uint64)
+    assert rb.call("rocblas_gemm_batched_ex", E(OP["N"]), E(OP["T"]), m, n, k, one, pa, f64, 3,
+                   pb, f64, 3, zero, pd, f64, 3, pd, f64, 3, 2, *tail("f64")) == 0
+    assert np.allclose(d1.reshape(3, 3, order="F"), A @ B.T) and np.array_equal(d1, d2)
+    # unsupported type combination and bad sizes
+    assert rb.call("rocblas_gemm_ex", E(OP["N"]), E(OP["N"]), m, n, k, one, fa, E(DT["i8"]), 3,
+                   fb, E(DT["i8"]), 3, one, fc, f64, 3, fc, f64, 3, *tail("f64")) == \
+        H.ST_NOT_IMPLEMENTED
+    assert rb.call("rocblas_gemm_ex", E(OP["N"]), E(OP["N"]), m, n, k, one, fa, f64, 2, fb, f64,
+                   3, one, fc, f64, 3, fc, f64, 3, *tail("f64")) == H.ST_INVALID_SIZE
+    assert rb.call("rocblas_gemm_ex", E(5), E(OP["N"]), m, n, k, one, fa, f64, 3, fb, f64,
+                   3, one, fc, f64, 3, fc, f64, 3, *tail("f64")) == H.ST_INVALID_VALUE
+
+
+def test_hgemm(rb):
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((4, 3)).astype(np.float16)
+    B = rng.standard_normal((3, 5)).astype(np.float16)
+    C = np.zeros((4, 5), np.float16)
+    fa, fb, fc = (x.ravel(order="F").copy() for x in (A, B, C))
+    assert rb.call("rocblas_hgemm", E(OP["N"]), E(OP["N"]), 4, 5, 3, np.array([1], np.float16),
+                   fa, 4, fb, 3, np.array([0], np.float16), fc, 4) == 0
+    want = A.astype(np.float32) @ B.astype(np.float32)
+    assert np.allclose(fc.reshape(4, 5, order="F").astype(np.float32), want, atol=1e-2)
+
+
+def test_half_conversion_roundtrip(rb):
+    """Every finite f16 value survives f16 -> f32 -> sgemm(x1) -> f16 exactly."""
+    vals = np.arange(0, 0x7C00, 7, dtype=np.uint16).view(np.float16)
+    vals = np.concatenate([vals, -vals[1:]])  # -0 would come back as +0 from sgemm
+    n = vals.size
+    one = np.array([1.0], np.float32)
+    eye = np.array([1.0], np.float16)
+    d = np.zeros(n, np.float16)
+    assert rb.call("rocblas_gemm_ex", E(OP["N"]), E(OP["N"]), n, 1, 1, one, vals, E(DT["f16"]),
+                   n, eye, E(DT["f16"]), 1, np.array([0.0], np.float32), d, E(DT["f16"]), n,
+                   d, E(DT["f16"]), n, *tail("f32")) == 0
+    assert np.array_equal(d.view(np.uint16), vals.view(np.uint16))
