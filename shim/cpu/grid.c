@@ -14,7 +14,6 @@
 
 #include "internal.h"
 
-#define WORKER_STACK (64u << 20)
 #define CHUNKS_PER_WORKER 4
 
 typedef struct grid_job {
@@ -122,7 +121,7 @@ static void start_pool(void)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, WORKER_STACK);
+    pthread_attr_setstacksize(&attr, CPU_KERNEL_STACK);
     for (int i = 0; i < n; i++) {
         pthread_t t;
         if (pthread_create(&t, &attr, pool_worker, (void *)(uintptr_t)i) == 0)
@@ -133,8 +132,37 @@ static void start_pool(void)
     pthread_attr_destroy(&attr);
 }
 
+/* A one-block grid runs on the calling (stream) thread: waking a worker and waiting for
+ * it would cost more than most such blocks take. */
+static hipError_t run_inline(const cpu_grid_job *job)
+{
+    static _Thread_local void *shared = NULL;
+    static _Thread_local size_t shared_cap = 0;
+    size_t need = job->launch.dyn_shared_bytes ? job->launch.dyn_shared_bytes : 16;
+    if (need > shared_cap) {
+        void *p = aligned_alloc(64, (need + 63) / 64 * 64);
+        if (p == NULL) {
+            cpu_log("kernel %s: cannot allocate %u bytes of dynamic shared memory",
+                    job->kernel->name, job->launch.dyn_shared_bytes);
+            return hipErrorOutOfMemory;
+        }
+        free(shared);
+        shared = p;
+        shared_cap = need;
+    }
+    pyshim_block blk = {.ctaid = {0, 0, 0}, .smid = 0, .dyn_shared = shared};
+    int rc = job->kernel->run_block(&job->launch, &blk, job->params);
+    if (rc == 0)
+        return hipSuccess;
+    cpu_log("kernel %s: block (0,0,0) trapped with code %d", job->kernel->name, rc);
+    return hipErrorLaunchFailure;
+}
+
 hipError_t cpu_grid_run(const cpu_grid_job *job)
 {
+    const pyshim_dim3 grid = job->launch.grid;
+    if ((uint64_t)grid.x * grid.y * grid.z == 1)
+        return run_inline(job);
     pthread_once(&pool_once, start_pool);
     if (pool_size == 0)
         return hipErrorOutOfMemory;

@@ -108,6 +108,10 @@ cpu_cmd *cpu_cmd_new(cpu_cmd_fn run, size_t payload_size);
 hipError_t cpu_stream_resolve(hipStream_t handle, bool spt, struct ihipStream_t **out);
 /* Enqueues `cmd` (takes ownership, also on error); *seq (optional) gets its number. */
 hipError_t cpu_stream_enqueue(struct ihipStream_t *s, cpu_cmd *cmd, uint64_t *seq);
+/* True when a synchronous command on `s` could run right now on the calling thread:
+ * nothing pending on `s` nor on the streams it implicitly waits for. Synchronous copies
+ * then skip the hand-off to the worker (a few microseconds). */
+bool cpu_stream_idle_for_inline(struct ihipStream_t *s);
 /* Blocks until command number `seq` of `s` has run; returns the device's sticky error. */
 hipError_t cpu_stream_wait_seq(struct ihipStream_t *s, uint64_t seq);
 /* Blocks until everything enqueued on `s` so far has run. */
@@ -180,5 +184,8 @@ uint64_t cpu_now_ns(void);           /* CLOCK_MONOTONIC */
 #define CPU_ALIGN 256u                 /* device allocations: HIP's minimum alignment */
 #define CPU_MAX_SHARED (64u * 1024u)   /* shared memory per block (LDS) */
 #define CPU_MAX_THREADS 1024u
+/* Threads that run blocks keep a whole block's static shared arrays and per-thread
+ * contexts on their stack. */
+#define CPU_KERNEL_STACK (64u << 20)
 
 #endif

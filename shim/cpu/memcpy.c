@@ -5,6 +5,7 @@
  * the device does not know (pageable host memory) also completes before returning, as
  * CUDA's staging of pageable transfers does, so the caller may reuse the buffer at once.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -77,6 +78,11 @@ static hipError_t submit(cpu_cmd_fn run, const void *op, size_t op_size, hipStre
     if (c == NULL)
         return hipErrorOutOfMemory;
     memcpy(c->payload, op, op_size);
+    if (sync && cpu_stream_idle_for_inline(s)) {
+        run(c);
+        free(c);
+        return cpu_sticky_error();
+    }
     uint64_t seq;
     err = cpu_stream_enqueue(s, c, &seq);
     if (err != hipSuccess || !sync)

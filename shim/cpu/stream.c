@@ -135,8 +135,9 @@ static hipError_t start_worker(struct ihipStream_t *s)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    /* Host callbacks run on this thread: give them a normal-sized stack. */
-    pthread_attr_setstacksize(&attr, 8u << 20);
+    /* Host callbacks run on this thread, and so do single-block grids (grid.c): give it
+     * a kernel worker's stack. */
+    pthread_attr_setstacksize(&attr, CPU_KERNEL_STACK);
     int rc = pthread_create(&s->thread, &attr, stream_worker, s);
     pthread_attr_destroy(&attr);
     return rc == 0 ? hipSuccess : hipErrorOutOfMemory;
@@ -267,6 +268,20 @@ hipError_t cpu_stream_enqueue(struct ihipStream_t *s, cpu_cmd *cmd, uint64_t *se
     pthread_cond_broadcast(&cpu_sched_cond);
     pthread_mutex_unlock(&cpu_sched_lock);
     return hipSuccess;
+}
+
+bool cpu_stream_idle_for_inline(struct ihipStream_t *s)
+{
+    pthread_mutex_lock(&cpu_sched_lock);
+    bool idle = !busy(s);
+    if (idle && s->is_null) {
+        for (struct ihipStream_t *t = live_streams; t != NULL && idle; t = t->next_live)
+            idle = (t->flags & hipStreamNonBlocking) || !busy(t);
+    } else if (idle && !(s->flags & hipStreamNonBlocking)) {
+        idle = !busy(&null_stream);
+    }
+    pthread_mutex_unlock(&cpu_sched_lock);
+    return idle;
 }
 
 hipError_t cpu_stream_wait_seq(struct ihipStream_t *s, uint64_t seq)
