@@ -47,6 +47,9 @@ class Field:
     canonical: str
     offset: int  # bytes
     size: int
+    bits: int = 0       # bit-field width, 0 for an ordinary field
+    bit_offset: int = 0  # of a bit-field, from the start of the struct
+
 
 
 @dataclass
@@ -116,6 +119,14 @@ def _walk(cursor: ci.Cursor):
             yield child
 
 
+# clang names unnamed records after their file and line: keep tables machine-independent
+_UNNAMED_RE = re.compile(r"\((unnamed|anonymous)( \w+)? at [^)]*\)")
+
+
+def _spell(t: ci.Type) -> str:
+    return _UNNAMED_RE.sub(r"(\1\2)", t.spelling)
+
+
 def _struct(cursor: ci.Cursor, name: str) -> Struct | None:
     t = cursor.type
     size = t.get_size()
@@ -124,8 +135,11 @@ def _struct(cursor: ci.Cursor, name: str) -> Struct | None:
     fields = []
     for f in cursor.type.get_fields():
         off = t.get_offset(f.spelling)
-        fields.append(Field(f.spelling, f.type.spelling, f.type.get_canonical().spelling,
-                            off // 8 if off >= 0 else -1, max(f.type.get_size(), 0)))
+        fname = "" if f.is_anonymous() else _UNNAMED_RE.sub(r"(\1\2)", f.spelling)
+        bits = f.get_bitfield_width() if f.is_bitfield() else 0
+        fields.append(Field(fname, _spell(f.type), _spell(f.type.get_canonical()),
+                            off // 8 if off >= 0 else -1, max(f.type.get_size(), 0),
+                            bits, off if bits else 0))
     return Struct(name, size, t.get_align(), fields)
 
 
@@ -157,14 +171,11 @@ def parse_header(header: Path, include_dirs: list[Path], *, files: tuple[str, ..
             if cur.spelling and not cur.spelling.startswith("enum (") and values:
                 out.enums.setdefault(cur.spelling, values)
         elif kind in (ci.CursorKind.STRUCT_DECL, ci.CursorKind.UNION_DECL):
-            if cur.is_definition() and cur.spelling and "(" not in cur.spelling:
-                s = _struct(cur, cur.spelling)
-                if s:
-                    out.structs.setdefault(cur.spelling, s)
+            _record_structs(cur, out)
         elif kind == ci.CursorKind.TYPEDEF_DECL:
             under = cur.underlying_typedef_type
             canon = under.get_canonical()
-            out.typedefs[cur.spelling] = canon.spelling
+            out.typedefs[cur.spelling] = _spell(canon)
             decl = canon.get_declaration()
             if canon.kind == ci.TypeKind.ENUM:
                 values = {c.spelling: c.enum_value for c in decl.get_children()
@@ -181,6 +192,17 @@ def parse_header(header: Path, include_dirs: list[Path], *, files: tuple[str, ..
         for path in _header_files(tu, f):
             out.renames.update(dict(_DEFINE_RE.findall(path.read_text(errors="replace"))))
     return out
+
+
+def _record_structs(cur: ci.Cursor, out: Header) -> None:
+    """A struct definition and the named ones nested in it (C puts those in file scope)."""
+    if cur.is_definition() and cur.spelling and "(" not in cur.spelling:
+        s = _struct(cur, cur.spelling)
+        if s:
+            out.structs.setdefault(cur.spelling, s)
+    for child in cur.get_children():
+        if child.kind in (ci.CursorKind.STRUCT_DECL, ci.CursorKind.UNION_DECL):
+            _record_structs(child, out)
 
 
 def _header_files(tu: ci.TranslationUnit, suffix: str) -> list[Path]:

@@ -52,16 +52,17 @@ def _merge(headers: list[Header]) -> Header:
 
 def _struct_json(s: Struct) -> dict:
     return {"size": s.size, "align": s.align,
-            "fields": [[f.name, f.type, f.offset, f.size] for f in s.fields]}
+            "fields": [[f.name, f.type, f.offset, f.size] + ([f.bit_offset, f.bits] if f.bits else [])
+                       for f in s.fields]}
 
 
 def _struct_pair(c: Struct, r: Struct) -> dict:
-    rf = {f.name: f for f in r.fields}
+    rf = {f.name: f for f in r.fields if f.name}
     shared = [[f.name, f.offset, rf[f.name].offset, f.size, rf[f.name].size]
               for f in c.fields if f.name in rf]
     return {"cuda": c.name, "rocm": r.name, "cuda_size": c.size, "rocm_size": r.size,
             "shared": shared,
-            "cuda_only": [f.name for f in c.fields if f.name not in rf],
+            "cuda_only": [f.name for f in c.fields if f.name and f.name not in rf],
             "identical": c.size == r.size and len(shared) == len(c.fields) == len(r.fields)
             and all(x[1] == x[2] and x[3] == x[4] for x in shared)}
 

@@ -1,0 +1,281 @@
+"""libcudart.so.13 / .12's generated C, mapped straight onto HIP (not through libcuda).
+
+From tables/runtime.json (and cuda12.json for the .12 library) this writes, per CUDA major:
+  runtime_thunks_<major>.c   a weak definition of every exported runtime symbol: a forwarding
+                             thunk where the arguments pass or convert mechanically, else a
+                             cudaErrorNotSupported stub. shim/runtime's strong definitions win.
+  libcudart.so.<major>.map   the linker version script: every symbol under the version node
+                             NVIDIA uses (named after the soname), everything else local.
+and, shared by both: runtime_enums.h (enum/status converters), runtime_errors.inc (CUDA's
+error names and strings), runtime_devprop.inc (cudaDeviceProp <- hipDeviceProp_tR0600 field
+copies for both layouts), runtime_exports_<major>.txt (the symbol list, for tests).
+
+The thunk translation unit sees only CUDA's headers: cuda_runtime_api.h and the HIP headers
+cannot share one (dim3, ...), so each HIP target is declared here from its CUDA-side
+signature (the tables say those arguments are ABI-identical) and declared *weak*: a target
+the backend lacks (the CPU device implements a subset of HIP) reads as NULL and the thunk
+refuses with cudaErrorNotSupported instead of the loader killing the process.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from pyshim.codegen.common import STAMP, c_ident, declare, enum_converter, load_table, param_names
+
+MAJORS = (13, 12)
+THUNKABLE = ("direct", "handle")
+# nvcc's host stubs call these; they are in no header. NVIDIA's libcudart exports them.
+HOOKS = (
+    "__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd", "__cudaUnregisterFatBinary",
+    "__cudaRegisterFunction", "__cudaRegisterVar", "__cudaRegisterManagedVar",
+    "__cudaRegisterHostVar", "__cudaRegisterTexture", "__cudaRegisterSurface",
+    "__cudaInitModule", "__cudaPushCallConfiguration", "__cudaPopCallConfiguration",
+    "__cudaGetKernel", "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz",
+)
+# Arguments that are host-side identities (a kernel's host stub, a __device__ variable's
+# host shadow): only our registry knows them, so HIP must never see them.
+HOST_IDENTITY_PARAMS = {("const void *", "func"), ("const void *", "symbol")}
+# CUDA's own wording for the errors programs print most; the rest are spelled from the name.
+ERROR_STRINGS = {
+    "cudaSuccess": "no error",
+    "cudaErrorInvalidValue": "invalid argument",
+    "cudaErrorMemoryAllocation": "out of memory",
+    "cudaErrorInitializationError": "initialization error",
+    "cudaErrorInvalidConfiguration": "invalid configuration argument",
+    "cudaErrorInvalidDevicePointer": "invalid device pointer",
+    "cudaErrorInvalidDevice": "invalid device ordinal",
+    "cudaErrorInvalidResourceHandle": "invalid resource handle",
+    "cudaErrorInvalidDeviceFunction": "invalid device function",
+    "cudaErrorInvalidSymbol": "invalid device symbol",
+    "cudaErrorNoDevice": "no CUDA-capable device is detected",
+    "cudaErrorNotSupported": "operation not supported",
+    "cudaErrorNoKernelImageForDevice": "no kernel image is available for execution on the device",
+    "cudaErrorIllegalAddress": "an illegal memory access was encountered",
+    "cudaErrorLaunchFailure": "unspecified launch failure",
+    "cudaErrorNotReady": "device not ready",
+    "cudaErrorUnknown": "unknown error",
+}
+
+
+# ---------------------------------------------------------------- the symbol sets
+
+
+def symbols_for(major: int, runtime: dict, cuda12: dict) -> dict[str, tuple[dict, dict | None]]:
+    """symbol -> (signature, its runtime.json entry, or None where the symbol's ABI is not
+    CUDA 13's: 12-only symbols and those whose signature changed)."""
+    out: dict[str, tuple[dict, dict | None]] = {}
+    for entry in runtime["entry_points"].values():
+        for symbol, sig in entry["symbols"].items():
+            out[symbol] = (sig, entry)
+    if major == 13:
+        return out
+    for symbol in cuda12["symbols_only_in_13"]:
+        out.pop(symbol, None)
+    for symbol, versions in cuda12["signature_changed"].items():
+        out[symbol] = (versions["12"], None)
+    for symbol, sig in cuda12["symbols_only_in_12"].items():
+        out[symbol] = (sig, None)
+    return out
+
+
+def version_script(major: int, symbols: list[str]) -> str:
+    names = sorted(set(symbols) | set(HOOKS))
+    body = "".join(f"    {s};\n" for s in names)
+    return f"{STAMP}libcudart.so.{major} {{\n  global:\n{body}  local:\n    *;\n}};\n"
+
+
+# ---------------------------------------------------------------- thunks
+
+
+def _hip_param_type(conv: str, cuda_type: str, pairs: set[str]) -> str | None:
+    if conv in THUNKABLE:
+        return cuda_type  # ABI-identical per the tables
+    if conv.startswith("enum:") and conv[5:] in pairs:
+        return "int"
+    return None
+
+
+def _arg_expr(conv: str, name: str, cuda_type: str, per_thread: bool) -> str:
+    if conv.startswith("enum:"):
+        cuda, rocm = conv[5:].split("->")
+        return f"pyshim_{c_ident(cuda)}_to_{c_ident(rocm)}((int){name})"
+    if cuda_type == "cudaStream_t":
+        return f"pyshim_rt_stream({name}, {int(per_thread)})"
+    return name
+
+
+def _thunk(symbol: str, sig: dict, entry: dict | None, rocm_fns: dict,
+           declared: dict[str, str], pairs: set[str]) -> str | None:
+    """A forwarding thunk, or None when the symbol must be a stub (or is hand-written)."""
+    if entry is None or entry["class"] not in ("direct", "converted"):
+        return None
+    if entry["returns"] != "cudaError_t" or sig["ret"] != "cudaError_t":
+        return None
+    target = rocm_fns.get(entry["target"])
+    if target is None or target["ret"] != "hipError_t":
+        return None
+    if len(target["params"]) != len(sig["params"]):
+        return None
+    if any((t, n) in HOST_IDENTITY_PARAMS for t, n in sig["params"]):
+        return None
+    per_thread = symbol.endswith(("_ptds", "_ptsz"))
+    hip_types, exprs = [], []
+    for conv, name, (ctype, _cn) in zip(
+            entry["args"], param_names(sig), sig["params"], strict=True):
+        htype = _hip_param_type(conv, ctype, pairs)
+        if htype is None:
+            return None
+        hip_types.append(htype)
+        exprs.append(_arg_expr(conv, name, ctype, per_thread))
+    hip_name = entry["target"]
+    hip_sig = {"ret": "int", "params": [[t, f"a{i}"] for i, t in enumerate(hip_types)]}
+    decl = declare(hip_name, hip_sig, attrs="extern PYSHIM_WEAK_IMPORT ")
+    if declared.setdefault(hip_name, decl) != decl:
+        return None  # two CUDA symbols disagree on the target's CUDA-side types
+    call = f"{hip_name}({', '.join(exprs)})"
+    return (f"{declare(symbol, sig, attrs='PYSHIM_WEAK ')}\n{{\n"
+            f"    PYSHIM_RT_ENTER();\n"
+            f"    if ({hip_name} == NULL)\n"
+            f'        return pyshim_rt_missing("{symbol}", "{hip_name}");\n'
+            f"    return pyshim_rt_hip_result({call});\n}}\n")
+
+
+def _stub(symbol: str, sig: dict) -> str:
+    unused = "".join(f"    (void){n};\n" for n in param_names(sig))
+    if sig["ret"] == "cudaError_t":
+        tail = f'    return pyshim_rt_unsupported("{symbol}");\n'
+    else:
+        tail = (f'    pyshim_rt_unsupported("{symbol}");\n'
+                f"    {sig['ret']} zero;\n    memset(&zero, 0, sizeof zero);\n    return zero;\n")
+    return f"{declare(symbol, sig, attrs='PYSHIM_WEAK ')}\n{{\n{unused}{tail}}}\n"
+
+
+def thunks(major: int, runtime: dict, cuda12: dict, rocm: dict,
+           enums: dict) -> tuple[str, dict[str, int]]:
+    rocm_fns = rocm["functions"]
+    pairs = set(used_enum_pairs(runtime, enums))
+    head = [STAMP,
+            f"/* Every symbol of libcudart.so.{major}, weak: shim/runtime's strong definitions"
+            " win. */\n",
+            "/* see every exported variant (_ptds/_ptsz) and none of the renaming macros */\n",
+            "#define __CUDA_API_VERSION_INTERNAL 1\n",
+            "#include <stddef.h>\n#include <string.h>\n#include <cuda_runtime_api.h>\n",
+            '#include "runtime_enums.h"\n#include "rt_thunk.h"\n',
+            '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n\n']
+    decls: dict[str, str] = {}
+    bodies = []
+    counts = {"thunks": 0, "stubs": 0}
+    for symbol, (sig, entry) in sorted(symbols_for(major, runtime, cuda12).items()):
+        body = _thunk(symbol, sig, entry, rocm_fns, decls, pairs)
+        if body is None:
+            body = _stub(symbol, sig)
+            counts["stubs"] += 1
+        else:
+            counts["thunks"] += 1
+        bodies.append(body + "\n")
+    hip_decls = [d + ";\n" for _n, d in sorted(decls.items())]
+    text = "".join(head) + "/* HIP targets, weak: NULL when the backend lacks one */\n"
+    return text + "".join(hip_decls) + "\n" + "".join(bodies), counts
+
+
+# ---------------------------------------------------------------- enums, errors
+
+
+def used_enum_pairs(runtime: dict, enums: dict) -> list[str]:
+    """The enum pairs the thunks convert (those enums.json has a map for)."""
+    used = {a[5:] for e in runtime["entry_points"].values()
+            for a in e["args"] if a.startswith("enum:")} | {"cudaError_t->hipError_t"}
+    return sorted(used & set(enums["pairs"]))
+
+
+def enums_header(enums: dict, names: list[str]) -> str:
+    out = [STAMP, "#ifndef PYSHIM_GEN_RUNTIME_ENUMS_H\n#define PYSHIM_GEN_RUNTIME_ENUMS_H\n\n"]
+    for name in names:
+        pair = enums["pairs"][name]
+        out.append(enum_converter(pair))
+        if "reverse" in pair:
+            out.append(enum_converter(pair, reverse=True))
+        out.append("\n")
+    out.append("#endif\n")
+    return "".join(out)
+
+
+def _readable(name: str) -> str:
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z][a-z]*|\d+", name.removeprefix("cudaError"))
+    return " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in words)
+
+
+def errors_table(typedefs: dict) -> str:
+    """PYSHIM_RT_ERROR(value, "name", "string") for every cudaError_t constant."""
+    values = typedefs["cuda_enums"]["cudaError_t"]
+    rows = [STAMP, "/* PYSHIM_RT_ERROR(value, name, description) */\n"]
+    for name, value in sorted(values.items(), key=lambda kv: (kv[1], kv[0])):
+        text = ERROR_STRINGS.get(name) or _readable(name)
+        rows.append(f'PYSHIM_RT_ERROR({value}, "{name}", "{text}")\n')
+    return "".join(rows)
+
+
+# ---------------------------------------------------------------- cudaDeviceProp
+
+
+def devprop_table(typedefs: dict, cuda12: dict) -> str:
+    """PYSHIM_RT_PROP(cuda offset, hip offset, size) rows: the fields of cudaDeviceProp
+    (CUDA 13's or 12.9's layout) that hipDeviceProp_tR0600 has under the same name and
+    size; the rest stay zero."""
+    hip = {f[0]: f for f in typedefs["rocm_structs"]["hipDeviceProp_tR0600"]["fields"]}
+    layouts = cuda12["structs"]["cudaDeviceProp"]
+    out = [STAMP, "/* PYSHIM_RT_PROP(cuda offset, hip offset, size, field) */\n"]
+    for major in MAJORS:
+        layout = layouts[str(major)]
+        out.append(f"#if PYSHIM_CUDART_MAJOR == {major}\n")
+        size = max(off + sz for _n, _t, off, sz in layout["fields"])
+        out.append(f"#define PYSHIM_RT_DEVPROP_SIZE {size}\n")
+        for name, _ctype, off, sz in layout["fields"]:
+            h = hip.get(name)
+            if h is not None and h[3] == sz:
+                out.append(f"PYSHIM_RT_PROP({off}, {h[2]}, {sz}, {name})\n")
+        out.append("#endif\n")
+    hip_size = max(f[2] + f[3] for f in hip.values())
+    out.append(f"#define PYSHIM_RT_HIPPROP_SIZE {hip_size}\n")
+    return "".join(out)
+
+
+# ---------------------------------------------------------------- driver
+
+
+def exported(major: int, runtime: dict, cuda12: dict) -> list[str]:
+    return sorted(set(symbols_for(major, runtime, cuda12)) | set(HOOKS))
+
+
+def generate(out_dir: Path) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runtime = load_table("runtime")
+    cuda12 = load_table("cuda12")
+    rocm = load_table("rocm")
+    enums = load_table("enums")
+    typedefs = load_table("typedefs")
+    files = {
+        "runtime_enums.h": enums_header(enums, used_enum_pairs(runtime, enums)),
+        "runtime_errors.inc": errors_table(typedefs),
+        "runtime_devprop.inc": devprop_table(typedefs, cuda12),
+    }
+    for major in MAJORS:
+        syms = exported(major, runtime, cuda12)
+        files[f"runtime_thunks_{major}.c"] = thunks(major, runtime, cuda12, rocm, enums)[0]
+        files[f"libcudart.so.{major}.map"] = version_script(major, syms)
+        files[f"runtime_exports_{major}.txt"] = "\n".join(syms) + "\n"
+    paths = []
+    for name, text in files.items():
+        path = out_dir / name
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+        paths.append(path)
+    return paths
+
+
+if __name__ == "__main__":
+    for p in generate(Path(sys.argv[1] if len(sys.argv) > 1 else "build/runtime/gen")):
+        print(p)
