@@ -1,0 +1,127 @@
+"""The shim's libcuda.so.1 core: C test programs in tests/shim/ against the built library,
+plus the Python pieces of the build (the stopgap proc table) and of the embedded side."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pyshim import build
+from pyshim.embed import translate
+from pyshim.paths import REPO_DIR, build_dir
+
+TESTS = REPO_DIR / "tests" / "shim"
+
+
+@pytest.fixture(scope="session")
+def built() -> Path:
+    build.build_all()
+    cpu = build_dir() / "cpu" / "libamdhip64.so.7"
+    assert cpu.exists(), "the CPU device was not built"
+    return build_dir()
+
+
+def _compile(tmp: Path, name: str, sources: list[Path], libs: tuple[str, ...] = ()) -> Path:
+    exe = tmp / name
+    cmd = ["cc", *build.core_cflags(), *map(str, sources), "-o", str(exe), *libs]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return exe
+
+
+def test_integrity_test_vectors(tmp_path: Path) -> None:
+    exe = _compile(tmp_path, "test_integrity",
+                   [TESTS / "test_integrity.c", build.CORE_DIR / "integrity.c"])
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stdout
+    assert "ok hmac(test vector)" in out.stdout
+    assert "ok md2(abc)" in out.stdout
+
+
+def test_driver_core_as_cudart_uses_it(built: Path, tmp_path: Path) -> None:
+    exe = _compile(tmp_path, "test_driver_core",
+                   [TESTS / "test_driver_core.c", build.CORE_DIR / "integrity.c"],
+                   ("-ldl", "-lpthread"))
+    env = dict(os.environ, LD_LIBRARY_PATH=str(built / "cpu"))
+    out = subprocess.run([str(exe), str(built / "lib" / "libcuda.so.1")], capture_output=True,
+                         text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS: 0 failure(s)" in out.stdout
+    assert out.stdout.count("ok ") >= 50
+    # an unknown export table and a function missing from the backend are logged, by name
+    assert "unknown table 01020300" in out.stderr
+    assert "has no hipGraphicsUnregisterResource" in out.stderr
+
+
+def test_libcuda_exports_only_the_driver_api(built: Path) -> None:
+    out = subprocess.run(["nm", "-D", "--defined-only", str(built / "lib" / "libcuda.so.1")],
+                         capture_output=True, text=True, check=True).stdout
+    names = [line.split()[-1] for line in out.splitlines()]
+    assert "cuGetProcAddress_v2" in names and "cuGetExportTable" in names
+    assert [n for n in names if not n.startswith("cu")] == []
+    soname = subprocess.run(["readelf", "-d", str(built / "lib" / "libcuda.so.1")],
+                            capture_output=True, text=True, check=True).stdout
+    assert "[libcuda.so.1]" in soname
+    # the backend first, the refusing fallbacks after it
+    needed = [line.split("[")[1].rstrip("]") for line in soname.splitlines() if "NEEDED" in line]
+    assert needed.index("libamdhip64.so.7") < needed.index(build.HIP_MISSING)
+
+
+def test_rebuild_is_skipped_when_nothing_changed(built: Path) -> None:
+    _, rebuilt = build.build_libcuda(built / "lib", built / "driver")
+    assert rebuilt is False
+
+
+def test_stopgap_proc_table_follows_the_version_rules() -> None:
+    available = {"cuMemAlloc", "cuMemAlloc_v2", "cuCtxSynchronize", "cuCtxSynchronize_v2",
+                 "cuLaunchKernel", "cuLaunchKernel_ptsz", "cuStreamGetCaptureInfo",
+                 "cuStreamGetCaptureInfo_v2", "cuStreamGetCaptureInfo_v3"}
+    rows = build.stopgap_proc_table(build.cuda_include(), available)
+    got = {(n, v, var): s for n, v, var, s in rows}
+    assert got[("cuMemAlloc", 3020, "PYSHIM_PROC_DEFAULT")] == "cuMemAlloc_v2"
+    assert got[("cuCtxSynchronize", 13000, "PYSHIM_PROC_DEFAULT")] == "cuCtxSynchronize_v2"
+    assert got[("cuCtxSynchronize", 2000, "PYSHIM_PROC_DEFAULT")] == "cuCtxSynchronize"
+    assert got[("cuLaunchKernel", 7000, "PYSHIM_PROC_PTSZ")] == "cuLaunchKernel_ptsz"
+    assert got[("cuStreamGetCaptureInfo", 12030, "PYSHIM_PROC_DEFAULT")] == \
+        "cuStreamGetCaptureInfo_v3"
+    assert got[("cuStreamGetCaptureInfo", 11030, "PYSHIM_PROC_DEFAULT")] == \
+        "cuStreamGetCaptureInfo_v2"
+    # only symbols the library defines are listed
+    assert all(s in available for s in got.values())
+
+
+def test_translate_reports_a_missing_translator(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pyshim.kernels.loader", None)  # import fails
+    code, text = translate.translate(b"// PTX", "cpu-wave64")
+    assert code == 1
+    assert text.startswith("CUDA_ERROR_JIT_COMPILER_NOT_FOUND\t")
+
+
+def test_translate_carries_the_loaders_cuda_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    class NoPtx(Exception):
+        cuda_error = "CUDA_ERROR_NO_BINARY_FOR_GPU"
+
+    class Loader:
+        @staticmethod
+        def load_module(data: bytes, target: str) -> None:
+            raise NoPtx(f"kernel _Z3fooPf has only SASS ({len(data)} bytes, {target})")
+
+    monkeypatch.setitem(sys.modules, "pyshim.kernels.loader", Loader)
+    code, text = translate.translate(b"abc", "cpu-wave32")
+    assert code == 1
+    name, message = text.split("\t", 1)
+    assert name == "CUDA_ERROR_NO_BINARY_FOR_GPU"
+    assert "_Z3fooPf" in message and "cpu-wave32" in message
+
+
+def test_write_c_string_truncates_and_terminates() -> None:
+    import cffi
+
+    ffi = cffi.FFI()
+    buf = ffi.new("char[8]", b"\xff" * 8)
+    translate.write_c_string(ffi, buf, 8, "/a/long/path")
+    assert ffi.string(buf) == b"/a/long"
