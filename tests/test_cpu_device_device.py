@@ -56,6 +56,10 @@ def test_versions_pci_and_errors() -> None:
     assert v["errstr"] == "invalid argument"
     assert v["errname_oom"] == "hipErrorOutOfMemory"
     assert v["errname_unknown_code"] == "hipErrorUnknown"
+    assert v["peer"] == "0"
+    assert v["enable_peer_self"] == "hipErrorInvalidDevice"
+    assert v["limit_printf"] == str(1 << 22)
+    assert v["limit_bad"] == "hipErrorUnsupportedLimit"
 
 
 def test_contexts() -> None:

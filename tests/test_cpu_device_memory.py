@@ -80,3 +80,20 @@ def test_bad_frees_and_impossible_allocations(mem: dict[str, str]) -> None:
     assert mem["malloc_null_out"] == "hipErrorInvalidValue"
     assert mem["managed_bad_flags"] == "hipErrorInvalidValue"
     assert mem["meminfo"] == "1"
+
+
+def test_stream_ordered_allocation_and_managed_hints(mem: dict[str, str]) -> None:
+    assert mem["malloc_async"] == "42,42"
+    assert mem["free_async_gone"] == "hipErrorInvalidValue"     # freed in stream order
+    assert mem["free_async_foreign"] == "hipErrorInvalidValue"
+    assert mem["prefetch"] == mem["prefetch_cpu"] == "hipSuccess"
+    assert mem["prefetch_too_long"] == mem["prefetch_unknown"] == "hipErrorInvalidValue"
+    assert mem["advise"] == mem["attach"] == "hipSuccess"
+    assert mem["advise_bad"] == "hipErrorInvalidValue"
+    assert mem["ptr_info"] == "4096"
+    assert mem["drv_attrs"] == "managed,1,4096"
+
+
+def test_driver_3d_copy(mem: dict[str, str]) -> None:
+    # dst[z][y][x] = vol[z+2][y+1][x+2] = 100(z+2) + 10(y+1) + x+2, as bytes; x=3 untouched
+    assert mem["drv_copy3d"] == f"212,{334 % 256},0"

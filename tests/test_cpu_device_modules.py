@@ -83,6 +83,9 @@ def test_function_attributes_and_occupancy(kernels: str) -> None:
     assert v["potential.saxpy"] == "8,1024"     # 2 blocks x 4 workers
     assert v["potential.bounded"] == "4,128"
     assert v["potential.saxpy_limit200"] == "128"
+    assert v["occ.runtime_api"] == "8"
+    assert v["occ.avail_dyn_smem"] == "1024"    # capped by the attribute set to 1024 above
+    assert v["occ.not_a_function"] == "hipErrorInvalidDeviceFunction"
     assert v["unload_twice_get"] == "hipErrorInvalidHandle"
 
 

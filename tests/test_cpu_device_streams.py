@@ -63,3 +63,8 @@ def test_per_thread_stream_and_host_threads(st: dict[str, str]) -> None:
     assert st["spt"] == "0,2,3,4"
     assert st["spt_query"] == "hipSuccess"
     assert st["threads_ok"] == "1"
+
+
+def test_streams_never_capture(st: dict[str, str]) -> None:
+    assert st["capturing"] == "0"        # hipStreamCaptureStatusNone
+    assert st["capture_info"] == "0,0"

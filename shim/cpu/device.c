@@ -402,3 +402,53 @@ hipError_t hipDeviceReset(void)
     cpu_clear_sticky_error();
     return hipSuccess;
 }
+
+/* One device: there is never a peer. */
+hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags)
+{
+    (void)flags;
+    (void)peerDeviceId;   /* not even device 0: a device is not its own peer */
+    return cpu_ret(hipErrorInvalidDevice);
+}
+
+hipError_t hipDeviceDisablePeerAccess(int peerDeviceId)
+{
+    return cpu_ret(cpu_check_device(peerDeviceId) ? hipErrorInvalidDevice
+                                                  : hipErrorPeerAccessNotEnabled);
+}
+
+hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice,
+                                    int dstDevice)
+{
+    (void)attr;
+    if (value == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    if (cpu_check_device(srcDevice) || cpu_check_device(dstDevice) || srcDevice == dstDevice)
+        return cpu_ret(hipErrorInvalidDevice);
+    return hipSuccess;
+}
+
+hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig)
+{
+    if (pConfig == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    *pConfig = hipSharedMemBankSizeFourByte;
+    return hipSuccess;
+}
+
+hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config)
+{
+    if (config < hipSharedMemBankSizeDefault || config > hipSharedMemBankSizeEightByte)
+        return cpu_ret(hipErrorInvalidValue);
+    return hipSuccess;
+}
+
+hipError_t hipProfilerStart(void)
+{
+    return hipSuccess;
+}
+
+hipError_t hipProfilerStop(void)
+{
+    return hipSuccess;
+}

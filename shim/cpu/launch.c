@@ -364,3 +364,49 @@ hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int *gridSize, int *
     return cpu_ret(potential_block_size(gridSize, blockSize, f, dynSharedMemPerBlk,
                                         blockSizeLimit, flags));
 }
+
+/* The runtime-API occupancy calls name the kernel by `const void *`: accept our handles. */
+hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *f,
+                                                        int blockSize, size_t dynSharedMemPerBlk)
+{
+    if (cpu_function_lookup(f) == NULL)
+        return cpu_ret(hipErrorInvalidDeviceFunction);
+    return cpu_ret(max_active(numBlocks, (hipFunction_t)f, blockSize, dynSharedMemPerBlk, 0));
+}
+
+hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *f,
+                                                                 int blockSize,
+                                                                 size_t dynSharedMemPerBlk,
+                                                                 unsigned int flags)
+{
+    if (cpu_function_lookup(f) == NULL)
+        return cpu_ret(hipErrorInvalidDeviceFunction);
+    return cpu_ret(max_active(numBlocks, (hipFunction_t)f, blockSize, dynSharedMemPerBlk, flags));
+}
+
+hipError_t hipOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, const void *f,
+                                             size_t dynSharedMemPerBlk, int blockSizeLimit)
+{
+    if (cpu_function_lookup(f) == NULL)
+        return cpu_ret(hipErrorInvalidDeviceFunction);
+    return cpu_ret(potential_block_size(gridSize, blockSize, (hipFunction_t)f,
+                                        dynSharedMemPerBlk, blockSizeLimit, 0));
+}
+
+hipError_t hipOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *f,
+                                                    int numBlocks, int blockSize)
+{
+    struct ihipModuleSymbol_t *fn = cpu_function_lookup(f);
+    if (dynamicSmemSize == NULL || numBlocks <= 0 || blockSize <= 0)
+        return cpu_ret(hipErrorInvalidValue);
+    if (fn == NULL)
+        return cpu_ret(hipErrorInvalidDeviceFunction);
+    if (blockSize > max_threads(fn) || numBlocks > active_blocks(fn, blockSize, 0)) {
+        *dynamicSmemSize = 0;
+        return hipSuccess;
+    }
+    size_t per_block = CPU_MAX_SHARED / (size_t)numBlocks;
+    size_t avail = per_block > static_shared(fn) ? per_block - static_shared(fn) : 0;
+    *dynamicSmemSize = avail < (size_t)fn->max_dyn_shared ? avail : (size_t)fn->max_dyn_shared;
+    return hipSuccess;
+}

@@ -264,6 +264,11 @@ static hipError_t memcpy_param2d(const hip_Memcpy2D *p, hipStream_t stream, bool
     return copy3d(&op, hipMemcpyDefault, stream, false, sync);
 }
 
+hipError_t hipDrvMemcpy2DUnaligned(const hip_Memcpy2D *pCopy)
+{
+    return cpu_ret(memcpy_param2d(pCopy, NULL, true));
+}
+
 hipError_t hipMemcpyParam2D(const hip_Memcpy2D *pCopy)
 {
     return cpu_ret(memcpy_param2d(pCopy, NULL, true));
@@ -313,6 +318,40 @@ hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream
 hipError_t hipMemcpy3DAsync_spt(const hipMemcpy3DParms *p, hipStream_t stream)
 {
     return cpu_ret(memcpy3d(p, stream, true, false));
+}
+
+/* cuMemcpy3D's descriptor: each side by memory type, with its own pitch and height. */
+static hipError_t drv_memcpy3d(const HIP_MEMCPY3D *p, hipStream_t stream, bool sync)
+{
+    if (p == NULL)
+        return hipErrorInvalidValue;
+    const void *src, *dst;
+    hipError_t err = param2d_side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, &src);
+    if (err == hipSuccess)
+        err = param2d_side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, &dst);
+    if (err != hipSuccess)
+        return err;
+    size_t spitch = p->srcPitch ? p->srcPitch : p->WidthInBytes;
+    size_t dpitch = p->dstPitch ? p->dstPitch : p->WidthInBytes;
+    size_t sslice = spitch * (p->srcHeight ? p->srcHeight : p->Height);
+    size_t dslice = dpitch * (p->dstHeight ? p->dstHeight : p->Height);
+    if (src == NULL || dst == NULL)
+        return p->WidthInBytes == 0 || p->Height == 0 || p->Depth == 0 ? hipSuccess
+                                                                         : hipErrorInvalidValue;
+    copy_op op = {(char *)dst + p->dstZ * dslice + p->dstY * dpitch + p->dstXInBytes,
+                  (const char *)src + p->srcZ * sslice + p->srcY * spitch + p->srcXInBytes,
+                  dpitch, spitch, dslice, sslice, p->WidthInBytes, p->Height, p->Depth};
+    return copy3d(&op, hipMemcpyDefault, stream, false, sync);
+}
+
+hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy)
+{
+    return cpu_ret(drv_memcpy3d(pCopy, NULL, true));
+}
+
+hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t stream)
+{
+    return cpu_ret(drv_memcpy3d(pCopy, stream, false));
 }
 
 /* ---- memsets ---- */

@@ -129,14 +129,15 @@ static hipError_t allocate(void **ptr, size_t size, cpu_mem_kind kind, unsigned 
     return hipSuccess;
 }
 
-/* Frees `ptr` if it is the base of an allocation of one of the kinds in `mask`. */
-static hipError_t release(void *ptr, unsigned mask)
+/* Frees `ptr` if it is the base of an allocation of one of the kinds in `mask`. With
+ * `sync`, first waits for the device, as CUDA's frees do: work in flight may still use
+ * it (a stream-ordered free runs on its stream instead, and must not wait for itself). */
+static hipError_t release_ex(void *ptr, unsigned mask, bool sync)
 {
     if (ptr == NULL)
         return hipSuccess;
-    /* Freeing memory implicitly synchronises the device, as in CUDA: work in flight
-     * may still use it. */
-    cpu_device_wait_idle();
+    if (sync)
+        cpu_device_wait_idle();
     pthread_mutex_lock(&reg_lock);
     long i = find_locked((uintptr_t)ptr);
     bool ok = i >= 0 && regs[i].base == (uintptr_t)ptr && (mask & (1u << regs[i].kind));
@@ -147,6 +148,11 @@ static hipError_t release(void *ptr, unsigned mask)
         return hipErrorInvalidValue;
     free(ptr);
     return hipSuccess;
+}
+
+static hipError_t release(void *ptr, unsigned mask)
+{
+    return release_ex(ptr, mask, true);
 }
 
 #define KIND_BIT(k) (1u << (k))
@@ -208,6 +214,11 @@ hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
 hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
     return hipHostMalloc(ptr, size, flags);
+}
+
+hipError_t hipMemAllocHost(void **ptr, size_t size)
+{
+    return hipHostMalloc(ptr, size, 0);
 }
 
 hipError_t hipMallocHost(void **ptr, size_t size)
@@ -421,4 +432,126 @@ static hipError_t pointer_attribute(void *data, hipPointer_attribute attribute, 
 hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr)
 {
     return cpu_ret(pointer_attribute(data, attribute, ptr));
+}
+
+hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_attribute *attributes,
+                                      void **data, hipDeviceptr_t ptr)
+{
+    if (numAttributes > 0 && (attributes == NULL || data == NULL))
+        return cpu_ret(hipErrorInvalidValue);
+    for (unsigned i = 0; i < numAttributes; i++) {
+        hipError_t err = pointer_attribute(data[i], attributes[i], ptr);
+        if (err != hipSuccess)
+            return cpu_ret(err);
+    }
+    return hipSuccess;
+}
+
+hipError_t hipPointerSetAttribute(const void *value, hipPointer_attribute attribute,
+                                  hipDeviceptr_t ptr)
+{
+    /* Only SYNC_MEMOPS is settable, and every copy here is synchronous with memory. */
+    if (value == NULL || attribute != HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS)
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_mem_lookup(ptr, NULL) ? hipSuccess : cpu_ret(hipErrorInvalidValue);
+}
+
+hipError_t hipMemPtrGetInfo(void *ptr, size_t *size)
+{
+    cpu_alloc a;
+    if (ptr == NULL || size == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    if (!cpu_mem_lookup(ptr, &a))
+        return cpu_ret(hipErrorInvalidValue);
+    *size = a.size;
+    return hipSuccess;
+}
+
+/* ---- stream-ordered allocation and managed-memory hints ---- */
+
+/* Memory is available at once, so a stream-ordered allocation is an ordinary one; the
+ * free is a command on the stream, after the work that may still use the memory. */
+hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
+{
+    struct ihipStream_t *s;
+    hipError_t err = cpu_stream_resolve(stream, false, &s);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    return cpu_ret(allocate(dev_ptr, size, CPU_MEM_DEVICE, 0));
+}
+
+static void run_free(cpu_cmd *c)
+{
+    void *ptr;
+    memcpy(&ptr, c->payload, sizeof ptr);
+    if (release_ex(ptr, KIND_BIT(CPU_MEM_DEVICE), false) != hipSuccess)
+        cpu_log("hipFreeAsync: %p was freed before its turn on the stream", ptr);
+}
+
+hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
+{
+    cpu_alloc a;
+    struct ihipStream_t *s;
+    hipError_t err = cpu_stream_resolve(stream, false, &s);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    if (dev_ptr == NULL)
+        return hipSuccess;
+    if (!cpu_mem_lookup(dev_ptr, &a) || a.base != (uintptr_t)dev_ptr || a.kind != CPU_MEM_DEVICE)
+        return cpu_ret(hipErrorInvalidValue);
+    cpu_cmd *c = cpu_cmd_new(run_free, sizeof dev_ptr);
+    if (c == NULL)
+        return cpu_ret(hipErrorOutOfMemory);
+    memcpy(c->payload, &dev_ptr, sizeof dev_ptr);
+    return cpu_ret(cpu_stream_enqueue(s, c, NULL));
+}
+
+/* The range must lie inside one allocation the device knows. */
+static bool known_range(const void *p, size_t count)
+{
+    cpu_alloc a;
+    if (p == NULL || !cpu_mem_lookup(p, &a))
+        return false;
+    return (uintptr_t)p - a.base + count <= a.size;
+}
+
+/* Device and host share memory: a prefetch has nothing to move, only checks to make. */
+hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream)
+{
+    struct ihipStream_t *s;
+    if (device != hipCpuDeviceId && cpu_check_device(device))
+        return cpu_ret(hipErrorInvalidDevice);
+    if (!known_range(dev_ptr, count))
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(cpu_stream_resolve(stream, false, &s));
+}
+
+hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advice, int device)
+{
+    if (device != hipCpuDeviceId && cpu_check_device(device))
+        return cpu_ret(hipErrorInvalidDevice);
+    if (!known_range(dev_ptr, count))
+        return cpu_ret(hipErrorInvalidValue);
+    switch (advice) {
+    case hipMemAdviseSetReadMostly:
+    case hipMemAdviseUnsetReadMostly:
+    case hipMemAdviseSetPreferredLocation:
+    case hipMemAdviseUnsetPreferredLocation:
+    case hipMemAdviseSetAccessedBy:
+    case hipMemAdviseUnsetAccessedBy:
+    case hipMemAdviseSetCoarseGrain:
+    case hipMemAdviseUnsetCoarseGrain: return hipSuccess;
+    default: return cpu_ret(hipErrorInvalidValue);
+    }
+}
+
+hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length,
+                                   unsigned int flags)
+{
+    struct ihipStream_t *s;
+    if (flags != hipMemAttachGlobal && flags != hipMemAttachHost && flags != hipMemAttachSingle)
+        return cpu_ret(hipErrorInvalidValue);
+    if (!known_range(dev_ptr, length))
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(cpu_stream_resolve(stream, false, &s));
 }

@@ -541,3 +541,48 @@ hipError_t hipStreamAddCallback_spt(hipStream_t stream, hipStreamCallback_t call
         return cpu_ret(hipErrorInvalidValue);
     return cpu_ret(enqueue_host_call(stream, true, (host_call){NULL, callback, stream, userData}));
 }
+
+/* ---- capture: the CPU device never captures, so every stream reports "not capturing" ---- */
+
+static hipError_t capture_status(hipStream_t stream, bool spt, hipStreamCaptureStatus *status,
+                                 unsigned long long *id)
+{
+    struct ihipStream_t *s;
+    if (status == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    hipError_t err = cpu_stream_resolve(stream, spt, &s);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    *status = hipStreamCaptureStatusNone;
+    if (id != NULL)
+        *id = 0;
+    return hipSuccess;
+}
+
+hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)
+{
+    return capture_status(stream, false, pCaptureStatus, NULL);
+}
+
+hipError_t hipStreamIsCapturing_spt(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)
+{
+    return capture_status(stream, true, pCaptureStatus, NULL);
+}
+
+hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus,
+                                   unsigned long long *pId)
+{
+    return capture_status(stream, false, pCaptureStatus, pId);
+}
+
+hipError_t hipStreamGetCaptureInfo_spt(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus,
+                                       unsigned long long *pId)
+{
+    return capture_status(stream, true, pCaptureStatus, pId);
+}
+
+int hipGetStreamDeviceId(hipStream_t stream)
+{
+    struct ihipStream_t *s;
+    return cpu_stream_resolve(stream, false, &s) == hipSuccess ? 0 : -1;
+}

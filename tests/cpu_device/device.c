@@ -90,6 +90,16 @@ int main(void)
     printf("errname_oom=%s\n", hipGetErrorName(hipErrorOutOfMemory));
     printf("errname_unknown_code=%s\n", hipGetErrorName((hipError_t)12345));
 
+    int peer = -1;
+    CHECK(hipDeviceCanAccessPeer(&peer, 0, 0));
+    printf("peer=%d\n", peer);
+    SHOW("enable_peer_self", hipDeviceEnablePeerAccess(0, 0));
+    size_t lim = 0;
+    CHECK(hipDeviceSetLimit(hipLimitPrintfFifoSize, 1 << 22));
+    CHECK(hipDeviceGetLimit(&lim, hipLimitPrintfFifoSize));
+    printf("limit_printf=%zu\n", lim);
+    SHOW("limit_bad", hipDeviceGetLimit(&lim, hipLimitRange));
+
     /* Primary context and the context stack. */
     unsigned flags = 99;
     int active = 99;

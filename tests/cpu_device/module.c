@@ -267,6 +267,12 @@ static int mode_limits(const char *path)
     printf("potential.bounded=%d,%d\n", grid, block);
     CHECK(hipModuleOccupancyMaxPotentialBlockSize(&grid, &block, saxpy, 0, 200));
     printf("potential.saxpy_limit200=%d\n", block);
+    CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, (const void *)saxpy, 256, 0));
+    printf("occ.runtime_api=%d\n", blocks);
+    size_t avail = 0;
+    CHECK(hipOccupancyAvailableDynamicSMemPerBlock(&avail, (const void *)saxpy, 4, 256));
+    printf("occ.avail_dyn_smem=%zu\n", avail);
+    SHOW("occ.not_a_function", hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, &avail, 256, 0));
     CHECK(hipFree(d));
     CHECK(hipModuleUnload(mod));
     SHOW("unload_twice_get", hipModuleGetFunction(&saxpy, NULL, "saxpy"));

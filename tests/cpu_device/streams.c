@@ -245,6 +245,13 @@ int main(void)
     SHOW("spt_query", hipStreamQuery(hipStreamPerThread));
     CHECK(hipFree(dv));
 
+    hipStreamCaptureStatus cs = hipStreamCaptureStatusActive;
+    unsigned long long cid = 99;
+    CHECK(hipStreamIsCapturing(s, &cs));
+    printf("capturing=%d\n", cs);
+    CHECK(hipStreamGetCaptureInfo(NULL, &cs, &cid));
+    printf("capture_info=%d,%llu\n", cs, cid);
+
     /* several host threads at once */
     enum { T = 4 };
     pthread_t th[T];
