@@ -1,0 +1,92 @@
+"""`pyshim run` itself: backend choice, environment, exit status and signal pass-through."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pyshim import launcher
+from pyshim.paths import build_dir
+
+
+def pyshim_run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pyshim", "run", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.fixture(scope="session")
+def shim() -> Path:
+    from pyshim import build
+
+    build.build_all()
+    return build_dir()
+
+
+def test_help_explains_backends() -> None:
+    out = pyshim_run("--help")
+    assert out.returncode == 0
+    for word in ("--backend", "auto", "cpu", "hip", "PYSHIM_TRACE", "PROGRAM".lower()):
+        assert word in out.stdout
+
+
+def test_exit_status_passes_through(shim: Path) -> None:
+    out = pyshim_run("--backend", "cpu", "sh", "-c", "exit 7")
+    assert out.returncode == 7
+
+
+def test_signal_passes_through(shim: Path) -> None:
+    out = pyshim_run("--backend", "cpu", "--", "sh", "-c", "kill -TERM $$")
+    assert out.returncode == -signal.SIGTERM
+
+
+def test_program_sees_the_shim_environment(shim: Path) -> None:
+    out = pyshim_run("--backend", "cpu", "sh", "-c",
+                     'echo "$LD_LIBRARY_PATH|$LD_PRELOAD|$PYSHIM_BACKEND"')
+    ld_path, preload, backend = out.stdout.strip().split("|")
+    dirs = ld_path.split(":")
+    assert dirs[0] == str(shim / "lib") and dirs[1] == str(shim / "cpu")
+    assert preload.split(":")[0] == str(shim / "lib" / "libcuda.so.1")
+    assert backend == "cpu"
+
+
+def test_auto_without_a_gpu_says_so_once(shim: Path) -> None:
+    if launcher.amd_gpu_visible():
+        pytest.skip("an AMD GPU is visible here")
+    out = pyshim_run("true")
+    assert out.returncode == 0
+    assert out.stderr.count("running on the CPU device") == 1
+
+
+def test_hip_backend_without_rocm_is_a_clear_error() -> None:
+    if launcher.amd_gpu_visible():
+        pytest.skip("ROCm is present here")
+    out = pyshim_run("--backend", "hip", "true")
+    assert out.returncode == 127
+    assert "libamdhip64.so.7" in out.stderr or "no AMD GPU" in out.stderr
+
+
+def test_missing_program_is_a_clear_error() -> None:
+    out = pyshim_run("--backend", "cpu", "/nonexistent/prog")
+    assert out.returncode == 127
+    assert "/nonexistent/prog" in out.stderr
+
+
+def test_program_env_keeps_the_users_paths() -> None:
+    env = launcher.program_env("cpu", None, {"LD_LIBRARY_PATH": "/mine", "LD_PRELOAD": "x.so"})
+    assert env["LD_LIBRARY_PATH"].endswith(":/mine")
+    assert env["LD_PRELOAD"].endswith("x.so")
+
+
+def test_arguments_after_the_program_are_its_own() -> None:
+    parser = argparse.ArgumentParser()
+    launcher.configure(parser)
+    args = parser.parse_args(["./app", "--backend", "x", "-v"])
+    assert args.program == "./app" and args.args == ["--backend", "x", "-v"]
+    assert args.backend == "auto"
+    assert os.sep in args.program
