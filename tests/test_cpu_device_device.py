@@ -73,7 +73,7 @@ def test_contexts() -> None:
                 "ctx.after_destroy"):
         assert v[key] == "1", key
     assert v["ctx.device"] == "0"
-    assert v["ctx.destroy_primary"] == "hipErrorInvalidContext"
+    assert v["ctx.destroy_primary"] == v["ctx.destroy_twice"] == "hipErrorInvalidContext"
 
 
 def test_bad_environment_is_reported_and_ignored() -> None:

@@ -33,6 +33,8 @@ def test_load_launch_and_results(kernels: str) -> None:
     assert v["info"] == "64,4,1"
     assert v["many_streams"] == "1"
     assert v["global_after_unload"] == "1"
+    assert v["unload_twice"] == v["launch_unloaded"] == "hipErrorInvalidHandle"
+    assert v["garbage_module"] == "hipErrorInvalidHandle"
 
 
 @pytest.mark.parametrize("wave,workers", [("32", "2"), ("64", "1")])

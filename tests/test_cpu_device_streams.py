@@ -59,6 +59,12 @@ def test_stream_properties(st: dict[str, str]) -> None:
     assert st["create_bad_flags"] == "hipErrorInvalidValue"
 
 
+def test_stale_and_garbage_handles_are_errors(st: dict[str, str]) -> None:
+    for key in ("sync_destroyed", "destroy_twice", "garbage_stream", "event_destroy_twice",
+                "event_record_destroyed", "garbage_event"):
+        assert st[key] == "hipErrorInvalidHandle", key
+
+
 def test_per_thread_stream_and_host_threads(st: dict[str, str]) -> None:
     assert st["spt"] == "0,2,3,4"
     assert st["spt_query"] == "hipSuccess"

@@ -17,6 +17,7 @@ struct ihipCtx_t {
 
 static struct ihipCtx_t primary_ctx = {CPU_MAGIC_CTX, 0, 0, true};
 static int primary_refs = 0;
+static cpu_handle_set ctx_handles = CPU_HANDLE_SET_INIT;
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define CTX_STACK_MAX 64
@@ -25,7 +26,7 @@ static _Thread_local int ctx_depth = 0;
 
 static bool ctx_valid(hipCtx_t ctx)
 {
-    return ctx != NULL && ctx->magic == CPU_MAGIC_CTX;
+    return ctx == &primary_ctx || cpu_handles_contains(&ctx_handles, ctx);
 }
 
 hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
@@ -38,7 +39,7 @@ hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
     if (c == NULL)
         return cpu_ret(hipErrorOutOfMemory);
     *c = (struct ihipCtx_t){CPU_MAGIC_CTX, device, flags, false};
-    if (ctx_depth == CTX_STACK_MAX) {
+    if (ctx_depth == CTX_STACK_MAX || !cpu_handles_add(&ctx_handles, c)) {
         free(c);
         return cpu_ret(hipErrorOutOfMemory);
     }
@@ -49,9 +50,7 @@ hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
 
 hipError_t hipCtxDestroy(hipCtx_t ctx)
 {
-    if (!ctx_valid(ctx))
-        return cpu_ret(hipErrorInvalidContext);
-    if (ctx->primary)
+    if (ctx == &primary_ctx || !cpu_handles_remove(&ctx_handles, ctx))
         return cpu_ret(hipErrorInvalidContext);
     cpu_device_wait_idle();
     for (int i = 0; i < ctx_depth; i++)

@@ -22,6 +22,20 @@ hipError_t cpu_ret(hipError_t err);
 /* One line on stderr, prefixed "pyshim-cpu: ", for refusals a user must be able to see. */
 void cpu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- handles.c: sets of live handles ---- */
+
+typedef struct cpu_handle_set {
+    pthread_mutex_t lock;
+    uintptr_t *items;   /* sorted */
+    size_t n, cap;
+} cpu_handle_set;
+
+#define CPU_HANDLE_SET_INIT {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0}
+
+bool cpu_handles_add(cpu_handle_set *s, const void *h);      /* false: out of memory */
+bool cpu_handles_remove(cpu_handle_set *s, const void *h);   /* false: was not there */
+bool cpu_handles_contains(cpu_handle_set *s, const void *h);
+
 /* ---- device.c ---- */
 
 typedef struct cpu_device {

@@ -30,15 +30,16 @@ struct ihipModule_t {
     struct ihipModuleSymbol_t *functions;   /* one per kernel */
 };
 
-/* Live functions, for handles that come back as `const void *` (hipFuncGetAttributes). */
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
+static cpu_handle_set module_handles = CPU_HANDLE_SET_INIT;
+/* Live functions, also for handles that come back as `const void *` (hipFuncGetAttributes). */
+static cpu_handle_set function_handles = CPU_HANDLE_SET_INIT;
 
 struct ihipModuleSymbol_t *cpu_function_lookup(const void *handle)
 {
-    struct ihipModuleSymbol_t *f = (struct ihipModuleSymbol_t *)handle;
-    if (f == NULL || f->magic != CPU_MAGIC_FUNC)
+    if (handle == NULL || !cpu_handles_contains(&function_handles, handle))
         return NULL;
-    return f;
+    return (struct ihipModuleSymbol_t *)handle;
 }
 
 /* Checks the ELF header of an image whose first `avail` bytes may be read and returns the
@@ -128,6 +129,18 @@ static void unregister_globals(const pyshim_module_desc *d, uint32_t n)
             cpu_mem_unregister(d->globals[i].addr);
 }
 
+/* Drops a module's handles, globals, code and memory. */
+static void forget_module(struct ihipModule_t *m)
+{
+    cpu_handles_remove(&module_handles, m);
+    for (uint32_t i = 0; i < m->desc->num_kernels; i++)
+        cpu_handles_remove(&function_handles, &m->functions[i]);
+    unregister_globals(m->desc, m->desc->num_globals);
+    dlclose(m->dl);
+    free(m->functions);
+    free(m);
+}
+
 /* dlopens `path` and builds the module; `origin` names it in messages. */
 static hipError_t open_module(hipModule_t *out, const char *path, const char *origin)
 {
@@ -172,10 +185,17 @@ static hipError_t open_module(hipModule_t *out, const char *path, const char *or
     m->magic = CPU_MAGIC_MODULE;
     m->dl = dl;
     m->desc = d;
-    for (uint32_t i = 0; i < d->num_kernels; i++)
+    bool listed = cpu_handles_add(&module_handles, m);
+    for (uint32_t i = 0; i < d->num_kernels; i++) {
         m->functions[i] = (struct ihipModuleSymbol_t){CPU_MAGIC_FUNC, m, &d->kernels[i],
                                                       (int)(CPU_MAX_SHARED -
                                                             d->kernels[i].static_shared_bytes)};
+        listed = listed && cpu_handles_add(&function_handles, &m->functions[i]);
+    }
+    if (!listed) {
+        forget_module(m);
+        return hipErrorOutOfMemory;
+    }
     *out = m;
     return hipSuccess;
 }
@@ -264,22 +284,16 @@ hipError_t hipModuleLoadDataEx(hipModule_t *module, const void *image, unsigned 
 
 static bool module_valid(hipModule_t m)
 {
-    return m != NULL && m->magic == CPU_MAGIC_MODULE;
+    return m != NULL && cpu_handles_contains(&module_handles, m);
 }
 
 hipError_t hipModuleUnload(hipModule_t module)
 {
-    if (!module_valid(module))
+    if (module == NULL || !cpu_handles_remove(&module_handles, module))
         return cpu_ret(hipErrorInvalidResourceHandle);
     cpu_device_wait_idle();   /* launches in flight still run its code */
     pthread_mutex_lock(&module_lock);
-    unregister_globals(module->desc, module->desc->num_globals);
-    for (uint32_t i = 0; i < module->desc->num_kernels; i++)
-        module->functions[i].magic = 0;
-    module->magic = 0;
-    dlclose(module->dl);
-    free(module->functions);
-    free(module);
+    forget_module(module);
     pthread_mutex_unlock(&module_lock);
     return hipSuccess;
 }

@@ -24,6 +24,7 @@ static struct ihipStream_t *live_streams = NULL;   /* created streams with a wor
 static hipError_t sticky = hipSuccess;
 static unsigned long long next_stream_id = 1;
 static pthread_key_t spt_key;
+static cpu_handle_set stream_handles = CPU_HANDLE_SET_INIT;   /* created, not destroyed */
 static _Thread_local struct ihipStream_t *spt_stream = NULL;
 
 uint64_t cpu_now_ns(void)
@@ -171,7 +172,8 @@ static hipError_t stream_create(struct ihipStream_t **out, unsigned flags, int p
     s->next_live = live_streams;
     live_streams = s;
     pthread_mutex_unlock(&cpu_sched_lock);
-    if (start_worker(s) != hipSuccess) {
+    if (!cpu_handles_add(&stream_handles, s) || start_worker(s) != hipSuccess) {
+        cpu_handles_remove(&stream_handles, s);
         pthread_mutex_lock(&cpu_sched_lock);
         unlink_live_locked(s);
         pthread_mutex_unlock(&cpu_sched_lock);
@@ -194,6 +196,7 @@ static void stream_destroy(struct ihipStream_t *s)
 /* The per-thread default stream dies with its thread. */
 static void spt_exit(void *arg)
 {
+    cpu_handles_remove(&stream_handles, arg);
     stream_destroy(arg);
 }
 
@@ -218,7 +221,7 @@ hipError_t cpu_stream_resolve(hipStream_t handle, bool spt, struct ihipStream_t 
         *out = &null_stream;
         return hipSuccess;
     }
-    if (handle->magic != CPU_MAGIC_STREAM || handle->destroyed)
+    if (!cpu_handles_contains(&stream_handles, handle))
         return hipErrorInvalidHandle;
     *out = handle;
     return hipSuccess;
@@ -364,11 +367,10 @@ hipError_t hipStreamDestroy(hipStream_t stream)
 {
     if (stream == NULL || stream == hipStreamLegacy || stream == hipStreamPerThread)
         return cpu_ret(hipErrorInvalidHandle);
-    struct ihipStream_t *s;
-    hipError_t err = cpu_stream_resolve(stream, false, &s);
-    if (err != hipSuccess)
-        return cpu_ret(err);
-    stream_destroy(s);
+    /* Removal from the live set is the check, so two racing destroys cannot both win. */
+    if (!cpu_handles_remove(&stream_handles, stream))
+        return cpu_ret(hipErrorInvalidHandle);
+    stream_destroy(stream);
     return hipSuccess;
 }
 

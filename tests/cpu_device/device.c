@@ -130,6 +130,7 @@ int main(void)
     printf("ctx.device=%d\n", cdev);
     CHECK(hipCtxSynchronize());
     CHECK(hipCtxDestroy(mine));
+    SHOW("ctx.destroy_twice", hipCtxDestroy(mine));
     CHECK(hipCtxGetCurrent(&cur));
     printf("ctx.after_destroy=%d\n", cur == pctx);
     SHOW("ctx.destroy_primary", hipCtxDestroy(pctx));

@@ -180,7 +180,11 @@ static int mode_run(const char *path)
     CHECK(hipFree(dinfo));
     CHECK(hipStreamDestroy(s));
     CHECK(hipModuleUnload(mem));
+    CHECK(hipModuleGetFunction(&f, mod, "saxpy"));
     CHECK(hipModuleUnload(mod));
+    SHOW("unload_twice", hipModuleUnload(mod));
+    SHOW("launch_unloaded", hipModuleLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
+    SHOW("garbage_module", hipModuleGetFunction(&f, (hipModule_t)(uintptr_t)0x999, "saxpy"));
     CHECK(hipPointerGetAttributes(&pa, gscale));
     printf("global_after_unload=%d\n", pa.type == hipMemoryTypeUnregistered);
     return 0;

@@ -230,6 +230,9 @@ int main(void)
     CHECK(hipStreamGetPriority(hi, &prio));
     printf("priority=%d,%d,%d\n", least, greatest, prio);
     CHECK(hipStreamDestroy(hi));
+    SHOW("sync_destroyed", hipStreamSynchronize(hi));
+    SHOW("destroy_twice", hipStreamDestroy(hi));
+    SHOW("garbage_stream", hipStreamQuery((hipStream_t)(uintptr_t)0x12345));
     SHOW("destroy_null", hipStreamDestroy(NULL));
     SHOW("create_bad_flags", hipStreamCreateWithFlags(&tmp, 8));
 
@@ -271,6 +274,9 @@ int main(void)
     CHECK(hipEventDestroy(start));
     CHECK(hipEventDestroy(stop));
     CHECK(hipEventDestroy(notime));
+    SHOW("event_destroy_twice", hipEventDestroy(notime));
+    SHOW("event_record_destroyed", hipEventRecord(notime, NULL));
+    SHOW("garbage_event", hipEventQuery((hipEvent_t)(uintptr_t)0x4242));
     CHECK(hipStreamDestroy(s));
     CHECK(hipStreamDestroy(s2));
     CHECK(hipStreamDestroy(nb));
