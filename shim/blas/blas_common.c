@@ -1,0 +1,140 @@
+/* The parts of libcublas and libcusolver that are neither cuBLAS nor cuSOLVER: the
+ * unsupported-call log and counts, size queries, per-handle side state. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blas_internal.h"
+
+#define MAX_NAMES 1024
+#define MAX_HANDLES 4096
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *names[MAX_NAMES];
+static unsigned long calls[MAX_NAMES];
+static int num_names;
+static int report_registered;
+
+static void write_report(void)
+{
+    const char *path = getenv("PYSHIM_REPORT");
+    if (path == NULL || path[0] == '\0')
+        return;
+    FILE *f = fopen(path, "a");
+    if (f == NULL)
+        return;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < num_names; i++)
+        fprintf(f, "unsupported %s %lu\n", names[i], calls[i]);
+    pthread_mutex_unlock(&lock);
+    fclose(f);
+}
+
+void pyshim_blas_unsupported(const char *name)
+{
+    int first = 0;
+    pthread_mutex_lock(&lock);
+    int i = 0;
+    while (i < num_names && strcmp(names[i], name) != 0)
+        i++;
+    if (i == num_names && num_names < MAX_NAMES) {
+        names[num_names++] = name;
+        first = 1;
+        if (!report_registered) {
+            report_registered = 1;
+            atexit(write_report);
+        }
+    }
+    if (i < num_names)
+        calls[i]++;
+    pthread_mutex_unlock(&lock);
+    if (first)
+        fprintf(stderr, "pyshim: %s is not supported (returns %s)\n", name,
+                strncmp(name, "cusolver", 8) == 0 ? "CUSOLVER_STATUS_NOT_SUPPORTED"
+                                                  : "CUBLAS_STATUS_NOT_SUPPORTED");
+}
+
+unsigned long pyshim_blas_unsupported_calls(const char *name)
+{
+    unsigned long n = 0;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < num_names; i++)
+        if (name == NULL || strcmp(names[i], name) == 0)
+            n += calls[i];
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+rocblas_status pyshim_blas_query_begin(rocblas_handle h)
+{
+    return rocblas_start_device_memory_size_query(h);
+}
+
+rocblas_status pyshim_blas_query_end(rocblas_handle h, rocblas_status call, size_t *bytes)
+{
+    size_t size = 0;
+    rocblas_status stop = rocblas_stop_device_memory_size_query(h, &size);
+    /* in a query, rocBLAS reports size_increased / size_unchanged instead of success */
+    if (call != rocblas_status_success && call != rocblas_status_size_increased &&
+        call != rocblas_status_size_unchanged)
+        return call;
+    if (stop != rocblas_status_success)
+        return stop;
+    *bytes = size;
+    return rocblas_status_success;
+}
+
+/* ---- per-handle side state: a small open table keyed by the handle's address ---- */
+
+static struct {
+    const void *handle;
+    int value[PYSHIM_SLOTS];
+    int set[PYSHIM_SLOTS];
+} handles[MAX_HANDLES];
+
+static int find(const void *handle, int create)
+{
+    int free_slot = -1;
+    for (int i = 0; i < MAX_HANDLES; i++) {
+        if (handles[i].handle == handle)
+            return i;
+        if (free_slot < 0 && handles[i].handle == NULL)
+            free_slot = i;
+    }
+    if (create && free_slot >= 0) {
+        memset(&handles[free_slot], 0, sizeof handles[free_slot]);
+        handles[free_slot].handle = handle;
+    }
+    return create ? free_slot : -1;
+}
+
+int pyshim_blas_handle_get(const void *handle, int slot, int fallback)
+{
+    pthread_mutex_lock(&lock);
+    int i = find(handle, 0);
+    int v = (i >= 0 && handles[i].set[slot]) ? handles[i].value[slot] : fallback;
+    pthread_mutex_unlock(&lock);
+    return v;
+}
+
+int pyshim_blas_handle_set(const void *handle, int slot, int value)
+{
+    pthread_mutex_lock(&lock);
+    int i = find(handle, 1);
+    if (i >= 0) {
+        handles[i].value[slot] = value;
+        handles[i].set[slot] = 1;
+    }
+    pthread_mutex_unlock(&lock);
+    return i >= 0;
+}
+
+void pyshim_blas_handle_forget(const void *handle)
+{
+    pthread_mutex_lock(&lock);
+    int i = find(handle, 0);
+    if (i >= 0)
+        handles[i].handle = NULL;
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,32 @@
+/* Shared by libcublas and libcusolver: weak generated definitions, the unsupported-call
+ * log, rocBLAS size-query helpers, and per-handle state rocBLAS has no room for. */
+#ifndef PYSHIM_BLAS_INTERNAL_H
+#define PYSHIM_BLAS_INTERNAL_H
+
+#include <stddef.h>
+#include <rocblas/rocblas.h>
+
+#define PYSHIM_WEAK __attribute__((weak, visibility("default")))
+#define PYSHIM_EXPORT __attribute__((visibility("default")))
+
+/* Logs `name` once (stderr, "pyshim: <name> is not supported ...") and counts each call;
+ * the counts go to $PYSHIM_REPORT at exit as "unsupported <name> <count>" lines. */
+void pyshim_blas_unsupported(const char *name);
+unsigned long pyshim_blas_unsupported_calls(const char *name);
+
+/* A rocBLAS device-memory size query around one call: begin, make the call, then end
+ * with the call's status; *bytes is the workspace the call asked for. */
+rocblas_status pyshim_blas_query_begin(rocblas_handle h);
+rocblas_status pyshim_blas_query_end(rocblas_handle h, rocblas_status call, size_t *bytes);
+
+/* hipMemcpy(2D)(Async) host<->device; 0 on success (blas_hip.c). */
+int pyshim_blas_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+                       size_t width, size_t height, int to_device, int async, void *stream);
+
+/* Values a cuBLAS/cuSOLVER handle records that rocBLAS does not keep (math modes). */
+int pyshim_blas_handle_get(const void *handle, int slot, int fallback);
+int pyshim_blas_handle_set(const void *handle, int slot, int value);
+void pyshim_blas_handle_forget(const void *handle);
+enum { PYSHIM_SLOT_CUBLAS_MATH = 0, PYSHIM_SLOT_CUSOLVER_MATH = 1, PYSHIM_SLOTS = 2 };
+
+#endif
