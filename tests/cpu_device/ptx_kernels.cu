@@ -1,0 +1,22 @@
+// Kernels for tests/test_cpu_device_ptx.py: nvcc -ptx, then the PTX translator, then hipModuleLoad.
+#include <cstdio>
+extern "C" __global__ void vadd(const float *a, const float *b, float *c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+extern "C" __global__ void block_sum(const int *in, int *out) {
+    extern __shared__ int sh[];
+    int t = threadIdx.x;
+    sh[t] = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) sh[t] += sh[t + s];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = sh[0];
+}
+__device__ int counter;
+extern "C" __global__ void hello(int tag) {
+    if (threadIdx.x == 0) printf("hello from block %d tag %d %f\n", blockIdx.x, tag, 0.5);
+    atomicAdd(&counter, 1);
+}
