@@ -1,0 +1,154 @@
+/*
+ * The only file of libcudart that includes HIP's headers: module loading (through the
+ * embedded translator), kernel lookup and launch, device properties. Callers meet it
+ * through internal.h with plain C types; results are cudaError_t values.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <hip/hip_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+#define ERR_INVALID_VALUE 1 /* cudaErrorInvalidValue */
+#define ERR_UNKNOWN 999 /* cudaErrorUnknown */
+#define ERR_INVALID_DEVICE_FUNCTION 98 /* cudaErrorInvalidDeviceFunction */
+#define ERR_INVALID_SYMBOL 13 /* cudaErrorInvalidSymbol */
+
+static int rt(hipError_t err)
+{
+    return err == hipSuccess ? 0 : pyshim_rt_from_hip(err);
+}
+
+/* The translator target for the current device: "cpu-wave64", "hip-wave64:gfx942" ...
+ * (the same rule as shim/core/module.c's target_name). */
+static void target_name(char *out, size_t len)
+{
+    int dev = 0;
+    hipDeviceProp_t p;
+    int have = hipGetDevice(&dev) == hipSuccess && hipGetDeviceProperties(&p, dev) == hipSuccess;
+    int wave = have ? p.warpSize : 64;
+    const char *backend = getenv("PYSHIM_BACKEND");
+    int cpu;
+    if (backend != NULL && backend[0] != '\0')
+        cpu = strcmp(backend, "cpu") == 0;
+    else
+        cpu = !have || strncmp(p.gcnArchName, "gfx", 3) != 0;
+    if (cpu) {
+        snprintf(out, len, "cpu-wave%d", wave);
+        return;
+    }
+    char arch[sizeof p.gcnArchName];
+    snprintf(arch, sizeof arch, "%s", p.gcnArchName);
+    arch[strcspn(arch, ":")] = '\0'; /* drop feature flags such as ":sramecc+:xnack-" */
+    snprintf(out, len, "hip-wave%d:%s", wave, arch);
+}
+
+int pyshim_rt_hip_load(const void *image, size_t size, void **module)
+{
+    char target[320], path[4096];
+    target_name(target, sizeof target);
+    int rc = pyshim_rt_py_translate(image, size, target, path, sizeof path);
+    if (rc != 0)
+        return rc;
+    hipModule_t m = NULL;
+    hipError_t err = hipModuleLoad(&m, path);
+    if (err != hipSuccess) {
+        pyshim_rt_log("hipModuleLoad(%s) failed: %s", path, hipGetErrorName(err));
+        rc = rt(err);
+        return rc != 0 ? rc : ERR_UNKNOWN;
+    }
+    *module = m;
+    return 0;
+}
+
+void pyshim_rt_hip_unload(void *module)
+{
+    if (module != NULL)
+        hipModuleUnload((hipModule_t)module);
+}
+
+int pyshim_rt_hip_function(void *module, const char *name, void **fn)
+{
+    hipFunction_t f = NULL;
+    if (hipModuleGetFunction(&f, (hipModule_t)module, name) != hipSuccess) {
+        pyshim_rt_log("kernel %s is not in its translated module", name);
+        return ERR_INVALID_DEVICE_FUNCTION;
+    }
+    *fn = f;
+    return 0;
+}
+
+int pyshim_rt_hip_global(void *module, const char *name, void **dptr, size_t *size)
+{
+    hipDeviceptr_t p = NULL;
+    size_t bytes = 0;
+    if (hipModuleGetGlobal(&p, &bytes, (hipModule_t)module, name) != hipSuccess) {
+        pyshim_rt_log("device variable %s is not in its translated module", name);
+        return ERR_INVALID_SYMBOL;
+    }
+    *dptr = p;
+    *size = bytes;
+    return 0;
+}
+
+int pyshim_rt_hip_launch(void *fn, const unsigned grid[3], const unsigned block[3],
+                         size_t shmem, void *stream, void **args)
+{
+    if (shmem > 0xffffffffu)
+        return ERR_INVALID_VALUE;
+    return rt(hipModuleLaunchKernel((hipFunction_t)fn, grid[0], grid[1], grid[2], block[0],
+                                    block[1], block[2], (unsigned)shmem, (hipStream_t)stream,
+                                    args, NULL));
+}
+
+int pyshim_rt_hip_props(int device, void *buf, size_t len)
+{
+    if (len < sizeof(hipDeviceProp_tR0600))
+        return ERR_INVALID_VALUE;
+    return rt(hipGetDevicePropertiesR0600((hipDeviceProp_tR0600 *)buf, device));
+}
+
+int pyshim_rt_hip_func_attrs(void *fn, struct pyshim_rt_func_attrs *out)
+{
+    hipFunction_t f = (hipFunction_t)fn;
+    int v[8] = {0};
+    static const hipFunction_attribute ids[8] = {
+        HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, HIP_FUNC_ATTRIBUTE_CONST_SIZE_BYTES,
+        HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+        HIP_FUNC_ATTRIBUTE_NUM_REGS, HIP_FUNC_ATTRIBUTE_PTX_VERSION,
+        HIP_FUNC_ATTRIBUTE_BINARY_VERSION, HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+    };
+    for (int i = 0; i < 8; i++) {
+        /* an attribute the backend does not know stays 0, as CUDA reports unset ones */
+        if (hipFuncGetAttribute(&v[i], ids[i], f) != hipSuccess)
+            v[i] = 0;
+    }
+    out->shared = (size_t)v[0];
+    out->constant = (size_t)v[1];
+    out->local = (size_t)v[2];
+    out->max_threads = v[3];
+    out->regs = v[4];
+    out->ptx_version = v[5];
+    out->binary_version = v[6];
+    out->max_dynamic_shared = v[7];
+    return 0;
+}
+
+int pyshim_rt_hip_device_count(int *count)
+{
+    return rt(hipGetDeviceCount(count));
+}
+
+int pyshim_rt_hip_device_reset(void)
+{
+    return rt(hipDeviceReset());
+}
+
+int pyshim_rt_hip_host_malloc(void **ptr, size_t size)
+{
+    return rt(hipHostMalloc(ptr, size, hipHostMallocDefault));
+}

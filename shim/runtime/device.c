@@ -1,0 +1,139 @@
+/*
+ * Device-wide entry points that are more than a forward: cudaGetDeviceProperties (CUDA's
+ * layout, 13.0's or 12.9's, filled field by field from hipDeviceProp_tR0600 through the
+ * generated offset map), the versions we emulate, cudaDeviceReset (also forgets loaded
+ * modules and the sticky error), cudaMallocHost, cudaCreateChannelDesc, and the CUDA 12
+ * names that CUDA 13 removed.
+ */
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda_runtime_api.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* first pass over the generated map: only the sizes */
+#define PYSHIM_RT_PROP(cuda_off, hip_off, size, field)
+#include "runtime_devprop.inc"
+#undef PYSHIM_RT_PROP
+
+static cudaError_t fail(int rc)
+{
+    return (cudaError_t)pyshim_rt_record(rc);
+}
+
+#define STICKY_CHECK()                                                    \
+    do {                                                                  \
+        if (pyshim_rt_sticky_error != 0)                                  \
+            return (cudaError_t)pyshim_rt_sticky_error;                   \
+    } while (0)
+
+static cudaError_t device_properties(void *prop, int device)
+{
+    STICKY_CHECK();
+    if (prop == NULL)
+        return fail(cudaErrorInvalidValue);
+    _Alignas(16) unsigned char hip[PYSHIM_RT_HIPPROP_SIZE + 64];
+    memset(hip, 0, sizeof hip);
+    int rc = pyshim_rt_hip_props(device, hip, sizeof hip);
+    if (rc != cudaSuccess)
+        return fail(rc);
+    unsigned char *out = prop;
+    memset(out, 0, PYSHIM_RT_DEVPROP_SIZE);
+#define PYSHIM_RT_PROP(cuda_off, hip_off, size, field) memcpy(out + cuda_off, hip + hip_off, size);
+#include "runtime_devprop.inc"
+#undef PYSHIM_RT_PROP
+    return cudaSuccess;
+}
+
+#if PYSHIM_CUDART_MAJOR == 12
+/* CUDA 12's header renames cudaGetDeviceProperties to _v2 (the 12.x layout) */
+cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp *prop, int device)
+{
+    return device_properties(prop, device);
+}
+#else
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
+{
+    _Static_assert(sizeof(struct cudaDeviceProp) == PYSHIM_RT_DEVPROP_SIZE,
+                   "tables/cuda12.json's cudaDeviceProp layout is not this header's");
+    return device_properties(prop, device);
+}
+#endif
+
+cudaError_t cudaDriverGetVersion(int *driverVersion)
+{
+    if (driverVersion == NULL)
+        return fail(cudaErrorInvalidValue);
+    *driverVersion = PYSHIM_RT_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
+{
+    if (runtimeVersion == NULL)
+        return fail(cudaErrorInvalidValue);
+    *runtimeVersion = PYSHIM_RT_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceReset(void)
+{
+    pyshim_rt_unload_all();
+    int rc = pyshim_rt_hip_device_reset();
+    pyshim_rt_clear_errors();
+    return rc != cudaSuccess ? fail(rc) : cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+    STICKY_CHECK();
+    if (ptr == NULL)
+        return fail(cudaErrorInvalidValue);
+    int rc = pyshim_rt_hip_host_malloc(ptr, size);
+    return rc != cudaSuccess ? fail(rc) : cudaSuccess;
+}
+
+struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
+                                                   enum cudaChannelFormatKind f)
+{
+    struct cudaChannelFormatDesc d = {x, y, z, w, f};
+    return d;
+}
+
+#if PYSHIM_CUDART_MAJOR == 12
+/* removed in CUDA 13; CUDA 12 programs still link them */
+cudaError_t cudaThreadExit(void)
+{
+    return cudaDeviceReset();
+}
+
+cudaError_t cudaThreadSynchronize(void)
+{
+    return cudaDeviceSynchronize();
+}
+
+cudaError_t cudaThreadGetLimit(size_t *pValue, enum cudaLimit limit)
+{
+    return cudaDeviceGetLimit(pValue, limit);
+}
+
+cudaError_t cudaThreadSetLimit(enum cudaLimit limit, size_t value)
+{
+    return cudaDeviceSetLimit(limit, value);
+}
+
+cudaError_t cudaThreadGetCacheConfig(enum cudaFuncCache *pCacheConfig)
+{
+    return cudaDeviceGetCacheConfig(pCacheConfig);
+}
+
+cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig)
+{
+    return cudaDeviceSetCacheConfig(cacheConfig);
+}
+
+cudaError_t cudaEventElapsedTime_v2(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    return cudaEventElapsedTime(ms, start, end);
+}
+#endif

@@ -1,0 +1,99 @@
+/*
+ * Shared declarations of libcudart (shim/runtime). CUDA's runtime headers and HIP's cannot
+ * share a translation unit (dim3 and friends clash), so this header includes neither: the
+ * files that implement CUDA entry points include cuda_runtime_api.h, the one file that
+ * talks to HIP (backend.c) includes hip_runtime_api.h, and they meet here with plain C
+ * types. Error codes crossing this line are cudaError_t values held in an int.
+ */
+#ifndef PYSHIM_RUNTIME_INTERNAL_H
+#define PYSHIM_RUNTIME_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef PYSHIM_CUDART_MAJOR
+#define PYSHIM_CUDART_MAJOR 13
+#endif
+/* cudaRuntimeGetVersion / cudaDriverGetVersion */
+#if PYSHIM_CUDART_MAJOR == 12
+#define PYSHIM_RT_VERSION 12090
+#else
+#define PYSHIM_RT_VERSION 13000
+#endif
+
+#define PYSHIM_RT_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- logging and unsupported calls (log.c; mirrors shim/core/log.c, unsupported.c) ---- */
+PYSHIM_RT_HIDDEN void pyshim_rt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Log `name` once, count it (PYSHIM_REPORT), record cudaErrorNotSupported as last error. */
+PYSHIM_RT_HIDDEN int pyshim_rt_note_unsupported(const char *name);
+PYSHIM_RT_HIDDEN unsigned long pyshim_rt_unsupported_count(const char *name);
+
+/* ---- errors (error.c) ---- */
+/* Non-zero once a sticky error (illegal address, launch failure ...) happened: every later
+ * call returns it until cudaDeviceReset. */
+PYSHIM_RT_HIDDEN extern volatile int pyshim_rt_sticky_error;
+/* Record a result as the calling thread's last error (when it is one); returns it. */
+PYSHIM_RT_HIDDEN int pyshim_rt_record(int cuda_err);
+PYSHIM_RT_HIDDEN int pyshim_rt_from_hip(int hip_err);
+PYSHIM_RT_HIDDEN void pyshim_rt_clear_errors(void);
+
+/* ---- the registry of nvcc's host-side registrations (register.c) ---- */
+struct pyshim_rt_fatbin;
+struct pyshim_rt_func {
+    uint32_t magic;
+    const void *stub;         /* the host stub the program launches by */
+    char *name;               /* the kernel's (mangled) device name */
+    struct pyshim_rt_fatbin *fatbin;
+    void *hip;                /* hipFunction_t, resolved on first launch */
+    int result;               /* cudaError_t of that resolution, once tried */
+    int tried;
+    struct pyshim_rt_func *next_in_bucket;
+};
+#define PYSHIM_RT_FUNC_MAGIC 0x52464e31u /* "RFN1" */
+
+/* The function a host stub (or a cudaKernel_t) names; NULL if unknown. */
+PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_stub(const void *stub);
+PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_handle(const void *handle);
+/* Translate and load its module if needed, then the HIP function. */
+PYSHIM_RT_HIDDEN int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip);
+/* A registered variable's device address and size, by its host shadow. */
+PYSHIM_RT_HIDDEN int pyshim_rt_symbol(const void *shadow, void **dptr, size_t *size);
+/* Forget every loaded module (cudaDeviceReset); registrations stay. */
+PYSHIM_RT_HIDDEN void pyshim_rt_unload_all(void);
+
+/* ---- HIP (backend.c) ---- */
+/* Translate an image (fatbin container, PTX ...) for the current device and load it. */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_load(const void *image, size_t size, void **module);
+PYSHIM_RT_HIDDEN void pyshim_rt_hip_unload(void *module);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_function(void *module, const char *name, void **fn);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_global(void *module, const char *name, void **dptr,
+                                          size_t *size);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_launch(void *fn, const unsigned grid[3],
+                                          const unsigned block[3], size_t shmem, void *stream,
+                                          void **args);
+/* hipGetDevicePropertiesR0600 into a buffer of PYSHIM_RT_HIPPROP_SIZE bytes. */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_props(int device, void *buf, size_t len);
+/* The attributes cudaFuncGetAttributes reports, from the HIP function. */
+struct pyshim_rt_func_attrs {
+    size_t shared, constant, local;
+    int max_threads, regs, ptx_version, binary_version, max_dynamic_shared;
+};
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_func_attrs(void *fn, struct pyshim_rt_func_attrs *out);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_device_count(int *count);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_device_reset(void);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_host_malloc(void **ptr, size_t size);
+
+/* ---- the embedded Python translator (python_bridge.c) ---- */
+/* cudaError_t; on success `path` holds the file to hipModuleLoad. */
+PYSHIM_RT_HIDDEN int pyshim_rt_py_translate(const void *image, size_t size, const char *target,
+                                            char *path, size_t path_len);
+
+/* ---- fat binaries (fatbin.c; mirrors shim/core/fatbin.c) ---- */
+#define PYSHIM_RT_FATBIN_WRAPPER_MAGIC 0x466243B1u
+#define PYSHIM_RT_FATBIN_CONTAINER_MAGIC 0xBA55ED50u
+/* Bytes of the image `data` points at and where it starts (the container for a wrapper);
+ * 0 if not recognised. */
+PYSHIM_RT_HIDDEN size_t pyshim_rt_image_extent(const void *data, const void **start);
+
+#endif

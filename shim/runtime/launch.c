@@ -1,0 +1,187 @@
+/*
+ * Kernel launches. nvcc 13 turns `k<<<g, b, shm, s>>>(args)` into
+ *   __cudaPushCallConfiguration(g, b, shm, s); then, in the host stub,
+ *   __cudaPopCallConfiguration(&g, &b, &shm, &s); __cudaGetKernel(&k, stub) (once);
+ *   __cudaLaunchKernel[_ptsz](k, g, b, args, shm, s)
+ * and (under __NV_LEGACY_LAUNCH, or called by hand) cudaLaunchKernel(stub, ...). A
+ * cudaKernel_t we hand out is our record of the kernel. The launch itself is
+ * hipModuleLaunchKernel on the translated function; errors are left as the thread's last
+ * error because <<<>>> discards the return value.
+ */
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda_runtime_api.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define STICKY_CHECK()                                                    \
+    do {                                                                  \
+        if (pyshim_rt_sticky_error != 0)                                  \
+            return (cudaError_t)pyshim_rt_sticky_error;                   \
+    } while (0)
+
+/* ---- the <<<>>> configuration, a per-thread stack (pushes may nest in argument lists) */
+struct config {
+    dim3 grid, block;
+    size_t shmem;
+    void *stream;
+};
+#define CONFIG_DEPTH 32
+static __thread struct config configs[CONFIG_DEPTH];
+static __thread int num_configs;
+
+EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                            struct CUstream_st *stream)
+{
+    if (num_configs == CONFIG_DEPTH) {
+        pyshim_rt_log("__cudaPushCallConfiguration: more than %d nested launches", CONFIG_DEPTH);
+        return 1;
+    }
+    configs[num_configs++] = (struct config){gridDim, blockDim, sharedMem, stream};
+    return 0;
+}
+
+EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
+                                              void *stream)
+{
+    if (num_configs == 0)
+        return (cudaError_t)pyshim_rt_record(cudaErrorMissingConfiguration);
+    struct config c = configs[--num_configs];
+    *gridDim = c.grid;
+    *blockDim = c.block;
+    *sharedMem = c.shmem;
+    memcpy(stream, &c.stream, sizeof c.stream);
+    return cudaSuccess;
+}
+
+/* CUDA's documented limits (compute capability >= 7.5), checked before the backend sees
+ * the launch so every device reports cudaErrorInvalidConfiguration the same way. */
+static int config_valid(dim3 g, dim3 b)
+{
+    unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
+    if (b.x == 0 || b.y == 0 || b.z == 0 || b.x > 1024 || b.y > 1024 || b.z > 64 ||
+        threads > 1024)
+        return 0;
+    if (g.x == 0 || g.y == 0 || g.z == 0 || g.x > 0x7fffffffu || g.y > 65535 || g.z > 65535)
+        return 0;
+    return 1;
+}
+
+static void *hip_stream(cudaStream_t s, int per_thread)
+{
+    if (s == cudaStreamLegacy)
+        return NULL;
+    if (s == NULL && per_thread)
+        return (void *)cudaStreamPerThread; /* hipStreamPerThread has the same value */
+    return s;
+}
+
+static cudaError_t launch(struct pyshim_rt_func *f, dim3 g, dim3 b, void **args, size_t shm,
+                          cudaStream_t stream, int per_thread)
+{
+    STICKY_CHECK();
+    if (f == NULL)
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidDeviceFunction);
+    if (!config_valid(g, b))
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidConfiguration);
+    void *fn = NULL;
+    int rc = pyshim_rt_func_resolve(f, &fn);
+    if (rc != cudaSuccess)
+        return (cudaError_t)pyshim_rt_record(rc);
+    const unsigned grid[3] = {g.x, g.y, g.z}, block[3] = {b.x, b.y, b.z};
+    rc = pyshim_rt_hip_launch(fn, grid, block, shm, hip_stream(stream, per_thread), args);
+    return (cudaError_t)pyshim_rt_record(rc);
+}
+
+EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *stub)
+{
+    if (kernel == NULL)
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
+    struct pyshim_rt_func *f = pyshim_rt_func_by_stub(stub);
+    if (f == NULL)
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidDeviceFunction);
+    *kernel = (cudaKernel_t)(void *)f;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
+                                      void **args, size_t sharedMem, cudaStream_t stream)
+{
+    return launch(pyshim_rt_func_by_handle(kernel), gridDim, blockDim, args, sharedMem, stream,
+                  0);
+}
+
+EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
+                                           void **args, size_t sharedMem, cudaStream_t stream)
+{
+    return launch(pyshim_rt_func_by_handle(kernel), gridDim, blockDim, args, sharedMem, stream,
+                  1);
+}
+
+cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+                             size_t sharedMem, cudaStream_t stream)
+{
+    return launch(pyshim_rt_func_by_stub(func), gridDim, blockDim, args, sharedMem, stream, 0);
+}
+
+cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+                                  size_t sharedMem, cudaStream_t stream)
+{
+    return launch(pyshim_rt_func_by_stub(func), gridDim, blockDim, args, sharedMem, stream, 1);
+}
+
+/* ---- per-kernel queries and settings ---- */
+
+static int resolve_stub(const void *func, void **fn)
+{
+    struct pyshim_rt_func *f = pyshim_rt_func_by_stub(func);
+    if (f == NULL)
+        return cudaErrorInvalidDeviceFunction;
+    return pyshim_rt_func_resolve(f, fn);
+}
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    STICKY_CHECK();
+    if (attr == NULL)
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
+    void *fn = NULL;
+    int rc = resolve_stub(func, &fn);
+    struct pyshim_rt_func_attrs a;
+    if (rc == cudaSuccess)
+        rc = pyshim_rt_hip_func_attrs(fn, &a);
+    if (rc != cudaSuccess)
+        return (cudaError_t)pyshim_rt_record(rc);
+    memset(attr, 0, sizeof *attr);
+    attr->sharedSizeBytes = a.shared;
+    attr->constSizeBytes = a.constant;
+    attr->localSizeBytes = a.local;
+    attr->maxThreadsPerBlock = a.max_threads;
+    attr->numRegs = a.regs;
+    attr->ptxVersion = a.ptx_version;
+    attr->binaryVersion = a.binary_version;
+    attr->maxDynamicSharedSizeBytes = a.max_dynamic_shared;
+    return cudaSuccess;
+}
+
+/* Settings the CPU device and HIP apply per launch anyway: accept them for known kernels. */
+cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
+{
+    STICKY_CHECK();
+    (void)value;
+    if (pyshim_rt_func_by_stub(func) == NULL)
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidDeviceFunction);
+    if ((int)attr < 0 || attr >= cudaFuncAttributeMax)
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
+    return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
+{
+    STICKY_CHECK();
+    (void)cacheConfig;
+    if (pyshim_rt_func_by_stub(func) == NULL)
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidDeviceFunction);
+    return cudaSuccess;
+}

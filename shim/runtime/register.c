@@ -1,0 +1,277 @@
+/*
+ * nvcc's host-side registration hooks (declared in crt/host_runtime.h; no public header
+ * documents them). A program's static constructors register each translation unit's fat
+ * binary, then every kernel (host stub -> mangled device name) and every __device__ /
+ * __constant__ variable (host shadow -> device name). Nothing is translated here: a fat
+ * binary is translated and loaded on the first launch or symbol use that needs it, on the
+ * device current at that moment (CUDA's lazy loading).
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define FATBIN_MAGIC 0x52464231u /* "RFB1" */
+#define VAR_MAGIC 0x52564131u    /* "RVA1" */
+#define BUCKETS 1024
+
+struct pyshim_rt_fatbin {
+    uint32_t magic;
+    const void *image; /* in the program's memory, which outlives the registration */
+    size_t size;
+    int loaded;        /* load attempted since the last reset */
+    int load_result;
+    void *module;
+    struct pyshim_rt_fatbin *next;
+};
+
+struct var {
+    uint32_t magic;
+    const void *shadow;
+    char *name;
+    size_t size;
+    struct pyshim_rt_fatbin *fatbin;
+    struct var *next_in_bucket;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pyshim_rt_fatbin *fatbins;
+static struct pyshim_rt_func *funcs[BUCKETS];
+static struct var *vars[BUCKETS];
+
+static size_t bucket(const void *p)
+{
+    uintptr_t v = (uintptr_t)p;
+    return (size_t)((v >> 4) ^ (v >> 14)) % BUCKETS;
+}
+
+static struct pyshim_rt_fatbin *fatbin_of(void **handle)
+{
+    struct pyshim_rt_fatbin *fb = (struct pyshim_rt_fatbin *)(void *)handle;
+    return fb != NULL && fb->magic == FATBIN_MAGIC ? fb : NULL;
+}
+
+EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
+{
+    struct pyshim_rt_fatbin *fb = calloc(1, sizeof *fb);
+    if (fb == NULL)
+        return NULL;
+    const void *start = NULL;
+    fb->size = pyshim_rt_image_extent(fatCubin, &start);
+    fb->image = start;
+    if (fb->size == 0)
+        pyshim_rt_log("__cudaRegisterFatBinary: unrecognised fat binary at %p; its kernels "
+                      "will fail with cudaErrorInvalidKernelImage", fatCubin);
+    fb->magic = FATBIN_MAGIC;
+    pthread_mutex_lock(&lock);
+    fb->next = fatbins;
+    fatbins = fb;
+    pthread_mutex_unlock(&lock);
+    return (void **)(void *)fb;
+}
+
+EXPORT void __cudaRegisterFatBinaryEnd(void **fatCubinHandle)
+{
+    (void)fatCubinHandle; /* lazy loading: nothing to do until first use */
+}
+
+EXPORT char __cudaInitModule(void **fatCubinHandle)
+{
+    return fatbin_of(fatCubinHandle) != NULL;
+}
+
+/* At exit (the program's destructors): drop the module; the records stay so that a late
+ * call through a stale stub finds an error, not freed memory. */
+EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle)
+{
+    struct pyshim_rt_fatbin *fb = fatbin_of(fatCubinHandle);
+    if (fb == NULL)
+        return;
+    pthread_mutex_lock(&lock);
+    if (fb->module != NULL)
+        pyshim_rt_hip_unload(fb->module);
+    fb->module = NULL;
+    fb->loaded = 1;
+    fb->load_result = cudaErrorCudartUnloading;
+    pthread_mutex_unlock(&lock);
+}
+
+EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
+                                   const char *deviceName, int thread_limit, uint3 *tid,
+                                   uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize)
+{
+    (void)deviceName, (void)thread_limit, (void)tid, (void)bid, (void)bDim, (void)gDim;
+    (void)wSize;
+    struct pyshim_rt_fatbin *fb = fatbin_of(fatCubinHandle);
+    struct pyshim_rt_func *f = calloc(1, sizeof *f);
+    char *name = deviceFun != NULL ? strdup(deviceFun) : NULL;
+    if (fb == NULL || f == NULL || name == NULL) {
+        free(f);
+        free(name);
+        return;
+    }
+    f->magic = PYSHIM_RT_FUNC_MAGIC;
+    f->stub = hostFun;
+    f->name = name;
+    f->fatbin = fb;
+    size_t b = bucket(hostFun);
+    pthread_mutex_lock(&lock);
+    f->next_in_bucket = funcs[b];
+    funcs[b] = f;
+    pthread_mutex_unlock(&lock);
+}
+
+static void add_var(void **handle, const void *shadow, const char *name, size_t size)
+{
+    struct pyshim_rt_fatbin *fb = fatbin_of(handle);
+    struct var *v = calloc(1, sizeof *v);
+    char *copy = name != NULL ? strdup(name) : NULL;
+    if (fb == NULL || v == NULL || copy == NULL) {
+        free(v);
+        free(copy);
+        return;
+    }
+    v->magic = VAR_MAGIC;
+    v->shadow = shadow;
+    v->name = copy;
+    v->size = size;
+    v->fatbin = fb;
+    size_t b = bucket(shadow);
+    pthread_mutex_lock(&lock);
+    v->next_in_bucket = vars[b];
+    vars[b] = v;
+    pthread_mutex_unlock(&lock);
+}
+
+EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress,
+                              const char *deviceName, int ext, size_t size, int constant,
+                              int global)
+{
+    (void)deviceAddress, (void)ext, (void)constant, (void)global;
+    add_var(fatCubinHandle, hostVar, deviceName, size);
+}
+
+EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress,
+                                     char *deviceAddress, const char *deviceName, int ext,
+                                     size_t size, int constant, int global)
+{
+    (void)deviceAddress, (void)ext, (void)constant, (void)global;
+    /* __managed__ variables would need the host pointer redirected at load time */
+    pyshim_rt_log("__managed__ variable %s: managed variables are not supported",
+                  deviceName != NULL ? deviceName : "?");
+    add_var(fatCubinHandle, hostVarPtrAddress, deviceName, size);
+}
+
+EXPORT void __cudaRegisterHostVar(void **fatCubinHandle, const char *deviceName, char *hostVar,
+                                  size_t size)
+{
+    (void)fatCubinHandle, (void)hostVar, (void)size;
+    pyshim_rt_log("__cudaRegisterHostVar(%s): not supported", deviceName ? deviceName : "?");
+}
+
+EXPORT void __cudaRegisterTexture(void **fatCubinHandle, const void *hostVar,
+                                  const void **deviceAddress, const char *deviceName, int dim,
+                                  int norm, int ext)
+{
+    (void)fatCubinHandle, (void)hostVar, (void)deviceAddress, (void)dim, (void)norm, (void)ext;
+    pyshim_rt_log("texture reference %s: not supported", deviceName ? deviceName : "?");
+}
+
+EXPORT void __cudaRegisterSurface(void **fatCubinHandle, const void *hostVar,
+                                  const void **deviceAddress, const char *deviceName, int dim,
+                                  int ext)
+{
+    (void)fatCubinHandle, (void)hostVar, (void)deviceAddress, (void)dim, (void)ext;
+    pyshim_rt_log("surface reference %s: not supported", deviceName ? deviceName : "?");
+}
+
+/* ---- lookups ---- */
+
+struct pyshim_rt_func *pyshim_rt_func_by_stub(const void *stub)
+{
+    pthread_mutex_lock(&lock);
+    struct pyshim_rt_func *f = funcs[bucket(stub)];
+    while (f != NULL && f->stub != stub)
+        f = f->next_in_bucket;
+    pthread_mutex_unlock(&lock);
+    return f;
+}
+
+struct pyshim_rt_func *pyshim_rt_func_by_handle(const void *handle)
+{
+    /* a cudaKernel_t we handed out is the record itself (readable, it is ours); a program
+     * may also pass a host stub where a cudaKernel_t is expected */
+    struct pyshim_rt_func *f = pyshim_rt_func_by_stub(handle);
+    if (f != NULL || handle == NULL)
+        return f;
+    f = (struct pyshim_rt_func *)(uintptr_t)handle;
+    return f->magic == PYSHIM_RT_FUNC_MAGIC ? f : NULL;
+}
+
+/* Call with the lock held. */
+static int fatbin_load(struct pyshim_rt_fatbin *fb)
+{
+    if (!fb->loaded) {
+        fb->loaded = 1;
+        if (fb->size == 0)
+            fb->load_result = cudaErrorInvalidKernelImage;
+        else
+            fb->load_result = pyshim_rt_hip_load(fb->image, fb->size, &fb->module);
+    }
+    return fb->load_result;
+}
+
+int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip)
+{
+    pthread_mutex_lock(&lock);
+    if (!f->tried) {
+        int rc = fatbin_load(f->fatbin);
+        if (rc == cudaSuccess)
+            rc = pyshim_rt_hip_function(f->fatbin->module, f->name, &f->hip);
+        f->result = rc;
+        f->tried = 1;
+    }
+    int rc = f->result;
+    *hip = f->hip;
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+int pyshim_rt_symbol(const void *shadow, void **dptr, size_t *size)
+{
+    pthread_mutex_lock(&lock);
+    struct var *v = vars[bucket(shadow)];
+    while (v != NULL && v->shadow != shadow)
+        v = v->next_in_bucket;
+    int rc = cudaErrorInvalidSymbol;
+    if (v != NULL) {
+        rc = fatbin_load(v->fatbin);
+        if (rc == cudaSuccess)
+            rc = pyshim_rt_hip_global(v->fatbin->module, v->name, dptr, size);
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+void pyshim_rt_unload_all(void)
+{
+    pthread_mutex_lock(&lock);
+    for (struct pyshim_rt_fatbin *fb = fatbins; fb != NULL; fb = fb->next) {
+        if (fb->module != NULL)
+            pyshim_rt_hip_unload(fb->module);
+        fb->module = NULL;
+        if (fb->load_result != cudaErrorCudartUnloading)
+            fb->loaded = 0;
+    }
+    for (size_t b = 0; b < BUCKETS; b++)
+        for (struct pyshim_rt_func *f = funcs[b]; f != NULL; f = f->next_in_bucket) {
+            f->tried = 0;
+            f->hip = NULL;
+        }
+    pthread_mutex_unlock(&lock);
+}

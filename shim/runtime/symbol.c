@@ -1,0 +1,136 @@
+/*
+ * __device__ and __constant__ variables by their host shadow (registered by
+ * __cudaRegisterVar): the address comes from the translated module, the copy is an
+ * ordinary runtime memcpy (cudaMemcpy / cudaMemcpyAsync of this library).
+ */
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda_runtime_api.h>
+
+#include "internal.h"
+
+static cudaError_t fail(int rc)
+{
+    return (cudaError_t)pyshim_rt_record(rc);
+}
+
+/* The device address of [offset, offset + count) inside the symbol. */
+static int locate(const void *symbol, size_t offset, size_t count, char **out)
+{
+    if (pyshim_rt_sticky_error != 0)
+        return pyshim_rt_sticky_error;
+    void *base = NULL;
+    size_t size = 0;
+    int rc = pyshim_rt_symbol(symbol, &base, &size);
+    if (rc != cudaSuccess)
+        return rc;
+    if (offset > size || count > size - offset)
+        return cudaErrorInvalidValue;
+    *out = (char *)base + offset;
+    return cudaSuccess;
+}
+
+static int to_kind_ok(enum cudaMemcpyKind kind)
+{
+    return kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice ||
+           kind == cudaMemcpyDefault;
+}
+
+static int from_kind_ok(enum cudaMemcpyKind kind)
+{
+    return kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice ||
+           kind == cudaMemcpyDefault;
+}
+
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind)
+{
+    char *dst = NULL;
+    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst) : cudaErrorInvalidMemcpyDirection;
+    return rc != cudaSuccess ? fail(rc) : cudaMemcpy(dst, src, count, kind);
+}
+
+cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
+                                 enum cudaMemcpyKind kind)
+{
+    char *src = NULL;
+    int rc = from_kind_ok(kind) ? locate(symbol, offset, count, &src)
+                                : cudaErrorInvalidMemcpyDirection;
+    return rc != cudaSuccess ? fail(rc) : cudaMemcpy(dst, src, count, kind);
+}
+
+cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
+                                    size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    char *dst = NULL;
+    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst) : cudaErrorInvalidMemcpyDirection;
+    return rc != cudaSuccess ? fail(rc) : cudaMemcpyAsync(dst, src, count, kind, stream);
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
+                                      enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    char *src = NULL;
+    int rc = from_kind_ok(kind) ? locate(symbol, offset, count, &src)
+                                : cudaErrorInvalidMemcpyDirection;
+    return rc != cudaSuccess ? fail(rc) : cudaMemcpyAsync(dst, src, count, kind, stream);
+}
+
+/* per-thread default stream variants: the same copies on the per-thread stream */
+cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count,
+                                    size_t offset, enum cudaMemcpyKind kind)
+{
+    char *dst = NULL;
+    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst) : cudaErrorInvalidMemcpyDirection;
+    return rc != cudaSuccess ? fail(rc) : cudaMemcpy_ptds(dst, src, count, kind);
+}
+
+cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count, size_t offset,
+                                      enum cudaMemcpyKind kind)
+{
+    char *src = NULL;
+    int rc = from_kind_ok(kind) ? locate(symbol, offset, count, &src)
+                                : cudaErrorInvalidMemcpyDirection;
+    return rc != cudaSuccess ? fail(rc) : cudaMemcpy_ptds(dst, src, count, kind);
+}
+
+cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, size_t count,
+                                         size_t offset, enum cudaMemcpyKind kind,
+                                         cudaStream_t stream)
+{
+    char *dst = NULL;
+    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst) : cudaErrorInvalidMemcpyDirection;
+    return rc != cudaSuccess ? fail(rc) : cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count,
+                                           size_t offset, enum cudaMemcpyKind kind,
+                                           cudaStream_t stream)
+{
+    char *src = NULL;
+    int rc = from_kind_ok(kind) ? locate(symbol, offset, count, &src)
+                                : cudaErrorInvalidMemcpyDirection;
+    return rc != cudaSuccess ? fail(rc) : cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
+}
+
+cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
+{
+    if (devPtr == NULL)
+        return fail(cudaErrorInvalidValue);
+    char *p = NULL;
+    int rc = locate(symbol, 0, 0, &p);
+    if (rc != cudaSuccess)
+        return fail(rc);
+    *devPtr = p;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
+{
+    if (size == NULL)
+        return fail(cudaErrorInvalidValue);
+    if (pyshim_rt_sticky_error != 0)
+        return (cudaError_t)pyshim_rt_sticky_error;
+    void *base = NULL;
+    int rc = pyshim_rt_symbol(symbol, &base, size);
+    return rc != cudaSuccess ? fail(rc) : cudaSuccess;
+}
