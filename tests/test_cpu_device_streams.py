@@ -71,6 +71,10 @@ def test_per_thread_stream_and_host_threads(st: dict[str, str]) -> None:
     assert st["threads_ok"] == "1"
 
 
+def test_waits_from_callbacks_refuse_instead_of_hanging(st: dict[str, str]) -> None:
+    assert st["callback_waits"] == ",".join(["hipErrorNotSupported"] * 3)
+
+
 def test_streams_never_capture(st: dict[str, str]) -> None:
     assert st["capturing"] == "0"        # hipStreamCaptureStatusNone
     assert st["capture_info"] == "0,0"

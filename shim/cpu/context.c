@@ -50,9 +50,12 @@ hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
 
 hipError_t hipCtxDestroy(hipCtx_t ctx)
 {
-    if (ctx == &primary_ctx || !cpu_handles_remove(&ctx_handles, ctx))
+    if (ctx == &primary_ctx || !cpu_handles_contains(&ctx_handles, ctx))
         return cpu_ret(hipErrorInvalidContext);
-    cpu_device_wait_idle();
+    if (cpu_device_wait_idle() == hipErrorNotSupported)
+        return cpu_ret(hipErrorNotSupported);
+    if (!cpu_handles_remove(&ctx_handles, ctx))
+        return cpu_ret(hipErrorInvalidContext);
     for (int i = 0; i < ctx_depth; i++)
         if (ctx_stack[i] == ctx) {
             for (int j = i; j + 1 < ctx_depth; j++)

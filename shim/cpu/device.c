@@ -397,7 +397,8 @@ hipError_t hipDeviceSynchronize(void)
 
 hipError_t hipDeviceReset(void)
 {
-    cpu_device_wait_idle();
+    if (cpu_device_wait_idle() == hipErrorNotSupported)
+        return cpu_ret(hipErrorNotSupported);
     cpu_mem_reset();
     cpu_clear_sticky_error();
     return hipSuccess;

@@ -130,7 +130,8 @@ bool cpu_stream_idle_for_inline(struct ihipStream_t *s);
 hipError_t cpu_stream_wait_seq(struct ihipStream_t *s, uint64_t seq);
 /* Blocks until everything enqueued on `s` so far has run. */
 hipError_t cpu_stream_wait_idle(struct ihipStream_t *s);
-/* Blocks until every stream is idle (hipDeviceSynchronize). */
+/* Blocks until every stream is idle (hipDeviceSynchronize). The waits refuse with
+ * hipErrorNotSupported when called from a stream's own thread (a callback). */
 hipError_t cpu_device_wait_idle(void);
 /* Scheduler lock and condition shared by streams and events: every completion broadcasts. */
 extern pthread_mutex_t cpu_sched_lock;

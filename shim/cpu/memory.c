@@ -136,8 +136,11 @@ static hipError_t release_ex(void *ptr, unsigned mask, bool sync)
 {
     if (ptr == NULL)
         return hipSuccess;
-    if (sync)
-        cpu_device_wait_idle();
+    if (sync) {
+        hipError_t err = cpu_device_wait_idle();
+        if (err == hipErrorNotSupported)
+            return err;   /* called from a callback */
+    }
     pthread_mutex_lock(&reg_lock);
     long i = find_locked((uintptr_t)ptr);
     bool ok = i >= 0 && regs[i].base == (uintptr_t)ptr && (mask & (1u << regs[i].kind));
@@ -250,7 +253,8 @@ hipError_t hipHostUnregister(void *hostPtr)
 {
     if (hostPtr == NULL)
         return cpu_ret(hipErrorInvalidValue);
-    cpu_device_wait_idle();
+    if (cpu_device_wait_idle() == hipErrorNotSupported)
+        return cpu_ret(hipErrorNotSupported);
     pthread_mutex_lock(&reg_lock);
     long i = find_locked((uintptr_t)hostPtr);
     bool ok = i >= 0 && regs[i].base == (uintptr_t)hostPtr && regs[i].kind == CPU_MEM_REGISTERED;

@@ -132,7 +132,6 @@ static void unregister_globals(const pyshim_module_desc *d, uint32_t n)
 /* Drops a module's handles, globals, code and memory. */
 static void forget_module(struct ihipModule_t *m)
 {
-    cpu_handles_remove(&module_handles, m);
     for (uint32_t i = 0; i < m->desc->num_kernels; i++)
         cpu_handles_remove(&function_handles, &m->functions[i]);
     unregister_globals(m->desc, m->desc->num_globals);
@@ -193,6 +192,7 @@ static hipError_t open_module(hipModule_t *out, const char *path, const char *or
         listed = listed && cpu_handles_add(&function_handles, &m->functions[i]);
     }
     if (!listed) {
+        cpu_handles_remove(&module_handles, m);
         forget_module(m);
         return hipErrorOutOfMemory;
     }
@@ -289,9 +289,13 @@ static bool module_valid(hipModule_t m)
 
 hipError_t hipModuleUnload(hipModule_t module)
 {
-    if (module == NULL || !cpu_handles_remove(&module_handles, module))
+    if (module == NULL || !cpu_handles_contains(&module_handles, module))
         return cpu_ret(hipErrorInvalidResourceHandle);
-    cpu_device_wait_idle();   /* launches in flight still run its code */
+    /* launches in flight still run its code */
+    if (cpu_device_wait_idle() == hipErrorNotSupported)
+        return cpu_ret(hipErrorNotSupported);
+    if (!cpu_handles_remove(&module_handles, module))
+        return cpu_ret(hipErrorInvalidResourceHandle);   /* another thread unloaded it */
     pthread_mutex_lock(&module_lock);
     forget_module(module);
     pthread_mutex_unlock(&module_lock);

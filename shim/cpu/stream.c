@@ -26,6 +26,16 @@ static unsigned long long next_stream_id = 1;
 static pthread_key_t spt_key;
 static cpu_handle_set stream_handles = CPU_HANDLE_SET_INIT;   /* created, not destroyed */
 static _Thread_local struct ihipStream_t *spt_stream = NULL;
+/* Set on a stream's worker thread: host functions and callbacks run there, and a wait for
+ * the device from one of them would wait for itself. */
+static _Thread_local bool on_worker = false;
+
+static hipError_t refuse_wait_on_worker(void)
+{
+    cpu_log("a HIP call that waits for the device was made from a stream callback or host "
+            "function; it would wait for itself (CUDA forbids API calls there)");
+    return hipErrorNotSupported;
+}
 
 uint64_t cpu_now_ns(void)
 {
@@ -97,6 +107,7 @@ static void unlink_live_locked(struct ihipStream_t *s)
 static void *stream_worker(void *arg)
 {
     struct ihipStream_t *s = arg;
+    on_worker = true;
     pthread_mutex_lock(&cpu_sched_lock);
     for (;;) {
         while (s->head == NULL && !s->destroyed)
@@ -289,6 +300,8 @@ bool cpu_stream_idle_for_inline(struct ihipStream_t *s)
 
 hipError_t cpu_stream_wait_seq(struct ihipStream_t *s, uint64_t seq)
 {
+    if (on_worker)
+        return refuse_wait_on_worker();
     pthread_mutex_lock(&cpu_sched_lock);
     while (s->completed < seq)
         pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);
@@ -318,6 +331,8 @@ static bool any_busy_locked(void)
 
 hipError_t cpu_device_wait_idle(void)
 {
+    if (on_worker)
+        return refuse_wait_on_worker();
     pthread_once(&null_once, init_null_stream);
     pthread_mutex_lock(&cpu_sched_lock);
     while (any_busy_locked())

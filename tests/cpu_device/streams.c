@@ -73,6 +73,17 @@ static void meet(void *p)
     r->met = atomic_load(r->other);
 }
 
+/* A callback that breaks CUDA's rule and waits for the device: it must get an error, not
+ * wait for itself forever. */
+static hipError_t from_callback[3];
+
+static void forbidden_waits(void *p)
+{
+    from_callback[0] = hipDeviceSynchronize();
+    from_callback[1] = hipStreamSynchronize((hipStream_t)p);
+    from_callback[2] = hipFree(p);
+}
+
 /* ---- several host threads, each with its own streams ---- */
 
 typedef struct thread_arg {
@@ -254,6 +265,11 @@ int main(void)
     printf("capturing=%d\n", cs);
     CHECK(hipStreamGetCaptureInfo(NULL, &cs, &cid));
     printf("capture_info=%d,%llu\n", cs, cid);
+
+    CHECK(hipLaunchHostFunc(s, forbidden_waits, s));
+    CHECK(hipStreamSynchronize(s));
+    printf("callback_waits=%s,%s,%s\n", hipGetErrorName(from_callback[0]),
+           hipGetErrorName(from_callback[1]), hipGetErrorName(from_callback[2]));
 
     /* several host threads at once */
     enum { T = 4 };
