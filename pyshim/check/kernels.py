@@ -9,14 +9,15 @@ error fails every kernel of that module; the kernel the error is in is named fir
 
 from __future__ import annotations
 
+import mmap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from pyshim.binary import fatbin
-from pyshim.binary.elf import HostElf
+from pyshim.binary.elf import FATBIN_SECTIONS, HostElf
 from pyshim.binary.errors import FatbinError, NoPtxError, UnsupportedPtxVersion
-from pyshim.check import translate_probe
+from pyshim.check import cubin, translate_probe
 
 DEFAULT_PTX_BUDGET = 16 << 20  # bytes of PTX text dry-run translated per file
 DEFAULT_TIME_BUDGET = 20.0  # seconds of dry runs per file
@@ -121,44 +122,62 @@ def _translate(entries: list[fatbin.Entry], names: list[str], by_name: dict[str,
             _add(k.notes, out.note)
 
 
+def _containers(elf: HostElf, view: memoryview) -> Iterator[tuple[str, int, memoryview]]:
+    """(section, address, bytes) of each container in the fatbin sections, as views of the
+    map: nothing is copied until an entry is decompressed (HostElf.embedded_containers
+    copies every container, 500 MB for a big library)."""
+    for name in FATBIN_SECTIONS:
+        s = elf.section(name)
+        if s is None or s.type == "SHT_NOBITS":
+            continue
+        if s.offset + s.size > len(view):
+            raise FatbinError(f"{elf.path}: section {name} lies outside the file")
+        data = view[s.offset:s.offset + s.size]
+        pos = 0
+        head_size = fatbin.CONTAINER_HEADER.size
+        while pos + head_size <= s.size:
+            head = bytes(data[pos:pos + head_size])
+            if head == bytes(head_size):
+                pos += 8  # alignment padding between containers
+                continue
+            try:
+                size = fatbin.container_size(head)
+            except FatbinError as exc:
+                raise FatbinError(f"{elf.path}: {name}+{pos:#x}: {exc}") from exc
+            if pos + size > s.size:
+                raise FatbinError(f"{elf.path}: {name}+{pos:#x}: container of {size} bytes "
+                                  f"runs past the section ({s.size} bytes)")
+            yield name, s.address + pos, data[pos:pos + size]
+            pos += (size + 7) & ~7
+
+
 def scan(elf: HostElf, translate: bool = True, budget: Budget | None = None,
          progress: Callable[[int, int], None] | None = None) -> KernelScan:
-    """Every kernel of every container in `elf`, merged by name."""
+    """Every kernel of every container in `elf`, merged by name. Modules are dry-run
+    translated smallest first, so a budget covers as many kernels as it can."""
     budget = budget or Budget()
     by_name: dict[str, Kernel] = {}
-    containers = elf.embedded_containers()
-    result = KernelScan(kernels=[], containers=len(containers), errors=[])
-    for i, c in enumerate(containers):
-        if progress is not None:
-            progress(i, len(containers))
+    result = KernelScan(kernels=[], containers=0, errors=[])
+    modules: list[tuple[int, list[fatbin.Entry], list[str]]] = []
+    with open(elf.path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        view = memoryview(m)
         try:
-            entries = fatbin.entries(c.data)
-        except FatbinError as exc:
-            result.errors.append(f"container at {c.address:#x} ({c.section}): {exc}")
-            continue
-        names: list[str] = []
-        for e in entries:
-            try:
-                if e.is_ptx:
-                    found = fatbin.ptx_kernels(e.data())
-                elif e.is_elf:
-                    found = fatbin.cubin_kernels(e.data())
-                else:
-                    continue
-            except FatbinError as exc:
-                result.errors.append(f"container at {c.address:#x}, {e.describe()}: {exc}")
-                continue
-            for n in found:
-                k = by_name.setdefault(n, Kernel(name=n))
-                if n not in names:
-                    names.append(n)
-                if e.is_ptx:
-                    _add(k.ptx, _isa(e.version))
-                    _add(k.ptx_archs, f"compute_{e.arch}")
-                else:
-                    _add(k.sass, f"sm_{e.arch}")
-        ptx_names = [n for n in names if by_name[n].ptx]
-        if translate and ptx_names:
+            for _section, address, data in _containers(elf, view):
+                result.containers += 1
+                if progress is not None:
+                    progress(result.containers - 1, 0)
+                names = _inventory(address, data, by_name, result)
+                del data
+                if names is not None and names[1]:
+                    entries, ptx_names = names
+                    ptx = [e for e in entries if e.is_ptx]
+                    size = min(e.uncompressed_size or len(e.stored) for e in ptx)
+                    # keep only the PTX entries: the cubins were needed for names only
+                    modules.append((size, ptx, ptx_names))
+        finally:
+            view.release()
+    if translate:
+        for _size, entries, ptx_names in sorted(modules, key=lambda t: t[0]):
             _translate(entries, ptx_names, by_name, budget, result)
     for k in by_name.values():
         k.ptx.sort(key=lambda v: tuple(int(x) for x in v.split(".")))
@@ -169,3 +188,34 @@ def scan(elf: HostElf, translate: bool = True, budget: Budget | None = None,
             _add(k.notes, "SASS only (" + ", ".join(k.sass) + "): no PTX to translate")
     result.kernels = sorted(by_name.values(), key=lambda k: k.name)
     return result
+
+
+def _inventory(address: int, data: memoryview, by_name: dict[str, Kernel],
+               result: KernelScan) -> tuple[list[fatbin.Entry], list[str]] | None:
+    """Record the kernels of one container; return its entries and its PTX kernels."""
+    try:
+        entries = fatbin.entries(data)
+    except FatbinError as exc:
+        result.errors.append(f"container at {address:#x}: {exc}")
+        return None
+    ptx_names: list[str] = []
+    for e in entries:
+        try:
+            if e.is_ptx:
+                found = fatbin.ptx_kernels(e.data())
+            elif e.is_elf:
+                found = cubin.kernels(e.data())
+            else:
+                continue
+        except FatbinError as exc:
+            result.errors.append(f"container at {address:#x}, {e.describe()}: {exc}")
+            continue
+        for n in found:
+            k = by_name.setdefault(n, Kernel(name=n))
+            if e.is_ptx:
+                _add(ptx_names, n)
+                _add(k.ptx, _isa(e.version))
+                _add(k.ptx_archs, f"compute_{e.arch}")
+            else:
+                _add(k.sass, f"sm_{e.arch}")
+    return entries, ptx_names
