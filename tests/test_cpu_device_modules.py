@@ -47,6 +47,13 @@ def test_launch_reports_wave_and_workers(kernels: str, wave: str, workers: str) 
     assert v["dyn_shared"] == "63,0,127,128"
 
 
+@pytest.mark.parametrize("workers", ["1", "3"])
+def test_host_threads_launch_at_once(kernels: str, workers: str) -> None:
+    r = run("module", kernels, "threads", env={"PYSHIM_CPU_WORKERS": workers})
+    assert r.returncode == 0, r.stderr
+    assert values(r)["threads"] == "1"
+
+
 def test_device_printf(kernels: str) -> None:
     r = run("module", kernels, "run")
     lines = sorted(line for line in r.lines if line.startswith("block "))

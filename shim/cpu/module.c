@@ -83,7 +83,7 @@ static size_t elf_image_size(const unsigned char *img, size_t avail, const char 
                 end = ph.p_offset + ph.p_filesz;
         }
     }
-    if (end < sizeof eh || end > (uint64_t)1 << 34) {
+    if (end < sizeof eh || end > (uint64_t)1 << 30) {   /* 1 GiB: no module is bigger */
         *why = "malformed ELF header (image size)";
         return 0;
     }

@@ -5,7 +5,7 @@
  *   trap    a block traps: the launch fails at the next synchronisation
  *   image   hipModuleLoadData / hipModuleLoad of <other file>: print the result
  */
-#include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "check.h"
@@ -299,6 +299,70 @@ static int mode_trap(const char *path)
     return 0;
 }
 
+/* Several host threads launch on their own streams at once, sharing one module. */
+typedef struct launcher {
+    hipFunction_t f;
+    int id, ok;
+} launcher;
+
+static void *launch_thread(void *p)
+{
+    launcher *l = p;
+    enum { N = 3000 };
+    float *x = malloc(N * sizeof(float)), *y = malloc(N * sizeof(float));
+    float *dx, *dy;
+    hipStream_t s;
+    l->ok = hipStreamCreateWithFlags(&s, l->id % 2 ? hipStreamNonBlocking : 0) == hipSuccess &&
+            hipMalloc((void **)&dx, N * sizeof(float)) == hipSuccess &&
+            hipMalloc((void **)&dy, N * sizeof(float)) == hipSuccess;
+    for (int round = 0; l->ok && round < 25; round++) {
+        for (int i = 0; i < N; i++) {
+            x[i] = (float)(i + round);
+            y[i] = (float)l->id;
+        }
+        int n = N;
+        float a = (float)(round % 3);
+        void *params[] = {&n, &a, &dx, &dy};
+        l->ok = hipMemcpyAsync(dx, x, N * sizeof(float), hipMemcpyHostToDevice, s) == hipSuccess &&
+                hipMemcpyAsync(dy, y, N * sizeof(float), hipMemcpyHostToDevice, s) == hipSuccess &&
+                hipModuleLaunchKernel(l->f, (N + 63) / 64, 1, 1, 64, 1, 1, 0, s, params, NULL) ==
+                    hipSuccess &&
+                hipMemcpyAsync(y, dy, N * sizeof(float), hipMemcpyDeviceToHost, s) == hipSuccess &&
+                hipStreamSynchronize(s) == hipSuccess;
+        for (int i = 0; l->ok && i < N; i++)
+            l->ok = y[i] == a * (float)(i + round) + (float)l->id;
+    }
+    hipFree(dx);
+    hipFree(dy);
+    hipStreamDestroy(s);
+    free(x);
+    free(y);
+    return NULL;
+}
+
+static int mode_threads(const char *path)
+{
+    hipModule_t mod;
+    hipFunction_t f;
+    CHECK(hipModuleLoad(&mod, path));
+    CHECK(hipModuleGetFunction(&f, mod, "saxpy"));
+    enum { T = 4 };
+    pthread_t th[T];
+    launcher ls[T];
+    for (int i = 0; i < T; i++) {
+        ls[i] = (launcher){f, i, 0};
+        pthread_create(&th[i], NULL, launch_thread, &ls[i]);
+    }
+    int ok = 1;
+    for (int i = 0; i < T; i++) {
+        pthread_join(th[i], NULL);
+        ok &= ls[i].ok;
+    }
+    printf("threads=%d\n", ok);
+    CHECK(hipModuleUnload(mod));
+    return 0;
+}
+
 static int mode_image(const char *path)
 {
     hipModule_t mod;
@@ -318,6 +382,8 @@ int main(int argc, char **argv)
         return mode_run(argv[1]);
     if (strcmp(argv[2], "limits") == 0)
         return mode_limits(argv[1]);
+    if (strcmp(argv[2], "threads") == 0)
+        return mode_threads(argv[1]);
     if (strcmp(argv[2], "trap") == 0)
         return mode_trap(argv[1]);
     if (strcmp(argv[2], "image") == 0 && argc > 3)
