@@ -27,13 +27,15 @@ from pyshim.codegen.common import STAMP, c_ident, declare, enum_converter, load_
 
 MAJORS = (13, 12)
 THUNKABLE = ("direct", "handle")
-# nvcc's host stubs call these; they are in no header. NVIDIA's libcudart exports them.
+# Exported by NVIDIA's libcudart but declared in no header the tables parse: nvcc's hidden
+# registration/launch hooks (crt/host_runtime.h, crt/device_functions.h) and the profiler
+# control of cuda_profiler_api.h. shim/runtime defines each of them.
 HOOKS = (
     "__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd", "__cudaUnregisterFatBinary",
     "__cudaRegisterFunction", "__cudaRegisterVar", "__cudaRegisterManagedVar",
-    "__cudaRegisterHostVar", "__cudaRegisterTexture", "__cudaRegisterSurface",
-    "__cudaInitModule", "__cudaPushCallConfiguration", "__cudaPopCallConfiguration",
-    "__cudaGetKernel", "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz",
+    "__cudaRegisterHostVar", "__cudaInitModule", "__cudaPushCallConfiguration",
+    "__cudaPopCallConfiguration", "__cudaGetKernel", "__cudaLaunchKernel",
+    "__cudaLaunchKernel_ptsz", "cudaProfilerStart", "cudaProfilerStop",
 )
 # Arguments that are host-side identities (a kernel's host stub, a __device__ variable's
 # host shadow): only our registry knows them, so HIP must never see them.

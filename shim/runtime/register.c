@@ -174,22 +174,6 @@ EXPORT void __cudaRegisterHostVar(void **fatCubinHandle, const char *deviceName,
     pyshim_rt_log("__cudaRegisterHostVar(%s): not supported", deviceName ? deviceName : "?");
 }
 
-EXPORT void __cudaRegisterTexture(void **fatCubinHandle, const void *hostVar,
-                                  const void **deviceAddress, const char *deviceName, int dim,
-                                  int norm, int ext)
-{
-    (void)fatCubinHandle, (void)hostVar, (void)deviceAddress, (void)dim, (void)norm, (void)ext;
-    pyshim_rt_log("texture reference %s: not supported", deviceName ? deviceName : "?");
-}
-
-EXPORT void __cudaRegisterSurface(void **fatCubinHandle, const void *hostVar,
-                                  const void **deviceAddress, const char *deviceName, int dim,
-                                  int ext)
-{
-    (void)fatCubinHandle, (void)hostVar, (void)deviceAddress, (void)dim, (void)ext;
-    pyshim_rt_log("surface reference %s: not supported", deviceName ? deviceName : "?");
-}
-
 /* ---- lookups ---- */
 
 struct pyshim_rt_func *pyshim_rt_func_by_stub(const void *stub)
