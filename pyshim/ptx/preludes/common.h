@@ -233,21 +233,21 @@ PS_FN uint64_t ps_d2u64(double x) {
     return (uint64_t)x;
 }
 
-/* f64 -> f32 with a directed rounding: round to nearest, then step toward the direction */
-PS_FN float ps_d2f_dir(double x, int mode /* 1 rz, 2 rm, 3 rp */) {
+/* f64 -> f32 with a directed rounding (1 rz, 2 rm, 3 rp): round to nearest, then step one
+ * ulp if that went the wrong way */
+PS_FN float ps_d2f_dir(double x, int mode) {
     float r = (float)x;
-    if (x != x || (double)r == x || ps_isinfd(x)) return r;
-    int up = (double)r < x;
+    if (x != x || (double)r == x) return r;
+    int rounded_up = (double)r > x;
     int want_up = mode == 3 || (mode == 1 && x < 0);
-    if (up != want_up) {
-        uint32_t u = ps_f2u(r);
-        if (ps_isinff(r)) u = (u & 0x80000000u) | 0x7f7fffffu;
-        else if ((r > 0) == want_up) u += 1;
-        else if (r == 0.0f) u = want_up ? 1u : 0x80000001u;
-        else u -= 1;
-        r = ps_u2f(u);
+    if (rounded_up == want_up) return r;
+    uint32_t u = ps_f2u(r);
+    if (want_up) {
+        if (r == 0.0f) u = 1u; else if (r > 0.0f) u += 1u; else u -= 1u;
+    } else {
+        if (r == 0.0f) u = 0x80000001u; else if (r > 0.0f) u -= 1u; else u += 1u;
     }
-    return r;
+    return ps_u2f(u);
 }
 
 /* ---- f16 / bf16 (stored as their bits) ---- */
@@ -264,7 +264,7 @@ PS_FN float ps_h2f(uint16_t h) {
 /* round a float to f16: mode 0 nearest-even, 1 rz, 2 rm, 3 rp */
 PS_FN uint16_t ps_f2h_mode(float f, int mode) {
     uint32_t u = ps_f2u(f), s = (u >> 16) & 0x8000, a = u & 0x7fffffffu;
-    if (a > 0x7f800000u) return (uint16_t)(s | 0x7fff);  /* canonical NaN */
+    if (a > 0x7f800000u) return 0x7fff;  /* NaN -> the canonical NaN */
     int neg = s != 0;
     int away = (mode == 2 && neg) || (mode == 3 && !neg);
     if (a == 0x7f800000u) return (uint16_t)(s | 0x7c00);
@@ -290,7 +290,7 @@ PS_FN uint16_t ps_f2h(float f) { return ps_f2h_mode(f, 0); }
 PS_FN float ps_bf2f(uint16_t h) { return ps_u2f((uint32_t)h << 16); }
 PS_FN uint16_t ps_f2bf_mode(float f, int mode) {
     uint32_t u = ps_f2u(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x7fff) & 0xffff;
+    if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fff;  /* canonical NaN */
     uint32_t rem = u & 0xffff, r = u >> 16;
     int neg = (u >> 31) != 0;
     if (rem) {
