@@ -71,7 +71,9 @@ def test_launch_validation(kernels: str) -> None:
                 "both_arg_forms", "extra_too_small", "extra_bad_key", "shared_over_set_limit"):
         assert v[key] == "hipErrorInvalidValue", key
     assert v["grid_overflow"] == "hipErrorInvalidConfiguration"
-    assert v["bounded_ok"] == "hipSuccess"
+    assert v["bounded_ok"] == v["launch_ex"] == "hipSuccess"
+    assert v["launch_ex_cooperative"] == "hipErrorNotSupported"
+    assert v["launch_ex_unknown_attr"] == v["launch_ex_too_many_threads"] == "hipErrorInvalidValue"
     assert v["null_function"] == "hipErrorInvalidHandle"
     assert "launch of bounded with grid (1,1,1) block (256,1,1) shared 0 refused" in r.stderr
     assert "launch of saxpy: 4 parameters expected, no arguments given" in r.stderr

@@ -75,6 +75,18 @@ def test_waits_from_callbacks_refuse_instead_of_hanging(st: dict[str, str]) -> N
     assert st["callback_waits"] == ",".join(["hipErrorNotSupported"] * 3)
 
 
+def test_stream_memory_operations(st: dict[str, str]) -> None:
+    assert st["wait_value_blocks"] == "1,1"
+    assert st["wait_value_gte"] == "1,1"     # 2 < 3 keeps waiting; 5 >= 3 releases
+    assert st["wait_value_and"] == "1"       # (0x31 & 0xf0) & 0x10 != 0
+    assert st["wait_value_bad_flags"] == st["write_value_misaligned"] == "hipErrorInvalidValue"
+
+
+def test_stream_attributes(st: dict[str, str]) -> None:
+    assert st["attr_priority"] == "-1"       # copied from the other stream
+    assert st["attr_bad"] == "hipErrorInvalidValue"
+
+
 def test_streams_never_capture(st: dict[str, str]) -> None:
     assert st["capturing"] == "0"        # hipStreamCaptureStatusNone
     assert st["capture_info"] == "0,0"

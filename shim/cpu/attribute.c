@@ -116,7 +116,7 @@ static int attribute(const cpu_device *d, hipDeviceAttribute_t attr, int *out)
     case hipDeviceAttributeCooperativeMultiDeviceUnmatchedSharedMem: v = 0; break;
     case hipDeviceAttributeIsLargeBar: v = p->isLargeBar; break;
     case hipDeviceAttributeAsicRevision: v = p->asicRevision; break;
-    case hipDeviceAttributeCanUseStreamWaitValue: v = 0; break;
+    case hipDeviceAttributeCanUseStreamWaitValue: v = 1; break;   /* stream_memop.c */
     case hipDeviceAttributeImageSupport: v = 0; break;
     case hipDeviceAttributePhysicalMultiProcessorCount: v = p->multiProcessorCount; break;
     case hipDeviceAttributeFineGrainSupport: v = 1; break;

@@ -158,6 +158,38 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
                           false, kernelParams, extra));
 }
 
+/* cuLaunchKernelEx's HIP form: a launch configuration with attributes. Cooperative launches
+ * need every block resident at once, which a pool of workers cannot promise. */
+hipError_t hipDrvLaunchKernelEx(const HIP_LAUNCH_CONFIG *config, hipFunction_t f, void **params,
+                                void **extra)
+{
+    if (config == NULL || (config->numAttrs > 0 && config->attrs == NULL))
+        return cpu_ret(hipErrorInvalidValue);
+    for (unsigned i = 0; i < config->numAttrs; i++) {
+        const hipLaunchAttribute *a = &config->attrs[i];
+        switch (a->id) {
+        case hipLaunchAttributeCooperative:
+            if (a->val.cooperative) {
+                cpu_log("hipDrvLaunchKernelEx: cooperative launches are not supported by the "
+                        "CPU device (hipDeviceAttributeCooperativeLaunch is 0)");
+                return cpu_ret(hipErrorNotSupported);
+            }
+            break;
+        case hipLaunchAttributePriority:
+        case hipLaunchAttributeAccessPolicyWindow:
+        case hipLaunchAttributeSynchronizationPolicy:
+        case hipLaunchAttributeMemSyncDomain:
+        case hipLaunchAttributeMemSyncDomainMap: break;   /* hints */
+        default:
+            cpu_log("hipDrvLaunchKernelEx: unknown launch attribute %d", (int)a->id);
+            return cpu_ret(hipErrorInvalidValue);
+        }
+    }
+    return cpu_ret(launch(f, (pyshim_dim3){config->gridDimX, config->gridDimY, config->gridDimZ},
+                          (pyshim_dim3){config->blockDimX, config->blockDimY, config->blockDimZ},
+                          config->sharedMemBytes, config->hStream, false, params, extra));
+}
+
 /* hipLaunchKernel names kernels by host stub address, which only hipcc-built programs
  * register; here it accepts the hipFunction_t of a loaded module instead. */
 hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks,

@@ -598,6 +598,66 @@ hipError_t hipStreamGetCaptureInfo_spt(hipStream_t stream, hipStreamCaptureStatu
     return capture_status(stream, true, pCaptureStatus, pId);
 }
 
+/* ---- stream attributes: the priority is the stream's; the rest are accepted hints ---- */
+
+hipError_t hipStreamGetAttribute(hipStream_t stream, hipLaunchAttributeID attr,
+                                 hipLaunchAttributeValue *value_out)
+{
+    struct ihipStream_t *s;
+    if (value_out == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    hipError_t err = cpu_stream_resolve(stream, false, &s);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    memset(value_out, 0, sizeof *value_out);
+    switch (attr) {
+    case hipLaunchAttributePriority: value_out->priority = s->priority; return hipSuccess;
+    case hipLaunchAttributeSynchronizationPolicy:
+        value_out->syncPolicy = hipSyncPolicyAuto;
+        return hipSuccess;
+    case hipLaunchAttributeAccessPolicyWindow:
+    case hipLaunchAttributeMemSyncDomain:
+    case hipLaunchAttributeMemSyncDomainMap: return hipSuccess;
+    default: return cpu_ret(hipErrorInvalidValue);
+    }
+}
+
+hipError_t hipStreamSetAttribute(hipStream_t stream, hipLaunchAttributeID attr,
+                                 const hipLaunchAttributeValue *value)
+{
+    struct ihipStream_t *s;
+    if (value == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    hipError_t err = cpu_stream_resolve(stream, false, &s);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    switch (attr) {
+    case hipLaunchAttributePriority: {
+        int p = value->priority;
+        s->priority = p > PRIORITY_LEAST ? PRIORITY_LEAST
+                                         : p < PRIORITY_GREATEST ? PRIORITY_GREATEST : p;
+        return hipSuccess;
+    }
+    case hipLaunchAttributeSynchronizationPolicy:
+    case hipLaunchAttributeAccessPolicyWindow:
+    case hipLaunchAttributeMemSyncDomain:
+    case hipLaunchAttributeMemSyncDomainMap: return hipSuccess;
+    default: return cpu_ret(hipErrorInvalidValue);
+    }
+}
+
+hipError_t hipStreamCopyAttributes(hipStream_t dst, hipStream_t src)
+{
+    struct ihipStream_t *d, *s;
+    hipError_t err = cpu_stream_resolve(src, false, &s);
+    if (err == hipSuccess)
+        err = cpu_stream_resolve(dst, false, &d);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    d->priority = s->priority;
+    return hipSuccess;
+}
+
 int hipGetStreamDeviceId(hipStream_t stream)
 {
     struct ihipStream_t *s;

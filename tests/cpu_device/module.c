@@ -226,6 +226,21 @@ static int mode_limits(const char *path)
     void *bad_extra[] = {(void *)0x77, NULL, HIP_LAUNCH_PARAM_END};
     SHOW("extra_bad_key", hipModuleLaunchKernel(saxpy, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, bad_extra));
     SHOW("null_function", hipModuleLaunchKernel(NULL, 1, 1, 1, 32, 1, 1, 0, NULL, p, NULL));
+    hipLaunchAttribute la[2];
+    memset(la, 0, sizeof la);
+    la[0].id = hipLaunchAttributePriority;
+    la[0].val.priority = -1;
+    la[1].id = hipLaunchAttributeCooperative;
+    la[1].val.cooperative = 0;
+    HIP_LAUNCH_CONFIG cfg = {4, 1, 1, 128, 1, 1, 1024, NULL, la, 2};
+    SHOW("launch_ex", hipDrvLaunchKernelEx(&cfg, bounded, NULL, NULL));
+    la[1].val.cooperative = 1;
+    SHOW("launch_ex_cooperative", hipDrvLaunchKernelEx(&cfg, bounded, NULL, NULL));
+    la[1].id = (hipLaunchAttributeID)77;
+    SHOW("launch_ex_unknown_attr", hipDrvLaunchKernelEx(&cfg, bounded, NULL, NULL));
+    cfg.blockDimX = 256;
+    cfg.numAttrs = 0;
+    SHOW("launch_ex_too_many_threads", hipDrvLaunchKernelEx(&cfg, bounded, NULL, NULL));
     CHECK(hipDeviceSynchronize());
 
     int v = -1;

@@ -244,6 +244,14 @@ int main(void)
     SHOW("sync_destroyed", hipStreamSynchronize(hi));
     SHOW("destroy_twice", hipStreamDestroy(hi));
     SHOW("garbage_stream", hipStreamQuery((hipStream_t)(uintptr_t)0x12345));
+    hipLaunchAttributeValue av;
+    av.priority = -1;
+    CHECK(hipStreamSetAttribute(s2, hipLaunchAttributePriority, &av));
+    CHECK(hipStreamCopyAttributes(s, s2));
+    av.priority = 99;
+    CHECK(hipStreamGetAttribute(s, hipLaunchAttributePriority, &av));
+    printf("attr_priority=%d\n", av.priority);
+    SHOW("attr_bad", hipStreamGetAttribute(s, hipLaunchAttributeMax, &av));
     SHOW("destroy_null", hipStreamDestroy(NULL));
     SHOW("create_bad_flags", hipStreamCreateWithFlags(&tmp, 8));
 
@@ -258,6 +266,36 @@ int main(void)
     printf("spt=%d,%d,%d,%d\n", outv[0], outv[1], outv[2], outv[3]);
     SHOW("spt_query", hipStreamQuery(hipStreamPerThread));
     CHECK(hipFree(dv));
+
+    /* stream memory operations: one stream waits for a value another stream writes */
+    uint32_t *word;
+    uint64_t *word64;
+    CHECK(hipMalloc((void **)&word, 4));
+    CHECK(hipMalloc((void **)&word64, 8));
+    CHECK(hipMemset(word, 0, 4));
+    CHECK(hipMemset(word64, 0, 8));
+    atomic_int released = 0, released64 = 0;
+    flag_job fr = {&released, 1, 0}, fr64 = {&released64, 1, 0};
+    CHECK(hipStreamWaitValue32(s, word, 3, hipStreamWaitValueGte, 0xffffffffu));
+    CHECK(hipLaunchHostFunc(s, set_flag, &fr));
+    CHECK(hipStreamWaitValue64(s2, word64, 0x10, hipStreamWaitValueAnd, 0xf0));
+    CHECK(hipLaunchHostFunc(s2, set_flag, &fr64));
+    sleep_ms(50);
+    printf("wait_value_blocks=%d,%d\n", atomic_load(&released) == 0, atomic_load(&released64) == 0);
+    CHECK(hipStreamWriteValue32(nb, word, 2, 0));
+    CHECK(hipStreamSynchronize(nb));
+    sleep_ms(20);
+    int still = atomic_load(&released) == 0;
+    CHECK(hipStreamWriteValue32(nb, word, 5, 0));
+    CHECK(hipStreamSynchronize(s));
+    printf("wait_value_gte=%d,%d\n", still, atomic_load(&released));
+    *(volatile uint64_t *)word64 = 0x31;   /* device memory is host memory */
+    CHECK(hipStreamSynchronize(s2));
+    printf("wait_value_and=%d\n", atomic_load(&released64));
+    SHOW("wait_value_bad_flags", hipStreamWaitValue32(s, word, 1, 9, 0xffffffffu));
+    SHOW("write_value_misaligned", hipStreamWriteValue64(s, (char *)word64 + 4, 1, 0));
+    CHECK(hipFree(word));
+    CHECK(hipFree(word64));
 
     hipStreamCaptureStatus cs = hipStreamCaptureStatusActive;
     unsigned long long cid = 99;
