@@ -184,20 +184,29 @@ def test_level1_bad_arguments(rb):
     assert rb.call("rocblas_snrm2_batched", 4, None, 1, -1, res) == 0
 
 
-def test_level1_waits_for_stream(rb):
-    """Every routine synchronises its handle's stream before computing (stream order)."""
-    h = rb.new_handle()
-    fake_stream = ctypes_ptr(0x1234)
-    assert rb.blas.rocblas_set_stream(h, fake_stream) == 0
-    before = rb.sync_count()
-    x = np.ones(3, np.float64)
-    assert rb.call("rocblas_dscal", 3, H.scalar("d", 2), x, 1, handle=h) == 0
-    assert rb.sync_count() == before + 1
-    assert rb.hip.pyshim_test_hip_last_stream() == 0x1234
-    assert rb.blas.rocblas_destroy_handle(h) == 0
-
-
-def ctypes_ptr(v: int):
+def test_runs_in_stream_order(rb):
+    """A routine on a stream runs after the work enqueued on that stream before it: a host
+    function that (slowly) fills x must have finished before asum reads x."""
     import ctypes
+    import time
 
-    return ctypes.c_void_p(v)
+    hip = rb.hip
+    stream = ctypes.c_void_p()
+    assert hip.hipStreamCreate(ctypes.byref(stream)) == 0
+    h = rb.new_handle()
+    assert rb.blas.rocblas_set_stream(h, stream) == 0
+    n = 1000
+    x = np.zeros(n, np.float32)
+    res = np.zeros(1, np.float32)
+
+    @ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    def fill(_):
+        time.sleep(0.05)
+        x[:] = 1
+
+    assert hip.hipLaunchHostFunc(stream, fill, None) == 0
+    assert rb.call("rocblas_sasum", n, x, 1, res, handle=h) == 0
+    assert res[0] == n
+    assert hip.hipStreamSynchronize(stream) == 0
+    assert rb.blas.rocblas_destroy_handle(h) == 0
+    assert hip.hipStreamDestroy(stream) == 0

@@ -1,8 +1,8 @@
 """Test harness for the CPU device's librocblas.so.5 / librocsolver.so.0 (ctypes).
 
-Builds the libraries once per session into build/cpu_blas_test against a test-only HIP stub
-(tests/cpu_blas/hip_stub.c: stream sync only, with a call counter) and calls them with
-numpy arrays as "device" memory (device memory is host memory on the CPU device).
+Builds the CPU device's HIP runtime (pyshim.build_cpu) and the libraries once into
+build/cpu_blas_test and calls them with numpy arrays as "device" memory (device memory is
+host memory on the CPU device).
 
 Calling convention of `Rb.call(name, *args)`: a plain Python int is a size argument
 (rocblas_int, or int64_t for a `_64` entry point); `E(v)` is an enum (int), `S(v)` a
@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from pyshim.build_blas import build_cpu_blas
+from pyshim.build_cpu import build_cpu_device
 from pyshim.paths import build_dir
 
 HERE = Path(__file__).resolve().parent
@@ -47,22 +47,14 @@ class S:
 
 
 def build_libs() -> Path:
-    """Build once; a lock keeps parallel pytest workers from building over each other."""
+    """Build the CPU device's HIP runtime and the BLAS libraries once into
+    build/cpu_blas_test (a lock keeps parallel pytest workers from racing)."""
     out = build_dir() / "cpu_blas_test"
     out.mkdir(parents=True, exist_ok=True)
     with open(out / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        return _build_locked(out)
-
-
-def _build_locked(out: Path) -> Path:
-    stub = out / "libamdhip64.so.7"
-    src = HERE / "hip_stub.c"
-    if not stub.is_file() or stub.stat().st_mtime < src.stat().st_mtime:
-        subprocess.run(["gcc", "-std=c11", "-shared", "-fPIC", "-O1", "-Wall", "-Wextra",
-                        "-Werror", "-Wl,-soname,libamdhip64.so.7", "-o", str(stub), str(src)],
-                       check=True)
-    return build_cpu_blas(out, out)
+        build_cpu_device(out)
+        return build_cpu_blas(out, out)
 
 
 class Rb:
@@ -70,17 +62,12 @@ class Rb:
         self.hip = ctypes.CDLL(str(out / "libamdhip64.so.7"), mode=ctypes.RTLD_GLOBAL)
         self.blas = ctypes.CDLL(str(out / "librocblas.so.5"))
         self.solver = ctypes.CDLL(str(out / "librocsolver.so.0"))
-        self.hip.pyshim_test_hip_sync_count.restype = ctypes.c_long
-        self.hip.pyshim_test_hip_last_stream.restype = ctypes.c_void_p
         self.handle = self.new_handle()
 
     def new_handle(self) -> ctypes.c_void_p:
         h = ctypes.c_void_p()
         assert self.blas.rocblas_create_handle(ctypes.byref(h)) == 0
         return h
-
-    def sync_count(self) -> int:
-        return int(self.hip.pyshim_test_hip_sync_count())
 
     def _conv(self, a: object, wide: bool) -> object:
         if isinstance(a, bool):
