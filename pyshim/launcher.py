@@ -53,6 +53,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--backend", choices=("auto", "cpu", "hip"), default="auto", help="default: auto"
     )
+    parser.add_argument(
+        "--cudart", choices=("pyshim", "program"), default="pyshim",
+        help="for -cudart shared programs: pyshim's libcudart (default, when built) or the "
+        "one the program finds itself (e.g. NVIDIA's, which then drives pyshim's libcuda)",
+    )
     parser.add_argument("program", help="the CUDA executable")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
 
@@ -99,16 +104,36 @@ def ensure_built(backend: str) -> None:
         raise LaunchError("the CPU device could not be built (see the messages above)")
 
 
-def program_env(backend: str, rocm_dir: Path | None, base: dict[str, str]) -> dict[str, str]:
+def libs_without_cudart(lib: Path) -> Path:
+    """A directory of links to every library in `lib` except libcudart, so that a
+    -cudart shared program finds its own libcudart but still pyshim's other libraries."""
+    out = lib.parent / "lib-without-cudart"
+    out.mkdir(parents=True, exist_ok=True)
+    for entry in lib.iterdir():
+        link = out / entry.name
+        if entry.name.startswith("libcudart") or not entry.name.startswith("lib"):
+            continue
+        if not link.is_symlink():
+            link.symlink_to(entry)
+    for link in out.iterdir():
+        if link.is_symlink() and not link.exists():
+            link.unlink()  # the library was removed from lib
+    return out
+
+
+def program_env(backend: str, rocm_dir: Path | None, base: dict[str, str],
+                own_cudart: bool = True) -> dict[str, str]:
     root = build_dir()
     lib = root / "lib"
+    search = lib if own_cudart else libs_without_cudart(lib)
     backend_dir = rocm_dir if backend == "hip" else root / "cpu"
     env = dict(base)
-    paths = [str(lib), str(backend_dir)]
+    paths = [str(search), str(backend_dir)]
     if env.get("LD_LIBRARY_PATH"):
         paths.append(env["LD_LIBRARY_PATH"])
     env["LD_LIBRARY_PATH"] = ":".join(paths)
-    preload = [str(lib / name) for name in PRELOADED if (lib / name).exists()]
+    names = PRELOADED if own_cudart else PRELOADED[:1]
+    preload = [str(lib / name) for name in names if (lib / name).exists()]
     if env.get("LD_PRELOAD"):
         preload.append(env["LD_PRELOAD"])
     env["LD_PRELOAD"] = ":".join(preload)
@@ -138,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     except LaunchError as exc:
         print(f"pyshim run: {exc}", file=sys.stderr)
         return 127
-    env = program_env(backend, rocm_dir, dict(os.environ))
+    env = program_env(backend, rocm_dir, dict(os.environ), own_cudart=args.cudart == "pyshim")
     sys.stdout.flush()
     sys.stderr.flush()
     try:

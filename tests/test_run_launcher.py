@@ -77,6 +77,11 @@ def test_missing_program_is_a_clear_error() -> None:
     assert "/nonexistent/prog" in out.stderr
 
 
+def test_cudart_program_preloads_only_libcuda(shim: Path) -> None:
+    env = launcher.program_env("cpu", None, {}, own_cudart=False)
+    assert env["LD_PRELOAD"] == str(shim / "lib" / "libcuda.so.1")
+
+
 def test_program_env_keeps_the_users_paths() -> None:
     env = launcher.program_env("cpu", None, {"LD_LIBRARY_PATH": "/mine", "LD_PRELOAD": "x.so"})
     assert env["LD_LIBRARY_PATH"].endswith(":/mine")

@@ -104,5 +104,8 @@ CUresult pyshim_py_translate(const void *image, size_t size, const char *target,
 /* Size in bytes of the image `data` points at (fatbin wrapper, container, ELF, PTX text),
  * and the pointer to pass on (the container for a wrapper). 0 if it is not recognised. */
 size_t pyshim_image_extent(const void *data, const void **start);
+/* A malloc'ed copy of what to translate: for a v2 (-rdc) wrapper, its relocatable
+ * containers; else the bytes pyshim_image_extent finds. */
+CUresult pyshim_image_copy(const void *data, uint8_t **out, size_t *size);
 
 #endif

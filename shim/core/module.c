@@ -98,19 +98,17 @@ static CUresult ensure_loaded(struct pyshim_library *lib)
 
 static CUresult create(struct pyshim_library **out, const void *data)
 {
-    const void *start = NULL;
-    size_t size = pyshim_image_extent(data, &start);
-    if (size == 0)
-        return CUDA_ERROR_INVALID_IMAGE;
+    uint8_t *image = NULL;
+    size_t size = 0;
+    CUresult rc = pyshim_image_copy(data, &image, &size);
+    if (rc != CUDA_SUCCESS)
+        return rc;
     struct pyshim_library *lib = calloc(1, sizeof *lib);
-    if (lib == NULL)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    lib->image = malloc(size);
-    if (lib->image == NULL) {
-        free(lib);
+    if (lib == NULL) {
+        free(image);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    memcpy(lib->image, start, size);
+    lib->image = image;
     lib->size = size;
     lib->magic = LIB_MAGIC;
     pthread_mutex_init(&lib->lock, NULL);
@@ -118,22 +116,22 @@ static CUresult create(struct pyshim_library **out, const void *data)
     return CUDA_SUCCESS;
 }
 
+/* The handle structs stay allocated (as tombstones, magic 0) so that a stale CUlibrary or
+ * CUkernel, which cudart may still hold at exit, is refused instead of read after free. */
 static void destroy(struct pyshim_library *lib)
 {
+    pthread_mutex_lock(&lib->lock);
     lib->magic = 0;
     if (lib->module != NULL)
         hipModuleUnload(lib->module);
-    struct func_node *n = lib->funcs;
-    while (n != NULL) {
-        struct func_node *next = n->next;
+    lib->module = NULL;
+    for (struct func_node *n = lib->funcs; n != NULL; n = n->next) {
         n->func.magic = 0;
-        free(n->func.name);
-        free(n);
-        n = next;
+        n->func.hip = NULL;
     }
     free(lib->image);
-    pthread_mutex_destroy(&lib->lock);
-    free(lib);
+    lib->image = NULL;
+    pthread_mutex_unlock(&lib->lock);
 }
 
 /* A function handle of `lib`. `lazy` (libraries): the handle is made without translating;

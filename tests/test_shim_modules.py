@@ -1,0 +1,38 @@
+"""Module and library loading in the shim (tests/shim/test_modules.c, linked with -lcuda):
+lazy libraries with no context, globals, CUkernel as CUfunction, bad images as errors."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pyshim import build
+from pyshim.paths import REPO_DIR, build_dir
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("pyshim.kernels.loader") is None,
+    reason="pyshim.kernels.loader (the PTX translator) does not exist yet",
+)
+
+
+def test_modules_and_libraries(tmp_path: Path) -> None:
+    build.build_all()
+    lib = build_dir() / "lib"
+    exe = tmp_path / "test_modules"
+    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{build.cuda_include()}",
+           str(REPO_DIR / "tests" / "shim" / "test_modules.c"), "-o", str(exe), f"-L{lib}",
+           "-lcuda", "-Wl,--allow-shlib-undefined"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", str(exe)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS: 0 failure(s)" in out.stdout
+    # each refusal is explained on stderr, naming the thing
+    assert "frobnicate" in out.stderr
+    assert "no_such_kernel" in out.stderr
+    assert "claims 65551 bytes that are not there" in out.stderr
