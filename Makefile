@@ -49,7 +49,7 @@ bench:
 	$(PYTHON) -m benchmarks
 
 # set up on a fresh machine and run one example on the CPU device
-demo: setup build examples
+demo: setup build $(EX_OUT)/vector_add
 	$(PYTHON) -m pyshim run $(EX_OUT)/vector_add
 
 clean:
