@@ -60,6 +60,9 @@ def test_device_printf(kernels: str) -> None:
     common = ("-5 4000000000 beef BEEF 10 Z str 0x1234|1.500000 1.234568e+04 0.0001 0x1p+0|"
               "-1234567890123 9000000000000000000 4464 44| 3.14|7   |%|    42|sha|(null)")
     assert lines == [f"block 0: {common}", f"block 1: {common}"]
+    # a 300-wide field, %lc, and malformed conversions printed as written
+    assert [line for line in r.lines if line.startswith("wide")] == [
+        "wide " + " " * 298 + "42 A|%q|%"]
 
 
 def test_launch_validation(kernels: str) -> None:

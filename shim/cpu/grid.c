@@ -22,6 +22,7 @@ typedef struct grid_job {
     uint64_t chunk;             /* blocks taken per pull */
     _Atomic uint64_t next;      /* next block index to hand out */
     _Atomic int trap;           /* first nonzero trap code */
+    _Atomic bool no_shared;     /* a worker could not allocate the dynamic shared buffer */
     _Atomic uint64_t trap_block;
     uint64_t done;              /* blocks accounted for (lock held) */
     int active;                 /* workers inside the job (lock held) */
@@ -48,6 +49,18 @@ static grid_job *pick_job_locked(void)
     return NULL;
 }
 
+/* Takes every block left without running it (the launch has failed). */
+static uint64_t skip_all(grid_job *j)
+{
+    uint64_t taken = 0;
+    for (;;) {
+        uint64_t start = atomic_fetch_add(&j->next, j->chunk);
+        if (start >= j->total)
+            return taken;
+        taken += (start + j->chunk < j->total ? start + j->chunk : j->total) - start;
+    }
+}
+
 /* Runs blocks of `j` until its counter runs out; returns how many this worker took. */
 static uint64_t run_chunks(grid_job *j, uint32_t smid, void **shared, size_t *shared_cap)
 {
@@ -56,7 +69,8 @@ static uint64_t run_chunks(grid_job *j, uint32_t smid, void **shared, size_t *sh
     if (need > *shared_cap) {
         void *p = aligned_alloc(64, (need + 63) / 64 * 64);
         if (p == NULL) {
-            atomic_store(&j->trap, -1);
+            atomic_store(&j->no_shared, true);
+            return skip_all(j);
         } else {
             free(*shared);
             *shared = p;
@@ -72,8 +86,9 @@ static uint64_t run_chunks(grid_job *j, uint32_t smid, void **shared, size_t *sh
         uint64_t end = start + j->chunk < j->total ? start + j->chunk : j->total;
         taken += end - start;
         for (uint64_t b = start; b < end; b++) {
-            if (atomic_load_explicit(&j->trap, memory_order_relaxed) != 0)
-                break;   /* a block trapped: the launch fails, skip the rest */
+            if (atomic_load_explicit(&j->trap, memory_order_relaxed) != 0 ||
+                atomic_load_explicit(&j->no_shared, memory_order_relaxed))
+                break;   /* the launch fails: skip the rest */
             pyshim_block blk = {
                 .ctaid = {(uint32_t)(b % g.x), (uint32_t)(b / g.x % g.y),
                           (uint32_t)(b / ((uint64_t)g.x * g.y))},
@@ -174,6 +189,7 @@ hipError_t cpu_grid_run(const cpu_grid_job *job)
     atomic_init(&j.next, 0);
     atomic_init(&j.trap, 0);
     atomic_init(&j.trap_block, 0);
+    atomic_init(&j.no_shared, false);
     pthread_mutex_lock(&pool_lock);
     if (jobs_tail != NULL)
         jobs_tail->next_job = &j;
@@ -194,14 +210,14 @@ hipError_t cpu_grid_run(const cpu_grid_job *job)
         }
     }
     pthread_mutex_unlock(&pool_lock);
-    int trap = atomic_load(&j.trap);
-    if (trap == 0)
-        return hipSuccess;
-    if (trap == -1) {
+    if (atomic_load(&j.no_shared)) {
         cpu_log("kernel %s: cannot allocate %u bytes of dynamic shared memory",
                 job->kernel->name, job->launch.dyn_shared_bytes);
         return hipErrorOutOfMemory;
     }
+    int trap = atomic_load(&j.trap);
+    if (trap == 0)
+        return hipSuccess;
     uint64_t b = atomic_load(&j.trap_block);
     cpu_log("kernel %s: block (%u,%u,%u) trapped with code %d", job->kernel->name,
             (unsigned)(b % g.x), (unsigned)(b / g.x % g.y), (unsigned)(b / ((uint64_t)g.x * g.y)),

@@ -5,6 +5,7 @@
  * buffer, format it with the C library, and write the whole line through one lock so the
  * output of concurrent blocks never interleaves within a call.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,32 @@ static void put(out_buf *o, const char *s, size_t n)
     o->len += n;
 }
 
+/* Appends printf(f, ...) of one value, however long the result. */
+__attribute__((format(printf, 2, 3))) static void put_formatted(out_buf *o, const char *f, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, f);
+    int n = vsnprintf(tmp, sizeof tmp, f, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof tmp) {
+        put(o, tmp, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (big == NULL) {
+        o->failed = true;
+        return;
+    }
+    va_start(ap, f);
+    vsnprintf(big, (size_t)n + 1, f, ap);
+    va_end(ap);
+    put(o, big, (size_t)n);
+    free(big);
+}
+
 /* The argument buffer: each read aligns the offset to the argument's size. */
 typedef struct arg_reader {
     const unsigned char *base;
@@ -60,67 +87,58 @@ static int take_int(arg_reader *r)
 }
 
 /* Formats one conversion: `spec` is "%" + flags/width/precision (stars resolved),
- * `len` the length modifier as written, `conv` the conversion character. */
+ * `len` the length modifier as written, `conv` the conversion character. The format
+ * passed to the C library is rebuilt from parts we checked, never taken as written. */
 static void format_one(out_buf *o, arg_reader *r, const char *spec, const char *len, char conv)
 {
-    char f[64], tmp[512];
-    int n = 0;
+    char f[64];
     bool wide = strcmp(len, "l") == 0 || strcmp(len, "ll") == 0 || strcmp(len, "z") == 0 ||
                 strcmp(len, "j") == 0 || strcmp(len, "t") == 0 || strcmp(len, "q") == 0;
     switch (conv) {
-    case 'd': case 'i': case 'u': case 'x': case 'X': case 'o': case 'c':
+    case 'c': {   /* char and wint_t both arrive as a 4-byte int */
+        snprintf(f, sizeof f, "%sc", spec);
+        put_formatted(o, f, take_int(r));
+        return;
+    }
+    case 'd': case 'i': case 'u': case 'x': case 'X': case 'o':
         if (wide) {
             long long v;
             take(r, &v, sizeof v);
             snprintf(f, sizeof f, "%sll%c", spec, conv);
-            n = snprintf(tmp, sizeof tmp, f, v);
+            put_formatted(o, f, v);
         } else {
-            int v = take_int(r);
             /* hh and h narrow the promoted value when printing, as in C */
-            snprintf(f, sizeof f, "%s%s%c", spec, conv == 'c' ? "" : len, conv);
-            n = snprintf(tmp, sizeof tmp, f, v);
+            snprintf(f, sizeof f, "%s%s%c", spec, len, conv);
+            put_formatted(o, f, take_int(r));
         }
-        break;
+        return;
     case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A': {
-        double v;
+        double v;   /* float arrives promoted; PTX has no long double */
         take(r, &v, sizeof v);
         snprintf(f, sizeof f, "%s%c", spec, conv);
-        n = snprintf(tmp, sizeof tmp, f, v);
-        break;
+        put_formatted(o, f, v);
+        return;
     }
     case 's': {
         const char *v;
         take(r, &v, sizeof v);
         snprintf(f, sizeof f, "%ss", spec);
-        /* The string may be longer than tmp: format it straight into the output. */
-        int need = snprintf(NULL, 0, f, v ? v : "(null)");
-        if (need < 0)
-            return;
-        char *big = malloc((size_t)need + 1);
-        if (big == NULL)
-            return;
-        snprintf(big, (size_t)need + 1, f, v ? v : "(null)");
-        put(o, big, (size_t)need);
-        free(big);
+        put_formatted(o, f, v ? v : "(null)");
         return;
     }
     case 'p': {
         void *v;
         take(r, &v, sizeof v);
         snprintf(f, sizeof f, "%sp", spec);
-        n = snprintf(tmp, sizeof tmp, f, v);
-        break;
+        put_formatted(o, f, v);
+        return;
     }
-    case 'n': {
+    default: {   /* 'n': consumed, never written, as CUDA's printf ignores it */
         void *v;
-        take(r, &v, sizeof v);   /* consumed, never written: device pointers stay ours */
+        take(r, &v, sizeof v);
         return;
     }
-    default:
-        return;
     }
-    if (n > 0)
-        put(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
 static void format_all(out_buf *o, const char *fmt, const void *args)

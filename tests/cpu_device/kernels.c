@@ -144,6 +144,13 @@ static int hello(const pyshim_launch *l, const pyshim_block *b, void *const *par
         PACK(&p, const char *, word);
         PACK(&p, const char *, (const char *)0);
         l->vprintf(l, hello_fmt, p.buf);
+        if (b->ctaid.x == 0) {   /* longer than any fixed buffer, and a wint_t */
+            packer w = {.off = 0};
+            PACK(&w, int, 42);
+            PACK(&w, int, 'A');
+            l->vprintf(l, "wide %300d %lc|%q|%", w.buf);
+            l->vprintf(l, "\n", NULL);
+        }
     }
     return 0;
 }
