@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from cpu_device.harness import run, values
 
@@ -74,6 +76,15 @@ def test_contexts() -> None:
         assert v[key] == "1", key
     assert v["ctx.device"] == "0"
     assert v["ctx.destroy_primary"] == v["ctx.destroy_twice"] == "hipErrorInvalidContext"
+
+
+def test_default_workers_follow_the_affinity_mask() -> None:
+    allowed = os.sched_getaffinity(0)
+    v = values(run("device", env={"PYSHIM_CPU_WORKERS": None}))
+    assert v["prop.multiProcessorCount"] == str(len(allowed))
+    one = {min(allowed)}
+    v = values(run("device", env={"PYSHIM_CPU_WORKERS": None}, cpus=one))
+    assert v["prop.multiProcessorCount"] == "1"
 
 
 def test_bad_environment_is_reported_and_ignored() -> None:

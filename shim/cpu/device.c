@@ -4,6 +4,7 @@
  * hipDeviceProp_tR0600 that hipGetDevicePropertiesR0600 returns, so the two never disagree.
  */
 #include <hip/hip_version.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,17 @@ static int env_int(const char *name, int fallback)
         return fallback;
     }
     return (int)n;
+}
+
+/* The cores this process may run on (its affinity mask, which containers narrow), not
+ * the cores the machine has. */
+static int usable_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
 }
 
 static void fill_props(cpu_device *d)
@@ -168,8 +180,7 @@ static void init_device(void)
         else if (strcmp(wave, "64") != 0)
             cpu_log("ignoring PYSHIM_CPU_WAVE=%s (expected 64 or 32)", wave);
     }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    device.workers = env_int("PYSHIM_CPU_WORKERS", cores > 0 ? (int)cores : 1);
+    device.workers = env_int("PYSHIM_CPU_WORKERS", usable_cores());
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     device.total_mem = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)8 << 30;
     fill_props(&device);

@@ -88,12 +88,23 @@ class Result:
         return self.stdout.splitlines()
 
 
-def run(name: str, *args: str, env: dict[str, str] | None = None, timeout: float = 60) -> Result:
-    """Runs program `name` with `args`; PYSHIM_CPU_* defaults to a fixed configuration."""
+def run(name: str, *args: str, env: dict[str, str | None] | None = None, timeout: float = 60,
+        cpus: set[int] | None = None) -> Result:
+    """Runs program `name` with `args`; PYSHIM_CPU_* defaults to a fixed configuration
+    (a None value in `env` unsets a variable); `cpus` pins the program to those cores."""
     full_env = {**os.environ, "PYSHIM_CPU_WORKERS": "4", "PYSHIM_CPU_WAVE": "64"}
-    full_env.update(env or {})
+    for key, value in (env or {}).items():
+        if value is None:
+            full_env.pop(key, None)
+        else:
+            full_env[key] = value
+
+    def pin() -> None:
+        if cpus is not None:
+            os.sched_setaffinity(0, cpus)
+
     proc = subprocess.run([str(program(name)), *args], capture_output=True, text=True,
-                          env=full_env, timeout=timeout)
+                          env=full_env, timeout=timeout, preexec_fn=pin)
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
