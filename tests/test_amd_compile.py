@@ -189,7 +189,21 @@ def test_unknown_arch_is_the_compilers_error():
         amd.compile_hip(KERNELS, "gfx9999")
 
 
-@pytest.mark.parametrize("arch", ["sm_80", "", "gfx", "gfx90a; rm -rf /", "GFX942"])
+@needs_clang
+@pytest.mark.parametrize("target", ["gfx90a:xnack+", "gfx942:sramecc-:xnack-"])
+def test_target_id_features(target):
+    co = amd.compile_hip(PRELUDE + "KERNEL void k(int *p) { p[TID_X] = WAVE; }\n", target)
+    assert amd.code_object_target(co) == target
+    assert amd.code_object_arch(co) == target.split(":")[0]
+
+
+@needs_clang
+def test_plain_target_has_no_features(built):
+    assert amd.code_object_target(built["gfx1100"][0]) == "gfx1100"
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "", "gfx", "gfx90a; rm -rf /", "GFX942",
+                                  "gfx90a:xnack", "gfx90a:-mllvm"])
 def test_malformed_arch_rejected_before_compiling(arch):
     with pytest.raises(amd.AmdCompileError, match="invalid AMD GPU arch"):
         amd.compile_hip(KERNELS, arch)

@@ -33,7 +33,8 @@ from pyshim.kernels.compile import CompileError
 
 # The archs the tests compile for; others that the compiler knows work as well.
 ARCHS = ("gfx90a", "gfx942", "gfx1100", "gfx1201")
-_ARCH_RE = re.compile(r"gfx[0-9]{2,3}[0-9a-f]")
+# a processor, optionally with target-ID features: "gfx942", "gfx90a:sramecc+:xnack-"
+_ARCH_RE = re.compile(r"gfx[0-9]{2,3}[0-9a-f](:(sramecc|xnack)[+-])*")
 MIN_CLANG = 19
 HIP_FLAGS = ("-O3", "-ffp-contract=off", "-fwrapv", "-fno-strict-aliasing")
 CLANG_FLAGS = ("-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output", "-nogpuinc",
@@ -269,6 +270,7 @@ def _check_code_object(data: bytes, arch: str, compiler: str) -> None:
 def compile_hip(source: str, arch: str, *, compiler: str | None = None,
                 timeout: float = 600.0, use_cache: bool = True) -> bytes:
     """Compile HIP-dialect source for one gfx arch; returns the code object (ELF) bytes.
+    `arch` is a processor ("gfx942") or a target ID with features ("gfx90a:xnack+");
     `compiler` is "clang" or "hiprtc" (default: the first available)."""
     _check_arch(arch)
     if not isinstance(source, str):
@@ -327,6 +329,15 @@ def isa_by_kernel(code_object: bytes, arch: str) -> dict[str, str]:
         elif current is not None:
             current.append(line.strip())
     return {name: "\n".join(lines) for name, lines in functions.items()}
+
+
+def code_object_target(code_object: bytes) -> str:
+    """The code object's full target ID from its metadata: "gfx942", "gfx90a:xnack+"."""
+    out = _run_tool("llvm-readelf", ["--notes"], code_object, "reading the kernel metadata")
+    m = re.search(r"^amdhsa\.target:\s*'?amdgcn-amd-amdhsa--([^'\s]+)", out, re.M)
+    if m is None:
+        raise AmdCompileError("reading the kernel metadata: no amdhsa.target")
+    return m.group(1)
 
 
 def code_object_arch(code_object: bytes) -> str:
