@@ -121,7 +121,10 @@ def _bad_images(tmp: Path) -> dict[str, Path]:
     ident = b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
     header = ident + struct.pack("<HHIQQQIHHHHHH", 3, 224, 1, 0, 0, 0, 0, 64, 56, 0, 64, 0, 0)
     amdgpu.write_bytes(header + bytes(256))
+    fatbin = tmp / "kernels.fatbin"
+    fatbin.write_bytes(struct.pack("<IHHQ", 0xBA55ED50, 1, 16, 0) + bytes(64))
     return {
+        "fatbin": fatbin,
         "text": text,
         "amdgpu": amdgpu,
         "bad_abi": module("kernels", "_abi99", ("TEST_ABI_VERSION=99",)),
@@ -132,6 +135,7 @@ def _bad_images(tmp: Path) -> dict[str, Path]:
 
 @pytest.mark.parametrize("kind,reason", [
     ("text", "not an ELF file"),
+    ("fatbin", "a CUDA fat binary: its PTX must be translated for the CPU device first"),
     ("amdgpu", "an AMD GPU code object, not a CPU device module"),
     ("bad_abi", "module ABI version 99, this runtime needs 1"),
     ("no_descriptor", "no 'pyshim_module' symbol"),
