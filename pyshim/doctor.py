@@ -2,9 +2,9 @@
 
 Areas: ROCm (version and the libraries the shim resolves: libamdhip64.so.7, librocblas,
 librocsolver, libhiprtc), AMD GPUs (/dev/kfd; each GPU's gfx arch from the KFD topology in
-sysfs, else rocminfo), kernel compilers (clang >= 19 with lld, hiprtc, cc), pyshim's own
-builds (the shim libraries in build/lib, the CPU device in build/cpu), the kernel cache, and
-nvcc for building the examples. Nothing is loaded or run on a GPU: libraries are found by
+sysfs, else rocminfo), kernel compilers (clang >= 19 with lld, hiprtc, cc) and nvcc for
+building the examples, the pinned vendor headers, pyshim's own builds (the shim libraries in
+build/lib, the CPU device in build/cpu), the kernel cache. Nothing is loaded or run on a GPU: libraries are found by
 name, never dlopen'ed (ROCm's may not even load on an older glibc).
 
 Exit status: 0 when at least one backend can run programs (the CPU device is built, or ROCm's
@@ -303,6 +303,22 @@ def check_builds(build: Path | None = None) -> list[Finding]:
     return out
 
 
+def check_headers() -> list[Finding]:
+    """The pinned vendor headers that `pyshim build` and `pyshim tables` compile against."""
+    from pyshim.tables import fetch
+    from pyshim.tables.sources import SOURCES
+
+    have = [s for s in SOURCES if fetch.is_fetched(s)]
+    lacking = [s for s in SOURCES if not fetch.is_fetched(s)]
+    root = paths.headers_dir()
+    if not lacking:
+        return [Finding("headers", "vendor headers", OK, f"{root}: all {len(have)} pinned sets")]
+    names = ", ".join(f"{s.package}=={s.version}" for s in lacking)
+    return [Finding("headers", "vendor headers", MISSING,
+                    f"{root}: {len(have)} of {len(SOURCES)} pinned sets; lacks {names}",
+                    "python3 -m pyshim.tables.fetch")]
+
+
 def _tree_size(root: Path) -> tuple[int, int]:
     files = size = 0
     for dirpath, _dirs, names in os.walk(root):
@@ -345,7 +361,8 @@ def check_cache() -> list[Finding]:
 # ---- the report ----------------------------------------------------------------------------
 
 def collect() -> list[Finding]:
-    return [*check_rocm(), *check_gpus(), *check_compilers(), *check_builds(), *check_cache()]
+    return [*check_rocm(), *check_gpus(), *check_compilers(), *check_headers(), *check_builds(),
+            *check_cache()]
 
 
 def backends(findings: list[Finding]) -> dict[str, bool]:
@@ -358,7 +375,7 @@ def backends(findings: list[Finding]) -> dict[str, bool]:
 
 
 AREA_TITLES = {"rocm": "ROCm", "gpu": "AMD GPUs", "compilers": "Compilers and tools",
-               "build": "pyshim builds", "cache": "Caches"}
+               "headers": "Vendor headers", "build": "pyshim builds", "cache": "Caches"}
 
 
 def format_text(findings: list[Finding]) -> str:

@@ -183,6 +183,20 @@ def test_check_cache_counts_entries():
     assert f"{cache.cache_root()}: 1 entries, 2.9 KiB" == f.detail
 
 
+def test_headers(tmp_path, monkeypatch):
+    from pyshim.tables import fetch
+    from pyshim.tables.sources import SOURCES
+
+    monkeypatch.setenv("PYSHIM_HEADERS", str(tmp_path / "headers"))
+    (f,) = doctor.check_headers()
+    assert f.status == "missing" and f"0 of {len(SOURCES)}" in f.detail
+    assert f.fix == "python3 -m pyshim.tables.fetch"
+    for s in SOURCES:  # the stamp fetch writes after a complete download
+        fetch.source_dir(s).mkdir(parents=True)
+        (fetch.source_dir(s) / fetch.STAMP).write_text(s.version + "\n")
+    assert doctor.check_headers()[0].status == "ok"
+
+
 def test_compilers_reflect_this_machine():
     found = {f.name: f for f in doctor.check_compilers()}
     have_clang = "clang" in amd.available_compilers()
