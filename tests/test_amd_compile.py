@@ -279,3 +279,24 @@ def test_hiprtc_compile_error_is_reported():
     with pytest.raises(amd.AmdCompileError, match="(?s)gfx90a: hiprtc .*undefined_name"):
         amd.compile_hip(PRELUDE + "KERNEL void k(int *p) { p[0] = undefined_name; }\n",
                         "gfx90a", compiler="hiprtc", use_cache=False)
+
+
+@needs_clang
+def test_command_line(tmp_path):
+    import subprocess
+    import sys
+
+    src = tmp_path / "k.hip"
+    src.write_text(KERNELS)
+    res = subprocess.run([sys.executable, "-m", "pyshim.kernels.amd", str(src), "--arch",
+                          "gfx942", "--arch", "gfx1201"], capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert len(lines) == 2 * 5
+    (row,) = [ln.split() for ln in lines if ln.startswith("gfx1201") and "private_array" in ln]
+    assert int(row[row.index("scratch") + 1]) >= 2048
+    src.write_text("KERNEL void x( {")
+    res = subprocess.run([sys.executable, "-m", "pyshim.kernels.amd", str(src), "--arch",
+                          "gfx90a"], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 1 and res.stderr.startswith("gfx90a: clang failed")

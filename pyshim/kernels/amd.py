@@ -398,3 +398,40 @@ def kernel_resources(code_object: bytes) -> dict[str, dict[str, int]]:
     if not result:
         raise AmdCompileError("reading the kernel metadata: the code object has no kernels")
     return result
+
+
+# ---- command line: python3 -m pyshim.kernels.amd module.hip [--arch A]... [--isa] -----------
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python3 -m pyshim.kernels.amd",
+                                description="compile HIP-dialect source for AMD GPUs and show "
+                                "each kernel's VGPR/SGPR/scratch figures")
+    p.add_argument("source", help="a .hip file ('-' for stdin)")
+    p.add_argument("--arch", action="append", help=f"repeatable; default: {' '.join(ARCHS)}")
+    p.add_argument("--compiler", choices=COMPILERS)
+    p.add_argument("--isa", action="store_true", help="print the disassembly too")
+    args = p.parse_args(argv)
+    try:
+        text = sys.stdin.read() if args.source == "-" else Path(args.source).read_text()
+    except OSError as exc:
+        print(f"{args.source}: {exc.strerror}", file=sys.stderr)
+        return 2
+    rc = 0
+    for arch in args.arch or ARCHS:
+        try:
+            co = compile_hip(text, arch, compiler=args.compiler)
+            for name, r in sorted(kernel_resources(co).items()):
+                print(f"{arch:<10} {name:<32} vgpr {r['vgpr']:>3}  sgpr {r['sgpr']:>3}  "
+                      f"scratch {r['scratch']:>6}  lds {r.get('lds', 0):>6}")
+            if args.isa:
+                print(isa(co, arch))
+        except AmdCompileError as exc:
+            print(str(exc), file=sys.stderr)
+            rc = 1
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
