@@ -48,6 +48,9 @@ def test_legacy_null_stream(st: dict[str, str]) -> None:
     assert st["null_ignores_nonblocking"] == "1"
     assert st["blocking_waits_null"] == "1"
     assert st["device_sync_drains_all"] == "1"
+    assert st["null_query_busy_blocking"] == "hipErrorNotReady"
+    assert st["null_sync"] == "1,0"
+    assert st["null_query_idle"] == "hipSuccess"
     assert st["destroyed_stream_finished"] == "7"
 
 

@@ -298,6 +298,14 @@ bool cpu_stream_idle_for_inline(struct ihipStream_t *s)
     return idle;
 }
 
+static bool stream_busy(struct ihipStream_t *s)
+{
+    pthread_mutex_lock(&cpu_sched_lock);
+    bool b = busy(s);
+    pthread_mutex_unlock(&cpu_sched_lock);
+    return b;
+}
+
 hipError_t cpu_stream_wait_seq(struct ihipStream_t *s, uint64_t seq)
 {
     if (on_worker)
@@ -313,6 +321,20 @@ hipError_t cpu_stream_wait_seq(struct ihipStream_t *s, uint64_t seq)
 
 hipError_t cpu_stream_wait_idle(struct ihipStream_t *s)
 {
+    if (s->is_null && !cpu_stream_idle_for_inline(s)) {
+        /* The legacy stream also waits for the blocking streams: a no-op command on it
+         * carries exactly those dependencies. */
+        cpu_cmd *c = cpu_cmd_new(NULL, 0);
+        uint64_t seq;
+        if (c == NULL)
+            return hipErrorOutOfMemory;
+        if (on_worker) {
+            free(c);
+            return refuse_wait_on_worker();
+        }
+        hipError_t err = cpu_stream_enqueue(s, c, &seq);
+        return err != hipSuccess ? err : cpu_stream_wait_seq(s, seq);
+    }
     pthread_mutex_lock(&cpu_sched_lock);
     uint64_t target = s->enqueued;
     pthread_mutex_unlock(&cpu_sched_lock);
@@ -395,10 +417,9 @@ static hipError_t stream_query(hipStream_t stream, bool spt)
     hipError_t err = cpu_stream_resolve(stream, spt, &s);
     if (err != hipSuccess)
         return cpu_ret(err);
-    pthread_mutex_lock(&cpu_sched_lock);
-    bool b = busy(s);
-    pthread_mutex_unlock(&cpu_sched_lock);
-    return b ? hipErrorNotReady : hipSuccess;   /* not-ready is not an error to record */
+    /* The legacy stream counts as busy while a blocking stream is (see above). */
+    bool idle = s->is_null ? cpu_stream_idle_for_inline(s) : !stream_busy(s);
+    return idle ? hipSuccess : hipErrorNotReady;   /* not-ready is not an error to record */
 }
 
 hipError_t hipStreamQuery(hipStream_t stream)

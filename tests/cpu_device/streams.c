@@ -218,6 +218,17 @@ int main(void)
     CHECK(hipDeviceSynchronize());
     printf("device_sync_drains_all=%d\n", atomic_load(&y));
 
+    /* synchronising the legacy stream waits for blocking streams, not non-blocking ones */
+    atomic_int p1 = 0, p2 = 0;
+    flag_job fp1 = {&p1, 1, 150}, fp2 = {&p2, 1, 400};
+    CHECK(hipLaunchHostFunc(nb, set_flag, &fp2));
+    CHECK(hipLaunchHostFunc(s2, set_flag, &fp1));
+    SHOW("null_query_busy_blocking", hipStreamQuery(NULL));
+    CHECK(hipStreamSynchronize(NULL));
+    printf("null_sync=%d,%d\n", atomic_load(&p1), atomic_load(&p2));
+    SHOW("null_query_idle", hipStreamQuery(NULL));
+    CHECK(hipDeviceSynchronize());
+
     /* destroying a stream with pending work lets the work finish */
     hipStream_t tmp;
     atomic_int w = 0;
