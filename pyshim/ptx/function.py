@@ -91,6 +91,9 @@ class FunctionEmitter:
         self.regs: dict[str, str] = {}          # exact register name -> type
         self.ranges: dict[str, tuple[str, int]] = {}  # "%r" -> (type, count)
         self.reg_cache: dict[str, str] = {}
+        self.src_cache: dict[tuple[str, str], str] = {}
+        self.imm_cache: dict[tuple, str] = {}
+        self.dst_cache: dict[tuple[str, str], tuple[str, str, bool]] = {}
         self.scopes: list[dict[str, ir.Var]] = [{}]
         self.lines: list[str] = []
         self.tmp = 0
@@ -120,6 +123,8 @@ class FunctionEmitter:
             raise self.tr.error(UnsupportedInstruction,
                                 f"unsupported register type .{v.type} (vector {v.vector})",
                                 v.tok, self.fn.name)
+        self.src_cache.clear()
+        self.dst_cache.clear()
         if v.count:
             self.ranges[v.name] = (v.type, v.count)
             names = [cname_reg(f"{v.name}{i}") for i in range(v.count)]
@@ -176,13 +181,23 @@ class FunctionEmitter:
     def src(self, op: ir.Operand, ty: str, inst: ir.Instruction) -> str:
         """C expression for operand `op` read as PTX type `ty`."""
         if type(op) is ir.Reg:
-            sp = SPECIAL.get(op.name)
-            if sp is not None:
-                return self.convert(sp[0], sp[1], ty, inst)
-            rt = self.reg_type(op.name, inst)
-            return self.convert(cname_reg(op.name), rt, ty, inst)
+            key = (op.name, ty)
+            expr = self.src_cache.get(key)
+            if expr is None:
+                sp = SPECIAL.get(op.name)
+                if sp is not None:
+                    expr = self.convert(sp[0], sp[1], ty, inst)
+                else:
+                    rt = self.reg_type(op.name, inst)
+                    expr = self.convert(cname_reg(op.name), rt, ty, inst)
+                self.src_cache[key] = expr
+            return expr
         if type(op) is ir.Imm:
-            return self.imm(op, ty, inst)
+            key = (op.value, op.kind, op.bits, ty)
+            expr = self.imm_cache.get(key)
+            if expr is None:
+                expr = self.imm_cache[key] = self.imm(op, ty, inst)
+            return expr
         if type(op) is ir.Neg:
             return f"(!{self.src(op.reg, 'pred', inst)})"
         if type(op) is ir.Sym:
@@ -236,10 +251,16 @@ class FunctionEmitter:
     def dst(self, op: ir.Operand, ty: str, expr: str, inst: ir.Instruction) -> str:
         """C statement storing `expr` (of PTX type `ty`) into destination `op`."""
         if type(op) is ir.Reg:
-            if op.name in SPECIAL:
-                raise self.bad(inst, f"cannot write special register {op.name}")
-            rt = self.reg_type(op.name, inst)
-            return f"{cname_reg(op.name)} = {self.convert(expr, ty, rt, inst)};"
+            key = (op.name, ty)
+            hit = self.dst_cache.get(key)
+            if hit is None:
+                if op.name in SPECIAL:
+                    raise self.bad(inst, f"cannot write special register {op.name}")
+                rt = self.reg_type(op.name, inst)
+                hit = self.dst_cache[key] = (cname_reg(op.name), rt, C_TYPE[rt] == C_TYPE[ty])
+            if hit[2]:
+                return f"{hit[0]} = {expr};"
+            return f"{hit[0]} = {self.convert(expr, ty, hit[1], inst)};"
         if type(op) is ir.Sym and op.name == "_":
             return f"(void)({expr});"
         if type(op) is ir.Vec:

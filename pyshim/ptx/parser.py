@@ -222,9 +222,10 @@ class _Parser:
     #     ( <n> | [n]* )? ( = initializer )? { , name ... } ;
     def _parse_var_decl(self, linkage: str, in_list: bool = False) -> list[ir.Var]:
         start = self.i
-        space = self.next()[1:]
-        if space not in _SPACES:
-            raise self.error(f"unknown state space .{space}", start)
+        tok = self.next()
+        space = tok[1:]
+        if not tok.startswith(".") or space not in _SPACES:
+            raise self.error(f"expected a declaration (.param, .reg, ...), found {tok!r}", start)
         align = 0
         vector = 1
         typ = ""
@@ -409,6 +410,13 @@ class _Parser:
         parts = optok.split(".")
         operands: list[ir.Operand] = []
         j = self.i
+        seg = toks[j:end]
+        n = len(seg)
+        if n & 1 and seg[1::2].count(",") == n >> 1:
+            # fast path: every operand is one token (the common case)
+            for k in range(j, end, 2):
+                operands.append(self._single(toks[k], k))
+            j = end
         while j < end:
             k = j
             depth = 0
@@ -425,6 +433,16 @@ class _Parser:
             j = k + 1
         self.i = end + 1
         return ir.Instruction(parts[0], tuple(parts[1:]), operands, pred, neg, op_at)
+
+    def _single(self, t: str, j: int) -> ir.Operand:
+        c = t[0]
+        if c == "%":
+            return ir.Reg(t)
+        if c.isdigit():
+            return self._imm(t, j)
+        if c.isalpha() or c in "_$":
+            return ir.Sym(t)
+        raise self.error(f"bad operand {t!r}", j)
 
     # operand: reg | reg '|' reg | '!' reg | imm | '-' imm | name ('+' int)? |
     #          '[' address ']' | '{' operand-list '}' | '(' operand-list ')'
@@ -477,7 +495,9 @@ class _Parser:
                 raise self.error(f"bad offset {toks[j + 2]!r}", j + 2)
             base: ir.Reg | ir.Sym = ir.Reg(t) if c == "%" else ir.Sym(t)
             return ir.Addr(base, off if toks[j + 1] == "+" else -off)
-        raise self.error(f"cannot parse operand {' '.join(toks[j:end])!r}", j)
+        text = " ".join(toks[j:end])
+        hint = " (missing ';'?)" if any(x[0].isalpha() for x in toks[j + 1:end]) else ""
+        raise self.error(f"cannot parse operand {text!r}{hint}", j)
 
     # address: reg | name | imm | (reg | name) ('+' | '-') imm
     def _address(self, j: int, end: int) -> ir.Addr:
@@ -510,6 +530,8 @@ class _Parser:
         return ir.Addr(base, -off if neg else off)
 
     def _int(self, t: str, j: int) -> int:
+        if t.isdigit() and (t[0] != "0" or len(t) == 1):
+            return int(t)
         try:
             return parse_int(t)
         except ValueError:
