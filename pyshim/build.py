@@ -290,6 +290,8 @@ def _build_libcuda(lib_dir: Path, work: Path, force: bool) -> tuple[Path, bool]:
         f'-DPYSHIM_LIBPYTHON="{py["soname"]}"',
         f"-DPYSHIM_PYTHON_VERSION_HEX={py['hex']}",
         f'-DPYSHIM_PYTHONHOME="{py["home"]}"',
+        f'-DPYSHIM_PYTHON_EXE="{sys.executable}"',
+        f'-DPYSHIM_REPO_DIR="{REPO_DIR}"',
     ]
     core_sources = sorted(p for p in CORE_DIR.glob("*.c") if p.name != "proc_table.c")
     core_objs = compile_objects(core_sources, work / "obj", flags)

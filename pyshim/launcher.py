@@ -32,6 +32,10 @@ environment:
   PYSHIM_TRACE=1     log export-table and proc-address traffic
   PYSHIM_REPORT=F    append unsupported-call counts to F at exit
   PYSHIM_ROCM_LIB    where ROCm's libamdhip64.so.7 lives (default: /opt/rocm/lib ...)
+  PYSHIM_TRANSLATOR=subprocess
+                     translate PTX in a separate Python process instead of one
+                     embedded in the program (automatic when the program runs
+                     another Python)
 
 examples:
   pyshim run ./vector_add

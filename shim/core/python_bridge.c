@@ -7,11 +7,17 @@
  *     cannot see its symbols: promote it to RTLD_GLOBAL before the first call;
  *   - the interpreter fails to start or the translator raises: *status stays "not run" or
  *     reports the exception's CUresult name;
- *   - the host process already runs a different Python: refuse with a clear message.
+ *   - the host process already runs a different Python: translate in a subprocess
+ *     running the Python pyshim was built with (pyshim/embed/worker.py).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +33,14 @@
 #ifndef PYSHIM_PYTHONHOME
 #error "PYSHIM_PYTHONHOME must be defined by the build"
 #endif
+#ifndef PYSHIM_PYTHON_EXE
+#error "PYSHIM_PYTHON_EXE (the Python pyshim was built with) must be defined by the build"
+#endif
+#ifndef PYSHIM_REPO_DIR
+#error "PYSHIM_REPO_DIR must be defined by the build"
+#endif
+
+extern char **environ;
 
 /* Implemented in Python (pyshim/embed/init_code.py), exported by cffi's embedding API. */
 int pyshim_embed_translate(const void *image, size_t size, const char *target, char *out,
@@ -35,24 +49,34 @@ int pyshim_embed_translate(const void *image, size_t size, const char *target, c
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static CUresult prepare_result = CUDA_SUCCESS;
 static int home_was_set;
+static int use_subprocess; /* another Python runs this process */
 
 static void prepare(void)
 {
-    /* a Python already running in this process (e.g. a Python program using CUDA) */
-    const unsigned long *running = dlsym(RTLD_DEFAULT, "Py_Version");
-    if (running == NULL && dlsym(RTLD_DEFAULT, "Py_IsInitialized") != NULL) {
-        pyshim_log("this process already runs a Python older than 3.11; the PTX translator "
-                   "needs its own (a translator subprocess is not implemented)");
-        prepare_result = CUDA_ERROR_NOT_SUPPORTED;
+    /* PYSHIM_TRANSLATOR=subprocess: never start an interpreter in this process */
+    const char *mode = getenv("PYSHIM_TRANSLATOR");
+    if (mode != NULL && strcmp(mode, "subprocess") == 0) {
+        use_subprocess = 1;
         return;
     }
-    if (running != NULL && (*running >> 16) != ((unsigned long)PYSHIM_PYTHON_VERSION_HEX >> 16)) {
-        pyshim_log("this process already runs Python %lu.%lu, pyshim was built for %lu.%lu; "
-                   "a translator subprocess is not implemented",
-                   *running >> 24, (*running >> 16) & 0xff,
-                   (unsigned long)PYSHIM_PYTHON_VERSION_HEX >> 24,
-                   ((unsigned long)PYSHIM_PYTHON_VERSION_HEX >> 16) & 0xff);
-        prepare_result = CUDA_ERROR_NOT_SUPPORTED;
+    /* Is the Python this process sees first (the host's, if it runs one) the libpython we
+     * were linked with? Then embed (attaching to it if it is already running). If it is
+     * anything else (another version, a statically linked python), do not mix two
+     * interpreters: translate in a subprocess. */
+    void *ours = dlopen(PYSHIM_LIBPYTHON, RTLD_NOW | RTLD_NOLOAD);
+    void *first = dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+    void *mine = ours != NULL ? dlsym(ours, "Py_IsInitialized") : NULL;
+    int running = 0;
+    if (first != NULL) {
+        int (*is_initialized)(void) = (int (*)(void))first;
+        running = is_initialized();
+    }
+    if (ours != NULL)
+        dlclose(ours); /* NOLOAD took a reference */
+    if (first != NULL && first != mine) {
+        if (pyshim_trace_enabled())
+            pyshim_log("another Python runs this process: translating in a subprocess");
+        use_subprocess = 1;
         return;
     }
     if (dlopen(PYSHIM_LIBPYTHON, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL) == NULL) {
@@ -62,8 +86,82 @@ static void prepare(void)
     }
     /* The interpreter finds its standard library from the program's path, which is the
      * CUDA program's here; point it at the Python we were built with unless told. */
-    if (running == NULL && getenv("PYTHONHOME") == NULL)
+    if (!running && getenv("PYTHONHOME") == NULL)
         home_was_set = setenv("PYTHONHOME", PYSHIM_PYTHONHOME, 0) == 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Run the worker; fills `out` with its answer line and `*status` (0/1, -1 = no answer). */
+static void translate_in_subprocess(const void *image, size_t size, const char *target,
+                                    char *out, size_t out_len, int *status)
+{
+    static const char code[] =
+        "import sys; sys.path.insert(0, " "'" PYSHIM_REPO_DIR "'" ")\n"
+        "from pyshim.embed.worker import main; sys.exit(main())";
+    int to_child[2], from_child[2];
+    if (pipe2(to_child, O_CLOEXEC) != 0)
+        return;
+    if (pipe2(from_child, O_CLOEXEC) != 0) {
+        close(to_child[0]);
+        close(to_child[1]);
+        return;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, to_child[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, from_child[1], 1);
+    char *argv[] = {(char *)PYSHIM_PYTHON_EXE, (char *)"-I", (char *)"-c", (char *)code,
+                    (char *)target, NULL};
+    pid_t pid;
+    int err = posix_spawn(&pid, PYSHIM_PYTHON_EXE, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(to_child[0]);
+    close(from_child[1]);
+    if (err != 0) {
+        pyshim_log("cannot start the translator subprocess %s: %s", PYSHIM_PYTHON_EXE,
+                   strerror(err));
+        close(to_child[1]);
+        close(from_child[0]);
+        return;
+    }
+    /* a worker that dies early must not kill us with SIGPIPE */
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    write_all(to_child[1], image, size);
+    close(to_child[1]);
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < out_len && (r = read(from_child[0], out + got, out_len - 1 - got)) > 0)
+        got += (size_t)r;
+    out[got] = '\0';
+    close(from_child[0]);
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0)
+        ;
+    struct timespec zero = {0, 0};
+    siginfo_t info;
+    while (sigtimedwait(&pipe_set, &info, &zero) > 0)
+        ; /* discard a SIGPIPE we caused */
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (got >= 2 && (out[0] == '0' || out[0] == '1') && out[1] == '\t') {
+        *status = out[0] - '0';
+        memmove(out, out + 2, got - 1);
+    } else if (pyshim_trace_enabled()) {
+        pyshim_log("the translator subprocess gave no answer (exit status %d)", wstatus);
+    }
 }
 
 CUresult pyshim_py_translate(const void *image, size_t size, const char *target, char *path,
@@ -75,7 +173,10 @@ CUresult pyshim_py_translate(const void *image, size_t size, const char *target,
     int status = -1;
     char out[4096];
     out[0] = '\0';
-    pyshim_embed_translate(image, size, target, out, sizeof out, &status);
+    if (use_subprocess)
+        translate_in_subprocess(image, size, target, out, sizeof out, &status);
+    else
+        pyshim_embed_translate(image, size, target, out, sizeof out, &status);
     if (home_was_set) {
         /* the interpreter has read it; the program's children must not inherit it */
         home_was_set = 0;

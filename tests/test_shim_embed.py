@@ -1,0 +1,113 @@
+"""The embedded translator inside processes that already run Python: the same Python
+(cffi attaches to the running interpreter), another Python (a translator subprocess is
+used), and the subprocess forced by PYSHIM_TRANSLATOR=subprocess."""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pyshim import build
+from pyshim.paths import build_dir
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("pyshim.kernels.loader") is None,
+    reason="pyshim.kernels.loader (the PTX translator) does not exist yet",
+)
+
+# a ctypes driver-API program: load PTX, launch, check (the host is a Python process)
+SCRIPT = r'''
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+ptx = b""".version 7.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [p];
+    mov.u32 %r1, %tid.x;
+    mul.lo.u32 %r2, %r1, %r1;
+    cvta.to.global.u64 %rd2, %rd1;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd2, %rd2, %rd3;
+    st.global.u32 [%rd2], %r2;
+    ret;
+}
+"""
+assert lib.cuInit(0) == 0
+ctx = ctypes.c_void_p()
+assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+assert lib.cuCtxSetCurrent(ctx) == 0
+mod = ctypes.c_void_p()
+rc = lib.cuModuleLoadData(ctypes.byref(mod), ptx)
+assert rc == 0, f"cuModuleLoadData: {rc}"
+bad = ctypes.c_void_p()
+rc = lib.cuModuleLoadData(ctypes.byref(bad), b".version 7.0\n.target sm_75\n.entry x() { bogus; }")
+assert rc != 0, "malformed PTX loaded"
+fn = ctypes.c_void_p()
+assert lib.cuModuleGetFunction(ctypes.byref(fn), mod, b"k") == 0
+d = ctypes.c_uint64()
+assert lib.cuMemAlloc_v2(ctypes.byref(d), 256) == 0
+params = (ctypes.c_void_p * 1)(ctypes.cast(ctypes.byref(d), ctypes.c_void_p))
+assert lib.cuLaunchKernel(fn, 1, 1, 1, 64, 1, 1, 0, None, params, None) == 0
+out = (ctypes.c_uint32 * 64)()
+assert lib.cuMemcpyDtoH_v2(out, d, 256) == 0
+assert list(out) == [i * i for i in range(64)], list(out)
+print("PASS python host")
+'''
+
+
+@pytest.fixture(scope="module")
+def libcuda() -> Path:
+    build.build_all()
+    return build_dir() / "lib" / "libcuda.so.1"
+
+
+def run_host(python: str, libcuda: Path, tmp_path: Path, **env: str
+             ) -> subprocess.CompletedProcess[str]:
+    script = tmp_path / "host.py"
+    script.write_text(SCRIPT)
+    full = dict(os.environ, LD_LIBRARY_PATH=str(build_dir() / "cpu"), PYSHIM_BACKEND="cpu",
+                PYSHIM_TRACE="1", **env)
+    return subprocess.run([python, str(script), str(libcuda)], capture_output=True, text=True,
+                          env=full, timeout=300)
+
+
+def test_same_python_embeds_in_the_running_interpreter(libcuda: Path, tmp_path: Path) -> None:
+    out = run_host(sys.executable, libcuda, tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS python host" in out.stdout
+    assert "subprocess" not in out.stderr
+
+
+def test_forced_translator_subprocess(libcuda: Path, tmp_path: Path) -> None:
+    out = run_host(sys.executable, libcuda, tmp_path, PYSHIM_TRANSLATOR="subprocess")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS python host" in out.stdout
+    assert "bogus" in out.stderr  # the worker's error message reaches the log
+
+
+def _other_python() -> str | None:
+    mine = f"{sys.version_info.major}.{sys.version_info.minor}"
+    for cand in sorted(glob.glob("/root/.pyenv/versions/3.*/bin/python3")) + sorted(
+            glob.glob("/usr/bin/python3.[0-9]*")):
+        if mine not in cand and not cand.endswith("-config"):
+            return cand
+    return None
+
+
+def test_another_python_gets_a_translator_subprocess(libcuda: Path, tmp_path: Path) -> None:
+    other = _other_python()
+    if other is None:
+        pytest.skip("no Python of another version on this machine")
+    out = run_host(other, libcuda, tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "translating in a subprocess" in out.stderr
