@@ -300,7 +300,7 @@ int main(void)
     CHECK(hipStreamWriteValue32(nb, word, 5, 0));
     CHECK(hipStreamSynchronize(s));
     printf("wait_value_gte=%d,%d\n", still, atomic_load(&released));
-    *(volatile uint64_t *)word64 = 0x31;   /* device memory is host memory */
+    __atomic_store_n(word64, 0x31, __ATOMIC_SEQ_CST);   /* device memory is host memory */
     CHECK(hipStreamSynchronize(s2));
     printf("wait_value_and=%d\n", atomic_load(&released64));
     SHOW("wait_value_bad_flags", hipStreamWaitValue32(s, word, 1, 9, 0xffffffffu));
