@@ -95,3 +95,29 @@ def test_arguments_after_the_program_are_its_own() -> None:
     assert args.program == "./app" and args.args == ["--backend", "x", "-v"]
     assert args.backend == "auto"
     assert os.sep in args.program
+
+
+def test_unsupported_calls_are_counted_in_the_report(shim: Path, tmp_path: Path) -> None:
+    """An entry point with no mapping is logged once by name and counted at exit."""
+    src = tmp_path / "unsupported.c"
+    src.write_text(
+        "#include <cuda.h>\n#include <stdio.h>\n"
+        "int main(void) {\n"
+        "    if (cuInit(0) != CUDA_SUCCESS) return 2;\n"
+        "    for (int i = 0; i < 3; i++)\n"
+        "        if (cuCheckpointProcessLock(1, NULL) != CUDA_ERROR_NOT_SUPPORTED) return 3;\n"
+        "    puts(\"refused\");\n"
+        "    return 0;\n"
+        "}\n")
+    from pyshim import build
+
+    exe = tmp_path / "unsupported"
+    subprocess.run(["cc", f"-I{build.cuda_include()}", str(src), "-o", str(exe),
+                    f"-L{shim / 'lib'}", "-lcuda", "-Wl,--allow-shlib-undefined"], check=True)
+    report = tmp_path / "report.txt"
+    env = dict(os.environ, PYSHIM_REPORT=str(report))
+    out = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", str(exe)],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stderr.count("cuCheckpointProcessLock") == 1
+    assert "unsupported cuCheckpointProcessLock 3" in report.read_text()
