@@ -28,6 +28,7 @@ def test_load_launch_and_results(kernels: str) -> None:
     # out[i] = g_scale * i + g_table[i % 4], g_scale set to 2.5 from the host
     assert v["global_kernel"] == "1,4.5,24.5"
     assert v["global_other_module"] == "11"      # 1.0 * 9 + 2: its own, untouched copy
+    assert v["load_twice"] == "1,2.5,65"         # 7 * 9 + 2 in the second copy only
     assert v["dyn_shared"] == "63,0,127,128"
     assert v["ids"] == "1"
     assert v["info"] == "64,4,1"

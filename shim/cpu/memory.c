@@ -384,7 +384,7 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void
     if (!cpu_mem_lookup(ptr, &a)) {
         /* HIP 6+ (like CUDA 11+): plain host memory is "unregistered", not an error. */
         attributes->type = hipMemoryTypeUnregistered;
-        attributes->device = -2;   /* hipInvalidDeviceId */
+        attributes->device = hipInvalidDeviceId;
         return hipSuccess;
     }
     attributes->type = memory_type(a.kind);

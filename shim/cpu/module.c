@@ -206,6 +206,8 @@ static hipError_t open_module(hipModule_t *out, const char *path, const char *or
     return hipSuccess;
 }
 
+static hipError_t load_copy(hipModule_t *module, FILE *f, const char *fname);
+
 hipError_t hipModuleLoad(hipModule_t *module, const char *fname)
 {
     if (module == NULL || fname == NULL)
@@ -217,16 +219,73 @@ hipError_t hipModuleLoad(hipModule_t *module, const char *fname)
     }
     unsigned char head[sizeof(Elf64_Ehdr)];
     size_t got = fread(head, 1, sizeof head, f);
-    fclose(f);
     const char *why = NULL;
     if (elf_image_size(head, got, &why) == 0 && why != NULL) {
+        fclose(f);
         cpu_log("hipModuleLoad: %s: %s", fname, why);
         return cpu_ret(hipErrorInvalidImage);
     }
     pthread_mutex_lock(&module_lock);
-    hipError_t err = open_module(module, fname, fname);
+    hipError_t err;
+    void *loaded = dlopen(fname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (loaded == NULL) {
+        err = open_module(module, fname, fname);
+    } else {
+        /* Loading a file twice must give a second module with its own globals, and dlopen
+         * would hand back the first: load a private copy instead. */
+        dlclose(loaded);
+        err = load_copy(module, f, fname);
+    }
     pthread_mutex_unlock(&module_lock);
+    fclose(f);
     return cpu_ret(err);
+}
+
+/* Writes `size` bytes to an anonymous memfd and opens that: a private instance of the
+ * module, whatever else is loaded. Call with module_lock held. */
+static hipError_t open_private(hipModule_t *module, const void *bytes, size_t size,
+                               const char *origin)
+{
+    int fd = memfd_create("pyshim-cpu-module", MFD_CLOEXEC);
+    if (fd < 0) {
+        cpu_log("%s: memfd_create: %s", origin, strerror(errno));
+        return hipErrorOperatingSystem;
+    }
+    const unsigned char *p = bytes;
+    for (size_t off = 0; off < size;) {
+        ssize_t w = write(fd, p + off, size - off);
+        if (w <= 0) {
+            if (w < 0 && errno == EINTR)
+                continue;
+            cpu_log("%s: writing the image: %s", origin, strerror(errno));
+            close(fd);
+            return hipErrorOperatingSystem;
+        }
+        off += (size_t)w;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    hipError_t err = open_module(module, path, origin);
+    close(fd);   /* the mapping keeps the code alive */
+    return err;
+}
+
+/* Reads the whole (already opened) file and opens a private copy of it. */
+static hipError_t load_copy(hipModule_t *module, FILE *f, const char *fname)
+{
+    if (fseek(f, 0, SEEK_END) != 0)
+        return hipErrorInvalidImage;
+    long n = ftell(f);
+    if (n <= 0 || fseek(f, 0, SEEK_SET) != 0)
+        return hipErrorInvalidImage;
+    void *bytes = malloc((size_t)n);
+    if (bytes == NULL)
+        return hipErrorOutOfMemory;
+    hipError_t err = fread(bytes, 1, (size_t)n, f) == (size_t)n
+                         ? open_private(module, bytes, (size_t)n, fname)
+                         : hipErrorInvalidImage;
+    free(bytes);
+    return err;
 }
 
 static hipError_t load_data(hipModule_t *module, const void *image)
@@ -246,30 +305,11 @@ static hipError_t load_data(hipModule_t *module, const void *image)
         cpu_log("hipModuleLoadData: image at %p: %s", image, why);
         return hipErrorInvalidImage;
     }
-    int fd = memfd_create("pyshim-cpu-module", MFD_CLOEXEC);
-    if (fd < 0) {
-        cpu_log("hipModuleLoadData: memfd_create: %s", strerror(errno));
-        return hipErrorOperatingSystem;
-    }
-    const unsigned char *p = image;
-    for (size_t off = 0; off < size;) {
-        ssize_t w = write(fd, p + off, size - off);
-        if (w <= 0) {
-            if (w < 0 && errno == EINTR)
-                continue;
-            cpu_log("hipModuleLoadData: writing the image: %s", strerror(errno));
-            close(fd);
-            return hipErrorOperatingSystem;
-        }
-        off += (size_t)w;
-    }
-    char path[64], origin[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    char origin[64];
     snprintf(origin, sizeof origin, "hipModuleLoadData(image %p)", image);
     pthread_mutex_lock(&module_lock);
-    hipError_t err = open_module(module, path, origin);
+    hipError_t err = open_private(module, image, size, origin);
     pthread_mutex_unlock(&module_lock);
-    close(fd);   /* the mapping keeps the code alive */
     return err;
 }
 

@@ -118,6 +118,19 @@ static int mode_run(const char *path)
     CHECK(hipModuleLaunchKernel(f, 3, 1, 1, 4, 1, 1, 0, NULL, sp, NULL));
     CHECK(hipMemcpy(hout, out, sizeof hout, hipMemcpyDeviceToHost));
     printf("global_other_module=%g\n", hout[9]);
+    /* the same file loaded twice: two modules, two copies of every global */
+    hipModule_t again;
+    void *gscale2;
+    CHECK(hipModuleLoad(&again, path));
+    CHECK(hipModuleGetGlobal(&gscale2, &gbytes, again, "g_scale"));
+    float seven = 7.0f, first = 0.0f;
+    CHECK(hipMemcpyHtoD(gscale2, &seven, sizeof seven));
+    CHECK(hipMemcpyDtoH(&first, gscale, sizeof first));
+    CHECK(hipModuleGetFunction(&f, again, "scale_by_global"));
+    CHECK(hipModuleLaunchKernel(f, 3, 1, 1, 4, 1, 1, 0, NULL, sp, NULL));
+    CHECK(hipMemcpy(hout, out, sizeof hout, hipMemcpyDeviceToHost));
+    printf("load_twice=%d,%g,%g\n", gscale2 != gscale, first, hout[9]);
+    CHECK(hipModuleUnload(again));
 
     /* dynamic shared memory */
     enum { B = 64, G = 3 };
