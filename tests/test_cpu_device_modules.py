@@ -72,7 +72,8 @@ def test_launch_validation(kernels: str) -> None:
     v = values(r)
     for key in ("block_1025", "block_product", "block_zero", "grid_zero", "grid_y_too_big",
                 "shared_too_big", "bounded_threads", "bounded_shared", "no_args",
-                "both_arg_forms", "extra_too_small", "extra_bad_key", "shared_over_set_limit"):
+                "both_arg_forms", "extra_too_small", "extra_bad_key", "extra_cuda_end",
+                "null_param", "shared_over_set_limit"):
         assert v[key] == "hipErrorInvalidValue", key
     assert v["grid_overflow"] == "hipErrorInvalidConfiguration"
     assert v["bounded_ok"] == v["launch_ex"] == "hipSuccess"
@@ -81,6 +82,9 @@ def test_launch_validation(kernels: str) -> None:
     assert v["null_function"] == "hipErrorInvalidHandle"
     assert "launch of bounded with grid (1,1,1) block (256,1,1) shared 0 refused" in r.stderr
     assert "launch of saxpy: 4 parameters expected, no arguments given" in r.stderr
+    assert "a NULL key: CU_LAUNCH_PARAM_END, not HIP_LAUNCH_PARAM_END" in r.stderr
+    assert "the 'extra' buffer has 8 bytes, the parameters need 24" in r.stderr
+    assert "kernelParams[2] is NULL" in r.stderr
 
 
 def test_function_attributes_and_occupancy(kernels: str) -> None:

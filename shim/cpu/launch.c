@@ -60,27 +60,37 @@ static hipError_t validate(const struct ihipModuleSymbol_t *f, pyshim_dim3 g, py
 }
 
 /* Reads the `extra` array: HIP_LAUNCH_PARAM_BUFFER_POINTER, ptr, HIP_LAUNCH_PARAM_BUFFER_SIZE,
- * &size, HIP_LAUNCH_PARAM_END, in any order of the two pairs. */
-static hipError_t parse_extra(void **extra, const void **buf, size_t *size)
+ * &size, HIP_LAUNCH_PARAM_END, the two pairs in either order. On error, `why` says what. */
+static hipError_t parse_extra(void **extra, const void **buf, size_t *size, const char **why)
 {
     *buf = NULL;
     *size = 0;
     bool have_size = false;
     for (int i = 0; i < 16; i += 2) {
-        if (extra[i] == HIP_LAUNCH_PARAM_END)
-            return *buf != NULL && have_size ? hipSuccess : hipErrorInvalidValue;
+        if (extra[i] == HIP_LAUNCH_PARAM_END) {
+            if (*buf != NULL && have_size)
+                return hipSuccess;
+            *why = "no buffer pointer or no buffer size before HIP_LAUNCH_PARAM_END";
+            return hipErrorInvalidValue;
+        }
         if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_POINTER) {
             *buf = extra[i + 1];
         } else if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_SIZE) {
-            if (extra[i + 1] == NULL)
+            if (extra[i + 1] == NULL) {
+                *why = "HIP_LAUNCH_PARAM_BUFFER_SIZE points nowhere";
                 return hipErrorInvalidValue;
+            }
             *size = *(const size_t *)extra[i + 1];
             have_size = true;
         } else {
+            /* CUDA ends the list with NULL; HIP_LAUNCH_PARAM_END is ((void *)3) */
+            *why = extra[i] == NULL ? "a NULL key: CU_LAUNCH_PARAM_END, not HIP_LAUNCH_PARAM_END"
+                                    : "an unknown key";
             return hipErrorInvalidValue;
         }
     }
-    return hipErrorInvalidValue;   /* no HIP_LAUNCH_PARAM_END */
+    *why = "no HIP_LAUNCH_PARAM_END within 8 pairs";
+    return hipErrorInvalidValue;
 }
 
 static hipError_t launch(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsigned shared,
@@ -101,17 +111,27 @@ static hipError_t launch(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsig
     if (kernelParams != NULL && extra != NULL)
         return hipErrorInvalidValue;
     if (extra != NULL) {
-        err = parse_extra(extra, &packed, &packed_size);
-        if (err == hipSuccess && packed_size < k->params_bytes)
-            err = hipErrorInvalidValue;
+        const char *why = NULL;
+        err = parse_extra(extra, &packed, &packed_size, &why);
+        if (err == hipSuccess && packed_size < k->params_bytes) {
+            cpu_log("launch of %s: the 'extra' buffer has %zu bytes, the parameters need %u",
+                    k->name, packed_size, k->params_bytes);
+            return hipErrorInvalidValue;
+        }
         if (err != hipSuccess) {
-            cpu_log("launch of %s: malformed 'extra' argument buffer", k->name);
+            cpu_log("launch of %s: malformed 'extra' array: %s", k->name, why);
             return err;
         }
     } else if (kernelParams == NULL && k->num_params > 0) {
         cpu_log("launch of %s: %u parameters expected, no arguments given", k->name,
                 k->num_params);
         return hipErrorInvalidValue;
+    } else {
+        for (uint32_t i = 0; i < k->num_params; i++)
+            if (kernelParams[i] == NULL) {
+                cpu_log("launch of %s: kernelParams[%u] is NULL", k->name, i);
+                return hipErrorInvalidValue;
+            }
     }
     struct ihipStream_t *s;
     err = cpu_stream_resolve(stream, spt, &s);

@@ -238,6 +238,11 @@ static int mode_limits(const char *path)
          hipModuleLaunchKernel(saxpy, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, short_extra));
     void *bad_extra[] = {(void *)0x77, NULL, HIP_LAUNCH_PARAM_END};
     SHOW("extra_bad_key", hipModuleLaunchKernel(saxpy, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, bad_extra));
+    void *cuda_end[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, p, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                        NULL};
+    SHOW("extra_cuda_end", hipModuleLaunchKernel(saxpy, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, cuda_end));
+    void *null_param[] = {&n, &a, NULL, &d};
+    SHOW("null_param", hipModuleLaunchKernel(saxpy, 1, 1, 1, 32, 1, 1, 0, NULL, null_param, NULL));
     SHOW("null_function", hipModuleLaunchKernel(NULL, 1, 1, 1, 32, 1, 1, 0, NULL, p, NULL));
     hipLaunchAttribute la[2];
     memset(la, 0, sizeof la);
