@@ -18,6 +18,15 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static _Thread_local CUcontext stack[STACK_DEPTH];
 static _Thread_local int depth;
+/* The top of the stack, read by every API call: initial-exec TLS is a plain %fs-relative
+ * load instead of a __tls_get_addr call (8 bytes of static TLS, well within what glibc
+ * reserves for dlopened libraries). */
+static _Thread_local CUcontext top __attribute__((tls_model("initial-exec")));
+
+static void sync_top(void)
+{
+    top = depth > 0 ? stack[depth - 1] : NULL;
+}
 
 void pyshim_contexts_create(int count);
 void pyshim_contexts_create(int count)
@@ -47,12 +56,14 @@ int pyshim_ctx_valid(CUcontext ctx)
 
 CUcontext pyshim_current_ctx(void)
 {
-    return depth > 0 ? stack[depth - 1] : NULL;
+    return top;
 }
 
 static CUresult bind(CUcontext ctx)
 {
-    if (ctx == NULL)
+    /* one device: HIP's current device is always it; skipping the query keeps a forwarded
+     * call within a few ns of calling HIP directly */
+    if (ctx == NULL || num_primaries == 1)
         return CUDA_SUCCESS;
     int cur = -1;
     if (hipGetDevice(&cur) == hipSuccess && cur == ctx->device)
@@ -97,6 +108,7 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
     if (ctx == NULL) {
         if (depth > 0)
             depth--;
+        sync_top();
         return CUDA_SUCCESS;
     }
     if (!pyshim_ctx_valid(ctx))
@@ -104,6 +116,7 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
     if (depth == 0)
         depth = 1;
     stack[depth - 1] = ctx;
+    sync_top();
     return bind(ctx);
 }
 
@@ -117,6 +130,7 @@ CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
     if (depth == STACK_DEPTH)
         return CUDA_ERROR_OUT_OF_MEMORY;
     stack[depth++] = ctx;
+    sync_top();
     return bind(ctx);
 }
 
@@ -127,9 +141,10 @@ CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx)
         return rc;
     if (depth == 0)
         return CUDA_ERROR_INVALID_CONTEXT;
-    CUcontext top = stack[--depth];
+    CUcontext popped = stack[--depth];
+    sync_top();
     if (pctx != NULL)
-        *pctx = top;
+        *pctx = popped;
     return bind(pyshim_current_ctx());
 }
 
@@ -179,6 +194,7 @@ CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
             depth--;
             i--;
         }
+    sync_top();
     ctx->magic = 0;
     free(ctx);
     return CUDA_SUCCESS;

@@ -14,10 +14,12 @@ const hipDeviceProp_t *pyshim_device_prop(int device)
 {
     if (device < 0 || device >= pyshim_device_count() || device >= MAX_DEVICES)
         return NULL;
+    if (__atomic_load_n(&props_loaded[device], __ATOMIC_ACQUIRE))
+        return &props[device]; /* the hot path: no lock once loaded */
     pthread_mutex_lock(&lock);
     if (!props_loaded[device]) {
         if (hipGetDeviceProperties(&props[device], device) == hipSuccess)
-            props_loaded[device] = 1;
+            __atomic_store_n(&props_loaded[device], 1, __ATOMIC_RELEASE);
     }
     int ok = props_loaded[device];
     pthread_mutex_unlock(&lock);
