@@ -157,7 +157,8 @@ def _dependencies(elf: HostElf, path: Path, report: BinaryReport) -> list[Path]:
 def _access(report: BinaryReport, cudart: static_cudart.StaticCudart) -> None:
     fam = {d.family: d.soname for d in report.dependencies}
     if cudart.present:
-        v = f" {cudart.version}" if cudart.version else ""
+        # the version is a lower bound: the newest driver ABI the cudart asks for
+        v = f", CUDA >= {cudart.version}" if cudart.version else ""
         report.cuda_access.append(f"static cudart{v} (dlopens libcuda.so.1)")
         if "libcuda.so.1" not in report.cuda_libraries:
             report.cuda_libraries.append("libcuda.so.1")

@@ -43,6 +43,8 @@ def format_binary(b: dict) -> str:
             lines.append(f"      {mark:<4} {k['name']}  [{ptx}; {sass}]")
             for u in k["unsupported_instructions"]:
                 lines.append(f"           {u}")
+            if k["translates"] is False and not k["unsupported_instructions"] and k["notes"]:
+                lines.append(f"           {k['notes'][0]}")
         if len(ks) > _SHOW_KERNELS:
             lines.append(f"      ... {len(ks) - _SHOW_KERNELS} more (see --json or --html)")
     for n in b["notes"]:
