@@ -155,3 +155,101 @@ def test_half_conversion_roundtrip(rb):
                    n, eye, E(DT["f16"]), 1, np.array([0.0], np.float32), d, E(DT["f16"]), n,
                    d, E(DT["f16"]), n, *tail("f32")) == 0
     assert np.array_equal(d.view(np.uint16), vals.view(np.uint16))
+
+
+# ---- level-1 extension API ----
+FORMS = [("P", ""), ("B", ""), ("S", ""), ("P", "_64"), ("S", "_64")]
+SFX = {"P": "", "B": "_batched", "S": "_strided_batched"}
+
+
+def _vecs(form, arrays):
+    return H.Operand.make(form, arrays)
+
+
+@pytest.mark.parametrize("form,w", FORMS)
+@pytest.mark.parametrize("t", ["f32", "f64", "c32", "c64", "f16", "bf16"])
+def test_level1_ex(rb, form, w, t):
+    rng = np.random.default_rng(3)
+    n, batch, inc = 9, (1 if form == "P" else 2), 2
+    half = t in ("f16", "bf16")
+    ex = "f32" if half else t
+    cplx = t.startswith("c")
+
+    def mk():
+        v = rng.standard_normal(n * inc).astype(np.float32)
+        if cplx:
+            v = v + 1j * rng.standard_normal(n * inc)
+        if t == "bf16":
+            return to_bf16(v)
+        return v.astype(NP[t])
+
+    def val(a):
+        return from_bf16(a).astype(np.float64) if t == "bf16" else a.astype(
+            np.complex128 if cplx else np.float64)
+
+    xs, ys = [mk() for _ in range(batch)], [mk() for _ in range(batch)]
+    X, Y = _vecs(form, xs), _vecs(form, ys)
+    bcl = [] if form == "P" else [batch]
+    tol = 3e-2 if half else 1e-4
+    alpha = np.array([0.5], NP[ex])
+    # axpy_ex
+    assert rb.call(f"rocblas_axpy{SFX[form]}_ex{w}", n, alpha, E(DT[ex]), *X.args(E(DT[t]), inc),
+                   *Y.args(E(DT[t]), inc), *bcl, E(DT[ex])) == 0
+    for b in range(batch):
+        want = val(ys[b])[::inc] + 0.5 * val(xs[b])[::inc]
+        assert np.allclose(val(Y.bufs[b])[::inc], want, rtol=tol, atol=tol)
+    # dot_ex (and dotc_ex for complex)
+    for op in ["dot"] + (["dotc"] if cplx else []):
+        res = np.zeros(batch, np.uint16 if t == "bf16" else NP[t])
+        assert rb.call(f"rocblas_{op}{SFX[form]}_ex{w}", n, *X.args(E(DT[t]), inc),
+                       *Y.args(E(DT[t]), inc), *bcl, res, E(DT[t]), E(DT[ex])) == 0
+        for b in range(batch):
+            xv = val(X.bufs[b])[::inc]
+            want = np.sum((xv.conj() if op == "dotc" else xv) * val(Y.bufs[b])[::inc])
+            assert np.allclose(val(res)[b], want, rtol=tol * 3, atol=tol * 3)
+    # nrm2_ex: real result for complex data
+    rt = {"c32": "f32", "c64": "f64"}.get(t, t)
+    res = np.zeros(batch, np.uint16 if rt == "bf16" else NP[rt])
+    # rocBLAS runs a complex nrm2 in the real type of its result
+    assert rb.call(f"rocblas_nrm2{SFX[form]}_ex{w}", n, *X.args(E(DT[t]), inc), *bcl, res,
+                   E(DT[rt]), E(DT["f32" if half else rt])) == 0
+    for b in range(batch):
+        got = from_bf16(res)[b] if rt == "bf16" else res[b]
+        assert np.isclose(got, np.linalg.norm(val(X.bufs[b])[::inc]), rtol=tol)
+    # scal_ex with a real alpha (complex data scaled by a real is the csscal case)
+    at = rt if cplx else ex
+    before = [val(b_).copy() for b_ in X.bufs]
+    assert rb.call(f"rocblas_scal{SFX[form]}_ex{w}", n, np.array([2.0], NP[at]), E(DT[at]),
+                   *X.args(E(DT[t]), inc), *bcl, E(DT[ex])) == 0
+    for b in range(batch):
+        assert np.allclose(val(X.bufs[b])[::inc], 2 * before[b][::inc], rtol=tol)
+    # rot_ex with real c, s
+    xb = [val(b_).copy() for b_ in X.bufs]
+    yb = [val(b_).copy() for b_ in Y.bufs]
+    cs_t = rt if cplx else t
+    raw = (lambda v: to_bf16(np.array([v], np.float32))) if cs_t == "bf16" else \
+        (lambda v: np.array([v], NP[cs_t]))
+    assert rb.call(f"rocblas_rot{SFX[form]}_ex{w}", n, *X.args(E(DT[t]), inc),
+                   *Y.args(E(DT[t]), inc), raw(0.6), raw(0.8), E(DT[cs_t]), *bcl,
+                   E(DT[ex])) == 0
+    for b in range(batch):
+        assert np.allclose(val(X.bufs[b])[::inc], 0.6 * xb[b][::inc] + 0.8 * yb[b][::inc],
+                           rtol=tol, atol=tol)
+        assert np.allclose(val(Y.bufs[b])[::inc], 0.6 * yb[b][::inc] - 0.8 * xb[b][::inc],
+                           rtol=tol, atol=tol)
+
+
+def test_level1_ex_unsupported_and_16bit_families(rb):
+    x = np.ones(4, np.float32)
+    assert rb.call("rocblas_axpy_ex", 4, np.array([1.0]), E(DT["f64"]), x, E(DT["f32"]), 1, x,
+                   E(DT["f32"]), 1, E(DT["f32"])) == H.ST_NOT_IMPLEMENTED
+    h = np.array([1, 2, 3], np.float16)
+    y = np.array([1, 1, 1], np.float16)
+    assert rb.call("rocblas_haxpy", 3, np.array([2], np.float16), h, 1, y, 1) == 0
+    assert np.array_equal(y, np.array([3, 5, 7], np.float16))
+    r = np.zeros(1, np.float16)
+    assert rb.call("rocblas_hdot", 3, h, 1, y, 1, r) == 0 and r[0] == 3 + 10 + 21
+    bx = to_bf16(np.array([1, 2, 3], np.float32))
+    rbf = np.zeros(1, np.uint16)
+    assert rb.call("rocblas_bfdot_64", 3, bx, 1, bx, 1, rbf) == 0
+    assert from_bf16(rbf)[0] == 14
