@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -125,11 +126,15 @@ def run(args: argparse.Namespace) -> int:
     except (FileNotFoundError, BinaryError) as exc:
         print(f"pyshim check: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        json.dump(report, sys.stdout, indent=1)
-        sys.stdout.write("\n")
-    else:
-        print(text.format_report(report))
+    try:
+        if args.json:
+            json.dump(report, sys.stdout, indent=1)
+            sys.stdout.write("\n")
+        else:
+            print(text.format_report(report))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `pyshim check ... | head`: the reader has seen enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     if args.html:
         from pyshim import report_html
 
