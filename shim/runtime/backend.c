@@ -152,3 +152,53 @@ int pyshim_rt_hip_host_malloc(void **ptr, size_t size)
 {
     return rt(hipHostMalloc(ptr, size, hipHostMallocDefault));
 }
+
+int pyshim_rt_hip_pointer_attrs(const void *ptr, struct pyshim_rt_pointer_attrs *out)
+{
+    hipPointerAttribute_t a;
+    memset(&a, 0, sizeof a);
+    hipError_t err = hipPointerGetAttributes(&a, ptr);
+    if (err != hipSuccess)
+        return rt(err);
+    /* HIP 6+ numbers unregistered/host/device/managed as CUDA does; array and unified
+     * memory have no cudaMemoryType of their own and read as device memory */
+    switch (a.type) {
+    case hipMemoryTypeUnregistered: out->type = 0; break;
+    case hipMemoryTypeHost: out->type = 1; break;
+    case hipMemoryTypeManaged: out->type = 3; break;
+    default: out->type = a.isManaged ? 3 : 2; break;
+    }
+    out->device = a.device;
+    out->device_pointer = a.devicePointer;
+    out->host_pointer = a.hostPointer;
+    return 0;
+}
+
+/* Stream callbacks: HIP calls back with its stream and status; CUDA's callback wants the
+ * stream handle the program passed and a cudaError_t. */
+struct callback {
+    void (*fn)(void *ctx, int cuda_status);
+    void *ctx;
+};
+
+static void trampoline(hipStream_t stream, hipError_t status, void *data)
+{
+    (void)stream;
+    struct callback cb = *(struct callback *)data;
+    free(data);
+    cb.fn(cb.ctx, status == hipSuccess ? 0 : pyshim_rt_from_hip(status));
+}
+
+int pyshim_rt_hip_stream_callback(void *stream, void (*fn)(void *ctx, int cuda_status),
+                                  void *ctx, unsigned flags)
+{
+    struct callback *cb = malloc(sizeof *cb);
+    if (cb == NULL)
+        return 2; /* cudaErrorMemoryAllocation */
+    cb->fn = fn;
+    cb->ctx = ctx;
+    hipError_t err = hipStreamAddCallback((hipStream_t)stream, trampoline, cb, flags);
+    if (err != hipSuccess)
+        free(cb);
+    return rt(err);
+}

@@ -83,6 +83,17 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_func_attrs(void *fn, struct pyshim_rt_func_at
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_device_count(int *count);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_device_reset(void);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_host_malloc(void **ptr, size_t size);
+/* cudaPointerAttributes' fields; type is a cudaMemoryType value */
+struct pyshim_rt_pointer_attrs {
+    int type, device;
+    void *device_pointer, *host_pointer;
+};
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_pointer_attrs(const void *ptr,
+                                                 struct pyshim_rt_pointer_attrs *out);
+/* hipStreamAddCallback calling fn(ctx, cudaError_t of the stream) */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_stream_callback(void *stream,
+                                                   void (*fn)(void *ctx, int cuda_status),
+                                                   void *ctx, unsigned flags);
 
 /* ---- the embedded Python translator (python_bridge.c) ---- */
 /* cudaError_t; on success `path` holds the file to hipModuleLoad. */

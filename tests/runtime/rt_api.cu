@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <thread>
+
 static int failures = 0;
 
 #define CHECK(name, cond)                                                          \
@@ -63,6 +65,13 @@ static void device_queries(void)
     CHECK("threads/block agrees", threads == prop.maxThreadsPerBlock && threads > 0);
     CHECK("SM count agrees", sms == prop.multiProcessorCount && sms > 0);
     CHECK("block dim x agrees", dimx == prop.maxThreadsDim[0] && dimx > 0);
+#if CUDART_VERSION < 13000
+    // fields CUDA 13 dropped from cudaDeviceProp: 12.x programs still read them
+    int clock = 0;
+    OK("attr clock rate", cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, 0));
+    printf("  clockRate %d (attribute %d)\n", prop.clockRate, clock);
+    CHECK("clock rate agrees", prop.clockRate == clock && clock > 0);
+#endif
     CHECK("props agree with device count", cudaGetDeviceProperties(&prop, n) == cudaErrorInvalidDevice);
     cudaGetLastError();
 }
@@ -196,6 +205,18 @@ static void errors(void)
     CHECK("unsupported call", e == cudaErrorNotSupported || e == cudaSuccess);
     cudaCtxResetPersistingL2Cache();
     cudaGetLastError();
+
+    // the last error is per host thread
+    cudaError_t in_thread = cudaSuccess, after_in_thread = cudaErrorUnknown;
+    std::thread t([&] {
+        void *q = NULL;
+        cudaMalloc(&q, (size_t)1 << 62);
+        in_thread = cudaPeekAtLastError();
+    });
+    t.join();
+    after_in_thread = cudaPeekAtLastError();
+    CHECK("error seen by its thread", in_thread == cudaErrorMemoryAllocation);
+    CHECK("not by another thread", after_in_thread == cudaSuccess);
 
     int *d = NULL;
     OK("usable after errors", cudaMalloc(&d, 256));
