@@ -57,6 +57,7 @@ def test_pointer_attributes(mem: dict[str, str]) -> None:
     assert mem["attr.unknown_ptr"] == "hipErrorInvalidValue"
     assert mem["addr_range"] == "1,4000"
     assert mem["addr_range_unknown"] == "hipErrorNotFound"
+    assert mem["addr_range_host"] == "1,1000"
 
 
 def test_host_memory(mem: dict[str, str]) -> None:

@@ -42,18 +42,22 @@ static hipError_t validate(const struct ihipModuleSymbol_t *f, pyshim_dim3 g, py
         b.z > (unsigned)p->maxThreadsDim[2])
         return hipErrorInvalidValue;
     uint64_t threads = (uint64_t)b.x * b.y * b.z;
-    if (threads > CPU_MAX_THREADS || (k->max_threads && threads > k->max_threads))
+    if (threads > CPU_MAX_THREADS)
         return hipErrorInvalidValue;
+    /* ROCm reports a block above the kernel's launch bounds as a launch failure. */
+    if (k->max_threads && threads > k->max_threads)
+        return hipErrorLaunchFailure;
     if (k->reqntid.x && (b.x != k->reqntid.x || b.y != (k->reqntid.y ? k->reqntid.y : 1) ||
                          b.z != (k->reqntid.z ? k->reqntid.z : 1)))
         return hipErrorInvalidValue;
     if (g.x > (unsigned)p->maxGridSize[0] || g.y > (unsigned)p->maxGridSize[1] ||
         g.z > (unsigned)p->maxGridSize[2])
         return hipErrorInvalidValue;
-    /* HIP refuses a grid whose size in work-items does not fit 32 bits per dimension. */
+    /* A grid whose size in work-items does not fit 32 bits per dimension is not a valid
+     * configuration for ROCm's dispatch packet. */
     if ((uint64_t)g.x * b.x > UINT32_MAX || (uint64_t)g.y * b.y > UINT32_MAX ||
         (uint64_t)g.z * b.z > UINT32_MAX)
-        return hipErrorInvalidConfiguration;
+        return hipErrorInvalidValue;
     if ((uint64_t)shared + static_shared(f) > CPU_MAX_SHARED || shared > (unsigned)f->max_dyn_shared)
         return hipErrorInvalidValue;
     return hipSuccess;

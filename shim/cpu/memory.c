@@ -356,7 +356,7 @@ hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total)
 hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
 {
     cpu_alloc a;
-    if (dptr == NULL || !cpu_mem_lookup(dptr, &a) || is_host_kind(a.kind))
+    if (dptr == NULL || !cpu_mem_lookup(dptr, &a))
         return cpu_ret(hipErrorNotFound);
     if (pbase != NULL)
         *pbase = (void *)a.base;

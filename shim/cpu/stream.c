@@ -232,8 +232,9 @@ hipError_t cpu_stream_resolve(hipStream_t handle, bool spt, struct ihipStream_t 
         *out = &null_stream;
         return hipSuccess;
     }
+    /* ROCm's answer for a stream that is not (or no longer) alive */
     if (!cpu_handles_contains(&stream_handles, handle))
-        return hipErrorInvalidHandle;
+        return hipErrorContextIsDestroyed;
     *out = handle;
     return hipSuccess;
 }
@@ -406,7 +407,7 @@ hipError_t hipStreamDestroy(hipStream_t stream)
         return cpu_ret(hipErrorInvalidHandle);
     /* Removal from the live set is the check, so two racing destroys cannot both win. */
     if (!cpu_handles_remove(&stream_handles, stream))
-        return cpu_ret(hipErrorInvalidHandle);
+        return cpu_ret(hipErrorContextIsDestroyed);
     stream_destroy(stream);
     return hipSuccess;
 }
@@ -454,7 +455,8 @@ hipError_t hipStreamSynchronize_spt(hipStream_t stream)
 static hipError_t stream_get_flags(hipStream_t stream, unsigned *flags, bool spt)
 {
     struct ihipStream_t *s;
-    if (flags == NULL)
+    /* ROCm refuses the NULL stream here (CUDA answers 0): a shim must handle it itself. */
+    if (flags == NULL || (stream == NULL && !spt))
         return cpu_ret(hipErrorInvalidValue);
     hipError_t err = cpu_stream_resolve(stream, spt, &s);
     if (err != hipSuccess)

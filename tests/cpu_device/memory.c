@@ -182,6 +182,8 @@ int main(void)
     CHECK(hipMemGetAddressRange(&base, &size, (char *)d + 999));
     printf("addr_range=%d,%zu\n", base == (void *)d, size);
     SHOW("addr_range_unknown", hipMemGetAddressRange(&base, &size, back));
+    CHECK(hipMemGetAddressRange(&base, &size, (char *)h + 10));
+    printf("addr_range_host=%d,%zu\n", base == h, size);
 
     /* frees: foreign, twice, wrong kind; impossible sizes */
     SHOW("free_null", hipFree(NULL));

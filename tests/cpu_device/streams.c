@@ -244,8 +244,9 @@ int main(void)
     int prio = 99, least = 99, greatest = 99;
     CHECK(hipStreamGetFlags(nb, &flags));
     printf("flags_nonblocking=%u\n", flags);
-    CHECK(hipStreamGetFlags(NULL, &flags));
-    printf("flags_null=%u\n", flags);
+    SHOW("flags_null", hipStreamGetFlags(NULL, &flags));
+    CHECK(hipStreamGetFlags(hipStreamPerThread, &flags));
+    printf("flags_per_thread=%u\n", flags);
     CHECK(hipDeviceGetStreamPriorityRange(&least, &greatest));
     hipStream_t hi;
     CHECK(hipStreamCreateWithPriority(&hi, 0, greatest - 5));
