@@ -80,3 +80,54 @@ def compile_cpu(c_source: str, *, extra_flags: tuple[str, ...] = (),
             raise CompileError(f"kernel compiler failed (exit {res.returncode}):\n"
                                + "\n".join(lines))
         return out.read_bytes()
+
+
+# ---- AMD GPUs: HIP-dialect source -> code object, with clang and no vendor headers ----
+HIP_CLANGS = ("clang++-19", "clang++-20", "clang++-18", "clang++-17", "clang++")
+HIP_FLAGS = ("-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output", "-nogpuinc",
+             "-nogpulib", "-O3", "-w")
+
+
+def hip_compiler() -> list[str] | None:
+    """$PYSHIM_HIP_CLANG, else the newest clang++ on PATH (None if there is none)."""
+    import shutil
+
+    env = os.environ.get("PYSHIM_HIP_CLANG")
+    if env:
+        return shlex.split(env)
+    for name in HIP_CLANGS:
+        path = shutil.which(name)
+        if path:
+            return [path]
+    return None
+
+
+def hip_compiler_identity() -> str:
+    cc = hip_compiler()
+    if cc is None:
+        raise CompileError("no clang++ for AMD GPU code objects (apt-get install clang-19 "
+                           "lld-19, or set PYSHIM_HIP_CLANG)")
+    ident = _identity(tuple(cc))
+    return f"{ident} | {' '.join(HIP_FLAGS)}"
+
+
+def compile_hip(source: str, arch: str, *, timeout: float = 600.0) -> bytes:
+    """Compile translated HIP source for one gfx arch; returns the code object (ELF)."""
+    cc = hip_compiler()
+    if cc is None:
+        hip_compiler_identity()  # raises with the install hint
+        raise AssertionError("unreachable")
+    with tempfile.TemporaryDirectory(prefix="pyshim-hip-") as tmp:
+        src = Path(tmp) / "module.hip"
+        out = Path(tmp) / "module.co"
+        src.write_text(source)
+        cmd = [*cc, *HIP_FLAGS, f"--offload-arch={arch}", str(src), "-o", str(out)]
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise CompileError(f"clang timed out after {timeout:.0f} s ({arch})") from None
+        if res.returncode != 0 or not out.exists():
+            lines = (res.stderr or res.stdout).strip().splitlines()[:40]
+            raise CompileError(f"clang failed for {arch} (exit {res.returncode}):\n"
+                               + "\n".join(lines))
+        return out.read_bytes()

@@ -134,6 +134,16 @@ def _build_cpu(ptx: str, target: str, meta: dict) -> bytes:
     return so
 
 
+def _build_hip(ptx: str, target: str, meta: dict) -> bytes:
+    from pyshim.kernels.compile import compile_hip
+    from pyshim.ptx.translate import translate
+
+    stats: dict = {}
+    source = translate(ptx, target, stats)
+    meta["stats"] = stats
+    return compile_hip(source, target.partition(":")[2])
+
+
 def load_module(data: bytes, target: str) -> LoadedModule:
     """Translate (or fetch from the cache) the kernels of one module image for `target`."""
     from pyshim.kernels import cache
@@ -143,14 +153,20 @@ def load_module(data: bytes, target: str) -> LoadedModule:
     t0 = time.perf_counter()
     _check_target(target)
     ptx = extract_ptx(data)
-    if target.startswith("hip"):
-        # the AMD path (translate with targets.hip, compile with clang/hiprtc for the gfx
-        # arch) plugs in here; `pyshim ptx translate --target hip-wave64` already emits it
-        raise UnsupportedTarget(f"kernel target {target}: AMD code objects are not built yet")
     ptx_bytes = ptx.encode("utf-8")
-    key = cache.cache_key(ptx_bytes, TRANSLATOR_VERSION, target, compiler_identity())
     meta: dict = {}
-    path, cached = cache.get_or_build(key, ".so", lambda: _build_cpu(ptx, target, meta))
+    if target.startswith("hip"):
+        from pyshim.kernels.compile import CompileError, hip_compiler_identity
+
+        try:
+            ident = hip_compiler_identity()
+        except CompileError as exc:
+            raise UnsupportedTarget(f"kernel target {target}: {exc}") from None
+        key = cache.cache_key(ptx_bytes, TRANSLATOR_VERSION, target, ident)
+        path, cached = cache.get_or_build(key, ".co", lambda: _build_hip(ptx, target, meta))
+    else:
+        key = cache.cache_key(ptx_bytes, TRANSLATOR_VERSION, target, compiler_identity())
+        path, cached = cache.get_or_build(key, ".so", lambda: _build_cpu(ptx, target, meta))
     info_path = cache.lookup(key, ".json") if cached else None
     info = None
     if info_path is not None:

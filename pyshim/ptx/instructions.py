@@ -855,16 +855,16 @@ def _atom(fe: Fe, inst: I) -> str:
     ptr = f"({ct} *){fe.addr(a, space, inst)}"
     b = fe.src(ops[2], ty, inst)
     bits = 8 * SIZE[ty]
-    builtin = {"add": "__atomic_fetch_add", "and": "__atomic_fetch_and",
-               "or": "__atomic_fetch_or", "xor": "__atomic_fetch_xor"}
+    builtin = {"add": "PS_AFETCH_ADD", "and": "PS_AFETCH_AND", "or": "PS_AFETCH_OR",
+               "xor": "PS_AFETCH_XOR"}
     if op in builtin and ty in INT and (op == "add" or ty in BITS or True):
-        r = f"{builtin[op]}({ptr}, {b}, __ATOMIC_SEQ_CST)"
+        r = f"{builtin[op]}({ptr}, {b})"
     elif op == "add" and ty in FLOAT:
         r = f"ps_atom_add_{ty}({ptr}, {b})"
     elif op == "exch" and ty in INT | FLOAT:
         ut = uint_of(SIZE[ty])
-        r = fe.convert(f"__atomic_exchange_n(({C_TYPE[ut]} *){fe.addr(a, space, inst)}, "
-                       f"{fe.src(ops[2], ut, inst)}, __ATOMIC_SEQ_CST)", ut, ty, inst)
+        r = fe.convert(f"PS_AEXCH(({C_TYPE[ut]} *){fe.addr(a, space, inst)}, "
+                       f"{fe.src(ops[2], ut, inst)})", ut, ty, inst)
     elif op in ("min", "max") and ty in INT - BITS | FLOAT:
         r = f"ps_atom_{op}_{ty}({ptr}, {b})"
     elif op in ("inc", "dec") and ty == "u32":
@@ -905,7 +905,7 @@ def _bar(fe: Fe, inst: I) -> str:
 
 
 def _fence(fe: Fe, inst: I) -> str:
-    return "__atomic_thread_fence(__ATOMIC_SEQ_CST);"
+    return "PS_FENCE();"
 
 
 def _nop(fe: Fe, inst: I) -> str:

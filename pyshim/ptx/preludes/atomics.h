@@ -1,21 +1,31 @@
 /* pyshim PTX prelude, every target: atom/red helpers that GCC/clang builtins lack (min/max,
  * inc/dec with PTX wrap rules, float add) as compare-and-swap loops. On the CPU device blocks
  * run in parallel on worker threads, so these must be real atomics. */
+/* the target may supply these (CUDA does: nvcc has no __atomic builtins in device code) */
+#ifndef PS_AFETCH_ADD
+#define PS_AFETCH_ADD(p, v) __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST)
+#define PS_AFETCH_AND(p, v) __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST)
+#define PS_AFETCH_OR(p, v) __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST)
+#define PS_AFETCH_XOR(p, v) __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST)
+#define PS_AEXCH(p, v) __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST)
+#define PS_ALOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
+#define PS_ACAS_WEAK(p, expected, nv) \
+    __atomic_compare_exchange_n(p, expected, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)
+#define PS_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
 #define PS_ATOMIC_CAS_LOOP(name, T, expr)                                       \
     PS_FN T name(T *p, T b) {                                                   \
-        T old = __atomic_load_n(p, __ATOMIC_RELAXED), nv;                       \
-        do { nv = (expr); } while (!__atomic_compare_exchange_n(               \
-            p, &old, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));               \
+        T old = PS_ALOAD(p), nv;                       \
+        do { nv = (expr); } while (!PS_ACAS_WEAK(p, &old, nv));                 \
         return old;                                                             \
     }
 #define PS_ATOMIC_CAS_LOOP_BITS(name, T, U, expr, tobits, frombits)             \
     PS_FN T name(T *pt, T b) {                                                  \
         U *p = (U *)pt;                                                         \
-        U oldb = __atomic_load_n(p, __ATOMIC_RELAXED), nvb;                     \
+        U oldb = PS_ALOAD(p), nvb;                     \
         T old;                                                                  \
         do { old = frombits(oldb); nvb = tobits(expr); }                        \
-        while (!__atomic_compare_exchange_n(p, &oldb, nvb, 1, __ATOMIC_SEQ_CST, \
-                                            __ATOMIC_RELAXED));                \
+        while (!PS_ACAS_WEAK(p, &oldb, nvb));                                   \
         return old;                                                             \
     }
 
@@ -37,7 +47,8 @@ PS_ATOMIC_CAS_LOOP_BITS(ps_atom_min_f64, double, uint64_t, ps_mind(old, b), ps_d
 PS_ATOMIC_CAS_LOOP_BITS(ps_atom_max_f64, double, uint64_t, ps_maxd(old, b), ps_d2u, ps_u2d)
 #define PS_ATOM_CAS(T, name)                                                     \
     PS_FN T name(T *p, T cmp, T nv) {                                            \
-        __atomic_compare_exchange_n(p, &cmp, nv, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+        T want = cmp; /* a weak CAS may fail spuriously: retry while unchanged */ \
+        while (!PS_ACAS_WEAK(p, &cmp, nv) && cmp == want) {}                     \
         return cmp;                                                              \
     }
 PS_ATOM_CAS(uint16_t, ps_atom_cas_u16)

@@ -60,7 +60,7 @@ class Target:
     def extern_call(self, fe, inst: ir.Instruction, name: str, params: list[str],
                     nrets: int) -> str:
         """A call to a function declared .extern (CUDA's device runtime: vprintf, ...)."""
-        if name == "vprintf" and len(params) == 3:
+        if name == "vprintf" and "vprintf" in self.extern_functions and len(params) == 3:
             r, fmt, args = params
             return (f"{{ int32_t t = ps_vprintf(ctx, *(uint64_t *){fmt}, *(uint64_t *){args});"
                     f" __builtin_memcpy({r}, &t, 4); }}")
@@ -73,3 +73,64 @@ class Target:
         if name == "free" and "free" in self.extern_functions and len(params) == 1:
             return f"free((void *)(uintptr_t)*(uint64_t *){params[0]});"
         raise fe.unsupported(inst, f"call to external function {name}")
+
+
+class GpuTarget(Target):
+    """HIP and CUDA: kernels are real __global__ functions; globals keep their PTX names so
+    the driver (hipModuleGetGlobal / cuModuleGetGlobal) finds them in the code object."""
+
+    prelude_files: tuple[str, ...] = ("gpu_types.h",)  # then the target's, then shared ones
+    extern_functions = frozenset(("__assertfail",))
+
+    def global_storage(self, name: str, align: int, size: int, init: str) -> str:
+        ptx_name = name[2:]  # cname_var adds "v_"
+        # extern "C" { ... } defines (a bare extern "C" declaration would not)
+        return (f'extern "C" {{ PS_DEVQ PS_ALIGN({align}) uint8_t {ptx_name}[{size}]{init}; }}\n'
+                f"#define {name} {ptx_name}")
+
+    def relocations(self, stmts: list[str]) -> str:
+        raise ir_unsupported("address initializers in .global variables on GPU targets")
+
+    def kernel_param(self, fe, index: int, p: ir.Var) -> str:
+        fe.scopes[0][p.name] = p
+        return f"uint8_t *v_{p.name} = (uint8_t *)ctx->params[{index}];"
+
+    def kernel(self, index: int, k: ir.Function, body: str) -> str:
+        from pyshim.ptx.layout import param_layout
+
+        layout, _ = param_layout(k.params)
+        structs, args, ptrs = [], [], []
+        for j, (_off, size, align) in enumerate(layout):
+            structs.append(f"struct ps_k{index}_p{j} {{ PS_ALIGN({align}) uint8_t b[{max(size, 1)}]; }};")
+            args.append(f"struct ps_k{index}_p{j} p{j}")
+            ptrs.append(f"(void *)&p{j}")
+        static = max(16, k.info.get("shared_size", 0))
+        bounds = ""
+        if "maxntid" in k.directives:
+            n = 1
+            for d in k.directives["maxntid"]:
+                n *= d
+            bounds = self.launch_bounds(n)
+        return "\n".join([
+            f"/* kernel {k.name} */",
+            f"PS_DEVICE void k{index}_body(PS_CTX) {{", body, "}",
+            *structs,
+            f'extern "C" PS_GLOBALQ {bounds}void {k.name}({", ".join(args)}) {{',
+            f"    PS_SHAREDQ PS_ALIGN(16) uint8_t ps_smem[{static}];",
+            "    extern PS_SHAREDQ PS_ALIGN(16) uint8_t ps_dynsmem[];",
+            f"    void *params[] = {{{', '.join(ptrs) or 'NULL'}}};",
+            "    ps_tctx c;",
+            "    c.sh = ps_smem;",
+            "    c.dyn_off = (uint64_t)((uintptr_t)ps_dynsmem - (uintptr_t)ps_smem);",
+            "    c.params = params;",
+            f"    k{index}_body(&c);",
+            "}"])
+
+    def launch_bounds(self, threads: int) -> str:
+        return ""
+
+
+def ir_unsupported(what: str):
+    from pyshim.ptx.errors import UnsupportedInstruction
+
+    return UnsupportedInstruction(what)

@@ -1,0 +1,114 @@
+/* pyshim PTX prelude for NVIDIA GPUs (CUDA C++ under nvcc or NVRTC): the wavefront is the
+ * warp, so the primitives are CUDA's own. Used for differential checks against NVIDIA's
+ * compilation of the same PTX. */
+#define PS_TID_X(c) threadIdx.x
+#define PS_TID_Y(c) threadIdx.y
+#define PS_TID_Z(c) threadIdx.z
+#define PS_NTID_X(c) blockDim.x
+#define PS_NTID_Y(c) blockDim.y
+#define PS_NTID_Z(c) blockDim.z
+#define PS_CTAID_X(c) blockIdx.x
+#define PS_CTAID_Y(c) blockIdx.y
+#define PS_CTAID_Z(c) blockIdx.z
+#define PS_NCTAID_X(c) gridDim.x
+#define PS_NCTAID_Y(c) gridDim.y
+#define PS_NCTAID_Z(c) gridDim.z
+PS_FN uint32_t ps_sreg_smid(void) { uint32_t r; asm volatile("mov.u32 %0, %%smid;" : "=r"(r)); return r; }
+PS_FN uint32_t ps_sreg_nsmid(void) { uint32_t r; asm volatile("mov.u32 %0, %%nsmid;" : "=r"(r)); return r; }
+PS_FN uint32_t ps_sreg_laneid(void) { uint32_t r; asm("mov.u32 %0, %%laneid;" : "=r"(r)); return r; }
+PS_FN uint32_t ps_sreg_dynsmem(void) { uint32_t r; asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r)); return r; }
+#define PS_SMID(c) ps_sreg_smid()
+#define PS_NSMID(c) ps_sreg_nsmid()
+#define PS_DYN_SMEM(c) ps_sreg_dynsmem()
+#define PS_TRAP(c) __trap()
+
+#define PS_SQRTF(x) __fsqrt_rn(x)
+#define PS_SQRT(x) __dsqrt_rn(x)
+#define PS_FMAF(a, b, c) __fmaf_rn(a, b, c)
+#define PS_FMA(a, b, c) __fma_rn(a, b, c)
+#define PS_EX2F(x) exp2f(x)
+#define PS_LG2F(x) log2f(x)
+#define PS_SINF(x) __sinf(x)
+#define PS_COSF(x) __cosf(x)
+#define PS_TANHF(x) tanhf(x)
+#define PS_RINTF(x) rintf(x)
+#define PS_RINT(x) rint(x)
+#define PS_FLOORF(x) floorf(x)
+#define PS_FLOOR(x) floor(x)
+#define PS_CEILF(x) ceilf(x)
+#define PS_CEIL(x) ceil(x)
+#define PS_TRUNCF(x) truncf(x)
+#define PS_TRUNC(x) trunc(x)
+#define PS_FABSF(x) fabsf(x)
+#define PS_FABS(x) fabs(x)
+#define PS_COPYSIGNF(a, b) copysignf(a, b)
+#define PS_COPYSIGN(a, b) copysign(a, b)
+
+PS_FN uint64_t ps_clock64(void) { return (uint64_t)clock64(); }
+PS_FN uint64_t ps_globaltimer(const ps_tctx *c) {
+    uint64_t r; (void)c; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(r)); return r;
+}
+/* device printf (vprintf) is not offered: glibc's host vprintf has the same C name */
+
+#define PS_WAVE_LANE(c) ps_sreg_laneid()
+PS_FN uint64_t ps_wave_ballot(ps_tctx *c, uint32_t site, int p) {
+    (void)c; (void)site; return (uint64_t)__ballot_sync(__activemask(), p);
+}
+PS_FN uint32_t ps_wave_permute(ps_tctx *c, uint32_t site, uint32_t v, uint32_t lane) {
+    (void)c; (void)site; return (uint32_t)__shfl_sync(__activemask(), v, (int)lane);
+}
+
+PS_FN void ps_bar_sync(ps_tctx *c, uint32_t id, uint32_t count) {
+    (void)c;
+    if (count) asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(count) : "memory");
+    else asm volatile("bar.sync %0;" :: "r"(id) : "memory");
+}
+PS_FN void ps_bar_arrive(ps_tctx *c, uint32_t id, uint32_t count) {
+    (void)c; asm volatile("bar.arrive %0, %1;" :: "r"(id), "r"(count) : "memory");
+}
+PS_FN uint32_t ps_bar_red(ps_tctx *c, uint32_t id, uint32_t count, int op, bool p) {
+    (void)c; (void)id; (void)count;
+    if (op == 0) return (uint32_t)__syncthreads_count(p);
+    if (op == 1) return (uint32_t)__syncthreads_and(p);
+    return (uint32_t)__syncthreads_or(p);
+}
+
+/* ---- atomics: CUDA's atomic* functions in place of the __atomic builtins nvcc lacks ---- */
+template <typename T> __device__ inline T ps_cuda_cas(T *p, T cmp, T nv) {
+    if constexpr (sizeof(T) == 2)
+        return (T)atomicCAS((unsigned short *)p, (unsigned short)cmp, (unsigned short)nv);
+    else if constexpr (sizeof(T) == 4)
+        return (T)atomicCAS((unsigned *)p, (unsigned)cmp, (unsigned)nv);
+    else
+        return (T)atomicCAS((unsigned long long *)p, (unsigned long long)cmp,
+                            (unsigned long long)nv);
+}
+template <typename T> __device__ inline bool ps_cuda_cas_weak(T *p, T *expected, T nv) {
+    T old = ps_cuda_cas(p, *expected, nv);
+    bool ok = old == *expected;
+    *expected = old;
+    return ok;
+}
+#define PS_CUDA_RMW(name, OP)                                                    \
+    template <typename T> __device__ inline T name(T *p, T v) {                  \
+        T old = *(volatile T *)p, nv;                                            \
+        do { nv = (T)(old OP v); } while (!ps_cuda_cas_weak(p, &old, nv));      \
+        return old;                                                              \
+    }
+PS_CUDA_RMW(ps_cuda_add, +)
+PS_CUDA_RMW(ps_cuda_and, &)
+PS_CUDA_RMW(ps_cuda_or, |)
+PS_CUDA_RMW(ps_cuda_xor, ^)
+template <typename T> __device__ inline T ps_cuda_exch(T *p, T v) {
+    T old = *(volatile T *)p;
+    while (!ps_cuda_cas_weak(p, &old, v)) {}
+    return old;
+}
+#define PS_AFETCH_ADD(p, v) ps_cuda_add(p, v)
+#define PS_AFETCH_AND(p, v) ps_cuda_and(p, v)
+#define PS_AFETCH_OR(p, v) ps_cuda_or(p, v)
+#define PS_AFETCH_XOR(p, v) ps_cuda_xor(p, v)
+#define PS_AEXCH(p, v) ps_cuda_exch(p, v)
+#define PS_ALOAD(p) (*(volatile decltype(+*(p)) *)(p))
+#define PS_ACAS_WEAK(p, expected, nv) ps_cuda_cas_weak(p, expected, nv)
+#define PS_FENCE() __threadfence_system()

@@ -1,0 +1,15 @@
+"""NVIDIA GPUs: CUDA C++ for nvcc/NVRTC, for differential checks (the same PTX through
+pyshim's translator and through NVIDIA's own compiler must agree)."""
+
+from __future__ import annotations
+
+from pyshim.ptx.targets.base import GpuTarget
+
+
+class CudaTarget(GpuTarget):
+    name = "cuda"
+    wave_size = 32
+    prelude_files = ("gpu_types.h", "cuda.h", "common.h", "atomics.h", "warp.h")
+
+    def launch_bounds(self, threads: int) -> str:
+        return f"__launch_bounds__({threads}) "
