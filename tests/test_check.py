@@ -403,7 +403,12 @@ def test_cli_bad_paths_are_named(tmp_path, capsys):
 def test_truncated_binary_in_a_directory_is_reported_not_raised(tmp_path):
     data = example([], "matmul-static").read_bytes()
     (tmp_path / "cut").write_bytes(data[: len(data) // 3])
+    shutil.copy("/bin/true", tmp_path / "plain")  # an ELF with no CUDA: skipped, counted
     report = check_report([tmp_path])
     (b,) = report["binaries"]
     assert b["verdict"] == CANNOT and "cut" in b["path"]
     assert b["reasons"]
+    assert report["summary"]["skipped_no_cuda"] == 1
+    # named explicitly, a file without CUDA is reported (it runs: there is nothing to do)
+    (plain,) = check_report([tmp_path / "plain"])["binaries"]
+    assert plain["verdict"] == RUNS and plain["notes"] == ["no CUDA use found"]

@@ -76,7 +76,7 @@ def classify(soname: str) -> CudaLibrary | None:
 def _expand(entry: str, origin: Path) -> Path:
     for token in ("$ORIGIN", "${ORIGIN}"):
         entry = entry.replace(token, str(origin))
-    return Path(entry)
+    return Path(os.path.normpath(entry))
 
 
 def search_dirs(binary: Path, rpath: list[str], runpath: list[str]) -> list[Path]:
