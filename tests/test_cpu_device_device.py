@@ -64,18 +64,21 @@ def test_versions_pci_and_errors() -> None:
     assert v["limit_bad"] == "hipErrorUnsupportedLimit"
 
 
-def test_contexts() -> None:
+def test_contexts_as_rocm_has_them() -> None:
+    # a context is the device: one handle, never NULL, flags never settable
     v = values(run("device"))
     assert v["primary.before"] == "0,0"
-    assert v["primary.retained"] == "2,1"          # flags set while inactive are kept
-    assert v["primary.setflags_active"] == "hipErrorContextAlreadyInUse"
-    assert v["primary.released"] == "2,0"
-    assert v["primary.release_inactive"] == "hipErrorInvalidContext"
-    for key in ("ctx.initial_null", "ctx.current_is_primary", "ctx.created_current", "ctx.pop",
-                "ctx.after_destroy"):
+    assert v["primary.setflags"] == v["primary.setflags_active"] == "hipErrorContextAlreadyInUse"
+    assert v["primary.retained"] == "0,1"
+    assert v["primary.released"] == "0,0"
+    assert v["primary.release_inactive"] == "hipSuccess"
+    for key in ("ctx.current_without_stack", "ctx.current_is_primary",
+                "ctx.created_is_device_ctx"):
         assert v[key] == "1", key
+    assert v["ctx.create_bad_device"] == v["ctx.destroy_null"] == "hipErrorInvalidValue"
+    assert v["ctx.pop_empty"] == v["ctx.push_null"] == v["ctx.push_garbage"] == \
+        "hipErrorInvalidContext"
     assert v["ctx.device"] == "0"
-    assert v["ctx.destroy_primary"] == v["ctx.destroy_twice"] == "hipErrorInvalidContext"
 
 
 def test_default_workers_follow_the_affinity_mask() -> None:

@@ -1,23 +1,19 @@
 /*
- * Contexts, as libamdhip64 keeps them for driver-API shims: the primary context of the one
- * device, contexts made by hipCtxCreate, and a per-thread stack of current contexts. A
- * context owns nothing here (memory, modules and streams are device-wide), so the objects
- * only carry identity, flags and reference counts.
+ * Contexts as ROCm has them: a context is a device, so every context handle of device 0 is
+ * the same object (hipCtxCreate and hipDevicePrimaryCtxRetain hand out the device's one
+ * context), with a per-thread stack of current contexts and a reference count. Memory,
+ * modules and streams are device-wide; CUDA's context semantics are the shim's business.
  */
-#include <stdlib.h>
-
 #include "internal.h"
 
 struct ihipCtx_t {
     uint32_t magic;
     int device;
-    unsigned flags;
-    bool primary;
 };
 
-static struct ihipCtx_t primary_ctx = {CPU_MAGIC_CTX, 0, 0, true};
-static int primary_refs = 0;
-static cpu_handle_set ctx_handles = CPU_HANDLE_SET_INIT;
+static struct ihipCtx_t device_ctx = {CPU_MAGIC_CTX, 0};
+static int primary_refs = 0;   /* hipDevicePrimaryCtxRetain/Release */
+static int created_refs = 0;   /* hipCtxCreate/Destroy */
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define CTX_STACK_MAX 64
@@ -26,45 +22,36 @@ static _Thread_local int ctx_depth = 0;
 
 static bool ctx_valid(hipCtx_t ctx)
 {
-    return ctx == &primary_ctx || cpu_handles_contains(&ctx_handles, ctx);
+    return ctx == &device_ctx;
 }
 
 hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
 {
-    if (ctx == NULL)
-        return cpu_ret(hipErrorInvalidValue);
-    if (cpu_check_device(device))
-        return cpu_ret(hipErrorInvalidDevice);
-    struct ihipCtx_t *c = calloc(1, sizeof *c);
-    if (c == NULL)
+    (void)flags;
+    if (ctx == NULL || cpu_check_device(device))
+        return cpu_ret(hipErrorInvalidValue);   /* ROCm: a bad ordinal is a bad value here */
+    if (ctx_depth == CTX_STACK_MAX)
         return cpu_ret(hipErrorOutOfMemory);
-    *c = (struct ihipCtx_t){CPU_MAGIC_CTX, device, flags, false};
-    if (ctx_depth == CTX_STACK_MAX || !cpu_handles_add(&ctx_handles, c)) {
-        free(c);
-        return cpu_ret(hipErrorOutOfMemory);
-    }
-    ctx_stack[ctx_depth++] = c;   /* a new context becomes current, as in CUDA */
-    *ctx = c;
+    pthread_mutex_lock(&ctx_lock);
+    created_refs++;
+    pthread_mutex_unlock(&ctx_lock);
+    ctx_stack[ctx_depth++] = &device_ctx;   /* the created context becomes current */
+    *ctx = &device_ctx;
     return hipSuccess;
 }
 
 hipError_t hipCtxDestroy(hipCtx_t ctx)
 {
-    if (ctx == &primary_ctx || !cpu_handles_contains(&ctx_handles, ctx))
+    if (ctx == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    if (!ctx_valid(ctx))
         return cpu_ret(hipErrorInvalidContext);
-    if (cpu_device_wait_idle() == hipErrorNotSupported)
-        return cpu_ret(hipErrorNotSupported);
-    if (!cpu_handles_remove(&ctx_handles, ctx))
-        return cpu_ret(hipErrorInvalidContext);
-    for (int i = 0; i < ctx_depth; i++)
-        if (ctx_stack[i] == ctx) {
-            for (int j = i; j + 1 < ctx_depth; j++)
-                ctx_stack[j] = ctx_stack[j + 1];
-            ctx_depth--;
-            i--;
-        }
-    ctx->magic = 0;
-    free(ctx);
+    if (ctx_depth > 0 && ctx_stack[ctx_depth - 1] == ctx)
+        ctx_depth--;
+    pthread_mutex_lock(&ctx_lock);
+    if (created_refs > 0)
+        created_refs--;
+    pthread_mutex_unlock(&ctx_lock);
     return hipSuccess;
 }
 
@@ -104,11 +91,12 @@ hipError_t hipCtxSetCurrent(hipCtx_t ctx)
     return hipSuccess;
 }
 
+/* The current device's context, whether or not one was made current (ROCm's answer). */
 hipError_t hipCtxGetCurrent(hipCtx_t *ctx)
 {
     if (ctx == NULL)
         return cpu_ret(hipErrorInvalidValue);
-    *ctx = ctx_depth > 0 ? ctx_stack[ctx_depth - 1] : NULL;
+    *ctx = &device_ctx;
     return hipSuccess;
 }
 
@@ -116,10 +104,7 @@ hipError_t hipCtxGetDevice(hipDevice_t *device)
 {
     if (device == NULL)
         return cpu_ret(hipErrorInvalidValue);
-    if (ctx_depth == 0)
-        return cpu_ret(hipErrorInvalidContext);
-    *device = ctx_stack[ctx_depth - 1]->device;
-    return hipSuccess;
+    return hipGetDevice(device);
 }
 
 hipError_t hipCtxGetApiVersion(hipCtx_t ctx, unsigned int *apiVersion)
@@ -136,7 +121,7 @@ hipError_t hipCtxGetFlags(unsigned int *flags)
 {
     if (flags == NULL)
         return cpu_ret(hipErrorInvalidValue);
-    *flags = ctx_depth > 0 ? ctx_stack[ctx_depth - 1]->flags : 0;
+    *flags = 0;
     return hipSuccess;
 }
 
@@ -178,56 +163,50 @@ hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *pctx, hipDevice_t dev)
     pthread_mutex_lock(&ctx_lock);
     primary_refs++;
     pthread_mutex_unlock(&ctx_lock);
-    *pctx = &primary_ctx;
+    *pctx = &device_ctx;
     return hipSuccess;
 }
 
+/* ROCm's primary-context calls are bookkeeping only: release and reset always succeed,
+ * the flags are never settable (the context is always "in use") and read back as 0. */
 hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev)
 {
     if (cpu_check_device(dev))
         return cpu_ret(hipErrorInvalidDevice);
     pthread_mutex_lock(&ctx_lock);
-    bool was_active = primary_refs > 0;
-    if (was_active)
+    if (primary_refs > 0)
         primary_refs--;
     pthread_mutex_unlock(&ctx_lock);
-    return was_active ? hipSuccess : cpu_ret(hipErrorInvalidContext);
+    return hipSuccess;
 }
 
 hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *flags, int *active)
 {
-    if (flags == NULL || active == NULL)
-        return cpu_ret(hipErrorInvalidValue);
     if (cpu_check_device(dev))
         return cpu_ret(hipErrorInvalidDevice);
     pthread_mutex_lock(&ctx_lock);
-    *flags = primary_ctx.flags;
-    *active = primary_refs > 0;
+    if (flags != NULL)
+        *flags = 0;
+    if (active != NULL)
+        *active = primary_refs > 0 || created_refs > 0;
     pthread_mutex_unlock(&ctx_lock);
     return hipSuccess;
 }
 
 hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int flags)
 {
+    (void)flags;
     if (cpu_check_device(dev))
         return cpu_ret(hipErrorInvalidDevice);
-    pthread_mutex_lock(&ctx_lock);
-    bool active = primary_refs > 0;
-    if (!active)
-        primary_ctx.flags = flags;
-    pthread_mutex_unlock(&ctx_lock);
-    /* ROCm refuses to change the flags of an active primary context. */
-    return active ? cpu_ret(hipErrorContextAlreadyInUse) : hipSuccess;
+    return cpu_ret(hipErrorContextAlreadyInUse);
 }
 
 hipError_t hipDevicePrimaryCtxReset(hipDevice_t dev)
 {
     if (cpu_check_device(dev))
         return cpu_ret(hipErrorInvalidDevice);
-    hipDeviceReset();
     pthread_mutex_lock(&ctx_lock);
     primary_refs = 0;
-    primary_ctx.flags = 0;
     pthread_mutex_unlock(&ctx_lock);
     return hipSuccess;
 }
