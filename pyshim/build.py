@@ -367,14 +367,62 @@ def build_cpu(out_dir: Path) -> Path | None:
     return Path(build_cpu_device(out_dir))
 
 
-def build_all(force: bool = False, cpu: bool = True) -> dict[str, Path | None]:
+def _component_cpu_blas(root: Path) -> object:
+    from pyshim.build_blas import build_cpu_blas  # type: ignore[import-not-found]
+
+    return build_cpu_blas(root / "cpu")
+
+
+def _component_cudart(root: Path) -> object:
+    from pyshim.build_runtime import build_runtime  # type: ignore[import-not-found]
+
+    return build_runtime(root / "lib")
+
+
+def _component_blas(root: Path) -> object:
+    from pyshim.build_shim_blas import build_shim_blas  # type: ignore[import-not-found]
+
+    return build_shim_blas(root / "lib", root / "cpu")
+
+
+# the libraries besides the CPU device and libcuda, each from its own build module;
+# a component whose module is missing from this checkout is skipped with a message
+OPTIONAL_COMPONENTS = {
+    "cpu-blas": _component_cpu_blas,  # librocblas/librocsolver of the CPU device
+    "cudart": _component_cudart,  # libcudart.so.13/.12
+    "blas": _component_blas,  # libcublas/libcusolver
+}
+ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas")
+
+
+def build_all(force: bool = False, cpu: bool = True,
+              components: tuple[str, ...] = ("cpu", "libcuda")) -> dict[str, object]:
+    """Build the named components (see ALL) into the build directory. Raises BuildError
+    naming every component that failed; the others are still built."""
     root = build_dir()
-    results: dict[str, Path | None] = {}
-    if cpu:
-        results["cpu"] = build_cpu(root / "cpu")
-    lib, rebuilt = build_libcuda(root / "lib", root / "driver", force=force)
-    results["libcuda"] = lib
-    _log(f"{'built' if rebuilt else 'up to date'}: {lib}")
+    results: dict[str, object] = {}
+    failed = []
+    for name in components:
+        if name == "cpu" and not cpu:
+            continue
+        try:
+            if name == "cpu":
+                results[name] = build_cpu(root / "cpu")
+            elif name == "libcuda":
+                lib, rebuilt = build_libcuda(root / "lib", root / "driver", force=force)
+                results[name] = lib
+                _log(f"{'built' if rebuilt else 'up to date'}: {lib}")
+            else:
+                results[name] = out = OPTIONAL_COMPONENTS[name](root)
+                shown = ", ".join(map(str, out)) if isinstance(out, list) else str(out)
+                _log(f"{name}: {shown}")
+        except ImportError as exc:
+            _log(f"{name}: not available in this checkout ({exc})")
+        except (BuildError, subprocess.CalledProcessError, OSError, RuntimeError) as exc:
+            _log(f"{name}: failed: {exc}")
+            failed.append(name)
+    if failed:
+        raise BuildError(f"failed to build: {', '.join(failed)}")
     return results
 
 
@@ -390,13 +438,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-cpu", action="store_true", help="do not build the CPU device (only the shim)"
     )
+    parser.add_argument(
+        "--only", action="append", choices=ALL, metavar="COMPONENT",
+        help=f"build only this component (repeatable): {', '.join(ALL)}",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    components = tuple(args.only) if args.only else ALL
     try:
-        results = build_all(force=args.force, cpu=not args.no_cpu)
+        results = build_all(force=args.force, cpu=not args.no_cpu, components=components)
     except BuildError as exc:
-        _log(f"failed: {exc}")
+        _log(str(exc))
         return 1
     if results.get("cpu") is not None:
         _log(f"CPU device: {results['cpu']}")

@@ -103,7 +103,7 @@ def ensure_built(backend: str) -> None:
     from pyshim import build
 
     print("pyshim: building the shim libraries (first use)", file=sys.stderr)
-    build.build_all(cpu=backend == "cpu")
+    build.build_all(cpu=backend == "cpu", components=build.ALL)
     if backend == "cpu" and not (root / "cpu" / HIP_SONAME).exists():
         raise LaunchError("the CPU device could not be built (see the messages above)")
 
