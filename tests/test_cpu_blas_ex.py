@@ -253,3 +253,53 @@ def test_level1_ex_unsupported_and_16bit_families(rb):
     rbf = np.zeros(1, np.uint16)
     assert rb.call("rocblas_bfdot_64", 3, bx, 1, bx, 1, rbf) == 0
     assert from_bf16(rbf)[0] == 14
+
+
+def test_trsm_ex_and_syrk_ex(rb):
+    rng = np.random.default_rng(5)
+    n = 4
+    a = np.triu(rng.standard_normal((n, n))) + 4 * np.eye(n)
+    b = rng.standard_normal((n, 2))
+    A, B = a.ravel(order="F").copy(), b.ravel(order="F").copy()
+    assert rb.call("rocblas_trsm_ex", E(141), E(121), E(OP["N"]), E(131), n, 2, np.array([1.0]),
+                   A, n, B, n, None, 0, E(DT["f64"])) == 0
+    assert np.allclose(a @ B.reshape(n, 2, order="F"), b)
+    Bs = np.concatenate([b.ravel(order="F")] * 2)
+    assert rb.call("rocblas_trsm_strided_batched_ex", E(141), E(121), E(OP["N"]), E(131), n, 2,
+                   np.array([1.0]), A, n, S(0), Bs, n, S(2 * n), 2, None, 0, S(0),
+                   E(DT["f64"])) == 0
+    assert np.allclose(a @ Bs[2 * n:].reshape(n, 2, order="F"), b)
+    assert rb.call("rocblas_trsm_ex", E(141), E(121), E(OP["N"]), E(131), n, 2, np.array([1.0]),
+                   A, n, B, n, None, 0, E(DT["i8"])) == H.ST_NOT_IMPLEMENTED
+    C = np.zeros(n * n, np.float32)
+    a32 = rng.standard_normal((n, 3)).astype(np.float32)
+    assert rb.call("rocblas_syrk_ex", E(122), E(OP["N"]), n, 3, np.array([1.0], np.float32),
+                   a32.ravel(order="F").copy(), E(DT["f32"]), n, np.array([0.0], np.float32), C,
+                   E(DT["f32"]), n, E(DT["f32"])) == 0
+    assert np.allclose(np.tril(C.reshape(n, n, order="F")), np.tril(a32 @ a32.T), atol=1e-5)
+
+
+@pytest.mark.parametrize("name,at,yt", [("hsh", "f16", "f16"), ("hss", "f16", "f32"),
+                                        ("tst", "bf16", "bf16"), ("tss", "bf16", "f32")])
+@pytest.mark.parametrize("form", ["B", "S"])
+def test_mixed_precision_gemv(rb, name, at, yt, form):
+    rng = np.random.default_rng(6)
+    m, n, batch = 5, 3, 2
+
+    def enc(v, t):
+        v = np.asarray(v, np.float32)
+        return to_bf16(v) if t == "bf16" else v.astype(NP[t])
+
+    def dec(v, t):
+        return from_bf16(v) if t == "bf16" else v.astype(np.float32)
+
+    mats = [enc(rng.standard_normal(m * n), at) for _ in range(batch)]
+    xs = [enc(rng.standard_normal(n), at) for _ in range(batch)]
+    ys = [enc(rng.standard_normal(m), yt) for _ in range(batch)]
+    A, X, Y = (H.Operand.make(form, v) for v in (mats, xs, ys))
+    sfx = "_batched" if form == "B" else "_strided_batched"
+    assert rb.call(f"rocblas_{name}gemv{sfx}", E(OP["N"]), m, n, np.array([2.0], np.float32),
+                   *A.args(m), *X.args(1), np.array([1.0], np.float32), *Y.args(1), batch) == 0
+    for b in range(batch):
+        want = 2 * dec(mats[b], at).reshape(n, m).T @ dec(xs[b], at) + dec(ys[b], yt)
+        assert np.allclose(dec(Y.bufs[b], yt), want, rtol=3e-2, atol=3e-2)
