@@ -412,3 +412,77 @@ def test_truncated_binary_in_a_directory_is_reported_not_raised(tmp_path):
     # named explicitly, a file without CUDA is reported (it runs: there is nothing to do)
     (plain,) = check_report([tmp_path / "plain"])["binaries"]
     assert plain["verdict"] == RUNS and plain["notes"] == ["no CUDA use found"]
+
+
+# -- cuBLAS / cuSOLVER programs ---------------------------------------------------------
+
+def _pick(api: str) -> tuple[list[str], list[str]]:
+    """Two mapped and two unsupported exported symbols of `api`, from the tables."""
+    from pyshim.tables.stats import is_mapped
+    from pyshim.tables.stats import load as load_table
+
+    eps = load_table(api)["entry_points"]
+    mapped = [e["primary"] for _, e in sorted(eps.items()) if is_mapped(e)][:2]
+    unsupported = [e["primary"] for _, e in sorted(eps.items())
+                   if e["class"] == "unsupported"][:2]
+    assert len(mapped) == 2 and len(unsupported) == 2, api
+    return mapped, unsupported
+
+
+def math_program() -> tuple[Path, dict[str, str]]:
+    """An app importing cuBLAS and cuSOLVER symbols at their version nodes, linked against
+    stand-in libraries with NVIDIA's sonames and version scripts (the toolkit here has no
+    cuBLAS). Returns the app and {symbol: soname}."""
+    wanted: dict[str, str] = {}
+    for api, soname in (("cublas", "libcublas.so.13"), ("cusolver", "libcusolver.so.12")):
+        mapped, unsupported = _pick(api)
+        wanted.update({s: soname for s in mapped + unsupported})
+    digest = hashlib.sha256(repr(sorted(wanted.items())).encode()).hexdigest()[:16]
+    out = _bins() / f"check-math-{digest}"
+    if out.exists():
+        return out / "app", wanted
+    _nvcc()
+    with tempfile.TemporaryDirectory(dir=_bins()) as tmp:
+        t = Path(tmp)
+        os.mkdir(t / "d")
+        for soname in sorted(set(wanted.values())):
+            syms = [s for s, so in wanted.items() if so == soname]
+            (t / f"{soname}.c").write_text("".join(f"int {s}(void) {{ return 0; }}\n"
+                                                   for s in syms))
+            (t / f"{soname}.map").write_text(f"{soname} {{ global: *; }};\n")
+            link = soname.rsplit(".so", 1)[0] + ".so"
+            res = subprocess.run(["cc", "-shared", "-fPIC", f"-Wl,-soname,{soname}",
+                                  f"-Wl,--version-script={t / f'{soname}.map'}",
+                                  "-o", str(t / "d" / link), str(t / f"{soname}.c")],
+                                 capture_output=True, text=True, timeout=120)
+            assert res.returncode == 0, res.stderr
+        decls = "".join(f'extern "C" int {s}(void);\n' for s in wanted)
+        calls = " + ".join(f"{s}()" for s in wanted)
+        (t / "app.cu").write_text(f"{decls}int main() {{ return {calls}; }}\n")
+        res = subprocess.run([_nvcc(), "-o", str(t / "d" / "app"), str(t / "app.cu"),
+                              f"-L{t / 'd'}", "-lcublas", "-lcusolver"],
+                             capture_output=True, text=True, timeout=300)
+        assert res.returncode == 0, res.stderr
+        try:
+            os.replace(t / "d", out)
+        except OSError:
+            if not out.exists():
+                raise
+    return out / "app", wanted
+
+
+def test_cublas_and_cusolver_imports_get_their_tables_status():
+    app, wanted = math_program()
+    b = one(app)
+    assert "cuBLAS (libcublas.so.13)" in b["cuda_access"]
+    assert "cuSOLVER (libcusolver.so.12)" in b["cuda_access"]
+    assert {"libcublas.so.13", "libcusolver.so.12"} <= set(b["cuda_libraries"])
+    tables = load_tables()
+    imports = used(b)
+    for sym, soname in wanted.items():
+        e = imports[sym]
+        assert (e["library"], e["via"]) == (soname, "import")
+        assert e["status"] == tables.lookup(sym).status
+    unsupported = sorted(s for s in wanted if tables.lookup(s).status == "unsupported")
+    assert b["verdict"] == GAPS
+    assert any(all(s in r for s in unsupported) for r in b["reasons"]), b["reasons"]
