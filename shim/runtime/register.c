@@ -36,6 +36,7 @@ struct var {
     char *name;
     size_t size;
     struct pyshim_rt_fatbin *fatbin;
+    void **managed; /* __managed__: the host code's pointer to the variable, filled at load */
     struct var *next_in_bucket;
 };
 
@@ -80,9 +81,20 @@ EXPORT void __cudaRegisterFatBinaryEnd(void **fatCubinHandle)
     (void)fatCubinHandle; /* lazy loading: nothing to do until first use */
 }
 
+static int fatbin_load(struct pyshim_rt_fatbin *fb);
+
+/* Called by host code before its first use of a __managed__ variable: load now. */
 EXPORT char __cudaInitModule(void **fatCubinHandle)
 {
-    return fatbin_of(fatCubinHandle) != NULL;
+    struct pyshim_rt_fatbin *fb = fatbin_of(fatCubinHandle);
+    if (fb == NULL)
+        return 0;
+    pthread_mutex_lock(&lock);
+    int rc = fatbin_load(fb);
+    pthread_mutex_unlock(&lock);
+    if (rc != cudaSuccess)
+        pyshim_rt_record(rc);
+    return rc == cudaSuccess;
 }
 
 /* At exit (the program's destructors): drop the module; the records stay so that a late
@@ -126,7 +138,8 @@ EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, c
     pthread_mutex_unlock(&lock);
 }
 
-static void add_var(void **handle, const void *shadow, const char *name, size_t size)
+static void add_var(void **handle, const void *shadow, const char *name, size_t size,
+                    void **managed)
 {
     struct pyshim_rt_fatbin *fb = fatbin_of(handle);
     struct var *v = calloc(1, sizeof *v);
@@ -141,6 +154,7 @@ static void add_var(void **handle, const void *shadow, const char *name, size_t 
     v->name = copy;
     v->size = size;
     v->fatbin = fb;
+    v->managed = managed;
     size_t b = bucket(shadow);
     pthread_mutex_lock(&lock);
     v->next_in_bucket = vars[b];
@@ -153,18 +167,23 @@ EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *device
                               int global)
 {
     (void)deviceAddress, (void)ext, (void)constant, (void)global;
-    add_var(fatCubinHandle, hostVar, deviceName, size);
+    add_var(fatCubinHandle, hostVar, deviceName, size, NULL);
 }
 
+/* The host code reads a __managed__ variable through *hostVarPtrAddress after calling
+ * __cudaInitModule; loading the module points it at the variable's storage. On the CPU
+ * device that storage is host memory; on a GPU it would have to be managed memory (not
+ * done: such a module's globals are device memory). */
 EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress,
                                      char *deviceAddress, const char *deviceName, int ext,
                                      size_t size, int constant, int global)
 {
     (void)deviceAddress, (void)ext, (void)constant, (void)global;
-    /* __managed__ variables would need the host pointer redirected at load time */
-    pyshim_rt_log("__managed__ variable %s: managed variables are not supported",
-                  deviceName != NULL ? deviceName : "?");
-    add_var(fatCubinHandle, hostVarPtrAddress, deviceName, size);
+    /* until the module loads (or if it cannot), the host code dereferences zeroed host
+     * memory instead of NULL: a failed load then shows as a CUDA error, not a crash */
+    if (hostVarPtrAddress != NULL && *hostVarPtrAddress == NULL)
+        *hostVarPtrAddress = calloc(1, size > 0 ? size : 1);
+    add_var(fatCubinHandle, hostVarPtrAddress, deviceName, size, hostVarPtrAddress);
 }
 
 EXPORT void __cudaRegisterHostVar(void **fatCubinHandle, const char *deviceName, char *hostVar,
@@ -197,6 +216,23 @@ struct pyshim_rt_func *pyshim_rt_func_by_handle(const void *handle)
     return f->magic == PYSHIM_RT_FUNC_MAGIC ? f : NULL;
 }
 
+/* Point the host code's pointers to the fat binary's __managed__ variables at them. */
+static int bind_managed(struct pyshim_rt_fatbin *fb)
+{
+    for (size_t b = 0; b < BUCKETS; b++)
+        for (struct var *v = vars[b]; v != NULL; v = v->next_in_bucket) {
+            if (v->fatbin != fb || v->managed == NULL)
+                continue;
+            void *p = NULL;
+            size_t size = 0;
+            int rc = pyshim_rt_hip_global(fb->module, v->name, &p, &size);
+            if (rc != cudaSuccess)
+                return rc;
+            *v->managed = p;
+        }
+    return cudaSuccess;
+}
+
 /* Call with the lock held. */
 static int fatbin_load(struct pyshim_rt_fatbin *fb)
 {
@@ -206,6 +242,8 @@ static int fatbin_load(struct pyshim_rt_fatbin *fb)
             fb->load_result = cudaErrorInvalidKernelImage;
         else
             fb->load_result = pyshim_rt_hip_load(fb->image, fb->size, &fb->module);
+        if (fb->load_result == cudaSuccess)
+            fb->load_result = bind_managed(fb);
     }
     return fb->load_result;
 }
