@@ -18,7 +18,10 @@ def test_progress_lines_name_phases_and_counts():
     check_report([d], progress=Progress(stream=out, enabled=True))
     lines = out.getvalue().splitlines()
     assert any(f"{d}: 2 ELF files" in ln for ln in lines), lines
-    assert any("libkern.so: kernels: container 1/" in ln for ln in lines)
+    assert any("libkern.so: kernels: reading container 1, 0 kernels so far" in ln
+               for ln in lines), lines
+    assert any("libkern.so: kernels: 1 in 2 containers; 1 PTX modules to dry-run translate"
+               in ln for ln in lines), lines
     assert any("app: runs, " in ln and " entry points, 0 kernels" in ln for ln in lines)
     assert all(ln.startswith("[") and "s] " in ln for ln in lines)
 

@@ -199,7 +199,7 @@ def _static(cudart: static_cudart.StaticCudart, tables: Tables, report: BinaryRe
 
 
 def _kernels(elf: HostElf, report: BinaryReport, translate: bool,
-             budget: kernel_scan.Budget, progress: Callable[[int, int], None] | None) -> None:
+             budget: kernel_scan.Budget, progress: Callable[[str], None] | None) -> None:
     try:
         ks = kernel_scan.scan(elf, translate=translate, budget=budget, progress=progress)
     except BinaryError as exc:
@@ -272,12 +272,7 @@ def analyse(path: str | os.PathLike[str], tables: Tables, *, translate: bool = T
         _access(report, cudart)
         if cudart.present:
             _static(cudart, tables, report)
-
-        def step(i: int, n: int) -> None:
-            if i % 64 == 0:
-                say(f"kernels: container {i + 1}/{n}")
-
-        _kernels(elf, report, translate, budget, step)
+        _kernels(elf, report, translate, budget, say)
     report.uses_cuda = bool(report.cuda_libraries or report.entry_points or report.kernels
                             or cudart.present or report.stats.get("containers"))
     _entry_gaps(report)

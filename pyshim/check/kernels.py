@@ -152,7 +152,7 @@ def _containers(elf: HostElf, view: memoryview) -> Iterator[tuple[str, int, memo
 
 
 def scan(elf: HostElf, translate: bool = True, budget: Budget | None = None,
-         progress: Callable[[int, int], None] | None = None) -> KernelScan:
+         progress: Callable[[str], None] | None = None) -> KernelScan:
     """Every kernel of every container in `elf`, merged by name. Modules are dry-run
     translated smallest first, so a budget covers as many kernels as it can."""
     budget = budget or Budget()
@@ -164,8 +164,9 @@ def scan(elf: HostElf, translate: bool = True, budget: Budget | None = None,
         try:
             for _section, address, data in _containers(elf, view):
                 result.containers += 1
-                if progress is not None:
-                    progress(result.containers - 1, 0)
+                if progress is not None and result.containers % 256 == 1:
+                    progress(f"kernels: reading container {result.containers}, "
+                             f"{len(by_name)} kernels so far")
                 names = _inventory(address, data, by_name, result)
                 del data
                 if names is not None and names[1]:
@@ -176,9 +177,16 @@ def scan(elf: HostElf, translate: bool = True, budget: Budget | None = None,
                     modules.append((size, ptx, ptx_names))
         finally:
             view.release()
+    if progress is not None:
+        progress(f"kernels: {len(by_name)} in {result.containers} containers; "
+                 f"{len(modules)} PTX modules" + (" to dry-run translate" if translate else ""))
     if translate:
-        for _size, entries, ptx_names in sorted(modules, key=lambda t: t[0]):
+        for i, (_size, entries, ptx_names) in enumerate(sorted(modules, key=lambda t: t[0])):
             _translate(entries, ptx_names, by_name, budget, result)
+            if progress is not None and (i + 1) % 16 == 0:
+                progress(f"kernels: {i + 1}/{len(modules)} PTX modules done "
+                         f"({result.modules_translated} translated, "
+                         f"{result.modules_skipped} over budget)")
     for k in by_name.values():
         k.ptx.sort(key=lambda v: tuple(int(x) for x in v.split(".")))
         k.ptx_archs.sort(key=lambda v: int(v.split("_")[1]))
