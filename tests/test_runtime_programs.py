@@ -198,6 +198,13 @@ def test_kernels_symbols_and_attributes(libs: Path, flags: tuple[str, ...]) -> N
 
 
 @needs_translator
+def test_sticky_error_until_device_reset(libs: Path) -> None:
+    proc = run(nvcc(RT_DIR / "rt_sticky.cu", "-cudart", "shared"), libs)
+    assert_passed(proc)
+    assert "PASS later calls fail: cudaErrorLaunchFailure" in proc.stdout
+
+
+@needs_translator
 def test_managed_variables(libs: Path) -> None:
     exe = nvcc(RT_DIR / "rt_managed.cu", "-cudart", "shared")
     assert imports(exe)["__cudaRegisterManagedVar"] == "libcudart.so.13"
