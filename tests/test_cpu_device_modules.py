@@ -7,7 +7,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from cpu_device.harness import OUT, lib_dir, module, program, run, values
+from cpu_device.harness import lib_dir, module, program, run, values
 
 
 @pytest.fixture(scope="module")
@@ -147,8 +147,8 @@ def _bad_images(tmp: Path) -> dict[str, Path]:
     ("no_descriptor", "no 'pyshim_module' symbol"),
     ("executable", "cannot load"),
 ])
-def test_bad_images_are_rejected(kernels: str, kind: str, reason: str) -> None:
-    path = _bad_images(OUT / "images")[kind]
+def test_bad_images_are_rejected(kernels: str, kind: str, reason: str, tmp_path: Path) -> None:
+    path = _bad_images(tmp_path)[kind]   # private files: tests may run in parallel
     r = run("module", kernels, "image", str(path))
     assert r.returncode == 0, r.stderr
     v = values(r)
@@ -157,8 +157,8 @@ def test_bad_images_are_rejected(kernels: str, kind: str, reason: str) -> None:
     assert r.stderr.count(reason) == 2, r.stderr
 
 
-def test_missing_file(kernels: str) -> None:
-    r = run("module", kernels, "image", str(OUT / "images" / "does-not-exist.so"))
+def test_missing_file(kernels: str, tmp_path: Path) -> None:
+    r = run("module", kernels, "image", str(tmp_path / "does-not-exist.so"))
     v = values(r)
     assert v["load_file"] == "hipErrorFileNotFound"
     assert "does-not-exist.so" in r.stderr
