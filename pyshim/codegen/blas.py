@@ -175,6 +175,10 @@ def _call_args(entry: dict, sig: dict, target: dict, cv: Converters,
             continue
         conv, name, ctype = next(it)
         by_name[rname] = _arg_expr(conv, name, ctype, rtype, cv)
+    if "compute_type" in by_name and "c_type" in by_name:
+        # rocBLAS computes complex data in a complex type; cuBLAS names only its precision
+        by_name["compute_type"] = (f"pyshim_blas_compute_type({by_name['compute_type']}, "
+                                   f"{by_name['c_type']})")
     exprs = []
     for rtype, rname in target["params"]:
         if rname not in extras:

@@ -85,6 +85,31 @@ rocblas_status pyshim_blas_query_end(rocblas_handle h, rocblas_status call, size
     return rocblas_status_success;
 }
 
+static int is_complex(rocblas_datatype t)
+{
+    switch (t) {
+    case rocblas_datatype_f16_c: case rocblas_datatype_f32_c: case rocblas_datatype_f64_c:
+    case rocblas_datatype_i8_c: case rocblas_datatype_u8_c: case rocblas_datatype_i32_c:
+    case rocblas_datatype_u32_c: case rocblas_datatype_bf16_c:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+rocblas_datatype pyshim_blas_compute_type(rocblas_datatype compute, rocblas_datatype c_type)
+{
+    if (!is_complex(c_type))
+        return compute;
+    switch (compute) {
+    case rocblas_datatype_f16_r: return rocblas_datatype_f16_c;
+    case rocblas_datatype_f32_r: return rocblas_datatype_f32_c;
+    case rocblas_datatype_f64_r: return rocblas_datatype_f64_c;
+    case rocblas_datatype_i32_r: return rocblas_datatype_i32_c;
+    default: return compute;
+    }
+}
+
 /* ---- per-handle side state: a small open table keyed by the handle's address ---- */
 
 static struct {

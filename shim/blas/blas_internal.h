@@ -19,6 +19,10 @@ unsigned long pyshim_blas_unsupported_calls(const char *name);
 rocblas_status pyshim_blas_query_begin(rocblas_handle h);
 rocblas_status pyshim_blas_query_end(rocblas_handle h, rocblas_status call, size_t *bytes);
 
+/* GemmEx: the compute type rocBLAS wants for data of type c_type (complex data is
+ * computed in the complex type of the requested precision). */
+rocblas_datatype pyshim_blas_compute_type(rocblas_datatype compute, rocblas_datatype c_type);
+
 /* hipMemcpy(2D)(Async) host<->device; 0 on success (blas_hip.c). */
 int pyshim_blas_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
                        size_t width, size_t height, int to_device, int async, void *stream);
