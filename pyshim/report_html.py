@@ -49,7 +49,7 @@ table{border-collapse:collapse;width:100%;background:#fff;font-size:13px}
 th,td{border:1px solid #e0e0e0;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f5f5f5;position:sticky;top:42px}
 td.name{font-family:ui-monospace,monospace;word-break:break-all}
-tr[hidden]{display:none}
+tr[hidden],section[hidden]{display:none}
 .count{color:#555;font-size:12px}
 """
 
@@ -81,6 +81,9 @@ _JS = """
       const c = $(t.id + '-count');
       if (c) c.textContent = shown + ' of ' + total + ' shown';
       t.dataset.shown = shown;
+    });
+    document.querySelectorAll('section.card[data-binary]').forEach(card => {
+      card.hidden = !!f.binary && card.dataset.binary !== f.binary;
     });
     const parts = controls.filter(c => f[c]).map(c => c + '=' + encodeURIComponent(f[c]));
     history.replaceState(null, '', parts.length ? '#' + parts.join('&') : location.pathname);
@@ -215,6 +218,19 @@ def _table(tid: str, title: str, heads: list[str], rows: str) -> str:
             f"<tbody>{rows}</tbody></table>")
 
 
+def _table_coverage() -> str:
+    """How much of each CUDA API the dispatch tables map (independent of any binary)."""
+    from pyshim.tables.stats import stats
+
+    rows = []
+    for api, row in stats().items():
+        counts = Counter({k: v for k, v in row["by_class"].items() if v})
+        rows.append(f"<div>{_e(api)}</div>{_bar(counts, _STATUS_ORDER)}"
+                    f'<div class="count">{row["mapped"]}/{row["entry_points"]} mapped</div>')
+    return ('<details class="card"><summary>What pyshim\'s tables cover (all entry points '
+            f'of each API)</summary><div class="cov">{"".join(rows)}</div></details>')
+
+
 def render_check(report: dict) -> str:
     """The page for a `pyshim check` report (the JSON document)."""
     bins = report["binaries"]
@@ -233,7 +249,7 @@ def render_check(report: dict) -> str:
     body = (f"<p>{len(bins)} file(s): {top}"
             + (f' <span class="count">({summary["skipped_no_cuda"]} without CUDA skipped, '
                f'{summary.get("seconds", 0):.1f} s)</span>' if summary else "") + "</p>"
-            + _legend(_STATUS_ORDER) + "".join(_card(b) for b in bins)
+            + _legend(_STATUS_ORDER) + _table_coverage() + "".join(_card(b) for b in bins)
             + _table("kernels", "Kernels", ["kernel", "PTX ISA", "PTX arch", "SASS",
                                             "translation", "why not", "file"],
                      _kernel_rows(bins))

@@ -35,6 +35,7 @@ class _Rows(HTMLParser):
         self._count_id: str | None = None
         self._in_body = False
         self.external: list[str] = []
+        self.cards: list[tuple[str, bool]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
@@ -49,6 +50,8 @@ class _Rows(HTMLParser):
             self.rows.append({"table": self.table, "hidden": "hidden" in a,
                               "status": a.get("data-status"), "library": a.get("data-library"),
                               "text": ""})
+        elif tag == "section" and a.get("data-binary"):
+            self.cards.append((a["data-binary"], "hidden" in a))
         elif tag == "span" and (a.get("id") or "").endswith("-count"):
             self._count_id = a["id"][:-len("-count")]
 
@@ -141,6 +144,14 @@ def test_filters_in_a_real_browser(page):
     shown = [r for r in dom.rows if not r["hidden"]]
     assert {r["table"] for r in shown} == {"kernels"}
     assert len(shown) == 2 and all("instruction brkpt" in r["text"] for r in shown)
+
+    # one binary: its card and rows only
+    name = Path(bins[0]["path"]).name
+    dom = _dom(path, f"#binary={name}")
+    assert [c for c in dom.cards if not c[1]] == [(name, False)]
+    assert len(dom.cards) == len(bins)
+    shown = [r for r in dom.rows if not r["hidden"]]
+    assert len(shown) == len(bins[0]["kernels"]) + len(bins[0]["entry_points"])
 
     dom = _dom(path, "#status=problems&library=libcudart_static")
     shown = [r for r in dom.rows if not r["hidden"]]
