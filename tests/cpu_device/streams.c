@@ -28,6 +28,19 @@ static void set_flag(void *p)
     atomic_store(j->flag, j->value);
 }
 
+/* A host function that holds its stream until the host opens the gate: checks of "still
+ * busy" then depend on the program's order, not on timing. */
+typedef struct gate {
+    atomic_int open;
+} gate;
+
+static void wait_gate(void *p)
+{
+    gate *g = p;
+    while (!atomic_load(&g->open))
+        sleep_ms(1);
+}
+
 typedef struct read_job {
     atomic_int *flag;
     int seen;
@@ -132,12 +145,15 @@ int main(void)
 
     /* in order, and asynchronous to the host */
     atomic_int a = 0;
-    flag_job slow = {&a, 1, 200};
+    gate g0 = {0};
+    flag_job slow = {&a, 1, 20};
     read_job r1 = {&a, -1};
+    CHECK(hipLaunchHostFunc(s, wait_gate, &g0));
     CHECK(hipLaunchHostFunc(s, set_flag, &slow));
     CHECK(hipLaunchHostFunc(s, read_flag, &r1));
     SHOW("query_busy", hipStreamQuery(s));
     printf("host_not_blocked=%d\n", atomic_load(&a) == 0);
+    atomic_store(&g0.open, 1);
     CHECK(hipStreamSynchronize(s));
     SHOW("query_idle", hipStreamQuery(s));
     printf("in_order_seen=%d\n", r1.seen);
@@ -185,14 +201,20 @@ int main(void)
     SHOW("elapsed_unrecorded", hipEventElapsedTime(&ms, start, stop));
     SHOW("query_unrecorded", hipEventQuery(start));
     atomic_int c = 0;
+    gate g1 = {0};
+    CHECK(hipEventRecord(start, s));
+    CHECK(hipLaunchHostFunc(s, wait_gate, &g1));
+    CHECK(hipEventRecord(stop, s));
+    SHOW("elapsed_before_done", hipEventElapsedTime(&ms, start, stop));
+    SHOW("query_before_done", hipEventQuery(stop));
+    atomic_store(&g1.open, 1);
+    CHECK(hipEventSynchronize(stop));
+    SHOW("query_done", hipEventQuery(stop));
     flag_job wait50 = {&c, 1, 50};
     CHECK(hipEventRecord(start, s));
     CHECK(hipLaunchHostFunc(s, set_flag, &wait50));
     CHECK(hipEventRecord(stop, s));
-    SHOW("elapsed_before_done", hipEventElapsedTime(&ms, start, stop));
-    SHOW("query_before_done", hipEventQuery(stop));
     CHECK(hipEventSynchronize(stop));
-    SHOW("query_done", hipEventQuery(stop));
     CHECK(hipEventElapsedTime(&ms, start, stop));
     printf("elapsed_plausible=%d\n", ms >= 45.0f && ms < 2000.0f);
     CHECK(hipEventRecord(notime, s));
@@ -202,8 +224,10 @@ int main(void)
 
     /* legacy NULL stream: waits for blocking streams, not for non-blocking ones */
     atomic_int x = 0, y = 0, z = 0;
-    flag_job fx = {&x, 1, 150}, fy = {&y, 1, 300}, fz = {&z, 1, 150};
+    gate gy = {0};
+    flag_job fx = {&x, 1, 50}, fy = {&y, 1, 0}, fz = {&z, 1, 50};
     read_job rx = {&x, -1}, ry = {&y, -1}, rz = {&z, -1};
+    CHECK(hipLaunchHostFunc(nb, wait_gate, &gy));
     CHECK(hipLaunchHostFunc(nb, set_flag, &fy));
     CHECK(hipLaunchHostFunc(s, set_flag, &fx));
     CHECK(hipLaunchHostFunc(NULL, read_flag, &rx));
@@ -215,18 +239,24 @@ int main(void)
     CHECK(hipLaunchHostFunc(s2, read_flag, &rz));
     CHECK(hipStreamSynchronize(s2));
     printf("blocking_waits_null=%d\n", rz.seen);
+    atomic_store(&gy.open, 1);
     CHECK(hipDeviceSynchronize());
     printf("device_sync_drains_all=%d\n", atomic_load(&y));
 
     /* synchronising the legacy stream waits for blocking streams, not non-blocking ones */
     atomic_int p1 = 0, p2 = 0;
-    flag_job fp1 = {&p1, 1, 150}, fp2 = {&p2, 1, 400};
+    gate gp1 = {0}, gp2 = {0};
+    flag_job fp1 = {&p1, 1, 20}, fp2 = {&p2, 1, 0};
+    CHECK(hipLaunchHostFunc(nb, wait_gate, &gp2));
     CHECK(hipLaunchHostFunc(nb, set_flag, &fp2));
+    CHECK(hipLaunchHostFunc(s2, wait_gate, &gp1));
     CHECK(hipLaunchHostFunc(s2, set_flag, &fp1));
     SHOW("null_query_busy_blocking", hipStreamQuery(NULL));
+    atomic_store(&gp1.open, 1);
     CHECK(hipStreamSynchronize(NULL));
     printf("null_sync=%d,%d\n", atomic_load(&p1), atomic_load(&p2));
     SHOW("null_query_idle", hipStreamQuery(NULL));
+    atomic_store(&gp2.open, 1);
     CHECK(hipDeviceSynchronize());
 
     /* destroying a stream with pending work lets the work finish */
