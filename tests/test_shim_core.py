@@ -125,3 +125,24 @@ def test_write_c_string_truncates_and_terminates() -> None:
     buf = ffi.new("char[8]", b"\xff" * 8)
     translate.write_c_string(ffi, buf, 8, "/a/long/path")
     assert ffi.string(buf) == b"/a/long"
+
+
+def test_no_generated_thunk_hands_our_handles_to_hip(built: Path) -> None:
+    """CUcontext, CUfunction, CUkernel, CUmodule and CUlibrary are the core's own structs,
+    not HIP handles: every generated thunk that forwards one to HIP must be overridden by
+    a hand-written definition in shim/core."""
+    import re
+
+    stubs = built / "driver" / "gen" / "driver_stubs.c"
+    if not stubs.exists():
+        pytest.skip("the code generator (pyshim.codegen.driver) made no stubs")
+    objs = sorted((built / "driver" / "obj").glob("*.o"))
+    strong = build.defined_symbols(objs)
+    offenders = []
+    for chunk in stubs.read_text().split("\nPYSHIM_WEAK ")[1:]:
+        m = re.match(r"CUresult (\w+)\(([^)]*)\)", chunk)
+        if m is None or "pyshim_unsupported" in chunk or m[1] in strong:
+            continue
+        if re.search(r"\bCU(context|function|kernel|module|library)\b", m[2]):
+            offenders.append(m[1])
+    assert offenders == []

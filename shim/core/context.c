@@ -382,3 +382,31 @@ CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
 {
     return cuDevicePrimaryCtxSetFlags_v2(dev, flags);
 }
+
+#undef cuCtxDestroy
+CUresult CUDAAPI cuCtxDestroy(CUcontext ctx);
+CUresult CUDAAPI cuCtxDestroy(CUcontext ctx)
+{
+    return cuCtxDestroy_v2(ctx);
+}
+
+/* Peer access is between devices in HIP: the context stands for its device. */
+CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!pyshim_ctx_valid(peerContext))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return pyshim_cu_from_hip(hipDeviceEnablePeerAccess(peerContext->device, Flags));
+}
+
+CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!pyshim_ctx_valid(peerContext))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return pyshim_cu_from_hip(hipDeviceDisablePeerAccess(peerContext->device));
+}

@@ -46,7 +46,7 @@ static CUresult check_dims(unsigned gx, unsigned gy, unsigned gz, unsigned bx, u
 
 static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                        unsigned by, unsigned bz, unsigned shmem, CUstream stream,
-                       void **params, void **extra, int per_thread)
+                       void **params, void **extra, int per_thread, int cooperative)
 {
     CUresult rc = pyshim_need_ctx();
     if (rc != CUDA_SUCCESS)
@@ -73,9 +73,16 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         static void *none[1];
         params = none;
     }
-    hipError_t err = hipModuleLaunchKernel(hf, gx, gy, gz, bx, by, bz, shmem,
-                                           pyshim_hip_stream(stream, per_thread),
-                                           extra != NULL ? NULL : params, extra_arg);
+    hipError_t err;
+    if (cooperative)
+        err = extra != NULL ? hipErrorInvalidValue
+                            : hipModuleLaunchCooperativeKernel(
+                                  hf, gx, gy, gz, bx, by, bz, shmem,
+                                  pyshim_hip_stream(stream, per_thread), params);
+    else
+        err = hipModuleLaunchKernel(hf, gx, gy, gz, bx, by, bz, shmem,
+                                    pyshim_hip_stream(stream, per_thread),
+                                    extra != NULL ? NULL : params, extra_arg);
     if (err != hipSuccess && pyshim_trace_enabled())
         pyshim_log("launch of %s failed: %s", f->name, hipGetErrorName(err));
     return pyshim_cu_from_hip(err);
@@ -88,7 +95,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
                                 void **kernelParams, void **extra)
 {
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                  sharedMemBytes, hStream, kernelParams, extra, 0);
+                  sharedMemBytes, hStream, kernelParams, extra, 0, 0);
 }
 
 CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -98,7 +105,7 @@ CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsign
                                      void **kernelParams, void **extra)
 {
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                  sharedMemBytes, hStream, kernelParams, extra, 1);
+                  sharedMemBytes, hStream, kernelParams, extra, 1, 0);
 }
 
 static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, void **extra,
@@ -115,7 +122,7 @@ static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, 
         }
     }
     return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
-                  c->blockDimZ, c->sharedMemBytes, c->hStream, params, extra, per_thread);
+                  c->blockDimZ, c->sharedMemBytes, c->hStream, params, extra, per_thread, 0);
 }
 
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
@@ -128,4 +135,25 @@ CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction 
                                        void **kernelParams, void **extra)
 {
     return launch_ex(config, f, kernelParams, extra, 1);
+}
+
+CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
+                                           unsigned int gridDimY, unsigned int gridDimZ,
+                                           unsigned int blockDimX, unsigned int blockDimY,
+                                           unsigned int blockDimZ, unsigned int sharedMemBytes,
+                                           CUstream hStream, void **kernelParams)
+{
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+                  sharedMemBytes, hStream, kernelParams, NULL, 0, 1);
+}
+
+CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX,
+                                                unsigned int gridDimY, unsigned int gridDimZ,
+                                                unsigned int blockDimX, unsigned int blockDimY,
+                                                unsigned int blockDimZ,
+                                                unsigned int sharedMemBytes, CUstream hStream,
+                                                void **kernelParams)
+{
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+                  sharedMemBytes, hStream, kernelParams, NULL, 1, 1);
 }

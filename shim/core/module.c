@@ -524,3 +524,41 @@ CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
     *hmod = (CUmodule)(void *)hfunc->lib;
     return CUDA_SUCCESS;
 }
+
+/* Enumerating a module's kernels needs the translator's kernel list, which the loader
+ * knows but this library does not keep yet: refuse by name rather than hand HIP a handle
+ * that is not HIP's. */
+CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
+{
+    (void)count;
+    (void)lib;
+    pyshim_unsupported("cuLibraryGetKernelCount");
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels,
+                                           CUlibrary lib)
+{
+    (void)kernels;
+    (void)numKernels;
+    (void)lib;
+    pyshim_unsupported("cuLibraryEnumerateKernels");
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
+{
+    (void)count;
+    (void)mod;
+    pyshim_unsupported("cuModuleGetFunctionCount");
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)
+{
+    (void)pTexRef;
+    (void)hmod;
+    (void)name;
+    pyshim_unsupported("cuModuleGetTexRef"); /* texture references: removed in CUDA 12 */
+    return CUDA_ERROR_NOT_SUPPORTED;
+}

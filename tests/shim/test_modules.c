@@ -91,6 +91,14 @@ int main(void)
                    CUDA_SUCCESS && max_threads > 0,
            "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK) = %d", max_threads);
 
+    int blocks = 0;
+    CUresult occ = cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, 64, 0);
+    EXPECT(occ == CUDA_SUCCESS && blocks > 0, "cuOccupancyMaxActiveBlocksPerMultiprocessor: %d (%d)",
+           blocks, occ);
+    size_t dyn = 0;
+    EXPECT(cuOccupancyAvailableDynamicSMemPerBlock(&dyn, fn, 2, 64) == CUDA_SUCCESS && dyn > 0,
+           "cuOccupancyAvailableDynamicSMemPerBlock: %zu", dyn);
+
     CUkernel missing = NULL;
     cuLibraryGetKernel(&missing, lib, "no_such_kernel");
     EXPECT(missing == NULL ||
