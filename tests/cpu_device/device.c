@@ -62,6 +62,13 @@ int main(void)
     attr("MaxThreadsPerMultiProcessor", hipDeviceAttributeMaxThreadsPerMultiProcessor);
     CHECK(hipDeviceGetAttribute(&v, hipDeviceAttributeClockRate, 0));
     printf("clock_matches=%d\n", v == p.clockRate);
+    /* every enumerator of both contiguous ranges answers */
+    int failures = 0, asked = 0;
+    for (int a = hipDeviceAttributeCudaCompatibleBegin; a <= hipDeviceAttributeHostNumaId; a++, asked++)
+        failures += hipDeviceGetAttribute(&v, (hipDeviceAttribute_t)a, 0) != hipSuccess;
+    for (int a = hipDeviceAttributeAmdSpecificBegin; a <= hipDeviceAttributePciChipId; a++, asked++)
+        failures += hipDeviceGetAttribute(&v, (hipDeviceAttribute_t)a, 0) != hipSuccess;
+    printf("attr.all=%d,%d\n", asked, failures);
     SHOW("attr.bogus", hipDeviceGetAttribute(&v, (hipDeviceAttribute_t)4242, 0));
     SHOW("attr.bad_device", hipDeviceGetAttribute(&v, hipDeviceAttributeWarpSize, 1));
 
