@@ -294,6 +294,28 @@ def test_untranslatable_kernel_is_named_with_its_instruction_and_line():
     assert b["verdict"] == CANNOT
 
 
+MULTI_SOURCE = r"""
+__global__ void twice(int *p) { asm volatile("brkpt;"); p[threadIdx.x] = 1; asm volatile("brkpt;"); }
+__global__ void once(int *p) { p[threadIdx.x] = 2; asm volatile("brkpt;"); }
+__global__ void clean(int *p) { p[threadIdx.x] = 3; }
+int main() { return 0; }
+"""
+
+
+def test_every_unsupported_instruction_of_a_module_is_named():
+    b = one(build("multi-brkpt", MULTI_SOURCE, []))
+    k = {k["name"]: k for k in b["kernels"]}
+    twice = k["_Z5twicePi"]["unsupported_instructions"]
+    once = k["_Z4oncePi"]["unsupported_instructions"]
+    assert len(twice) == 2 and len(once) == 1
+    lines = [int(m.split("line ")[1].split(":")[0]) for m in twice + once]
+    assert len(set(lines)) == 3  # three different lines of the one PTX module
+    assert all("brkpt" in m for m in twice + once)
+    assert k["_Z5cleanPi"]["unsupported_instructions"] == []
+    assert k["_Z5cleanPi"]["translates"] is False  # its module does not load
+    assert "its module fails to translate" in k["_Z5cleanPi"]["notes"][0]
+
+
 def test_no_translate_leaves_translation_unknown():
     b = one(build("brkpt", BRKPT_SOURCE, []), translate=False)
     assert {k["translates"] for k in b["kernels"]} == {None}

@@ -104,16 +104,21 @@ def _translate(entries: list[fatbin.Entry], names: list[str], by_name: dict[str,
     scan.ptx_bytes += len(text)
     scan.modules_translated += 1
     out = translate_probe.dry_run(text)
+    errors = [out]
+    if out.translates is False and out.unsupported:
+        errors = translate_probe.all_unsupported(text, out, budget.started + budget.seconds)
+    own = {e.function for e in errors if e.function}
     for n in names:
         k = by_name[n]
         if out.translates is False:
             k.translates = False
-            if out.function in (None, "", n):
-                if out.unsupported and out.error:
-                    _add(k.unsupported_instructions, out.error)
-                elif out.error:
-                    _add(k.notes, out.error)
-            else:
+            mine = [e for e in errors if e.function in (None, "", n)]
+            for e in mine:
+                if e.unsupported and e.error:
+                    _add(k.unsupported_instructions, e.error)
+                elif e.error:
+                    _add(k.notes, e.error)
+            if n not in own:
                 _add(k.notes, f"its module fails to translate: {out.error}")
         elif out.translates is True:
             if k.translates is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,7 @@ class Outcome:
     function: str | None = None  # the kernel/function the error is in
     unsupported: bool = False  # an UnsupportedInstruction rather than malformed PTX
     note: str | None = None
+    line: int = 0  # 1-based line of the error in the PTX text (0: unknown)
 
 
 def _entry() -> tuple[str | None, Callable[[str], Any] | None, str]:
@@ -61,10 +63,12 @@ def dry_run(text: str) -> Outcome:
         fn(text)
     except UnsupportedInstruction as exc:
         return Outcome(translates=False, mode=mode, error=str(exc),
-                       function=getattr(exc, "function", None) or None, unsupported=True)
+                       function=getattr(exc, "function", None) or None, unsupported=True,
+                       line=getattr(exc, "line", 0) or 0)
     except PtxError as exc:
         return Outcome(translates=False, mode=mode, error=str(exc),
-                       function=getattr(exc, "function", None) or None)
+                       function=getattr(exc, "function", None) or None,
+                       line=getattr(exc, "line", 0) or 0)
     except RecursionError:
         return Outcome(translates=None, mode=mode,
                        note=f"not checked: the {mode} step ran out of recursion depth")
@@ -75,3 +79,23 @@ def dry_run(text: str) -> Outcome:
         return Outcome(translates=True, mode=mode)
     return Outcome(translates=None, mode=mode,
                    note=f"parses; translation not checked ({why})")
+
+
+def all_unsupported(text: str, first: Outcome, deadline: float,
+                    max_rounds: int = 16) -> list[Outcome]:
+    """Every unsupported instruction of a module, not just the first: the translator stops
+    at the first, so the offending line is blanked and the module tried again, while the
+    errors are unsupported instructions with a known line, up to `max_rounds` and the
+    `deadline` (time.monotonic()). Blanking keeps line numbers, so each error names the
+    line of the original text. Starts from `first`, the outcome of dry_run(text)."""
+    found = [first]
+    lines = text.split("\n")
+    out = first
+    while (out.unsupported and 0 < out.line <= len(lines) and len(found) < max_rounds
+           and time.monotonic() < deadline):
+        lines[out.line - 1] = ""
+        out = dry_run("\n".join(lines))
+        if out.translates is not False or not out.unsupported:
+            break  # clean now, or an error that blanking cannot get past
+        found.append(out)
+    return found
