@@ -329,3 +329,17 @@ def test_program_linked_against_cuda_12_9(libs: Path, cuda12: tuple[Path, Path])
     # 12.9's cudaDeviceProp layout (multiProcessorCount moved, clockRate exists): the
     # program compares the struct with cudaDeviceGetAttribute
     assert "PASS SM count agrees" in proc.stdout and "PASS clock rate agrees" in proc.stdout
+
+
+@needs_translator
+@pytest.mark.network
+def test_kernel_program_linked_against_cuda_12_9(libs: Path, cuda12: tuple[Path, Path]) -> None:
+    inc, lib = cuda12
+    exe = nvcc(RT_DIR / "rt_kernels.cu", f"-I{inc}", "-cudart", "none", f"-L{lib}",
+               "-l:libcudart.so.12", name="rt_kernels12")
+    imp = imports(exe)
+    assert imp["__cudaRegisterFunction"] == "libcudart.so.12"
+    assert imp["cudaLaunchKernelExC"] == "libcudart.so.12"
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert "ALL PASSED" in proc.stdout

@@ -202,3 +202,10 @@ int pyshim_rt_hip_stream_callback(void *stream, void (*fn)(void *ctx, int cuda_s
         free(cb);
     return rt(err);
 }
+
+int pyshim_rt_hip_occupancy(int *blocks, void *fn, int block_size, size_t dynamic_shared,
+                            unsigned flags)
+{
+    return rt(hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+        blocks, (hipFunction_t)fn, block_size, dynamic_shared, flags));
+}

@@ -81,6 +81,8 @@ struct pyshim_rt_func_attrs {
 };
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_func_attrs(void *fn, struct pyshim_rt_func_attrs *out);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_device_count(int *count);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_occupancy(int *blocks, void *fn, int block_size,
+                                             size_t dynamic_shared, unsigned flags);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_device_reset(void);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_host_malloc(void **ptr, size_t size);
 /* cudaPointerAttributes' fields; type is a cudaMemoryType value */

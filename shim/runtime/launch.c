@@ -131,6 +131,53 @@ cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
     return launch(pyshim_rt_func_by_stub(func), gridDim, blockDim, args, sharedMem, stream, 1);
 }
 
+/* cudaLaunchKernelEx: the attributes that only tune scheduling are accepted and ignored
+ * (the backend has no such controls); any other one is refused by name. */
+static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func, void **args,
+                             int per_thread)
+{
+    STICKY_CHECK();
+    if (config == NULL || (config->numAttrs > 0 && config->attrs == NULL))
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
+    for (unsigned i = 0; i < config->numAttrs; i++) {
+        const cudaLaunchAttribute *a = &config->attrs[i];
+        switch (a->id) {
+        case cudaLaunchAttributeIgnore:
+        case cudaLaunchAttributeAccessPolicyWindow:
+        case cudaLaunchAttributeSynchronizationPolicy:
+        case cudaLaunchAttributePriority:
+        case cudaLaunchAttributeMemSyncDomain:
+        case cudaLaunchAttributeMemSyncDomainMap:
+            break;
+        case cudaLaunchAttributeCooperative:
+            if (a->val.cooperative == 0)
+                break;
+            return (cudaError_t)pyshim_rt_note_unsupported("cudaLaunchKernelExC (cooperative)");
+        case cudaLaunchAttributeClusterDimension:
+            if (a->val.clusterDim.x * a->val.clusterDim.y * a->val.clusterDim.z <= 1)
+                break;
+            return (cudaError_t)pyshim_rt_note_unsupported("cudaLaunchKernelExC (clusters)");
+        default:
+            pyshim_rt_log("cudaLaunchKernelExC: launch attribute %d is not supported",
+                          (int)a->id);
+            return (cudaError_t)pyshim_rt_note_unsupported("cudaLaunchKernelExC (attribute)");
+        }
+    }
+    return launch(pyshim_rt_func_by_stub(func), config->gridDim, config->blockDim, args,
+                  config->dynamicSmemBytes, config->stream, per_thread);
+}
+
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    return launch_ex(config, func, args, 0);
+}
+
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
+                                     void **args)
+{
+    return launch_ex(config, func, args, 1);
+}
+
 /* ---- per-kernel queries and settings ---- */
 
 static int resolve_stub(const void *func, void **fn)
@@ -184,4 +231,28 @@ cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheCon
     if (pyshim_rt_func_by_stub(func) == NULL)
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidDeviceFunction);
     return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks,
+                                                                   const void *func,
+                                                                   int blockSize,
+                                                                   size_t dynamicSMemSize,
+                                                                   unsigned int flags)
+{
+    STICKY_CHECK();
+    if (numBlocks == NULL || blockSize <= 0)
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
+    void *fn = NULL;
+    int rc = resolve_stub(func, &fn);
+    if (rc == cudaSuccess)
+        rc = pyshim_rt_hip_occupancy(numBlocks, fn, blockSize, dynamicSMemSize, flags);
+    return (cudaError_t)pyshim_rt_record(rc);
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func,
+                                                          int blockSize, size_t dynamicSMemSize)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
+                                                                  dynamicSMemSize,
+                                                                  cudaOccupancyDefault);
 }

@@ -54,9 +54,20 @@ static int run_poly(const char *what, cudaStream_t s, int explicit_launch)
         printf("  cudaMemcpyToSymbol -> %s\n", cudaGetErrorName(e));
     cudaMemcpyToSymbol(counter, &zero, sizeof zero);
     int nn = n;
-    if (explicit_launch) {
+    if (explicit_launch == 1) {
         void *args[] = {&x, &y, &nn};
         e = cudaLaunchKernel((const void *)poly, dim3(8), dim3(128), args, 0, s);
+    } else if (explicit_launch == 2) {
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributePriority;
+        attr[0].val.priority = 0;
+        cudaLaunchConfig_t config = {};
+        config.gridDim = dim3(8);
+        config.blockDim = dim3(128);
+        config.stream = s;
+        config.attrs = attr;
+        config.numAttrs = 1;
+        e = cudaLaunchKernelEx(&config, poly, (const float *)x, y, nn);
     } else {
         poly<<<8, 128, 0, s>>>(x, y, nn);
         e = cudaGetLastError();
@@ -80,6 +91,7 @@ int main(void)
 {
     CHECK("<<<>>> on the default stream", run_poly("<<<>>>", 0, 0));
     CHECK("cudaLaunchKernel", run_poly("cudaLaunchKernel", 0, 1));
+    CHECK("cudaLaunchKernelEx", run_poly("cudaLaunchKernelEx", 0, 2));
     cudaStream_t s;
     OK("stream", cudaStreamCreate(&s));
     CHECK("<<<>>> on a stream", run_poly("stream", s, 0));
@@ -109,6 +121,13 @@ int main(void)
     CHECK("attributes of a non-kernel",
           cudaFuncGetAttributes(&a, (const void *)run_poly) == cudaErrorInvalidDeviceFunction);
     cudaGetLastError();
+
+    int blocks = 0, min_grid = 0, best_block = 0;
+    OK("occupancy", cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, poly, 128, 0));
+    OK("potential block size", cudaOccupancyMaxPotentialBlockSize(&min_grid, &best_block, poly));
+    printf("  occupancy %d blocks of 128; suggested block %d grid %d\n", blocks, best_block,
+           min_grid);
+    CHECK("occupancy > 0", blocks > 0 && best_block > 0 && min_grid > 0);
 
     OK("device reset", cudaDeviceReset());
     CHECK("launch after reset", run_poly("after reset", 0, 0));
