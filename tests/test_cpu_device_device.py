@@ -35,7 +35,8 @@ def test_properties_and_attributes_per_wave_mode(wave: str) -> None:
     assert v["attr.MaxThreadsPerMultiProcessor"] == "2048"
     assert v["attr.ConcurrentKernels"] == "1"
     asked, failures = v["attr.all"].split(",")
-    assert int(asked) > 100 and failures == "0"
+    assert int(asked) > 100 and failures == "0", v.get("attr.unanswered")
+    assert v["attr.unused"] == "hipErrorInvalidValue"
     for key in ("driver_version_ok", "total_mem_positive", "prop.totalGlobalMem_matches",
                 "prop.managedMemory", "prop.unifiedAddressing", "prop.clockRate_positive",
                 "clock_matches", "uuid_stable"):
