@@ -116,7 +116,7 @@ def build_tables(progress=print) -> dict[str, str]:
         eps = {}
         for name, ep in api.entry_points.items():
             m = mapper.map(key, ep, status_of(ep.function, api))
-            if m.target:
+            if m.target and m.cls != "unsupported":
                 targets_used.add(m.target)
             eps[name] = {
                 "primary": ep.primary,
