@@ -64,6 +64,10 @@ int main()
     int *managed = nullptr;
     CHECK(cudaMallocManaged(&managed, bytes));
     CHECK(cudaMemcpy(managed, d2, bytes, cudaMemcpyDefault));
+    cudaMemLocation on_device = {cudaMemLocationTypeDevice, 0};
+    cudaMemLocation on_host = {cudaMemLocationTypeHost, 0};
+    CHECK(cudaMemPrefetchAsync(managed, bytes, on_device, 0, 0));
+    CHECK(cudaMemPrefetchAsync(managed, bytes, on_host, 0, 0));
     CHECK(cudaDeviceSynchronize());
     EXPECT(std::memcmp(managed, host, bytes) == 0);
     CHECK(cudaFree(managed));

@@ -1,0 +1,64 @@
+/* Managed-memory prefetch: CUDA names the destination with a CUmemLocation (12.2+) or a
+ * CUdevice (older ABI, CU_DEVICE_CPU for the host); HIP with a device ordinal or
+ * hipCpuDeviceId. */
+#include "internal.h"
+
+static CUresult prefetch(CUdeviceptr ptr, size_t count, int device, CUstream stream, int pt)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipMemPrefetchAsync((const void *)(uintptr_t)ptr, count, device,
+                                                  pyshim_hip_stream(stream, pt)));
+}
+
+static CUresult prefetch_location(CUdeviceptr ptr, size_t count, CUmemLocation loc,
+                                  unsigned int flags, CUstream stream, int pt)
+{
+    if (flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    switch (loc.type) {
+    case CU_MEM_LOCATION_TYPE_DEVICE:
+        return prefetch(ptr, count, loc.id, stream, pt);
+    case CU_MEM_LOCATION_TYPE_HOST:
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
+        return prefetch(ptr, count, hipCpuDeviceId, stream, pt);
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location,
+                                       unsigned int flags, CUstream hStream)
+{
+    return prefetch_location(devPtr, count, location, flags, hStream, 0);
+}
+
+CUresult CUDAAPI cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count,
+                                            CUmemLocation location, unsigned int flags,
+                                            CUstream hStream)
+{
+    return prefetch_location(devPtr, count, location, flags, hStream, 1);
+}
+
+/* the CUDA 8.0 ABI; cuda.h renames cuMemPrefetchAsync to _v2 */
+#undef cuMemPrefetchAsync
+CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
+                                    CUstream hStream);
+CUresult CUDAAPI cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
+                                         CUstream hStream);
+
+CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
+                                    CUstream hStream)
+{
+    return prefetch(devPtr, count, dstDevice == CU_DEVICE_CPU ? hipCpuDeviceId : dstDevice,
+                    hStream, 0);
+}
+
+CUresult CUDAAPI cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
+                                         CUstream hStream)
+{
+    return prefetch(devPtr, count, dstDevice == CU_DEVICE_CPU ? hipCpuDeviceId : dstDevice,
+                    hStream, 1);
+}
