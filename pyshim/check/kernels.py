@@ -75,45 +75,63 @@ def _add(lst: list[str], value: str) -> None:
         lst.append(value)
 
 
+@dataclass
+class _Failed:
+    """A module whose first dry run failed: its other errors are looked for afterwards."""
+
+    names: list[str]
+    text: str
+    first: translate_probe.Outcome
+
+
 def _translate(entries: list[fatbin.Entry], names: list[str], by_name: dict[str, Kernel],
-               budget: Budget, scan: KernelScan) -> None:
-    """Dry-run the PTX the loader would choose for this container and mark its kernels."""
+               budget: Budget, scan: KernelScan) -> _Failed | None:
+    """Dry-run the PTX the loader would choose for this container and mark its kernels;
+    a module that fails with an unsupported instruction is returned for a second look."""
     try:
         chosen = fatbin.choose_ptx(entries)
     except NoPtxError:
-        return  # SASS-only kernels are reported from the inventory
+        return None  # SASS-only kernels are reported from the inventory
     except UnsupportedPtxVersion as exc:
         for n in names:
             by_name[n].translates = False
             _add(by_name[n].notes, str(exc))
-        return
+        return None
     why = budget.allows(chosen.uncompressed_size or len(chosen.stored))
     if why is not None:
         scan.modules_skipped += 1
         for n in names:
             _add(by_name[n].notes, f"translation not checked: {why}")
-        return
+        return None
     try:
         text = chosen.ptx()
     except FatbinError as exc:
         for n in names:
             by_name[n].translates = False
             _add(by_name[n].notes, f"PTX unreadable: {exc}")
-        return
+        return None
     budget.used_bytes += len(text)
     scan.ptx_bytes += len(text)
     scan.modules_translated += 1
     out = translate_probe.dry_run(text)
-    errors = [out]
     if out.translates is False and out.unsupported:
-        errors = translate_probe.all_unsupported(text, out, budget.started + budget.seconds)
+        return _Failed(names, text, out)
+    _attribute(names, out, [out], by_name)
+    return None
+
+
+def _attribute(names: list[str], out: translate_probe.Outcome,
+               errors: list[translate_probe.Outcome], by_name: dict[str, Kernel]) -> None:
+    """Mark the kernels of one module with its dry-run outcome: the whole module fails to
+    load if any of it fails, and each kernel lists the errors inside it."""
     own = {e.function for e in errors if e.function}
     for n in names:
         k = by_name[n]
         if out.translates is False:
             k.translates = False
-            mine = [e for e in errors if e.function in (None, "", n)]
-            for e in mine:
+            for e in errors:
+                if e.function not in (None, "", n):
+                    continue
                 if e.unsupported and e.error:
                     _add(k.unsupported_instructions, e.error)
                 elif e.error:
@@ -125,6 +143,15 @@ def _translate(entries: list[fatbin.Entry], names: list[str], by_name: dict[str,
                 k.translates = True
         elif out.note:
             _add(k.notes, out.note)
+
+
+def _second_look(failed: list[_Failed], by_name: dict[str, Kernel], budget: Budget) -> None:
+    """With the time left after every module had its first dry run, find the other
+    unsupported instructions of the modules that failed."""
+    deadline = budget.started + budget.seconds
+    for f in failed:
+        errors = translate_probe.all_unsupported(f.text, f.first, deadline)
+        _attribute(f.names, f.first, errors, by_name)
 
 
 def _containers(elf: HostElf, view: memoryview) -> Iterator[tuple[str, int, memoryview]]:
@@ -186,12 +213,19 @@ def scan(elf: HostElf, translate: bool = True, budget: Budget | None = None,
         progress(f"kernels: {len(by_name)} in {result.containers} containers; "
                  f"{len(modules)} PTX modules" + (" to dry-run translate" if translate else ""))
     if translate:
+        failed: list[_Failed] = []
         for i, (_size, entries, ptx_names) in enumerate(sorted(modules, key=lambda t: t[0])):
-            _translate(entries, ptx_names, by_name, budget, result)
+            f = _translate(entries, ptx_names, by_name, budget, result)
+            if f is not None:
+                failed.append(f)
             if progress is not None and (i + 1) % 16 == 0:
                 progress(f"kernels: {i + 1}/{len(modules)} PTX modules done "
                          f"({result.modules_translated} translated, "
                          f"{result.modules_skipped} over budget)")
+        if progress is not None and failed:
+            progress(f"kernels: looking for more unsupported instructions in "
+                     f"{len(failed)} failed modules")
+        _second_look(failed, by_name, budget)
     for k in by_name.values():
         k.ptx.sort(key=lambda v: tuple(int(x) for x in v.split(".")))
         k.ptx_archs.sort(key=lambda v: int(v.split("_")[1]))
