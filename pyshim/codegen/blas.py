@@ -255,6 +255,11 @@ _ALIASES = {"jobz": ("evect", "left_svect"), "range": ("erange",), "meig": ("nev
             "devipiv": ("ipiv",), "devinfo": ("info",), "w": ("d",), "itype": ("itype",)}
 
 
+# Target parameters a size query needs but cuSOLVER's _bufferSize does not take: the
+# workspace does not depend on them (sytrf_bufferSize has no uplo).
+_QUERY_DEFAULTS = {"uplo": "rocblas_fill_upper"}
+
+
 def _precision(symbol: str) -> str:
     m = re.match(r"cusolverDn([SDCZ])", symbol)
     if not m:
@@ -287,6 +292,8 @@ def _buffer_size_adapter(symbol: str, sig: dict, entry: dict, target: dict,
             exprs.append(_arg_expr(conv, n, t, rtype, cv))
         elif "*" in rtype:
             exprs.append("NULL")
+        elif rname in _QUERY_DEFAULTS:
+            exprs.append(_QUERY_DEFAULTS[rname])
         elif rname.startswith("ld") and "n" in cuda:
             exprs.append(f"({_as_value_type(rtype)})({cuda['n'][1]} > 1 ? {cuda['n'][1]} : 1)")
         else:
