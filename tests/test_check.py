@@ -228,6 +228,22 @@ def test_example_static_cudart_runs_and_lists_its_kernels():
     assert all(e["status"] == tables.driver_status(e["name"]).status for e in asked)
 
 
+def test_stripped_static_executable_is_still_recognised(tmp_path):
+    """No symbol table: cudart is found by its table of driver names; the calls the program
+    makes cannot be seen, and the report says so instead of guessing."""
+    exe = tmp_path / "stripped"
+    shutil.copy(build("gaps", GAPS_SOURCE, []), exe)
+    subprocess.run(["strip", str(exe)], check=True, timeout=60)
+    b = one(exe)
+    sc = b["static_cudart"]
+    assert sc["version"] == "13.0" and not sc["calls_visible"]
+    assert "driver entry point names" in sc["evidence"]
+    assert not [e for e in b["entry_points"] if e["via"] == "call"]
+    assert len([e for e in b["entry_points"] if e["via"] == "cuGetProcAddress"]) >= 300
+    assert any("cannot be seen" in n for n in b["notes"])
+    assert kernel_names(b) == ["_Z5scalePffi"]
+
+
 def test_cuda_12_9_runtime_is_told_apart_from_13():
     """NVIDIA's libcudart.so.12 (12.9) carries cudart's driver-name table too; it asks for
     12.8 ABIs at most (fetched by the runtime tests into build/runtime/cuda12)."""
