@@ -16,40 +16,13 @@
 #include "blas_lapack.h"
 #include <rocsolver/rocsolver.h>
 
-#define RS_CHECK(c, st)                                                           \
-    if (c)                                                                        \
-    return rocblas_status_##st
-/* between the size checks and the pointer checks */
-#define RS_QUERY_OR_ENTER(h)                                                      \
-    do {                                                                          \
-        if ((h)->size_query)                                                      \
-            return rocblas_status_size_unchanged;                                 \
-    } while (0)
-#define RS_ENTER(h)                                                               \
-    do {                                                                          \
-        rocblas_status enter_ = rb_enter(h);                                      \
-        if (enter_ != rocblas_status_success)                                     \
-            return enter_;                                                        \
-    } while (0)
-#define V(p) ((void *)(p))
+#include "blas_solver.h"
 
-/* LAPACK routine names by precision letter: lapack.h spells the wrappers of routines with
- * character arguments (which may append hidden string lengths) scipy_LAPACK_*, the others
- * LAPACK_* */
-#define LP(pre, name) LAPACK_##pre##name
-#define LPC(pre, name) scipy_LAPACK_##pre##name
 /* orgqr/ungqr etc.: real and complex spell them differently */
 #define RS_ORG_s sorgqr
 #define RS_ORG_d dorgqr
 #define RS_ORG_c cungqr
 #define RS_ORG_z zungqr
-
-/* a LAPACK workspace query (lwork = -1) leaves the size in the first element */
-static int rs_lwork_from(const void *w, int is_double)
-{
-    double v = is_double ? *(const double *)w : (double)*(const float *)w;
-    return v < 1 ? 1 : (int)v + 1;
-}
 
 /* ---- LU ---- */
 #define RS_GETRF(F, pre, T)                                                                    \
@@ -178,10 +151,6 @@ RS_ALL(RS_GETRS)
     }
 RS_ALL(RS_POTRF)
 
-/* plain-form routines below: one per precision */
-#define RS_PLAIN(M) M(s, float, float, 0) M(d, double, double, 1) \
-    M(c, rocblas_float_complex, float, 0) M(z, rocblas_double_complex, double, 1)
-
 #define RS_POTRS(pre, T, R, dbl)                                                               \
     RB_API rocblas_status rocsolver_##pre##potrs(rocblas_handle handle, const rocblas_fill uplo, \
                                                  const rocblas_int n, const rocblas_int nrhs,  \
@@ -221,20 +190,6 @@ RS_PLAIN(RS_POTRS)
         return rocblas_status_success;                                                         \
     }
 RS_PLAIN(RS_POTRI)
-
-/* LAPACK drivers with a work array: query, allocate, run. WORK_CALL(w, lw) makes the call. */
-#define RS_WITH_WORK(T, dbl, CALL, X)                                                          \
-    do {                                                                                       \
-        T q_[1];                                                                               \
-        int lw_ = -1;                                                                          \
-        CALL(X, q_, &lw_);                                                                     \
-        lw_ = rs_lwork_from(q_, dbl);                                                          \
-        T *w_ = malloc(sizeof(T) * (size_t)lw_);                                               \
-        if (!w_)                                                                               \
-            return rocblas_status_memory_error;                                                \
-        CALL(X, w_, &lw_);                                                                     \
-        free(w_);                                                                              \
-    } while (0)
 
 #define RS_GETRI(pre, T, R, dbl)                                                               \
     RB_API rocblas_status rocsolver_##pre##getri(rocblas_handle handle, const rocblas_int n,   \
@@ -371,11 +326,6 @@ RS_PLAIN(RS_GELS)
 RS_PLAIN(RS_SYTRF)
 
 /* ---- SVD: E receives the unconverged superdiagonal (LAPACK leaves it in work[1..]) ---- */
-static char rs_svect(rocblas_svect v)
-{
-    return v == rocblas_svect_all ? 'A' : v == rocblas_svect_singular ? 'S'
-         : v == rocblas_svect_overwrite ? 'O' : v == rocblas_svect_none ? 'N' : 0;
-}
 #define RS_GESVD(pre, T, R, dbl, cplx)                                                         \
     RB_API rocblas_status rocsolver_##pre##gesvd(                                              \
         rocblas_handle handle, const rocblas_svect left_svect, const rocblas_svect right_svect, \

@@ -6,7 +6,8 @@ host memory on the CPU device).
 
 Calling convention of `Rb.call(name, *args)`: a plain Python int is a size argument
 (rocblas_int, or int64_t for a `_64` entry point); `E(v)` is an enum (int), `S(v)` a
-rocblas_stride (int64), a numpy array or `Operand` passes its address(es).
+rocblas_stride (int64), a numpy float32/float64 scalar a by-value float/double, and a numpy
+array passes its address.
 """
 
 from __future__ import annotations
@@ -78,6 +79,10 @@ class Rb:
             return ctypes.c_int(a.v)
         if isinstance(a, S):
             return ctypes.c_int64(a.v)
+        if isinstance(a, np.float32):
+            return ctypes.c_float(a)
+        if isinstance(a, np.float64):
+            return ctypes.c_double(a)
         if isinstance(a, np.ndarray):
             return ctypes.c_void_p(a.ctypes.data)
         if a is None:

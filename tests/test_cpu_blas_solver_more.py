@@ -1,0 +1,194 @@
+"""rocSOLVER reductions, generalized/selected eigenproblems and Jacobi entry points on the
+CPU device, against numpy/scipy."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+
+sys.path.insert(0, str(Path(__file__).parent / "cpu_blas"))
+import harness as H  # noqa: E402
+from harness import FILL, OP, E, S  # noqa: E402
+
+EFORM_AX, EVECT_ORIG, ERANGE_ALL, ERANGE_VAL, ERANGE_IDX = 221, 211, 231, 232, 233
+ESORT_ASC, SVECT_SINGULAR, COLUMN_WISE, ROW_WISE = 252, 192, 181, 182
+
+
+@pytest.fixture(scope="module")
+def rb() -> H.Rb:
+    return H.Rb(H.build_libs())
+
+
+def F(a):
+    return np.asfortranarray(a).ravel(order="F").copy()
+
+
+def M(buf, m, n, ld=None):
+    return H.mat_from(buf, m, n, ld or m)
+
+
+def herm(rng, pre, n, shift=0.0):
+    a = H.rand(rng, pre, (n, n))
+    return (a @ a.conj().T + shift * np.eye(n)).astype(H.DTYPE[pre])
+
+
+@pytest.mark.parametrize("pre", "sdcz")
+def test_bidiagonal_and_tridiagonal(rb, pre):
+    rng = np.random.default_rng(0)
+    cplx = pre in "cz"
+    m, n = 6, 4
+    a = H.rand(rng, pre, (m, n))
+    A = F(a)
+    d, e = np.zeros(n, H.RTYPE[pre]), np.zeros(n - 1, H.RTYPE[pre])
+    tq, tp = np.zeros(n, H.DTYPE[pre]), np.zeros(n, H.DTYPE[pre])
+    assert rb.call(f"rocsolver_{pre}gebrd", m, n, A, m, d, e, tq, tp) == 0
+    Q, P = A.copy(), A.copy()
+    org = "ungbr" if cplx else "orgbr"
+    assert rb.call(f"rocsolver_{pre}{org}", E(COLUMN_WISE), m, n, n, Q, m, tq) == 0
+    # P^H: n x n from the rows of A (ld m)
+    Pb = np.zeros(n * n, H.DTYPE[pre])
+    for j in range(n):
+        Pb[j * n:(j + 1) * n] = P[j * m:j * m + n]
+    assert rb.call(f"rocsolver_{pre}{org}", E(ROW_WISE), n, n, m, Pb, n, tp) == 0
+    B = np.diag(d) + np.diag(e, 1)
+    assert H.close(pre, M(Q, m, n) @ B @ M(Pb, n, n), a, scale=10)
+    # tridiagonal reduction, its Q, and applying Q with ormtr
+    h = herm(rng, pre, n)
+    for uplo in "UL":
+        Hb = F(h)
+        d, e, tau = (np.zeros(n, H.RTYPE[pre]), np.zeros(n - 1, H.RTYPE[pre]),
+                     np.zeros(n - 1, H.DTYPE[pre]))
+        trd = "hetrd" if cplx else "sytrd"
+        assert rb.call(f"rocsolver_{pre}{trd}", E(FILL[uplo]), n, Hb, n, d, e, tau) == 0
+        C = H.rand(rng, pre, (n, 2))
+        Cb = F(C)
+        mtr = "unmtr" if cplx else "ormtr"
+        assert rb.call(f"rocsolver_{pre}{mtr}", E(141), E(FILL[uplo]), E(OP["N"]), n, 2, Hb, n,
+                       tau, Cb, n) == 0
+        orgtr = "ungtr" if cplx else "orgtr"
+        assert rb.call(f"rocsolver_{pre}{orgtr}", E(FILL[uplo]), n, Hb, n, tau) == 0
+        Q = M(Hb, n, n)
+        T = np.diag(d) + np.diag(e, 1) + np.diag(e, -1)
+        assert H.close(pre, Q @ T @ Q.conj().T, h, scale=10)
+        assert H.close(pre, M(Cb, n, 2), Q @ C, scale=10)
+
+
+@pytest.mark.parametrize("pre", "sdcz")
+def test_lauum_laswp_potrs_batched(rb, pre):
+    rng = np.random.default_rng(1)
+    n = 5
+    a = H.rand(rng, pre, (n, n))
+    a[np.diag_indices(n)] = np.abs(a.diagonal())  # a Cholesky factor: LAPACK reads it as real
+    A = F(a)
+    assert rb.call(f"rocsolver_{pre}lauum", E(FILL["U"]), n, A, n) == 0
+    u = np.triu(a)
+    assert H.close(pre, np.triu(M(A, n, n)), np.triu(u @ u.conj().T), scale=10)
+    A = F(a)
+    ipiv = np.array([3, 3, 5, 4, 5], np.int32)
+    assert rb.call(f"rocsolver_{pre}laswp", n, A, n, 1, n, ipiv, 1) == 0
+    want = a.copy()
+    for i, p in enumerate(ipiv):
+        want[[i, p - 1]] = want[[p - 1, i]]
+    assert np.array_equal(M(A, n, n), want)
+    spd = herm(rng, pre, n, shift=n)
+    L = np.linalg.cholesky(spd)
+    for form in "BS":
+        batch = 2
+        Ls = H.Operand.make(form, [F(L)] * batch)
+        rhs = [H.rand(rng, pre, n) for _ in range(batch)]
+        Bs = H.Operand.make(form, rhs)
+        sfx = "_batched" if form == "B" else "_strided_batched"
+        assert rb.call(f"rocsolver_{pre}potrs{sfx}", E(FILL["L"]), n, 1, *Ls.args(n),
+                       *Bs.args(n), batch) == 0
+        for b in range(batch):
+            assert H.close(pre, spd @ Bs.bufs[b], rhs[b], scale=100)
+
+
+@pytest.mark.parametrize("pre", "sdcz")
+def test_generalized_and_selected_eigen(rb, pre):
+    rng = np.random.default_rng(2)
+    cplx = pre in "cz"
+    n = 5
+    a, b = herm(rng, pre, n), herm(rng, pre, n, shift=n)
+    want = sla.eigh(a, b, eigvals_only=True)
+    info = np.array([-1], np.int32)
+    A, B = F(a), F(b)
+    d, e = np.zeros(n, H.RTYPE[pre]), np.zeros(n, H.RTYPE[pre])
+    gvd = "hegvd" if cplx else "sygvd"
+    assert rb.call(f"rocsolver_{pre}{gvd}", E(EFORM_AX), E(EVECT_ORIG), E(FILL["U"]), n, A, n, B,
+                   n, d, e, info) == 0 and info[0] == 0
+    assert H.close(pre, d, want, scale=100)
+    # selected eigenpairs of a: by index (2..4) and by value
+    full = np.linalg.eigvalsh(a)
+    R = H.RTYPE[pre]
+    for rng_kind, vl, vu, il, iu, sel in ((ERANGE_IDX, 0, 0, 2, 4, full[1:4]),
+                                          (ERANGE_VAL, full[0] + 1e-3, full[-1] + 1, 1, 1,
+                                           full[1:]),
+                                          (ERANGE_ALL, 0, 0, 1, 1, full)):
+        A = F(a)
+        nev = np.array([-1], np.int32)
+        W, Z = np.zeros(n, R), np.zeros(n * n, H.DTYPE[pre])
+        evx = "heevdx" if cplx else "syevdx"
+        assert rb.call(f"rocsolver_{pre}{evx}", E(EVECT_ORIG), E(rng_kind), E(FILL["L"]), n, A,
+                       n, R(vl), R(vu), il, iu, nev, W, Z, n, info) == 0
+        assert info[0] == 0 and nev[0] == len(sel)
+        assert H.close(pre, W[:nev[0]], sel, scale=100)
+        z = M(Z, n, n)[:, :nev[0]]
+        assert H.close(pre, a @ z, z * W[:nev[0]], scale=100)
+    A, B = F(a), F(b)
+    nev = np.array([-1], np.int32)
+    W, Z = np.zeros(n, R), np.zeros(n * n, H.DTYPE[pre])
+    gvx = "hegvdx" if cplx else "sygvdx"
+    assert rb.call(f"rocsolver_{pre}{gvx}", E(EFORM_AX), E(EVECT_ORIG), E(ERANGE_IDX),
+                   E(FILL["U"]), n, A, n, B, n, R(0), R(0), 1, 2, nev, W, Z, n, info) == 0
+    assert nev[0] == 2 and H.close(pre, W[:2], want[:2], scale=100)
+
+
+@pytest.mark.parametrize("pre", "sdcz")
+def test_jacobi_entry_points(rb, pre):
+    rng = np.random.default_rng(3)
+    cplx = pre in "cz"
+    R = H.RTYPE[pre]
+    n = 4
+    a = herm(rng, pre, n)
+    info, sweeps, resid = np.array([-1], np.int32), np.array([-1], np.int32), np.array([7], R)
+    A, W = F(a), np.zeros(n, R)
+    evj = "heevj" if cplx else "syevj"
+    assert rb.call(f"rocsolver_{pre}{evj}", E(ESORT_ASC), E(EVECT_ORIG), E(FILL["U"]), n, A, n,
+                   R(1e-7), resid, 100, sweeps, W, info) == 0
+    assert info[0] == 0 and resid[0] == 0 and sweeps[0] >= 0
+    assert H.close(pre, W, np.linalg.eigvalsh(a), scale=100)
+    for form in "BS":
+        batch = 2
+        As = H.Operand.make(form, [F(a)] * batch)
+        Wb = np.zeros(n * batch, R)
+        inf_b, sw_b, res_b = np.full(batch, -1, np.int32), np.zeros(batch, np.int32), \
+            np.ones(batch, R)
+        sfx = "_batched" if form == "B" else "_strided_batched"
+        assert rb.call(f"rocsolver_{pre}{evj}{sfx}", E(ESORT_ASC), E(EVECT_ORIG), E(FILL["L"]),
+                       n, *As.args(n), R(0), res_b, 10, sw_b, Wb, S(n), inf_b, batch) == 0
+        assert np.all(inf_b == 0) and H.close(pre, Wb[n:], np.linalg.eigvalsh(a), scale=100)
+    b = herm(rng, pre, n, shift=n)
+    A, B, W = F(a), F(b), np.zeros(n, R)
+    gvj = "hegvj" if cplx else "sygvj"
+    assert rb.call(f"rocsolver_{pre}{gvj}", E(EFORM_AX), E(EVECT_ORIG), E(FILL["U"]), n, A, n,
+                   B, n, R(0), resid, 10, sweeps, W, info) == 0
+    assert H.close(pre, W, sla.eigh(a, b, eigvals_only=True), scale=100)
+    m = 6
+    g = H.rand(rng, pre, (m, n))
+    A, Sv = F(g), np.zeros(n, R)
+    U, V = np.zeros(m * n, H.DTYPE[pre]), np.zeros(n * n, H.DTYPE[pre])
+    assert rb.call(f"rocsolver_{pre}gesvdj", E(SVECT_SINGULAR), E(SVECT_SINGULAR), m, n, A, m,
+                   R(0), resid, 10, sweeps, Sv, U, m, V, n, info) == 0
+    assert info[0] == 0 and H.close(pre, Sv, np.linalg.svd(g, compute_uv=False), scale=10)
+    assert H.close(pre, M(U, m, n) @ np.diag(Sv) @ M(V, n, n), g, scale=10)
+    As = H.Operand.make("B", [F(g), F(2 * g)])
+    Sb = np.zeros(2 * n, R)
+    inf_b, sw_b, res_b = np.full(2, -1, np.int32), np.zeros(2, np.int32), np.ones(2, R)
+    assert rb.call(f"rocsolver_{pre}gesvdj_batched", E(194), E(194), m, n, *As.args(m), R(0),
+                   res_b, 10, sw_b, Sb, S(n), None, m, S(0), None, n, S(0), inf_b, 2) == 0
+    assert H.close(pre, Sb[n:], 2 * np.linalg.svd(g, compute_uv=False), scale=10)
