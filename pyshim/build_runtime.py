@@ -30,7 +30,9 @@ from pyshim.paths import PACKAGE_DIR, REPO_DIR, SHIM_DIR, build_dir
 RUNTIME_DIR = SHIM_DIR / "runtime"
 EMBED_DIR = PACKAGE_DIR / "embed"
 CC = os.environ.get("CC", "cc")
-CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-D__HIP_PLATFORM_AMD__"]
+# -fno-plt: a thunk calls HIP through the GOT slot it has just checked for NULL
+CFLAGS = ["-std=c11", "-O2", "-fPIC", "-fno-plt", "-Wall", "-Wextra", "-Werror",
+          "-D__HIP_PLATFORM_AMD__"]
 
 # Runs once inside the CUDA program when libcudart first calls into Python; mirrors
 # pyshim/embed/init_code.py with this library's module name. The work is in

@@ -267,6 +267,26 @@ def test_every_example_with_shared_cudart(libs: Path, name: str,
     _example(name, libs, *flags)
 
 
+@pytest.mark.slow
+def test_forwarded_call_overhead(libs: Path, tmp_path: Path) -> None:
+    """A thunk is a couple of loads and a call (DESIGN.md budget: <= 5 ns over HIP). On a
+    shared machine only a gross regression (a lock, Python, a syscall) is asserted."""
+    exe = tmp_path / "bench_forward"
+    proc = subprocess.run(
+        ["gcc", "-O2", "-o", str(exe), str(RT_DIR / "bench_forward.c"),
+         f"-L{libs / 'lib'}", "-l:libcudart.so.13", f"-L{libs / 'cpu'}",
+         "-l:libamdhip64.so.7", "-Wl,--allow-shlib-undefined"],
+        capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = subprocess.run([str(exe)], capture_output=True, text=True, env=shim_env(libs),
+                         timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    for line in out.stdout.splitlines():
+        name, through, direct = line.split()
+        print(f"{name}: {float(through) - float(direct):.1f} ns over HIP")
+        assert float(through) - float(direct) < 25, line
+
+
 # ---------------------------------------------------------------- CUDA 12.9
 
 
