@@ -21,13 +21,13 @@ def test_translate_to_file_and_dump_ir(tmp_path):
     assert r.returncode == 0, r.stderr
     text = out.read_text()
     assert "pyshim_module" in text and "cpu-wave32" in text
-    assert "IR after classify_sync" in r.stderr and "mode='fiber'" in r.stderr
+    assert "IR after classify_sync" in r.stderr and "mode='phase'" in r.stderr
 
 
 def test_stats():
     r = _pyshim("stats", str(SAMPLE))
     assert r.returncode == 0, r.stderr
-    assert "lines/s" in r.stdout and "block_sum: fiber" in r.stdout and "saxpy: loop" in r.stdout
+    assert "lines/s" in r.stdout and "block_sum: phase" in r.stdout and "warp_ops: fiber" in r.stdout and "saxpy: loop" in r.stdout
 
 
 def test_bad_ptx_is_a_clean_error(tmp_path):

@@ -22,10 +22,12 @@ def ptx_text(tmp_path_factory) -> str:
     return out.read_text()
 
 
-@pytest.fixture(scope="module", params=[64, 32], ids=["wave64", "wave32"])
+@pytest.fixture(scope="module", params=[(64, ""), (32, ""), (64, "+fibers")],
+                ids=["wave64", "wave32", "wave64-fibers"])
 def mod(request, ptx_text, tmp_path_factory):
-    wave = request.param
-    m = build(ptx_text, f"cpu-wave{wave}", tmp_path_factory.mktemp(f"w{wave}"))
+    """Both wave modes; barrier kernels as phases, and (wave64-fibers) all as fibers."""
+    wave, option = request.param
+    m = build(ptx_text, f"cpu-wave{wave}{option}", tmp_path_factory.mktemp(f"w{wave}"))
     m.wave = wave
     return m
 
@@ -145,3 +147,16 @@ def test_syncthreads_count_and_or(mod):
     run(mod, "bar_red", (1,), (96,), [v, out])
     want = (v > 0).sum() * 100 + int((v > -5).all()) * 10 + int((v > 100).any())
     assert (out == want).all()
+
+
+def test_local_array_across_barriers_with_early_exit(mod):
+    n = 50
+    v = np.random.default_rng(6).integers(0, 1000, 64).astype(np.int32)
+    out = np.full(64, -7, np.int32)
+    run(mod, "local_across_barrier", (1,), (64,), [v, out, n])
+    priv = [[int(v[t]) * (k + 1) for k in range(8)] for t in range(n)]
+    s = [priv[t][v[t] & 7] for t in range(n)]
+    for t in range(n):
+        acc = sum(priv[t][(k + s[(t + 1) % n]) & 7] for k in range(8))
+        assert out[t] == acc + s[(t + 3) % n], t
+    assert (out[n:] == -7).all()

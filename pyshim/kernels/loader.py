@@ -148,7 +148,7 @@ def load_module(data: bytes, target: str) -> LoadedModule:
     """Translate (or fetch from the cache) the kernels of one module image for `target`."""
     from pyshim.kernels import cache
     from pyshim.kernels.compile import compiler_identity
-    from pyshim.ptx.translate import TRANSLATOR_VERSION
+    from pyshim.ptx.translate import translator_fingerprint
 
     t0 = time.perf_counter()
     _check_target(target)
@@ -162,10 +162,10 @@ def load_module(data: bytes, target: str) -> LoadedModule:
             ident = hip_compiler_identity()
         except CompileError as exc:
             raise UnsupportedTarget(f"kernel target {target}: {exc}") from None
-        key = cache.cache_key(ptx_bytes, TRANSLATOR_VERSION, target, ident)
+        key = cache.cache_key(ptx_bytes, translator_fingerprint(), target, ident)
         path, cached = cache.get_or_build(key, ".co", lambda: _build_hip(ptx, target, meta))
     else:
-        key = cache.cache_key(ptx_bytes, TRANSLATOR_VERSION, target, compiler_identity())
+        key = cache.cache_key(ptx_bytes, translator_fingerprint(), target, compiler_identity())
         path, cached = cache.get_or_build(key, ".so", lambda: _build_cpu(ptx, target, meta))
     info_path = cache.lookup(key, ".json") if cached else None
     info = None

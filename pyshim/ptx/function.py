@@ -97,6 +97,13 @@ class FunctionEmitter:
         self.scopes: list[dict[str, ir.Var]] = [{}]
         self.lines: list[str] = []
         self.tmp = 0
+        self.labels: set[str] = set()
+        # phase mode (see passes/classify_sync.py): registers live in the context copy `l`,
+        # arrays in the per-thread context `L`; their declarations go to a struct
+        self.reg_prefix = ""
+        self.phase_arrays: set[str] = set()
+        self.phase_decls: list[str] = []
+        self.ret_stmt = "return;"
         for p in fn.params:
             self.scopes[0][p.name] = p
         for p in fn.returns:
@@ -137,6 +144,9 @@ class FunctionEmitter:
         out = []
         for i in range(0, len(names), 16):
             out.append(f"{ct} {', '.join(names[i:i + 16])};")
+        if self.reg_prefix:
+            self.phase_decls.extend(out)
+            return ""
         return "\n".join(out)
 
     def reg_type(self, name: str, inst: ir.Instruction) -> str:
@@ -189,7 +199,7 @@ class FunctionEmitter:
                     expr = self.convert(sp[0], sp[1], ty, inst)
                 else:
                     rt = self.reg_type(op.name, inst)
-                    expr = self.convert(cname_reg(op.name), rt, ty, inst)
+                    expr = self.convert(self.reg_prefix + cname_reg(op.name), rt, ty, inst)
                 self.src_cache[key] = expr
             return expr
         if type(op) is ir.Imm:
@@ -257,7 +267,8 @@ class FunctionEmitter:
                 if op.name in SPECIAL:
                     raise self.bad(inst, f"cannot write special register {op.name}")
                 rt = self.reg_type(op.name, inst)
-                hit = self.dst_cache[key] = (cname_reg(op.name), rt, C_TYPE[rt] == C_TYPE[ty])
+                hit = self.dst_cache[key] = (self.reg_prefix + cname_reg(op.name), rt,
+                                             C_TYPE[rt] == C_TYPE[ty])
             if hit[2]:
                 return f"{hit[0]} = {expr};"
             return f"{hit[0]} = {self.convert(expr, ty, hit[1], inst)};"
@@ -308,7 +319,7 @@ class FunctionEmitter:
             if v.space == "shared":
                 return self.shared_offset(v), "u64"
             if v.space == "reg":
-                return cname_reg(v.name), v.type
+                return self.reg_prefix + cname_reg(v.name), v.type
             return f"((uint64_t)(uintptr_t){self.var_ptr(v, inst)})", "u64"
         if name in self.tr.functions:
             f = self.tr.functions[name]
@@ -322,7 +333,14 @@ class FunctionEmitter:
         if v.space in ("global", "const") and v.linkage == "extern" and v.init is None \
                 and v.name not in self.tr.defined_vars:
             raise self.unsupported(inst, f"external variable {v.name} (separate compilation)")
-        return f"((uint8_t *){cname_var(v.name)})"
+        return f"((uint8_t *){self.var_cname(v)})"
+
+    def var_cname(self, v: ir.Var) -> str:
+        """C name of a variable's storage (phase-mode kernels keep arrays in the per-thread
+        context, which outlives the block function's frame)."""
+        if v.name in self.phase_arrays:
+            return f"L->{cname_var(v.name)}"
+        return cname_var(v.name)
 
     def addr(self, op: ir.Operand, space: str, inst: ir.Instruction) -> str:
         """uint8_t* expression for an address operand in state space `space`."""

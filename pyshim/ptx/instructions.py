@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pyshim.ptx import ir
-from pyshim.ptx.function import FunctionEmitter, cname_fn, cname_label, cname_var
+from pyshim.ptx.function import FunctionEmitter, cname_fn, cname_label
 from pyshim.ptx.types import BITS, C_TYPE, FLOAT, HALF, HALF2, INT, SIGNED, SIZE, sint_of, uint_of
 
 Fe = FunctionEmitter
@@ -887,6 +887,9 @@ def _bar(fe: Fe, inst: I) -> str:
     if mods[:1] == ["warp"]:  # bar.warp.sync membermask: lanes of the warp converge
         return f"(void)ps_wave_ballot(ctx, {inst.site}u, 1);"
     kind = mods[0] if mods else "sync"
+    if kind == "sync" and len(mods) == 1 and fe.reg_prefix and len(ops) == 1:
+        # phase mode: save the registers, report this barrier, resume here next phase
+        return f"{{ return {inst.site}u; }} ps_at_{inst.site}: ;"
     if kind == "sync" and len(mods) == 1 and len(ops) in (1, 2):
         cnt = fe.src(ops[1], "u32", inst) if len(ops) == 2 else "0u"
         return f"ps_bar_sync(ctx, {fe.src(ops[0], 'u32', inst)}, {cnt});"
@@ -997,17 +1000,17 @@ def _bra(fe: Fe, inst: I) -> str:
 
 
 def _ret(fe: Fe, inst: I) -> str:
-    return "return;"
+    return fe.ret_stmt
 
 
 def _exit(fe: Fe, inst: I) -> str:
     if not fe.fn.entry:
         raise fe.unsupported(inst, "exit inside a .func")
-    return "return;"
+    return fe.ret_stmt
 
 
 def _trap(fe: Fe, inst: I) -> str:
-    return "{ PS_TRAP(ctx); return; }"
+    return f"{{ PS_TRAP(ctx); {fe.ret_stmt} }}"
 
 
 def _call(fe: Fe, inst: I) -> str:
@@ -1029,7 +1032,8 @@ def _call(fe: Fe, inst: I) -> str:
         if callee is None:
             raise fe.bad(inst, f"call to undeclared function {target.name}")
         if callee.body is None:
-            return fe.tr.target.extern_call(fe, inst, target.name, params, len(rets))
+            code = fe.tr.target.extern_call(fe, inst, target.name, params, len(rets))
+            return code.replace("return;", fe.ret_stmt)
         if len(rets) != len(callee.returns) or len(args) != len(callee.params):
             raise fe.bad(inst, f"{target.name} takes {len(callee.params)} parameters and "
                                f"{len(callee.returns)} results")
@@ -1046,7 +1050,7 @@ def _param_ptr(fe: Fe, inst: I, op: ir.Operand) -> str:
         v = fe.lookup(op.name)
         if v is None or v.space != "param":
             raise fe.unsupported(inst, f"call argument {op.name} is not a .param variable")
-        return f"(uint8_t *){cname_var(op.name)}"
+        return f"(uint8_t *){fe.var_cname(v)}"
     raise fe.unsupported(inst, "call arguments must be .param variables")
 
 

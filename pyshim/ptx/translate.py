@@ -9,8 +9,11 @@ functions) from a `targets.base.Target` subclass.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import struct
 import time
+from pathlib import Path
 
 from pyshim.ptx import instructions, ir, passes
 from pyshim.ptx.errors import PtxError, UnsupportedInstruction
@@ -21,8 +24,22 @@ from pyshim.ptx.targets import get_target
 from pyshim.ptx.targets.base import Target
 from pyshim.ptx.types import SIZE
 
-# Bump when the generated code changes meaning (it is part of the kernel cache key).
+# Bump when the generated code changes meaning (it is part of the kernel cache key, together
+# with a hash of the translator's own files: see translator_fingerprint).
 TRANSLATOR_VERSION = "1"
+
+
+@functools.cache
+def translator_fingerprint() -> str:
+    """TRANSLATOR_VERSION plus a hash of the translator's sources and preludes, so a changed
+    translator never reuses kernels another version built."""
+    h = hashlib.sha256(TRANSLATOR_VERSION.encode())
+    root = Path(__file__).resolve().parent
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".h") and "__pycache__" not in path.parts:
+            h.update(path.relative_to(root).as_posix().encode())
+            h.update(path.read_bytes())
+    return f"{TRANSLATOR_VERSION}-{h.hexdigest()[:16]}"
 
 
 class Translator:
@@ -68,9 +85,13 @@ class Translator:
         for i, k in enumerate(self.module.kernels):
             self.kernel_shared = k.info.get("shared", {})
             fe = FunctionEmitter(self, k)
+            if k.info.get("mode") == "phase" and t.phase_mode:
+                fe.reg_prefix = "L->r."
+                fe.ret_stmt = "return 0;"
+                fe.phase_array_sizes = {}
             pre = [t.kernel_param(fe, j, p) for j, p in enumerate(k.params)]
             body = self.body(fe, k, pre)
-            out.append(t.kernel(i, k, body))
+            out.append(t.kernel(i, k, body, fe))
             kernels.append(k)
             self.stats["kernels"] += 1
         out.append(t.module_descriptor(self, kernels))
@@ -174,6 +195,11 @@ class Translator:
             return f"/* .shared {v.name} */"
         if v.space in ("local", "param"):
             size = max(var_bytes(v), 1)
+            if fe.reg_prefix:  # phase mode: arrays live in the per-thread context
+                fe.phase_arrays.add(v.name)
+                old = fe.phase_array_sizes.get(v.name, (0, 1))
+                fe.phase_array_sizes[v.name] = (max(old[0], size), max(old[1], var_align(v)))
+                return ""
             return f"PS_ALIGN({var_align(v)}) uint8_t {cname_var(v.name)}[{size}];"
         if v.space in ("global", "const"):
             raise self.error(UnsupportedInstruction,
@@ -209,4 +235,5 @@ def translate(ptx: str | bytes, target: str | Target = "cpu-wave64",
     return out
 
 
-__all__ = ["TRANSLATOR_VERSION", "translate", "translate_module", "param_layout"]
+__all__ = ["TRANSLATOR_VERSION", "param_layout", "translate", "translate_module",
+           "translator_fingerprint"]

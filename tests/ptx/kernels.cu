@@ -113,3 +113,18 @@ extern "C" __global__ void bar_red(const int *in, int *out) {
     int o = __syncthreads_or(v > 100);
     out[threadIdx.x] = c * 100 + a * 10 + o;
 }
+
+// a per-thread array (.local) live across barriers, and threads that exit before them
+extern "C" __global__ void local_across_barrier(const int *in, int *out, int n) {
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    if (t >= n) return;
+    int priv[8];
+    for (int k = 0; k < 8; k++) priv[k] = in[t] * (k + 1);
+    s[t] = priv[in[t] & 7];
+    __syncthreads();
+    int acc = 0;
+    for (int k = 0; k < 8; k++) acc += priv[(k + s[(t + 1) % n]) & 7];
+    __syncthreads();
+    out[t] = acc + s[(t + 3) % n];
+}

@@ -1,9 +1,14 @@
-"""Decides how each kernel runs on the CPU device.
+"""Decides how each kernel runs on the CPU device (`info['mode']`).
 
 `info['sync']` is True for a function that contains, or calls (transitively) a function that
-contains, a block barrier or a warp collective. Such kernels run as fibers; the others as a
-plain loop over the block's threads. Indirect calls count as synchronising (we cannot see
-the callee).
+contains, a block barrier or a warp collective. Indirect calls count as synchronising (we
+cannot see the callee). Kernels:
+- "loop": no sync at all: a plain loop over the block's threads;
+- "phase": the only sync is `bar.sync <imm>` in the kernel body itself (not in callees, no
+  warp collectives): each thread runs until it reaches a barrier, saves its registers to a
+  per-thread context and returns the barrier's site; the block function loops over the
+  threads phase after phase (no stacks, no context switches);
+- "fiber": everything else (barriers in callees, collectives, bar.red/arrive, counts).
 """
 
 from __future__ import annotations
@@ -48,5 +53,28 @@ def run(module: ir.Module) -> ir.Module:
     for fn in module.functions:
         fn.info["sync"] = sync(fn.name, frozenset())
         if fn.entry:
-            fn.info["mode"] = "fiber" if fn.info["sync"] else "loop"
+            if not fn.info["sync"]:
+                fn.info["mode"] = "loop"
+            elif _phase_ok(fn, memo):
+                fn.info["mode"] = "phase"
+            else:
+                fn.info["mode"] = "fiber"
     return module
+
+
+def _phase_ok(fn: ir.Function, memo: dict[str, bool]) -> bool:
+    if fn.info.get("indirect_calls") or any(memo.get(c) for c in fn.info.get("calls", ())):
+        return False
+    reg_types: dict[str, str] = {}
+    for s in fn.body or ():
+        if type(s) is ir.Var and s.space == "reg":
+            if reg_types.setdefault(s.name, s.type) != s.type:
+                return False  # the same name in two scopes with two types
+        elif type(s) is ir.Instruction and s.opcode in SYNC_OPCODES:
+            if s.opcode not in ("bar", "barrier"):
+                return False
+            if set(s.mods) - {"sync", "cta", "aligned"} or "sync" not in s.mods:
+                return False
+            if len(s.operands) != 1 or type(s.operands[0]) is not ir.Imm:
+                return False
+    return True

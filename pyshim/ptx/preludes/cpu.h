@@ -112,6 +112,19 @@ PS_FN uint8_t *ps_shared_window(uint64_t size) {
     return ps_tls_shared;
 }
 
+/* per-thread contexts of phase-mode kernels: one buffer per worker thread, grown on demand */
+static __thread uint8_t *ps_tls_phase;
+static __thread uint64_t ps_tls_phase_size;
+PS_FN void *ps_phase_buffer(uint64_t size) {
+    if (size > ps_tls_phase_size) {
+        free(ps_tls_phase);
+        uint64_t sz = (size + 4095) & ~4095ull;
+        ps_tls_phase = (uint8_t *)aligned_alloc(64, sz);
+        ps_tls_phase_size = ps_tls_phase ? sz : 0;
+    }
+    return ps_tls_phase;
+}
+
 PS_FN int ps_ctx_init(ps_tctx *c, const pyshim_launch *l, const pyshim_block *b,
                       void *const *params, uint64_t static_shared, int *trap) {
     memset(c, 0, sizeof *c);
@@ -169,6 +182,8 @@ struct ps_sched {
     uint64_t *partmask;    /* per wave x 2: lanes that took part */
     uint32_t *wgen;        /* per wave: completed collectives */
     uint32_t arrived[PS_NBAR], expect[PS_NBAR];
+    uint32_t waiting[PS_NBAR];    /* fibers blocked at each barrier */
+    uint32_t coll_waiting;        /* fibers blocked at warp collectives */
     uint32_t red_popc[PS_NBAR], red_and[PS_NBAR], red_or[PS_NBAR];
     uint32_t res_popc[PS_NBAR], res_and[PS_NBAR], res_or[PS_NBAR];
 };
@@ -207,6 +222,7 @@ PS_FN int ps_fibers_reserve(uint32_t n) {
 /* Completes, per wavefront, the collective at the lowest call site that lanes wait at. */
 PS_FN int ps_release_collectives(ps_sched *s) {
     int any = 0;
+    if (!s->coll_waiting) return 0;
     for (uint32_t w = 0; w < s->nwaves; w++) {
         uint32_t lo = w * s->wave, hi = lo + s->wave < s->n ? lo + s->wave : s->n;
         uint32_t site = 0xffffffffu;
@@ -222,6 +238,7 @@ PS_FN int ps_release_collectives(ps_sched *s) {
                 s->snap[par][i] = f->val;
                 f->par = par;
                 f->state = PS_RUN;
+                s->coll_waiting--;
             }
         }
         s->partmask[w * 2 + par] = mask;
@@ -234,17 +251,15 @@ PS_FN int ps_release_collectives(ps_sched *s) {
 PS_FN int ps_release_barriers(ps_sched *s) {
     int any = 0;
     for (uint32_t b = 0; b < PS_NBAR; b++) {
-        uint32_t waiting = 0;
-        for (uint32_t i = 0; i < s->n; i++)
-            waiting += s->f[i].state == PS_AT_BAR && s->f[i].bar == b;
-        if (!waiting && !s->arrived[b]) continue;
+        uint32_t waiting = s->waiting[b];
+        if (!waiting) continue;
         int ready = s->expect[b] ? s->arrived[b] >= s->expect[b] : waiting == s->live;
-        if (!ready || !waiting) continue;
+        if (!ready) continue;
         s->res_popc[b] = s->red_popc[b];
         s->res_and[b] = s->red_and[b];
         s->res_or[b] = s->red_or[b];
         s->red_popc[b] = 0; s->red_and[b] = 1; s->red_or[b] = 0;
-        s->arrived[b] = 0; s->expect[b] = 0;
+        s->arrived[b] = 0; s->expect[b] = 0; s->waiting[b] = 0;
         for (uint32_t i = 0; i < s->n; i++)
             if (s->f[i].state == PS_AT_BAR && s->f[i].bar == b) s->f[i].state = PS_RUN;
         any = 1;
@@ -281,7 +296,10 @@ PS_FN int ps_run_fibers(const ps_tctx *proto, void (*body)(ps_tctx *)) {
                 f->ctx.linear = i;
                 f->ctx.sched = &s;
                 f->state = PS_RUN;
-                uintptr_t top = ((uintptr_t)(ps_tls_stacks + (size_t)(i + 1) * PS_STACK)) & ~(uintptr_t)15;
+                /* stagger the stack tops: stacks PS_STACK apart would all map to the same
+                 * cache sets, and every switch would miss */
+                uintptr_t top = ((uintptr_t)(ps_tls_stacks + (size_t)(i + 1) * PS_STACK
+                                             - ((size_t)i * 1088u) % 65536u)) & ~(uintptr_t)15;
                 void **sp = (void **)(top - 72);
                 sp[0] = 0; sp[1] = 0; sp[2] = 0; sp[3] = f; sp[4] = 0; sp[5] = 0;
                 sp[6] = (void *)ps_fiber_start;
@@ -312,6 +330,7 @@ PS_FN uint64_t *ps_collect(ps_tctx *c, uint32_t site, uint64_t v, uint64_t *mask
     ps_fiber *f = &s->f[c->linear];
     f->val = v;
     f->site = site;
+    s->coll_waiting++;
     ps_yield(c, PS_AT_COLL);
     *mask = s->partmask[(c->linear / s->wave) * 2 + f->par];
     return s->snap[f->par] + (c->linear / s->wave) * s->wave;
@@ -337,6 +356,7 @@ PS_FN void ps_bar_sync(ps_tctx *c, uint32_t id, uint32_t count) {
     ps_sched *s = c->sched;
     id %= PS_NBAR;
     s->arrived[id]++;
+    s->waiting[id]++;
     if (count) s->expect[id] = count;
     s->f[c->linear].bar = id;
     ps_yield(c, PS_AT_BAR);

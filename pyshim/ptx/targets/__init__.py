@@ -11,10 +11,14 @@ def get_target(name: str) -> Target:
     """'cpu' (= cpu-wave64), 'cpu-wave32', 'cpu-wave64', 'hip-wave32[:gfxNNN]',
     'hip-wave64[:gfxNNN]', 'cuda'."""
     base, _, arch = name.partition(":")
-    if base in ("cpu", "cpu-wave64", "cpu-wave32"):
+    base, _, option = base.partition("+")
+    if base in ("cpu", "cpu-wave64", "cpu-wave32") and option in ("", "fibers"):
         from pyshim.ptx.targets.cpu import CpuTarget
 
-        return CpuTarget(32 if base == "cpu-wave32" else 64)
+        # "+fibers" (tests, comparisons) runs every barrier kernel as fibers
+        t = CpuTarget(32 if base == "cpu-wave32" else 64)
+        t.phase_mode = option != "fibers"
+        return t
     if base in ("hip-wave32", "hip-wave64"):
         from pyshim.ptx.targets.hip import HipWave32, HipWave64
 

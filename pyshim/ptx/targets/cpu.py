@@ -19,6 +19,7 @@ def c_string(s: str) -> str:
 class CpuTarget(Target):
     prelude_files = ("cpu.h", "common.h", "atomics.h", "warp.h")
     extern_functions = frozenset(("vprintf", "__assertfail", "malloc", "free"))
+    phase_mode = True
 
     def __init__(self, wave_size: int = 64) -> None:
         self.wave_size = wave_size
@@ -31,8 +32,10 @@ class CpuTarget(Target):
         fe.scopes[0][p.name] = p
         return f"uint8_t *{cname_var(p.name)} = (uint8_t *)ctx->params[{index}];"
 
-    def kernel(self, index: int, k: ir.Function, body: str) -> str:
-        fiber = k.info.get("mode") == "fiber"
+    def kernel(self, index: int, k: ir.Function, body: str, fe=None) -> str:
+        if fe is not None and fe.reg_prefix:
+            return self.phase_kernel(index, k, body, fe)
+        fiber = k.info.get("mode") in ("fiber", "phase")  # phase kernels as fibers: +fibers
         inline = "" if fiber else "inline __attribute__((always_inline)) "
         static = k.info.get("shared_size", 0)
         out = [f"/* kernel {k.name}: {'fibers' if fiber else 'thread loop'} */",
@@ -56,6 +59,54 @@ class CpuTarget(Target):
                     "    return 0;"]
         out.append("}")
         return "\n".join(out)
+
+    def phase_kernel(self, index: int, k: ir.Function, body: str, fe) -> str:
+        """A barrier kernel as phases: k{i}_body runs one thread up to its next barrier."""
+        sites = [s.site for s in k.body or () if type(s) is ir.Instruction
+                 and s.opcode in ("bar", "barrier")]
+        regs = list(dict.fromkeys(fe.phase_decls)) or ["char unused;"]
+        arrays = [f"PS_ALIGN({a}) uint8_t {cname_var(n)}[{sz}];"
+                  for n, (sz, a) in fe.phase_array_sizes.items()]
+        cases = " ".join(f"case {s}u: goto ps_at_{s};" for s in sites)
+        static = k.info.get("shared_size", 0)
+        return "\n".join([
+            f"/* kernel {k.name}: phases between barriers */",
+            f"typedef struct k{index}_regs {{", *regs, f"}} k{index}_regs;",
+            f"typedef struct k{index}_thread {{ k{index}_regs r;", *arrays,
+            f"}} k{index}_thread;",
+            f"static inline __attribute__((always_inline)) uint32_t k{index}_body(PS_CTX, "
+            f"k{index}_thread *L, uint32_t resume) {{",
+            "/* registers stay in the per-thread context L->r */",
+            f"switch (resume) {{ {cases} default: break; }}",
+            body,
+            "return 0;",
+            "}",
+            f"static int k{index}_run_block(const pyshim_launch *lp, const pyshim_block *b,"
+            " void *const *params) {",
+            "    int trap = 0;",
+            "    ps_tctx c;",
+            f"    if (ps_ctx_init(&c, lp, b, params, {static}u, &trap)) return 2;",
+            "    uint32_t n = c.nthreads, live = n;",
+            f"    k{index}_thread *T = (k{index}_thread *)ps_phase_buffer("
+            f"(uint64_t)n * (sizeof(k{index}_thread) + 4));",
+            "    if (!T) return 2;",
+            "    uint32_t *resume = (uint32_t *)(T + n);",
+            "    memset(resume, 0, (size_t)n * 4);",
+            "    while (live) {",
+            "        uint32_t i = 0;",
+            "        for (uint32_t z = 0; z < lp->block.z; z++)",
+            "            for (uint32_t y = 0; y < lp->block.y; y++)",
+            "                for (uint32_t x = 0; x < lp->block.x; x++, i++) {",
+            "                    if (resume[i] == 0xffffffffu) continue;",
+            "                    c.tid_x = x; c.tid_y = y; c.tid_z = z; c.linear = i;",
+            f"                    uint32_t r = k{index}_body(&c, &T[i], resume[i]);",
+            "                    if (trap) return trap;",
+            "                    if (r) resume[i] = r;",
+            "                    else { resume[i] = 0xffffffffu; live--; }",
+            "                }",
+            "    }",
+            "    return 0;",
+            "}"])
 
     def module_descriptor(self, tr, kernels: list[ir.Function]) -> str:
         out = ["/* ---- module descriptor ---- */"]
