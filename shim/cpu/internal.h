@@ -118,7 +118,8 @@ struct cpu_dep {
 /* Allocates a command with `payload_size` bytes of payload. Returns NULL on OOM. */
 cpu_cmd *cpu_cmd_new(cpu_cmd_fn run, size_t payload_size);
 /* Resolves a user handle (NULL, hipStreamLegacy, hipStreamPerThread or a created stream);
- * `spt` selects the per-thread default stream for NULL (the _spt entry points). */
+ * `spt` selects the per-thread default stream for NULL (the _spt entry points). A handle
+ * that is not a live stream gives hipErrorContextIsDestroyed, as ROCm answers. */
 hipError_t cpu_stream_resolve(hipStream_t handle, bool spt, struct ihipStream_t **out);
 /* Enqueues `cmd` (takes ownership, also on error); *seq (optional) gets its number. */
 hipError_t cpu_stream_enqueue(struct ihipStream_t *s, cpu_cmd *cmd, uint64_t *seq);
@@ -190,6 +191,8 @@ void cpu_printf_flush(void);
 /* ---- time ---- */
 uint64_t cpu_now_ns(void);           /* CLOCK_MONOTONIC */
 
+/* Tags in handle objects, for debuggers and core dumps; whether a handle is valid is decided
+ * by membership in a live set (handles.c), never by reading through it. */
 #define CPU_MAGIC_STREAM 0x53545245u   /* "STRE" */
 #define CPU_MAGIC_EVENT 0x45564e54u    /* "EVNT" */
 #define CPU_MAGIC_MODULE 0x4d4f4455u   /* "MODU" */
