@@ -34,7 +34,7 @@ main{padding:12px 20px}
  font-weight:600;white-space:nowrap}
 .card{background:#fff;border:1px solid #ddd;border-radius:6px;padding:10px 14px;margin:10px 0}
 .card h2{font-size:15px;margin:0 0 6px;word-break:break-all}
-.reasons li{margin:2px 0}
+.reasons li{margin:2px 0;word-break:break-all}
 .notes{color:#666;font-size:12px}
 .bar{display:flex;height:14px;border-radius:3px;overflow:hidden;background:#eee;min-width:200px}
 .bar span{display:block;height:100%}
