@@ -209,3 +209,16 @@ int pyshim_rt_hip_occupancy(int *blocks, void *fn, int block_size, size_t dynami
     return rt(hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
         blocks, (hipFunction_t)fn, block_size, dynamic_shared, flags));
 }
+
+int pyshim_rt_hip_prefetch(const void *ptr, size_t count, int device, void *stream)
+{
+    return rt(hipMemPrefetchAsync(ptr, count, device, (hipStream_t)stream));
+}
+
+int pyshim_rt_hip_advise(const void *ptr, size_t count, int advice, int device)
+{
+    /* cudaMemoryAdvise and hipMemoryAdvise number SetReadMostly..UnsetAccessedBy 1..6 */
+    if (advice < hipMemAdviseSetReadMostly || advice > hipMemAdviseUnsetAccessedBy)
+        return ERR_INVALID_VALUE;
+    return rt(hipMemAdvise(ptr, count, (hipMemoryAdvise)advice, device));
+}

@@ -92,6 +92,11 @@ struct pyshim_rt_pointer_attrs {
 };
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_pointer_attrs(const void *ptr,
                                                  struct pyshim_rt_pointer_attrs *out);
+/* Unified memory hints; device -1 is the host (hipCpuDeviceId, CUDA's cudaCpuDeviceId) */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_prefetch(const void *ptr, size_t count, int device,
+                                            void *stream);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_advise(const void *ptr, size_t count, int advice,
+                                          int device);
 /* hipStreamAddCallback calling fn(ctx, cudaError_t of the stream) */
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_stream_callback(void *stream,
                                                    void (*fn)(void *ctx, int cuda_status),

@@ -109,6 +109,17 @@ static void memory(void)
     OK("cudaFreeHost 2", cudaFreeHost(pa));
     OK("cudaMallocManaged", cudaMallocManaged((void **)&m, 4096, cudaMemAttachGlobal));
     m[3] = 42;
+#if CUDART_VERSION >= 13000
+    cudaMemLocation dev0 = {cudaMemLocationTypeDevice, 0}, host = {cudaMemLocationTypeHost, 0};
+    OK("advise read mostly", cudaMemAdvise(m, 4096, cudaMemAdviseSetReadMostly, dev0));
+    OK("prefetch to device", cudaMemPrefetchAsync(m, 4096, dev0, 0, 0));
+    OK("prefetch to host", cudaMemPrefetchAsync(m, 4096, host, 0, 0));
+#else
+    OK("advise read mostly", cudaMemAdvise(m, 4096, cudaMemAdviseSetReadMostly, 0));
+    OK("prefetch to device", cudaMemPrefetchAsync(m, 4096, 0, 0));
+    OK("prefetch to host", cudaMemPrefetchAsync(m, 4096, cudaCpuDeviceId, 0));
+#endif
+    OK("sync after prefetch", cudaDeviceSynchronize());
     OK("managed D2H", cudaMemcpy(back, m, 16, cudaMemcpyDefault));
     CHECK("managed visible", back[3] == 42);
     OK("free managed", cudaFree(m));
