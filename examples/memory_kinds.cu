@@ -70,7 +70,17 @@ int main()
     CHECK(cudaMemPrefetchAsync(managed, bytes, on_host, 0, 0));
     CHECK(cudaDeviceSynchronize());
     EXPECT(std::memcmp(managed, host, bytes) == 0);
+    CHECK(cudaMemAdvise(managed, bytes, cudaMemAdviseSetReadMostly, on_device));
     CHECK(cudaFree(managed));
+
+    // peer copy within the device, and stream-ordered allocation
+    int *peer = nullptr;
+    CHECK(cudaMallocAsync(&peer, bytes, 0));
+    CHECK(cudaMemcpyPeer(peer, 0, d2, 0, bytes));
+    CHECK(cudaMemcpy(back, peer, bytes, cudaMemcpyDeviceToHost));
+    EXPECT(std::memcmp(back, host, bytes) == 0);
+    CHECK(cudaFreeAsync(peer, 0));
+    CHECK(cudaStreamSynchronize(0));
 
     // pitched 2D memory: copy a width x height block in and out with 2D copies
     const size_t width = 100, height = 37;

@@ -99,6 +99,15 @@ int main()
     for (int i = 0; i < n; i++)
         EXPECT(h_out[i] == 0.0f);
 
+    // which device and id a stream has
+    int stream_device = -1;
+    unsigned long long id1 = 0, id2 = 0;
+    CHECK(cudaStreamGetDevice(s1, &stream_device));
+    EXPECT(stream_device == 0);
+    CHECK(cudaStreamGetId(s1, &id1));
+    CHECK(cudaStreamGetId(s2, &id2));
+    EXPECT(id1 != id2);
+
     // stream priorities
     int least = 0, greatest = 0;
     CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));

@@ -43,6 +43,7 @@ struct CUctx_st {
     int is_primary;
     int retain_count;      /* primary: cuDevicePrimaryCtxRetain count */
     unsigned int flags;
+    unsigned long long id;        /* cuCtxGetId, assigned on first query */
     struct pyshim_cls_entry *cls; /* context-local storage, guarded by the CLS lock */
 };
 

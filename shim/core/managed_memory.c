@@ -1,5 +1,5 @@
-/* Managed-memory prefetch: CUDA names the destination with a CUmemLocation (12.2+) or a
- * CUdevice (older ABI, CU_DEVICE_CPU for the host); HIP with a device ordinal or
+/* Managed memory: prefetch and advice. CUDA names the place with a CUmemLocation (12.2+)
+ * or a CUdevice (older ABI, CU_DEVICE_CPU for the host); HIP with a device ordinal or
  * hipCpuDeviceId. */
 #include "internal.h"
 
@@ -61,4 +61,50 @@ CUresult CUDAAPI cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdev
 {
     return prefetch(devPtr, count, dstDevice == CU_DEVICE_CPU ? hipCpuDeviceId : dstDevice,
                     hStream, 1);
+}
+
+static CUresult location_device(CUmemLocation loc, int *device)
+{
+    switch (loc.type) {
+    case CU_MEM_LOCATION_TYPE_DEVICE:
+        *device = loc.id;
+        return CUDA_SUCCESS;
+    case CU_MEM_LOCATION_TYPE_HOST:
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
+        *device = hipCpuDeviceId;
+        return CUDA_SUCCESS;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+static CUresult advise(CUdeviceptr ptr, size_t count, CUmem_advise advice, int device)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    /* CU_MEM_ADVISE_* 1..6 equal hipMemAdvise* 1..6 */
+    if (advice < CU_MEM_ADVISE_SET_READ_MOSTLY || advice > CU_MEM_ADVISE_UNSET_ACCESSED_BY)
+        return CUDA_ERROR_INVALID_VALUE;
+    return pyshim_cu_from_hip(
+        hipMemAdvise((const void *)(uintptr_t)ptr, count, (hipMemoryAdvise)advice, device));
+}
+
+CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
+                                CUmemLocation location)
+{
+    int device;
+    CUresult rc = location_device(location, &device);
+    return rc != CUDA_SUCCESS ? rc : advise(devPtr, count, advice, device);
+}
+
+/* the CUDA 8.0 ABI; cuda.h renames cuMemAdvise to _v2 */
+#undef cuMemAdvise
+CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
+                             CUdevice device);
+CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
+                             CUdevice device)
+{
+    return advise(devPtr, count, advice, device == CU_DEVICE_CPU ? hipCpuDeviceId : device);
 }

@@ -244,3 +244,74 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
     }
     return CUDA_SUCCESS;
 }
+
+/* ---- stream-ordered allocation: the per-thread-stream variants ---- */
+
+CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    if (dptr == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    void *p = NULL;
+    hipError_t err = hipMallocAsync(&p, bytesize, pyshim_hip_stream(hStream, 1));
+    if (err == hipSuccess)
+        *dptr = (CUdeviceptr)(uintptr_t)p;
+    return pyshim_cu_from_hip(err);
+}
+
+CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipFreeAsync(DPTR(dptr), pyshim_hip_stream(hStream, 1)));
+}
+
+/* ---- peer copies: CUDA names contexts, HIP devices ---- */
+
+static CUresult peer_copy(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx,
+                          size_t n, CUstream stream, int async, int pt)
+{
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!pyshim_ctx_valid(dst_ctx) || !pyshim_ctx_valid(src_ctx))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    hipError_t err;
+    if (async || pt)
+        err = hipMemcpyPeerAsync(DPTR(dst), dst_ctx->device, DPTR(src), src_ctx->device, n,
+                                 pyshim_hip_stream(stream, pt));
+    else
+        err = hipMemcpyPeer(DPTR(dst), dst_ctx->device, DPTR(src), src_ctx->device, n);
+    if (err == hipSuccess && !async && pt)
+        err = hipStreamSynchronize(hipStreamPerThread);
+    return pyshim_cu_from_hip(err);
+}
+
+CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                              CUcontext srcContext, size_t ByteCount)
+{
+    return peer_copy(dstDevice, dstContext, srcDevice, srcContext, ByteCount, NULL, 0, 0);
+}
+
+CUresult CUDAAPI cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext,
+                                   CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
+{
+    return peer_copy(dstDevice, dstContext, srcDevice, srcContext, ByteCount, NULL, 0, 1);
+}
+
+CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
+                                   CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount,
+                                   CUstream hStream)
+{
+    return peer_copy(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, 1, 0);
+}
+
+CUresult CUDAAPI cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext,
+                                        CUdeviceptr srcDevice, CUcontext srcContext,
+                                        size_t ByteCount, CUstream hStream)
+{
+    return peer_copy(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, 1, 1);
+}

@@ -562,3 +562,12 @@ CUresult CUDAAPI cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char 
     pyshim_unsupported("cuModuleGetTexRef"); /* texture references: removed in CUDA 12 */
     return CUDA_ERROR_NOT_SUPPORTED;
 }
+
+/* __managed__ variables: storage in the module like any global. On the CPU device that is
+ * host memory already; on ROCm it is device memory, which the host reaches only on
+ * systems with large-BAR/XNACK (known limitation). */
+CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library,
+                                     const char *name)
+{
+    return get_global(dptr, bytes, AS_LIB(library), name);
+}

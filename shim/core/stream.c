@@ -175,14 +175,80 @@ CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream s, CUstreamCallback fn, void 
     return add_callback(s, fn, d, f, 1);
 }
 
+static CUresult stream_ctx(CUstream hStream, CUcontext *pctx, int pt);
+
 CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 {
-    (void)hStream;
+    return stream_ctx(hStream, pctx, 0);
+}
+
+/* A stream belongs to the context that was current when it was made; with one HIP device
+ * per context that is the current context of its device. */
+static CUresult stream_ctx(CUstream hStream, CUcontext *pctx, int pt)
+{
     if (pctx == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     CUresult rc = pyshim_need_ctx();
     if (rc != CUDA_SUCCESS)
         return rc;
-    *pctx = pyshim_current_ctx();
+    int device = 0;
+    hipError_t err = hipStreamGetDevice(pyshim_hip_stream(hStream, pt), &device);
+    if (err != hipSuccess)
+        return pyshim_cu_from_hip(err);
+    CUcontext cur = pyshim_current_ctx();
+    *pctx = cur->device == device ? cur : pyshim_primary_ctx(device);
     return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
+{
+    return stream_ctx(hStream, pctx, 1);
+}
+
+CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{
+    if (pGreenCtx != NULL)
+        *pGreenCtx = NULL; /* no green contexts */
+    return stream_ctx(hStream, pCtx, 0);
+}
+
+CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{
+    if (pGreenCtx != NULL)
+        *pGreenCtx = NULL;
+    return stream_ctx(hStream, pCtx, 1);
+}
+
+CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
+{
+    if (device == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipStreamGetDevice(pyshim_hip_stream(hStream, 1), device));
+}
+
+CUresult CUDAAPI cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId)
+{
+    if (streamId == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    return pyshim_cu_from_hip(hipStreamGetId(pyshim_hip_stream(hStream, 1), streamId));
+}
+
+CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *status)
+{
+    if (status == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    /* CU_STREAM_CAPTURE_STATUS_* equal hipStreamCaptureStatus* */
+    hipStreamCaptureStatus s = hipStreamCaptureStatusNone;
+    hipError_t err = hipStreamIsCapturing(pyshim_hip_stream(hStream, 1), &s);
+    *status = (CUstreamCaptureStatus)s;
+    return pyshim_cu_from_hip(err);
 }
