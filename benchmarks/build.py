@@ -1,0 +1,109 @@
+"""Everything the benchmarks compile, built into build/bench/ and rebuilt only when a
+source is newer: PTX from the CUDA kernels (nvcc), the plain-C loops (cc -fopenmp), the
+api_bench program (linked with the shim's libcuda and the CPU device's libamdhip64)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from benchmarks.items import BenchError
+from pyshim import paths
+
+HERE = Path(__file__).resolve().parent
+KERNELS_DIR = HERE / "kernels"
+C_DIR = HERE / "c"
+# the kernel compiler's floating-point flags (pyshim.kernels.compile.CPU_FLAGS), so the C
+# loops round exactly as the translated kernels do
+LOOP_FLAGS = ("-std=gnu11", "-O2", "-fopenmp", "-shared", "-fPIC", "-ffp-contract=off",
+              "-fwrapv", "-fno-strict-aliasing", "-Wall", "-Wextra", "-Werror")
+
+
+def out_dir() -> Path:
+    d = paths.build_dir() / "bench"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def _fresh(out: Path, *inputs: Path) -> bool:
+    return out.exists() and all(out.stat().st_mtime >= i.stat().st_mtime for i in inputs)
+
+
+def _run(cmd: list[str], what: str, timeout: float = 600) -> None:
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except FileNotFoundError:
+        raise BenchError(f"{what}: {cmd[0]} not found") from None
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"{what}: timed out after {timeout:.0f} s") from None
+    if res.returncode != 0:
+        raise BenchError(f"{what} failed (exit {res.returncode}): {' '.join(cmd)}\n"
+                         f"{(res.stderr or res.stdout).strip()[-3000:]}")
+
+
+def _build(out: Path, cmd_for: Callable[[Path], list[str]], what: str, *inputs: Path) -> Path:
+    """Build `out` with the command cmd_for(tmp_path) unless it is newer than its inputs;
+    through a temp name, so a concurrent reader never sees half a file."""
+    if not _fresh(out, *inputs):
+        tmp = out.with_name(f".{out.name}.{os.getpid()}")
+        _run(cmd_for(tmp), what)
+        os.replace(tmp, out)
+    return out
+
+
+def nvcc_ptx(src: Path, name: str | None = None) -> Path:
+    """`nvcc -ptx` of a CUDA file (CUDA 13's default target, as an unmodified build has)."""
+    if shutil.which("nvcc") is None:
+        raise BenchError("nvcc not found: the CPU-device kernels come from nvcc -ptx")
+    out = out_dir() / f"{name or src.stem}.ptx"
+    return _build(out, lambda tmp: ["nvcc", "-ptx", "-o", str(tmp), str(src)],
+                  f"nvcc -ptx {src.name}", src)
+
+
+def kernels_ptx() -> Path:
+    return nvcc_ptx(KERNELS_DIR / "kernels.cu")
+
+
+def loops_so() -> Path:
+    src = KERNELS_DIR / "loops.c"
+    out = out_dir() / "loops.so"
+    cc = os.environ.get("CC", "cc")
+    return _build(out, lambda tmp: [cc, *LOOP_FLAGS, "-o", str(tmp), str(src)],
+                  "cc loops.c", src)
+
+
+@functools.cache
+def cpu_device_dir() -> Path:
+    """build/cpu with the CPU device's libamdhip64.so.7 (built if needed)."""
+    from pyshim.build_cpu import build_cpu_device
+
+    return build_cpu_device()
+
+
+@functools.cache
+def shim_lib_dir() -> Path:
+    """build/lib with the shim's libcuda.so.1 (built if needed)."""
+    from pyshim.build import build_libcuda
+
+    root = paths.build_dir()
+    lib, _ = build_libcuda(root / "lib", root / "driver")
+    return lib.parent
+
+
+def api_bench() -> Path:
+    from pyshim.build import cuda_include
+    from pyshim.tables.fetch import include_dir
+
+    src = C_DIR / "api_bench.c"
+    cpu, lib = cpu_device_dir(), shim_lib_dir()
+    out = out_dir() / "api_bench"
+    incs = [cuda_include(), include_dir("hip"), include_dir("hsa")]
+    flags = ["-std=c11", "-O2", "-fopenmp", "-Wall", "-Wextra", "-Werror", "-Wno-deprecated-declarations",
+             "-D__HIP_PLATFORM_AMD__", *(f"-I{d}" for d in incs)]
+    libs = [f"-L{cpu}", "-lamdhip64", f"-L{lib}", "-lcuda", f"-Wl,-rpath,{cpu}:{lib}"]
+    return _build(out, lambda tmp: ["cc", *flags, "-o", str(tmp), str(src), *libs],
+                  "cc api_bench.c", src, cpu / "libamdhip64.so.7", lib / "libcuda.so.1")

@@ -1,0 +1,22 @@
+"""The one machine configuration every variant runs under: the same number of threads for
+the CPU device's workers, OpenMP and PoCL. Applied before any of them is loaded (each reads
+its variable once, at start-up)."""
+
+from __future__ import annotations
+
+import os
+
+
+def usable_cores() -> int:
+    return len(os.sched_getaffinity(0))
+
+
+def apply_threads(n: int) -> None:
+    os.environ["PYSHIM_CPU_WORKERS"] = str(n)      # shim/cpu/device.c
+    os.environ["PYSHIM_CPU_WAVE"] = "64"           # the cpu-wave64 target the kernels use
+    os.environ["OMP_NUM_THREADS"] = str(n)
+    # OpenMP threads that spin after a loop would steal the cores from the variant timed
+    # next; the CPU device's and PoCL's workers sleep when idle, so the C loops do too
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    os.environ["POCL_MAX_PTHREAD_COUNT"] = str(n)  # PoCL 3.x pthread device
+    os.environ["POCL_CPU_MAX_CU_COUNT"] = str(n)   # its newer name

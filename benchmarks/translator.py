@@ -1,0 +1,63 @@
+"""Translator throughput on a large generated PTX module (gen_ptx.py through nvcc -ptx):
+PTX lines per second of parse + translate to C, excluding cc (DESIGN.md: >= 50k lines/s
+for a first translation). Each repeat runs in a fresh interpreter, so no cache of a
+previous translation helps; imports are not timed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from benchmarks import build, gen_ptx
+from benchmarks.context import Context
+from benchmarks.items import BenchError, Item, item, median
+
+BUDGET_LINES_PER_S = 50_000.0
+
+# runs in a child interpreter: prints {"lines", "parse_s", "translate_s", "c_lines"}
+_CHILD = r"""
+import json, sys, time
+from pyshim.ptx.parser import parse
+from pyshim.ptx.translate import translate
+ptx = open(sys.argv[1]).read()
+t0 = time.perf_counter()
+src = translate(ptx, "cpu-wave64")
+t1 = time.perf_counter()
+parse(ptx)
+t2 = time.perf_counter()
+print(json.dumps({"lines": len(ptx.splitlines()), "translate_s": t1 - t0,
+                  "parse_s": t2 - t1, "c_lines": len(src.splitlines())}))
+"""
+
+
+def big_ptx(kernels: int) -> str:
+    src = build.out_dir() / f"translator_{kernels}.cu"
+    text = gen_ptx.source(kernels)
+    if not src.exists() or src.read_text() != text:
+        src.write_text(text)
+    return str(build.nvcc_ptx(src))
+
+
+def run(ctx: Context) -> list[Item]:
+    ptx = big_ptx(12 if ctx.quick else 480)
+    runs = []
+    for _ in range(ctx.repeats):
+        res = subprocess.run([sys.executable, "-c", _CHILD, ptx], capture_output=True,
+                             text=True, timeout=600)
+        if res.returncode != 0:
+            raise BenchError(f"translating {ptx} failed:\n{res.stderr.strip()[-3000:]}")
+        runs.append(json.loads(res.stdout))
+    lines = runs[0]["lines"]
+    rate = lines / median([r["translate_s"] for r in runs])
+    parse_rate = lines / median([r["parse_s"] for r in runs])
+    return [
+        item("translator.lines_per_s", rate, "lines/s", BUDGET_LINES_PER_S,
+             "budget (DESIGN.md)", budget=">= 50000 lines/s", ok=rate >= BUDGET_LINES_PER_S,
+             repeats=ctx.repeats,
+             note=f"parse + translate to C of {lines} PTX lines ({runs[0]['c_lines']} C "
+                  "lines out), first translation in a fresh process, cc excluded"),
+        item("translator.parse_lines_per_s", parse_rate, "lines/s", rate,
+             "parse + translate", repeats=ctx.repeats,
+             note="the parser alone (a second parse in the same process)"),
+    ]
