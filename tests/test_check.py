@@ -251,6 +251,7 @@ def test_cuda_12_9_runtime_is_told_apart_from_13():
     if not lib.exists():
         pytest.skip(f"{lib} not fetched (tests/test_runtime_programs.py fetches it)")
     b = one(lib)
+    assert any("pyshim's own libcudart.so.12 is loaded in its place" in n for n in b["notes"])
     assert b["static_cudart"]["version"] == "12.8"
     assert b["static_cudart"]["driver_abi"] == 12080
     assert not b["static_cudart"]["calls_visible"]

@@ -276,6 +276,10 @@ def analyse(path: str | os.PathLike[str], tables: Tables, *, translate: bool = T
     report.uses_cuda = bool(report.cuda_libraries or report.entry_points or report.kernels
                             or cudart.present or report.stats.get("containers"))
     _entry_gaps(report)
+    own = libraries.classify(p.name)
+    if own is not None and own.replaced:
+        report.notes.append(f"this is NVIDIA's {own.family} library: under pyshim, pyshim's "
+                            f"own {p.name} is loaded in its place")
     if not report.uses_cuda:
         report.notes.append("no CUDA use found")
     report.stats.update(
