@@ -277,7 +277,8 @@ def analyse(path: str | os.PathLike[str], tables: Tables, *, translate: bool = T
                             or cudart.present or report.stats.get("containers"))
     _entry_gaps(report)
     own = libraries.classify(p.name)
-    if own is not None and own.replaced:
+    # NVIDIA's carry a cudart or kernels; pyshim's own libraries of these names carry neither
+    if own is not None and own.replaced and (cudart.present or report.kernels):
         report.notes.append(f"this is NVIDIA's {own.family} library: under pyshim, pyshim's "
                             f"own {p.name} is loaded in its place")
     if not report.uses_cuda:
