@@ -94,7 +94,8 @@ def stubs(driver: dict, rocm: dict) -> tuple[str, dict[str, int]]:
            "void pyshim_unsupported(const char *name);\n\n"]
     counts = {"thunks": 0, "stubs": 0}
     rocm_fns = rocm["functions"]
-    for _name, entry in sorted(driver["entry_points"].items()):
+    every = {**driver["entry_points"], **driver.get("extra_entry_points", {})}
+    for _name, entry in sorted(every.items()):
         for symbol, sig in sorted(entry["symbols"].items()):
             body = _thunk(symbol, sig, entry, rocm_fns)
             if body is None:
@@ -107,7 +108,8 @@ def stubs(driver: dict, rocm: dict) -> tuple[str, dict[str, int]]:
 
 
 def exported_symbols(driver: dict) -> list[str]:
-    return sorted(s for e in driver["entry_points"].values() for s in e["symbols"])
+    every = [*driver["entry_points"].values(), *driver.get("extra_entry_points", {}).values()]
+    return sorted(s for e in every for s in e["symbols"])
 
 
 def generate(out_dir: Path) -> list[Path]:
@@ -115,7 +117,8 @@ def generate(out_dir: Path) -> list[Path]:
     driver = load_table("driver")
     rocm = load_table("rocm")
     enums = load_table("enums")
-    used = sorted({a[5:] for e in driver["entry_points"].values()
+    every = [*driver["entry_points"].values(), *driver.get("extra_entry_points", {}).values()]
+    used = sorted({a[5:] for e in every
                    for a in e["args"] if a.startswith("enum:")} | {"CUresult->hipError_t"})
     files = {
         "driver_proc_table.inc": proc_table(driver),

@@ -109,6 +109,14 @@ def driver() -> Api:
                      (("CUDA_API_PER_THREAD_DEFAULT_STREAM",), ("__CUDA_API_VERSION_INTERNAL",)))
 
 
+def driver_profiler() -> Api:
+    """cudaProfiler.h: exported by libcuda.so.1 and asked for through cuGetProcAddress
+    (cudaProfilerStart), but outside cuda.h and so outside the driver's 449."""
+    inc = [include_dir("cuda13-profiler"), *_cuda_includes()]
+    return build_api("driver-profiler", inc[0] / "cudaProfiler.h", inc, ("/cudaProfiler.h",),
+                     prefix="cu")
+
+
 def runtime() -> Api:
     inc = _cuda_includes()
     return build_api("runtime", inc[0] / "cuda_runtime_api.h", inc,

@@ -111,8 +111,9 @@ def build_tables(progress=print) -> dict[str, str]:
     pins = {s.key: f"{s.package}=={s.version}" for s in SOURCES}
     files: dict[str, str] = {}
     targets_used: set[str] = set()
-    for key, api in apis.items():
-        progress(f"mapping {key}")
+    profiler = cuda_api.driver_profiler()
+
+    def entries(key: str, api) -> dict:
         eps = {}
         for name, ep in api.entry_points.items():
             m = mapper.map(key, ep, status_of(ep.function, api))
@@ -130,10 +131,17 @@ def build_tables(progress=print) -> dict[str, str]:
                 "reason": m.reason,
                 "extra": m.extra,
             }
+        return eps
+
+    for key, api in apis.items():
+        progress(f"mapping {key}")
         doc = {"format": FORMAT_VERSION, "api": key, "header": api.header, "pins": pins,
-               "entry_points": eps}
+               "entry_points": entries(key, api)}
         if key == "driver":
-            doc["proc_address"] = [list(r) for r in proc_address.build(api)]
+            # libcuda.so.1 also exports cudaProfiler.h's entry points; kept apart so the
+            # driver's counts stay those of cuda.h
+            doc["extra_entry_points"] = entries("driver", profiler)
+            doc["proc_address"] = [list(r) for r in proc_address.build(api, profiler)]
         files[f"{key}.json"] = _dumps(doc)
     # side tables
     pairs = {(c, v[0]) for c, v in overrides.get("enum_pairs", {}).items()}

@@ -32,15 +32,20 @@ class ProcAddressError(RuntimeError):
     pass
 
 
-def build(driver: Api) -> list[tuple[str, int, str, str]]:
+def build(driver: Api, *extra: Api) -> list[tuple[str, int, str, str]]:
     """Rows (name, version, variant '' | 'ptds' | 'ptsz', symbol), sorted."""
-    inc = [include_dir("cuda13-runtime"), include_dir("cuda13-crt")]
+    inc = [include_dir("cuda13-runtime"), include_dir("cuda13-crt"),
+           include_dir("cuda13-profiler")]
     # the legacy (pre-_v2) typedefs exist only under __CUDA_API_VERSION_INTERNAL
     typedefs: dict[str, str] = {}
     for defines in ((), ("__CUDA_API_VERSION_INTERNAL",)):
         typedefs.update(parse_header(inc[0] / "cudaTypedefs.h", inc, files=("/cudaTypedefs.h",),
                                      defines=defines).typedefs)
+    typedefs.update(parse_header(inc[0] / "cudaProfilerTypedefs.h", inc,
+                                 files=("/cudaProfilerTypedefs.h",)).typedefs)
     symbols = driver.all_symbols()
+    for api in extra:
+        symbols.update(api.all_symbols())
     by_base: dict[str, list[str]] = defaultdict(list)
     for sym in symbols:
         by_base[base_name(sym)].append(sym)

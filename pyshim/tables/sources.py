@@ -24,6 +24,8 @@ DEBIAN = "debian"
 SOURCES: tuple[Source, ...] = (
     Source("cuda13-runtime", PYPI, "nvidia-cuda-runtime", "13.0.96", ("nvidia/cu13/include/",)),
     Source("cuda13-crt", PYPI, "nvidia-cuda-crt", "13.0.88", ("nvidia/cu13/include/",)),
+    Source("cuda13-profiler", PYPI, "nvidia-cuda-profiler-api", "13.0.85",
+           ("nvidia/cu13/include/",)),
     Source("cuda13-cccl", PYPI, "nvidia-cuda-cccl", "13.0.85", ("nvidia/cu13/include/",)),
     Source("cuda12-runtime", PYPI, "nvidia-cuda-runtime-cu12", "12.9.79",
            ("nvidia/cuda_runtime/include/",)),
