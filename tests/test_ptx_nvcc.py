@@ -160,3 +160,46 @@ def test_local_array_across_barriers_with_early_exit(mod):
         acc = sum(priv[t][(k + s[(t + 1) % n]) & 7] for k in range(8))
         assert out[t] == acc + s[(t + 3) % n], t
     assert (out[n:] == -7).all()
+
+
+@pytest.fixture(scope="module")
+def mod80(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("sm80")
+    subprocess.run(["nvcc", "-ptx", "-arch=sm_80", str(HERE / "warp80.cu"), "-o",
+                    str(tmp / "w.ptx")], check=True, capture_output=True)
+    m = build((tmp / "w.ptx").read_text(), "cpu-wave64", tmp)
+    m.wave = 64
+    return m
+
+
+def test_match_and_redux(mod80):
+    v = np.random.default_rng(7).integers(-50, 50, 64).astype(np.int32)
+    out = np.zeros(64 * 6, np.int32)
+    run(mod80, "collectives", (1,), (64,), [v, out])
+    out = out.reshape(64, 6)
+    for w in range(2):
+        lanes = v[w * 32:(w + 1) * 32]
+        rem = np.fmod(lanes, 4)  # C's % truncates
+        for i in range(32):
+            row = out[w * 32 + i]
+            want_any = sum(1 << j for j in range(32) if rem[j] == rem[i])
+            assert row[0] == np.int32(np.uint32(want_any))
+            assert row[1] == -1 + 1  # all lanes agree: mask 0xffffffff (-1) plus pred 1
+            assert row[2] == lanes.sum()
+            assert row[3] == np.int32(lanes.astype(np.uint32).max())
+            assert row[4] == lanes.min()
+            x = 0
+            for val in lanes.astype(np.uint32):
+                x ^= int(val)
+            assert row[5] == np.int32(np.uint32(x))
+
+
+def test_divergent_collectives_and_activemask(mod80):
+    v = np.arange(64, dtype=np.int32) * 3
+    out = np.zeros(64, np.int32)
+    run(mod80, "divergent", (1,), (64,), [v, out])
+    for t in range(64):
+        if t & 1:
+            assert out[t] == 1 + 2 * v[t ^ 2], t
+        else:
+            assert out[t] == -1
