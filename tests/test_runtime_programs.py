@@ -198,6 +198,19 @@ def test_kernels_symbols_and_attributes(libs: Path, flags: tuple[str, ...]) -> N
 
 
 @needs_translator
+def test_sass_only_binary_is_refused_cleanly(libs: Path) -> None:
+    exe = nvcc(RT_DIR / "rt_kernels.cu", "-cudart", "shared", "-gencode",
+               "arch=compute_86,code=sm_86", name="rt_kernels_sass")
+    proc = run(exe, libs)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # a failed check, not a crash
+    assert "launch (<<<>>>) -> cudaErrorNoKernelImageForDevice" in proc.stdout
+    assert "cudaFuncGetAttributes(&a, (const void *)poly) -> cudaErrorNoKernelImageForDevice" \
+        in proc.stdout
+    logged = [ln for ln in proc.stderr.splitlines() if "no PTX" in ln]
+    assert logged and "_Z4polyPKfPfi" in logged[0]
+
+
+@needs_translator
 def test_sticky_error_until_device_reset(libs: Path) -> None:
     proc = run(nvcc(RT_DIR / "rt_sticky.cu", "-cudart", "shared"), libs)
     assert_passed(proc)
