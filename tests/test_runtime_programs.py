@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -45,11 +46,18 @@ needs_translator = pytest.mark.skipif(
 @pytest.fixture(scope="session")
 def libs() -> Path:
     """build/lib with libcudart.so.13/.12 and build/cpu with the CPU device."""
-    from pyshim.build_cpu import build_cpu_device
+    from pyshim.build_cpu import BuildError, build_cpu_device
     from pyshim.build_runtime import build_runtime
 
     root = build_dir()
-    build_cpu_device(root / "cpu")
+    try:
+        build_cpu_device(root / "cpu")
+    except BuildError as exc:
+        # the CPU device is another component (its own tests report its build); a
+        # half-edited checkout of it must not hide libcudart's results
+        if not (root / "cpu" / "libamdhip64.so.7").exists():
+            raise
+        warnings.warn(f"using the last built CPU device: {str(exc)[:300]}", stacklevel=1)
     for path in build_runtime(root / "lib"):
         assert path.exists()
     return root
