@@ -49,3 +49,22 @@ def test_search_order_rpath_env_runpath_origin(tmp_path, monkeypatch):
     assert find("libcufft.so.12", search_dirs(exe, ["$ORIGIN/../lib"], [])) == \
         tmp_path / "lib" / "libcufft.so.12"
     assert find("libcufft.so.11", dirs) is None
+
+
+def test_hooks_come_from_the_runtime_sources(tmp_path):
+    from pyshim.check import hooks
+
+    src = tmp_path / "register.c"
+    src.write_text("EXPORT void **__cudaRegisterFatBinary(void *fatCubin)\n{\n}\n"
+                   "EXPORT cudaError_t\n__cudaLaunchKernel(cudaKernel_t k)\n{\n}\n"
+                   "void __cudaNotExported(void) {}\n"
+                   "EXPORT void __cudaDeclaredOnly(void);\n")
+    assert hooks.implemented(tmp_path) == {"__cudaRegisterFatBinary", "__cudaLaunchKernel"}
+    # the real runtime: what nvcc's host stubs call is there
+    real = hooks.implemented()
+    if not real:
+        pytest.skip("shim/runtime sources absent")
+    assert {"__cudaRegisterFatBinary", "__cudaRegisterFunction", "__cudaLaunchKernel",
+            "__cudaPushCallConfiguration", "__cudaPopCallConfiguration"} <= real
+    assert hooks.status("__cudaRegisterFatBinary")[0] == "shim"
+    assert hooks.status("__cudaNoSuchHook")[0] == "unknown"

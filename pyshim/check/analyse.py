@@ -20,9 +20,9 @@ from pathlib import Path
 
 from pyshim.binary.elf import HostElf
 from pyshim.binary.errors import BinaryError
+from pyshim.check import hooks, libraries, static_cudart
 from pyshim.check import kernels as kernel_scan
-from pyshim.check import libraries, static_cudart
-from pyshim.check.tables import HOOK_PREFIX, TABLE_LIBRARIES, Tables
+from pyshim.check.tables import TABLE_LIBRARIES, Tables
 
 RUNS = "runs"
 GAPS = "runs-with-gaps"
@@ -115,10 +115,10 @@ def _imports(elf: HostElf, tables: Tables, report: BinaryReport) -> None:
                 continue
             report.entry_points.append(EntryPoint(sym.name, library, st.status, "import",
                                                   st.reason))
-        elif sym.name.startswith(HOOK_PREFIX):
-            report.entry_points.append(EntryPoint(
-                sym.name, sym.version or "libcudart.so", "shim", "import",
-                "cudart registration hook, implemented by pyshim's runtime"))
+        elif sym.name.startswith(hooks.PREFIX):
+            hook_status, why = hooks.status(sym.name)
+            report.entry_points.append(EntryPoint(sym.name, sym.version or "libcudart.so",
+                                                  hook_status, "import", why))
         elif lib is not None:
             status = "unknown" if lib.replaced else "not-replaced"
             why = "not in the dispatch tables" if lib.replaced else f"from {lib.family}"
@@ -181,9 +181,9 @@ def _static(cudart: static_cudart.StaticCudart, tables: Tables, report: BinaryRe
             report.entry_points.append(EntryPoint(name, "libcudart_static", st.status,
                                                   "call", st.reason))
         else:
-            report.entry_points.append(EntryPoint(
-                name, "libcudart_static", "shim", "call",
-                "cudart registration hook, implemented by pyshim's runtime"))
+            hook_status, why = hooks.status(name)
+            report.entry_points.append(EntryPoint(name, "libcudart_static", hook_status,
+                                                  "call", why))
     for name in cudart.driver_names:
         st = tables.driver_status(name)
         if st is not None:

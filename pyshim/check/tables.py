@@ -22,11 +22,6 @@ TABLE_LIBRARIES = {
     "cusolver": "libcusolver.so",
 }
 
-# cudart's hidden registration hooks (`__cudaRegisterFatBinary`, `__cudaLaunchKernel`, ...):
-# not declared in any header, so not in the tables; the shim's runtime implements them
-# (DESIGN.md, "the layers"), so a program importing them is not missing anything.
-HOOK_PREFIX = "__cuda"
-
 
 @dataclass(frozen=True)
 class Status:
