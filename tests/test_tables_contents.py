@@ -106,8 +106,11 @@ def test_proc_address_map(tables, name, version, variant, symbol):
 def test_proc_address_covers_every_symbol_and_is_sorted(tables):
     rows = tables["driver"]["proc_address"]
     assert rows == sorted(rows)
-    symbols = {s for e in tables["driver"]["entry_points"].values() for s in e["symbols"]}
+    every = [*tables["driver"]["entry_points"].values(),
+             *tables["driver"]["extra_entry_points"].values()]
+    symbols = {s for e in every for s in e["symbols"]}
     assert {r[3] for r in rows} <= symbols
+    assert ["cuProfilerStart", 4000, "", "cuProfilerStart"] in rows
     # only cuGetProcAddress_v2_ptsz has no PFN typedef
     assert symbols - {r[3] for r in rows} == {"cuGetProcAddress_v2_ptsz"}
 

@@ -83,7 +83,8 @@ def stubs(driver: dict, rocm: dict) -> tuple[str, dict[str, int]]:
     out = [STAMP,
            "/* Every exported driver symbol, weak: the core's strong definitions win. */\n",
            "#define __CUDA_API_VERSION_INTERNAL 1\n",
-           "#include <string.h>\n#include <cuda.h>\n#include <hip/hip_runtime_api.h>\n",
+           "#include <string.h>\n#include <cuda.h>\n#include <cudaProfiler.h>\n"
+           "#include <hip/hip_runtime_api.h>\n",
            "/* CUDA's API is current where HIP marks its twin deprecated: forward anyway */\n",
            '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n',
            "#define PYSHIM_BITCAST(T, x) \\\n"
