@@ -206,6 +206,19 @@ def test_kernels_symbols_and_attributes(libs: Path, flags: tuple[str, ...]) -> N
 
 
 @needs_translator
+def test_rdc_program(libs: Path) -> None:
+    """-rdc=true registers the device-linked (v2) wrapper; its PTX is in the relocatable
+    fat binaries of the aux list."""
+    if not (EXAMPLES / "vector_add.cu").exists():
+        pytest.skip("examples/vector_add.cu is not in this checkout")
+    exe = nvcc(EXAMPLES / "vector_add.cu", "-cudart", "shared", "-rdc=true",
+               name="vector_add_rdc")
+    proc = run(exe, libs)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "PASS vector_add" in proc.stdout
+
+
+@needs_translator
 def test_sass_only_binary_is_refused_cleanly(libs: Path) -> None:
     exe = nvcc(RT_DIR / "rt_kernels.cu", "-cudart", "shared", "-gencode",
                "arch=compute_86,code=sm_86", name="rt_kernels_sass")

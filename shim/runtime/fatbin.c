@@ -3,6 +3,7 @@
  * hooks hand us a bare pointer, and the translator must get exactly the image.
  * Mirrors shim/core/fatbin.c (libcudart does not link libcuda.so.1).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -77,4 +78,36 @@ size_t pyshim_rt_image_extent(const void *data, const void **start)
         return elf_size(p);
     /* PTX text: NUL-terminated */
     return strlen((const char *)p);
+}
+
+/* A v2 (device-linked, -rdc=true) wrapper's own container is a link stub without the
+ * program's code; `aux` points at a NULL-terminated array of the relocatable containers
+ * (one per translation unit) holding the PTX: those are what the translator gets, back to
+ * back in one buffer (as shim/core/fatbin.c does). NULL if this is not such a wrapper. */
+void *pyshim_rt_relocatable_copy(const void *data, size_t *size)
+{
+    const uint8_t *p = data;
+    if (p == NULL || rd32(p) != PYSHIM_RT_FATBIN_WRAPPER_MAGIC || rd32(p + 4) != 2)
+        return NULL;
+    const uint8_t *const *aux;
+    memcpy(&aux, p + 16, sizeof aux);
+    if (aux == NULL || aux[0] == NULL)
+        return NULL;
+    size_t total = 0, n = 0;
+    for (; aux[n] != NULL; n++) {
+        if (rd32(aux[n]) != PYSHIM_RT_FATBIN_CONTAINER_MAGIC)
+            return NULL;
+        total += container_size(aux[n]);
+    }
+    uint8_t *buf = malloc(total);
+    if (buf == NULL)
+        return NULL;
+    size_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t s = container_size(aux[i]);
+        memcpy(buf + off, aux[i], s);
+        off += s;
+    }
+    *size = total;
+    return buf;
 }

@@ -113,5 +113,7 @@ PYSHIM_RT_HIDDEN int pyshim_rt_py_translate(const void *image, size_t size, cons
 /* Bytes of the image `data` points at and where it starts (the container for a wrapper);
  * 0 if not recognised. */
 PYSHIM_RT_HIDDEN size_t pyshim_rt_image_extent(const void *data, const void **start);
+/* -rdc=true: the relocatable containers of a v2 wrapper in one malloc'ed buffer, or NULL. */
+PYSHIM_RT_HIDDEN void *pyshim_rt_relocatable_copy(const void *data, size_t *size);
 
 #endif

@@ -63,7 +63,11 @@ EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
     if (fb == NULL)
         return NULL;
     const void *start = NULL;
-    fb->size = pyshim_rt_image_extent(fatCubin, &start);
+    void *relocatable = pyshim_rt_relocatable_copy(fatCubin, &fb->size);
+    if (relocatable != NULL)
+        start = relocatable; /* kept for the life of the process, like the program's own */
+    else
+        fb->size = pyshim_rt_image_extent(fatCubin, &start);
     fb->image = start;
     if (fb->size == 0)
         pyshim_rt_log("__cudaRegisterFatBinary: unrecognised fat binary at %p; its kernels "
