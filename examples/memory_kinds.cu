@@ -99,6 +99,33 @@ int main()
                        height, cudaMemcpyDeviceToHost));
     EXPECT(std::memcmp(grid, grid_back, width * height * sizeof(float)) == 0);
 
+    // a 3D pitched allocation, filled from the host and read back with 3D copies
+    cudaExtent extent = make_cudaExtent(24 * sizeof(short), 10, 6);
+    cudaPitchedPtr vol;
+    CHECK(cudaMalloc3D(&vol, extent));
+    const size_t cells = 24 * 10 * 6;
+    short *box = static_cast<short *>(std::malloc(cells * sizeof(short)));
+    short *box_back = static_cast<short *>(std::calloc(cells, sizeof(short)));
+    for (size_t i = 0; i < cells; i++)
+        box[i] = static_cast<short>(i * 3 - 500);
+    cudaMemcpy3DParms up = {};
+    up.srcPtr = make_cudaPitchedPtr(box, 24 * sizeof(short), 24, 10);
+    up.dstPtr = vol;
+    up.extent = extent;
+    up.kind = cudaMemcpyHostToDevice;
+    CHECK(cudaMemcpy3D(&up));
+    cudaMemcpy3DParms down = {};
+    down.srcPtr = vol;
+    down.dstPtr = make_cudaPitchedPtr(box_back, 24 * sizeof(short), 24, 10);
+    down.extent = extent;
+    down.kind = cudaMemcpyDeviceToHost;
+    CHECK(cudaMemcpy3DAsync(&down, 0));
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(std::memcmp(box, box_back, cells * sizeof(short)) == 0);
+    CHECK(cudaFree(vol.ptr));
+    std::free(box);
+    std::free(box_back);
+
     size_t free_bytes = 0, total_bytes = 0;
     CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     EXPECT(total_bytes > 0 && free_bytes <= total_bytes);

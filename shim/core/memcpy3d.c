@@ -1,0 +1,80 @@
+/*
+ * 3D copies (cudaMemcpy3D of pitched memory). CUDA_MEMCPY3D has a reserved pointer after
+ * srcArray that HIP_MEMCPY3D lacks, and the memory-type enums differ, so the descriptor
+ * is converted field by field. CUDA arrays are not supported.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+#define DPTR(p) ((void *)(uintptr_t)(p))
+
+static hipMemoryType memtype(CUmemorytype t)
+{
+    switch (t) {
+    case CU_MEMORYTYPE_HOST: return hipMemoryTypeHost;
+    case CU_MEMORYTYPE_DEVICE: return hipMemoryTypeDevice;
+    case CU_MEMORYTYPE_UNIFIED: return hipMemoryTypeUnified;
+    default: return hipMemoryTypeUnregistered;
+    }
+}
+
+static CUresult convert(const CUDA_MEMCPY3D *c, HIP_MEMCPY3D *h)
+{
+    if (c == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY) {
+        pyshim_unsupported("cuMemcpy3D (CUDA arrays)");
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    memset(h, 0, sizeof *h);
+    h->srcXInBytes = c->srcXInBytes;
+    h->srcY = c->srcY;
+    h->srcZ = c->srcZ;
+    h->srcLOD = c->srcLOD;
+    h->srcMemoryType = memtype(c->srcMemoryType);
+    h->srcHost = c->srcHost;
+    h->srcDevice = DPTR(c->srcDevice);
+    h->srcPitch = c->srcPitch;
+    h->srcHeight = c->srcHeight;
+    h->dstXInBytes = c->dstXInBytes;
+    h->dstY = c->dstY;
+    h->dstZ = c->dstZ;
+    h->dstLOD = c->dstLOD;
+    h->dstMemoryType = memtype(c->dstMemoryType);
+    h->dstHost = c->dstHost;
+    h->dstDevice = DPTR(c->dstDevice);
+    h->dstPitch = c->dstPitch;
+    h->dstHeight = c->dstHeight;
+    h->WidthInBytes = c->WidthInBytes;
+    h->Height = c->Height;
+    h->Depth = c->Depth;
+    return CUDA_SUCCESS;
+}
+
+static CUresult copy_3d(const CUDA_MEMCPY3D *c, CUstream stream, int async, int pt)
+{
+    HIP_MEMCPY3D h;
+    CUresult rc = convert(c, &h);
+    if (rc == CUDA_SUCCESS)
+        rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!async && !pt)
+        return pyshim_cu_from_hip(hipDrvMemcpy3D(&h));
+    hipError_t err = hipDrvMemcpy3DAsync(&h, pyshim_hip_stream(stream, pt));
+    if (err == hipSuccess && !async)
+        err = hipStreamSynchronize(hipStreamPerThread);
+    return pyshim_cu_from_hip(err);
+}
+
+CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy) { return copy_3d(pCopy, NULL, 0, 0); }
+CUresult CUDAAPI cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy) { return copy_3d(pCopy, NULL, 0, 1); }
+CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
+{
+    return copy_3d(pCopy, hStream, 1, 0);
+}
+CUresult CUDAAPI cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
+{
+    return copy_3d(pCopy, hStream, 1, 1);
+}
