@@ -92,6 +92,10 @@ static hipError_t event_record(hipEvent_t event, hipStream_t stream, bool spt)
     hipError_t err = cpu_stream_resolve(stream, spt, &s);
     if (err != hipSuccess)
         return err;
+    if (cpu_stream_capturing(s)) {
+        cpu_log("hipEventRecord: events cannot be captured into a graph on the CPU device");
+        return hipErrorStreamCaptureUnsupported;
+    }
     cpu_cmd *c = cpu_cmd_new(run_record, sizeof(record_payload));
     if (c == NULL)
         return hipErrorOutOfMemory;
@@ -175,6 +179,11 @@ static hipError_t stream_wait_event(hipStream_t stream, hipEvent_t event, unsign
     hipError_t err = cpu_stream_resolve(stream, spt, &s);
     if (err != hipSuccess)
         return err;
+    if (cpu_stream_capturing(s)) {
+        cpu_log("hipStreamWaitEvent: event waits cannot be captured into a graph on the CPU "
+                "device");
+        return hipErrorStreamCaptureUnsupported;
+    }
     cpu_cmd *c = cpu_cmd_new(NULL, 0);
     if (c == NULL)
         return hipErrorOutOfMemory;

@@ -92,6 +92,9 @@ struct cpu_cmd {
     int num_deps;
     cpu_cmd *next;
     uint64_t seq;
+    size_t payload_size;
+    /* Repairs a copy whose payload points into itself (graph replay clones commands). */
+    void (*fixup)(cpu_cmd *copy);
     _Alignas(16) unsigned char payload[];
 };
 
@@ -108,6 +111,8 @@ struct ihipStream_t {
     pthread_t thread;
     struct ihipStream_t *next_live;
     unsigned long long id;
+    struct ihipGraph *capture;       /* non-NULL while hipStreamBeginCapture records */
+    unsigned long long capture_id;
 };
 
 struct cpu_dep {
@@ -117,6 +122,14 @@ struct cpu_dep {
 
 /* Allocates a command with `payload_size` bytes of payload. Returns NULL on OOM. */
 cpu_cmd *cpu_cmd_new(cpu_cmd_fn run, size_t payload_size);
+/* A fresh copy of a command that has not been enqueued (a captured one), or NULL. */
+cpu_cmd *cpu_cmd_clone(const cpu_cmd *c);
+/* Frees a command that will never run. */
+void cpu_cmd_free(cpu_cmd *c);
+/* True while `s` is being captured: such work is recorded into a graph, not run, and
+ * calls that would wait for it or cannot be recorded refuse with
+ * hipErrorStreamCaptureUnsupported. */
+bool cpu_stream_capturing(struct ihipStream_t *s);
 /* Resolves a user handle (NULL, hipStreamLegacy, hipStreamPerThread or a created stream);
  * `spt` selects the per-thread default stream for NULL (the _spt entry points). A handle
  * that is not a live stream gives hipErrorContextIsDestroyed, as ROCm answers. */
@@ -141,6 +154,12 @@ extern pthread_cond_t cpu_sched_cond;
 hipError_t cpu_sticky_error(void);
 void cpu_set_sticky_error(hipError_t err);
 void cpu_clear_sticky_error(void);
+
+/* ---- graph.c ---- */
+
+/* Appends a captured command to a graph (takes ownership). False: out of memory. */
+bool cpu_graph_append(struct ihipGraph *g, cpu_cmd *c);
+struct ihipGraph *cpu_graph_new(void);
 
 /* ---- event.c ---- */
 

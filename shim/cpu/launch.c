@@ -26,6 +26,24 @@ static void run_launch(cpu_cmd *c)
         cpu_set_sticky_error(err);
 }
 
+/* Where the argument bytes start in a launch payload with `num_params` pointers. */
+static size_t args_offset(uint32_t num_params)
+{
+    size_t ptrs = (size_t)num_params * sizeof(void *);
+    return sizeof(launch_payload) + (ptrs + 15) / 16 * 16;
+}
+
+/* Points the parameter array of a launch payload at that payload's own argument bytes. */
+static void point_params(cpu_cmd *c)
+{
+    launch_payload *p = (launch_payload *)c->payload;
+    const pyshim_kernel_desc *k = p->job.kernel;
+    unsigned char *args = c->payload + args_offset(k->num_params);
+    p->job.params = (void **)(c->payload + sizeof(launch_payload));
+    for (uint32_t i = 0; i < k->num_params; i++)
+        p->job.params[i] = args + k->params[i].offset;
+}
+
 static uint32_t static_shared(const struct ihipModuleSymbol_t *f)
 {
     return f->desc->static_shared_bytes;
@@ -141,22 +159,21 @@ static hipError_t launch(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsig
     err = cpu_stream_resolve(stream, spt, &s);
     if (err != hipSuccess)
         return err;
-    size_t ptrs = (size_t)k->num_params * sizeof(void *);
-    size_t args_at = sizeof(launch_payload) + (ptrs + 15) / 16 * 16;
+    size_t args_at = args_offset(k->num_params);
     cpu_cmd *c = cpu_cmd_new(run_launch, args_at + k->params_bytes);
     if (c == NULL)
         return hipErrorOutOfMemory;
     launch_payload *p = (launch_payload *)c->payload;
     unsigned char *args = c->payload + args_at;
     p->job.kernel = k;
-    p->job.params = (void **)(c->payload + sizeof(launch_payload));
+    c->fixup = point_params;
+    point_params(c);
     for (uint32_t i = 0; i < k->num_params; i++) {
         const pyshim_param_desc *d = &k->params[i];
         if (packed != NULL)
             memcpy(args + d->offset, (const unsigned char *)packed + d->offset, d->size);
         else
             memcpy(args + d->offset, kernelParams[i], d->size);
-        p->job.params[i] = args + d->offset;
     }
     const cpu_device *dev = cpu_dev();
     p->job.launch = (pyshim_launch){

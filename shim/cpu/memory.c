@@ -481,6 +481,8 @@ hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
     hipError_t err = cpu_stream_resolve(stream, false, &s);
     if (err != hipSuccess)
         return cpu_ret(err);
+    if (cpu_stream_capturing(s))   /* would be a memory node: not recorded here */
+        return cpu_ret(hipErrorStreamCaptureUnsupported);
     return cpu_ret(allocate(dev_ptr, size, CPU_MEM_DEVICE, 0));
 }
 
@@ -499,6 +501,8 @@ hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
     hipError_t err = cpu_stream_resolve(stream, false, &s);
     if (err != hipSuccess)
         return cpu_ret(err);
+    if (cpu_stream_capturing(s))
+        return cpu_ret(hipErrorStreamCaptureUnsupported);
     if (dev_ptr == NULL)
         return hipSuccess;
     if (!cpu_mem_lookup(dev_ptr, &a) || a.base != (uintptr_t)dev_ptr || a.kind != CPU_MEM_DEVICE)

@@ -70,9 +70,49 @@ void cpu_clear_sticky_error(void)
 cpu_cmd *cpu_cmd_new(cpu_cmd_fn run, size_t payload_size)
 {
     cpu_cmd *c = calloc(1, sizeof *c + payload_size);
-    if (c != NULL)
+    if (c != NULL) {
         c->run = run;
+        c->payload_size = payload_size;
+    }
     return c;
+}
+
+cpu_cmd *cpu_cmd_clone(const cpu_cmd *c)
+{
+    cpu_cmd *copy = malloc(sizeof *c + c->payload_size);
+    if (copy == NULL)
+        return NULL;
+    memcpy(copy, c, sizeof *c + c->payload_size);
+    copy->next = NULL;
+    copy->stream = NULL;
+    copy->deps = NULL;
+    copy->num_deps = 0;
+    copy->seq = 0;
+    if (copy->fixup != NULL)
+        copy->fixup(copy);
+    return copy;
+}
+
+void cpu_cmd_free(cpu_cmd *c)
+{
+    if (c == NULL)
+        return;
+    pthread_mutex_lock(&cpu_sched_lock);
+    if (c->wait_event != NULL)
+        cpu_event_release_locked(c->wait_event);
+    if (c->release != NULL)
+        c->release(c);
+    pthread_mutex_unlock(&cpu_sched_lock);
+    free(c->deps);
+    free(c);
+}
+
+bool cpu_stream_capturing(struct ihipStream_t *s)
+{
+    pthread_mutex_lock(&cpu_sched_lock);
+    bool capturing = s->capture != NULL;
+    pthread_mutex_unlock(&cpu_sched_lock);
+    return capturing;
 }
 
 static void free_stream_locked(struct ihipStream_t *s)
@@ -247,6 +287,16 @@ static bool busy(const struct ihipStream_t *s)
 hipError_t cpu_stream_enqueue(struct ihipStream_t *s, cpu_cmd *cmd, uint64_t *seq)
 {
     pthread_mutex_lock(&cpu_sched_lock);
+    if (s->capture != NULL) {
+        /* Recorded, not run: sequence number 0 is "already complete" to any waiter. */
+        bool ok = cpu_graph_append(s->capture, cmd);
+        pthread_mutex_unlock(&cpu_sched_lock);
+        if (seq != NULL)
+            *seq = 0;
+        if (!ok)
+            free(cmd);
+        return ok ? hipSuccess : hipErrorOutOfMemory;
+    }
     int n = 0;
     if (s->is_null) {
         for (struct ihipStream_t *t = live_streams; t != NULL; t = t->next_live)
@@ -288,7 +338,7 @@ hipError_t cpu_stream_enqueue(struct ihipStream_t *s, cpu_cmd *cmd, uint64_t *se
 bool cpu_stream_idle_for_inline(struct ihipStream_t *s)
 {
     pthread_mutex_lock(&cpu_sched_lock);
-    bool idle = !busy(s);
+    bool idle = !busy(s) && s->capture == NULL;
     if (idle && s->is_null) {
         for (struct ihipStream_t *t = live_streams; t != NULL && idle; t = t->next_live)
             idle = (t->flags & hipStreamNonBlocking) || !busy(t);
@@ -322,6 +372,8 @@ hipError_t cpu_stream_wait_seq(struct ihipStream_t *s, uint64_t seq)
 
 hipError_t cpu_stream_wait_idle(struct ihipStream_t *s)
 {
+    if (cpu_stream_capturing(s))
+        return hipErrorStreamCaptureUnsupported;
     if (s->is_null && !cpu_stream_idle_for_inline(s)) {
         /* The legacy stream also waits for the blocking streams: a no-op command on it
          * carries exactly those dependencies. */
@@ -418,6 +470,8 @@ static hipError_t stream_query(hipStream_t stream, bool spt)
     hipError_t err = cpu_stream_resolve(stream, spt, &s);
     if (err != hipSuccess)
         return cpu_ret(err);
+    if (cpu_stream_capturing(s))
+        return cpu_ret(hipErrorStreamCaptureUnsupported);
     /* The legacy stream counts as busy while a blocking stream is (see above). */
     bool idle = s->is_null ? cpu_stream_idle_for_inline(s) : !stream_busy(s);
     return idle ? hipSuccess : hipErrorNotReady;   /* not-ready is not an error to record */
@@ -582,7 +636,54 @@ hipError_t hipStreamAddCallback_spt(hipStream_t stream, hipStreamCallback_t call
     return cpu_ret(enqueue_host_call(stream, true, (host_call){NULL, callback, stream, userData}));
 }
 
-/* ---- capture: the CPU device never captures, so every stream reports "not capturing" ---- */
+/* ---- capture (graph.c records; these report) ---- */
+
+static unsigned long long next_capture_id = 1;
+
+hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
+{
+    struct ihipStream_t *s;
+    if (mode < hipStreamCaptureModeGlobal || mode > hipStreamCaptureModeRelaxed)
+        return cpu_ret(hipErrorInvalidValue);
+    hipError_t err = cpu_stream_resolve(stream, false, &s);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    if (s->is_null)   /* the legacy stream synchronises with everything: not capturable */
+        return cpu_ret(hipErrorStreamCaptureUnsupported);
+    struct ihipGraph *g = cpu_graph_new();
+    if (g == NULL)
+        return cpu_ret(hipErrorOutOfMemory);
+    pthread_mutex_lock(&cpu_sched_lock);
+    bool already = s->capture != NULL;
+    if (!already) {
+        s->capture = g;
+        s->capture_id = next_capture_id++;
+    }
+    pthread_mutex_unlock(&cpu_sched_lock);
+    if (already) {
+        hipGraphDestroy(g);
+        return cpu_ret(hipErrorIllegalState);
+    }
+    return hipSuccess;
+}
+
+hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
+{
+    struct ihipStream_t *s;
+    if (pGraph == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    hipError_t err = cpu_stream_resolve(stream, false, &s);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    pthread_mutex_lock(&cpu_sched_lock);
+    struct ihipGraph *g = s->capture;
+    s->capture = NULL;
+    pthread_mutex_unlock(&cpu_sched_lock);
+    if (g == NULL)
+        return cpu_ret(hipErrorIllegalState);
+    *pGraph = g;
+    return hipSuccess;
+}
 
 static hipError_t capture_status(hipStream_t stream, bool spt, hipStreamCaptureStatus *status,
                                  unsigned long long *id)
@@ -593,9 +694,13 @@ static hipError_t capture_status(hipStream_t stream, bool spt, hipStreamCaptureS
     hipError_t err = cpu_stream_resolve(stream, spt, &s);
     if (err != hipSuccess)
         return cpu_ret(err);
-    *status = hipStreamCaptureStatusNone;
+    pthread_mutex_lock(&cpu_sched_lock);
+    bool active = s->capture != NULL;
+    unsigned long long cid = s->capture_id;
+    pthread_mutex_unlock(&cpu_sched_lock);
+    *status = active ? hipStreamCaptureStatusActive : hipStreamCaptureStatusNone;
     if (id != NULL)
-        *id = 0;
+        *id = active ? cid : 0;
     return hipSuccess;
 }
 

@@ -1,0 +1,101 @@
+/* Stream capture into a graph and replay: `graph <kernels.so>`. */
+#include <string.h>
+
+#include "check.h"
+
+static int host_calls = 0;
+
+static void count_call(void *p)
+{
+    (void)p;
+    host_calls++;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return 5;
+    hipModule_t mod;
+    hipFunction_t saxpy;
+    CHECK(hipModuleLoad(&mod, argv[1]));
+    CHECK(hipModuleGetFunction(&saxpy, mod, "saxpy"));
+    enum { N = 1000 };
+    float *x, *y, *hx, *hy;
+    CHECK(hipMalloc((void **)&x, N * sizeof(float)));
+    CHECK(hipMalloc((void **)&y, N * sizeof(float)));
+    CHECK(hipHostMalloc((void **)&hx, N * sizeof(float), 0));
+    CHECK(hipHostMalloc((void **)&hy, N * sizeof(float), 0));
+    for (int i = 0; i < N; i++) {
+        hx[i] = (float)i;
+        hy[i] = -1.0f;
+    }
+    CHECK(hipMemsetD32(y, 0x3f800000, N));   /* 1.0f: must survive the capture untouched */
+
+    hipStream_t s, s2;
+    CHECK(hipStreamCreate(&s));
+    CHECK(hipStreamCreateWithFlags(&s2, hipStreamNonBlocking));
+    SHOW("capture_null_stream", hipStreamBeginCapture(NULL, hipStreamCaptureModeGlobal));
+    SHOW("end_not_capturing", hipStreamEndCapture(s, &(hipGraph_t){NULL}));
+
+    CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+    SHOW("begin_twice", hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+    hipStreamCaptureStatus st = hipStreamCaptureStatusNone;
+    unsigned long long id = 0;
+    CHECK(hipStreamGetCaptureInfo(s, &st, &id));
+    printf("capturing=%d,%d\n", st == hipStreamCaptureStatusActive, id != 0);
+    int n = N;
+    float a = 2.0f;
+    void *params[] = {&n, &a, &x, &y};
+    CHECK(hipMemcpyAsync(x, hx, N * sizeof(float), hipMemcpyHostToDevice, s));
+    CHECK(hipMemsetD32Async(y, 0, N, s));
+    CHECK(hipModuleLaunchKernel(saxpy, (N + 127) / 128, 1, 1, 128, 1, 1, 0, s, params, NULL));
+    a = 100.0f;   /* arguments are captured by value */
+    CHECK(hipMemcpyAsync(hy, y, N * sizeof(float), hipMemcpyDeviceToHost, s));
+    CHECK(hipLaunchHostFunc(s, count_call, NULL));
+    hipEvent_t ev;
+    CHECK(hipEventCreate(&ev));
+    SHOW("capture_event_record", hipEventRecord(ev, s));
+    SHOW("capture_sync", hipStreamSynchronize(s));
+    SHOW("capture_query", hipStreamQuery(s));
+    void *tmp;
+    SHOW("capture_malloc_async", hipMallocAsync(&tmp, 16, s));
+    float yfirst = 0;
+    CHECK(hipMemcpy(&yfirst, y, sizeof yfirst, hipMemcpyDeviceToHost));
+    printf("nothing_ran=%d,%g,%g\n", host_calls, hy[5], yfirst);
+
+    hipGraph_t graph;
+    CHECK(hipStreamEndCapture(s, &graph));
+    CHECK(hipStreamIsCapturing(s, &st));
+    printf("capturing_after=%d\n", st);
+    size_t nodes = 0;
+    CHECK(hipGraphGetNodes(graph, NULL, &nodes));
+    printf("nodes=%zu\n", nodes);
+    hipGraphExec_t exec;
+    CHECK(hipGraphInstantiate(&exec, graph, NULL, NULL, 0));
+    CHECK(hipGraphDestroy(graph));   /* the executable graph keeps its own copy */
+
+    CHECK(hipGraphLaunch(exec, s));
+    CHECK(hipStreamSynchronize(s));
+    printf("replay1=%d,%g,%g\n", host_calls, hy[5], hy[999]);
+    for (int i = 0; i < N; i++)
+        hx[i] = (float)(2 * i);   /* the copy reads host memory when it runs */
+    CHECK(hipGraphLaunch(exec, s));
+    CHECK(hipStreamSynchronize(s));   /* both launches use the same buffers: one at a time */
+    CHECK(hipGraphLaunch(exec, s2));
+    CHECK(hipStreamSynchronize(s2));
+    printf("replay3=%d,%g,%g\n", host_calls, hy[5], hy[999]);
+
+    CHECK(hipGraphExecDestroy(exec));
+    SHOW("exec_destroy_twice", hipGraphExecDestroy(exec));
+    SHOW("launch_destroyed", hipGraphLaunch(exec, s));
+    SHOW("graph_destroy_twice", hipGraphDestroy(graph));
+    CHECK(hipEventDestroy(ev));
+    CHECK(hipStreamDestroy(s));
+    CHECK(hipStreamDestroy(s2));
+    CHECK(hipFree(x));
+    CHECK(hipFree(y));
+    CHECK(hipHostFree(hx));
+    CHECK(hipHostFree(hy));
+    CHECK(hipModuleUnload(mod));
+    return 0;
+}

@@ -1,0 +1,35 @@
+"""The CPU device's graphs from stream capture (graph.c): record, instantiate, replay."""
+
+from __future__ import annotations
+
+import pytest
+from cpu_device.harness import module, run, values
+
+
+@pytest.fixture(scope="module")
+def gr() -> dict[str, str]:
+    r = run("graph", str(module("kernels")))
+    assert r.returncode == 0, r.stderr
+    return values(r)
+
+
+def test_capture_records_without_running(gr: dict[str, str]) -> None:
+    assert gr["capturing"] == "1,1"            # active, with a capture id
+    assert gr["nothing_ran"] == "0,-1,1"       # no host call, no copy, no memset yet
+    assert gr["capturing_after"] == "0"
+    assert gr["nodes"] == "5"                  # copy, memset, kernel, copy, host function
+
+
+def test_replay_runs_the_work_each_launch(gr: dict[str, str]) -> None:
+    # y = 2 * x with x copied from host memory at each replay (x = i, then x = 2i)
+    assert gr["replay1"] == "1,10,1998"
+    assert gr["replay3"] == "3,20,3996"        # two more launches, on two streams
+
+
+def test_what_capture_refuses(gr: dict[str, str]) -> None:
+    for key in ("capture_null_stream", "capture_event_record", "capture_sync", "capture_query",
+                "capture_malloc_async"):
+        assert gr[key] == "hipErrorStreamCaptureUnsupported", key
+    assert gr["end_not_capturing"] == gr["begin_twice"] == "hipErrorIllegalState"
+    for key in ("exec_destroy_twice", "launch_destroyed", "graph_destroy_twice"):
+        assert gr[key] == "hipErrorInvalidValue", key
