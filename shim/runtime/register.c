@@ -40,6 +40,10 @@ struct var {
     struct var *next_in_bucket;
 };
 
+/* Two locks, always taken in this order: load_lock serialises module loads (translation
+ * can take seconds), lock guards the registry lists only, so lookups and launches of
+ * loaded kernels never wait behind a translation. */
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pyshim_rt_fatbin *fatbins;
 static struct pyshim_rt_func *funcs[BUCKETS];
@@ -93,9 +97,9 @@ EXPORT char __cudaInitModule(void **fatCubinHandle)
     struct pyshim_rt_fatbin *fb = fatbin_of(fatCubinHandle);
     if (fb == NULL)
         return 0;
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&load_lock);
     int rc = fatbin_load(fb);
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&load_lock);
     if (rc != cudaSuccess)
         pyshim_rt_record(rc);
     return rc == cudaSuccess;
@@ -108,13 +112,13 @@ EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle)
     struct pyshim_rt_fatbin *fb = fatbin_of(fatCubinHandle);
     if (fb == NULL)
         return;
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&load_lock);
     if (fb->module != NULL)
         pyshim_rt_hip_unload(fb->module);
     fb->module = NULL;
     fb->loaded = 1;
     fb->load_result = cudaErrorCudartUnloading;
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&load_lock);
 }
 
 EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
@@ -223,21 +227,23 @@ struct pyshim_rt_func *pyshim_rt_func_by_handle(const void *handle)
 /* Point the host code's pointers to the fat binary's __managed__ variables at them. */
 static int bind_managed(struct pyshim_rt_fatbin *fb)
 {
-    for (size_t b = 0; b < BUCKETS; b++)
-        for (struct var *v = vars[b]; v != NULL; v = v->next_in_bucket) {
+    int rc = cudaSuccess;
+    pthread_mutex_lock(&lock);
+    for (size_t b = 0; b < BUCKETS && rc == cudaSuccess; b++)
+        for (struct var *v = vars[b]; v != NULL && rc == cudaSuccess; v = v->next_in_bucket) {
             if (v->fatbin != fb || v->managed == NULL)
                 continue;
             void *p = NULL;
             size_t size = 0;
-            int rc = pyshim_rt_hip_global(fb->module, v->name, &p, &size);
-            if (rc != cudaSuccess)
-                return rc;
-            *v->managed = p;
+            rc = pyshim_rt_hip_global(fb->module, v->name, &p, &size);
+            if (rc == cudaSuccess)
+                *v->managed = p;
         }
-    return cudaSuccess;
+    pthread_mutex_unlock(&lock);
+    return rc;
 }
 
-/* Call with the lock held. */
+/* Call with load_lock held. */
 static int fatbin_load(struct pyshim_rt_fatbin *fb)
 {
     if (!fb->loaded) {
@@ -254,18 +260,20 @@ static int fatbin_load(struct pyshim_rt_fatbin *fb)
 
 int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip)
 {
-    pthread_mutex_lock(&lock);
-    if (!f->tried) {
-        int rc = fatbin_load(f->fatbin);
-        if (rc == cudaSuccess)
-            rc = pyshim_rt_hip_function(f->fatbin->module, f->name, &f->hip);
-        f->result = rc;
-        f->tried = 1;
+    /* fast path, every launch after the first: `tried` is published after the result */
+    if (!__atomic_load_n(&f->tried, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&load_lock);
+        if (!f->tried) {
+            int rc = fatbin_load(f->fatbin);
+            if (rc == cudaSuccess)
+                rc = pyshim_rt_hip_function(f->fatbin->module, f->name, &f->hip);
+            f->result = rc;
+            __atomic_store_n(&f->tried, 1, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&load_lock);
     }
-    int rc = f->result;
     *hip = f->hip;
-    pthread_mutex_unlock(&lock);
-    return rc;
+    return f->result;
 }
 
 int pyshim_rt_symbol(const void *shadow, void **dptr, size_t *size)
@@ -274,18 +282,20 @@ int pyshim_rt_symbol(const void *shadow, void **dptr, size_t *size)
     struct var *v = vars[bucket(shadow)];
     while (v != NULL && v->shadow != shadow)
         v = v->next_in_bucket;
-    int rc = cudaErrorInvalidSymbol;
-    if (v != NULL) {
-        rc = fatbin_load(v->fatbin);
-        if (rc == cudaSuccess)
-            rc = pyshim_rt_hip_global(v->fatbin->module, v->name, dptr, size);
-    }
     pthread_mutex_unlock(&lock);
+    if (v == NULL)
+        return cudaErrorInvalidSymbol;
+    pthread_mutex_lock(&load_lock);
+    int rc = fatbin_load(v->fatbin);
+    if (rc == cudaSuccess)
+        rc = pyshim_rt_hip_global(v->fatbin->module, v->name, dptr, size);
+    pthread_mutex_unlock(&load_lock);
     return rc;
 }
 
 void pyshim_rt_unload_all(void)
 {
+    pthread_mutex_lock(&load_lock);
     pthread_mutex_lock(&lock);
     for (struct pyshim_rt_fatbin *fb = fatbins; fb != NULL; fb = fb->next) {
         if (fb->module != NULL)
@@ -296,8 +306,9 @@ void pyshim_rt_unload_all(void)
     }
     for (size_t b = 0; b < BUCKETS; b++)
         for (struct pyshim_rt_func *f = funcs[b]; f != NULL; f = f->next_in_bucket) {
-            f->tried = 0;
+            __atomic_store_n(&f->tried, 0, __ATOMIC_RELEASE);
             f->hip = NULL;
         }
     pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&load_lock);
 }
