@@ -150,7 +150,7 @@ def _kernel_state(k: dict) -> str:
 def _coverage(b: dict) -> str:
     by_lib: dict[str, Counter[str]] = {}
     for e in b["entry_points"]:
-        key = e["library"] + (" (requestable by static cudart)"
+        key = e["library"] + (" (looked up by name)"
                               if e["via"] == "cuGetProcAddress" else "")
         by_lib.setdefault(key, Counter())[e["status"]] += 1
     rows = []

@@ -244,6 +244,19 @@ def test_stripped_static_executable_is_still_recognised(tmp_path):
     assert kernel_names(b) == ["_Z5scalePffi"]
 
 
+def test_cupti_names_driver_functions_but_is_no_cudart():
+    """CUPTI carries every driver entry point name (for tracing) but no cudart: it is a
+    driver-by-name user, and no cudart version is made up for it."""
+    lib = Path("/usr/local/cuda/lib64/libcupti.so")
+    if not lib.exists():
+        pytest.skip(f"{lib} absent")
+    b = one(lib)
+    assert b["static_cudart"] is None
+    assert any(a.startswith("driver API by name") for a in b["cuda_access"])
+    asked = [e for e in b["entry_points"] if e["via"] == "cuGetProcAddress"]
+    assert len(asked) >= 300 and {e["library"] for e in asked} == {"libcuda.so.1"}
+
+
 def test_cuda_12_9_runtime_is_told_apart_from_13():
     """NVIDIA's libcudart.so.12 (12.9) carries cudart's driver-name table too; it asks for
     12.8 ABIs at most (fetched by the runtime tests into build/runtime/cuda12)."""

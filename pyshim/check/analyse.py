@@ -198,6 +198,23 @@ def _static(cudart: static_cudart.StaticCudart, tables: Tables, report: BinaryRe
         report.notes.append("no symbol table: the runtime functions it calls cannot be seen")
 
 
+def _by_name(cudart: static_cudart.StaticCudart, tables: Tables, report: BinaryReport) -> None:
+    """A library that loads libcuda.so.1 itself and looks entry points up by name."""
+    report.cuda_access.append("driver API by name (loads libcuda.so.1 and looks entry points "
+                              "up itself)")
+    if "libcuda.so.1" not in report.cuda_libraries:
+        report.cuda_libraries.append("libcuda.so.1")
+    for name in cudart.driver_names:
+        st = tables.driver_status(name)
+        if st is not None:
+            report.entry_points.append(EntryPoint(name, "libcuda.so.1", st.status,
+                                                  "cuGetProcAddress", st.reason))
+    asked = [e for e in report.entry_points if e.via == "cuGetProcAddress"]
+    missing = sum(e.status == "unsupported" for e in asked)
+    report.notes.append(f"names {len(asked)} driver entry points; {missing} are unsupported "
+                        f"(which of them it calls cannot be seen statically)")
+
+
 def _kernels(elf: HostElf, report: BinaryReport, translate: bool,
              budget: kernel_scan.Budget, progress: Callable[[str], None] | None) -> None:
     try:
@@ -272,6 +289,8 @@ def analyse(path: str | os.PathLike[str], tables: Tables, *, translate: bool = T
         _access(report, cudart)
         if cudart.present:
             _static(cudart, tables, report)
+        elif cudart.driver_by_name:
+            _by_name(cudart, tables, report)
         _kernels(elf, report, translate, budget, say)
     report.uses_cuda = bool(report.cuda_libraries or report.entry_points or report.kernels
                             or cudart.present or report.stats.get("containers"))

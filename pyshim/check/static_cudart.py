@@ -29,6 +29,8 @@ _SYM = np.dtype([("name", "<u4"), ("info", "u1"), ("other", "u1"), ("shndx", "<u
 _STT_FUNC = 2
 _DRIVER_NAME = re.compile(rb"cu[A-Z][A-Za-z0-9_]{2,80}")
 _MARKER = "libcudart_static_"
+# the name of an error only cudart itself raises, from its error-name table
+_CUDART_ONLY = b"\0cudaErrorCudartUnloading\0"
 # a handful of names could appear in any program that mentions the driver; cudart carries
 # hundreds, so a static cudart is claimed only above this many (12.9: 303, 13.0: 315)
 MIN_DRIVER_NAMES = 100
@@ -43,6 +45,7 @@ class StaticCudart:
     driver_names: list[str] = field(default_factory=list)  # what it can request
     runtime_calls: list[str] = field(default_factory=list)  # runtime functions called
     calls_visible: bool = False  # False: no symbol table, so calls could not be seen
+    driver_by_name: bool = False  # no cudart, but loads libcuda and looks names up itself
 
 
 def _symbols(elf: HostElf) -> tuple[np.ndarray, bytes] | None:
@@ -62,16 +65,19 @@ def _name(strtab: bytes, offset: int) -> str:
     return strtab[offset:end if end >= 0 else len(strtab)].decode("latin-1")
 
 
-def _rodata_names(elf: HostElf) -> tuple[set[str], bool]:
-    """Driver-like names in the read-only data, and whether "libcuda.so.1" is there."""
+def _rodata_names(elf: HostElf) -> tuple[set[str], bool, bool]:
+    """Driver-like names in the read-only data, whether "libcuda.so.1" is there, and
+    whether cudart's own error-name table is (CUPTI, for one, carries every driver name
+    for its tracing but no cudart)."""
     names: set[str] = set()
-    libcuda = False
+    libcuda = own_errors = False
     for s in elf.sections():
         if s.name.startswith(".rodata") and s.type != "SHT_NOBITS" and s.size:
             data = elf.section_bytes(s.name) or b""
             names.update(m.decode() for m in set(_DRIVER_NAME.findall(data)))
             libcuda = libcuda or b"libcuda.so.1\0" in data
-    return names, libcuda
+            own_errors = own_errors or _CUDART_ONLY in data
+    return names, libcuda, own_errors
 
 
 def _version(abi: int) -> str:
@@ -124,14 +130,21 @@ def analyse(elf: HostElf, tables: Tables) -> StaticCudart:
         syms, strtab = sym
         # names are offsets into strtab: look for the marker there first (cheap)
         marker = _MARKER.encode() in strtab
-    names, libcuda = _rodata_names(elf)
+    names, libcuda, own_errors = _rodata_names(elf)
     requested = sorted(n for n in names if n in tables.driver_names)
     versioned = [n for n in names if n in tables.driver_symbol_versions]
+    by_name = len(requested) >= MIN_DRIVER_NAMES and libcuda
     if marker:
         out.present, out.evidence = True, f"{_MARKER}* symbols"
-    elif len(requested) >= MIN_DRIVER_NAMES and libcuda:
+    elif by_name and own_errors:
         out.present = True
-        out.evidence = f"{len(requested)} driver entry point names beside \"libcuda.so.1\""
+        out.evidence = (f"{len(requested)} driver entry point names beside \"libcuda.so.1\" "
+                        f"and cudart's error names")
+    elif by_name:
+        # not a cudart, but it looks the driver up by name all the same (CUPTI does)
+        out.driver_by_name = True
+        out.driver_names = requested
+        return out
     if not out.present:
         return out
     out.driver_names = requested

@@ -27,7 +27,7 @@ def format_binary(b: dict) -> str:
                 lines.append(f"      {e['status']:<12} {e['name']} [{e['library']}]{why}")
     if asked:
         counts = Counter(e["status"] for e in asked)
-        lines.append(f"  driver entry points requestable by static cudart: {len(asked)} (" +
+        lines.append(f"  driver entry points it can look up by name: {len(asked)} (" +
                      ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + ")")
     ks = b["kernels"]
     if ks:
