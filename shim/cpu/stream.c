@@ -640,12 +640,12 @@ hipError_t hipStreamAddCallback_spt(hipStream_t stream, hipStreamCallback_t call
 
 static unsigned long long next_capture_id = 1;
 
-hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
+static hipError_t begin_capture(hipStream_t stream, hipStreamCaptureMode mode, bool spt)
 {
     struct ihipStream_t *s;
     if (mode < hipStreamCaptureModeGlobal || mode > hipStreamCaptureModeRelaxed)
         return cpu_ret(hipErrorInvalidValue);
-    hipError_t err = cpu_stream_resolve(stream, false, &s);
+    hipError_t err = cpu_stream_resolve(stream, spt, &s);
     if (err != hipSuccess)
         return cpu_ret(err);
     if (s->is_null)   /* the legacy stream synchronises with everything: not capturable */
@@ -667,12 +667,22 @@ hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
     return hipSuccess;
 }
 
-hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
+hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
+{
+    return begin_capture(stream, mode, false);
+}
+
+hipError_t hipStreamBeginCapture_spt(hipStream_t stream, hipStreamCaptureMode mode)
+{
+    return begin_capture(stream, mode, true);
+}
+
+static hipError_t end_capture(hipStream_t stream, hipGraph_t *pGraph, bool spt)
 {
     struct ihipStream_t *s;
     if (pGraph == NULL)
         return cpu_ret(hipErrorInvalidValue);
-    hipError_t err = cpu_stream_resolve(stream, false, &s);
+    hipError_t err = cpu_stream_resolve(stream, spt, &s);
     if (err != hipSuccess)
         return cpu_ret(err);
     pthread_mutex_lock(&cpu_sched_lock);
@@ -683,6 +693,16 @@ hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
         return cpu_ret(hipErrorIllegalState);
     *pGraph = g;
     return hipSuccess;
+}
+
+hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
+{
+    return end_capture(stream, pGraph, false);
+}
+
+hipError_t hipStreamEndCapture_spt(hipStream_t stream, hipGraph_t *pGraph)
+{
+    return end_capture(stream, pGraph, true);
 }
 
 static hipError_t capture_status(hipStream_t stream, bool spt, hipStreamCaptureStatus *status,
