@@ -73,8 +73,46 @@ def _run(cmd: list[str], what: str) -> str:
     return proc.stdout
 
 
-def declared_functions(includes: list[Path], cc: str = "gcc") -> dict[str, str]:
-    """Every rocblas_*/rocsolver_* function the real headers declare -> its return type."""
+@dataclass(frozen=True)
+class Param:
+    text: str  # the declaration as written, e.g. "double* const A[]"
+    name: str
+
+    @property
+    def is_array(self) -> bool:
+        return self.text.endswith("]")
+
+    @property
+    def is_pointer(self) -> bool:
+        return "*" in self.text or self.is_array
+
+    @property
+    def is_stride(self) -> bool:
+        return self.text.split()[-2:-1] == ["rocblas_stride"] or \
+            self.text.startswith(("rocblas_stride ", "const rocblas_stride "))
+
+
+@dataclass(frozen=True)
+class Decl:
+    name: str
+    ret: str
+    params: tuple[Param, ...]
+
+
+def _parse_params(text: str) -> tuple[Param, ...]:
+    text = text.strip()
+    if text in ("", "void"):
+        return ()
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        m = re.search(r"(\w+)\s*(\[\s*\])?$", part)
+        out.append(Param(part, m.group(1) if m else ""))
+    return tuple(out)
+
+
+def declarations(includes: list[Path], cc: str = "gcc") -> dict[str, Decl]:
+    """Every rocblas_*/rocsolver_* function the real headers declare, with its parameters."""
     src = "#include <rocblas/rocblas.h>\n#include <rocsolver/rocsolver.h>\n"
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "decls.c"
@@ -82,12 +120,93 @@ def declared_functions(includes: list[Path], cc: str = "gcc") -> dict[str, str]:
         text = _run([cc, "-E", "-P", *CFLAGS[:1], "-D__HIP_PLATFORM_AMD__",
                      *[f"-I{d}" for d in includes], str(path)], "preprocessing the headers")
     text = re.sub(r"\s+", " ", text)
-    found: dict[str, str] = {}
+    found: dict[str, Decl] = {}
     decl = re.compile(r"([A-Za-z_][\w\s\*]*?)\b((?:rocblas|rocsolver)_\w+)\s*\(([^;{]*?)\)"
                       r"\s*(?:__attribute__\s*\(\([^;]*?\)\))?\s*;")
     for m in decl.finditer(text):
-        found[m.group(2)] = m.group(1).split(")")[-1].strip()
+        ret = m.group(1).split(")")[-1].strip()
+        found[m.group(2)] = Decl(m.group(2), ret, _parse_params(m.group(3)))
     return found
+
+
+def declared_functions(includes: list[Path], cc: str = "gcc") -> dict[str, str]:
+    """Every rocblas_*/rocsolver_* function the real headers declare -> its return type."""
+    return {n: d.ret for n, d in declarations(includes, cc).items()}
+
+
+BATCH_SUFFIXES = ("_strided_batched", "_batched")
+
+
+def _batch_wrapper(batched: Decl, plain: Decl) -> str | None:
+    """C for a _batched/_strided_batched entry point that loops over the implemented plain
+    routine, or None when the parameter lists do not line up. Per instance b: a pointer
+    array X[] gives X[b]; a pointer followed by a rocblas_stride gives X + b*stride; any
+    other pointer (info, nev, residual...) is a per-instance array and gives X + b. A stride
+    that no pointer claims makes the wrapper unusable (None)."""
+    params = list(batched.params)
+    if not params or params[-1].name != "batch_count" or params[0].name != "handle":
+        return None
+    # a stride belongs to the closest pointer before it (e.g. "A, lda, strideA")
+    stride_of: dict[str, str] = {}
+    last_ptr = None
+    for p in params[1:-1]:
+        if p.is_stride and last_ptr is not None and last_ptr not in stride_of:
+            stride_of[last_ptr] = p.name
+        elif p.is_pointer:
+            last_ptr = p.name
+    args: list[str] = []
+    for p in params[1:-1]:
+        if p.is_stride:
+            continue
+        if p.is_array:
+            args.append(f"({p.name} ? {p.name}[b] : NULL)")
+        elif p.is_pointer and p.name in stride_of:
+            args.append(f"({p.name} ? {p.name} + b * {stride_of[p.name]} : NULL)")
+        elif p.is_pointer:
+            args.append(f"({p.name} ? {p.name} + b : NULL)")
+        else:
+            args.append(p.name)
+    strides = [p.name for p in params[1:-1] if p.is_stride]
+    if len(args) != len(plain.params) - 1 or sorted(strides) != sorted(stride_of.values()):
+        return None
+    call = f"{plain.name}(handle, {', '.join(args)})"
+    return "\n".join([
+        f"PYSHIM_API rocblas_status {batched.name}({', '.join(p.text for p in params)})",
+        "{",
+        "    if (batch_count < 0)",
+        "        return handle ? rocblas_status_invalid_size : rocblas_status_invalid_handle;",
+        "    if (rocblas_is_device_memory_size_query(handle)) {",
+        "        const rocblas_int b = 0;",
+        f"        return {call};",
+        "    }",
+        "    for (rocblas_int b = 0; b < batch_count; b++) {",
+        f"        rocblas_status st = {call};",
+        "        if (st != rocblas_status_success)",
+        "            return st;",
+        "    }",
+        "    return handle ? rocblas_status_success : rocblas_status_invalid_handle;",
+        "}",
+    ])
+
+
+def _batch_source(decls: dict[str, Decl], have: set[str], prefix: str) -> tuple[str, list[str]]:
+    """Generated batched forms of implemented plain routines (rocSOLVER): source, names."""
+    lines = ["/* generated by pyshim.build_blas from the rocSOLVER declarations: do not edit */",
+             "#include <stddef.h>", "#include <rocblas/rocblas.h>",
+             "#include <rocsolver/rocsolver.h>",
+             '#define PYSHIM_API __attribute__((visibility("default")))', ""]
+    names = []
+    for name in sorted(decls):
+        if not name.startswith(prefix + "_") or name in have:
+            continue
+        base = next((name[: -len(s)] for s in BATCH_SUFFIXES if name.endswith(s)), None)
+        if base is None or base not in have or base not in decls:
+            continue
+        body = _batch_wrapper(decls[name], decls[base])
+        if body:
+            lines += [body, ""]
+            names.append(name)
+    return "\n".join(lines) + "\n", names
 
 
 def _defined_symbols(objects: list[Path]) -> set[str]:
@@ -126,7 +245,7 @@ def _fingerprint(spec: LibSpec, hip_lib: Path, inc: list[Path], ob_lib: Path) ->
 
 
 def _build_one(spec: LibSpec, out_dir: Path, hip_dir: Path, inc: list[Path],
-               decls: dict[str, str], extra_link: list[str]) -> Path:
+               decls: dict[str, Decl], extra_link: list[str]) -> Path:
     ob_inc, ob_lib = openblas_dirs()
     hip_lib = hip_dir / HIP_SONAME
     target = out_dir / spec.soname
@@ -144,9 +263,18 @@ def _build_one(spec: LibSpec, out_dir: Path, hip_dir: Path, inc: list[Path],
         _run([cc, *CFLAGS, *iflags, "-c", str(src), "-o", str(obj)], f"compiling {src.name}")
         objects.append(obj)
     have = _defined_symbols(objects) if objects else set()
-    missing = sorted(n for n, ret in decls.items()
+    if spec.prefix == "rocsolver":
+        batch_c = obj_dir / "batched.c"
+        text, generated = _batch_source(decls, have, spec.prefix)
+        batch_c.write_text(text)
+        batch_o = obj_dir / "batched.o"
+        _run([cc, *CFLAGS, *iflags, "-c", str(batch_c), "-o", str(batch_o)],
+             "compiling the generated batched forms")
+        objects.append(batch_o)
+        have |= set(generated)
+    missing = sorted(n for n, d in decls.items()
                      if n.startswith(spec.prefix + "_") and n not in have
-                     and ret.endswith("_status"))
+                     and d.ret.endswith("_status"))
     stub_c = obj_dir / "stubs.c"
     stub_c.write_text(_stub_source(missing))
     stub_o = obj_dir / "stubs.o"
@@ -177,7 +305,7 @@ def build_cpu_blas(out_dir: Path | None = None, hip_dir: Path | None = None) -> 
         raise BlasBuildError(f"{hip_dir / HIP_SONAME} not found: build the CPU device's HIP "
                              "runtime first (python3 -m pyshim.build_cpu)")
     inc = header_dirs()
-    decls = declared_functions(inc)
+    decls = declarations(inc)
     blas_spec, solver_spec = _specs()
     _build_one(blas_spec, out_dir, hip_dir, inc, decls, [])
     _build_one(solver_spec, out_dir, hip_dir, inc, decls,

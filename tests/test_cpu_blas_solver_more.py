@@ -192,3 +192,38 @@ def test_jacobi_entry_points(rb, pre):
     assert rb.call(f"rocsolver_{pre}gesvdj_batched", E(194), E(194), m, n, *As.args(m), R(0),
                    res_b, 10, sw_b, Sb, S(n), None, m, S(0), None, n, S(0), inf_b, 2) == 0
     assert H.close(pre, Sb[n:], 2 * np.linalg.svd(g, compute_uv=False), scale=10)
+
+
+@pytest.mark.parametrize("form", "BS")
+@pytest.mark.parametrize("pre", "dz")
+def test_generated_batched_forms(rb, form, pre):
+    """The _batched/_strided_batched forms generated from the declarations loop the plain
+    routine with per-instance pointers, strides and info entries."""
+    rng = np.random.default_rng(4)
+    sfx = "_batched" if form == "B" else "_strided_batched"
+    m, n, batch = 6, 4, 3
+    mats = [H.rand(rng, pre, (m, n)) for _ in range(batch)]
+    R = H.RTYPE[pre]
+    # gesvd: S strided, U/V strided, E strided, info per instance
+    A = H.Operand.make(form, [F(x) for x in mats])
+    Sv, Ev = np.zeros(n * batch, R), np.zeros(n * batch, R)
+    info = np.full(batch, -1, np.int32)
+    assert rb.call(f"rocsolver_{pre}gesvd{sfx}", E(194), E(194), m, n, *A.args(m), Sv, S(n),
+                   None, 1, S(0), None, 1, S(0), Ev, S(n), E(201), info, batch) == 0
+    assert np.all(info == 0)
+    for b in range(batch):
+        assert H.close(pre, Sv[b * n:(b + 1) * n], np.linalg.svd(mats[b], compute_uv=False),
+                       scale=10)
+    # geqrf then getri on square matrices
+    sq = [(H.rand(rng, pre, (n, n)) + 3 * np.eye(n)).astype(H.DTYPE[pre]) for _ in range(batch)]
+    A = H.Operand.make(form, [F(x) for x in sq])
+    ipiv = np.zeros(n * batch, np.int32)
+    assert rb.call(f"rocsolver_{pre}getrf{sfx}", n, n, *A.args(n), ipiv, S(n), info, batch) == 0
+    assert rb.call(f"rocsolver_{pre}getri{sfx}", n, *A.args(n), ipiv, S(n), info, batch) == 0
+    for b in range(batch):
+        assert H.close(pre, M(A.bufs[b], n, n) @ sq[b], np.eye(n), scale=50)
+    # a negative batch count is an invalid size, a null handle an invalid handle
+    assert rb.call(f"rocsolver_{pre}getri{sfx}", n, *A.args(n), ipiv, S(n), info, -1) == \
+        H.ST_INVALID_SIZE
+    assert rb.call(f"rocsolver_{pre}getri{sfx}", n, *A.args(n), ipiv, S(n), info, 1,
+                   handle=None) == H.ST_INVALID_HANDLE
