@@ -164,3 +164,12 @@ def test_sass_only_program_is_refused_by_name(shim: Path, exe_dir: Path) -> None
     assert out.returncode == 1
     assert "cudaErrorNoKernelImageForDevice" in out.stdout
     assert "_Z10vector_addPKfS0_Pfi" in out.stderr
+
+
+def test_eager_module_loading(shim: Path, exe_dir: Path) -> None:
+    """CUDA_MODULE_LOADING=EAGER: cudart loads every fat binary at start-up, before any
+    context exists."""
+    env = dict(os.environ, CUDA_MODULE_LOADING="EAGER", PYSHIM_TRACE="1")
+    out = shimmed(nvcc(exe_dir, "vector_add"), env=env)
+    assert "image, no current context" in out.stderr
+    _kernel_result(out, "vector_add")

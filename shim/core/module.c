@@ -241,6 +241,9 @@ CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_o
     rc = create(&lib, code);
     if (rc != CUDA_SUCCESS)
         return rc;
+    if (pyshim_trace_enabled())
+        pyshim_log("cuLibraryLoadData: %zu-byte image%s", lib->size,
+                   pyshim_current_ctx() == NULL ? ", no current context" : "");
     *library = (CUlibrary)(void *)lib;
     return CUDA_SUCCESS;
 }
@@ -423,7 +426,11 @@ CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
     if (mode == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    *mode = CU_MODULE_LAZY_LOADING;
+    /* the driver reads CUDA_MODULE_LOADING, as NVIDIA's does; lazy is the default. Either
+     * way translation waits for first use: eager mode only loads the images early. */
+    const char *env = getenv("CUDA_MODULE_LOADING");
+    *mode = env != NULL && strcmp(env, "EAGER") == 0 ? CU_MODULE_EAGER_LOADING
+                                                     : CU_MODULE_LAZY_LOADING;
     return CUDA_SUCCESS;
 }
 
