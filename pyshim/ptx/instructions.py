@@ -885,6 +885,8 @@ def _bar(fe: Fe, inst: I) -> str:
     mods = [m for m in inst.mods if m not in ("cta", "aligned")]
     ops = inst.operands
     if mods[:1] == ["warp"]:  # bar.warp.sync membermask: lanes of the warp converge
+        if fe.reg_prefix:
+            return _phase_ballot(fe, inst, "1")
         return f"(void)ps_wave_ballot(ctx, {inst.site}u, 1);"
     kind = mods[0] if mods else "sync"
     if kind == "sync" and len(mods) == 1 and fe.reg_prefix and len(ops) == 1:
@@ -916,6 +918,20 @@ def _nop(fe: Fe, inst: I) -> str:
 
 
 SHFL_MODES = {"up": 0, "down": 1, "bfly": 2, "idx": 3}
+PC = "ctx->coll[PS_LINEAR(ctx)]"  # phase mode: this thread's collective record
+
+
+def _phase_yield(inst: I, deposit: str) -> str:
+    """Phase mode: record what this thread brings to the collective, stop; resume here."""
+    return f"{{ {deposit} return {inst.site}u | PS_PHASE_COLL; }} ps_at_{inst.site}: ;"
+
+
+def _phase_ballot(fe: Fe, inst: I, pred: str) -> str:
+    return _phase_yield(inst, f"{PC}.val = ({pred}) != 0; {PC}.src = PS_COLL_BALLOT;")
+
+
+def _ballot_halves() -> tuple[str, str]:
+    return (f"(uint32_t)({PC}.res >> ps_half(ctx))", f"(uint32_t)({PC}.act >> ps_half(ctx))")
 
 
 def _shfl(fe: Fe, inst: I) -> str:
@@ -925,6 +941,16 @@ def _shfl(fe: Fe, inst: I) -> str:
     ops = _nops(fe, inst, 4, 5)
     d = ops[0]
     dd, p = (d.first, d.second) if isinstance(d, ir.PredPair) else (d, None)
+    if fe.reg_prefix:
+        a, b, c = (fe.src(o, "u32", inst) for o in ops[1:4])
+        t, v = fe.new_tmp(), fe.new_tmp()
+        code = [_phase_yield(inst, f"bool {v} = 0; uint32_t {t} = ps_shfl_lane(ctx, "
+                                   f"{SHFL_MODES[mods[0]]}, {b}, {c}, &{v}); {PC}.val = {a}; "
+                                   f"{PC}.src = {t}; {PC}.valid = {v};"),
+                fe.dst(dd, "b32", f"(uint32_t){PC}.res", inst)]
+        if p is not None:
+            code.append(fe.dst(p, "pred", f"({PC}.valid != 0)", inst))
+        return " ".join(code)
     args = ", ".join(fe.src(o, "u32", inst) for o in ops[1:4])
     t, v = fe.new_tmp(), fe.new_tmp()
     call = (f"ps_shfl(ctx, {inst.site}u, {SHFL_MODES[mods[0]]}, {args}, "
@@ -941,6 +967,15 @@ def _vote(fe: Fe, inst: I) -> str:
     ops = _nops(fe, inst, 2, 3)
     mask = fe.src(ops[2], "u32", inst) if len(ops) == 3 else "0xffffffffu"
     p = fe.src(ops[1], "pred", inst)
+    vote_ops = {"all": 0, "any": 1, "uni": 2, "ballot": 3}
+    if fe.reg_prefix and mods and mods[0] in vote_ops:
+        yes, act = _ballot_halves()
+        ty = "b32" if mods[0] == "ballot" else "pred"
+        if mods != [mods[0], "b32" if ty == "b32" else "pred"]:
+            raise fe.unsupported(inst)
+        return (_phase_ballot(fe, inst, p) + " "
+                + fe.dst(ops[0], ty, f"ps_vote_result({vote_ops[mods[0]]}, {yes}, {act}, "
+                                     f"{mask})", inst))
     if mods == ["ballot", "b32"]:
         return fe.dst(ops[0], "b32", f"ps_vote_ballot(ctx, {inst.site}u, {p}, {mask})", inst)
     if len(mods) == 2 and mods[0] in ("all", "any", "uni") and mods[1] == "pred":
@@ -951,6 +986,9 @@ def _vote(fe: Fe, inst: I) -> str:
 
 def _activemask(fe: Fe, inst: I) -> str:
     (d,) = _nops(fe, inst, 1)
+    if fe.reg_prefix:
+        _, act = _ballot_halves()
+        return _phase_ballot(fe, inst, "1") + " " + fe.dst(d, "b32", act, inst)
     return fe.dst(d, "b32", f"ps_activemask(ctx, {inst.site}u)", inst)
 
 

@@ -4,11 +4,12 @@
 contains, a block barrier or a warp collective. Indirect calls count as synchronising (we
 cannot see the callee). Kernels:
 - "loop": no sync at all: a plain loop over the block's threads;
-- "phase": the only sync is `bar.sync <imm>` in the kernel body itself (not in callees, no
-  warp collectives): each thread runs until it reaches a barrier, saves its registers to a
-  per-thread context and returns the barrier's site; the block function loops over the
-  threads phase after phase (no stacks, no context switches);
-- "fiber": everything else (barriers in callees, collectives, bar.red/arrive, counts).
+- "phase": the only sync is `bar.sync <imm>`, shfl, vote, activemask or bar.warp.sync in
+  the kernel body itself (not in callees): each thread runs until it reaches one, with its
+  registers in a per-thread context, and returns that site; the block function loops over
+  the threads phase after phase and completes barriers and collectives in between (no
+  stacks, no context switches);
+- "fiber": everything else (sync in callees, match/redux, bar.red/arrive, counts).
 """
 
 from __future__ import annotations
@@ -71,8 +72,12 @@ def _phase_ok(fn: ir.Function, memo: dict[str, bool]) -> bool:
             if reg_types.setdefault(s.name, s.type) != s.type:
                 return False  # the same name in two scopes with two types
         elif type(s) is ir.Instruction and s.opcode in SYNC_OPCODES:
+            if s.opcode in ("shfl", "vote", "activemask"):
+                continue  # warp collectives the phase scheduler completes
             if s.opcode not in ("bar", "barrier"):
                 return False
+            if s.mods[:1] == ("warp",):
+                continue
             if set(s.mods) - {"sync", "cta", "aligned"} or "sync" not in s.mods:
                 return False
             if len(s.operands) != 1 or type(s.operands[0]) is not ir.Imm:

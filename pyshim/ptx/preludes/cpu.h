@@ -35,7 +35,19 @@ typedef struct ps_tctx {
     ps_sched *sched;      /* NULL when the block runs as a plain loop */
     int *trap;
     uint32_t nthreads;
+    struct ps_coll *coll; /* phase mode: per-thread collective records */
 } ps_tctx;
+
+/* phase mode: what a thread brings to a warp collective, and what it gets back */
+typedef struct ps_coll {
+    uint64_t val;          /* the value (permute) or predicate (ballot) */
+    uint64_t res;          /* the value read, or the 64-bit ballot */
+    uint64_t act;          /* the wavefront lanes that took part */
+    uint32_t src;          /* source lane of a permute; PS_COLL_BALLOT for a ballot */
+    uint32_t valid;        /* shfl's in-range predicate, kept across the collective */
+} ps_coll;
+#define PS_COLL_BALLOT 0xffffffffu
+#define PS_PHASE_COLL 0x80000000u
 
 /* ---- math (libm) ---- */
 #define PS_SQRTF(x) sqrtf(x)
@@ -137,6 +149,35 @@ PS_FN int ps_ctx_init(ps_tctx *c, const pyshim_launch *l, const pyshim_block *b,
     c->trap = trap;
     c->nthreads = l->block.x * l->block.y * l->block.z;
     return c->sh ? 0 : 2;
+}
+
+/* ---- phase mode: complete the collectives the threads wait at (per wavefront, the lowest
+ * call site first); returns whether any completed ---- */
+PS_FN int ps_phase_collectives(uint32_t n, uint32_t wave, uint8_t *state, const uint32_t *resume,
+                               ps_coll *coll) {
+    int any = 0;
+    for (uint32_t lo = 0; lo < n; lo += wave) {
+        uint32_t hi = lo + wave < n ? lo + wave : n, site = 0xffffffffu;
+        for (uint32_t i = lo; i < hi; i++)
+            if (state[i] == 2 && resume[i] < site) site = resume[i];
+        if (site == 0xffffffffu) continue;
+        uint64_t mask = 0, ballot = 0;
+        for (uint32_t i = lo; i < hi; i++)
+            if (state[i] == 2 && resume[i] == site) {
+                mask |= 1ull << (i - lo);
+                if (coll[i].val) ballot |= 1ull << (i - lo);
+            }
+        for (uint32_t i = lo; i < hi; i++) {
+            if (!((mask >> (i - lo)) & 1u)) continue;
+            ps_coll *c = &coll[i];
+            if (c->src == PS_COLL_BALLOT) c->res = ballot;
+            else c->res = (c->src < 64 && ((mask >> c->src) & 1u)) ? coll[lo + c->src].val : c->val;
+            c->act = mask;
+            state[i] = 0;
+        }
+        any = 1;
+    }
+    return any;
 }
 
 /* ---- fibers ---- */

@@ -16,9 +16,9 @@ PS_FN uint32_t ps_ballot32(PS_CTX, uint32_t site, int pred) {
     return (uint32_t)(ps_wave_ballot(ctx, site, pred) >> ps_half(ctx));
 }
 
-/* shfl.sync.{up,down,bfly,idx}.b32 d|p, a, b, c, membermask (PTX ISA 9.7.9.6) */
-PS_FN uint32_t ps_shfl(PS_CTX, uint32_t site, int mode, uint32_t a, uint32_t b, uint32_t c,
-                       bool *valid) {
+/* shfl.sync.{up,down,bfly,idx}.b32 d|p, a, b, c, membermask (PTX ISA 9.7.9.6):
+ * the wavefront lane to read from, and whether it is in range */
+PS_FN uint32_t ps_shfl_lane(PS_CTX, int mode, uint32_t b, uint32_t c, bool *valid) {
     uint32_t lane = ps_laneid(ctx);
     uint32_t bval = b & 31u, cval = c & 31u, segmask = (c >> 8) & 31u;
     int32_t max_lane = (int32_t)((lane & segmask) | (cval & ~segmask));
@@ -32,9 +32,24 @@ PS_FN uint32_t ps_shfl(PS_CTX, uint32_t site, int mode, uint32_t a, uint32_t b, 
     default: j = min_lane | (int32_t)(bval & ~segmask); p = j <= max_lane; break; /* idx */
     }
     if (!p) j = (int32_t)lane;
-    uint32_t v = ps_wave_permute(ctx, site, a, ps_half(ctx) | (uint32_t)j);
     if (valid) *valid = p;
-    return v;
+    return ps_half(ctx) | (uint32_t)j;
+}
+PS_FN uint32_t ps_shfl(PS_CTX, uint32_t site, int mode, uint32_t a, uint32_t b, uint32_t c,
+                       bool *valid) {
+    uint32_t src = ps_shfl_lane(ctx, mode, b, c, valid);
+    return ps_wave_permute(ctx, site, a, src);
+}
+
+/* vote results from a 32-lane ballot of the predicate and the lanes taking part */
+PS_FN uint32_t ps_vote_result(int op, uint32_t yes, uint32_t active, uint32_t mask) {
+    uint32_t no = active & ~yes & mask;
+    switch (op) {
+    case 0: return no == 0;                                   /* all */
+    case 1: return (yes & mask) != 0;                         /* any */
+    case 2: return (yes & mask) == 0 || no == 0;              /* uni */
+    default: return yes & mask;                               /* ballot */
+    }
 }
 
 /* vote.sync.{all,any,uni,ballot} (PTX ISA 9.7.13.10) */

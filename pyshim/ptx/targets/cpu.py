@@ -63,7 +63,7 @@ class CpuTarget(Target):
     def phase_kernel(self, index: int, k: ir.Function, body: str, fe) -> str:
         """A barrier kernel as phases: k{i}_body runs one thread up to its next barrier."""
         sites = [s.site for s in k.body or () if type(s) is ir.Instruction
-                 and s.opcode in ("bar", "barrier")]
+                 and s.opcode in ("bar", "barrier", "shfl", "vote", "activemask")]
         regs = list(dict.fromkeys(fe.phase_decls)) or ["char unused;"]
         arrays = [f"PS_ALIGN({a}) uint8_t {cname_var(n)}[{sz}];"
                   for n, (sz, a) in fe.phase_array_sizes.items()]
@@ -86,24 +86,34 @@ class CpuTarget(Target):
             "    int trap = 0;",
             "    ps_tctx c;",
             f"    if (ps_ctx_init(&c, lp, b, params, {static}u, &trap)) return 2;",
-            "    uint32_t n = c.nthreads, live = n;",
-            f"    k{index}_thread *T = (k{index}_thread *)ps_phase_buffer("
-            f"(uint64_t)n * (sizeof(k{index}_thread) + 4));",
-            "    if (!T) return 2;",
-            "    uint32_t *resume = (uint32_t *)(T + n);",
+            "    uint32_t n = c.nthreads, live = n, wave = PS_WAVE_SIZE(&c);",
+            f"    uint64_t tbytes = ((uint64_t)n * sizeof(k{index}_thread) + 63) & ~63ull;",
+            "    uint8_t *buf = (uint8_t *)ps_phase_buffer(tbytes + (uint64_t)n * "
+            "(sizeof(ps_coll) + 5));",
+            "    if (!buf) return 2;",
+            f"    k{index}_thread *T = (k{index}_thread *)buf;",
+            "    ps_coll *coll = (ps_coll *)(buf + tbytes);",
+            "    uint32_t *resume = (uint32_t *)(coll + n);",
+            "    uint8_t *state = (uint8_t *)(resume + n);  /* 0 run 1 barrier 2 collective 3 done */",
             "    memset(resume, 0, (size_t)n * 4);",
+            "    memset(state, 0, n);",
+            "    c.coll = coll;",
             "    while (live) {",
             "        uint32_t i = 0;",
             "        for (uint32_t z = 0; z < lp->block.z; z++)",
             "            for (uint32_t y = 0; y < lp->block.y; y++)",
             "                for (uint32_t x = 0; x < lp->block.x; x++, i++) {",
-            "                    if (resume[i] == 0xffffffffu) continue;",
+            "                    if (state[i]) continue;",
             "                    c.tid_x = x; c.tid_y = y; c.tid_z = z; c.linear = i;",
             f"                    uint32_t r = k{index}_body(&c, &T[i], resume[i]);",
             "                    if (trap) return trap;",
-            "                    if (r) resume[i] = r;",
-            "                    else { resume[i] = 0xffffffffu; live--; }",
+            "                    if (!r) { state[i] = 3; live--; }",
+            "                    else if (r & PS_PHASE_COLL) { state[i] = 2; resume[i] = r & ~PS_PHASE_COLL; }",
+            "                    else { state[i] = 1; resume[i] = r; }",
             "                }",
+            "        if (!live) break;",
+            "        if (ps_phase_collectives(n, wave, state, resume, coll)) continue;",
+            "        for (i = 0; i < n; i++) if (state[i] == 1) state[i] = 0;  /* the barrier */",
             "    }",
             "    return 0;",
             "}"])
