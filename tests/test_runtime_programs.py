@@ -181,6 +181,15 @@ def test_runtime_api_program(libs: Path, tmp_path: Path) -> None:
     assert logged == ["pyshim: cudaCtxResetPersistingL2Cache is not supported "
                       "(returns cudaErrorNotSupported)"]
     assert "unsupported cudaCtxResetPersistingL2Cache 2" in report.read_text()
+    # a mapped call whose HIP target the backend lacks: the weak import reads NULL
+    hip = subprocess.run(["nm", "-D", "--defined-only", str(libs / "cpu" / "libamdhip64.so.7")],
+                         capture_output=True, text=True, check=True).stdout
+    if " hipGraphCreate" not in hip:
+        assert "cudaGraphCreate -> cudaErrorNotSupported" in proc.stdout
+        assert ("pyshim: cudaGraphCreate is not supported: the HIP backend has no "
+                "hipGraphCreate (returns cudaErrorNotSupported)") in proc.stderr
+    else:
+        assert "cudaGraphCreate -> cudaSuccess" in proc.stdout
 
 
 def test_under_pyshim_run(libs: Path) -> None:

@@ -27,6 +27,8 @@
 PYSHIM_RT_HIDDEN void pyshim_rt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Log `name` once, count it (PYSHIM_REPORT), record cudaErrorNotSupported as last error. */
 PYSHIM_RT_HIDDEN int pyshim_rt_note_unsupported(const char *name);
+/* The same for a mapped entry point whose HIP target the backend does not define. */
+PYSHIM_RT_HIDDEN int pyshim_rt_note_missing(const char *name, const char *hip_name);
 PYSHIM_RT_HIDDEN unsigned long pyshim_rt_unsupported_count(const char *name);
 
 /* ---- errors (error.c) ---- */

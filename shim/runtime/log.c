@@ -48,7 +48,7 @@ static void write_report(void)
     fclose(f);
 }
 
-int pyshim_rt_note_unsupported(const char *name)
+static int note(const char *name, const char *hip_name)
 {
     int first = 0;
     pthread_mutex_lock(&lock);
@@ -66,9 +66,22 @@ int pyshim_rt_note_unsupported(const char *name)
     if (i < num_names)
         counts[i]++;
     pthread_mutex_unlock(&lock);
-    if (first)
+    if (first && hip_name != NULL)
+        pyshim_rt_log("%s is not supported: the HIP backend has no %s (returns "
+                      "cudaErrorNotSupported)", name, hip_name);
+    else if (first)
         pyshim_rt_log("%s is not supported (returns cudaErrorNotSupported)", name);
     return pyshim_rt_record(NOT_SUPPORTED);
+}
+
+int pyshim_rt_note_unsupported(const char *name)
+{
+    return note(name, NULL);
+}
+
+int pyshim_rt_note_missing(const char *name, const char *hip_name)
+{
+    return note(name, hip_name);
 }
 
 unsigned long pyshim_rt_unsupported_count(const char *name)

@@ -33,8 +33,7 @@ static inline cudaError_t pyshim_rt_unsupported(const char *symbol)
 /* The backend lacks the HIP function this symbol maps to. */
 static inline cudaError_t pyshim_rt_missing(const char *symbol, const char *hip_name)
 {
-    (void)hip_name;
-    return (cudaError_t)pyshim_rt_note_unsupported(symbol);
+    return (cudaError_t)pyshim_rt_note_missing(symbol, hip_name);
 }
 
 /* CUDA's special stream handles in HIP's terms: the legacy stream is HIP's NULL stream,

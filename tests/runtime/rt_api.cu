@@ -216,6 +216,13 @@ static void errors(void)
     CHECK("unsupported call", e == cudaErrorNotSupported || e == cudaSuccess);
     cudaCtxResetPersistingL2Cache();
     cudaGetLastError();
+    cudaGraph_t graph = NULL;
+    e = cudaGraphCreate(&graph, 0);
+    printf("  cudaGraphCreate -> %s\n", cudaGetErrorName(e));
+    CHECK("graph create", e == cudaSuccess || e == cudaErrorNotSupported);
+    if (e == cudaSuccess)
+        OK("graph destroy", cudaGraphDestroy(graph));
+    cudaGetLastError();
 
     // the last error is per host thread
     cudaError_t in_thread = cudaSuccess, after_in_thread = cudaErrorUnknown;
