@@ -61,6 +61,8 @@ class Translator:
     # ---- the module ----------------------------------------------------------------------
     def translate(self) -> str:
         t = self.target
+        if self.module.address_size != 64:
+            raise UnsupportedInstruction(".address_size 32 (pyshim translates 64-bit PTX only)")
         out = [t.prelude(), "", "/* ---- module variables ---- */"]
         relocs: list[str] = []
         for v in self.module.variables:
