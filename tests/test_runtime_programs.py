@@ -4,6 +4,7 @@ by soname, and self-check on the CPU device (LD_LIBRARY_PATH=build/lib:build/cpu
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import importlib.util
 import os
@@ -341,20 +342,24 @@ def cuda12() -> tuple[Path, Path]:
 
     dest = build_dir() / "runtime" / "cuda12"
     lib = dest / "nvidia" / "cuda_runtime" / "lib"
-    if not (lib / "libcudart.so.12").exists():
-        work = dest / "download"
-        work.mkdir(parents=True, exist_ok=True)
-        pkg, ver = CUDA12_WHEEL
-        proc = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-             "--disable-pip-version-check", "--only-binary", ":all:", "--dest", str(work),
-             f"{pkg}=={ver}"], capture_output=True, text=True, timeout=600)
-        wheels = list(work.glob("*.whl"))
-        if proc.returncode != 0 or not wheels:
-            pytest.skip(f"cannot download {pkg}=={ver}: {proc.stderr[-500:]}")
-        with zipfile.ZipFile(wheels[0]) as z:
-            z.extract("nvidia/cuda_runtime/lib/libcudart.so.12", dest)
-        shutil.rmtree(work)
+    dest.mkdir(parents=True, exist_ok=True)
+    with open(dest / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # pytest -n: one download
+        if not (lib / "libcudart.so.12").exists():
+            work = dest / "download"
+            shutil.rmtree(work, ignore_errors=True)
+            work.mkdir(parents=True)
+            pkg, ver = CUDA12_WHEEL
+            proc = subprocess.run(
+                [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
+                 "--disable-pip-version-check", "--only-binary", ":all:", "--dest", str(work),
+                 f"{pkg}=={ver}"], capture_output=True, text=True, timeout=600)
+            wheels = list(work.glob("*.whl"))
+            if proc.returncode != 0 or not wheels:
+                pytest.skip(f"cannot download {pkg}=={ver}: {proc.stderr[-500:]}")
+            with zipfile.ZipFile(wheels[0]) as z:
+                z.extract("nvidia/cuda_runtime/lib/libcudart.so.12", dest)
+            shutil.rmtree(work)
     try:
         inc = Path(include_dir("cuda12-runtime"))
     except FetchError as exc:
