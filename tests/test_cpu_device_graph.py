@@ -33,3 +33,9 @@ def test_what_capture_refuses(gr: dict[str, str]) -> None:
     assert gr["end_not_capturing"] == gr["begin_twice"] == "hipErrorIllegalState"
     for key in ("exec_destroy_twice", "launch_destroyed", "graph_destroy_twice"):
         assert gr[key] == "hipErrorInvalidValue", key
+
+
+def test_graph_built_node_by_node(gr: dict[str, str]) -> None:
+    assert gr["explicit_nodes"] == "5,1,1"        # in insertion order
+    assert gr["explicit_replay"] == "4,30,5994"   # y = 3 * x with x = 2i; one more host call
+    assert gr["node_foreign_dep"] == gr["node_bad_kernel"] == "hipErrorInvalidValue"

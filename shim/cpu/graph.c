@@ -1,9 +1,10 @@
 /*
- * Graphs from stream capture: while a stream captures, its commands are recorded instead
+ * Graphs, from stream capture or built node by node: while a stream captures, its commands are recorded instead
  * of run (stream.c); hipGraphInstantiate copies them, and each hipGraphLaunch enqueues
  * fresh copies on the launch stream, in capture order. Work that cannot be replayed this
  * way (event records and waits, stream-ordered allocation) refuses to be captured with
- * hipErrorStreamCaptureUnsupported; the explicit node-building API is not provided.
+ * hipErrorStreamCaptureUnsupported. The node-building calls (kernel, copy, memset, host,
+ * empty) add the same commands directly.
  */
 #include <stdlib.h>
 
@@ -70,17 +71,132 @@ hipError_t hipGraphDestroy(hipGraph_t graph)
     return hipSuccess;
 }
 
+/* A node is its command; nodes are kept in insertion order, which is a topological order
+ * (a dependency must exist before its dependents), so replay in that order honours every
+ * edge. */
 hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)
 {
     if (numNodes == NULL || !cpu_handles_contains(&graph_handles, graph))
         return cpu_ret(hipErrorInvalidValue);
-    if (nodes != NULL) {
-        /* Captured work has no node objects to hand out. */
-        cpu_log("hipGraphGetNodes: node handles are not provided by the CPU device");
-        return cpu_ret(hipErrorNotSupported);
-    }
+    if (nodes != NULL)
+        for (size_t i = 0; i < *numNodes; i++)
+            nodes[i] = i < graph->n ? (hipGraphNode_t)graph->cmds[i] : NULL;
     *numNodes = graph->n;
     return hipSuccess;
+}
+
+static bool in_graph(const struct ihipGraph *g, hipGraphNode_t node)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if ((hipGraphNode_t)g->cmds[i] == node)
+            return true;
+    return false;
+}
+
+static hipError_t check_add(hipGraphNode_t *pNode, hipGraph_t graph, const hipGraphNode_t *deps,
+                            size_t ndeps)
+{
+    if (pNode == NULL || !cpu_handles_contains(&graph_handles, graph))
+        return hipErrorInvalidValue;
+    if (ndeps > 0 && deps == NULL)
+        return hipErrorInvalidValue;
+    for (size_t i = 0; i < ndeps; i++)
+        if (!in_graph(graph, deps[i]))
+            return hipErrorInvalidValue;
+    return hipSuccess;
+}
+
+/* Adds the node built by the caller (`err` is how building it went). */
+static hipError_t add_node(hipGraphNode_t *pNode, hipGraph_t graph, hipError_t err, cpu_cmd *c)
+{
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    if (c == NULL)
+        return cpu_ret(hipErrorOutOfMemory);
+    pthread_mutex_lock(&cpu_sched_lock);
+    bool ok = cpu_graph_append(graph, c);
+    pthread_mutex_unlock(&cpu_sched_lock);
+    if (!ok) {
+        cpu_cmd_free(c);
+        return cpu_ret(hipErrorOutOfMemory);
+    }
+    *pNode = (hipGraphNode_t)c;
+    return hipSuccess;
+}
+
+hipError_t hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                 const hipGraphNode_t *pDependencies, size_t numDependencies,
+                                 const hipKernelNodeParams *pNodeParams)
+{
+    hipError_t err = check_add(pGraphNode, graph, pDependencies, numDependencies);
+    if (err == hipSuccess && pNodeParams == NULL)
+        err = hipErrorInvalidValue;
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    const hipKernelNodeParams *p = pNodeParams;
+    cpu_cmd *c = NULL;
+    err = cpu_launch_cmd(p->func, (pyshim_dim3){p->gridDim.x, p->gridDim.y, p->gridDim.z},
+                         (pyshim_dim3){p->blockDim.x, p->blockDim.y, p->blockDim.z},
+                         p->sharedMemBytes, p->kernelParams, p->extra, &c);
+    return add_node(pGraphNode, graph, err, c);
+}
+
+hipError_t hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                 const hipGraphNode_t *pDependencies, size_t numDependencies,
+                                 const hipMemcpy3DParms *pCopyParams)
+{
+    hipError_t err = check_add(pGraphNode, graph, pDependencies, numDependencies);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    cpu_cmd *c = NULL;
+    err = cpu_copy3d_cmd(pCopyParams, &c);
+    return add_node(pGraphNode, graph, err, c);
+}
+
+hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                   const hipGraphNode_t *pDependencies, size_t numDependencies,
+                                   void *dst, const void *src, size_t count, hipMemcpyKind kind)
+{
+    hipError_t err = check_add(pGraphNode, graph, pDependencies, numDependencies);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    cpu_cmd *c = NULL;
+    err = cpu_copy1d_cmd(dst, src, count, kind, &c);
+    return add_node(pGraphNode, graph, err, c);
+}
+
+hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                 const hipGraphNode_t *pDependencies, size_t numDependencies,
+                                 const hipMemsetParams *pMemsetParams)
+{
+    hipError_t err = check_add(pGraphNode, graph, pDependencies, numDependencies);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    cpu_cmd *c = NULL;
+    err = cpu_memset_cmd(pMemsetParams, &c);
+    return add_node(pGraphNode, graph, err, c);
+}
+
+hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                               const hipGraphNode_t *pDependencies, size_t numDependencies,
+                               const hipHostNodeParams *pNodeParams)
+{
+    hipError_t err = check_add(pGraphNode, graph, pDependencies, numDependencies);
+    if (err == hipSuccess && (pNodeParams == NULL || pNodeParams->fn == NULL))
+        err = hipErrorInvalidValue;
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    return add_node(pGraphNode, graph, hipSuccess,
+                    cpu_host_fn_cmd(pNodeParams->fn, pNodeParams->userData));
+}
+
+hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                const hipGraphNode_t *pDependencies, size_t numDependencies)
+{
+    hipError_t err = check_add(pGraphNode, graph, pDependencies, numDependencies);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    return add_node(pGraphNode, graph, hipSuccess, cpu_cmd_new(NULL, 0));
 }
 
 static hipError_t instantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph)

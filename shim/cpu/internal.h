@@ -187,6 +187,17 @@ struct ihipModuleSymbol_t {
 /* Returns the function behind a handle, or NULL if it is not a live function. */
 struct ihipModuleSymbol_t *cpu_function_lookup(const void *handle);
 
+/* ---- commands for graph nodes (launch.c, memcpy.c, stream.c) ---- */
+
+/* Validates a launch and builds its command (arguments copied), as hipModuleLaunchKernel. */
+hipError_t cpu_launch_cmd(const void *function, pyshim_dim3 grid, pyshim_dim3 block,
+                          unsigned shared, void **kernelParams, void **extra, cpu_cmd **out);
+hipError_t cpu_copy3d_cmd(const struct hipMemcpy3DParms *p, cpu_cmd **out);
+hipError_t cpu_copy1d_cmd(void *dst, const void *src, size_t n, hipMemcpyKind kind,
+                          cpu_cmd **out);
+hipError_t cpu_memset_cmd(const hipMemsetParams *p, cpu_cmd **out);
+cpu_cmd *cpu_host_fn_cmd(hipHostFn_t fn, void *user_data);
+
 /* ---- grid.c: the worker pool that runs the blocks of a launch ---- */
 
 typedef struct cpu_grid_job {

@@ -10,6 +10,7 @@
 #include "internal.h"
 
 typedef struct launch_payload {
+    const void *function;        /* the hipFunction_t, to notice an unloaded module */
     cpu_grid_job job;
     /* followed by job.params (num_params pointers), then the packed argument bytes */
 } launch_payload;
@@ -17,6 +18,12 @@ typedef struct launch_payload {
 static void run_launch(cpu_cmd *c)
 {
     launch_payload *p = (launch_payload *)c->payload;
+    if (cpu_function_lookup(p->function) == NULL) {
+        /* a graph replayed after its module was unloaded */
+        cpu_log("launch of a kernel whose module was unloaded: skipped");
+        cpu_set_sticky_error(hipErrorInvalidResourceHandle);
+        return;
+    }
     p->job.launch.globaltimer_base = 0;
     struct timespec ts;
     if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
@@ -115,8 +122,8 @@ static hipError_t parse_extra(void **extra, const void **buf, size_t *size, cons
     return hipErrorInvalidValue;
 }
 
-static hipError_t launch(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsigned shared,
-                         hipStream_t stream, bool spt, void **kernelParams, void **extra)
+hipError_t cpu_launch_cmd(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsigned shared,
+                          void **kernelParams, void **extra, cpu_cmd **out)
 {
     struct ihipModuleSymbol_t *f = cpu_function_lookup(handle);
     if (f == NULL)
@@ -155,16 +162,13 @@ static hipError_t launch(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsig
                 return hipErrorInvalidValue;
             }
     }
-    struct ihipStream_t *s;
-    err = cpu_stream_resolve(stream, spt, &s);
-    if (err != hipSuccess)
-        return err;
     size_t args_at = args_offset(k->num_params);
     cpu_cmd *c = cpu_cmd_new(run_launch, args_at + k->params_bytes);
     if (c == NULL)
         return hipErrorOutOfMemory;
     launch_payload *p = (launch_payload *)c->payload;
     unsigned char *args = c->payload + args_at;
+    p->function = handle;
     p->job.kernel = k;
     c->fixup = point_params;
     point_params(c);
@@ -185,7 +189,20 @@ static hipError_t launch(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsig
         .vprintf = cpu_vprintf,
         .runtime_ctx = NULL,
     };
-    return cpu_stream_enqueue(s, c, NULL);
+    *out = c;
+    return hipSuccess;
+}
+
+static hipError_t launch(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsigned shared,
+                         hipStream_t stream, bool spt, void **kernelParams, void **extra)
+{
+    struct ihipStream_t *s;
+    hipError_t err = cpu_stream_resolve(stream, spt, &s);
+    if (err != hipSuccess)
+        return err;
+    cpu_cmd *c;
+    err = cpu_launch_cmd(handle, g, b, shared, kernelParams, extra, &c);
+    return err != hipSuccess ? err : cpu_stream_enqueue(s, c, NULL);
 }
 
 hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY,

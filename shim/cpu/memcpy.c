@@ -96,17 +96,30 @@ static bool valid_kind(hipMemcpyKind kind)
            kind == hipMemcpyDeviceToDeviceNoCU;
 }
 
-static hipError_t copy3d(const copy_op *op, hipMemcpyKind kind, hipStream_t stream, bool spt,
-                         bool sync)
+/* hipSuccess for a copy to do, or the error; *empty when there is nothing to copy. */
+static hipError_t check_copy(const copy_op *op, hipMemcpyKind kind, bool *empty)
 {
+    *empty = false;
     if (!valid_kind(kind))
         return hipErrorInvalidMemcpyDirection;
-    if (op->width == 0 || op->height == 0 || op->depth == 0)
+    if (op->width == 0 || op->height == 0 || op->depth == 0) {
+        *empty = true;
         return hipSuccess;
+    }
     if (op->dst == NULL || op->src == NULL)
         return hipErrorInvalidValue;
     if ((op->height > 1 || op->depth > 1) && (op->width > op->dpitch || op->width > op->spitch))
         return hipErrorInvalidPitchValue;
+    return hipSuccess;
+}
+
+static hipError_t copy3d(const copy_op *op, hipMemcpyKind kind, hipStream_t stream, bool spt,
+                         bool sync)
+{
+    bool empty;
+    hipError_t err = check_copy(op, kind, &empty);
+    if (err != hipSuccess || empty)
+        return err;
     bool pageable = !known_memory(op->dst) || !known_memory(op->src);
     return submit(run_copy, op, sizeof *op, stream, spt, sync || pageable);
 }
@@ -279,8 +292,8 @@ hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
     return cpu_ret(memcpy_param2d(pCopy, stream, false));
 }
 
-static hipError_t memcpy3d(const struct hipMemcpy3DParms *p, hipStream_t stream, bool spt,
-                           bool sync)
+/* The strided copy a hipMemcpy3DParms describes (no arrays here). */
+static hipError_t copy_op_3d(const struct hipMemcpy3DParms *p, copy_op *op_out)
 {
     if (p == NULL)
         return hipErrorInvalidValue;
@@ -296,8 +309,47 @@ static hipError_t memcpy3d(const struct hipMemcpy3DParms *p, hipStream_t stream,
                   d->pitch, s->pitch, dslice, sslice,
                   p->extent.width, p->extent.height, p->extent.depth};
     if (s->ptr == NULL || d->ptr == NULL)
-        op.dst = NULL;   /* reported as invalid below unless the extent is empty */
-    return copy3d(&op, p->kind, stream, spt, sync);
+        op.dst = NULL;   /* reported as invalid unless the extent is empty */
+    *op_out = op;
+    return hipSuccess;
+}
+
+static hipError_t memcpy3d(const struct hipMemcpy3DParms *p, hipStream_t stream, bool spt,
+                           bool sync)
+{
+    copy_op op;
+    hipError_t err = copy_op_3d(p, &op);
+    return err != hipSuccess ? err : copy3d(&op, p->kind, stream, spt, sync);
+}
+
+/* ---- commands for graph nodes: the same checks, no stream ---- */
+
+static hipError_t copy_cmd(const copy_op *op, hipMemcpyKind kind, cpu_cmd **out)
+{
+    bool empty;
+    hipError_t err = check_copy(op, kind, &empty);
+    if (err != hipSuccess)
+        return err;
+    cpu_cmd *c = cpu_cmd_new(empty ? NULL : run_copy, sizeof *op);
+    if (c == NULL)
+        return hipErrorOutOfMemory;
+    memcpy(c->payload, op, sizeof *op);
+    *out = c;
+    return hipSuccess;
+}
+
+hipError_t cpu_copy3d_cmd(const struct hipMemcpy3DParms *p, cpu_cmd **out)
+{
+    copy_op op;
+    hipError_t err = copy_op_3d(p, &op);
+    return err != hipSuccess ? err : copy_cmd(&op, p->kind, out);
+}
+
+hipError_t cpu_copy1d_cmd(void *dst, const void *src, size_t n, hipMemcpyKind kind,
+                          cpu_cmd **out)
+{
+    copy_op op = {dst, src, n, n, n, n, n, 1, 1};
+    return copy_cmd(&op, kind, out);
 }
 
 hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
@@ -356,18 +408,44 @@ hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t stream)
 
 /* ---- memsets ---- */
 
+static hipError_t check_fill(const fill_op *op)
+{
+    if (op->dst == NULL)
+        return hipErrorInvalidValue;
+    if ((op->height > 1 || op->depth > 1) && op->width * op->elem > op->pitch)
+        return hipErrorInvalidPitchValue;
+    return hipSuccess;
+}
+
 static hipError_t fill(void *dst, size_t pitch, size_t slice, size_t width, size_t height,
                        size_t depth, uint32_t value, unsigned elem, hipStream_t stream,
                        bool spt, bool sync)
 {
     if (width == 0 || height == 0 || depth == 0)
         return hipSuccess;
-    if (dst == NULL)
-        return hipErrorInvalidValue;
-    if ((height > 1 || depth > 1) && width * elem > pitch)
-        return hipErrorInvalidPitchValue;
     fill_op op = {dst, pitch, slice, width, height, depth, value, elem};
+    hipError_t err = check_fill(&op);
+    if (err != hipSuccess)
+        return err;
     return submit(run_fill, &op, sizeof op, stream, spt, sync || !known_memory(dst));
+}
+
+hipError_t cpu_memset_cmd(const hipMemsetParams *p, cpu_cmd **out)
+{
+    if (p == NULL || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4))
+        return hipErrorInvalidValue;
+    size_t pitch = p->height > 1 ? p->pitch : p->width * p->elementSize;
+    fill_op op = {p->dst, pitch, 0, p->width, p->height, 1, p->value, p->elementSize};
+    bool empty = p->width == 0 || p->height == 0;
+    hipError_t err = empty ? hipSuccess : check_fill(&op);
+    if (err != hipSuccess)
+        return err;
+    cpu_cmd *c = cpu_cmd_new(empty ? NULL : run_fill, sizeof op);
+    if (c == NULL)
+        return hipErrorOutOfMemory;
+    memcpy(c->payload, &op, sizeof op);
+    *out = c;
+    return hipSuccess;
 }
 
 #define FILL1D(dst, n, v, elem, stream, spt, sync) \

@@ -593,6 +593,14 @@ static void run_host_call(cpu_cmd *c)
         h->callback(h->handle, cpu_sticky_error(), h->user_data);
 }
 
+cpu_cmd *cpu_host_fn_cmd(hipHostFn_t fn, void *user_data)
+{
+    cpu_cmd *c = cpu_cmd_new(run_host_call, sizeof(host_call));
+    if (c != NULL)
+        *(host_call *)c->payload = (host_call){fn, NULL, NULL, user_data};
+    return c;
+}
+
 static hipError_t enqueue_host_call(hipStream_t stream, bool spt, host_call call)
 {
     struct ihipStream_t *s;

@@ -85,6 +85,40 @@ int main(int argc, char **argv)
     CHECK(hipStreamSynchronize(s2));
     printf("replay3=%d,%g,%g\n", host_calls, hy[5], hy[999]);
 
+    /* the same work built node by node: memset -> kernel -> copy -> host, and an empty node */
+    hipGraph_t g2, other;
+    CHECK(hipGraphCreate(&g2, 0));
+    CHECK(hipGraphCreate(&other, 0));
+    hipGraphNode_t nset, nkernel, ncopy, nhost, nempty, nforeign;
+    hipMemsetParams mp = {y, 4, 1, 0, 0, N};
+    CHECK(hipGraphAddMemsetNode(&nset, g2, NULL, 0, &mp));
+    float a3 = 3.0f;
+    void *kp[] = {&n, &a3, &x, &y};
+    hipKernelNodeParams knp = {{128, 1, 1}, NULL, (void *)saxpy, {(N + 127) / 128, 1, 1}, kp, 0};
+    CHECK(hipGraphAddKernelNode(&nkernel, g2, &nset, 1, &knp));
+    a3 = 50.0f;   /* node parameters are copied when the node is made */
+    CHECK(hipGraphAddMemcpyNode1D(&ncopy, g2, &nkernel, 1, hy, y, N * sizeof(float),
+                                  hipMemcpyDeviceToHost));
+    hipHostNodeParams hp = {count_call, NULL};
+    CHECK(hipGraphAddHostNode(&nhost, g2, &ncopy, 1, &hp));
+    CHECK(hipGraphAddEmptyNode(&nempty, g2, NULL, 0));
+    CHECK(hipGraphAddEmptyNode(&nforeign, other, NULL, 0));
+    SHOW("node_foreign_dep", hipGraphAddEmptyNode(&nempty, g2, &nforeign, 1));
+    knp.blockDim.x = 2048;
+    SHOW("node_bad_kernel", hipGraphAddKernelNode(&nempty, g2, NULL, 0, &knp));
+    hipGraphNode_t listed[8];
+    size_t count = 8;
+    CHECK(hipGraphGetNodes(g2, listed, &count));
+    printf("explicit_nodes=%zu,%d,%d\n", count, listed[0] == nset, listed[3] == nhost);
+    hipGraphExec_t exec2;
+    CHECK(hipGraphInstantiateWithFlags(&exec2, g2, 0));
+    CHECK(hipGraphLaunch(exec2, s2));
+    CHECK(hipStreamSynchronize(s2));
+    printf("explicit_replay=%d,%g,%g\n", host_calls, hy[5], hy[999]);   /* x = 2i */
+    CHECK(hipGraphExecDestroy(exec2));
+    CHECK(hipGraphDestroy(g2));
+    CHECK(hipGraphDestroy(other));
+
     CHECK(hipGraphExecDestroy(exec));
     SHOW("exec_destroy_twice", hipGraphExecDestroy(exec));
     SHOW("launch_destroyed", hipGraphLaunch(exec, s));
