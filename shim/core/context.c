@@ -328,6 +328,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
     int cur = 0;
     hipGetDevice(&cur);
     hipSetDevice(dev);
+    pyshim_modules_unload_all();
     hipError_t err = hipDeviceReset();
     hipSetDevice(cur);
     return pyshim_cu_from_hip(err);

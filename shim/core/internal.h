@@ -93,6 +93,8 @@ struct CUfunc_st {
 };
 /* Make sure the function's module is translated and loaded; returns its HIP function. */
 CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out);
+/* Unload every module before a device reset; they load again on next use. */
+void pyshim_modules_unload_all(void);
 
 /* ---- the embedded Python (python_bridge.c) ---- */
 /* Translate a module image; on success writes the loaded module's path. */

@@ -31,7 +31,11 @@ struct pyshim_library {
     CUresult load_result; /* its outcome, returned to every later use */
     hipModule_t module;
     struct func_node *funcs;
+    struct pyshim_library *next_live; /* the registry of libraries, for device resets */
 };
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pyshim_library *live;
 
 #define AS_LIB(h) ((struct pyshim_library *)(void *)(h))
 
@@ -112,6 +116,10 @@ static CUresult create(struct pyshim_library **out, const void *data)
     lib->size = size;
     lib->magic = LIB_MAGIC;
     pthread_mutex_init(&lib->lock, NULL);
+    pthread_mutex_lock(&registry_lock);
+    lib->next_live = live;
+    live = lib;
+    pthread_mutex_unlock(&registry_lock);
     *out = lib;
     return CUDA_SUCCESS;
 }
@@ -120,6 +128,13 @@ static CUresult create(struct pyshim_library **out, const void *data)
  * CUkernel, which cudart may still hold at exit, is refused instead of read after free. */
 static void destroy(struct pyshim_library *lib)
 {
+    pthread_mutex_lock(&registry_lock);
+    struct pyshim_library **link = &live;
+    while (*link != NULL && *link != lib)
+        link = &(*link)->next_live;
+    if (*link == lib)
+        *link = lib->next_live;
+    pthread_mutex_unlock(&registry_lock);
     pthread_mutex_lock(&lib->lock);
     lib->magic = 0;
     if (lib->module != NULL)
@@ -577,4 +592,24 @@ CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary
                                      const char *name)
 {
     return get_global(dptr, bytes, AS_LIB(library), name);
+}
+
+/* Before a device reset: unload every HIP module (the reset would leave their handles
+ * dangling) and forget the kernels' HIP functions. The libraries and kernel handles stay
+ * valid; their next use loads the module again (a kernel-cache hit, no translation). */
+void pyshim_modules_unload_all(void)
+{
+    pthread_mutex_lock(&registry_lock);
+    for (struct pyshim_library *lib = live; lib != NULL; lib = lib->next_live) {
+        pthread_mutex_lock(&lib->lock);
+        if (lib->module != NULL)
+            hipModuleUnload(lib->module);
+        lib->module = NULL;
+        if (lib->load_result == CUDA_SUCCESS)
+            lib->loaded = 0;
+        for (struct func_node *n = lib->funcs; n != NULL; n = n->next)
+            n->func.hip = NULL;
+        pthread_mutex_unlock(&lib->lock);
+    }
+    pthread_mutex_unlock(&registry_lock);
 }
