@@ -203,3 +203,19 @@ def test_divergent_collectives_and_activemask(mod80):
             assert out[t] == 1 + 2 * v[t ^ 2], t
         else:
             assert out[t] == -1
+
+
+def test_debug_build_ptx(tmp_path):
+    """nvcc -G: .loc/.file lines, DWARF .section blocks, everything through .local."""
+    ptx = tmp_path / "g.ptx"
+    subprocess.run(["nvcc", "-ptx", "-G", str(HERE / "kernels.cu"), "-o", str(ptx)], check=True,
+                   capture_output=True)
+    m = build(ptx.read_text(), "cpu-wave64", tmp_path)
+    m.wave = 64
+    x = np.arange(3000, dtype=np.float32) % 17
+    out = np.zeros(1, np.float32)
+    run(m, "block_sum", (12,), (256,), [x, out, 3000])
+    assert out[0] == x.sum()
+    fib = np.zeros(12, np.int64)
+    run(m, "fib_kernel", (1,), (12,), [fib])
+    assert fib.tolist() == [0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89]
