@@ -1,0 +1,1 @@
+"""Target preludes (C headers pasted at the top of generated source); package data."""
