@@ -120,8 +120,8 @@ def test_kernel_example(shim: Path, exe_dir: Path, name: str) -> None:
     exe = nvcc(exe_dir, name)
     assert f"PASS {name}" not in bare(exe).stdout
     out = shimmed(exe)
-    # everything before the launch works either way
-    assert "pyshim CPU device" in out.stdout
+    if name == "vector_add":  # its device query comes before any launch
+        assert "pyshim CPU device" in out.stdout
     _kernel_result(out, name)
 
 
