@@ -538,3 +538,31 @@ def test_cublas_and_cusolver_imports_get_their_tables_status():
     unsupported = sorted(s for s in wanted if tables.lookup(s).status == "unsupported")
     assert b["verdict"] == GAPS
     assert any(all(s in r for s in unsupported) for r in b["reasons"]), b["reasons"]
+
+
+def test_corrupt_fat_binaries_are_reported_not_raised(tmp_path):
+    """Damage inside .nv_fatbin (an entry header, then the container magic) gives a report
+    naming the problem, never a traceback."""
+    from pyshim.binary.elf import HostElf
+
+    src = build("gaps", GAPS_SOURCE, [])
+    with HostElf(src) as elf:
+        sec = elf.section(".nv_fatbin")
+        containers = elf.embedded_containers()
+    data = bytearray(src.read_bytes())
+    real = containers[-1]  # the per-unit container, with the kernel's entries
+    entry = sec.offset + (real.address - sec.address) + 16
+    data[entry + 8:entry + 12] = (0x7FFFFFF0).to_bytes(4, "little")  # payload runs past the end
+    bad_entry = tmp_path / "bad-entry"
+    bad_entry.write_bytes(bytes(data))
+    b = one(bad_entry)
+    assert b["verdict"] != RUNS
+    assert any("unreadable fat binary" in r for r in b["reasons"]), b["reasons"]
+
+    data = bytearray(src.read_bytes())
+    data[sec.offset:sec.offset + 4] = b"\xde\xad\xbe\xef"  # first container's magic
+    bad_magic = tmp_path / "bad-magic"
+    bad_magic.write_bytes(bytes(data))
+    b = one(bad_magic)
+    assert b["verdict"] == CANNOT
+    assert any("fat binaries unreadable" in r and "magic" in r for r in b["reasons"])

@@ -165,22 +165,37 @@ def _containers(elf: HostElf, view: memoryview) -> Iterator[tuple[str, int, memo
         if s.offset + s.size > len(view):
             raise FatbinError(f"{elf.path}: section {name} lies outside the file")
         data = view[s.offset:s.offset + s.size]
-        pos = 0
-        head_size = fatbin.CONTAINER_HEADER.size
-        while pos + head_size <= s.size:
-            head = bytes(data[pos:pos + head_size])
-            if head == bytes(head_size):
-                pos += 8  # alignment padding between containers
-                continue
-            try:
-                size = fatbin.container_size(head)
-            except FatbinError as exc:
-                raise FatbinError(f"{elf.path}: {name}+{pos:#x}: {exc}") from exc
-            if pos + size > s.size:
-                raise FatbinError(f"{elf.path}: {name}+{pos:#x}: container of {size} bytes "
-                                  f"runs past the section ({s.size} bytes)")
-            yield name, s.address + pos, data[pos:pos + size]
-            pos += (size + 7) & ~7
+        try:
+            yield from _walk(elf, name, s.address, data)
+        finally:
+            # an error leaves this frame alive in the traceback: let go of the map now, or
+            # closing it fails with BufferError and hides the real error
+            data.release()
+
+
+def _walk(elf: HostElf, name: str, address: int,
+          data: memoryview) -> Iterator[tuple[str, int, memoryview]]:
+    pos = 0
+    size_all = len(data)
+    head_size = fatbin.CONTAINER_HEADER.size
+    while pos + head_size <= size_all:
+        head = bytes(data[pos:pos + head_size])
+        if head == bytes(head_size):
+            pos += 8  # alignment padding between containers
+            continue
+        try:
+            size = fatbin.container_size(head)
+        except FatbinError as exc:
+            raise FatbinError(f"{elf.path}: {name}+{pos:#x}: {exc}") from None
+        if pos + size > size_all:
+            raise FatbinError(f"{elf.path}: {name}+{pos:#x}: container of {size} bytes "
+                              f"runs past the section ({size_all} bytes)")
+        piece = data[pos:pos + size]
+        try:
+            yield name, address + pos, piece
+        finally:
+            piece.release()
+        pos += (size + 7) & ~7
 
 
 def scan(elf: HostElf, translate: bool = True, budget: Budget | None = None,
