@@ -227,3 +227,74 @@ def test_generated_batched_forms(rb, form, pre):
         H.ST_INVALID_SIZE
     assert rb.call(f"rocsolver_{pre}getri{sfx}", n, *A.args(n), ipiv, S(n), info, 1,
                    handle=None) == H.ST_INVALID_HANDLE
+
+
+@pytest.mark.parametrize("pre", "sdcz")
+def test_lq_ql_rq_and_unblocked(rb, pre):
+    rng = np.random.default_rng(5)
+    cplx = pre in "cz"
+    m, n = 4, 6  # wide for LQ
+    a = H.rand(rng, pre, (m, n))
+    for fac in ("gelqf", "gelq2"):
+        A, tau = F(a), np.zeros(m, H.DTYPE[pre])
+        assert rb.call(f"rocsolver_{pre}{fac}", m, n, A, m, tau) == 0
+        L = np.tril(M(A, m, n)[:, :m])
+        Q = np.zeros(m * n, H.DTYPE[pre])
+        for j in range(n):
+            Q[j * m:(j + 1) * m] = A[j * m:(j + 1) * m]
+        assert rb.call(f"rocsolver_{pre}{'unglq' if cplx else 'orglq'}", m, n, m, Q, m, tau) == 0
+        assert H.close(pre, L @ M(Q, m, n), a, scale=10)
+        # apply Q^H to the identity's rows: ormlq from the right gives I Q^H
+        C = F(np.eye(n, dtype=H.DTYPE[pre]))
+        tc = "C" if cplx else "T"
+        assert rb.call(f"rocsolver_{pre}{'unmlq' if cplx else 'ormlq'}", E(141), E(OP[tc]), n,
+                       n, m, A, m, tau, C, n) == 0
+        # C = Q_full^H (n x n); its first m columns are Q^H (Q is the m x n orglq result)
+        assert H.close(pre, M(C, n, n)[:, :m], M(Q, m, n).conj().T, scale=10)
+    t = H.rand(rng, pre, (n, m))  # tall for QL / QR-unblocked
+    for fac, org in (("geqlf", "orgql"), ("geql2", "org2l"), ("geqr2", "org2r")):
+        A, tau = F(t), np.zeros(m, H.DTYPE[pre])
+        assert rb.call(f"rocsolver_{pre}{fac}", n, m, A, n, tau) == 0
+        R_ = M(A, n, m)
+        Q = A.copy()
+        orgn = org.replace("org", "ung") if cplx else org
+        assert rb.call(f"rocsolver_{pre}{orgn}", n, m, m, Q, n, tau) == 0
+        Qm = M(Q, n, m)
+        if "ql" in fac or fac == "geql2":
+            Lw = np.tril(R_[n - m:, :])
+            assert H.close(pre, Qm @ Lw, t, scale=10)
+        else:
+            assert H.close(pre, Qm @ np.triu(R_[:m]), t, scale=10)
+        assert H.close(pre, Qm.conj().T @ Qm, np.eye(m), scale=10)
+    A, tau = F(a), np.zeros(m, H.DTYPE[pre])
+    assert rb.call(f"rocsolver_{pre}gerqf", m, n, A, m, tau) == 0
+    # unblocked LU / Cholesky forward to the blocked ones
+    sq = (H.rand(rng, pre, (m, m)) + 3 * np.eye(m)).astype(H.DTYPE[pre])
+    A1, A2 = F(sq), F(sq)
+    p1, p2, info = np.zeros(m, np.int32), np.zeros(m, np.int32), np.zeros(1, np.int32)
+    assert rb.call(f"rocsolver_{pre}getf2", m, m, A1, m, p1, info) == 0
+    assert rb.call(f"rocsolver_{pre}getrf", m, m, A2, m, p2, info) == 0
+    assert np.array_equal(p1, p2) and H.close(pre, A1, A2)
+
+
+def test_solver_aux_api(rb):
+    import ctypes
+
+    s = rb.solver
+    h = ctypes.c_void_p()
+    assert s.rocsolver_create_handle(ctypes.byref(h)) == 0
+    assert s.rocsolver_set_stream(h, ctypes.c_void_p(0x10)) == 0
+    st = ctypes.c_void_p()
+    assert s.rocsolver_get_stream(h, ctypes.byref(st)) == 0 and st.value == 0x10
+    mode = ctypes.c_int(0)
+    assert s.rocsolver_get_alg_mode(h, 402, ctypes.byref(mode)) == 0 and mode.value == 291
+    assert s.rocsolver_set_alg_mode(h, 402, 292) == 0
+    assert s.rocsolver_get_alg_mode(h, 402, ctypes.byref(mode)) == 0 and mode.value == 292
+    assert s.rocsolver_set_alg_mode(h, 999, 292) == H.ST_INVALID_VALUE
+    n = ctypes.c_size_t()
+    assert s.rocsolver_get_version_string_size(ctypes.byref(n)) == 0
+    buf = ctypes.create_string_buffer(n.value)
+    assert s.rocsolver_get_version_string(buf, ctypes.c_size_t(n.value)) == 0
+    assert buf.value.count(b".") >= 2
+    assert s.rocsolver_log_begin() == 0 and s.rocsolver_log_end() == 0
+    assert s.rocsolver_destroy_handle(h) == 0

@@ -42,6 +42,8 @@ struct _rocblas_handle {
     size_t query_size;
     hipEvent_t start_event, stop_event;
     int *fitness;
+    /* rocsolver_set_alg_mode, per rocsolver_function (401..405) */
+    int solver_alg_mode[8];
 };
 
 /* Guard: a null or destroyed handle is rocblas_status_invalid_handle. */
