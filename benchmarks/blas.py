@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks.config import blas_env
 from benchmarks.context import Context
 from benchmarks.items import BenchError, Item
 
@@ -36,14 +37,16 @@ def _as_item(d: dict, script: str, repeats: int) -> Item:
 
 
 def run(ctx: Context) -> list[Item]:
-    return run_scripts(scripts(), ctx.quick, ctx.repeats)
+    return run_scripts(scripts(), ctx.quick, ctx.repeats, ctx.threads)
 
 
-def run_scripts(paths: list[Path], quick: bool, repeats: int) -> list[Item]:
+def run_scripts(paths: list[Path], quick: bool, repeats: int, threads: int = 1) -> list[Item]:
+    """Each script runs with OPENBLAS_NUM_THREADS and PYSHIM_CPU_WORKERS = threads."""
     items: list[Item] = []
     for script in paths:
         cmd = [sys.executable, str(script), *(["--quick"] if quick else [])]
-        res = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
+                             env=blas_env(threads))
         if res.returncode != 0:
             raise BenchError(f"{script.name} failed (exit {res.returncode}):\n"
                              f"{res.stderr.strip()[-3000:]}")

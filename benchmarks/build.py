@@ -81,7 +81,11 @@ def cpu_device_dir() -> Path:
     """build/cpu with the CPU device's libamdhip64.so.7 (built if needed)."""
     from pyshim.build_cpu import build_cpu_device
 
-    return build_cpu_device()
+    try:
+        return build_cpu_device()
+    except Exception as exc:  # whatever the builder raises: say which build failed
+        raise BenchError(f"building the CPU device (python3 -m pyshim.build_cpu) failed: "
+                         f"{exc}") from exc
 
 
 @functools.cache
@@ -90,7 +94,11 @@ def shim_lib_dir() -> Path:
     from pyshim.build import build_libcuda
 
     root = paths.build_dir()
-    lib, _ = build_libcuda(root / "lib", root / "driver")
+    try:
+        lib, _ = build_libcuda(root / "lib", root / "driver")
+    except Exception as exc:  # whatever the builder raises: say which build failed
+        raise BenchError(f"building the shim's libcuda (python3 -m pyshim build) failed: "
+                         f"{str(exc)[-2000:]}") from exc
     return lib.parent
 
 

@@ -11,6 +11,11 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
+def blas_env(n: int) -> dict[str, str]:
+    """The environment of a BLAS benchmark script: OpenBLAS on the same n threads."""
+    return {**os.environ, "OPENBLAS_NUM_THREADS": str(n)}
+
+
 def apply_threads(n: int) -> None:
     os.environ["PYSHIM_CPU_WORKERS"] = str(n)      # shim/cpu/device.c
     os.environ["PYSHIM_CPU_WAVE"] = "64"           # the cpu-wave64 target the kernels use
@@ -18,5 +23,7 @@ def apply_threads(n: int) -> None:
     # OpenMP threads that spin after a loop would steal the cores from the variant timed
     # next; the CPU device's and PoCL's workers sleep when idle, so the C loops do too
     os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    # numpy's own OpenBLAS threads (references only) would spin beside the timed variants
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
     os.environ["POCL_MAX_PTHREAD_COUNT"] = str(n)  # PoCL 3.x pthread device
     os.environ["POCL_CPU_MAX_CU_COUNT"] = str(n)   # its newer name
