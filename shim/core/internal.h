@@ -100,6 +100,9 @@ void pyshim_modules_unload_all(void);
 /* Translate a module image; on success writes the loaded module's path. */
 CUresult pyshim_py_translate(const void *image, size_t size, const char *target,
                              char *path, size_t path_len);
+/* The calling thread's last translation error message ("" if the last one succeeded). */
+const char *pyshim_last_translate_error(void);
+void pyshim_clear_translate_error(void);
 
 /* ---- fat binaries (fatbin.c) ---- */
 #define PYSHIM_FATBIN_WRAPPER_MAGIC 0x466243B1u

@@ -390,13 +390,44 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
     return CUDA_SUCCESS;
 }
 
+/* JIT options: the error and info log buffers are filled (the translator's message names
+ * the PTX instruction and line); the others tune NVIDIA's JIT and are ignored. */
+static void fill_jit_logs(unsigned int n, const CUjit_option *options, void **values,
+                          CUresult rc)
+{
+    if (options == NULL || values == NULL)
+        return;
+    char *error_buf = NULL, *info_buf = NULL;
+    size_t error_size = 0, info_size = 0;
+    for (unsigned int i = 0; i < n; i++) {
+        switch (options[i]) {
+        case CU_JIT_ERROR_LOG_BUFFER: error_buf = values[i]; break;
+        case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: error_size = (size_t)(uintptr_t)values[i]; break;
+        case CU_JIT_INFO_LOG_BUFFER: info_buf = values[i]; break;
+        case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES: info_size = (size_t)(uintptr_t)values[i]; break;
+        default: break;
+        }
+    }
+    const char *msg = rc == CUDA_SUCCESS ? "" : pyshim_last_translate_error();
+    const char *name = "?";
+    cuGetErrorName(rc, &name);
+    if (error_buf != NULL && error_size > 0) {
+        if (rc != CUDA_SUCCESS && msg[0] == '\0')
+            snprintf(error_buf, error_size, "pyshim: module load failed with %s", name);
+        else
+            snprintf(error_buf, error_size, "%s", msg);
+    }
+    if (info_buf != NULL && info_size > 0)
+        snprintf(info_buf, info_size, "%s", rc == CUDA_SUCCESS ? "pyshim: translated" : "");
+}
+
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
                                     CUjit_option *options, void **optionValues)
 {
-    (void)numOptions;
-    (void)options;
-    (void)optionValues;
-    return cuModuleLoadData(module, image);
+    pyshim_clear_translate_error();
+    CUresult rc = cuModuleLoadData(module, image);
+    fill_jit_logs(numOptions, options, optionValues, rc);
+    return rc;
 }
 
 CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)

@@ -47,6 +47,18 @@ int pyshim_embed_translate(const void *image, size_t size, const char *target, c
                            size_t out_len, int *status);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+/* the calling thread's last translation error, for JIT error-log buffers */
+static _Thread_local char last_error[1024];
+
+const char *pyshim_last_translate_error(void)
+{
+    return last_error;
+}
+
+void pyshim_clear_translate_error(void)
+{
+    last_error[0] = '\0';
+}
 static CUresult prepare_result = CUDA_SUCCESS;
 static int home_was_set;
 static int use_subprocess; /* another Python runs this process */
@@ -182,8 +194,10 @@ CUresult pyshim_py_translate(const void *image, size_t size, const char *target,
         home_was_set = 0;
         unsetenv("PYTHONHOME");
     }
+    last_error[0] = '\0';
     if (status == -1) {
         pyshim_log("the embedded Python translator did not start (see the messages above)");
+        snprintf(last_error, sizeof last_error, "pyshim: the PTX translator did not start");
         return CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     }
     if (status != 0) {
@@ -193,6 +207,7 @@ CUresult pyshim_py_translate(const void *image, size_t size, const char *target,
             *tab = '\0';
         CUresult rc = pyshim_cu_from_name(out);
         pyshim_log("%s", tab != NULL ? tab + 1 : out);
+        snprintf(last_error, sizeof last_error, "%s", tab != NULL ? tab + 1 : out);
         return rc == CUDA_SUCCESS ? CUDA_ERROR_UNKNOWN : rc;
     }
     if (strlen(out) + 1 > path_len)

@@ -5,6 +5,7 @@
  * Needs the PTX translator. Prints ok/FAIL lines; exit status 1 if any failed.
  */
 #include <cuda.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -116,6 +117,12 @@ int main(void)
     CUresult rc = cuModuleLoadData(&mod, bad_ptx);
     EXPECT(rc == CUDA_ERROR_INVALID_PTX || rc == CUDA_ERROR_NOT_SUPPORTED,
            "malformed PTX -> a PTX error (%d)", rc);
+    char log[512] = "untouched";
+    CUjit_option jit[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *jit_values[] = {log, (void *)(uintptr_t)sizeof log};
+    rc = cuModuleLoadDataEx(&mod, bad_ptx, 2, jit, jit_values);
+    EXPECT(rc != CUDA_SUCCESS && strstr(log, "frobnicate") != NULL && strstr(log, "line 6"),
+           "cuModuleLoadDataEx fills the JIT error log: %s", log);
     static const unsigned char garbage[64] = {0xde, 0xad, 0xbe, 0xef, 1, 2, 3};
     rc = cuModuleLoadData(&mod, garbage);
     EXPECT(rc == CUDA_ERROR_INVALID_IMAGE || rc == CUDA_ERROR_INVALID_PTX,
