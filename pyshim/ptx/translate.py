@@ -21,7 +21,7 @@ from pyshim.ptx.function import FunctionEmitter, cname_fn, cname_label, cname_va
 from pyshim.ptx.layout import param_layout, var_align, var_bytes
 from pyshim.ptx.parser import parse
 from pyshim.ptx.targets import get_target
-from pyshim.ptx.targets.base import Target
+from pyshim.ptx.targets.base import RESUME_MARK, Target
 from pyshim.ptx.types import SIZE
 
 # Bump when the generated code changes meaning (it is part of the kernel cache key, together
@@ -155,6 +155,8 @@ class Translator:
     def body(self, fe: FunctionEmitter, f: ir.Function, pre: list[str] | None = None) -> str:
         lines = list(pre or [])
         lines.append("uint32_t ps_cc = 0; (void)ps_cc;")
+        if fe.reg_prefix:
+            lines.append(RESUME_MARK)  # phase mode: resume after the parameter pointers
         body = f.body or []
         fe.labels = {s.name for s in body if type(s) is ir.Label}
         emit = instructions.emit

@@ -67,6 +67,7 @@ def _phase_ok(fn: ir.Function, memo: dict[str, bool]) -> bool:
     if fn.info.get("indirect_calls") or any(memo.get(c) for c in fn.info.get("calls", ())):
         return False
     reg_types: dict[str, str] = {}
+    barrier_ids: set[int] = set()
     for s in fn.body or ():
         if type(s) is ir.Var and s.space == "reg":
             if reg_types.setdefault(s.name, s.type) != s.type:
@@ -82,4 +83,5 @@ def _phase_ok(fn: ir.Function, memo: dict[str, bool]) -> bool:
                 return False
             if len(s.operands) != 1 or type(s.operands[0]) is not ir.Imm:
                 return False
-    return True
+            barrier_ids.add(int(s.operands[0].value))
+    return len(barrier_ids) <= 1  # phases treat every barrier as the same one

@@ -12,6 +12,8 @@ from importlib import resources
 from pyshim.ptx import ir
 
 PRELUDE_PACKAGE = "pyshim.ptx.preludes"
+# where a phase-mode kernel body resumes (after its parameter pointers are set up)
+RESUME_MARK = "/* resume */"
 
 
 @cache

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pyshim.ptx import ir
 from pyshim.ptx.function import cname_var
 from pyshim.ptx.layout import param_layout, var_bytes
-from pyshim.ptx.targets.base import Target
+from pyshim.ptx.targets.base import RESUME_MARK, Target
 
 
 def c_string(s: str) -> str:
@@ -77,8 +77,7 @@ class CpuTarget(Target):
             f"static inline __attribute__((always_inline)) uint32_t k{index}_body(PS_CTX, "
             f"k{index}_thread *L, uint32_t resume) {{",
             "/* registers stay in the per-thread context L->r */",
-            f"switch (resume) {{ {cases} default: break; }}",
-            body,
+            body.replace(RESUME_MARK, f"switch (resume) {{ {cases} default: break; }}", 1),
             "return 0;",
             "}",
             f"static int k{index}_run_block(const pyshim_launch *lp, const pyshim_block *b,"
