@@ -127,7 +127,7 @@ def libs_without_cudart(lib: Path) -> Path:
 
 def program_env(backend: str, rocm_dir: Path | None, base: dict[str, str],
                 own_cudart: bool = True) -> dict[str, str]:
-    root = build_dir()
+    root = build_dir().resolve()  # absolute: the program may change directory
     lib = root / "lib"
     search = lib if own_cudart else libs_without_cudart(lib)
     backend_dir = rocm_dir if backend == "hip" else root / "cpu"
