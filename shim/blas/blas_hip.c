@@ -18,3 +18,20 @@ int pyshim_blas_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
                     : hipMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
     return err == hipSuccess ? 0 : -1;
 }
+
+int pyshim_blas_zero_int(int *dev, void *stream)
+{
+    return hipMemsetAsync(dev, 0, sizeof *dev, (hipStream_t)stream) == hipSuccess ? 0 : -1;
+}
+
+int pyshim_blas_device_alloc(void **ptr, size_t bytes)
+{
+    *ptr = NULL;
+    return hipMalloc(ptr, bytes) == hipSuccess ? 0 : -1;
+}
+
+void pyshim_blas_device_free(void *ptr)
+{
+    if (ptr)
+        hipFree(ptr);
+}

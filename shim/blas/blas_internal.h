@@ -27,6 +27,11 @@ rocblas_datatype pyshim_blas_compute_type(rocblas_datatype compute, rocblas_data
 int pyshim_blas_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
                        size_t width, size_t height, int to_device, int async, void *stream);
 
+/* cuSOLVER's devInfo = 0 on the given stream; device scratch (blas_hip.c). */
+int pyshim_blas_zero_int(int *dev, void *stream);
+int pyshim_blas_device_alloc(void **ptr, size_t bytes);
+void pyshim_blas_device_free(void *ptr);
+
 /* Values a cuBLAS/cuSOLVER handle records that rocBLAS does not keep (math modes). */
 int pyshim_blas_handle_get(const void *handle, int slot, int fallback);
 int pyshim_blas_handle_set(const void *handle, int slot, int value);

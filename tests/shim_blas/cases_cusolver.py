@@ -181,6 +181,107 @@ def test_laswp(cs, h, rng, pre) -> None:
     cs.ok(n_(pre, "laswp"))
 
 
+ORG = {"s": "orgqr", "d": "orgqr", "c": "ungqr", "z": "ungqr"}
+ORM = {"s": "ormqr", "d": "ormqr", "c": "unmqr", "z": "unmqr"}
+EV = {"s": "syevd", "d": "syevd", "c": "heevd", "z": "heevd"}
+OP_N, OP_T, OP_C = 0, 1, 2
+
+
+@pytest.mark.parametrize("pre", PRE)
+def test_getrs_potrs(cs, h, rng, pre) -> None:
+    n, nrhs = 6, 3
+    a = (H.rand(rng, pre, n * n).reshape(n, n) + n * np.eye(n)).astype(H.DTYPE[pre])
+    b = H.rand(rng, pre, n * nrhs).reshape(n, nrhs)
+    lu = fort(a)
+    ipiv, info = np.zeros(n, np.int32), np.full(1, -7, np.int32)
+    cs.call(n_(pre, "getrf"), h, n, n, lu, n, None, ipiv, info)
+    for t, opa in ((OP_N, a), (OP_T, a.T), (OP_C, a.conj().T)):
+        x = fort(b)
+        info[0] = -7
+        cs.call(n_(pre, "getrs"), h, t, n, nrhs, lu, n, ipiv, x, n, info)
+        assert info[0] == 0
+        H.close(opa @ unflat(x, n, nrhs), b, pre, n)
+    s = spd(rng, pre, n)
+    for uplo in (LOWER, UPPER):
+        f = fort(s)
+        cs.call(n_(pre, "potrf"), h, uplo, n, f, n, None, 0, info)
+        x = fort(b)
+        info[0] = -7
+        cs.call(n_(pre, "potrs"), h, uplo, n, nrhs, f, n, x, n, info)
+        assert info[0] == 0
+        H.close(s @ unflat(x, n, nrhs), b, pre, n)
+    cs.ok(n_(pre, "getrs"), n_(pre, "potrs"))
+
+
+@pytest.mark.parametrize("pre", PRE)
+def test_qr(cs, h, rng, pre) -> None:
+    m, n = 8, 5
+    a = H.rand(rng, pre, m * n).reshape(m, n)
+    buf, tau = fort(a), np.zeros(n, H.DTYPE[pre])
+    lw = lwork(cs, n_(pre, "geqrf_bufferSize"), h, m, n, buf, m)
+    work = np.zeros(max(1, lw), H.DTYPE[pre])
+    info = np.full(1, -7, np.int32)
+    cs.call(n_(pre, "geqrf"), h, m, n, buf, m, tau, work, lw, info)
+    assert info[0] == 0
+    qr, tau_ref, _w, _i = getattr(lapack, f"{pre}geqrf")(a)
+    H.close(unflat(buf, m, n), qr, pre, n)
+    H.close(tau, tau_ref, pre)
+    # Q^H C through ormqr/unmqr, then Q itself through orgqr/ungqr
+    c = H.rand(rng, pre, m * 3).reshape(m, 3)
+    cbuf = fort(c)
+    trans = OP_T if pre in "sd" else OP_C
+    lw = lwork(cs, n_(pre, ORM[pre] + "_bufferSize"), h, 0, trans, m, 3, n, buf, m, tau, cbuf,
+               m)
+    work = np.zeros(max(1, lw), H.DTYPE[pre])
+    cs.call(n_(pre, ORM[pre]), h, 0, trans, m, 3, n, buf, m, tau, cbuf, m, work, lw, info)
+    assert info[0] == 0
+    r_ref = np.triu(qr)[:n]
+    got = unflat(cbuf, m, 3)
+    # Q^H A = R: check through the factorization itself rather than Q's sign convention
+    qa = fort(a)
+    cs.call(n_(pre, ORM[pre]), h, 0, trans, m, n, n, buf, m, tau, qa, m, work, lw, info)
+    H.close(np.triu(unflat(qa, m, n))[:n], r_ref, pre, m)
+    lw = lwork(cs, n_(pre, ORG[pre] + "_bufferSize"), h, m, n, n, buf, m, tau)
+    work = np.zeros(max(1, lw), H.DTYPE[pre])
+    cs.call(n_(pre, ORG[pre]), h, m, n, n, buf, m, tau, work, lw, info)
+    assert info[0] == 0
+    q = unflat(buf, m, n)
+    H.close(q.conj().T @ q, np.eye(n), pre, m)
+    H.close(q @ r_ref, a, pre, m)
+    H.close(q.conj().T @ c, got[:n], pre, m)
+    cs.ok(n_(pre, "geqrf"), n_(pre, ORM[pre]), n_(pre, ORG[pre]))
+
+
+@pytest.mark.parametrize("pre", PRE)
+def test_eigen_and_svd(cs, h, rng, pre) -> None:
+    n = 6
+    a = H.sym(H.rand(rng, pre, n * n).reshape(n, n), "L", herm=pre in "cz")
+    for uplo in (LOWER, UPPER):
+        buf, w = fort(a), np.zeros(n, H.RTYPE[pre])
+        lw = lwork(cs, n_(pre, EV[pre] + "_bufferSize"), h, 1, uplo, n, buf, n, w)
+        work = np.zeros(max(1, lw), H.DTYPE[pre])
+        info = np.full(1, -7, np.int32)
+        cs.call(n_(pre, EV[pre]), h, 1, uplo, n, buf, n, w, work, lw, info)
+        assert info[0] == 0
+        H.close(w, np.linalg.eigvalsh(a), pre, n)
+        v = unflat(buf, n, n)
+        H.close(a @ v, v * w, pre, n)
+    m, k = 7, 4
+    g = H.rand(rng, pre, m * k).reshape(m, k)
+    lw = lwork(cs, n_(pre, "gesvd_bufferSize"), h, m, k)
+    work = np.zeros(max(1, lw), H.DTYPE[pre])
+    buf, s = fort(g), np.zeros(k, H.RTYPE[pre])
+    u, vt = np.zeros(m * m, H.DTYPE[pre]), np.zeros(k * k, H.DTYPE[pre])
+    info = np.full(1, -7, np.int32)
+    cs.call(n_(pre, "gesvd"), h, ord("A"), ord("A"), m, k, buf, m, s, u, m, vt, k, work, lw,
+            None, info)
+    assert info[0] == 0
+    H.close(s, np.linalg.svd(g, compute_uv=False), pre, m)
+    um, vm = unflat(u, m, m), unflat(vt, k, k)
+    H.close(um[:, :k] * s @ vm, g, pre, m)
+    cs.ok(n_(pre, EV[pre]), n_(pre, "gesvd"), n_(pre, "gesvd_bufferSize"))
+
+
 # queries whose computation the tables do not map yet: checked to answer, and in
 # proportion to the problem (a larger problem never needs less workspace)
 QUERIES = {
