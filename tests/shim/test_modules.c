@@ -4,9 +4,11 @@
  * kernelParams, CUkernel passed as CUfunction, and the errors bad images must give.
  * Needs the PTX translator. Prints ok/FAIL lines; exit status 1 if any failed.
  */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include <cuda.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int failures;
@@ -132,6 +134,20 @@ int main(void)
     EXPECT(rc == CUDA_ERROR_INVALID_IMAGE, "a container claiming more than it holds (%d)", rc);
     rc = cuModuleLoad(&mod, "/nonexistent/module.ptx");
     EXPECT(rc == CUDA_ERROR_FILE_NOT_FOUND, "cuModuleLoad of a missing file (%d)", rc);
+
+    /* cuModuleLoad reads a PTX file (not NUL-terminated on disk) */
+    char path[] = "/tmp/pyshim_test_modules_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (f != NULL) {
+        fputs(ptx, f);
+        fclose(f);
+    }
+    rc = cuModuleLoad(&mod, path);
+    remove(path);
+    EXPECT(rc == CUDA_SUCCESS && cuModuleGetFunction(&fn, mod, "fill") == CUDA_SUCCESS &&
+               cuModuleUnload(mod) == CUDA_SUCCESS,
+           "cuModuleLoad of a PTX file (%d)", rc);
 
     /* the module API works too */
     EXPECT(cuModuleLoadData(&mod, ptx) == CUDA_SUCCESS, "cuModuleLoadData");
