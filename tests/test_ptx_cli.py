@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from pyshim.kernels.compile import hip_compiler
+
 SAMPLE = Path(__file__).parent / "ptx" / "sample.ptx"
 
 
@@ -36,3 +40,23 @@ def test_bad_ptx_is_a_clean_error(tmp_path):
     r = _pyshim("translate", str(bad))
     assert r.returncode == 1
     assert "bogus.op" in r.stderr and "line 4" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_compile_cpu_shared_object(tmp_path):
+    out = tmp_path / "m.so"
+    r = _pyshim("compile", "--arch", "cpu", str(SAMPLE), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes()[:4] == b"\x7fELF"
+
+
+@pytest.mark.skipif(hip_compiler() is None, reason="needs clang++ (clang-19)")
+def test_compile_amd_code_object(tmp_path):
+    text = SAMPLE.read_text()
+    a = text.index(".visible .entry fib_kernel")  # printf: not on AMD yet
+    b = text.index(".visible .entry", a + 10)
+    src = tmp_path / "noprintf.ptx"
+    src.write_text(text[:a] + text[b:])
+    out = tmp_path / "m.co"
+    r = _pyshim("compile", "--arch", "gfx1100", str(src), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes()[:4] == b"\x7fELF"

@@ -1,6 +1,7 @@
-"""`pyshim ptx translate|stats`: the translator from the command line.
+"""`pyshim ptx translate|stats|compile`: the translator from the command line.
 
-`pyshim ptx compile --arch gfxNNN` (AMD code objects) plugs in here with the AMD work.
+`compile --arch gfxNNN` builds an AMD code object (clang, no vendor headers); `--arch cpu`
+a CPU-device shared object.
 """
 
 from __future__ import annotations
@@ -24,6 +25,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     st = sub.add_parser("stats", help="parse and translate PTX; print counts and speed")
     st.add_argument("input")
     st.add_argument("--target", default="cpu", choices=TARGET_NAMES)
+    co = sub.add_parser("compile", help="translate and compile PTX: an AMD code object "
+                                        "(--arch gfxNNN) or a CPU-device .so (--arch cpu)")
+    co.add_argument("input")
+    co.add_argument("-o", "--output", required=True)
+    co.add_argument("--arch", required=True, help="gfx90a, gfx942, gfx1100, ... or cpu")
+    co.add_argument("--wave", type=int, choices=(32, 64), default=None,
+                    help="wavefront width (default: 32 for gfx10+, else 64)")
 
 
 def _read(path: str) -> str:
@@ -36,8 +44,8 @@ def _read(path: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from pyshim.ptx.translate import translate
 
-    if args.ptx_command not in ("translate", "stats"):
-        print("usage: pyshim ptx {translate,stats} ...", file=sys.stderr)
+    if args.ptx_command not in ("translate", "stats", "compile"):
+        print("usage: pyshim ptx {translate,stats,compile} ...", file=sys.stderr)
         return 2
     try:
         text = _read(args.input)
@@ -46,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if getattr(args, "dump_ir", None):
         os.environ["PYSHIM_DUMP_IR"] = args.dump_ir
+    if args.ptx_command == "compile":
+        return _compile(args, text)
     stats: dict = {}
     try:
         out = translate(text, args.target, stats)
@@ -66,4 +76,23 @@ def run(args: argparse.Namespace) -> int:
             f.write(out)
     else:
         sys.stdout.write(out)
+    return 0
+
+
+def _compile(args: argparse.Namespace, text: str) -> int:
+    from pyshim.kernels.compile import CompileError, compile_cpu, compile_hip
+    from pyshim.ptx.translate import translate
+
+    arch = args.arch
+    try:
+        if arch.startswith("cpu"):
+            data = compile_cpu(translate(text, f"cpu-wave{args.wave or 64}"))
+        else:
+            wave = args.wave or (32 if arch.startswith(("gfx10", "gfx11", "gfx12")) else 64)
+            data = compile_hip(translate(text, f"hip-wave{wave}:{arch}"), arch)
+    except (PtxError, CompileError) as exc:
+        print(f"pyshim ptx: {args.input}: {exc}", file=sys.stderr)
+        return 1
+    with open(args.output, "wb") as f:
+        f.write(data)
     return 0
