@@ -146,3 +146,14 @@ def test_no_generated_thunk_hands_our_handles_to_hip(built: Path) -> None:
         if re.search(r"\bCU(context|function|kernel|module|library)\b", m[2]):
             offenders.append(m[1])
     assert offenders == []
+
+
+def test_without_the_code_generator_the_stopgap_table_is_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pyshim.codegen.driver", None)  # import fails
+    table, generated_c = build.generated_sources(tmp_path, {"cuInit", "cuMemAlloc_v2"})
+    assert generated_c == []
+    text = table.read_text()
+    assert 'PYSHIM_PROC("cuInit", 2000, PYSHIM_PROC_DEFAULT, cuInit)' in text
+    assert 'PYSHIM_PROC("cuMemAlloc", 3020, PYSHIM_PROC_DEFAULT, cuMemAlloc_v2)' in text
+    assert "cuMemFree" not in text  # only what the library defines
