@@ -77,8 +77,11 @@ def test_thunks_forward_mapped_entries_and_stub_the_rest(gen):
     # per-thread variants read NULL as the per-thread stream, the plain ones do not
     assert "pyshim_rt_stream(stream, 1)" in body("cudaMemcpyAsync_ptsz")
     assert "pyshim_rt_stream(stream, 0)" in body("cudaMemcpyAsync")
-    # enum arguments go through the generated value map
+    # enum arguments go through the generated value map; a value with no HIP counterpart
+    # is refused, never passed through (it would name another HIP enumerator)
     assert "pyshim_cudaDeviceAttr_to_hipDeviceAttribute_t" in body("cudaDeviceGetAttribute")
+    assert 'pyshim_rt_unmapped("cudaDeviceSetLimit", "limit", (int)limit)' in body(
+        "cudaDeviceSetLimit")
     # host identities (kernel stubs, symbols) never reach HIP
     assert "pyshim_rt_unsupported" in body("cudaOccupancyMaxActiveBlocksPerMultiprocessor")
     assert "hip" not in body("cudaMemcpyToSymbolAsync").split("{", 1)[1]
@@ -146,3 +149,16 @@ def test_generated_c_compiles_with_werror(gen, tmp_path, major):
     _n, syms = _map_symbols(gen[f"libcudart.so.{major}.map"].read_text())
     assert sorted(weak_defs) == sorted(set(syms) - set(runtime.HOOKS))
     assert weak_refs and all(r.startswith("hip") for r in weak_refs)
+
+
+def test_enum_maps_refuse_unknown_values(gen):
+    text = gen["runtime_enums.h"].read_text()
+    forward = re.findall(r"static inline int (pyshim_\w+_to_\w+)\(int v\).*?default: (.*?);",
+                         text, re.S)
+    assert forward and all(d == "return PYSHIM_RT_UNMAPPED" for _f, d in forward)
+    pair = load_table("enums")["pairs"]["cudaDeviceAttr->hipDeviceAttribute_t"]
+    body = text.split("pyshim_cudaDeviceAttr_to_hipDeviceAttribute_t(int v)")[1].split("}")[0]
+    for _cn, cv, _rn, rv in pair["values"]:
+        assert f"case {cv}: return {rv};" in body
+    # status codes go the other way, with CUDA's catch-all
+    assert "pyshim_cudaError_t_from_hipError_t" in text and "default: return 999;" in text

@@ -139,6 +139,20 @@ def test_library_soname_and_version_node(libs: Path, major: int) -> None:
         s for s in syms if not s.startswith(("cuda", "__cuda")))
 
 
+@pytest.mark.parametrize("major", [13, 12])
+def test_library_needs_only_hip_python_and_libc(libs: Path, major: int) -> None:
+    """An undefined cuda* symbol would be a call into ourselves that only fails when the
+    program reaches it (lazy binding): e.g. a name that exists in one major only."""
+    out = subprocess.run(["nm", "-D", "--undefined-only",
+                          str(libs / "lib" / f"libcudart.so.{major}")],
+                         capture_output=True, text=True, check=True).stdout
+    names = [line.split()[-1] for line in out.splitlines() if line.strip()]
+    odd = [n for n in names if not re.match(
+        r"(hip\w+|_?Py\w+|\w+@GLIBC_[\d.]+|__gmon_start__|_ITM_\w+|__cxa_finalize.*)$", n)]
+    assert odd == []
+    assert "hipMalloc" in names
+
+
 def test_exports_cover_nvidias_libcudart_13(libs: Path) -> None:
     nvidia = Path("/usr/local/cuda/lib64/libcudart.so.13")
     if not nvidia.exists():

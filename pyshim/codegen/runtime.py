@@ -138,10 +138,17 @@ def _thunk(symbol: str, sig: dict, entry: dict | None, rocm_fns: dict,
     if declared.setdefault(hip_name, decl) != decl:
         return None  # two CUDA symbols disagree on the target's CUDA-side types
     call = f"{hip_name}({', '.join(exprs)})"
+    # an enum value with no HIP counterpart is refused by name before HIP sees anything
+    checks = "".join(
+        f"    if ({expr} == PYSHIM_RT_UNMAPPED)\n"
+        f'        return pyshim_rt_unmapped("{symbol}", "{name}", (int){name});\n'
+        for conv, name, expr in zip(entry["args"], param_names(sig), exprs, strict=True)
+        if conv.startswith("enum:"))
     return (f"{declare(symbol, sig, attrs='PYSHIM_WEAK ')}\n{{\n"
             f"    PYSHIM_RT_ENTER();\n"
             f"    if ({hip_name} == NULL)\n"
             f'        return pyshim_rt_missing("{symbol}", "{hip_name}");\n'
+            f"{checks}"
             f"    return pyshim_rt_hip_result({call});\n}}\n")
 
 
@@ -193,13 +200,31 @@ def used_enum_pairs(runtime: dict, enums: dict) -> list[str]:
     return sorted(used & set(enums["pairs"]))
 
 
+def forward_converter(pair: dict) -> str:
+    """CUDA value -> ROCm value; a CUDA value with no counterpart gives
+    PYSHIM_RT_UNMAPPED, never a pass-through (the numbering differs: 91 of 93 device
+    attributes would silently name another one)."""
+    fname = f"pyshim_{c_ident(pair['cuda'])}_to_{c_ident(pair['rocm'])}"
+    seen: set[int] = set()
+    lines = [f"static inline int {fname}(int v)", "{", "    switch (v) {"]
+    for _cn, cv, _rn, rv in pair["values"]:
+        if cv not in seen:
+            seen.add(cv)
+            lines.append(f"    case {cv}: return {rv};")
+    lines += ["    default: return PYSHIM_RT_UNMAPPED;", "    }", "}"]
+    return "\n".join(lines) + "\n"
+
+
 def enums_header(enums: dict, names: list[str]) -> str:
-    out = [STAMP, "#ifndef PYSHIM_GEN_RUNTIME_ENUMS_H\n#define PYSHIM_GEN_RUNTIME_ENUMS_H\n\n"]
+    out = [STAMP, "#ifndef PYSHIM_GEN_RUNTIME_ENUMS_H\n#define PYSHIM_GEN_RUNTIME_ENUMS_H\n\n",
+           "#include <limits.h>\n/* a CUDA enum value the ROCm enum has no counterpart for */\n",
+           "#define PYSHIM_RT_UNMAPPED INT_MIN\n\n"]
     for name in names:
         pair = enums["pairs"][name]
-        out.append(enum_converter(pair))
-        if "reverse" in pair:
-            out.append(enum_converter(pair, reverse=True))
+        if name.startswith("cudaError_t->"):
+            out.append(enum_converter(pair, reverse=True))  # status codes: HIP -> CUDA
+        else:
+            out.append(forward_converter(pair))
         out.append("\n")
     out.append("#endif\n")
     return "".join(out)

@@ -222,3 +222,8 @@ int pyshim_rt_hip_advise(const void *ptr, size_t count, int advice, int device)
         return ERR_INVALID_VALUE;
     return rt(hipMemAdvise(ptr, count, (hipMemoryAdvise)advice, device));
 }
+
+int pyshim_rt_hip_attribute(int *value, int hip_attr, int device)
+{
+    return rt(hipDeviceGetAttribute(value, (hipDeviceAttribute_t)hip_attr, device));
+}

@@ -27,7 +27,7 @@ static cudaError_t fail(int rc)
             return (cudaError_t)pyshim_rt_sticky_error;                   \
     } while (0)
 
-static cudaError_t device_properties(void *prop, int device)
+int pyshim_rt_device_properties(void *prop, int device)
 {
     STICKY_CHECK();
     if (prop == NULL)
@@ -49,14 +49,14 @@ static cudaError_t device_properties(void *prop, int device)
 /* CUDA 12's header renames cudaGetDeviceProperties to _v2 (the 12.x layout) */
 cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp *prop, int device)
 {
-    return device_properties(prop, device);
+    return (cudaError_t)pyshim_rt_device_properties(prop, device);
 }
 #else
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
     _Static_assert(sizeof(struct cudaDeviceProp) == PYSHIM_RT_DEVPROP_SIZE,
                    "tables/cuda12.json's cudaDeviceProp layout is not this header's");
-    return device_properties(prop, device);
+    return (cudaError_t)pyshim_rt_device_properties(prop, device);
 }
 #endif
 

@@ -30,6 +30,9 @@ PYSHIM_RT_HIDDEN int pyshim_rt_note_unsupported(const char *name);
 /* The same for a mapped entry point whose HIP target the backend does not define. */
 PYSHIM_RT_HIDDEN int pyshim_rt_note_missing(const char *name, const char *hip_name);
 PYSHIM_RT_HIDDEN unsigned long pyshim_rt_unsupported_count(const char *name);
+/* An enum value HIP has no counterpart for: logged once per (symbol, value), recorded and
+ * returned as cudaErrorInvalidValue. */
+PYSHIM_RT_HIDDEN int pyshim_rt_note_unmapped(const char *symbol, const char *param, int value);
 
 /* ---- errors (error.c) ---- */
 /* Non-zero once a sticky error (illegal address, launch failure ...) happened: every later
@@ -39,6 +42,10 @@ PYSHIM_RT_HIDDEN extern volatile int pyshim_rt_sticky_error;
 PYSHIM_RT_HIDDEN int pyshim_rt_record(int cuda_err);
 PYSHIM_RT_HIDDEN int pyshim_rt_from_hip(int hip_err);
 PYSHIM_RT_HIDDEN void pyshim_rt_clear_errors(void);
+
+/* ---- device properties (device.c) ---- */
+/* cudaError_t; fills this library's cudaDeviceProp layout (13.0's or 12.9's). */
+PYSHIM_RT_HIDDEN int pyshim_rt_device_properties(void *prop, int device);
 
 /* ---- the registry of nvcc's host-side registrations (register.c) ---- */
 struct pyshim_rt_fatbin;
@@ -83,6 +90,7 @@ struct pyshim_rt_func_attrs {
 };
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_func_attrs(void *fn, struct pyshim_rt_func_attrs *out);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_device_count(int *count);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_attribute(int *value, int hip_attr, int device);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_occupancy(int *blocks, void *fn, int block_size,
                                              size_t dynamic_shared, unsigned flags);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_device_reset(void);

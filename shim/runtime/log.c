@@ -94,3 +94,26 @@ unsigned long pyshim_rt_unsupported_count(const char *name)
     pthread_mutex_unlock(&lock);
     return n;
 }
+
+int pyshim_rt_note_unmapped(const char *symbol, const char *param, int value)
+{
+    static struct {
+        const char *symbol;
+        int value;
+    } seen[256];
+    static int num_seen;
+    int first = 1;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < num_seen && first; i++)
+        first = !(seen[i].symbol == symbol && seen[i].value == value);
+    if (first && num_seen < 256) {
+        seen[num_seen].symbol = symbol;
+        seen[num_seen].value = value;
+        num_seen++;
+    }
+    pthread_mutex_unlock(&lock);
+    if (first)
+        pyshim_rt_log("%s: %s = %d has no HIP counterpart (returns cudaErrorInvalidValue)",
+                      symbol, param, value);
+    return pyshim_rt_record(1); /* cudaErrorInvalidValue */
+}

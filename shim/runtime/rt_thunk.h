@@ -36,6 +36,12 @@ static inline cudaError_t pyshim_rt_missing(const char *symbol, const char *hip_
     return (cudaError_t)pyshim_rt_note_missing(symbol, hip_name);
 }
 
+/* An enum argument with no HIP counterpart: cudaErrorInvalidValue, logged once per value. */
+static inline cudaError_t pyshim_rt_unmapped(const char *symbol, const char *param, int value)
+{
+    return (cudaError_t)pyshim_rt_note_unmapped(symbol, param, value);
+}
+
 /* CUDA's special stream handles in HIP's terms: the legacy stream is HIP's NULL stream,
  * the per-thread one is the same value (2) in both; a _ptsz/_ptds entry point reads NULL
  * as the per-thread stream. */

@@ -65,6 +65,18 @@ static void device_queries(void)
     CHECK("threads/block agrees", threads == prop.maxThreadsPerBlock && threads > 0);
     CHECK("SM count agrees", sms == prop.multiProcessorCount && sms > 0);
     CHECK("block dim x agrees", dimx == prop.maxThreadsDim[0] && dimx > 0);
+    // attributes HIP has no counterpart for are answered from the properties
+    int optin = -1, bus = -1, layered = -1;
+    OK("attr smem optin", cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+    OK("attr bus width", cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, 0));
+    OK("attr 2D layered", cudaDeviceGetAttribute(&layered, cudaDevAttrMaxTexture2DLayeredLayers, 0));
+    printf("  smem optin %d bus %d 2D layers %d\n", optin, bus, layered);
+    CHECK("smem optin agrees", optin == (int)prop.sharedMemPerBlockOptin);
+    CHECK("bus width agrees", bus == prop.memoryBusWidth);
+    CHECK("2D layered agrees", layered == prop.maxTexture2DLayered[2]);
+    int bogus = 0;
+    CHECK("no such attribute", cudaDeviceGetAttribute(&bogus, (cudaDeviceAttr)100000, 0) == cudaErrorInvalidValue);
+    cudaGetLastError();
 #if CUDART_VERSION < 13000
     // fields CUDA 13 dropped from cudaDeviceProp: 12.x programs still read them
     int clock = 0;
