@@ -149,6 +149,27 @@ int main(void)
                cuModuleUnload(mod) == CUDA_SUCCESS,
            "cuModuleLoad of a PTX file (%d)", rc);
 
+    /* the JIT linker: one PTX input comes back as the image to load */
+    CUlinkState link;
+    void *image = NULL;
+    size_t image_size = 0;
+    EXPECT(cuLinkCreate(0, NULL, NULL, &link) == CUDA_SUCCESS &&
+               cuLinkAddData(link, CU_JIT_INPUT_PTX, (void *)ptx, strlen(ptx), "fill.ptx", 0,
+                             NULL, NULL) == CUDA_SUCCESS &&
+               cuLinkComplete(link, &image, &image_size) == CUDA_SUCCESS &&
+               cuModuleLoadData(&mod, image) == CUDA_SUCCESS &&
+               cuModuleGetFunction(&fn, mod, "fill") == CUDA_SUCCESS &&
+               cuModuleUnload(mod) == CUDA_SUCCESS && cuLinkDestroy(link) == CUDA_SUCCESS,
+           "cuLinkCreate/AddData/Complete with one PTX input, then cuModuleLoadData");
+    EXPECT(cuLinkCreate(0, NULL, NULL, &link) == CUDA_SUCCESS &&
+               cuLinkAddData(link, CU_JIT_INPUT_PTX, (void *)ptx, strlen(ptx), "a.ptx", 0, NULL,
+                             NULL) == CUDA_SUCCESS &&
+               cuLinkAddData(link, CU_JIT_INPUT_PTX, (void *)ptx, strlen(ptx), "b.ptx", 0, NULL,
+                             NULL) == CUDA_SUCCESS &&
+               cuLinkComplete(link, &image, &image_size) == CUDA_ERROR_NOT_SUPPORTED &&
+               cuLinkDestroy(link) == CUDA_SUCCESS,
+           "linking two inputs is refused");
+
     /* the module API works too */
     EXPECT(cuModuleLoadData(&mod, ptx) == CUDA_SUCCESS, "cuModuleLoadData");
     EXPECT(cuModuleGetFunction(&fn, mod, "fill") == CUDA_SUCCESS, "cuModuleGetFunction");
