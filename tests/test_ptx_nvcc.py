@@ -219,3 +219,24 @@ def test_debug_build_ptx(tmp_path):
     fib = np.zeros(12, np.int64)
     run(m, "fib_kernel", (1,), (12,), [fib])
     assert fib.tolist() == [0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89]
+
+
+def test_sub_warp_shuffles(mod):
+    v = np.random.default_rng(8).integers(-1000, 1000, 64).astype(np.int32)
+    out = np.zeros(64 * 4, np.int32)
+    run(mod, "shfl_width", (1,), (64,), [v, out])
+    out = out.reshape(64, 4)
+    for t in range(64):
+        w0 = t & ~31
+        lane = t & 31
+
+        def at(src_lane, w0=w0):
+            return v[w0 + src_lane]
+
+        # CUDA Programming Guide, warp shuffle functions, width semantics
+        seg = lane & ~7
+        assert out[t, 0] == at(seg + (t * 3 + 1) % 8), t
+        assert out[t, 1] == (at(lane - 3) if lane % 16 >= 3 else at(lane)), t
+        assert out[t, 2] == (at(lane + 2) if lane % 4 + 2 < 4 else at(lane)), t
+        x = lane ^ 5
+        assert out[t, 3] == (at(x) if x < (lane & ~7) + 8 else at(lane)), t

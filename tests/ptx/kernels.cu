@@ -128,3 +128,12 @@ extern "C" __global__ void local_across_barrier(const int *in, int *out, int n) 
     __syncthreads();
     out[t] = acc + s[(t + 3) % n];
 }
+
+// sub-warp shuffles (width < 32): nvcc encodes the width in shfl's c operand (segment mask)
+extern "C" __global__ void shfl_width(const int *in, int *out) {
+    int t = threadIdx.x, v = in[t];
+    out[t * 4 + 0] = __shfl_sync(0xffffffffu, v, t * 3 + 1, 8);
+    out[t * 4 + 1] = __shfl_up_sync(0xffffffffu, v, 3, 16);
+    out[t * 4 + 2] = __shfl_down_sync(0xffffffffu, v, 2, 4);
+    out[t * 4 + 3] = __shfl_xor_sync(0xffffffffu, v, 5, 8);
+}
