@@ -298,3 +298,78 @@ def test_solver_aux_api(rb):
     assert buf.value.count(b".") >= 2
     assert s.rocsolver_log_begin() == 0 and s.rocsolver_log_end() == 0
     assert s.rocsolver_destroy_handle(h) == 0
+
+
+@pytest.mark.parametrize("pre", "sdcz")
+def test_more_drivers(rb, pre):
+    rng = np.random.default_rng(6)
+    cplx = pre in "cz"
+    R = H.RTYPE[pre]
+    n = 5
+    a = (H.rand(rng, pre, (n, n)) + 3 * np.eye(n)).astype(H.DTYPE[pre])
+    b = H.rand(rng, pre, (n, 2))
+    info = np.array([-1], np.int32)
+    A, B, ipiv = F(a), F(b), np.zeros(n, np.int32)
+    assert rb.call(f"rocsolver_{pre}gesv", n, 2, A, n, ipiv, B, n, info) == 0 and info[0] == 0
+    assert H.close(pre, a @ M(B, n, 2), b, scale=50)
+    C = np.zeros(n * n, H.DTYPE[pre])
+    assert rb.call(f"rocsolver_{pre}getri_outofplace", n, A, n, ipiv, C, n, info) == 0
+    assert H.close(pre, M(C, n, n) @ a, np.eye(n), scale=50)
+    A = F(a)
+    assert rb.call(f"rocsolver_{pre}getrf_npvt", n, n, A, n, info) == 0
+    assert rb.call(f"rocsolver_{pre}getri_npvt", n, A, n, info) == 0 and info[0] == 0
+    assert H.close(pre, M(A, n, n) @ a, np.eye(n), scale=50)
+    spd = herm(rng, pre, n, shift=n)
+    A, B = F(spd), F(b)
+    assert rb.call(f"rocsolver_{pre}posv", E(FILL["L"]), n, 2, A, n, B, n, info) == 0
+    assert H.close(pre, spd @ M(B, n, 2), b, scale=50)
+    T = F(np.triu(a))
+    assert rb.call(f"rocsolver_{pre}trtri", E(FILL["U"]), E(131), n, T, n, info) == 0
+    assert H.close(pre, np.triu(M(T, n, n)) @ np.triu(a), np.eye(n), scale=50)
+    # generalized: reduce with sygst, solve with sygv, Jacobi-D&C wrappers
+    h = herm(rng, pre, n)
+    want = sla.eigh(h, spd, eigvals_only=True)
+    A, Bm = F(h), F(spd)
+    d, e = np.zeros(n, R), np.zeros(n, R)
+    gv = "hegv" if cplx else "sygv"
+    assert rb.call(f"rocsolver_{pre}{gv}", E(EFORM_AX), E(EVECT_ORIG), E(FILL["U"]), n, A, n,
+                   Bm, n, d, e, info) == 0
+    assert H.close(pre, d, want, scale=100)
+    A, Bm = F(h), F(spd)
+    gvdj = "hegvdj" if cplx else "sygvdj"
+    assert rb.call(f"rocsolver_{pre}{gvdj}", E(EFORM_AX), E(213), E(FILL["L"]), n, A, n, Bm, n,
+                   d, info) == 0
+    assert H.close(pre, d, want, scale=100)
+    Bc = F(spd)
+    assert rb.call(f"rocsolver_{pre}potrf", E(FILL["U"]), n, Bc, n, info) == 0
+    A = F(h)
+    gst = "hegst" if cplx else "sygst"
+    assert rb.call(f"rocsolver_{pre}{gst}", E(EFORM_AX), E(FILL["U"]), n, A, n, Bc, n) == 0
+    red = M(A, n, n)
+    red = np.triu(red) + np.triu(red, 1).conj().T
+    assert H.close(pre, np.linalg.eigvalsh(red), want, scale=100)
+    # syevx with abstol and ifail
+    A = F(h)
+    nev, W, Z = np.array([-1], np.int32), np.zeros(n, R), np.zeros(n * n, H.DTYPE[pre])
+    ifail = np.full(n, -1, np.int32)
+    evx = "heevx" if cplx else "syevx"
+    assert rb.call(f"rocsolver_{pre}{evx}", E(EVECT_ORIG), E(ERANGE_IDX), E(FILL["U"]), n, A, n,
+                   R(0), R(0), 2, 3, R(0), nev, W, Z, n, ifail, info) == 0
+    assert nev[0] == 2 and info[0] == 0 and np.all(ifail[:2] == 0)
+    assert H.close(pre, W[:2], np.linalg.eigvalsh(h)[1:3], scale=100)
+    # gesdd and gesvdx
+    m = 7
+    g = H.rand(rng, pre, (m, n))
+    sv = np.linalg.svd(g, compute_uv=False)
+    A, Sv = F(g), np.zeros(n, R)
+    assert rb.call(f"rocsolver_{pre}gesdd", E(194), E(194), m, n, A, m, Sv, None, 1, None, 1,
+                   info) == 0
+    assert H.close(pre, Sv, sv, scale=10)
+    A, Sv = F(g), np.zeros(n, R)
+    nsv, ifl = np.array([-1], np.int32), np.zeros(n, np.int32)
+    U, Vt = np.zeros(m * n, H.DTYPE[pre]), np.zeros(n * n, H.DTYPE[pre])
+    assert rb.call(f"rocsolver_{pre}gesvdx", E(192), E(192), E(263), m, n, A, m, R(0), R(0), 1,
+                   2, nsv, Sv, U, m, Vt, n, ifl, info) == 0
+    assert nsv[0] == 2 and H.close(pre, Sv[:2], sv[:2], scale=10)
+    u2, v2 = M(U, m, 2), M(Vt, n, n)[:2]
+    assert H.close(pre, u2.conj().T @ g @ v2.conj().T, np.diag(sv[:2]), scale=10)
