@@ -23,6 +23,7 @@ _PERF = frozenset((".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".maxnct
                    ".maxclusterrank", ".reqnctapercluster", ".explicitcluster",
                    ".blocksareclusters"))
 _OCTAL = re.compile(r"0[0-7]+U?$")
+_IDENT = re.compile(r"[A-Za-z_$%][\w$]*\Z", re.ASCII)  # PTX identifiers (no dots)
 _FLOAT = re.compile(r"[0-9]+\.")
 
 
@@ -157,7 +158,7 @@ class _Parser:
         if not entry and self.peek() == "(":
             rets = self._parse_param_list()
         name = self.next()
-        if not (name[0].isalpha() or name[0] in "_$%"):
+        if not _IDENT.match(name):
             raise self.error(f"bad function name {name!r}", self.i - 1)
         self.function = name
         fn = ir.Function(name=name, entry=entry, linkage=linkage, returns=rets, tok=start)
@@ -259,7 +260,7 @@ class _Parser:
         while True:
             name_at = self.i
             name = self.next()
-            if not (name[0].isalpha() or name[0] in "_$%"):
+            if not _IDENT.match(name):
                 raise self.error(f"bad variable name {name!r}", name_at)
             v = ir.Var(space=space, type=typ, name=name, vector=vector, align=align,
                        linkage=linkage, ptr_space=ptr_space, tok=name_at)
@@ -360,6 +361,8 @@ class _Parser:
                 self.i += 1
             elif self.i + 1 < self.n and toks[self.i + 1] == ":":
                 at = self.i
+                if not _IDENT.match(t):
+                    raise self.error(f"bad label {t!r}")
                 self.i += 2
                 if self.peek() == ".callprototype":
                     self._parse_prototype(t)
