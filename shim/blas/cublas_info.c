@@ -53,6 +53,19 @@ PYSHIM_EXPORT cublasStatus_t cublasGetProperty(libraryPropertyType type, int *va
     return CUBLAS_STATUS_INVALID_VALUE;
 }
 
+/* The tables find no rocBLAS twin (rocBLAS reports a string): the version we emulate,
+ * after the handle is checked as cuBLAS does. */
+PYSHIM_EXPORT cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
+{
+    rocblas_pointer_mode mode;
+    if (rocblas_get_pointer_mode((rocblas_handle)handle, &mode) != rocblas_status_success)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!version)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *version = CUBLAS_VERSION;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
 PYSHIM_EXPORT size_t cublasGetCudartVersion(void)
 {
     return CUDART_VERSION;

@@ -183,6 +183,14 @@ def test_versions_and_status_names(cb: H.Lib) -> None:
         cb.call("cublasGetProperty", prop, ctypes.byref(v))
         assert v.value == _header_macro(api, macro)
     assert cb.raw("cublasGetProperty", 3, ctypes.byref(v)) == ST_INVALID_VALUE
+    handle = ctypes.c_void_p()
+    cb.call("cublasCreate", ctypes.byref(handle))
+    cb.call("cublasGetVersion", handle, ctypes.byref(v))
+    cb.call("cublasDestroy", handle)
+    major, minor, patch = (_header_macro(api, f"CUBLAS_VER_{k}")
+                           for k in ("MAJOR", "MINOR", "PATCH"))
+    assert v.value == major * 10000 + minor * 100 + patch
+    assert cb.raw("cublasGetVersion", None, ctypes.byref(v)) == ST_NOT_INITIALIZED
     runtime = include_dir("cuda13-runtime") / "cuda_runtime_api.h"
     assert cb.lib.cublasGetCudartVersion() == _header_macro(runtime, "CUDART_VERSION")
     pair = load_table("enums")["pairs"]["cublasStatus_t->rocblas_status"]
@@ -191,7 +199,7 @@ def test_versions_and_status_names(cb: H.Lib) -> None:
         text = cb.lib.cublasGetStatusString(value).decode()
         assert text and text != "unknown error"
     assert cb.lib.cublasGetStatusName(12345).decode() == "<unknown>"
-    cb.ok("cublasGetProperty", "cublasGetCudartVersion", "cublasGetStatusName",
+    cb.ok("cublasGetProperty", "cublasGetVersion", "cublasGetCudartVersion", "cublasGetStatusName",
           "cublasGetStatusString")
 
 
