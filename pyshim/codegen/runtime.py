@@ -39,7 +39,8 @@ HOOKS = (
 )
 # Arguments that are host-side identities (a kernel's host stub, a __device__ variable's
 # host shadow): only our registry knows them, so HIP must never see them.
-HOST_IDENTITY_PARAMS = {("const void *", "func"), ("const void *", "symbol")}
+HOST_IDENTITY_PARAMS = {("const void *", "func"), ("const void *", "symbol"),
+                        ("const void *", "symbolPtr"), ("const void *", "entryFuncAddr")}
 # CUDA's own wording for the errors programs print most; the rest are spelled from the name.
 ERROR_STRINGS = {
     "cudaSuccess": "no error",

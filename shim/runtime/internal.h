@@ -57,7 +57,8 @@ struct pyshim_rt_func {
     void *hip;                /* hipFunction_t, resolved on first launch */
     int result;               /* cudaError_t of that resolution, once tried */
     int tried;
-    struct pyshim_rt_func *next_in_bucket;
+    struct pyshim_rt_func *next_in_bucket;  /* by stub */
+    struct pyshim_rt_func *next_by_record;  /* by its own address (a cudaKernel_t) */
 };
 #define PYSHIM_RT_FUNC_MAGIC 0x52464e31u /* "RFN1" */
 

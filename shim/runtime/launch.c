@@ -119,16 +119,25 @@ EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, di
                   1);
 }
 
+/* func: a host stub, or a cudaKernel_t from cudaGetKernel */
 cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
                              size_t sharedMem, cudaStream_t stream)
 {
-    return launch(pyshim_rt_func_by_stub(func), gridDim, blockDim, args, sharedMem, stream, 0);
+    return launch(pyshim_rt_func_by_handle(func), gridDim, blockDim, args, sharedMem, stream,
+                  0);
 }
 
 cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim, void **args,
                                   size_t sharedMem, cudaStream_t stream)
 {
-    return launch(pyshim_rt_func_by_stub(func), gridDim, blockDim, args, sharedMem, stream, 1);
+    return launch(pyshim_rt_func_by_handle(func), gridDim, blockDim, args, sharedMem, stream,
+                  1);
+}
+
+cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
+{
+    STICKY_CHECK();
+    return __cudaGetKernel(kernelPtr, entryFuncAddr);
 }
 
 /* cudaLaunchKernelEx: the attributes that only tune scheduling are accepted and ignored
@@ -163,7 +172,7 @@ static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func,
             return (cudaError_t)pyshim_rt_note_unsupported("cudaLaunchKernelExC (attribute)");
         }
     }
-    return launch(pyshim_rt_func_by_stub(func), config->gridDim, config->blockDim, args,
+    return launch(pyshim_rt_func_by_handle(func), config->gridDim, config->blockDim, args,
                   config->dynamicSmemBytes, config->stream, per_thread);
 }
 

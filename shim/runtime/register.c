@@ -47,6 +47,7 @@ static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pyshim_rt_fatbin *fatbins;
 static struct pyshim_rt_func *funcs[BUCKETS];
+static struct pyshim_rt_func *records[BUCKETS]; /* the same, keyed by record address */
 static struct var *vars[BUCKETS];
 
 static size_t bucket(const void *p)
@@ -139,10 +140,12 @@ EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, c
     f->stub = hostFun;
     f->name = name;
     f->fatbin = fb;
-    size_t b = bucket(hostFun);
+    size_t b = bucket(hostFun), r = bucket(f);
     pthread_mutex_lock(&lock);
     f->next_in_bucket = funcs[b];
     funcs[b] = f;
+    f->next_by_record = records[r];
+    records[r] = f;
     pthread_mutex_unlock(&lock);
 }
 
@@ -215,13 +218,17 @@ struct pyshim_rt_func *pyshim_rt_func_by_stub(const void *stub)
 
 struct pyshim_rt_func *pyshim_rt_func_by_handle(const void *handle)
 {
-    /* a cudaKernel_t we handed out is the record itself (readable, it is ours); a program
-     * may also pass a host stub where a cudaKernel_t is expected */
+    /* a cudaKernel_t we handed out is the record itself; a program may also pass a host
+     * stub where a cudaKernel_t is expected. Nothing unknown is dereferenced. */
     struct pyshim_rt_func *f = pyshim_rt_func_by_stub(handle);
     if (f != NULL || handle == NULL)
         return f;
-    f = (struct pyshim_rt_func *)(uintptr_t)handle;
-    return f->magic == PYSHIM_RT_FUNC_MAGIC ? f : NULL;
+    pthread_mutex_lock(&lock);
+    f = records[bucket(handle)];
+    while (f != NULL && (const void *)f != handle)
+        f = f->next_by_record;
+    pthread_mutex_unlock(&lock);
+    return f;
 }
 
 /* Point the host code's pointers to the fat binary's __managed__ variables at them. */

@@ -40,6 +40,29 @@ static void versions(void)
     CHECK("driver version >= runtime", drv >= rt);
 }
 
+static void driver_entry_point(void)
+{
+    int (*get_version)(int *) = NULL;
+    cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
+    cudaError_t e = cudaGetDriverEntryPointByVersion("cuDriverGetVersion", (void **)&get_version,
+                                                     CUDART_VERSION, cudaEnableDefault, &status);
+    if (e == cudaErrorNotSupported) { // no driver library next to this runtime
+        printf("  entry point: no driver library\n");
+        cudaGetLastError();
+        return;
+    }
+    OK("driver entry point", e);
+    CHECK("entry point found", status == cudaDriverEntryPointSuccess && get_version != NULL);
+    int v = 0;
+    if (get_version != NULL && get_version(&v) == 0)
+        printf("  entry point cuDriverGetVersion -> %d\n", v);
+    CHECK("driver version through the entry point", v >= CUDART_VERSION);
+    void *none = NULL;
+    OK("unknown entry point", cudaGetDriverEntryPointByVersion("cuNoSuchFunction", &none, CUDART_VERSION,
+                                                               cudaEnableDefault, &status));
+    CHECK("unknown entry point status", status == cudaDriverEntryPointSymbolNotFound && none == NULL);
+}
+
 static void device_queries(void)
 {
     int n = 0, dev = -1;
@@ -269,6 +292,7 @@ static void reset(void)
 int main(void)
 {
     versions();
+    driver_entry_point();
     device_queries();
     memory();
     streams_events();

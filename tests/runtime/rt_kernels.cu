@@ -57,6 +57,12 @@ static int run_poly(const char *what, cudaStream_t s, int explicit_launch)
     if (explicit_launch == 1) {
         void *args[] = {&x, &y, &nn};
         e = cudaLaunchKernel((const void *)poly, dim3(8), dim3(128), args, 0, s);
+    } else if (explicit_launch == 3) {
+        cudaKernel_t k = NULL;
+        e = cudaGetKernel(&k, poly);
+        void *args[] = {&x, &y, &nn};
+        if (e == cudaSuccess)
+            e = cudaLaunchKernel((const void *)k, dim3(8), dim3(128), args, 0, s);
     } else if (explicit_launch == 2) {
         cudaLaunchAttribute attr[1];
         attr[0].id = cudaLaunchAttributePriority;
@@ -92,6 +98,7 @@ int main(void)
     CHECK("<<<>>> on the default stream", run_poly("<<<>>>", 0, 0));
     CHECK("cudaLaunchKernel", run_poly("cudaLaunchKernel", 0, 1));
     CHECK("cudaLaunchKernelEx", run_poly("cudaLaunchKernelEx", 0, 2));
+    CHECK("cudaGetKernel + cudaLaunchKernel", run_poly("cudaGetKernel", 0, 3));
     cudaStream_t s;
     OK("stream", cudaStreamCreate(&s));
     CHECK("<<<>>> on a stream", run_poly("stream", s, 0));
