@@ -328,7 +328,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
     int cur = 0;
     hipGetDevice(&cur);
     hipSetDevice(dev);
-    pyshim_modules_unload_all();
+    pyshim_modules_unload_device(dev);
     hipError_t err = hipDeviceReset();
     hipSetDevice(cur);
     return pyshim_cu_from_hip(err);

@@ -83,18 +83,19 @@ const void *pyshim_export_table_integrity(void);
 
 /* ---- modules (module.c), launches (launch.c) ---- */
 #define PYSHIM_FUNC_MAGIC 0x464e4331u /* "FNC1" */
+#define PYSHIM_MAX_DEVICES 16 /* modules are loaded per device, up to this many */
 struct pyshim_library;
 /* CUfunction and CUkernel both point at this; cudart passes a CUkernel as a CUfunction. */
 struct CUfunc_st {
     uint32_t magic;
     struct pyshim_library *lib;
     char *name;
-    hipFunction_t hip;     /* resolved lazily, on first use */
+    hipFunction_t hip[PYSHIM_MAX_DEVICES]; /* per device, resolved on first use there */
 };
 /* Make sure the function's module is translated and loaded; returns its HIP function. */
 CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out);
-/* Unload every module before a device reset; they load again on next use. */
-void pyshim_modules_unload_all(void);
+/* Unload every module on a device before its reset; they load again on next use. */
+void pyshim_modules_unload_device(int device);
 
 /* ---- the embedded Python (python_bridge.c) ---- */
 /* Translate a module image; on success writes the loaded module's path. */

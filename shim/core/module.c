@@ -27,9 +27,13 @@ struct pyshim_library {
     pthread_mutex_t lock;
     uint8_t *image;
     size_t size;
-    int loaded;           /* translation attempted */
-    CUresult load_result; /* its outcome, returned to every later use */
-    hipModule_t module;
+    /* translated and loaded separately on each device that uses it (devices may differ:
+     * the kernel cache makes a repeat for the same target cheap) */
+    struct {
+        int tried;       /* attempted on this device */
+        CUresult result; /* its outcome, returned to every later use */
+        hipModule_t module;
+    } dev[PYSHIM_MAX_DEVICES];
     struct func_node *funcs;
     struct pyshim_library *next_live; /* the registry of libraries, for device resets */
 };
@@ -44,13 +48,21 @@ static int lib_valid(const struct pyshim_library *lib)
     return lib != NULL && lib->magic == LIB_MAGIC;
 }
 
-/* The translator target for the current backend: "cpu-wave64", "hip-wave64:gfx942", ... */
-static void target_name(char *out, size_t len)
+/* The device modules load on: the current context's, else HIP's current device. */
+static int current_device(void)
 {
-    int dev = 0;
     CUcontext ctx = pyshim_current_ctx();
     if (pyshim_ctx_valid(ctx))
-        dev = ctx->device;
+        return ctx->device;
+    int dev = 0;
+    if (hipGetDevice(&dev) != hipSuccess)
+        dev = 0;
+    return dev;
+}
+
+/* The translator target of a device: "cpu-wave64", "hip-wave64:gfx942", ... */
+static void target_name(int dev, char *out, size_t len)
+{
     const hipDeviceProp_t *p = pyshim_device_prop(dev);
     int wave = p != NULL ? p->warpSize : 64;
     const char *backend = getenv("PYSHIM_BACKEND");
@@ -72,20 +84,29 @@ static void target_name(char *out, size_t len)
     snprintf(out, len, "hip-wave%d:%s", wave, arch);
 }
 
-static CUresult ensure_loaded(struct pyshim_library *lib)
+/* Translate and load `lib` on the current device (once); *dev_out says which device. */
+static CUresult ensure_loaded(struct pyshim_library *lib, int *dev_out)
 {
+    int d = current_device();
+    if (d < 0 || d >= PYSHIM_MAX_DEVICES) {
+        pyshim_log("device %d: pyshim loads modules on devices 0..%d only", d,
+                   PYSHIM_MAX_DEVICES - 1);
+        return CUDA_ERROR_INVALID_DEVICE;
+    }
+    if (dev_out != NULL)
+        *dev_out = d;
     pthread_mutex_lock(&lib->lock);
-    if (!lib->loaded) {
-        lib->loaded = 1;
+    if (!lib->dev[d].tried) {
+        lib->dev[d].tried = 1;
         char target[320], path[4096];
-        target_name(target, sizeof target);
+        target_name(d, target, sizeof target);
         CUresult rc = pyshim_py_translate(lib->image, lib->size, target, path, sizeof path);
         if (rc == CUDA_SUCCESS) {
-            /* load on the current context's device, or HIP's current one */
-            CUcontext ctx = pyshim_current_ctx();
-            if (pyshim_ctx_valid(ctx))
-                pyshim_ctx_resolve(ctx, NULL);
-            hipError_t err = hipModuleLoad(&lib->module, path);
+            /* HIP loads onto its current device: make sure that is `d` */
+            int cur = -1;
+            if (hipGetDevice(&cur) != hipSuccess || cur != d)
+                hipSetDevice(d);
+            hipError_t err = hipModuleLoad(&lib->dev[d].module, path);
             if (err != hipSuccess) {
                 pyshim_log("hipModuleLoad(%s) failed: %s", path, hipGetErrorName(err));
                 rc = pyshim_cu_from_hip(err);
@@ -93,9 +114,9 @@ static CUresult ensure_loaded(struct pyshim_library *lib)
                     rc = CUDA_ERROR_UNKNOWN;
             }
         }
-        lib->load_result = rc;
+        lib->dev[d].result = rc;
     }
-    CUresult rc = lib->load_result;
+    CUresult rc = lib->dev[d].result;
     pthread_mutex_unlock(&lib->lock);
     return rc;
 }
@@ -137,12 +158,14 @@ static void destroy(struct pyshim_library *lib)
     pthread_mutex_unlock(&registry_lock);
     pthread_mutex_lock(&lib->lock);
     lib->magic = 0;
-    if (lib->module != NULL)
-        hipModuleUnload(lib->module);
-    lib->module = NULL;
+    for (int d = 0; d < PYSHIM_MAX_DEVICES; d++) {
+        if (lib->dev[d].module != NULL)
+            hipModuleUnload(lib->dev[d].module);
+        lib->dev[d].module = NULL;
+    }
     for (struct func_node *n = lib->funcs; n != NULL; n = n->next) {
         n->func.magic = 0;
-        n->func.hip = NULL;
+        memset(n->func.hip, 0, sizeof n->func.hip);
     }
     free(lib->image);
     lib->image = NULL;
@@ -159,8 +182,9 @@ static CUresult get_function(struct CUfunc_st **out, struct pyshim_library *lib,
         return CUDA_ERROR_INVALID_VALUE;
     if (!lib_valid(lib))
         return CUDA_ERROR_INVALID_HANDLE;
+    int d = 0;
     if (!lazy) {
-        CUresult rc = ensure_loaded(lib);
+        CUresult rc = ensure_loaded(lib, &d);
         if (rc != CUDA_SUCCESS)
             return rc;
     }
@@ -170,7 +194,7 @@ static CUresult get_function(struct CUfunc_st **out, struct pyshim_library *lib,
         n = n->next;
     if (n == NULL) {
         hipFunction_t f = NULL;
-        if (!lazy && hipModuleGetFunction(&f, lib->module, name) != hipSuccess) {
+        if (!lazy && hipModuleGetFunction(&f, lib->dev[d].module, name) != hipSuccess) {
             pthread_mutex_unlock(&lib->lock);
             return CUDA_ERROR_NOT_FOUND;
         }
@@ -185,7 +209,7 @@ static CUresult get_function(struct CUfunc_st **out, struct pyshim_library *lib,
         n->func.magic = PYSHIM_FUNC_MAGIC;
         n->func.lib = lib;
         n->func.name = copy;
-        n->func.hip = f;
+        n->func.hip[d] = f;
         n->next = lib->funcs;
         lib->funcs = n;
     }
@@ -201,12 +225,13 @@ static CUresult get_global(CUdeviceptr *dptr, size_t *bytes, struct pyshim_libra
         return CUDA_ERROR_INVALID_VALUE;
     if (!lib_valid(lib))
         return CUDA_ERROR_INVALID_HANDLE;
-    CUresult rc = ensure_loaded(lib);
+    int d;
+    CUresult rc = ensure_loaded(lib, &d);
     if (rc != CUDA_SUCCESS)
         return rc;
     hipDeviceptr_t p = NULL;
     size_t size = 0;
-    if (hipModuleGetGlobal(&p, &size, lib->module, name) != hipSuccess)
+    if (hipModuleGetGlobal(&p, &size, lib->dev[d].module, name) != hipSuccess)
         return CUDA_ERROR_NOT_FOUND;
     if (dptr != NULL)
         *dptr = (CUdeviceptr)(uintptr_t)p;
@@ -220,16 +245,18 @@ CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out)
     if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
         return CUDA_ERROR_INVALID_HANDLE;
     struct pyshim_library *lib = f->lib;
-    CUresult rc = ensure_loaded(lib);
+    int d;
+    CUresult rc = ensure_loaded(lib, &d);
     if (rc != CUDA_SUCCESS)
         return rc;
     pthread_mutex_lock(&lib->lock);
-    if (f->hip == NULL && hipModuleGetFunction(&f->hip, lib->module, f->name) != hipSuccess) {
-        f->hip = NULL;
+    if (f->hip[d] == NULL &&
+        hipModuleGetFunction(&f->hip[d], lib->dev[d].module, f->name) != hipSuccess) {
+        f->hip[d] = NULL;
         rc = CUDA_ERROR_NOT_FOUND;
         pyshim_log("kernel %s is not in its module", f->name);
     }
-    *out = f->hip;
+    *out = f->hip[d];
     pthread_mutex_unlock(&lib->lock);
     return rc;
 }
@@ -340,7 +367,7 @@ CUresult CUDAAPI cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
     struct pyshim_library *lib = AS_LIB(library);
     if (!lib_valid(lib))
         return CUDA_ERROR_INVALID_HANDLE;
-    CUresult rc = ensure_loaded(lib);
+    CUresult rc = ensure_loaded(lib, NULL);
     if (rc == CUDA_SUCCESS)
         *pMod = (CUmodule)(void *)lib;
     return rc;
@@ -381,7 +408,7 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
     rc = create(&lib, image);
     if (rc != CUDA_SUCCESS)
         return rc;
-    rc = ensure_loaded(lib);
+    rc = ensure_loaded(lib, NULL);
     if (rc != CUDA_SUCCESS) {
         destroy(lib);
         return rc;
@@ -625,21 +652,23 @@ CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary
     return get_global(dptr, bytes, AS_LIB(library), name);
 }
 
-/* Before a device reset: unload every HIP module (the reset would leave their handles
- * dangling) and forget the kernels' HIP functions. The libraries and kernel handles stay
+/* Before a device reset: unload every HIP module on that device (the reset would leave
+ * their handles dangling) and forget the kernels' HIP functions there. The libraries and kernel handles stay
  * valid; their next use loads the module again (a kernel-cache hit, no translation). */
-void pyshim_modules_unload_all(void)
+void pyshim_modules_unload_device(int device)
 {
+    if (device < 0 || device >= PYSHIM_MAX_DEVICES)
+        return;
     pthread_mutex_lock(&registry_lock);
     for (struct pyshim_library *lib = live; lib != NULL; lib = lib->next_live) {
         pthread_mutex_lock(&lib->lock);
-        if (lib->module != NULL)
-            hipModuleUnload(lib->module);
-        lib->module = NULL;
-        if (lib->load_result == CUDA_SUCCESS)
-            lib->loaded = 0;
+        if (lib->dev[device].module != NULL)
+            hipModuleUnload(lib->dev[device].module);
+        lib->dev[device].module = NULL;
+        if (lib->dev[device].result == CUDA_SUCCESS)
+            lib->dev[device].tried = 0;
         for (struct func_node *n = lib->funcs; n != NULL; n = n->next)
-            n->func.hip = NULL;
+            n->func.hip[device] = NULL;
         pthread_mutex_unlock(&lib->lock);
     }
     pthread_mutex_unlock(&registry_lock);
