@@ -35,7 +35,9 @@ EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t 
                                             struct CUstream_st *stream)
 {
     if (num_configs == CONFIG_DEPTH) {
+        /* non-zero makes the host code skip the launch: leave the reason as last error */
         pyshim_rt_log("__cudaPushCallConfiguration: more than %d nested launches", CONFIG_DEPTH);
+        pyshim_rt_record(cudaErrorLaunchOutOfResources);
         return 1;
     }
     configs[num_configs++] = (struct config){gridDim, blockDim, sharedMem, stream};
