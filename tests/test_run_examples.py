@@ -21,7 +21,7 @@ from pyshim.paths import REPO_DIR, build_dir
 
 EXAMPLES = REPO_DIR / "examples"
 NO_KERNELS = ["memory_kinds", "streams_events", "host_threads", "error_paths"]
-WITH_KERNELS = ["vector_add", "device_reset"]
+WITH_KERNELS = ["vector_add", "device_reset", "thread_launches"]
 # nvcc flavours: static cudart (default), per-thread default stream, shared cudart
 FLAVOURS = {"": [], "_ptds": ["--default-stream", "per-thread"], "_shared": ["-cudart", "shared"]}
 
