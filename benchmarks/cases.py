@@ -6,6 +6,7 @@ rounding of difference (OpenCL may contract a*x+y into an fma)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -103,12 +104,31 @@ def scan(n: int, rng: np.random.Generator) -> Case:
                 (_blocks(n), 1), (BLOCK, 1), {2: expected}, sizes={"n": n})
 
 
+# fixed sizes, chosen so that the CPU device takes 10-200 ms per run on a 2-core machine
+# (the C loops are often faster than 10 ms at these sizes); quick sizes are tiny and
+# deliberately not multiples of the block size
+FULL: dict[str, Callable[[np.random.Generator], Case]] = {
+    "saxpy": lambda rng: saxpy(1 << 24, rng),
+    "reduce": lambda rng: reduce(1 << 22, rng),
+    "sgemm": lambda rng: sgemm(384, rng),
+    "histogram": lambda rng: histogram(1 << 24, rng, 1024),
+    "stencil": lambda rng: stencil(4096, 4096, rng),
+    "scan": lambda rng: scan(1 << 22, rng),
+}
+QUICK: dict[str, Callable[[np.random.Generator], Case]] = {
+    "saxpy": lambda rng: saxpy(5003, rng),
+    "reduce": lambda rng: reduce(5003, rng),
+    "sgemm": lambda rng: sgemm(48, rng),
+    "histogram": lambda rng: histogram(10007, rng, 8),
+    "stencil": lambda rng: stencil(67, 45, rng),
+    "scan": lambda rng: scan(3001, rng),
+}
+NAMES = tuple(FULL)
+
+
+def one_case(name: str, quick: bool, seed: int = 1) -> Case:
+    return (QUICK if quick else FULL)[name](np.random.default_rng(seed))
+
+
 def all_cases(quick: bool, seed: int = 1) -> list[Case]:
-    """Fixed sizes, chosen so that the CPU device takes 10-200 ms per run on a 2-core
-    machine (the C loops are often faster than 10 ms at these sizes). Quick sizes are tiny and deliberately not multiples of the block size."""
-    rng = np.random.default_rng(seed)
-    if quick:
-        return [saxpy(5003, rng), reduce(5003, rng), sgemm(48, rng),
-                histogram(10007, rng, 8), stencil(67, 45, rng), scan(3001, rng)]
-    return [saxpy(1 << 24, rng), reduce(1 << 22, rng), sgemm(384, rng),
-            histogram(1 << 24, rng, 1024), stencil(4096, 4096, rng), scan(1 << 22, rng)]
+    return [one_case(name, quick, seed + i) for i, name in enumerate(NAMES)]

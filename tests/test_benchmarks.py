@@ -158,3 +158,23 @@ def test_blas_scripts_are_read_and_checked(tmp_path: Path) -> None:
     failing.write_text("raise SystemExit('boom')\n")
     with pytest.raises(BenchError, match="boom"):
         blas.run_scripts([failing], quick=True, repeats=1)
+
+
+@needs_tools
+def test_profile_prints_mode_and_timing_split() -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO_DIR)}
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.profile", "stencil", "--quick",
+                           "--runs", "1", "--cflags=-O3"], cwd=REPO_DIR, capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("stencil: 5-point Jacobi step, 67x45; runs as '")
+    labels = [ln.split("  ")[0].strip() for ln in lines[1:]]
+    assert labels == ["CPU device", "CPU device -O3", "C loop"]
+    assert all(ln.rstrip().endswith(" ms") for ln in lines[1:])
+
+
+def test_cases_are_fixed_and_seeded() -> None:
+    a, b = cases.one_case("scan", quick=True), cases.one_case("scan", quick=True)
+    assert np.array_equal(a.args[1].value, b.args[1].value)
+    assert [c.name for c in cases.all_cases(quick=True)] == list(cases.NAMES)
