@@ -67,10 +67,11 @@ def test_instruction(module, index):
     def check(cols):
         arrays = [np.array(c, dtype=ops.DTYPE[t]) for c, t in zip(cols, spec.srcs, strict=True)]
         out = np.zeros(N, dtype=ops.DTYPE[spec.dst])
+        inputs = [a.copy() for a in arrays]  # atomics update their operand in place
         module.launch(f"k{index}", (1,), (N,), [*arrays, out, N])
         with np.errstate(all="ignore"):
             for i in range(N):
-                args = [a[i].item() for a in arrays] + [0] * (3 - len(arrays))
+                args = [a[i].item() for a in inputs] + [0] * (3 - len(arrays))
                 want = spec.ref(*args)
                 assert _same(spec, want, out[i]), \
                     f"{spec.id}: inputs {args[:len(arrays)]} -> {out[i]!r}, expected {want!r}"

@@ -845,8 +845,9 @@ def _atom(fe: Fe, inst: I) -> str:
     ops = inst.operands
     if red:
         ops = [ir.Sym("_"), *ops]
+    half_add = op == "add" and (ty in HALF or ty in HALF2)
     if ty not in C_TYPE or ty in HALF or ty in HALF2 or SIZE.get(ty, 0) < 4:
-        if not (op == "cas" and ty == "b16"):
+        if not (op == "cas" and ty == "b16") and not half_add:
             raise fe.unsupported(inst)
     if len(ops) != (4 if op == "cas" else 3):
         raise fe.bad(inst, "wrong number of operands")
@@ -857,7 +858,9 @@ def _atom(fe: Fe, inst: I) -> str:
     bits = 8 * SIZE[ty]
     builtin = {"add": "PS_AFETCH_ADD", "and": "PS_AFETCH_AND", "or": "PS_AFETCH_OR",
                "xor": "PS_AFETCH_XOR"}
-    if op in builtin and ty in INT and (op == "add" or ty in BITS or True):
+    if half_add:
+        r = f"ps_atom_add_{ty}({ptr}, {b})"
+    elif op in builtin and ty in INT:
         r = f"{builtin[op]}({ptr}, {b})"
     elif op == "add" and ty in FLOAT:
         r = f"ps_atom_add_{ty}({ptr}, {b})"

@@ -278,6 +278,27 @@ def specs() -> list[Spec]:
     add(Spec("mul.f16x2", "mul.f16x2 %d, %a, %b;", ("b32", "b32"), "b32",
              lambda a, b, c: _h_canon(f2h_bits(f32(h2f(a & 0xFFFF)) * f32(h2f(b & 0xFFFF))))
              | (_h_canon(f2h_bits(f32(h2f(a >> 16)) * f32(h2f(b >> 16)))) << 16)))
+    # atomics: each thread updates its own element (d = old value; memory checked separately)
+    add(Spec("atom.add.u32", "{ .reg .b64 %ad; mov.u64 %ad, %rd4; atom.global.add.u32 %d, [%ad], %b; }",
+             ("u32", "u32"), "u32", lambda a, b, c: a))
+    add(Spec("atom.exch.b64", "{ .reg .b64 %ad; mov.u64 %ad, %rd4; atom.global.exch.b64 %d, [%ad], %b; }",
+             ("b64", "b64"), "b64", lambda a, b, c: a))
+    add(Spec("atom.cas.b32", "{ .reg .b64 %ad; mov.u64 %ad, %rd4; atom.global.cas.b32 %d, [%ad], %b, %c;"
+             " ld.global.u32 %d, [%ad]; }", ("b32", "b32", "b32"), "b32",
+             lambda a, b, c: c if a == b else a, ranges=(( 0, 3), (0, 3), None)))
+    add(Spec("atom.inc.u32", "{ .reg .b64 %ad; mov.u64 %ad, %rd4; atom.global.inc.u32 %d, [%ad], %b;"
+             " ld.global.u32 %d, [%ad]; }", ("u32", "u32"), "u32",
+             lambda a, b, c: 0 if a >= b else a + 1))
+    add(Spec("atom.dec.u32", "{ .reg .b64 %ad; mov.u64 %ad, %rd4; atom.global.dec.u32 %d, [%ad], %b;"
+             " ld.global.u32 %d, [%ad]; }", ("u32", "u32"), "u32",
+             lambda a, b, c: b if a == 0 or a > b else a - 1))
+    add(Spec("atom.max.s64", "{ .reg .b64 %ad; mov.u64 %ad, %rd4; atom.global.max.s64 %d, [%ad], %b;"
+             " ld.global.s64 %d, [%ad]; }", ("s64", "s64"), "s64", lambda a, b, c: max(a, b)))
+    add(Spec("atom.add.f32", "{ .reg .b64 %ad; mov.u64 %ad, %rd4; atom.global.add.f32 %d, [%ad], %b;"
+             " ld.global.f32 %d, [%ad]; }", ("f32", "f32"), "f32", lambda a, b, c: f32(a) + f32(b)))
+    add(Spec("atom.add.noftz.f16", "{ .reg .b64 %ad; mov.u64 %ad, %rd4; "
+             "atom.global.add.noftz.f16 %d, [%ad], %b; ld.global.b16 %d, [%ad]; }",
+             ("b16", "b16"), "b16", lambda a, b, c: _h_canon(f2h_bits(f32(h2f(a)) + f32(h2f(b))))))
     return out
 
 

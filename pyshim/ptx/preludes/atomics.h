@@ -54,3 +54,19 @@ PS_ATOMIC_CAS_LOOP_BITS(ps_atom_max_f64, double, uint64_t, ps_maxd(old, b), ps_d
 PS_ATOM_CAS(uint16_t, ps_atom_cas_u16)
 PS_ATOM_CAS(uint32_t, ps_atom_cas_u32)
 PS_ATOM_CAS(uint64_t, ps_atom_cas_u64)
+
+/* half-precision atomic add (atom.add.noftz.f16 / .bf16 / .f16x2 / .bf16x2) */
+#define PS_ATOM_ADD_HALF(name, T, expr)                                          \
+    PS_FN T name(T *p, T b) {                                                    \
+        T old = PS_ALOAD(p), nv;                                                 \
+        do { nv = (expr); } while (!PS_ACAS_WEAK(p, &old, nv));                 \
+        return old;                                                              \
+    }
+PS_ATOM_ADD_HALF(ps_atom_add_f16, uint16_t, ps_f2h(ps_h2f(old) + ps_h2f(b)))
+PS_ATOM_ADD_HALF(ps_atom_add_bf16, uint16_t, ps_f2bf(ps_bf2f(old) + ps_bf2f(b)))
+PS_ATOM_ADD_HALF(ps_atom_add_f16x2, uint32_t,
+                 ps_pack2(ps_f2h(ps_h2f((uint16_t)old) + ps_h2f((uint16_t)b)),
+                          ps_f2h(ps_h2f((uint16_t)(old >> 16)) + ps_h2f((uint16_t)(b >> 16)))))
+PS_ATOM_ADD_HALF(ps_atom_add_bf16x2, uint32_t,
+                 ps_pack2(ps_f2bf(ps_bf2f((uint16_t)old) + ps_bf2f((uint16_t)b)),
+                          ps_f2bf(ps_bf2f((uint16_t)(old >> 16)) + ps_bf2f((uint16_t)(b >> 16)))))
