@@ -169,7 +169,7 @@ def test_profile_prints_mode_and_timing_split() -> None:
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("stencil: 5-point Jacobi step, 67x45; runs as '")
-    labels = [ln.split("  ")[0].strip() for ln in lines[1:]]
+    labels = [ln.strip().rsplit(" ", 2)[0].strip() for ln in lines[1:]]
     assert labels == ["CPU device", "CPU device -O3", "C loop"]
     assert all(ln.rstrip().endswith(" ms") for ln in lines[1:])
 
