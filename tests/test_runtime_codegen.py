@@ -160,5 +160,9 @@ def test_enum_maps_refuse_unknown_values(gen):
     body = text.split("pyshim_cudaDeviceAttr_to_hipDeviceAttribute_t(int v)")[1].split("}")[0]
     for _cn, cv, _rn, rv in pair["values"]:
         assert f"case {cv}: return {rv};" in body
+    # constants the tables left unmatched but whose exact HIP twin exists are mapped
+    limits = text.split("pyshim_cudaLimit_to_hipLimit_t(int v)")[1].split("}")[0]
+    assert "case 0: return 0;" in limits and "case 2: return 2;" in limits
+    assert "case 5:" not in limits  # cudaLimitMaxL2FetchGranularity: no HIP limit
     # status codes go the other way, with CUDA's catch-all
     assert "pyshim_cudaError_t_from_hipError_t" in text and "default: return 999;" in text

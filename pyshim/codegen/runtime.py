@@ -201,14 +201,24 @@ def used_enum_pairs(runtime: dict, enums: dict) -> list[str]:
     return sorted(used & set(enums["pairs"]))
 
 
-def forward_converter(pair: dict) -> str:
+def _twins(pair: dict, typedefs: dict) -> list[tuple[str, int, str, int]]:
+    """Constants the pair leaves unmatched whose exact HIP twin (cudaX -> hipX) the ROCm
+    enum has: the tables' own name rule, applied where their matcher missed it
+    (cudaLimitStackSize -> hipLimitStackSize)."""
+    cuda = typedefs["cuda_enums"].get(pair["cuda"], {})
+    rocm = typedefs["rocm_enums"].get(pair["rocm"], {})
+    return [(n, cuda[n], "hip" + n[4:], rocm["hip" + n[4:]])
+            for n in pair.get("unmatched", []) if n in cuda and "hip" + n[4:] in rocm]
+
+
+def forward_converter(pair: dict, typedefs: dict) -> str:
     """CUDA value -> ROCm value; a CUDA value with no counterpart gives
     PYSHIM_RT_UNMAPPED, never a pass-through (the numbering differs: 91 of 93 device
     attributes would silently name another one)."""
     fname = f"pyshim_{c_ident(pair['cuda'])}_to_{c_ident(pair['rocm'])}"
     seen: set[int] = set()
     lines = [f"static inline int {fname}(int v)", "{", "    switch (v) {"]
-    for _cn, cv, _rn, rv in pair["values"]:
+    for _cn, cv, _rn, rv in [*pair["values"], *_twins(pair, typedefs)]:
         if cv not in seen:
             seen.add(cv)
             lines.append(f"    case {cv}: return {rv};")
@@ -216,7 +226,7 @@ def forward_converter(pair: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def enums_header(enums: dict, names: list[str]) -> str:
+def enums_header(enums: dict, names: list[str], typedefs: dict) -> str:
     out = [STAMP, "#ifndef PYSHIM_GEN_RUNTIME_ENUMS_H\n#define PYSHIM_GEN_RUNTIME_ENUMS_H\n\n",
            "#include <limits.h>\n/* a CUDA enum value the ROCm enum has no counterpart for */\n",
            "#define PYSHIM_RT_UNMAPPED INT_MIN\n\n"]
@@ -225,7 +235,7 @@ def enums_header(enums: dict, names: list[str]) -> str:
         if name.startswith("cudaError_t->"):
             out.append(enum_converter(pair, reverse=True))  # status codes: HIP -> CUDA
         else:
-            out.append(forward_converter(pair))
+            out.append(forward_converter(pair, typedefs))
         out.append("\n")
     out.append("#endif\n")
     return "".join(out)
@@ -286,7 +296,7 @@ def generate(out_dir: Path) -> list[Path]:
     enums = load_table("enums")
     typedefs = load_table("typedefs")
     files = {
-        "runtime_enums.h": enums_header(enums, used_enum_pairs(runtime, enums)),
+        "runtime_enums.h": enums_header(enums, used_enum_pairs(runtime, enums), typedefs),
         "runtime_errors.inc": errors_table(typedefs),
         "runtime_devprop.inc": devprop_table(typedefs, cuda12),
     }

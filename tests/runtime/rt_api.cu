@@ -97,6 +97,12 @@ static void device_queries(void)
     CHECK("smem optin agrees", optin == (int)prop.sharedMemPerBlockOptin);
     CHECK("bus width agrees", bus == prop.memoryBusWidth);
     CHECK("2D layered agrees", layered == prop.maxTexture2DLayered[2]);
+    size_t limit = 0;
+    OK("stack size limit", cudaDeviceGetLimit(&limit, cudaLimitStackSize));
+    OK("printf fifo limit", cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 1 << 20));
+    CHECK("L2 fetch granularity limit is refused or answered",
+          cudaDeviceGetLimit(&limit, cudaLimitMaxL2FetchGranularity) != cudaErrorUnknown);
+    cudaGetLastError();
     int bogus = 0;
     CHECK("no such attribute", cudaDeviceGetAttribute(&bogus, (cudaDeviceAttr)100000, 0) == cudaErrorInvalidValue);
     cudaGetLastError();
@@ -208,6 +214,11 @@ static void streams_events(void)
     OK("copy on per-thread stream", cudaMemcpyAsync(back, d, 64, cudaMemcpyDeviceToHost, cudaStreamPerThread));
     OK("per-thread sync", cudaStreamSynchronize(cudaStreamPerThread));
     OK("device sync", cudaDeviceSynchronize());
+#if CUDART_VERSION < 13000
+    OK("thread sync (CUDA 12 name)", cudaThreadSynchronize());
+    size_t stack = 0;
+    OK("thread get limit (CUDA 12 name)", cudaThreadGetLimit(&stack, cudaLimitStackSize));
+#endif
     OK("event destroy", cudaEventDestroy(a));
     OK("event destroy 2", cudaEventDestroy(b));
     OK("stream destroy", cudaStreamDestroy(s));
