@@ -1,0 +1,125 @@
+/*
+ * Function and kernel handles: attributes, names, owners. A CUkernel (cudart's, from
+ * cuLibraryGetKernel) and a CUfunction are the same struct here, so each cuKernel* entry
+ * point is its cuFunc* twin.
+ */
+#include "internal.h"
+
+CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
+{
+    if (pFunc == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUfunction f = (CUfunction)(void *)kernel;
+    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *pFunc = f;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
+{
+    CUfunction f = (CUfunction)(void *)kernel;
+    if (pLib == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *pLib = (CUlibrary)(void *)f->lib;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+    if (pi == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    hipFunction_t f;
+    CUresult rc = pyshim_function_resolve(hfunc, &f);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    /* CU_FUNC_ATTRIBUTE_* 0..9 and hipFunction_attribute share their order */
+    if (attrib <= CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) {
+        hipError_t err = hipFuncGetAttribute(pi, (hipFunction_attribute)attrib, f);
+        if (err == hipSuccess)
+            return CUDA_SUCCESS;
+        if (attrib == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ||
+            attrib == CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+            return pyshim_cu_from_hip(err);
+    }
+    /* descriptive attributes the backend does not track: neutral answers */
+    switch (attrib) {
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+        *pi = 75; /* the PTX every nvcc 13 binary carries is compute_75 or newer */
+        return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+        *pi = -1;
+        return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+        *pi = CU_CLUSTER_SCHEDULING_POLICY_DEFAULT;
+        return CUDA_SUCCESS;
+    default:
+        *pi = 0;
+        return CUDA_SUCCESS;
+    }
+}
+
+CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel,
+                                      CUdevice dev)
+{
+    (void)dev;
+    return cuFuncGetAttribute(pi, attrib, (CUfunction)(void *)kernel);
+}
+
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+    (void)attrib;
+    (void)value;
+    hipFunction_t f;
+    /* the backends have no per-kernel limits to raise: accept and ignore */
+    return pyshim_function_resolve(hfunc, &f);
+}
+
+CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel,
+                                      CUdevice dev)
+{
+    (void)dev;
+    return cuFuncSetAttribute((CUfunction)(void *)kernel, attrib, val);
+}
+
+CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+    (void)config;
+    hipFunction_t f;
+    return pyshim_function_resolve(hfunc, &f);
+}
+
+CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
+{
+    (void)dev;
+    return cuFuncSetCacheConfig((CUfunction)(void *)kernel, config);
+}
+
+CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
+{
+    if (name == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (hfunc == NULL || hfunc->magic != PYSHIM_FUNC_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *name = hfunc->name;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc)
+{
+    return cuFuncGetName(name, (CUfunction)(void *)hfunc);
+}
+
+CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
+{
+    if (hmod == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (hfunc == NULL || hfunc->magic != PYSHIM_FUNC_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *hmod = (CUmodule)(void *)hfunc->lib;
+    return CUDA_SUCCESS;
+}
+
