@@ -296,6 +296,20 @@ def test_runtime_and_driver_share_one_interpreter(libs: Path, tmp_path: Path,
     assert "PASS runtime and driver kernels in one process" in out.stdout
 
 
+@needs_translator
+def test_python_process_as_the_host(libs: Path, tmp_path: Path) -> None:
+    """The translator runs in the host's own interpreter when the host is Python."""
+    fatbin = tmp_path / "scale.fatbin"
+    proc = subprocess.run(["nvcc", "-fatbin", "-o", str(fatbin), str(RT_DIR / "scale.cu")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = subprocess.run([sys.executable, str(RT_DIR / "python_host.py"),
+                          str(libs / "lib" / "libcudart.so.13"), str(fatbin)],
+                         capture_output=True, text=True, timeout=300, env=shim_env(libs))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS python host" in out.stdout
+
+
 def _example(name: str, libs: Path, *flags: str) -> None:
     exe = nvcc(EXAMPLES / f"{name}.cu", "-cudart", "shared", *flags, name=name)
     assert set(imports(exe).values()) & {"libcudart.so.13"}
