@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim.kernels.compile import hip_compiler
+from pyshim.kernels import amd
 
 SAMPLE = Path(__file__).parent / "ptx" / "sample.ptx"
 
@@ -49,7 +49,7 @@ def test_compile_cpu_shared_object(tmp_path):
     assert out.read_bytes()[:4] == b"\x7fELF"
 
 
-@pytest.mark.skipif(hip_compiler() is None, reason="needs clang++ (clang-19)")
+@pytest.mark.skipif("clang" not in amd.available_compilers(), reason="needs clang-19")
 def test_compile_amd_code_object(tmp_path):
     text = SAMPLE.read_text()
     a = text.index(".visible .entry fib_kernel")  # printf: not on AMD yet

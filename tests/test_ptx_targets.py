@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim.kernels.compile import compile_hip, hip_compiler
+from pyshim.kernels import amd
 from pyshim.ptx.errors import UnsupportedInstruction
 from pyshim.ptx.translate import translate
 
@@ -24,7 +24,8 @@ def _without_printf(text: str) -> str:
 
 
 PTX = _without_printf(SAMPLE)
-needs_clang = pytest.mark.skipif(hip_compiler() is None, reason="needs clang++ (clang-19)")
+needs_clang = pytest.mark.skipif("clang" not in amd.available_compilers(),
+                                 reason="needs clang-19 and lld-19")
 
 
 def _objdump() -> str | None:
@@ -38,7 +39,7 @@ def _objdump() -> str | None:
 @pytest.mark.parametrize("target, arch", [("hip-wave64", "gfx942"), ("hip-wave64", "gfx90a"),
                                           ("hip-wave32", "gfx1100")])
 def test_hip_code_object_builds(tmp_path, target, arch):
-    co = compile_hip(translate(PTX, f"{target}:{arch}"), arch)
+    co = amd.compile_hip(translate(PTX, f"{target}:{arch}"), arch, use_cache=False)
     assert co[:4] == b"\x7fELF"
     dump = _objdump()
     if dump is None:

@@ -134,14 +134,14 @@ def _build_cpu(ptx: str, target: str, meta: dict) -> bytes:
     return so
 
 
-def _build_hip(ptx: str, target: str, meta: dict) -> bytes:
-    from pyshim.kernels.compile import compile_hip
+def _build_hip(ptx: str, target: str, compiler: str, meta: dict) -> bytes:
+    from pyshim.kernels import amd
     from pyshim.ptx.translate import translate
 
     stats: dict = {}
     source = translate(ptx, target, stats)
     meta["stats"] = stats
-    return compile_hip(source, target.partition(":")[2])
+    return amd.compile_hip(source, target.partition(":")[2], compiler=compiler, use_cache=False)
 
 
 def load_module(data: bytes, target: str) -> LoadedModule:
@@ -156,14 +156,17 @@ def load_module(data: bytes, target: str) -> LoadedModule:
     ptx_bytes = ptx.encode("utf-8")
     meta: dict = {}
     if target.startswith("hip"):
-        from pyshim.kernels.compile import CompileError, hip_compiler_identity
+        from pyshim.kernels import amd
 
-        try:
-            ident = hip_compiler_identity()
-        except CompileError as exc:
-            raise UnsupportedTarget(f"kernel target {target}: {exc}") from None
+        found = amd.available_compilers()
+        if not found:
+            raise UnsupportedTarget(f"kernel target {target}: no AMD kernel compiler "
+                                    f"({amd.missing_compiler_hint()})")
+        compiler = next(iter(found))
+        ident = amd.compiler_identity(compiler)
         key = cache.cache_key(ptx_bytes, translator_fingerprint(), target, ident)
-        path, cached = cache.get_or_build(key, ".co", lambda: _build_hip(ptx, target, meta))
+        path, cached = cache.get_or_build(
+            key, ".co", lambda: _build_hip(ptx, target, compiler, meta))
     else:
         key = cache.cache_key(ptx_bytes, translator_fingerprint(), target, compiler_identity())
         path, cached = cache.get_or_build(key, ".so", lambda: _build_cpu(ptx, target, meta))

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _compile(args: argparse.Namespace, text: str) -> int:
-    from pyshim.kernels.compile import CompileError, compile_cpu, compile_hip
+    from pyshim.kernels.compile import CompileError, compile_cpu
     from pyshim.ptx.translate import translate
 
     arch = args.arch
@@ -89,7 +89,9 @@ def _compile(args: argparse.Namespace, text: str) -> int:
             data = compile_cpu(translate(text, f"cpu-wave{args.wave or 64}"))
         else:
             wave = args.wave or (32 if arch.startswith(("gfx10", "gfx11", "gfx12")) else 64)
-            data = compile_hip(translate(text, f"hip-wave{wave}:{arch}"), arch)
+            from pyshim.kernels import amd  # the AMD toolchain wrapper (clang or hiprtc)
+
+            data = amd.compile_hip(translate(text, f"hip-wave{wave}:{arch}"), arch)
     except (PtxError, CompileError) as exc:
         print(f"pyshim ptx: {args.input}: {exc}", file=sys.stderr)
         return 1

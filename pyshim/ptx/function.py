@@ -190,6 +190,8 @@ class FunctionEmitter:
     # ---- operand reads -------------------------------------------------------------------
     def src(self, op: ir.Operand, ty: str, inst: ir.Instruction) -> str:
         """C expression for operand `op` read as PTX type `ty`."""
+        if type(op) is ir.Sym and op.name in self.regs:
+            op = ir.Reg(op.name)  # a register declared without '%' (nvcc: __$temp3)
         if type(op) is ir.Reg:
             key = (op.name, ty)
             expr = self.src_cache.get(key)
@@ -260,6 +262,8 @@ class FunctionEmitter:
 
     def dst(self, op: ir.Operand, ty: str, expr: str, inst: ir.Instruction) -> str:
         """C statement storing `expr` (of PTX type `ty`) into destination `op`."""
+        if type(op) is ir.Sym and op.name in self.regs:
+            op = ir.Reg(op.name)
         if type(op) is ir.Reg:
             key = (op.name, ty)
             hit = self.dst_cache.get(key)
@@ -355,6 +359,8 @@ class FunctionEmitter:
             if space == "shared":
                 return f"(PS_SHARED(ctx) + {op.offset})"
             return f"((uint8_t *)(uintptr_t){op.offset & (2**64 - 1)}ull)"
+        if type(base) is ir.Sym and base.name in self.regs and self.lookup(base.name) is None:
+            base = ir.Reg(base.name)
         if type(base) is ir.Sym:
             v = self.lookup(base.name)
             if v is None:

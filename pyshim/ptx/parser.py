@@ -398,7 +398,7 @@ class _Parser:
             if j < self.n and toks[j] == "!":
                 neg = True
                 j += 1
-            if j >= self.n or toks[j][0] != "%":
+            if j >= self.n or not _IDENT.match(toks[j]):
                 raise self.error("expected a predicate register after '@'", j)
             pred = toks[j]
             self.i = j + 1
@@ -484,9 +484,10 @@ class _Parser:
             imm = self._imm(toks[j + 1], j + 1)
             imm.value = -imm.value
             return imm
-        if c == "!" and end - j == 2 and toks[j + 1][0] == "%":
+        # registers may be named without '%' (nvcc: __$temp3), so any identifier goes here
+        if c == "!" and end - j == 2 and _IDENT.match(toks[j + 1]):
             return ir.Neg(ir.Reg(toks[j + 1]))
-        if c == "%" and end - j == 3 and toks[j + 1] == "|" and toks[j + 2][0] == "%":
+        if end - j == 3 and toks[j + 1] == "|" and _IDENT.match(t) and _IDENT.match(toks[j + 2]):
             return ir.PredPair(ir.Reg(t), ir.Reg(toks[j + 2]))
         if (c.isalpha() or c in "_$") and end - j >= 3 and toks[j + 1] == "(":
             # generic(sym) / function-like initializer forms
