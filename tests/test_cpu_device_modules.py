@@ -19,7 +19,7 @@ def test_load_launch_and_results(kernels: str) -> None:
     r = run("module", kernels, "run")
     assert r.returncode == 0, r.stderr
     v = values(r)
-    assert v["functions"] == "7"
+    assert v["functions"] == "8"
     assert v["get_unknown"] == "hipErrorNotFound"
     assert v["saxpy_params"] == v["saxpy_extra"] == v["saxpy_loaddata"] == "1"
     assert v["global_bytes"] == "4"
@@ -117,6 +117,22 @@ def test_trap_fails_the_launch_sticky_until_reset(kernels: str) -> None:
     assert v["sync"] == v["sync_again"] == "hipErrorLaunchFailure"
     assert v["after_reset"] == "hipSuccess"
     assert "kernel trap: block (1,0,0) trapped with code 7" in r.stderr
+
+
+def test_failed_device_assert_is_hip_error_assert_sticky_until_reset(kernels: str) -> None:
+    """A block returning the assert trap code (what the translator's __assertfail does after
+    printing CUDA's message) fails the launch with hipErrorAssert, which cudart reports as
+    cudaErrorAssert, not as a generic launch failure."""
+    r = run("module", kernels, "assert")
+    assert r.returncode == 0, r.stderr
+    v = values(r)
+    assert v["launch"] == "hipSuccess"
+    assert v["sync"] == v["sync_again"] == "hipErrorAssert"
+    assert v["after_reset"] == "hipSuccess"
+    assert v["one_block_launch"] == "hipSuccess"
+    assert v["one_block_sync"] == "hipErrorAssert"
+    assert "block: [2,0,0], thread: [0,0,0] Assertion `ok` failed." in r.stderr
+    assert "kernel assert_fail: block (2,0,0) trapped with code 710" in r.stderr
 
 
 def _bad_images(tmp: Path) -> dict[str, Path]:

@@ -25,7 +25,7 @@ def translated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         mp.setenv("PYSHIM_CACHE", str(tmp / "cache"))   # a private kernel cache
         for wave in ("64", "32"):
             mod = load_module(ptx.read_bytes(), f"cpu-wave{wave}")
-            assert mod.kernels == ["vadd", "block_sum", "hello"]
+            assert mod.kernels == ["vadd", "block_sum", "hello", "spin_clock"]
             out[wave] = mod.path
     return out
 
@@ -42,3 +42,7 @@ def test_translated_kernels_run(translated: dict[str, Path], wave: str) -> None:
     assert v["counter"] == "192,4"          # 3 blocks x 64 threads, atomicAdd on a global
     hello = sorted(line for line in r.lines if line.startswith("hello"))
     assert hello == [f"hello from block {b} tag 9 0.500000" for b in range(3)]
+    # %clock64 counts at the advertised clock rate (within 2%, whatever the machine's counter
+    # frequency), so a wait of 30 ms worth of cycles lasts at least about 30 ms
+    assert 980 <= int(v["clock_rate_permille"]) <= 1020, v["clock_rate_permille"]
+    assert float(v["clock_wait_ms"]) >= 29.0

@@ -65,7 +65,9 @@ static void fill_props(cpu_device *d)
     p->maxGridSize[0] = 2147483647;
     p->maxGridSize[1] = 65536;
     p->maxGridSize[2] = 65536;
-    p->clockRate = wave64 ? 2100000 : 2500000;   /* kHz */
+    /* The rate kernels' %clock64 really counts at, so cycle-counting waits last as long
+     * as the program computed from this rate. */
+    p->clockRate = cpu_counter_khz(wave64 ? 2100000 : 2500000);   /* kHz */
     p->totalConstMem = 2147483647;
     p->major = wave64 ? 9 : 11;
     p->minor = wave64 ? 4 : 0;

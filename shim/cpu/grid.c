@@ -147,6 +147,15 @@ static void start_pool(void)
     pthread_attr_destroy(&attr);
 }
 
+/* The error a launch whose block returned trap code `code` fails with. A failed device
+ * assert (`__assertfail`, after the kernel printed CUDA's message) returns
+ * CPU_TRAP_ASSERT and is hipErrorAssert, as on a GPU, which cudart reports as
+ * cudaErrorAssert; every other code (PTX `trap`, a failed check) is a launch failure. */
+static hipError_t trap_error(int code)
+{
+    return code == CPU_TRAP_ASSERT ? hipErrorAssert : hipErrorLaunchFailure;
+}
+
 /* A one-block grid runs on the calling (stream) thread: waking a worker and waiting for
  * it would cost more than most such blocks take. */
 static hipError_t run_inline(const cpu_grid_job *job)
@@ -170,7 +179,7 @@ static hipError_t run_inline(const cpu_grid_job *job)
     if (rc == 0)
         return hipSuccess;
     cpu_log("kernel %s: block (0,0,0) trapped with code %d", job->kernel->name, rc);
-    return hipErrorLaunchFailure;
+    return trap_error(rc);
 }
 
 hipError_t cpu_grid_run(const cpu_grid_job *job)
@@ -222,5 +231,5 @@ hipError_t cpu_grid_run(const cpu_grid_job *job)
     cpu_log("kernel %s: block (%u,%u,%u) trapped with code %d", job->kernel->name,
             (unsigned)(b % g.x), (unsigned)(b / g.x % g.y), (unsigned)(b / ((uint64_t)g.x * g.y)),
             trap);
-    return hipErrorLaunchFailure;
+    return trap_error(trap);
 }

@@ -48,6 +48,8 @@ typedef struct cpu_device {
 /* The one device, configured once from PYSHIM_CPU_WAVE / PYSHIM_CPU_WORKERS. */
 const cpu_device *cpu_dev(void);
 int cpu_check_device(int dev);  /* nonzero if `dev` is not a valid ordinal */
+/* kHz of the counter kernels read as %clock64 (clock.c); `fallback_khz` if it cannot be measured */
+int cpu_counter_khz(int fallback_khz);
 
 /* ---- memory.c: the allocation registry ---- */
 
@@ -207,9 +209,13 @@ typedef struct cpu_grid_job {
 } cpu_grid_job;
 
 /* Runs every block of the job on the pool, blocking the caller until all are done.
- * Returns hipSuccess or hipErrorLaunchFailure (a block trapped; logged with its index). */
+ * Returns hipSuccess, or hipErrorLaunchFailure / hipErrorAssert (a block trapped; logged
+ * with its index and code). */
 hipError_t cpu_grid_run(const cpu_grid_job *job);
 int cpu_grid_workers(void);
+/* The trap code a block returns for a failed device assert (hipErrorAssert's value); any
+ * other nonzero code is a launch failure. */
+#define CPU_TRAP_ASSERT 710
 
 /* ---- printf.c ---- */
 

@@ -4,6 +4,7 @@
  * at barriers. A test fixture, not the translator.
  */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -166,6 +167,18 @@ static int trap(const pyshim_launch *l, const pyshim_block *b, void *const *para
 
 static const pyshim_param_desc trap_params[] = {{0, 4, 4, 0}};
 
+/* assert_fail(int bad_block): that block fails a device assert: it prints CUDA's message
+ * and returns the assert trap code, as the translator's __assertfail does */
+static int assert_fail(const pyshim_launch *l, const pyshim_block *b, void *const *params)
+{
+    (void)l;
+    if ((int)b->ctaid.x != *(const int *)params[0])
+        return 0;
+    fprintf(stderr, "kernels.c:1: void assert_fail(): block: [%u,0,0], thread: [0,0,0] "
+            "Assertion `ok` failed.\n", b->ctaid.x);
+    return 710;
+}
+
 /* bounded: .maxntid 128, 60000 bytes of static shared memory, registers and local memory
  * for the function attribute queries */
 static int bounded(const pyshim_launch *l, const pyshim_block *b, void *const *params)
@@ -185,6 +198,7 @@ static const pyshim_kernel_desc kernels[] = {
     {"ids", ids, 2, 16, ids_params, 0, 0, 0, {0, 0, 0}, 0, 8},
     {"hello", hello, 1, 4, hello_params, 0, 0, 0, {0, 0, 0}, 0, 16},
     {"trap", trap, 1, 4, trap_params, 0, 0, 0, {0, 0, 0}, 0, 4},
+    {"assert_fail", assert_fail, 1, 4, trap_params, 0, 0, 0, {0, 0, 0}, 0, 4},
     {"bounded", bounded, 0, 0, NULL, 60000, 16, 128, {0, 0, 0}, 2, 32},
 };
 

@@ -3,6 +3,7 @@
  *   run     load by path and from memory, launch every fixture kernel, check results
  *   limits  launch validation, function attributes, occupancy
  *   trap    a block traps: the launch fails at the next synchronisation
+ *   assert  a block fails a device assert: hipErrorAssert at synchronisation, sticky
  *   image   hipModuleLoadData / hipModuleLoad of <other file>: print the result
  */
 #include <pthread.h>
@@ -332,6 +333,31 @@ static int mode_trap(const char *path)
     return 0;
 }
 
+/* A failed device assert in a many-block grid and in a one-block grid (which runs on the
+ * stream's thread): both are hipErrorAssert, sticky until the device is reset. */
+static int mode_assert(const char *path)
+{
+    hipModule_t mod;
+    hipFunction_t f;
+    CHECK(hipModuleLoad(&mod, path));
+    CHECK(hipModuleGetFunction(&f, mod, "assert_fail"));
+    int bad = 2;
+    void *p[] = {&bad};
+    SHOW("launch", hipModuleLaunchKernel(f, 4, 1, 1, 32, 1, 1, 0, NULL, p, NULL));
+    SHOW("sync", hipDeviceSynchronize());
+    SHOW("sync_again", hipStreamSynchronize(NULL));
+    SHOW("last_error", hipGetLastError());
+    CHECK(hipDeviceReset());
+    SHOW("after_reset", hipDeviceSynchronize());
+    CHECK(hipModuleLoad(&mod, path));
+    CHECK(hipModuleGetFunction(&f, mod, "assert_fail"));
+    bad = 0;
+    SHOW("one_block_launch", hipModuleLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, p, NULL));
+    SHOW("one_block_sync", hipDeviceSynchronize());
+    CHECK(hipDeviceReset());
+    return 0;
+}
+
 /* Several host threads launch on their own streams at once, sharing one module. */
 typedef struct launcher {
     hipFunction_t f;
@@ -419,6 +445,8 @@ int main(int argc, char **argv)
         return mode_threads(argv[1]);
     if (strcmp(argv[2], "trap") == 0)
         return mode_trap(argv[1]);
+    if (strcmp(argv[2], "assert") == 0)
+        return mode_assert(argv[1]);
     if (strcmp(argv[2], "image") == 0 && argc > 3)
         return mode_image(argv[3]);
     return 5;

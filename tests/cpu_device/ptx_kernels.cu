@@ -20,3 +20,15 @@ extern "C" __global__ void hello(int tag) {
     if (threadIdx.x == 0) printf("hello from block %d tag %d %f\n", blockIdx.x, tag, 0.5);
     atomicAdd(&counter, 1);
 }
+// Spins for `cycles` of %clock64 (the clock_block idiom of CUDA programs that wait a
+// number of milliseconds computed from the device's clock rate); records %clock64 and
+// %globaltimer (ns) at both ends so the test can measure the counter's real rate.
+extern "C" __global__ void spin_clock(unsigned long long *out, long long cycles) {
+    unsigned long long t0 = 0, t1 = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    long long c0 = clock64(), c1 = c0;
+    while (c1 - c0 < cycles) c1 = clock64();
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    out[0] = (unsigned long long)(c1 - c0);
+    out[1] = t1 - t0;
+}

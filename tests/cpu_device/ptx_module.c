@@ -1,5 +1,6 @@
 /* Runs kernels that came from real nvcc PTX through pyshim's translator: `ptx_module <so>`. */
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 
@@ -89,6 +90,27 @@ int main(int argc, char **argv)
     int count = 0;
     CHECK(hipMemcpy(&count, counter, sizeof count, hipMemcpyDeviceToHost));
     printf("counter=%d,%zu\n", count, bytes);
+
+    /* a wait of 30 ms computed from the advertised clock rate, as CUDA programs do */
+    hipFunction_t spin;
+    CHECK(hipModuleGetFunction(&spin, mod, "spin_clock"));
+    int khz;
+    CHECK(hipDeviceGetAttribute(&khz, hipDeviceAttributeClockRate, 0));
+    unsigned long long *dspin, spun[2];
+    CHECK(hipMalloc((void **)&dspin, sizeof spun));
+    long long cycles = 30LL * khz;
+    void *cp[] = {&dspin, &cycles};
+    struct timespec w0, w1;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    CHECK(hipModuleLaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, NULL, cp, NULL));
+    CHECK(hipMemcpy(spun, dspin, sizeof spun, hipMemcpyDeviceToHost));
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    double wall_ms = (double)(w1.tv_sec - w0.tv_sec) * 1e3 + (double)(w1.tv_nsec - w0.tv_nsec) / 1e6;
+    /* the counter's rate over the kernel's own %globaltimer interval, per mille of the
+     * advertised rate */
+    double measured_khz = (double)spun[0] / (double)spun[1] * 1e6;
+    printf("clock_rate_permille=%.0f\n", measured_khz / khz * 1000.0);
+    printf("clock_wait_ms=%.1f\n", wall_ms);
     CHECK(hipModuleUnload(mem));
     CHECK(hipModuleUnload(mod));
     return 0;
