@@ -220,10 +220,15 @@ int main(int argc, char **argv)
             printf("call.cuStreamQuery.shim=%.3f\n", query_shim(calls));
             printf("call.cuStreamQuery.hip=%.3f\n", query_hip(calls));
         }
-        printf("launch.1.hip=%.3f\n", launch_hip(hempty, 1, launches));
-        printf("launch.1.shim=%.3f\n", launch_shim(cempty, 1, launches));
-        printf("launch.64.hip=%.3f\n", launch_hip(hempty, 64, launches));
-        printf("launch.64.shim=%.3f\n", launch_shim(cempty, 64, launches));
+        for (int k = 0; k < 2; k++) {
+            if ((k ^ r) & 1) {
+                printf("launch.1.shim=%.3f\n", launch_shim(cempty, 1, launches));
+                printf("launch.64.shim=%.3f\n", launch_shim(cempty, 64, launches));
+            } else {
+                printf("launch.1.hip=%.3f\n", launch_hip(hempty, 1, launches));
+                printf("launch.64.hip=%.3f\n", launch_hip(hempty, 64, launches));
+            }
+        }
         printf("launch.1.omp=%.3f\n", launch_omp(1, launches));
         printf("launch.64.omp=%.3f\n", launch_omp(64, launches));
     }
