@@ -62,6 +62,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="for -cudart shared programs: pyshim's libcudart (default, when built) or the "
         "one the program finds itself (e.g. NVIDIA's, which then drives pyshim's libcuda)",
     )
+    parser.add_argument(
+        "--report", metavar="FILE",
+        help="at exit, append one 'unsupported NAME COUNT' line per CUDA entry point the "
+        "program called that pyshim refuses (sets PYSHIM_REPORT)",
+    )
     parser.add_argument("program", help="the CUDA executable")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
 
@@ -168,6 +173,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"pyshim run: {exc}", file=sys.stderr)
         return 127
     env = program_env(backend, rocm_dir, dict(os.environ), own_cudart=args.cudart == "pyshim")
+    if args.report:
+        env["PYSHIM_REPORT"] = str(Path(args.report).resolve())
     sys.stdout.flush()
     sys.stderr.flush()
     try:

@@ -115,9 +115,9 @@ def test_unsupported_calls_are_counted_in_the_report(shim: Path, tmp_path: Path)
     subprocess.run(["cc", f"-I{build.cuda_include()}", str(src), "-o", str(exe),
                     f"-L{shim / 'lib'}", "-lcuda", "-Wl,--allow-shlib-undefined"], check=True)
     report = tmp_path / "report.txt"
-    env = dict(os.environ, PYSHIM_REPORT=str(report))
-    out = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", str(exe)],
-                         capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu",
+                          "--report", str(report), str(exe)],
+                         capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stderr.count("cuCheckpointProcessLock") == 1
     assert "unsupported cuCheckpointProcessLock 3" in report.read_text()
