@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from benchmarks import build, gen_ptx
 from benchmarks.context import Context
@@ -15,19 +16,22 @@ from benchmarks.items import BenchError, Item, item, median
 
 BUDGET_LINES_PER_S = 50_000.0
 
-# runs in a child interpreter: prints {"lines", "parse_s", "translate_s", "c_lines"}
+# runs in a child interpreter: prints {"lines", "parse_s", "translate_s", "c_lines",
+# "kernels"}
 _CHILD = r"""
 import json, sys, time
 from pyshim.ptx.parser import parse
 from pyshim.ptx.translate import translate
 ptx = open(sys.argv[1]).read()
+stats = {}
 t0 = time.perf_counter()
-src = translate(ptx, "cpu-wave64")
+src = translate(ptx, "cpu-wave64", stats)
 t1 = time.perf_counter()
 parse(ptx)
 t2 = time.perf_counter()
 print(json.dumps({"lines": len(ptx.splitlines()), "translate_s": t1 - t0,
-                  "parse_s": t2 - t1, "c_lines": len(src.splitlines())}))
+                  "parse_s": t2 - t1, "c_lines": len(src.splitlines()),
+                  "kernels": stats.get("kernels", 0)}))
 """
 
 
@@ -48,6 +52,13 @@ def run(ctx: Context) -> list[Item]:
         if res.returncode != 0:
             raise BenchError(f"translating {ptx} failed:\n{res.stderr.strip()[-3000:]}")
         runs.append(json.loads(res.stdout))
+    # a translation that drops kernels would be fast garbage: every .entry must come out
+    entries = Path(ptx).read_text().count(".entry ")
+    for r in runs:
+        if r["kernels"] != entries or r["c_lines"] < r["lines"] // 2:
+            raise BenchError(f"translating {ptx}: {entries} .entry and {r['lines']} lines in "
+                             f"the PTX, but {r['kernels']} kernels and {r['c_lines']} lines "
+                             "of C came out")
     lines = runs[0]["lines"]
     rate = lines / median([r["translate_s"] for r in runs])
     parse_rate = lines / median([r["parse_s"] for r in runs])
