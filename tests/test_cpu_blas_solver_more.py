@@ -373,3 +373,103 @@ def test_more_drivers(rb, pre):
     assert nsv[0] == 2 and H.close(pre, Sv[:2], sv[:2], scale=10)
     u2, v2 = M(U, m, 2), M(Vt, n, n)[:2]
     assert H.close(pre, u2.conj().T @ g @ v2.conj().T, np.diag(sv[:2]), scale=10)
+
+
+@pytest.mark.parametrize("pre", "sdcz")
+def test_tridiagonal_and_bidiagonal(rb, pre):
+    rng = np.random.default_rng(7)
+    R = H.RTYPE[pre]
+    n = 6
+    d0, e0 = rng.standard_normal(n).astype(R), rng.standard_normal(n - 1).astype(R)
+    T = np.diag(d0) + np.diag(e0, 1) + np.diag(e0, -1)
+    want = np.linalg.eigvalsh(T)
+    info = np.array([-1], np.int32)
+    if pre in "sd":
+        d, e = d0.copy(), e0.copy()
+        assert rb.call(f"rocsolver_{pre}sterf", n, d, e, info) == 0 and info[0] == 0
+        assert H.close(pre, d, want, scale=10)
+        # stebz: eigenvalues 2..4 by bisection, then stein for their vectors
+        nev, nsplit = np.array([-1], np.int32), np.array([-1], np.int32)
+        W = np.zeros(n, R)
+        iblock, isplit = np.zeros(n, np.int32), np.zeros(n, np.int32)
+        assert rb.call(f"rocsolver_{pre}stebz", E(ERANGE_IDX), E(242), n, R(0), R(0), 2, 4, R(0),
+                       d0.copy(), e0.copy(), nev, nsplit, W, iblock, isplit, info) == 0
+        assert nev[0] == 3 and H.close(pre, W[:3], want[1:4], scale=10)
+        Z = np.zeros(n * n, R)
+        ifail = np.zeros(n, np.int32)
+        assert rb.call(f"rocsolver_{pre}stein", n, d0.copy(), e0.copy(), nev, W, iblock, isplit,
+                       Z, n, ifail, info) == 0 and info[0] == 0
+        z = M(Z, n, 3)
+        assert H.close(pre, T @ z, z * W[:3], scale=10)
+    for name in ("steqr", "stedc"):
+        d, e = d0.copy(), e0.copy()
+        C = np.zeros(n * n, H.DTYPE[pre])
+        assert rb.call(f"rocsolver_{pre}{name}", E(212), n, d, e, C, n, info) == 0
+        assert info[0] == 0 and H.close(pre, d, want, scale=10)
+        z = M(C, n, n)
+        assert H.close(pre, T @ z, z * d, scale=10)
+    # bdsqr on an upper bidiagonal matrix, accumulating U and V^H from the identity
+    B = np.diag(d0) + np.diag(e0, 1)
+    d, e = d0.copy(), e0.copy()
+    Vt, U = F(np.eye(n, dtype=H.DTYPE[pre])), F(np.eye(n, dtype=H.DTYPE[pre]))
+    assert rb.call(f"rocsolver_{pre}bdsqr", E(FILL["U"]), n, n, n, 0, d, e, Vt, n, U, n, None, 1,
+                   info) == 0
+    assert info[0] == 0 and H.close(pre, d, np.linalg.svd(B, compute_uv=False), scale=10)
+    assert H.close(pre, M(U, n, n) @ np.diag(d) @ M(Vt, n, n), B, scale=10)
+
+
+@pytest.mark.parametrize("pre", "sdcz")
+def test_householder_auxiliaries(rb, pre):
+    rng = np.random.default_rng(8)
+    cplx = pre in "cz"
+    n = 5
+    x = H.rand(rng, pre, n)
+    alpha, xs, tau = x[:1].copy(), x[1:].copy(), np.zeros(1, H.DTYPE[pre])
+    assert rb.call(f"rocsolver_{pre}larfg", n, alpha, xs, 1, tau) == 0
+    v = np.concatenate([[1], xs]).astype(H.DTYPE[pre])
+    Hm = np.eye(n) - tau[0] * np.outer(v, v.conj())
+    got = Hm.conj().T @ x
+    assert H.close(pre, got[1:], np.zeros(n - 1), scale=10)
+    assert H.close(pre, abs(got[0]), np.linalg.norm(x), scale=10)
+    # larf applies H = I - tau v v^H from the left
+    A0 = H.rand(rng, pre, (n, 3))
+    A = F(A0)
+    assert rb.call(f"rocsolver_{pre}larf", E(141), n, 3, v, 1, tau, A, n) == 0
+    assert H.close(pre, M(A, n, 3), Hm @ A0, scale=10)
+    # larft + larfb reproduce the product of reflectors computed by geqrf
+    m, k = 6, 3
+    g = H.rand(rng, pre, (m, k))
+    Aq, tq = F(g), np.zeros(k, H.DTYPE[pre])
+    assert rb.call(f"rocsolver_{pre}geqrf", m, k, Aq, m, tq) == 0
+    Tm = np.zeros(k * k, H.DTYPE[pre])
+    assert rb.call(f"rocsolver_{pre}larft", E(171), E(181), m, k, Aq, m, tq, Tm, k) == 0
+    C = F(np.eye(m, dtype=H.DTYPE[pre]))
+    assert rb.call(f"rocsolver_{pre}larfb", E(141), E(OP["N"]), E(171), E(181), m, m, k, Aq, m,
+                   Tm, k, C, m) == 0
+    Q = M(C, m, m)
+    assert H.close(pre, Q[:, :k] @ np.triu(M(Aq, m, k)[:k]), g, scale=10)
+    # lasr with one rotation in plane (1,2) from the left
+    c, s = np.array([0.6, 1.0], H.RTYPE[pre]), np.array([0.8, 0.0], H.RTYPE[pre])
+    A0 = H.rand(rng, pre, (3, 2))
+    A = F(A0)
+    assert rb.call(f"rocsolver_{pre}lasr", E(141), E(281), E(171), 3, 2, c, s, A, 3) == 0
+    G = np.array([[0.6, 0.8, 0], [-0.8, 0.6, 0], [0, 0, 1]])
+    assert H.close(pre, M(A, 3, 2), G @ A0)
+    if cplx:
+        z = x.copy()
+        assert rb.call(f"rocsolver_{pre}lacgv", n, z, 1) == 0 and np.array_equal(z, x.conj())
+    # panel routines run and fill their outputs
+    Ab = F(H.rand(rng, pre, (m, m)))
+    Dv, Ev = np.zeros(m, H.RTYPE[pre]), np.zeros(m, H.RTYPE[pre])
+    tq, tp = np.zeros(m, H.DTYPE[pre]), np.zeros(m, H.DTYPE[pre])
+    X, Y = np.zeros(m * 2, H.DTYPE[pre]), np.zeros(m * 2, H.DTYPE[pre])
+    assert rb.call(f"rocsolver_{pre}labrd", m, m, 2, Ab, m, Dv, Ev, tq, tp, X, m, Y, m) == 0
+    assert np.all(Dv[:2] != 0) and np.any(X != 0)
+    hm = herm(rng, pre, m)
+    Ah, Wp = F(hm), np.zeros(m * 2, H.DTYPE[pre])
+    assert rb.call(f"rocsolver_{pre}latrd", E(FILL["L"]), m, 2, Ah, m, Ev, tq, Wp, m) == 0
+    assert np.any(Wp != 0)
+    kb, ipiv, info = np.array([-1], np.int32), np.zeros(m, np.int32), np.array([-1], np.int32)
+    As = F(hm - 2 * np.eye(m))
+    assert rb.call(f"rocsolver_{pre}lasyf", E(FILL["U"]), m, m, kb, As, m, ipiv, info) == 0
+    assert kb[0] >= 1 and info[0] == 0
