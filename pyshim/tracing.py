@@ -1,0 +1,99 @@
+"""What `pyshim run --trace[=FILE]` and `pyshim run --report FILE` add to a program's
+environment, and the report written after the program exits.
+
+Tracing is a separate interposer, build/lib/libpyshim_trace.so (pyshim.build_trace), put
+first in LD_PRELOAD only when asked for: the shim's own libraries hold no tracing code, so
+a run without --trace pays nothing for it.
+
+    env = program_env(...)                        # pyshim.launcher
+    env = trace_environment(args.trace, env)      # False | True (stderr) | "FILE"
+    env = report_environment(args.report, env)    # None | "FILE"
+    ... run the program as a child (not exec: the report is written after it exits) ...
+    finish_report(env, args.report)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from pyshim.paths import build_dir
+
+TRACE_LIBRARY = "libpyshim_trace.so"
+
+
+def trace_library() -> Path:
+    """build/lib/libpyshim_trace.so, built first if it is missing or out of date."""
+    from pyshim.build_trace import build_trace
+
+    return build_trace(build_dir().resolve() / "lib")
+
+
+def trace_environment(trace: bool | str | None, env: dict[str, str]) -> dict[str, str]:
+    """`env` for a traced run: libpyshim_trace.so first in LD_PRELOAD (ahead of libcuda, so
+    every driver and runtime call reaches its wrapper first) and, when `trace` is a file
+    name, PYSHIM_TRACE_FILE set to its absolute path (else lines go to stderr). `trace`
+    False, None or "" returns `env` unchanged (a copy)."""
+    out = dict(env)
+    if trace is None or trace is False or trace == "":
+        return out
+    lib = str(trace_library())
+    rest = [p for p in out.get("LD_PRELOAD", "").split(":") if p and p != lib]
+    out["LD_PRELOAD"] = ":".join([lib, *rest])
+    if isinstance(trace, str):
+        path = Path(trace).expanduser().resolve()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("")  # one run per file: the tracer appends
+        out["PYSHIM_TRACE_FILE"] = str(path)
+    else:
+        out.pop("PYSHIM_TRACE_FILE", None)
+    return out
+
+
+def report_environment(report_path: str | Path | None,
+                       env: dict[str, str]) -> dict[str, str]:
+    """`env` for a run with --report FILE: PYSHIM_REPORT names a fresh raw log that the
+    shim's libraries append to at exit (pyshim.report describes its lines)."""
+    out = dict(env)
+    if not report_path:
+        return out
+    fd, raw = tempfile.mkstemp(prefix="pyshim-report-", suffix=".log")
+    os.close(fd)
+    out["PYSHIM_REPORT"] = raw
+    return out
+
+
+def finish_report(env: dict[str, str], report_path: str | Path | None) -> dict | None:
+    """After the program exited: write the run report to `report_path` (.json, .html or
+    text, from its suffix), print one line on stderr if an unsupported entry point was
+    called, and remove the raw log. Returns the report (None without --report)."""
+    if not report_path:
+        return None
+    from pyshim.report import write_run_report
+
+    raw = env.get("PYSHIM_REPORT")
+    if raw is None:
+        raise ValueError("finish_report: the environment has no PYSHIM_REPORT "
+                         "(use report_environment first)")
+    try:
+        report = write_run_report(raw, report_path)
+    finally:
+        Path(raw).unlink(missing_ok=True)
+    line = summary_line(report, report_path)
+    if line:
+        print(line, file=sys.stderr)
+    return report
+
+
+def summary_line(report: dict, report_path: str | Path) -> str | None:
+    """The one stderr line for a run that hit unsupported entry points, else None."""
+    unsupported = report.get("unsupported", [])
+    if not unsupported:
+        return None
+    names = [u["name"] for u in unsupported]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    calls = report["totals"]["unsupported_calls"]
+    return (f"pyshim: {len(names)} unsupported function(s) called {calls} time(s) "
+            f"({shown}); see {report_path}")
