@@ -146,13 +146,13 @@ static void fill_props(cpu_device *d)
     p->sparseHipArraySupported = 0;
     p->hostRegisterReadOnlySupported = 1;
     p->timelineSemaphoreInteropSupported = 0;
-    p->memoryPoolsSupported = 0;
+    p->memoryPoolsSupported = 1;   /* mempool.c */
     p->gpuDirectRDMASupported = 0;
     p->ipcEventSupported = 0;
     p->clusterLaunch = 0;
     p->unifiedFunctionPointers = 0;
     p->maxSharedMemoryPerMultiProcessor = CPU_MAX_SHARED;
-    p->clockInstructionRate = 1000000;  /* kHz: clock64() counts nanoseconds-ish */
+    p->clockInstructionRate = p->clockRate;   /* kHz: what clock64() counts at */
     p->arch.hasGlobalInt32Atomics = 1;
     p->arch.hasGlobalFloatAtomicExch = 1;
     p->arch.hasSharedInt32Atomics = 1;
@@ -413,6 +413,7 @@ hipError_t hipDeviceReset(void)
     if (cpu_device_wait_idle() == hipErrorNotSupported)
         return cpu_ret(hipErrorNotSupported);
     cpu_mem_reset();
+    cpu_pool_reset();
     cpu_clear_sticky_error();
     return hipSuccess;
 }

@@ -76,6 +76,19 @@ hipError_t cpu_mem_register(void *base, size_t size, cpu_mem_kind kind, unsigned
 void cpu_mem_unregister(void *base);
 /* Frees every allocation hipDeviceReset owns (device, managed, host-pinned). */
 void cpu_mem_reset(void);
+/* An ordinary device allocation / its immediate free (for mempool.c). */
+hipError_t cpu_mem_alloc_device(void **ptr, size_t size);
+void cpu_mem_free_device(void *ptr);
+
+/* ---- mempool.c ---- */
+
+/* A stream-ordered allocation from `pool` on `stream`, counted in the pool (not cpu_ret). */
+hipError_t cpu_pool_alloc(hipMemPool_t pool, void **dev_ptr, size_t size, hipStream_t stream);
+hipMemPool_t cpu_pool_current(void);
+/* Credits the pool of a stream-ordered allocation being freed (no-op for other memory). */
+void cpu_pool_forget(const void *ptr);
+/* Every allocation is gone (device reset): pools are empty. */
+void cpu_pool_reset(void);
 
 /* ---- stream.c: in-order command queues, one worker thread each ---- */
 

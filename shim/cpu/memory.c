@@ -149,6 +149,7 @@ static hipError_t release_ex(void *ptr, unsigned mask, bool sync)
     pthread_mutex_unlock(&reg_lock);
     if (!ok)
         return hipErrorInvalidValue;
+    cpu_pool_forget(ptr);   /* a stream-ordered allocation may also be freed by hipFree */
     free(ptr);
     return hipSuccess;
 }
@@ -473,17 +474,22 @@ hipError_t hipMemPtrGetInfo(void *ptr, size_t *size)
 
 /* ---- stream-ordered allocation and managed-memory hints ---- */
 
-/* Memory is available at once, so a stream-ordered allocation is an ordinary one; the
- * free is a command on the stream, after the work that may still use the memory. */
+hipError_t cpu_mem_alloc_device(void **ptr, size_t size)
+{
+    return allocate(ptr, size, CPU_MEM_DEVICE, 0);
+}
+
+void cpu_mem_free_device(void *ptr)
+{
+    release_ex(ptr, KIND_BIT(CPU_MEM_DEVICE), false);
+}
+
+/* Memory is available at once, so a stream-ordered allocation is an ordinary one (from the
+ * device's current pool, for its accounting: mempool.c); the free is a command on the
+ * stream, after the work that may still use the memory. */
 hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
 {
-    struct ihipStream_t *s;
-    hipError_t err = cpu_stream_resolve(stream, false, &s);
-    if (err != hipSuccess)
-        return cpu_ret(err);
-    if (cpu_stream_capturing(s))   /* would be a memory node: not recorded here */
-        return cpu_ret(hipErrorStreamCaptureUnsupported);
-    return cpu_ret(allocate(dev_ptr, size, CPU_MEM_DEVICE, 0));
+    return cpu_ret(cpu_pool_alloc(cpu_pool_current(), dev_ptr, size, stream));
 }
 
 static void run_free(cpu_cmd *c)
