@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pyshim import build
-from pyshim.paths import build_dir
+from pyshim.paths import REPO_DIR, build_dir
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("pyshim.kernels.loader") is None,
@@ -111,3 +111,19 @@ def test_another_python_gets_a_translator_subprocess(libcuda: Path, tmp_path: Pa
     out = run_host(other, libcuda, tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "translating in a subprocess" in out.stderr
+
+
+def test_foreign_pythonhome_uses_the_subprocess(libcuda: Path, tmp_path: Path) -> None:
+    """A PYTHONHOME for another Python would abort an embedded interpreter at start-up:
+    the translator runs in a subprocess instead, and the program never notices."""
+    exe = tmp_path / "driver_ptx"
+    cmd = ["cc", "-std=c11", f"-I{build.cuda_include()}",
+           str(REPO_DIR / "examples" / "driver_ptx.c"), "-o", str(exe), f"-L{libcuda.parent}",
+           "-lcuda", "-Wl,--allow-shlib-undefined"]
+    subprocess.run(cmd, check=True)
+    env = dict(os.environ, LD_LIBRARY_PATH=f"{libcuda.parent}:{build_dir() / 'cpu'}",
+               PYSHIM_BACKEND="cpu", PYSHIM_TRACE="1", PYTHONHOME=str(tmp_path / "nowhere"))
+    out = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS driver_ptx" in out.stdout
+    assert "is not this Python's: translating in a subprocess" in out.stderr

@@ -92,6 +92,22 @@ static void prepare(void)
         use_subprocess = 1;
         return;
     }
+    /* A PYTHONHOME meant for another Python would make the interpreter abort at start-up
+     * (a fatal error, not an exception): translate in a subprocess, which ignores it. */
+    const char *home = getenv("PYTHONHOME");
+    if (!running && home != NULL && home[0] != '\0') {
+        char probe[4096];
+        snprintf(probe, sizeof probe, "%s/lib/python%lu.%lu/os.py", home,
+                 (unsigned long)PYSHIM_PYTHON_VERSION_HEX >> 24,
+                 ((unsigned long)PYSHIM_PYTHON_VERSION_HEX >> 16) & 0xff);
+        if (access(probe, R_OK) != 0) {
+            if (pyshim_trace_enabled())
+                pyshim_log("PYTHONHOME=%s is not this Python's: translating in a subprocess",
+                           home);
+            use_subprocess = 1;
+            return;
+        }
+    }
     if (dlopen(PYSHIM_LIBPYTHON, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL) == NULL) {
         pyshim_log("cannot make %s global: %s", PYSHIM_LIBPYTHON, dlerror());
         prepare_result = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
