@@ -1,5 +1,7 @@
 /* The HIP calls of libcublas, in a file of their own: HIP's and CUDA's runtime headers
  * define the same vector types and cannot share a translation unit. */
+#include <stdint.h>
+#include <stdlib.h>
 #include <hip/hip_runtime_api.h>
 
 #include "blas_internal.h"
@@ -34,4 +36,45 @@ void pyshim_blas_device_free(void *ptr)
 {
     if (ptr)
         hipFree(ptr);
+}
+
+/* cuSOLVER's 64-bit pivots <-> rocSOLVER's 32-bit ones, through host memory (after the
+ * device is idle: the pivots are the result of work queued before). */
+int pyshim_blas_widen_pivots(int64_t *dst, const int *src, int n)
+{
+    int *tmp = malloc((size_t)n * sizeof *tmp);
+    int64_t *wide = malloc((size_t)n * sizeof *wide);
+    int rc = -1;
+    if (tmp && wide && hipDeviceSynchronize() == hipSuccess &&
+        hipMemcpy(tmp, src, (size_t)n * sizeof *tmp, hipMemcpyDeviceToHost) == hipSuccess) {
+        for (int i = 0; i < n; i++)
+            wide[i] = tmp[i];
+        rc = hipMemcpy(dst, wide, (size_t)n * sizeof *wide, hipMemcpyHostToDevice) == hipSuccess
+                 ? 0 : -1;
+    }
+    free(tmp);
+    free(wide);
+    return rc;
+}
+
+int pyshim_blas_narrow_pivots(int *dst, const int64_t *src, int n)
+{
+    int64_t *wide = malloc((size_t)n * sizeof *wide);
+    int *tmp = malloc((size_t)n * sizeof *tmp);
+    int rc = -1;
+    if (tmp && wide && hipDeviceSynchronize() == hipSuccess &&
+        hipMemcpy(wide, src, (size_t)n * sizeof *wide, hipMemcpyDeviceToHost) == hipSuccess) {
+        rc = 0;
+        for (int i = 0; i < n; i++) {
+            if (wide[i] < INT32_MIN || wide[i] > INT32_MAX)
+                rc = -1;
+            tmp[i] = (int)wide[i];
+        }
+        if (rc == 0)
+            rc = hipMemcpy(dst, tmp, (size_t)n * sizeof *tmp, hipMemcpyHostToDevice) == hipSuccess
+                     ? 0 : -1;
+    }
+    free(tmp);
+    free(wide);
+    return rc;
 }

@@ -4,6 +4,7 @@
 #define PYSHIM_BLAS_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <rocblas/rocblas.h>
 
 #define PYSHIM_WEAK __attribute__((weak, visibility("default")))
@@ -31,6 +32,9 @@ int pyshim_blas_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
 int pyshim_blas_zero_int(int *dev, void *stream);
 int pyshim_blas_device_alloc(void **ptr, size_t bytes);
 void pyshim_blas_device_free(void *ptr);
+/* 32-bit <-> 64-bit pivot arrays in device memory (blas_hip.c); 0 on success. */
+int pyshim_blas_widen_pivots(int64_t *dst, const int *src, int n);
+int pyshim_blas_narrow_pivots(int *dst, const int64_t *src, int n);
 
 /* Values a cuBLAS/cuSOLVER handle records that rocBLAS does not keep (math modes). */
 int pyshim_blas_handle_get(const void *handle, int slot, int fallback);

@@ -282,6 +282,93 @@ def test_eigen_and_svd(cs, h, rng, pre) -> None:
     cs.ok(n_(pre, EV[pre]), n_(pre, "gesvd"), n_(pre, "gesvd_bufferSize"))
 
 
+CUDA_TYPE = {"s": 0, "d": 1, "c": 4, "z": 5}  # CUDA_R_32F, _R_64F, _C_32F, _C_64F
+CUDA_REAL = {"s": 0, "d": 1, "c": 0, "z": 1}
+ST_NOT_SUPPORTED = 9
+
+
+def xquery(cs: H.Lib, entry: str, *args) -> np.ndarray:
+    """A generic-API _bufferSize: the device workspace it asks for (no host workspace)."""
+    dev, host = ctypes.c_size_t(), ctypes.c_size_t(99)
+    cs.call(entry, *args, ctypes.byref(dev), ctypes.byref(host))
+    assert host.value == 0
+    cs.ok(entry)
+    return np.zeros(max(1, dev.value), np.uint8)
+
+
+@pytest.mark.parametrize("pre", PRE)
+def test_generic_64bit_api(cs, h, rng, pre) -> None:
+    n, nrhs, dt, rt = 6, 2, CUDA_TYPE[pre], CUDA_REAL[pre]
+    params = ctypes.c_void_p()
+    cs.call("cusolverDnCreateParams", ctypes.byref(params))
+    cs.call("cusolverDnSetAdvOptions", params, 0, 1)  # CUSOLVERDN_GETRF, CUSOLVER_ALG_1
+    info = np.full(1, -7, np.int32)
+    s = spd(rng, pre, n)
+    b = H.rand(rng, pre, n * nrhs).reshape(n, nrhs)
+    f = fort(s)
+    work = xquery(cs, "cusolverDnXpotrf_bufferSize", h, params, LOWER, n, dt, f, n, dt)
+    cs.call("cusolverDnXpotrf", h, params, LOWER, n, dt, f, n, dt, work, work.nbytes, None, 0,
+            info)
+    assert info[0] == 0
+    H.close(np.tril(unflat(f, n, n)), np.linalg.cholesky(s), pre, n)
+    x = fort(b)
+    cs.call("cusolverDnXpotrs", h, params, LOWER, n, nrhs, dt, f, n, dt, x, n, info)
+    H.close(s @ unflat(x, n, nrhs), b, pre, n)
+    # LU with 64-bit pivots, then solve
+    a = (H.rand(rng, pre, n * n).reshape(n, n) + n * np.eye(n)).astype(H.DTYPE[pre])
+    lu, ipiv = fort(a), np.zeros(n, np.int64)
+    work = xquery(cs, "cusolverDnXgetrf_bufferSize", h, params, n, n, dt, lu, n, dt)
+    cs.call("cusolverDnXgetrf", h, params, n, n, dt, lu, n, ipiv, dt, work, work.nbytes, None,
+            0, info)
+    ref_lu, ref_piv = sla.lu_factor(a)
+    assert info[0] == 0 and np.array_equal(ipiv, ref_piv + 1)
+    H.close(unflat(lu, n, n), ref_lu, pre, n)
+    x = fort(b)
+    info[0] = -7
+    cs.call("cusolverDnXgetrs", h, params, 0, n, nrhs, dt, lu, n, ipiv, dt, x, n, info)
+    assert info[0] == 0
+    H.close(a @ unflat(x, n, nrhs), b, pre, n)
+    # QR
+    g = H.rand(rng, pre, 8 * 4).reshape(8, 4)
+    q, tau = fort(g), np.zeros(4, H.DTYPE[pre])
+    work = xquery(cs, "cusolverDnXgeqrf_bufferSize", h, params, 8, 4, dt, q, 8, dt, tau, dt)
+    cs.call("cusolverDnXgeqrf", h, params, 8, 4, dt, q, 8, dt, tau, dt, work, work.nbytes, None,
+            0, info)
+    qr, tau_ref, _w, _i = getattr(lapack, f"{pre}geqrf")(g)
+    H.close(unflat(q, 8, 4), qr, pre, 8)
+    H.close(tau, tau_ref, pre)
+    # symmetric/Hermitian eigenvalues
+    e = H.sym(H.rand(rng, pre, n * n).reshape(n, n), "U", herm=pre in "cz")
+    v, w = fort(e), np.zeros(n, H.RTYPE[pre])
+    work = xquery(cs, "cusolverDnXsyevd_bufferSize", h, params, 1, UPPER, n, dt, v, n, rt, w, dt)
+    cs.call("cusolverDnXsyevd", h, params, 1, UPPER, n, dt, v, n, rt, w, dt, work, work.nbytes,
+            None, 0, info)
+    assert info[0] == 0
+    H.close(w, np.linalg.eigvalsh(e), pre, n)
+    # SVD
+    m, k = 7, 4
+    g = H.rand(rng, pre, m * k).reshape(m, k)
+    a2, sv = fort(g), np.zeros(k, H.RTYPE[pre])
+    u, vt = np.zeros(m * m, H.DTYPE[pre]), np.zeros(k * k, H.DTYPE[pre])
+    args = (h, params, ord("A"), ord("A"), m, k, dt, a2, m, rt, sv, dt, u, m, dt, vt, k, dt)
+    work = xquery(cs, "cusolverDnXgesvd_bufferSize", *args)
+    cs.call("cusolverDnXgesvd", *args, work, work.nbytes, None, 0, info)
+    assert info[0] == 0
+    H.close(sv, np.linalg.svd(g, compute_uv=False), pre, m)
+    H.close(unflat(u, m, m)[:, :k] * sv @ unflat(vt, k, k), g, pre, m)
+    # a type rocSOLVER has no routine for, and a mixed compute type: NOT_SUPPORTED
+    dev, host = ctypes.c_size_t(), ctypes.c_size_t()
+    assert cs.raw("cusolverDnXpotrf_bufferSize", h, params, LOWER, n, 2, f, n, 2,
+                  ctypes.byref(dev), ctypes.byref(host)) == ST_NOT_SUPPORTED
+    assert cs.raw("cusolverDnXpotrf_bufferSize", h, params, LOWER, n, dt, f, n, 14,
+                  ctypes.byref(dev), ctypes.byref(host)) == ST_NOT_SUPPORTED
+    assert cs.raw("cusolverDnSetAdvOptions", params, 1, 0) == ST_INVALID_VALUE
+    cs.call("cusolverDnDestroyParams", params)
+    cs.ok("cusolverDnCreateParams", "cusolverDnSetAdvOptions", "cusolverDnDestroyParams",
+          *(f"cusolverDnX{r}" for r in ("potrf", "potrs", "getrf", "getrs", "geqrf", "syevd",
+                                        "gesvd")))
+
+
 # queries whose computation the tables do not map yet: checked to answer, and in
 # proportion to the problem (a larger problem never needs less workspace)
 QUERIES = {

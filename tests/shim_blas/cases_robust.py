@@ -33,7 +33,7 @@ def _args(sig: dict, handle: int, fill: int) -> list:
         t = ctype.replace("const ", "").strip()
         if t in HANDLES:
             out.append(ctypes.c_void_p(handle))
-        elif "*" in t or "[" in t or t in ("cudaStream_t", "cublasLogCallback"):
+        elif "*" in t or "[" in t or t.endswith(H.OPAQUE):
             out.append(ctypes.c_void_p(0))
         elif t in ("float", "double"):
             out.append(ctypes.c_double(0.0) if t == "double" else ctypes.c_float(0.0))

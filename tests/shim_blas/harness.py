@@ -38,10 +38,13 @@ _SCALAR = {"int": ctypes.c_int, "int64_t": ctypes.c_int64, "long long": ctypes.c
            "size_t": ctypes.c_size_t, "float": ctypes.c_float, "double": ctypes.c_double}
 
 
+# typedefs of pointers to opaque structs: handles, params and info objects, streams
+OPAQUE = ("Handle_t", "Params_t", "Info_t", "Infos_t", "cudaStream_t", "Callback")
+
+
 def _ctype(t: str):
     t = t.replace("const ", "").strip()
-    if "*" in t or "[" in t or t.endswith("_t") and t in ("cublasHandle_t", "cudaStream_t",
-                                                          "cusolverDnHandle_t"):
+    if "*" in t or "[" in t or t.endswith(OPAQUE):
         return ctypes.c_void_p
     if t in _SCALAR:
         return _SCALAR[t]
