@@ -473,3 +473,35 @@ def test_householder_auxiliaries(rb, pre):
     As = F(hm - 2 * np.eye(m))
     assert rb.call(f"rocsolver_{pre}lasyf", E(FILL["U"]), m, m, kb, As, m, ipiv, info) == 0
     assert kb[0] >= 1 and info[0] == 0
+
+
+@pytest.mark.parametrize("pre", "dz")
+def test_ilp64_entry_points(rb, pre):
+    rng = np.random.default_rng(9)
+    n, batch = 5, 2
+    a = (H.rand(rng, pre, (n, n)) + 3 * np.eye(n)).astype(H.DTYPE[pre])
+    b = H.rand(rng, pre, n)
+    A, ipiv, info = F(a), np.zeros(n, np.int64), np.array([-1], np.int64)
+    assert rb.call(f"rocsolver_{pre}getrf_64", n, n, A, n, ipiv, info) == 0
+    assert info[0] == 0 and ipiv.min() >= 1
+    X = b.copy()
+    assert rb.call(f"rocsolver_{pre}getrs_64", E(OP["N"]), n, 1, A, n, ipiv, X, n) == 0
+    assert H.close(pre, a @ X, b, scale=50)
+    spd = herm(rng, pre, n, shift=n)
+    As = H.Operand.make("S", [F(spd)] * batch)
+    infos = np.full(batch, -1, np.int64)
+    assert rb.call(f"rocsolver_{pre}potrf_strided_batched_64", E(FILL["U"]), n, *As.args(n),
+                   infos, batch) == 0
+    assert np.all(infos == 0)
+    Bs = H.Operand.make("S", [b, 2 * b])
+    assert rb.call(f"rocsolver_{pre}potrs_strided_batched_64", E(FILL["U"]), n, 1, *As.args(n),
+                   *Bs.args(n), batch) == 0
+    assert H.close(pre, spd @ Bs.bufs[1], 2 * b, scale=100)
+    Ab = H.Operand.make("B", [F(a), F(2 * a)])
+    ipb = np.zeros(n * batch, np.int64)
+    assert rb.call(f"rocsolver_{pre}getrf_batched_64", n, n, *Ab.args(n), ipb, S(n), infos,
+                   batch) == 0
+    assert np.array_equal(ipb[:n], ipiv) and np.array_equal(ipb[n:], ipiv)
+    # sizes beyond 32 bits are refused, not truncated
+    assert rb.call(f"rocsolver_{pre}getrf_64", 1 << 33, 1, A, 1 << 33, ipiv, info) == \
+        H.ST_INVALID_SIZE
