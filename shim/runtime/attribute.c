@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "internal.h"
+#include "cuda_side.h"
 #include "runtime_enums.h"
 
 enum kind { INT, UINT, SIZE, ZERO };
@@ -104,21 +104,15 @@ static const struct from_prop table[] = {
 #endif
 };
 
-static cudaError_t fail(int rc)
-{
-    return (cudaError_t)pyshim_rt_record(rc);
-}
-
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
-    if (pyshim_rt_sticky_error != 0)
-        return (cudaError_t)pyshim_rt_sticky_error;
+    PYSHIM_RT_STICKY_CHECK();
     if (value == NULL)
-        return fail(cudaErrorInvalidValue);
+        return pyshim_rt_fail(cudaErrorInvalidValue);
     int hip_attr = pyshim_cudaDeviceAttr_to_hipDeviceAttribute_t((int)attr);
     if (hip_attr != PYSHIM_RT_UNMAPPED) {
         int rc = pyshim_rt_hip_attribute(value, hip_attr, device);
-        return rc != cudaSuccess ? fail(rc) : cudaSuccess;
+        return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
     }
     const struct from_prop *row = NULL;
     for (size_t i = 0; i < sizeof table / sizeof table[0] && row == NULL; i++)

@@ -9,34 +9,23 @@
 #include <cuda_runtime_api.h>
 #include <string.h>
 
-#include "internal.h"
+#include "cuda_side.h"
 
 /* first pass over the generated map: only the sizes */
 #define PYSHIM_RT_PROP(cuda_off, hip_off, size, field)
 #include "runtime_devprop.inc"
 #undef PYSHIM_RT_PROP
 
-static cudaError_t fail(int rc)
-{
-    return (cudaError_t)pyshim_rt_record(rc);
-}
-
-#define STICKY_CHECK()                                                    \
-    do {                                                                  \
-        if (pyshim_rt_sticky_error != 0)                                  \
-            return (cudaError_t)pyshim_rt_sticky_error;                   \
-    } while (0)
-
 int pyshim_rt_device_properties(void *prop, int device)
 {
-    STICKY_CHECK();
+    PYSHIM_RT_STICKY_CHECK();
     if (prop == NULL)
-        return fail(cudaErrorInvalidValue);
+        return pyshim_rt_fail(cudaErrorInvalidValue);
     _Alignas(16) unsigned char hip[PYSHIM_RT_HIPPROP_SIZE + 64];
     memset(hip, 0, sizeof hip);
     int rc = pyshim_rt_hip_props(device, hip, sizeof hip);
     if (rc != cudaSuccess)
-        return fail(rc);
+        return pyshim_rt_fail(rc);
     unsigned char *out = prop;
     memset(out, 0, PYSHIM_RT_DEVPROP_SIZE);
 #define PYSHIM_RT_PROP(cuda_off, hip_off, size, field) memcpy(out + cuda_off, hip + hip_off, size);
@@ -63,7 +52,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 cudaError_t cudaDriverGetVersion(int *driverVersion)
 {
     if (driverVersion == NULL)
-        return fail(cudaErrorInvalidValue);
+        return pyshim_rt_fail(cudaErrorInvalidValue);
     *driverVersion = PYSHIM_RT_VERSION;
     return cudaSuccess;
 }
@@ -71,7 +60,7 @@ cudaError_t cudaDriverGetVersion(int *driverVersion)
 cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 {
     if (runtimeVersion == NULL)
-        return fail(cudaErrorInvalidValue);
+        return pyshim_rt_fail(cudaErrorInvalidValue);
     *runtimeVersion = PYSHIM_RT_VERSION;
     return cudaSuccess;
 }
@@ -81,16 +70,16 @@ cudaError_t cudaDeviceReset(void)
     pyshim_rt_unload_all();
     int rc = pyshim_rt_hip_device_reset();
     pyshim_rt_clear_errors();
-    return rc != cudaSuccess ? fail(rc) : cudaSuccess;
+    return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
 }
 
 cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
-    STICKY_CHECK();
+    PYSHIM_RT_STICKY_CHECK();
     if (ptr == NULL)
-        return fail(cudaErrorInvalidValue);
+        return pyshim_rt_fail(cudaErrorInvalidValue);
     int rc = pyshim_rt_hip_host_malloc(ptr, size);
-    return rc != cudaSuccess ? fail(rc) : cudaSuccess;
+    return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
 }
 
 struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,

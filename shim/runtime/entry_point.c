@@ -11,7 +11,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
-#include "internal.h"
+#include "cuda_side.h"
 
 typedef int (*get_proc_fn)(const char *symbol, void **pfn, int cudaVersion,
                            unsigned long long flags, int *symbolStatus);
@@ -35,8 +35,7 @@ static cudaError_t entry_point(const char *symbol, void **funcPtr, unsigned int 
                                unsigned long long flags,
                                enum cudaDriverEntryPointQueryResult *status)
 {
-    if (pyshim_rt_sticky_error != 0)
-        return (cudaError_t)pyshim_rt_sticky_error;
+    PYSHIM_RT_STICKY_CHECK();
     if (symbol == NULL || funcPtr == NULL)
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
     pthread_once(&once, open_driver);

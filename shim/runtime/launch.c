@@ -12,15 +12,9 @@
 #include <cuda_runtime_api.h>
 #include <string.h>
 
-#include "internal.h"
+#include "cuda_side.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define STICKY_CHECK()                                                    \
-    do {                                                                  \
-        if (pyshim_rt_sticky_error != 0)                                  \
-            return (cudaError_t)pyshim_rt_sticky_error;                   \
-    } while (0)
-
 /* ---- the <<<>>> configuration, a per-thread stack (pushes may nest in argument lists) */
 struct config {
     dim3 grid, block;
@@ -82,7 +76,7 @@ static void *hip_stream(cudaStream_t s, int per_thread)
 static cudaError_t launch(struct pyshim_rt_func *f, dim3 g, dim3 b, void **args, size_t shm,
                           cudaStream_t stream, int per_thread)
 {
-    STICKY_CHECK();
+    PYSHIM_RT_STICKY_CHECK();
     if (f == NULL)
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidDeviceFunction);
     if (!config_valid(g, b))
@@ -138,7 +132,7 @@ cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
 
 cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
 {
-    STICKY_CHECK();
+    PYSHIM_RT_STICKY_CHECK();
     return __cudaGetKernel(kernelPtr, entryFuncAddr);
 }
 
@@ -147,7 +141,7 @@ cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
 static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func, void **args,
                              int per_thread)
 {
-    STICKY_CHECK();
+    PYSHIM_RT_STICKY_CHECK();
     if (config == NULL || (config->numAttrs > 0 && config->attrs == NULL))
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
     for (unsigned i = 0; i < config->numAttrs; i++) {
@@ -201,7 +195,7 @@ static int resolve_stub(const void *func, void **fn)
 
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
-    STICKY_CHECK();
+    PYSHIM_RT_STICKY_CHECK();
     if (attr == NULL)
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
     void *fn = NULL;
@@ -226,7 +220,7 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
 /* Settings the CPU device and HIP apply per launch anyway: accept them for known kernels. */
 cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
-    STICKY_CHECK();
+    PYSHIM_RT_STICKY_CHECK();
     (void)value;
     if (pyshim_rt_func_by_stub(func) == NULL)
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidDeviceFunction);
@@ -237,7 +231,7 @@ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, 
 
 cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
 {
-    STICKY_CHECK();
+    PYSHIM_RT_STICKY_CHECK();
     (void)cacheConfig;
     if (pyshim_rt_func_by_stub(func) == NULL)
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidDeviceFunction);
@@ -250,7 +244,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlock
                                                                    size_t dynamicSMemSize,
                                                                    unsigned int flags)
 {
-    STICKY_CHECK();
+    PYSHIM_RT_STICKY_CHECK();
     if (numBlocks == NULL || blockSize <= 0)
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
     void *fn = NULL;

@@ -5,7 +5,7 @@
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda_runtime_api.h> /* cuda_profiler_api.h is not in the runtime wheels */
 
-#include "internal.h"
+#include "cuda_side.h"
 
 cudaError_t cudaProfilerStart(void)
 {

@@ -5,18 +5,13 @@
 #ifndef PYSHIM_RUNTIME_RT_THUNK_H
 #define PYSHIM_RUNTIME_RT_THUNK_H
 
-#include "internal.h"
+#include "cuda_side.h"
 
 #define PYSHIM_WEAK __attribute__((weak, visibility("default")))
 /* HIP targets: NULL at run time when the backend does not define them */
 #define PYSHIM_WEAK_IMPORT __attribute__((weak))
 
-/* A sticky error poisons every later call until cudaDeviceReset (CUDA's semantics). */
-#define PYSHIM_RT_ENTER()                                                  \
-    do {                                                                   \
-        if (__builtin_expect(pyshim_rt_sticky_error != 0, 0))              \
-            return (cudaError_t)pyshim_rt_sticky_error;                    \
-    } while (0)
+#define PYSHIM_RT_ENTER() PYSHIM_RT_STICKY_CHECK()
 
 static inline cudaError_t pyshim_rt_hip_result(int hip_err)
 {

@@ -7,12 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 
-#include "internal.h"
-
-static cudaError_t fail(int rc)
-{
-    return (cudaError_t)pyshim_rt_record(rc);
-}
+#include "cuda_side.h"
 
 struct user_callback {
     cudaStreamCallback_t fn;
@@ -30,13 +25,12 @@ static void call_user(void *ctx, int status)
 static cudaError_t add_callback(cudaStream_t stream, cudaStreamCallback_t callback,
                                 void *userData, unsigned int flags, int per_thread)
 {
-    if (pyshim_rt_sticky_error != 0)
-        return (cudaError_t)pyshim_rt_sticky_error;
+    PYSHIM_RT_STICKY_CHECK();
     if (callback == NULL || flags != 0) /* CUDA reserves flags: must be 0 */
-        return fail(cudaErrorInvalidValue);
+        return pyshim_rt_fail(cudaErrorInvalidValue);
     struct user_callback *cb = malloc(sizeof *cb);
     if (cb == NULL)
-        return fail(cudaErrorMemoryAllocation);
+        return pyshim_rt_fail(cudaErrorMemoryAllocation);
     *cb = (struct user_callback){callback, stream, userData};
     void *hip = stream;
     if (stream == cudaStreamLegacy)
@@ -46,7 +40,7 @@ static cudaError_t add_callback(cudaStream_t stream, cudaStreamCallback_t callba
     int rc = pyshim_rt_hip_stream_callback(hip, call_user, cb, flags);
     if (rc != cudaSuccess) {
         free(cb);
-        return fail(rc);
+        return pyshim_rt_fail(rc);
     }
     return cudaSuccess;
 }
@@ -65,14 +59,13 @@ cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t
 
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
 {
-    if (pyshim_rt_sticky_error != 0)
-        return (cudaError_t)pyshim_rt_sticky_error;
+    PYSHIM_RT_STICKY_CHECK();
     if (attributes == NULL)
-        return fail(cudaErrorInvalidValue);
+        return pyshim_rt_fail(cudaErrorInvalidValue);
     struct pyshim_rt_pointer_attrs a;
     int rc = pyshim_rt_hip_pointer_attrs(ptr, &a);
     if (rc != cudaSuccess)
-        return fail(rc);
+        return pyshim_rt_fail(rc);
     attributes->type = (enum cudaMemoryType)a.type;
     attributes->device = a.device;
     attributes->devicePointer = a.device_pointer;

@@ -6,12 +6,7 @@
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda_runtime_api.h>
 
-#include "internal.h"
-
-static cudaError_t fail(int rc)
-{
-    return (cudaError_t)pyshim_rt_record(rc);
-}
+#include "cuda_side.h"
 
 /* The device address of [offset, offset + count) inside the symbol. */
 static int locate(const void *symbol, size_t offset, size_t count, char **out)
@@ -45,8 +40,11 @@ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count
                                enum cudaMemcpyKind kind)
 {
     char *dst = NULL;
-    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst) : cudaErrorInvalidMemcpyDirection;
-    return rc != cudaSuccess ? fail(rc) : cudaMemcpy(dst, src, count, kind);
+    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst)
+                              : cudaErrorInvalidMemcpyDirection;
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    return cudaMemcpy(dst, src, count, kind);
 }
 
 cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
@@ -55,15 +53,20 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, si
     char *src = NULL;
     int rc = from_kind_ok(kind) ? locate(symbol, offset, count, &src)
                                 : cudaErrorInvalidMemcpyDirection;
-    return rc != cudaSuccess ? fail(rc) : cudaMemcpy(dst, src, count, kind);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    return cudaMemcpy(dst, src, count, kind);
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                     size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     char *dst = NULL;
-    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst) : cudaErrorInvalidMemcpyDirection;
-    return rc != cudaSuccess ? fail(rc) : cudaMemcpyAsync(dst, src, count, kind, stream);
+    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst)
+                              : cudaErrorInvalidMemcpyDirection;
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    return cudaMemcpyAsync(dst, src, count, kind, stream);
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
@@ -72,7 +75,9 @@ cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t coun
     char *src = NULL;
     int rc = from_kind_ok(kind) ? locate(symbol, offset, count, &src)
                                 : cudaErrorInvalidMemcpyDirection;
-    return rc != cudaSuccess ? fail(rc) : cudaMemcpyAsync(dst, src, count, kind, stream);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    return cudaMemcpyAsync(dst, src, count, kind, stream);
 }
 
 /* per-thread default stream variants: the same copies on the per-thread stream */
@@ -80,8 +85,11 @@ cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t 
                                     size_t offset, enum cudaMemcpyKind kind)
 {
     char *dst = NULL;
-    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst) : cudaErrorInvalidMemcpyDirection;
-    return rc != cudaSuccess ? fail(rc) : cudaMemcpy_ptds(dst, src, count, kind);
+    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst)
+                              : cudaErrorInvalidMemcpyDirection;
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    return cudaMemcpy_ptds(dst, src, count, kind);
 }
 
 cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count, size_t offset,
@@ -90,7 +98,9 @@ cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t coun
     char *src = NULL;
     int rc = from_kind_ok(kind) ? locate(symbol, offset, count, &src)
                                 : cudaErrorInvalidMemcpyDirection;
-    return rc != cudaSuccess ? fail(rc) : cudaMemcpy_ptds(dst, src, count, kind);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    return cudaMemcpy_ptds(dst, src, count, kind);
 }
 
 cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, size_t count,
@@ -98,8 +108,11 @@ cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, si
                                          cudaStream_t stream)
 {
     char *dst = NULL;
-    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst) : cudaErrorInvalidMemcpyDirection;
-    return rc != cudaSuccess ? fail(rc) : cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
+    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst)
+                              : cudaErrorInvalidMemcpyDirection;
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    return cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count,
@@ -109,17 +122,19 @@ cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t
     char *src = NULL;
     int rc = from_kind_ok(kind) ? locate(symbol, offset, count, &src)
                                 : cudaErrorInvalidMemcpyDirection;
-    return rc != cudaSuccess ? fail(rc) : cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    return cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
 }
 
 cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
 {
     if (devPtr == NULL)
-        return fail(cudaErrorInvalidValue);
+        return pyshim_rt_fail(cudaErrorInvalidValue);
     char *p = NULL;
     int rc = locate(symbol, 0, 0, &p);
     if (rc != cudaSuccess)
-        return fail(rc);
+        return pyshim_rt_fail(rc);
     *devPtr = p;
     return cudaSuccess;
 }
@@ -127,10 +142,9 @@ cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
 cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 {
     if (size == NULL)
-        return fail(cudaErrorInvalidValue);
-    if (pyshim_rt_sticky_error != 0)
-        return (cudaError_t)pyshim_rt_sticky_error;
+        return pyshim_rt_fail(cudaErrorInvalidValue);
+    PYSHIM_RT_STICKY_CHECK();
     void *base = NULL;
     int rc = pyshim_rt_symbol(symbol, &base, size);
-    return rc != cudaSuccess ? fail(rc) : cudaSuccess;
+    return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
 }

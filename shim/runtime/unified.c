@@ -6,12 +6,7 @@
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda_runtime_api.h>
 
-#include "internal.h"
-
-static cudaError_t fail(int rc)
-{
-    return (cudaError_t)pyshim_rt_record(rc);
-}
+#include "cuda_side.h"
 
 /* A location as a device ordinal (-1 = host), or -2 if HIP cannot name it. */
 static int location_device(struct cudaMemLocation loc)
@@ -40,23 +35,21 @@ static void *hip_stream(cudaStream_t s, int per_thread)
 static cudaError_t prefetch(const void *ptr, size_t count, int device, cudaStream_t stream,
                             int per_thread)
 {
-    if (pyshim_rt_sticky_error != 0)
-        return (cudaError_t)pyshim_rt_sticky_error;
+    PYSHIM_RT_STICKY_CHECK();
     if (device < cudaCpuDeviceId)
-        return fail(cudaErrorInvalidValue);
+        return pyshim_rt_fail(cudaErrorInvalidValue);
     int rc = pyshim_rt_hip_prefetch(ptr, count, device, hip_stream(stream, per_thread));
-    return rc != cudaSuccess ? fail(rc) : cudaSuccess;
+    return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
 }
 
 static cudaError_t advise(const void *ptr, size_t count, enum cudaMemoryAdvise advice,
                           int device)
 {
-    if (pyshim_rt_sticky_error != 0)
-        return (cudaError_t)pyshim_rt_sticky_error;
+    PYSHIM_RT_STICKY_CHECK();
     if (device < cudaCpuDeviceId)
-        return fail(cudaErrorInvalidValue);
+        return pyshim_rt_fail(cudaErrorInvalidValue);
     int rc = pyshim_rt_hip_advise(ptr, count, (int)advice, device);
-    return rc != cudaSuccess ? fail(rc) : cudaSuccess;
+    return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
 }
 
 #if PYSHIM_CUDART_MAJOR == 12
@@ -76,7 +69,7 @@ cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count,
                                     struct cudaMemLocation location, unsigned int flags,
                                     cudaStream_t stream)
 {
-    return flags != 0 ? fail(cudaErrorInvalidValue)
+    return flags != 0 ? pyshim_rt_fail(cudaErrorInvalidValue)
                       : prefetch(devPtr, count, location_device(location), stream, 0);
 }
 
@@ -84,7 +77,7 @@ cudaError_t cudaMemPrefetchAsync_v2_ptsz(const void *devPtr, size_t count,
                                          struct cudaMemLocation location, unsigned int flags,
                                          cudaStream_t stream)
 {
-    return flags != 0 ? fail(cudaErrorInvalidValue)
+    return flags != 0 ? pyshim_rt_fail(cudaErrorInvalidValue)
                       : prefetch(devPtr, count, location_device(location), stream, 1);
 }
 
@@ -104,7 +97,7 @@ cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
                                  struct cudaMemLocation location, unsigned int flags,
                                  cudaStream_t stream)
 {
-    return flags != 0 ? fail(cudaErrorInvalidValue)
+    return flags != 0 ? pyshim_rt_fail(cudaErrorInvalidValue)
                       : prefetch(devPtr, count, location_device(location), stream, 0);
 }
 
@@ -112,7 +105,7 @@ cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
                                       struct cudaMemLocation location, unsigned int flags,
                                       cudaStream_t stream)
 {
-    return flags != 0 ? fail(cudaErrorInvalidValue)
+    return flags != 0 ? pyshim_rt_fail(cudaErrorInvalidValue)
                       : prefetch(devPtr, count, location_device(location), stream, 1);
 }
 
