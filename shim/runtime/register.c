@@ -114,6 +114,15 @@ EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle)
     if (fb == NULL)
         return;
     pthread_mutex_lock(&load_lock);
+    pthread_mutex_lock(&lock);
+    for (size_t b = 0; b < BUCKETS; b++)
+        for (struct pyshim_rt_func *f = funcs[b]; f != NULL; f = f->next_in_bucket)
+            if (f->fatbin == fb) {
+                f->hip = NULL;
+                f->result = cudaErrorCudartUnloading;
+                __atomic_store_n(&f->tried, 1, __ATOMIC_RELEASE);
+            }
+    pthread_mutex_unlock(&lock);
     if (fb->module != NULL)
         pyshim_rt_hip_unload(fb->module);
     fb->module = NULL;
