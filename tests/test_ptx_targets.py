@@ -69,9 +69,16 @@ def test_loader_builds_and_caches_hip_code_objects(tmp_path, monkeypatch):
     assert again.cached and again.path == first.path
 
 
-def test_hip_refuses_printf():
+def test_hip_printf_writes_the_printf_buffer():
+    src = translate(SAMPLE, "hip-wave64:gfx942")
+    assert "ps_printf_record(__pyshim_printf" in src
+    assert 'uint8_t __pyshim_printf[PS_PRINTF_BYTES]' in src
+    assert "__pyshim_printf[PS_PRINTF_BYTES]" not in translate(PTX, "hip-wave64:gfx942")
+
+
+def test_cuda_target_refuses_printf():
     with pytest.raises(UnsupportedInstruction, match="vprintf"):
-        translate(SAMPLE, "hip-wave64:gfx942")
+        translate(SAMPLE, "cuda")
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
