@@ -110,46 +110,59 @@ def _arg_expr(conv: str, name: str, cuda_type: str, per_thread: bool) -> str:
     return name
 
 
+# Arguments CUDA has and HIP does not: accepted only with the value that means "nothing"
+# (CUDA 12.3+ graph edge data, reserved flags), then left out of the HIP call.
+DROPPED = {"drop-null": "NULL", "drop-zero": "0"}
+
+
 def _thunk(symbol: str, sig: dict, entry: dict | None, rocm_fns: dict,
            declared: dict[str, str], pairs: set[str]) -> str | None:
-    """A forwarding thunk, or None when the symbol must be a stub (or is hand-written)."""
-    if entry is None or entry["class"] not in ("direct", "converted"):
+    """A forwarding thunk, or None when the symbol must be a stub (or is hand-written).
+    Adapter entries qualify when every argument converts mechanically (a renamed target,
+    an argument to drop)."""
+    if entry is None or entry["class"] not in ("direct", "converted", "adapter"):
         return None
     if entry["returns"] != "cudaError_t" or sig["ret"] != "cudaError_t":
         return None
     target = rocm_fns.get(entry["target"])
     if target is None or target["ret"] != "hipError_t":
         return None
-    if len(target["params"]) != len(sig["params"]):
-        return None
     if any((t, n) in HOST_IDENTITY_PARAMS for t, n in sig["params"]):
         return None
+    if len(entry["args"]) != len(sig["params"]):
+        return None  # an entry whose arguments the tables describe for another ABI
     per_thread = symbol.endswith(("_ptds", "_ptsz"))
-    hip_types, exprs = [], []
+    hip_types, exprs, checks = [], [], []
     for conv, name, (ctype, _cn) in zip(
             entry["args"], param_names(sig), sig["params"], strict=True):
+        if conv in DROPPED:
+            checks.append(f"    if ({name} != {DROPPED[conv]})\n"
+                          f'        return pyshim_rt_unsupported_arg("{symbol}", "{name}");\n')
+            continue
         htype = _hip_param_type(conv, ctype, pairs)
         if htype is None:
             return None
         hip_types.append(htype)
-        exprs.append(_arg_expr(conv, name, ctype, per_thread))
+        expr = _arg_expr(conv, name, ctype, per_thread)
+        exprs.append(expr)
+        if conv.startswith("enum:"):
+            # a value with no HIP counterpart is refused by name before HIP sees anything
+            checks.append(f"    if ({expr} == PYSHIM_RT_UNMAPPED)\n"
+                          f'        return pyshim_rt_unmapped("{symbol}", "{name}", '
+                          f"(int){name});\n")
+    if len(target["params"]) != len(hip_types):
+        return None
     hip_name = entry["target"]
     hip_sig = {"ret": "int", "params": [[t, f"a{i}"] for i, t in enumerate(hip_types)]}
     decl = declare(hip_name, hip_sig, attrs="extern PYSHIM_WEAK_IMPORT ")
     if declared.setdefault(hip_name, decl) != decl:
         return None  # two CUDA symbols disagree on the target's CUDA-side types
     call = f"{hip_name}({', '.join(exprs)})"
-    # an enum value with no HIP counterpart is refused by name before HIP sees anything
-    checks = "".join(
-        f"    if ({expr} == PYSHIM_RT_UNMAPPED)\n"
-        f'        return pyshim_rt_unmapped("{symbol}", "{name}", (int){name});\n'
-        for conv, name, expr in zip(entry["args"], param_names(sig), exprs, strict=True)
-        if conv.startswith("enum:"))
     return (f"{declare(symbol, sig, attrs='PYSHIM_WEAK ')}\n{{\n"
             f"    PYSHIM_RT_ENTER();\n"
             f"    if ({hip_name} == NULL)\n"
             f'        return pyshim_rt_missing("{symbol}", "{hip_name}");\n'
-            f"{checks}"
+            f"{''.join(checks)}"
             f"    return pyshim_rt_hip_result({call});\n}}\n")
 
 

@@ -113,6 +113,9 @@ int pyshim_rt_py_translate(const void *image, size_t size, const char *target, c
         pyshim_rt_log("%s", tab != NULL ? tab + 1 : out);
         return from_driver_name(out);
     }
+    /* "path\nkernel\nkernel..." (pyshim/embed/translate.py): the module file is the first
+     * line; the kernel names are for the driver's module API, not needed here */
+    out[strcspn(out, "\n")] = '\0';
     if (strlen(out) + 1 > path_len)
         return ERR_INVALID_VALUE;
     memcpy(path, out, strlen(out) + 1);

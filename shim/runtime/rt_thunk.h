@@ -37,6 +37,13 @@ static inline cudaError_t pyshim_rt_unmapped(const char *symbol, const char *par
     return (cudaError_t)pyshim_rt_note_unmapped(symbol, param, value);
 }
 
+/* An argument HIP has no room for, given a value other than "none": not supported. */
+static inline cudaError_t pyshim_rt_unsupported_arg(const char *symbol, const char *param)
+{
+    pyshim_rt_log("%s: a non-empty %s has no HIP counterpart", symbol, param);
+    return (cudaError_t)pyshim_rt_note_unsupported(symbol);
+}
+
 /* CUDA's special stream handles in HIP's terms: the legacy stream is HIP's NULL stream,
  * the per-thread one is the same value (2) in both; a _ptsz/_ptds entry point reads NULL
  * as the per-thread stream. */
