@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,7 @@ HIP_SONAME = "libamdhip64.so.7"
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden",
           "-D__HIP_PLATFORM_AMD__", "-DROCBLAS_NO_DEPRECATED_WARNINGS"]
 STAMP_VERSION = "1"
+COMPILE_JOBS = 2
 
 
 class BlasBuildError(RuntimeError):
@@ -258,11 +260,12 @@ def _build_one(spec: LibSpec, out_dir: Path, hip_dir: Path, inc: list[Path],
     obj_dir.mkdir(parents=True, exist_ok=True)
     cc = os.environ.get("CC", "gcc")
     iflags = [f"-I{CPU_SRC}", *[f"-I{d}" for d in inc], f"-I{ob_inc}"]
-    objects = []
-    for src in [*spec.sources, *sorted(CPU_SRC.glob(f"blas_{spec.prefix}_*.c"))]:
-        obj = obj_dir / (src.stem + ".o")
-        _run([cc, *CFLAGS, *iflags, "-c", str(src), "-o", str(obj)], f"compiling {src.name}")
-        objects.append(obj)
+    srcs = [*spec.sources, *sorted(CPU_SRC.glob(f"blas_{spec.prefix}_*.c"))]
+    objects = [obj_dir / (src.stem + ".o") for src in srcs]
+    # two compiles at a time: the macro-heavy files dominate the build
+    with ThreadPoolExecutor(max_workers=COMPILE_JOBS) as pool:
+        list(pool.map(lambda so: _run([cc, *CFLAGS, *iflags, "-c", str(so[0]), "-o", str(so[1])],
+                                      f"compiling {so[0].name}"), zip(srcs, objects, strict=True)))
     have = _defined_symbols(objects) if objects else set()
     if spec.prefix == "rocsolver":
         batch_c = obj_dir / "batched.c"
