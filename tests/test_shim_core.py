@@ -157,3 +157,18 @@ def test_without_the_code_generator_the_stopgap_table_is_used(
     assert 'PYSHIM_PROC("cuInit", 2000, PYSHIM_PROC_DEFAULT, cuInit)' in text
     assert 'PYSHIM_PROC("cuMemAlloc", 3020, PYSHIM_PROC_DEFAULT, cuMemAlloc_v2)' in text
     assert "cuMemFree" not in text  # only what the library defines
+
+
+def test_translate_answers_the_path_then_the_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Loaded:
+        path = Path("/cache/ab/module.so")
+        kernels = ["_Z3addPf", "_Z3subPf"]
+
+    class Loader:
+        @staticmethod
+        def load_module(data: bytes, target: str) -> Loaded:
+            return Loaded()
+
+    monkeypatch.setitem(sys.modules, "pyshim.kernels.loader", Loader)
+    assert translate.translate(b"ptx", "cpu-wave64") == (
+        0, "/cache/ab/module.so\n_Z3addPf\n_Z3subPf")

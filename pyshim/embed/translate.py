@@ -1,7 +1,8 @@
 """Module translation as libcuda.so.1 asks for it: image bytes + target -> loadable file.
 
-`translate` never raises: it returns (0, path) or (1, "CUDA_ERROR_NAME\\tmessage"), the
-form python_bridge.c turns into a CUresult and one log line.
+`translate` never raises: it returns (0, "path\\nkernel\\nkernel...") or
+(1, "CUDA_ERROR_NAME\\tmessage"), the form python_bridge.c turns into a module path, the
+module's kernel names, or a CUresult and one log line.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ def translate(data: bytes, target: str) -> tuple[int, str]:
         if getattr(exc, "cuda_error", None) is None:
             detail += "\n" + traceback.format_exc(limit=4)
         return 1, f"{name}\tmodule load for {target}: {detail}"
-    return 0, str(loaded.path)
+    names = [str(k) for k in getattr(loaded, "kernels", []) or []]
+    return 0, "\n".join([str(loaded.path), *names])
 
 
 def write_c_string(ffi: Any, out: Any, out_len: int, text: str) -> None:

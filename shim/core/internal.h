@@ -98,9 +98,10 @@ CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out);
 void pyshim_modules_unload_device(int device);
 
 /* ---- the embedded Python (python_bridge.c) ---- */
-/* Translate a module image; on success writes the loaded module's path. */
+/* Translate a module image; on success writes the loaded module's path and sets
+ * *kernels to a malloc'ed list of its kernel names, one per line. */
 CUresult pyshim_py_translate(const void *image, size_t size, const char *target,
-                             char *path, size_t path_len);
+                             char *path, size_t path_len, char **kernels);
 /* The calling thread's last translation error message ("" if the last one succeeded). */
 const char *pyshim_last_translate_error(void);
 void pyshim_clear_translate_error(void);

@@ -33,6 +33,7 @@ struct pyshim_library {
         int tried;       /* attempted on this device */
         CUresult result; /* its outcome, returned to every later use */
         hipModule_t module;
+        char *kernels;   /* the translator's kernel names, one per line */
     } dev[PYSHIM_MAX_DEVICES];
     struct func_node *funcs;
     struct pyshim_library *next_live; /* the registry of libraries, for device resets */
@@ -100,7 +101,10 @@ static CUresult ensure_loaded(struct pyshim_library *lib, int *dev_out)
         lib->dev[d].tried = 1;
         char target[320], path[4096];
         target_name(d, target, sizeof target);
-        CUresult rc = pyshim_py_translate(lib->image, lib->size, target, path, sizeof path);
+        free(lib->dev[d].kernels);
+        lib->dev[d].kernels = NULL;
+        CUresult rc = pyshim_py_translate(lib->image, lib->size, target, path, sizeof path,
+                                          &lib->dev[d].kernels);
         if (rc == CUDA_SUCCESS) {
             /* HIP loads onto its current device: make sure that is `d` */
             int cur = -1;
@@ -162,6 +166,8 @@ static void destroy(struct pyshim_library *lib)
         if (lib->dev[d].module != NULL)
             hipModuleUnload(lib->dev[d].module);
         lib->dev[d].module = NULL;
+        free(lib->dev[d].kernels);
+        lib->dev[d].kernels = NULL;
     }
     for (struct func_node *n = lib->funcs; n != NULL; n = n->next) {
         n->func.magic = 0;
@@ -485,33 +491,81 @@ CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
     return CUDA_SUCCESS;
 }
 
-/* Enumerating a module's kernels needs the translator's kernel list, which the loader
- * knows but this library does not keep yet: refuse by name rather than hand HIP a handle
- * that is not HIP's. */
+/* ---- enumerating kernels: the names the translator reported for the current device ---- */
+
+static unsigned int count_names(const char *names)
+{
+    unsigned int n = 0;
+    for (const char *p = names; p != NULL && *p != '\0'; n++) {
+        p = strchr(p, '\n');
+        if (p != NULL)
+            p++;
+    }
+    return n;
+}
+
+static CUresult kernel_count(unsigned int *count, struct pyshim_library *lib)
+{
+    if (count == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!lib_valid(lib))
+        return CUDA_ERROR_INVALID_HANDLE;
+    int d;
+    CUresult rc = ensure_loaded(lib, &d);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&lib->lock);
+    *count = count_names(lib->dev[d].kernels);
+    pthread_mutex_unlock(&lib->lock);
+    return CUDA_SUCCESS;
+}
+
+static CUresult enumerate(struct CUfunc_st **out, unsigned int n, struct pyshim_library *lib)
+{
+    if (out == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned int count;
+    CUresult rc = kernel_count(&count, lib);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (n > count)
+        return CUDA_ERROR_INVALID_VALUE;
+    int d = current_device();
+    pthread_mutex_lock(&lib->lock);
+    char *names = strdup(lib->dev[d].kernels != NULL ? lib->dev[d].kernels : "");
+    pthread_mutex_unlock(&lib->lock);
+    if (names == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    char *save = NULL;
+    char *name = strtok_r(names, "\n", &save);
+    for (unsigned int i = 0; i < n && rc == CUDA_SUCCESS && name != NULL; i++) {
+        rc = get_function(&out[i], lib, name, 0);
+        name = strtok_r(NULL, "\n", &save);
+    }
+    free(names);
+    return rc;
+}
+
 CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
 {
-    (void)count;
-    (void)lib;
-    pyshim_unsupported("cuLibraryGetKernelCount");
-    return CUDA_ERROR_NOT_SUPPORTED;
+    return kernel_count(count, AS_LIB(lib));
 }
 
 CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels,
                                            CUlibrary lib)
 {
-    (void)kernels;
-    (void)numKernels;
-    (void)lib;
-    pyshim_unsupported("cuLibraryEnumerateKernels");
-    return CUDA_ERROR_NOT_SUPPORTED;
+    return enumerate((struct CUfunc_st **)(void *)kernels, numKernels, AS_LIB(lib));
 }
 
 CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
 {
-    (void)count;
-    (void)mod;
-    pyshim_unsupported("cuModuleGetFunctionCount");
-    return CUDA_ERROR_NOT_SUPPORTED;
+    return kernel_count(count, AS_LIB(mod));
+}
+
+CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions,
+                                            CUmodule mod)
+{
+    return enumerate(functions, numFunctions, AS_LIB(mod));
 }
 
 CUresult CUDAAPI cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)

@@ -194,19 +194,37 @@ static void translate_in_subprocess(const void *image, size_t size, const char *
     }
 }
 
+/* The answer: the module's path, then its kernel names, one per line (a module with
+ * thousands of kernels needs room). */
+#define ANSWER_BYTES (1u << 20)
+
+static CUresult translate(const void *image, size_t size, const char *target, char *out,
+                          char *path, size_t path_len, char **kernels);
+
 CUresult pyshim_py_translate(const void *image, size_t size, const char *target, char *path,
-                             size_t path_len)
+                             size_t path_len, char **kernels)
 {
+    *kernels = NULL;
     pthread_once(&once, prepare);
     if (prepare_result != CUDA_SUCCESS)
         return prepare_result;
+    char *out = malloc(ANSWER_BYTES);
+    if (out == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = translate(image, size, target, out, path, path_len, kernels);
+    free(out);
+    return rc;
+}
+
+static CUresult translate(const void *image, size_t size, const char *target, char *out,
+                          char *path, size_t path_len, char **kernels)
+{
     int status = -1;
-    char out[4096];
     out[0] = '\0';
     if (use_subprocess)
-        translate_in_subprocess(image, size, target, out, sizeof out, &status);
+        translate_in_subprocess(image, size, target, out, ANSWER_BYTES, &status);
     else
-        pyshim_embed_translate(image, size, target, out, sizeof out, &status);
+        pyshim_embed_translate(image, size, target, out, ANSWER_BYTES, &status);
     if (home_was_set) {
         /* the interpreter has read it; the program's children must not inherit it */
         home_was_set = 0;
@@ -228,8 +246,12 @@ CUresult pyshim_py_translate(const void *image, size_t size, const char *target,
         snprintf(last_error, sizeof last_error, "%s", tab != NULL ? tab + 1 : out);
         return rc == CUDA_SUCCESS ? CUDA_ERROR_UNKNOWN : rc;
     }
+    char *names = strchr(out, '\n');
+    if (names != NULL)
+        *names++ = '\0';
     if (strlen(out) + 1 > path_len)
         return CUDA_ERROR_INVALID_VALUE;
     memcpy(path, out, strlen(out) + 1);
+    *kernels = strdup(names != NULL ? names : "");
     return CUDA_SUCCESS;
 }

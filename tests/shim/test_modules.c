@@ -111,6 +111,11 @@ int main(void)
     EXPECT(cuLaunchKernel((CUfunction)kernel, 1, 1, 1, 4096, 1, 1, 0, NULL, params, NULL) ==
                CUDA_ERROR_INVALID_VALUE,
            "an oversized block is CUDA_ERROR_INVALID_VALUE");
+    unsigned int nkernels = 0;
+    CUkernel first = NULL;
+    EXPECT(cuLibraryGetKernelCount(&nkernels, lib) == CUDA_SUCCESS && nkernels == 1 &&
+               cuLibraryEnumerateKernels(&first, 1, lib) == CUDA_SUCCESS && first == kernel,
+           "cuLibraryGetKernelCount / cuLibraryEnumerateKernels give the same handle");
     EXPECT(cuLibraryUnload(lib) == CUDA_SUCCESS, "cuLibraryUnload");
     EXPECT(cuLibraryUnload(lib) == CUDA_ERROR_INVALID_HANDLE, "a second unload is refused");
 
@@ -175,6 +180,16 @@ int main(void)
     EXPECT(cuModuleGetFunction(&fn, mod, "fill") == CUDA_SUCCESS, "cuModuleGetFunction");
     EXPECT(cuModuleGetFunction(&fn, mod, "nope") == CUDA_ERROR_NOT_FOUND,
            "cuModuleGetFunction of a missing name");
+    unsigned int nfuncs = 0;
+    CUfunction listed = NULL;
+    const char *listed_name = NULL;
+    EXPECT(cuModuleGetFunctionCount(&nfuncs, mod) == CUDA_SUCCESS && nfuncs == 1 &&
+               cuModuleEnumerateFunctions(&listed, 1, mod) == CUDA_SUCCESS &&
+               cuFuncGetName(&listed_name, listed) == CUDA_SUCCESS &&
+               strcmp(listed_name, "fill") == 0,
+           "cuModuleGetFunctionCount / cuModuleEnumerateFunctions (%u)", nfuncs);
+    EXPECT(cuModuleEnumerateFunctions(&listed, 2, mod) == CUDA_ERROR_INVALID_VALUE,
+           "asking for more functions than the module has");
     EXPECT(cuModuleUnload(mod) == CUDA_SUCCESS, "cuModuleUnload");
     printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
     return failures != 0;
