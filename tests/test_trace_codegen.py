@@ -95,7 +95,8 @@ def test_wrapper_shows_arguments_after_the_call(generated: dict[str, str]) -> No
     # the out-parameter is read only after a successful call
     assert body.index("if ((pt__r == 0) && dptr != NULL)") > call
     assert "pt_v_hex(&pt__L, (unsigned long long)(uintptr_t)(*dptr))" in body
-    assert 'pt_tally(&pyshim_tracer_calls_cuMemAlloc_v2, "cuMemAlloc_v2", (long long)pt__r)' \
+    assert ("pt_tally(&pyshim_tracer_calls_cuMemAlloc_v2, \"cuMemAlloc_v2\", (long long)pt__r, "
+            "pt__r ? pt_enum_cudaError_enum((long long)pt__r) : NULL)") \
         in body
     assert "pt_enum_cudaError_enum((long long)(pt__r))" in body
 

@@ -164,21 +164,62 @@ def _success_test(ret: str) -> str:
     return "0"
 
 
-def _input_arrays(names: list[str]) -> set[str]:
-    """Parameters that are arrays whose length another parameter gives (`jitOptions` with
-    `numJitOptions`): inputs, and possibly empty, so never dereferenced."""
-    if not any(n.startswith("num") or n.lower().endswith("count") for n in names):
-        return set()
-    return {n for n in names if n.endswith(("s", "Values"))}
+MAX_ARRAY = 8  # elements of an input array shown
+
+
+def _input_arrays(types: Types, sig: dict) -> dict[str, str]:
+    """Array parameters whose length another parameter gives (`jitOptions` with
+    `numJitOptions`, `libraryOptionValues` with `numLibraryOptions`): inputs, shown element
+    by element (at most MAX_ARRAY), never as out-parameters. {array: count parameter}."""
+    names = param_names(sig)
+    integers = {n for (t, _), n in zip(sig["params"], names, strict=True)
+                if types.kind(t, n).name in ("int", "uint")}
+    out = {}
+    for name in names:
+        base = name[:-6] if name.endswith("Values") else name
+        cap = base[:1].upper() + base[1:]
+        for count in (f"num{cap}", f"num{cap}s"):
+            if count in integers and count != name:
+                out[name] = count
+    return out
+
+
+def _element_kind(types: Types, ctype: str) -> Kind | None:
+    t = ctype.strip()
+    if not t.endswith("*") or t.endswith("]"):
+        return None
+    elem = re.sub(r"\bconst\b", " ", t[:-1]).strip()
+    kind = types.kind(elem) if elem not in ("void", "char") else None
+    return kind if kind is not None and kind.name in SCALARS else None
+
+
+def _array(types: Types, ctype: str, name: str, count: str) -> list[str] | None:
+    kind = _element_kind(types, ctype)
+    if kind is None:
+        return None
+    return [f"    pt_v_hex(&pt__L, (unsigned long long)(uintptr_t){name});",
+            f"    if ({name} != NULL && {count} > 0) {{",
+            '        pt_v_text(&pt__L, "->[");',
+            f"        for (size_t pt__i = 0; pt__i < (size_t){count} && pt__i < {MAX_ARRAY};"
+            " pt__i++) {",
+            '            if (pt__i) pt_v_text(&pt__L, ", ");',
+            f"            {_value(types, kind, name + '[pt__i]')}",
+            "        }",
+            f'        pt_v_text(&pt__L, (size_t){count} > {MAX_ARRAY} ? ", ...]" : "]");',
+            "    }"]
 
 
 def _params(types: Types, sig: dict) -> list[str]:
     lines = []
     ok = _success_test(sig["ret"])
-    arrays = _input_arrays(param_names(sig))
+    arrays = _input_arrays(types, sig)
     for (ctype, _n), name in zip(sig["params"], param_names(sig), strict=True):
         lines.append(f'    pt_name(&pt__L, "{name}");')
-        out = None if name in arrays else types.out_kind(ctype, name)
+        if name in arrays:
+            shown = _array(types, ctype, name, arrays[name])
+            lines += shown or [f"    {_value(types, types.kind(ctype, name), name)}"]
+            continue
+        out = types.out_kind(ctype, name)
         if out is not None:
             lines.append(f"    pt_v_hex(&pt__L, (unsigned long long)(uintptr_t){name});")
             lines.append(f"    if (({ok}) && {name} != NULL) {{")
@@ -194,9 +235,16 @@ def _params(types: Types, sig: dict) -> list[str]:
     return lines
 
 
+STATUS_ENUMS = {"CUresult": "cudaError_enum", "cudaError_t": "cudaError"}
+
+
 def _error_code(ret: str) -> str:
-    """C expression: the status a call returned, 0 when it cannot fail that way."""
-    return "(long long)pt__r" if ret in ("CUresult", "cudaError_t") else "0"
+    """C arguments: the status a call returned (0 when it cannot fail that way) and the
+    status's name (NULL if unknown)."""
+    enum = STATUS_ENUMS.get(ret)
+    if enum is None:
+        return "0, NULL"
+    return f"(long long)pt__r, pt__r ? pt_enum_{enum}((long long)pt__r) : NULL"
 
 
 def _missing_return(ret: str) -> str:

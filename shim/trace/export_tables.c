@@ -161,7 +161,7 @@ PT_API CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExpo
     uint64_t t1 = pt_now();
     int saved = errno;
     /* NOT_FOUND answers cudart's probe table: routine, not an error */
-    pt_tally(&pyshim_tracer_calls_cuGetExportTable, "cuGetExportTable", 0);
+    pt_tally(&pyshim_tracer_calls_cuGetExportTable, "cuGetExportTable", 0, NULL);
     const struct table *known = NULL;
     unsigned t = 0;
     for (; pExportTableId != NULL && t < NTABLES; t++) {

@@ -64,21 +64,45 @@ void pt_v_fmt(struct pt_line *L, const char *fmt, ...)
     L->len += (size_t)n < room - L->len ? (size_t)n : room - L->len - 1;
 }
 
+/* The common appenders avoid vsnprintf: formatting is most of a line's cost after the
+ * write(2) itself. They stop at the same limit as pt_v_fmt. */
+#define ROOM(L) (sizeof (L)->text - 8)
+
 void pt_v_text(struct pt_line *L, const char *s)
 {
-    pt_v_fmt(L, "%s", s);
+    while (*s != '\0' && L->len < ROOM(L) - 1)
+        L->text[L->len++] = *s++;
+}
+
+static void put_digits(struct pt_line *L, unsigned long long v, unsigned base)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = "0123456789abcdef"[v % base];
+        v /= base;
+    } while (v != 0);
+    while (n > 0 && L->len < ROOM(L) - 1)
+        L->text[L->len++] = tmp[--n];
 }
 
 void pt_begin(struct pt_line *L, const char *fn)
 {
     L->len = 0;
     L->args = 0;
-    pt_v_fmt(L, "[%ld] %s(", tid(), fn);
+    pt_v_text(L, "[");
+    pt_v_int(L, tid());
+    pt_v_text(L, "] ");
+    pt_v_text(L, fn);
+    pt_v_text(L, "(");
 }
 
 void pt_name(struct pt_line *L, const char *arg)
 {
-    pt_v_fmt(L, "%s%s=", L->args++ ? ", " : "", arg);
+    if (L->args++)
+        pt_v_text(L, ", ");
+    pt_v_text(L, arg);
+    pt_v_text(L, "=");
 }
 
 void pt_close(struct pt_line *L)
@@ -88,17 +112,23 @@ void pt_close(struct pt_line *L)
 
 void pt_v_int(struct pt_line *L, long long v)
 {
-    pt_v_fmt(L, "%lld", v);
+    if (v < 0) {
+        pt_v_text(L, "-");
+        put_digits(L, 0ull - (unsigned long long)v, 10);
+    } else {
+        put_digits(L, (unsigned long long)v, 10);
+    }
 }
 
 void pt_v_uint(struct pt_line *L, unsigned long long v)
 {
-    pt_v_fmt(L, "%llu", v);
+    put_digits(L, v, 10);
 }
 
 void pt_v_hex(struct pt_line *L, unsigned long long v)
 {
-    pt_v_fmt(L, "0x%llx", v);
+    pt_v_text(L, "0x");
+    put_digits(L, v, 16);
 }
 
 void pt_v_float(struct pt_line *L, double v)
@@ -108,10 +138,14 @@ void pt_v_float(struct pt_line *L, double v)
 
 void pt_v_enum(struct pt_line *L, long long v, const char *name)
 {
-    if (name != NULL)
-        pt_v_fmt(L, "%s (%lld)", name, v);
-    else
-        pt_v_fmt(L, "%lld", v);
+    if (name != NULL) {
+        pt_v_text(L, name);
+        pt_v_text(L, " (");
+        pt_v_int(L, v);
+        pt_v_text(L, ")");
+    } else {
+        pt_v_int(L, v);
+    }
 }
 
 /* A C string, quoted, at most 200 characters; NULL as NULL. Only arguments the callee
@@ -130,17 +164,16 @@ void pt_v_cstr(struct pt_line *L, const char *s)
             pt_v_fmt(L, "\\%c", c);
         else if (c < 0x20 || c >= 0x7f)
             pt_v_fmt(L, "\\x%02x", c);
-        else
-            pt_v_fmt(L, "%c", c);
+        else if (L->len < ROOM(L) - 1)
+            L->text[L->len++] = (char)c;
     }
     pt_v_text(L, n == 200 ? "\"..." : "\"");
 }
 
 static void write_line(struct pt_line *L)
 {
-    if (L->len >= sizeof L->text - 8)
-        L->len = sizeof L->text - 8;
-    if (L->len == sizeof L->text - 8) {
+    /* every appender stops one short of ROOM: a line that reached it was cut */
+    if (L->len >= ROOM(L) - 1) {
         memcpy(L->text + L->len, "...", 3);
         L->len += 3;
     }
@@ -159,7 +192,13 @@ static void write_line(struct pt_line *L)
 
 void pt_finish(struct pt_line *L, uint64_t ns)
 {
-    pt_v_fmt(L, " %.1fus", (double)ns / 1000.0);
+    /* microseconds with one decimal, rounded */
+    uint64_t tenths = (ns + 50) / 100;
+    pt_v_text(L, " ");
+    put_digits(L, tenths / 10, 10);
+    pt_v_text(L, ".");
+    put_digits(L, tenths % 10, 10);
+    pt_v_text(L, "us");
     write_line(L);
 }
 

@@ -97,7 +97,7 @@ static CUresult traced(const char *fn_name, void **slot, unsigned long *calls, i
     uint64_t t1 = pt_now();
     int saved = errno;
     /* NOT_FOUND is routine here (cudart asks for names a driver may lack): not an error */
-    pt_tally(calls, fn_name, 0);
+    pt_tally(calls, fn_name, 0, NULL);
     const struct pt_proc *e = NULL;
     void *got = NULL;
     if (r == CUDA_SUCCESS && pfn != NULL && *pfn != NULL) {

@@ -1,7 +1,8 @@
 /*
  * Call and error counts for the run report ($PYSHIM_REPORT, pyshim/report.py): at exit the
  * tracer appends `call <name> <count>` for every wrapped function that was called and one
- * `error <name> <code>` line per failed call (up to a cap per (name, code)).
+ * `error <name> <status>` line per failed call (the status's name when known; at most
+ * MAX_LINES_PER_ERROR lines per (name, status)).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 struct error_count {
     const char *symbol;
     long long code;
+    const char *name;
     unsigned long count;
 };
 
@@ -22,7 +24,8 @@ static struct error_count errors[MAX_ERRORS];
 static size_t n_errors;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-void pt_tally(unsigned long *calls, const char *symbol, long long status)
+void pt_tally(unsigned long *calls, const char *symbol, long long status,
+              const char *status_name)
 {
     __atomic_fetch_add(calls, 1, __ATOMIC_RELAXED);
     if (status == 0)
@@ -32,7 +35,7 @@ void pt_tally(unsigned long *calls, const char *symbol, long long status)
     while (i < n_errors && !(errors[i].symbol == symbol && errors[i].code == status))
         i++;
     if (i == n_errors && n_errors < MAX_ERRORS)
-        errors[n_errors++] = (struct error_count){symbol, status, 0};
+        errors[n_errors++] = (struct error_count){symbol, status, status_name, 0};
     if (i < n_errors)
         errors[i].count++;
     pthread_mutex_unlock(&lock);
@@ -60,8 +63,12 @@ __attribute__((destructor)) static void write_report(void)
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < n_errors; i++) {
         unsigned long c = errors[i].count;
-        for (unsigned long k = 0; k < c && k < MAX_LINES_PER_ERROR; k++)
-            fprintf(f, "error %s %lld\n", errors[i].symbol, errors[i].code);
+        for (unsigned long k = 0; k < c && k < MAX_LINES_PER_ERROR; k++) {
+            if (errors[i].name != NULL)
+                fprintf(f, "error %s %s\n", errors[i].symbol, errors[i].name);
+            else
+                fprintf(f, "error %s %lld\n", errors[i].symbol, errors[i].code);
+        }
     }
     pthread_mutex_unlock(&lock);
     fclose(f);

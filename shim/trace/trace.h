@@ -41,8 +41,9 @@ PT_HIDDEN void pt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)
 PT_HIDDEN uint64_t pt_now(void);
 
 /* Counts a call (and a failure, when status != 0) for $PYSHIM_REPORT: the tracer adds
- * `call <name> <count>` and `error <name> <code>` lines to the run report at exit. */
-PT_HIDDEN void pt_tally(unsigned long *calls, const char *symbol, long long status);
+ * `call <name> <count>` and `error <name> <status name or code>` lines to the run report at exit. */
+PT_HIDDEN void pt_tally(unsigned long *calls, const char *symbol, long long status,
+                        const char *status_name);
 
 /* The real function behind a wrapper: *slot if already known (set by an earlier call or by
  * the cuGetProcAddress wrapper), else dlsym(RTLD_NEXT, symbol), remembered in *slot. */

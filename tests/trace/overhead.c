@@ -3,6 +3,7 @@
  * cuDriverGetVersion and cuCtxGetCurrent N times each (argv[1], default 200000) and prints
  * "<name> <ns per call>" lines. Run once bare and once with libpyshim_trace.so preloaded.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
