@@ -240,3 +240,37 @@ def test_sub_warp_shuffles(mod):
         assert out[t, 2] == (at(lane + 2) if lane % 4 + 2 < 4 else at(lane)), t
         x = lane ^ 5
         assert out[t, 3] == (at(x) if x < (lane & ~7) + 8 else at(lane)), t
+
+
+@pytest.mark.parametrize("name", ["block_sum", "warp_ops"])
+def test_blocks_run_concurrently_on_worker_threads(mod, name):
+    """The runtime calls run_block from several worker threads at once (ctypes releases the
+    GIL): per-block state (shared window, fibers, phase contexts) must be per thread."""
+    import threading
+
+    if name == "block_sum":
+        n = 256 * 64
+        x = np.arange(n, dtype=np.float32) % 5
+        outs = [np.zeros(1, np.float32) for _ in range(4)]
+
+        def work(k):
+            for _ in range(3):
+                mod.launch("block_sum", (64,), (256,), [x, outs[k], n], warp_size=mod.wave)
+
+        want = 3 * x.sum()
+    else:
+        v = np.random.default_rng(9).integers(0, 100, 256).astype(np.int32)
+        outs = [np.zeros(256, np.int32) for _ in range(4)]
+        spare = [[np.zeros(256, t) for t in (np.uint32, np.int32, np.int32)] for _ in range(4)]
+
+        def work(k):
+            mod.launch("warp_ops", (4,), (64,), [v, outs[k], *spare[k]], warp_size=mod.wave)
+
+        want = np.repeat(v.reshape(-1, 32).sum(axis=1), 32)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for out in outs:
+        np.testing.assert_array_equal(out, want)
