@@ -94,7 +94,8 @@ def python_facts() -> dict[str, str]:
     if not name or not sysconfig.get_config_var("Py_ENABLE_SHARED"):
         raise BuildError("this Python has no shared libpython; the embedded translator "
                          "needs one (build Python with --enable-shared)")
-    return {"soname": name, "hex": f"0x{sys.hexversion:08x}", "home": sys.base_prefix}
+    return {"soname": name, "hex": f"0x{sys.hexversion:08x}", "home": sys.base_prefix,
+            "exe": sys.executable}
 
 
 def _digest(parts: Iterable[bytes | str]) -> str:
@@ -119,6 +120,8 @@ def cflags(major: int, gen_dir: Path) -> list[str]:
         f'-DPYSHIM_LIBPYTHON="{py["soname"]}"',
         f"-DPYSHIM_PYTHON_VERSION_HEX={py['hex']}",
         f'-DPYSHIM_PYTHONHOME="{py["home"]}"',
+        f'-DPYSHIM_PYTHON_EXE="{py["exe"]}"',
+        f'-DPYSHIM_REPO_DIR="{REPO_DIR}"',
     ]
 
 

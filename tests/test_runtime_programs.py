@@ -307,18 +307,40 @@ def test_runtime_and_driver_share_one_interpreter(libs: Path, tmp_path: Path,
     assert "PASS runtime and driver kernels in one process" in out.stdout
 
 
+def _other_python() -> str | None:
+    """A python3 on this machine that is not the one pyshim is built with (Debian's is
+    statically linked: a second interpreter must not be embedded next to it)."""
+    for cand in ("/usr/bin/python3", "/usr/local/bin/python3"):
+        if os.path.exists(cand) and os.path.realpath(cand) != os.path.realpath(sys.executable):
+            return cand
+    return None
+
+
 @needs_translator
-def test_python_process_as_the_host(libs: Path, tmp_path: Path) -> None:
-    """The translator runs in the host's own interpreter when the host is Python."""
+@pytest.mark.parametrize("python", ["this", "other"])
+def test_python_process_as_the_host(libs: Path, tmp_path: Path, python: str) -> None:
+    """A Python host: the translator runs in its own interpreter when it is the Python
+    pyshim was built with, else in a translator subprocess."""
+    exe = sys.executable if python == "this" else _other_python()
+    if exe is None:
+        pytest.skip("no other python3 on this machine")
     fatbin = tmp_path / "scale.fatbin"
     proc = subprocess.run(["nvcc", "-fatbin", "-o", str(fatbin), str(RT_DIR / "scale.cu")],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    out = subprocess.run([sys.executable, str(RT_DIR / "python_host.py"),
+    out = subprocess.run([exe, str(RT_DIR / "python_host.py"),
                           str(libs / "lib" / "libcudart.so.13"), str(fatbin)],
                          capture_output=True, text=True, timeout=300, env=shim_env(libs))
     assert out.returncode == 0, out.stdout + out.stderr
     assert "PASS python host" in out.stdout
+
+
+@needs_translator
+def test_translator_subprocess_on_request(libs: Path, tmp_path: Path) -> None:
+    exe = nvcc(RT_DIR / "rt_kernels.cu", "-cudart", "shared")
+    proc = run(exe, libs, PYSHIM_TRANSLATOR="subprocess", PYSHIM_CACHE=str(tmp_path / "cache"))
+    assert_passed(proc)
+    assert "ALL PASSED" in proc.stdout
 
 
 def _example(name: str, libs: Path, *flags: str) -> None:
