@@ -391,7 +391,7 @@ def test_forwarded_call_overhead(libs: Path, tmp_path: Path) -> None:
     for line in out.stdout.splitlines():
         name, through, direct = line.split()
         print(f"{name}: {float(through) - float(direct):.1f} ns over HIP")
-        assert float(through) - float(direct) < 25, line
+        assert float(through) - float(direct) < 50, line
 
 
 # ---------------------------------------------------------------- CUDA 12.9
