@@ -192,6 +192,8 @@ def _mad(fe: Fe, inst: I) -> str:
     x, y = fe.src(a, ty, inst), fe.src(b, ty, inst)
     if ty not in INT or ty in BITS:
         raise fe.unsupported(inst)
+    if inst.opcode == "madc" or "cc" in mods:
+        return _mad_carry(fe, inst, ty, x, y)
     if mods == ("lo",):
         return fe.dst(d, ty, f"({x} * {y} + {fe.src(c, ty, inst)})", inst)
     if mods == ("hi",):
@@ -204,6 +206,27 @@ def _mad(fe: Fe, inst: I) -> str:
         ct = C_TYPE[wt]
         return fe.dst(d, wt, f"(({ct}){x} * ({ct}){y} + {fe.src(c, wt, inst)})", inst)
     raise fe.unsupported(inst)
+
+
+def _mad_carry(fe: Fe, inst: I, ty: str, x: str, y: str) -> str:
+    """mad{.lo,.hi}.cc / madc{.lo,.hi}{.cc} (PTX ISA 9.7.2.4): extended-precision multiply-add
+    with the carry flag, 32- and 64-bit."""
+    half = next((m for m in inst.mods if m in ("lo", "hi")), None)
+    if half is None or SIZE[ty] not in (4, 8) or set(inst.mods[:-1]) - {"lo", "hi", "cc"}:
+        raise fe.unsupported(inst)
+    ut = uint_of(SIZE[ty])
+    uct = C_TYPE[ut]
+    wide = "uint64_t" if SIZE[ty] == 4 else "unsigned __int128"
+    prod = f"({uct})({uct}){x} * ({uct}){y}" if half == "lo" else f"({uct})ps_mulhi_{ty}({x}, {y})"
+    cin = " + ps_cc" if inst.opcode == "madc" else ""
+    t = fe.new_tmp()
+    d, c = inst.operands[0], inst.operands[3]
+    out = [f"{{ {wide} {t} = ({wide})({prod}) + ({wide}){fe.src(c, ut, inst)}{cin};",
+           fe.dst(d, ut, f"({uct}){t}", inst)]
+    if "cc" in inst.mods:
+        out.append(f"ps_cc = (uint32_t)(({t} >> {8 * SIZE[ty]}) & 1u);")
+    out.append("}")
+    return " ".join(out)
 
 
 def _mul24(fe: Fe, inst: I) -> str:
@@ -1097,7 +1120,7 @@ def _param_ptr(fe: Fe, inst: I, op: ir.Operand) -> str:
 
 EMIT: dict[str, Callable[[Fe, I], str]] = {
     "add": _add_sub("+"), "sub": _add_sub("-"), "addc": _add_sub("+"), "subc": _add_sub("-"),
-    "mul": _mul, "mad": _mad, "mul24": _mul24, "mad24": _mul24, "div": _div, "rem": _div,
+    "mul": _mul, "mad": _mad, "madc": _mad, "mul24": _mul24, "mad24": _mul24, "div": _div, "rem": _div,
     "abs": _abs_neg, "neg": _abs_neg, "min": _min_max, "max": _min_max,
     "and": _logic("&"), "or": _logic("|"), "xor": _logic("^"), "not": _not, "cnot": _not,
     "shl": _shift, "shr": _shift, "setp": _setp, "selp": _selp, "slct": _slct,

@@ -219,6 +219,12 @@ def specs() -> list[Spec]:
              lambda a, b, c: u(abs(a - b) + c)))
     add(Spec("selp.b32", "selp.b32 %d, %a, %b, %c;", ("b32", "b32", "pred"), "b32",
              lambda a, b, c: a if c else b))
+    add(Spec("mad.lo.cc.madc.hi.u32", "{ .reg .u32 %lo; mad.lo.cc.u32 %lo, %a, %b, %c; "
+             "madc.hi.u32 %d, %a, %b, 0; }", ("u32", "u32", "u32"), "u32",
+             lambda a, b, c: u(((a * b) >> 32) + ((((a * b) & M32) + c) >> 32))))
+    add(Spec("mad.hi.cc.u64", "{ .reg .u64 %hi; mad.hi.cc.u64 %hi, %a, %b, %c; "
+             "addc.u64 %d, 0, 0; }", ("u64", "u64", "u64"), "u64",
+             lambda a, b, c: (((a * b) >> 64) + c) >> 64))
     add(Spec("add.cc.addc.u32", "{ .reg .u32 %lo; add.cc.u32 %lo, %a, %b; addc.u32 %d, %c, 0; }",
              ("u32", "u32", "u32"), "u32", lambda a, b, c: u(c + ((a + b) >> 32))))
     # ---- floating point ----
