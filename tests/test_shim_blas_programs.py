@@ -4,6 +4,7 @@ with pyshim's libcuda; their printed results are checked against numpy/scipy."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -34,14 +35,22 @@ def libs() -> tuple[Path, Path, Path]:
     return lib, cpu, build_dir() / "lib"
 
 
-def compile_prog(libs, tmp: Path, name: str, soname: str) -> Path:
+def compile_prog(libs, name: str, soname: str) -> Path:
+    """nvcc-built once per source (the program links our libraries by soname only)."""
     lib, cpu, _ = libs
-    exe = tmp / f"{name}-{soname}"
+    src = HERE / f"{name}.cu"
+    key = hashlib.sha256(src.read_bytes() + soname.encode()).hexdigest()[:16]
+    exe = lib.parent / "progs" / f"{name}-{soname}-{key}"
+    if exe.is_file():
+        return exe
+    exe.parent.mkdir(parents=True, exist_ok=True)
     inc = [f"-I{include_dir(k)}" for k in ("cublas13", "cusolver12")]
-    cmd = ["nvcc", "-O1", "-o", str(exe), str(HERE / f"{name}.cu"), *inc, f"-L{lib}",
-           f"-l:{soname}", "-Xlinker", f"-rpath-link={cpu}"]
+    tmp = exe.with_suffix(f".{os.getpid()}.tmp")
+    cmd = ["nvcc", "-O1", "-o", str(tmp), str(src), *inc, f"-L{lib}", f"-l:{soname}",
+           "-Xlinker", f"-rpath-link={cpu}"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
+    os.replace(tmp, exe)
     return exe
 
 
@@ -50,7 +59,7 @@ def run(libs, exe: Path) -> dict[str, list[str]]:
     e = dict(os.environ, LD_LIBRARY_PATH=f"{lib}:{driver}:{cpu}")
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, env=e)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"PASS {exe.name.split('-')[0]}" in proc.stdout
+    assert f"PASS {exe.name.split('-')[0]}" in proc.stdout, proc.stdout
     return {ln.split()[0]: ln.split()[1:] for ln in proc.stdout.splitlines() if ln.strip()}
 
 
@@ -75,8 +84,8 @@ def versioned_imports(exe: Path, prefix: str) -> set[str]:
 
 
 @pytest.mark.parametrize("soname", ["libcublas.so.13", "libcublas.so.12"])
-def test_cublas_program(libs, tmp_path: Path, soname: str) -> None:
-    exe = compile_prog(libs, tmp_path, "prog_cublas", soname)
+def test_cublas_program(libs, soname: str) -> None:
+    exe = compile_prog(libs, "prog_cublas", soname)
     assert versioned_imports(exe, "cublas") == {soname}
     out = run(libs, exe)
     m, n, k, lda, ldb, ldc = 5, 4, 3, 7, 6, 5
@@ -95,8 +104,8 @@ def test_cublas_program(libs, tmp_path: Path, soname: str) -> None:
 
 
 @pytest.mark.parametrize("soname", ["libcusolver.so.12", "libcusolver.so.11"])
-def test_cusolver_program(libs, tmp_path: Path, soname: str) -> None:
-    exe = compile_prog(libs, tmp_path, "prog_cusolver", soname)
+def test_cusolver_program(libs, soname: str) -> None:
+    exe = compile_prog(libs, "prog_cusolver", soname)
     assert versioned_imports(exe, "cusolver") == {soname}
     out = run(libs, exe)
     n = 6

@@ -4,6 +4,7 @@ running a case file in a child pytest with the launcher's library path."""
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pyshim.paths import REPO_DIR, build_dir
 HERE = Path(__file__).resolve().parent
 
 
+@functools.cache
 def build() -> tuple[Path, Path]:
     """(lib, cpu) directories with libcublas/libcusolver and the CPU device under them,
     private to these tests (other engineers' builds of build/cpu cannot race them)."""
