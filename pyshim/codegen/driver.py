@@ -5,6 +5,7 @@ in shim/core defines the entry points it implements as strong symbols, which win
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -34,7 +35,12 @@ def enums_header(enums: dict, names: list[str]) -> str:
     return "".join(out)
 
 
-def _arg_expr(conv: str, name: str, cuda_type: str, rocm_type: str) -> str | None:
+def _arg_expr(conv: str, name: str, cuda_type: str, rocm_type: str,
+              per_thread: bool = False) -> str | None:
+    if cuda_type == "CUstream" and conv == "handle":
+        # CU_STREAM_LEGACY / CU_STREAM_PER_THREAD and the _ptsz NULL stream mean what the
+        # core says they mean
+        return f"pyshim_hip_stream({name}, {int(per_thread)})"
     if conv in THUNKABLE:
         if cuda_type == rocm_type:
             return name
@@ -54,18 +60,27 @@ def _thunk(symbol: str, sig: dict, entry: dict, rocm_fns: dict) -> str | None:
     target = rocm_fns.get(entry["target"])
     if target is None or len(target["params"]) != len(sig["params"]):
         return None
-    if symbol.endswith(("_ptds", "_ptsz")):
-        return None  # per-thread stream semantics live in the core
-    if sig["params"] != entry["symbols"][entry["primary"]]["params"]:
+    per_thread = symbol.endswith(("_ptds", "_ptsz"))
+    target_name = entry["target"]
+    if per_thread:
+        # the per-thread default stream: HIP's _spt twin where it has one, else the stream
+        # argument (NULL -> hipStreamPerThread) carries it
+        if f"{target_name}_spt" in rocm_fns:
+            target_name = f"{target_name}_spt"
+        elif not any(t == "CUstream" for t, _n in sig["params"]):
+            return None
+    base = re.sub(r"_pt(ds|sz)$", "", symbol)
+    primary = entry["symbols"][entry["primary"]]["params"]
+    if sig["params"] != primary and not (per_thread and base == entry["primary"]):
         return None  # legacy ABIs (32-bit CUdeviceptr ...) are not the mapped one
     exprs = []
     for conv, name, (ctype, _cn), (rtype, _rn) in zip(
             entry["args"], param_names(sig), sig["params"], target["params"], strict=True):
-        expr = _arg_expr(conv, name, ctype, rtype)
+        expr = _arg_expr(conv, name, ctype, rtype, per_thread)
         if expr is None:
             return None
         exprs.append(expr)
-    call = f"{entry['target']}({', '.join(exprs)})"
+    call = f"{target_name}({', '.join(exprs)})"
     return (f"{declare(symbol, sig, attrs='PYSHIM_WEAK ')}\n{{\n"
             f"    return (CUresult)pyshim_CUresult_from_hipError_t({call});\n}}\n")
 
@@ -92,7 +107,9 @@ def stubs(driver: dict, rocm: dict) -> tuple[str, dict[str, int]]:
            "                     memcpy(&_t, &(x), sizeof _t); _t; }))\n",
            '#include "driver_enums.h"\n\n',
            "#define PYSHIM_WEAK __attribute__((weak, visibility(\"default\")))\n",
-           "void pyshim_unsupported(const char *name);\n\n"]
+           "void pyshim_unsupported(const char *name);\n",
+           "/* the core's stream mapping (shim/core/stream.c) */\n",
+           "hipStream_t pyshim_hip_stream(CUstream stream, int per_thread);\n\n"]
     counts = {"thunks": 0, "stubs": 0}
     rocm_fns = rocm["functions"]
     every = {**driver["entry_points"], **driver.get("extra_entry_points", {})}
