@@ -505,3 +505,26 @@ def test_ilp64_entry_points(rb, pre):
     # sizes beyond 32 bits are refused, not truncated
     assert rb.call(f"rocsolver_{pre}getrf_64", 1 << 33, 1, A, 1 << 33, ipiv, info) == \
         H.ST_INVALID_SIZE
+
+
+@pytest.mark.parametrize("pre", "sd")
+def test_bdsvdx_and_rfinfo(rb, pre):
+    import ctypes
+
+    rng = np.random.default_rng(10)
+    R = H.RTYPE[pre]
+    n = 5
+    d0, e0 = rng.standard_normal(n).astype(R), rng.standard_normal(n - 1).astype(R)
+    sv = np.linalg.svd(np.diag(d0) + np.diag(e0, 1), compute_uv=False)
+    nsv, info = np.array([-1], np.int32), np.array([-1], np.int32)
+    Sv, Z, ifail = np.zeros(n, R), np.zeros(2 * n * n, R), np.zeros(n, np.int32)
+    assert rb.call(f"rocsolver_{pre}bdsvdx", E(FILL["U"]), E(192), E(263), n, d0.copy(),
+                   e0.copy(), R(0), R(0), 1, 3, nsv, Sv, Z, 2 * n, ifail, info) == 0
+    assert nsv[0] == 3 and info[0] == 0 and H.close(pre, Sv[:3], sv[:3], scale=10)
+    rf = ctypes.c_void_p()
+    assert rb.solver.rocsolver_create_rfinfo(ctypes.byref(rf), rb.handle) == 0
+    mode = ctypes.c_int(0)
+    assert rb.solver.rocsolver_get_rfinfo_mode(rf, ctypes.byref(mode)) == 0 and mode.value == 271
+    assert rb.solver.rocsolver_set_rfinfo_mode(rf, 272) == 0
+    assert rb.solver.rocsolver_get_rfinfo_mode(rf, ctypes.byref(mode)) == 0 and mode.value == 272
+    assert rb.solver.rocsolver_destroy_rfinfo(rf) == 0

@@ -2,6 +2,7 @@
  * handle/stream/copy functions, version strings, the logging controls (logging is not
  * implemented: the calls succeed and do nothing) and the algorithm-mode switches (stored per
  * handle; every mode computes the same way here). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "blas_common.h"
@@ -131,5 +132,55 @@ RB_API rocblas_status rocsolver_get_alg_mode(rocblas_handle handle, const rocsol
         return rocblas_status_invalid_pointer;
     int m = handle->solver_alg_mode[slot];
     *mode = m ? (rocsolver_alg_mode)m : rocsolver_alg_mode_gpu;
+    return rocblas_status_success;
+}
+
+/* ---- sparse re-factorization info objects: the csrrf_* routines themselves are not
+ * implemented on the CPU device, but the objects can be created and configured ---- */
+struct rocsolver_rfinfo_ {
+    rocblas_handle handle;
+    rocsolver_rfinfo_mode mode;
+};
+
+RB_API rocblas_status rocsolver_create_rfinfo(rocsolver_rfinfo *rfinfo, rocblas_handle handle)
+{
+    if (rb_bad_handle(handle))
+        return rocblas_status_invalid_handle;
+    if (!rfinfo)
+        return rocblas_status_invalid_pointer;
+    struct rocsolver_rfinfo_ *r = calloc(1, sizeof *r);
+    if (!r)
+        return rocblas_status_memory_error;
+    r->handle = handle;
+    r->mode = rocsolver_rfinfo_mode_lu;
+    *rfinfo = r;
+    return rocblas_status_success;
+}
+
+RB_API rocblas_status rocsolver_destroy_rfinfo(rocsolver_rfinfo rfinfo)
+{
+    if (!rfinfo)
+        return rocblas_status_invalid_pointer;
+    free(rfinfo);
+    return rocblas_status_success;
+}
+
+RB_API rocblas_status rocsolver_set_rfinfo_mode(rocsolver_rfinfo rfinfo,
+                                                const rocsolver_rfinfo_mode mode)
+{
+    if (!rfinfo)
+        return rocblas_status_invalid_pointer;
+    if (mode != rocsolver_rfinfo_mode_lu && mode != rocsolver_rfinfo_mode_cholesky)
+        return rocblas_status_invalid_value;
+    rfinfo->mode = mode;
+    return rocblas_status_success;
+}
+
+RB_API rocblas_status rocsolver_get_rfinfo_mode(rocsolver_rfinfo rfinfo,
+                                                rocsolver_rfinfo_mode *mode)
+{
+    if (!rfinfo || !mode)
+        return rocblas_status_invalid_pointer;
+    *mode = rfinfo->mode;
     return rocblas_status_success;
 }

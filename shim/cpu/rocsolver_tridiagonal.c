@@ -1,5 +1,5 @@
 /* rocSOLVER tridiagonal and bidiagonal eigen/singular-value routines on the CPU device, on
- * LAPACK: sterf, steqr, stedc, stebz, stein, bdsqr. D and E are real in every precision;
+ * LAPACK: sterf, steqr, stedc, stebz, stein, bdsqr, bdsvdx. D and E are real in every precision;
  * the complex variants carry complex eigen/singular vectors. */
 #include <string.h>
 
@@ -219,3 +219,47 @@ RS_BDSQR(s, float, float)
 RS_BDSQR(d, double, double)
 RS_BDSQR(c, rocblas_float_complex, float)
 RS_BDSQR(z, rocblas_double_complex, double)
+
+/* ---- bdsvdx: selected singular values (and vectors) of a bidiagonal matrix ---- */
+#define RS_BDSVDX(pre, R)                                                                      \
+    RB_API rocblas_status rocsolver_##pre##bdsvdx(                                             \
+        rocblas_handle handle, const rocblas_fill uplo, const rocblas_svect svect,             \
+        const rocblas_srange srange, const rocblas_int n, R *D, R *E, const R vl, const R vu,  \
+        const rocblas_int il, const rocblas_int iu, rocblas_int *nsv, R *S, R *Z,              \
+        const rocblas_int ldz, rocblas_int *ifail, rocblas_int *info)                          \
+    {                                                                                          \
+        RB_CHECK_HANDLE;                                                                       \
+        char u = rb_fill(uplo);                                                                \
+        char jz = svect == rocblas_svect_singular ? 'V' : svect == rocblas_svect_none ? 'N' : 0; \
+        char rg = srange == rocblas_srange_all ? 'A' : srange == rocblas_srange_value ? 'V'    \
+                : srange == rocblas_srange_index ? 'I' : 0;                                    \
+        RS_CHECK(!u || !jz || !rg, invalid_value);                                             \
+        RS_CHECK(n < 0 || ldz < 1 || (jz == 'V' && ldz < 2 * n) ||                             \
+                     (rg == 'V' && (vl < 0 || vl >= vu)) ||                                    \
+                     (rg == 'I' && n > 0 && (il < 1 || iu < il || iu > n)),                    \
+                 invalid_size);                                                                \
+        RS_QUERY_OR_ENTER(handle);                                                             \
+        RS_CHECK(!nsv || !info || (n && (!D || !S || !ifail)) || (n > 1 && !E) ||              \
+                     (n && jz == 'V' && !Z),                                                   \
+                 invalid_pointer);                                                             \
+        RS_ENTER(handle);                                                                      \
+        int n_ = n, il_ = il, iu_ = iu, lz = ldz, ns = 0, inf = 0;                             \
+        if (n) {                                                                               \
+            R *w = malloc(sizeof(R) * (size_t)(14 * n_));                                      \
+            int *iw = malloc(sizeof(int) * (size_t)(12 * n_));                                 \
+            if (w && iw) {                                                                     \
+                LPC(pre, bdsvdx)(&u, &jz, &rg, &n_, D, E, &vl, &vu, &il_, &iu_, &ns, S, Z,     \
+                                 &lz, w, iw, &inf);                                            \
+                memcpy(ifail, iw, sizeof(int) * (size_t)n_);                                   \
+            }                                                                                  \
+            free(w);                                                                           \
+            free(iw);                                                                          \
+            if (!w || !iw)                                                                     \
+                return rocblas_status_memory_error;                                            \
+        }                                                                                      \
+        *nsv = ns;                                                                             \
+        *info = inf;                                                                           \
+        return rocblas_status_success;                                                         \
+    }
+RS_BDSVDX(s, float)
+RS_BDSVDX(d, double)
