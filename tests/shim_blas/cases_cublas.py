@@ -661,3 +661,40 @@ def test_gemm_ex_family(cb, h, rng, pre, w) -> None:
         c0 = H.Mat(C0[i * m * n:(i + 1) * m * n], m, n, m).view
         close(ci, alpha[0] * As[i].view @ Bs[i].view + beta[0] * c0, pre, k)
     cb.ok(f"cublasGemmEx{w}", f"cublasGemmBatchedEx{w}", f"cublasGemmStridedBatchedEx{w}")
+
+
+# the level 1 *Ex family: data and execution types as cudaDataType (s/d/c/z only here)
+@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("pre", PRE)
+def test_level1_ex(cb, h, rng, pre, w) -> None:
+    n = 11
+    dt, _ct = EX_TYPES[pre]
+    rt = EX_TYPES["s" if pre in "sc" else "d"][0]
+    x, y = rand(rng, pre, n), rand(rng, pre, n)
+    alpha = scalar(pre, 0.5 - 0.25j)
+    y2 = y.copy()
+    st = cb.raw(f"cublasAxpyEx{w}", h, n, alpha, dt, x, dt, 1, y2, dt, 1, dt)
+    if st == 15:  # CUBLAS_STATUS_NOT_SUPPORTED: the CPU device has no rocblas_*_ex yet
+        pytest.skip("the backend's rocblas_axpy_ex is not implemented")
+    assert st == 0
+    close(y2, y + alpha[0] * x, pre)
+    res = np.zeros(1, H.DTYPE[pre])
+    cb.call(f"cublasDotEx{w}", h, n, x, dt, 1, y, dt, 1, res, dt, dt)
+    close(res[0], np.dot(x, y), pre, n)
+    entries = [f"cublasAxpyEx{w}", f"cublasDotEx{w}"]
+    if pre in "cz":
+        cb.call(f"cublasDotcEx{w}", h, n, x, dt, 1, y, dt, 1, res, dt, dt)
+        close(res[0], np.vdot(x, y), pre, n)
+        entries.append(f"cublasDotcEx{w}")
+    nrm = np.zeros(1, H.RTYPE[pre])
+    cb.call(f"cublasNrm2Ex{w}", h, n, x, dt, 1, nrm, rt, rt)
+    close(nrm[0], np.linalg.norm(x), pre, n)
+    x2 = x.copy()
+    cb.call(f"cublasScalEx{w}", h, n, alpha, dt, x2, dt, 1, dt)
+    close(x2, alpha[0] * x, pre)
+    x3, y3 = x.copy(), y.copy()
+    c, s = H.real_scalar(pre, 0.6), H.real_scalar(pre, 0.8)
+    cb.call(f"cublasRotEx{w}", h, n, x3, dt, 1, y3, dt, 1, c, s, rt, dt)
+    close(x3, c[0] * x + s[0] * y, pre)
+    close(y3, c[0] * y - s[0] * x, pre)
+    cb.ok(*entries, f"cublasNrm2Ex{w}", f"cublasScalEx{w}", f"cublasRotEx{w}")
