@@ -50,7 +50,8 @@ def test_compile_cpu_shared_object(tmp_path):
 
 
 @pytest.mark.skipif("clang" not in amd.available_compilers(), reason="needs clang-19")
-def test_compile_amd_code_object(tmp_path):
+def test_compile_amd_code_object(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYSHIM_CACHE", str(tmp_path / "cache"))
     text = SAMPLE.read_text()
     a = text.index(".visible .entry fib_kernel")  # printf: not on AMD yet
     b = text.index(".visible .entry", a + 10)
