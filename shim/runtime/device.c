@@ -82,6 +82,46 @@ cudaError_t cudaMallocHost(void **ptr, size_t size)
     return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
 }
 
+/* The device closest to `prop`: CUDA ranks by compute capability; the first device that
+ * reaches the requested major.minor, else device 0. */
+cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (device == NULL || prop == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidValue);
+    int count = 0;
+    int rc = pyshim_rt_hip_device_count(&count);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    *device = 0;
+    for (int d = 0; d < count; d++) {
+        struct cudaDeviceProp p;
+        if (pyshim_rt_device_properties(&p, d) != cudaSuccess)
+            continue;
+        if (p.major > prop->major || (p.major == prop->major && p.minor >= prop->minor)) {
+            *device = d;
+            break;
+        }
+    }
+    return cudaSuccess;
+}
+
+/* HIP initialises a device on first use; only the ordinal and the (reserved) flags can be
+ * wrong here. */
+cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    int count = 0;
+    int rc = pyshim_rt_hip_device_count(&count);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    if (device < 0 || device >= count)
+        return pyshim_rt_fail(cudaErrorInvalidDevice);
+    if (flags != 0 || (deviceFlags & ~(unsigned)cudaDeviceMask) != 0)
+        return pyshim_rt_fail(cudaErrorInvalidValue);
+    return cudaSuccess;
+}
+
 struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
                                                    enum cudaChannelFormatKind f)
 {

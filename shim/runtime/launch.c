@@ -229,6 +229,19 @@ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, 
     return cudaSuccess;
 }
 
+/* the kernel's device (mangled) name, as registered by nvcc's host code */
+cudaError_t cudaFuncGetName(const char **name, const void *func)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (name == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidValue);
+    struct pyshim_rt_func *f = pyshim_rt_func_by_handle(func);
+    if (f == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidDeviceFunction);
+    *name = f->name;
+    return cudaSuccess;
+}
+
 cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
 {
     PYSHIM_RT_STICKY_CHECK();

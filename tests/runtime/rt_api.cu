@@ -113,6 +113,15 @@ static void device_queries(void)
     printf("  clockRate %d (attribute %d)\n", prop.clockRate, clock);
     CHECK("clock rate agrees", prop.clockRate == clock && clock > 0);
 #endif
+    int chosen = -1;
+    cudaDeviceProp want;
+    memset(&want, 0, sizeof want);
+    want.major = 1;
+    OK("choose device", cudaChooseDevice(&chosen, &want));
+    CHECK("chosen device exists", chosen >= 0 && chosen < n);
+    OK("init device", cudaInitDevice(0, 0, 0));
+    CHECK("init bad device", cudaInitDevice(n, 0, 0) == cudaErrorInvalidDevice);
+    cudaGetLastError();
     CHECK("props agree with device count", cudaGetDeviceProperties(&prop, n) == cudaErrorInvalidDevice);
     cudaGetLastError();
 }

@@ -125,6 +125,9 @@ int main(void)
     CHECK("max threads", a.maxThreadsPerBlock > 0);
     OK("func set attribute",
        cudaFuncSetAttribute((const void *)poly, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024));
+    const char *kname = NULL;
+    OK("func name", cudaFuncGetName(&kname, (const void *)poly));
+    CHECK("func name is the device name", kname != NULL && strcmp(kname, "_Z4polyPKfPfi") == 0);
     CHECK("attributes of a non-kernel",
           cudaFuncGetAttributes(&a, (const void *)run_poly) == cudaErrorInvalidDeviceFunction);
     cudaGetLastError();
