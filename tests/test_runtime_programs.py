@@ -151,6 +151,15 @@ def test_library_needs_only_hip_python_and_libc(libs: Path, major: int) -> None:
         r"(hip\w+|_?Py\w+|\w+@GLIBC_[\d.]+|__gmon_start__|_ITM_\w+|__cxa_finalize.*)$", n)]
     assert odd == []
     assert "hipMalloc" in names
+    # strong references (the hand-written core's) must exist in the CPU device: lazy
+    # binding would kill the program at the first call of a missing one; the generated
+    # thunks' weak references may be absent (they answer cudaErrorNotSupported)
+    strong = {line.split()[-1] for line in out.splitlines() if line.split()[:1] == ["U"]
+              and line.split()[-1].startswith("hip")}
+    hip = subprocess.run(["nm", "-D", "--defined-only", str(libs / "cpu" / "libamdhip64.so.7")],
+                         capture_output=True, text=True, check=True).stdout
+    defined = {line.split()[-1] for line in hip.splitlines() if line.strip()}
+    assert strong and strong <= defined, sorted(strong - defined)
 
 
 def test_exports_cover_nvidias_libcudart_13(libs: Path) -> None:
