@@ -35,6 +35,16 @@ def test_what_capture_refuses(gr: dict[str, str]) -> None:
         assert gr[key] == "hipErrorInvalidValue", key
 
 
+def test_driver_api_memset_and_copy_nodes(gr: dict[str, str]) -> None:
+    """hipDrvGraphAddMemsetNode / hipDrvGraphAddMemcpyNode (what cuGraphAddMemsetNode and
+    cuGraphAddMemcpyNode map to): a pitched memset, then a copy by cuMemcpy3D's descriptor."""
+    assert gr["drv_nodes_copy"] == "7e,7e,0,7e,7e,0"   # bytes 3..5 of rows 1..2; 1..4 were set
+    assert gr["drv_nodes_memset"] == "12,0,0"         # 4 bytes x 3 rows; byte 0 and 5 untouched
+    assert gr["drv_node_bad_ctx"] == "hipErrorInvalidContext"
+    assert gr["drv_node_empty_copy"] == "hipSuccess"
+    assert gr["drv_node_missing_side"] == "hipErrorInvalidValue"
+
+
 def test_graph_built_node_by_node(gr: dict[str, str]) -> None:
     assert gr["explicit_nodes"] == "5,1,1"        # in insertion order
     assert gr["explicit_replay"] == "4,30,5994"   # y = 3 * x with x = 2i; one more host call

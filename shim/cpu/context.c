@@ -25,6 +25,11 @@ static bool ctx_valid(hipCtx_t ctx)
     return ctx == &device_ctx;
 }
 
+bool cpu_ctx_valid(hipCtx_t ctx)
+{
+    return ctx_valid(ctx);
+}
+
 hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
 {
     (void)flags;

@@ -177,6 +177,41 @@ hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
     return add_node(pGraphNode, graph, err, c);
 }
 
+/* The driver API's forms (cuGraphAddMemcpyNode/cuGraphAddMemsetNode) name a context: the
+ * device's own, or none (the current one, which is the same here). */
+static hipError_t check_ctx(hipCtx_t ctx)
+{
+    return ctx == NULL || cpu_ctx_valid(ctx) ? hipSuccess : hipErrorInvalidContext;
+}
+
+hipError_t hipDrvGraphAddMemcpyNode(hipGraphNode_t *phGraphNode, hipGraph_t hGraph,
+                                    const hipGraphNode_t *dependencies, size_t numDependencies,
+                                    const HIP_MEMCPY3D *copyParams, hipCtx_t ctx)
+{
+    hipError_t err = check_add(phGraphNode, hGraph, dependencies, numDependencies);
+    if (err == hipSuccess)
+        err = check_ctx(ctx);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    cpu_cmd *c = NULL;
+    err = cpu_drv_copy3d_cmd(copyParams, &c);
+    return add_node(phGraphNode, hGraph, err, c);
+}
+
+hipError_t hipDrvGraphAddMemsetNode(hipGraphNode_t *phGraphNode, hipGraph_t hGraph,
+                                    const hipGraphNode_t *dependencies, size_t numDependencies,
+                                    const hipMemsetParams *memsetParams, hipCtx_t ctx)
+{
+    hipError_t err = check_add(phGraphNode, hGraph, dependencies, numDependencies);
+    if (err == hipSuccess)
+        err = check_ctx(ctx);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    cpu_cmd *c = NULL;
+    err = cpu_memset_cmd(memsetParams, &c);
+    return add_node(phGraphNode, hGraph, err, c);
+}
+
 hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
                                const hipGraphNode_t *pDependencies, size_t numDependencies,
                                const hipHostNodeParams *pNodeParams)

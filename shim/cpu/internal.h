@@ -80,6 +80,10 @@ void cpu_mem_reset(void);
 hipError_t cpu_mem_alloc_device(void **ptr, size_t size);
 void cpu_mem_free_device(void *ptr);
 
+/* ---- context.c ---- */
+
+bool cpu_ctx_valid(hipCtx_t ctx);   /* the device's one context */
+
 /* ---- mempool.c ---- */
 
 /* A stream-ordered allocation from `pool` on `stream`, counted in the pool (not cpu_ret). */
@@ -208,6 +212,7 @@ struct ihipModuleSymbol_t *cpu_function_lookup(const void *handle);
 hipError_t cpu_launch_cmd(const void *function, pyshim_dim3 grid, pyshim_dim3 block,
                           unsigned shared, void **kernelParams, void **extra, cpu_cmd **out);
 hipError_t cpu_copy3d_cmd(const struct hipMemcpy3DParms *p, cpu_cmd **out);
+hipError_t cpu_drv_copy3d_cmd(const HIP_MEMCPY3D *p, cpu_cmd **out);
 hipError_t cpu_copy1d_cmd(void *dst, const void *src, size_t n, hipMemcpyKind kind,
                           cpu_cmd **out);
 hipError_t cpu_memset_cmd(const hipMemsetParams *p, cpu_cmd **out);

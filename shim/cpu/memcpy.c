@@ -372,8 +372,10 @@ hipError_t hipMemcpy3DAsync_spt(const hipMemcpy3DParms *p, hipStream_t stream)
     return cpu_ret(memcpy3d(p, stream, true, false));
 }
 
-/* cuMemcpy3D's descriptor: each side by memory type, with its own pitch and height. */
-static hipError_t drv_memcpy3d(const HIP_MEMCPY3D *p, hipStream_t stream, bool sync)
+/* The strided copy cuMemcpy3D's descriptor describes: each side by memory type, with its
+ * own pitch and height. A missing side is an error unless the extent is empty (then *empty:
+ * there is nothing to copy). */
+static hipError_t drv_copy_op(const HIP_MEMCPY3D *p, copy_op *op_out, bool *empty)
 {
     if (p == NULL)
         return hipErrorInvalidValue;
@@ -387,13 +389,41 @@ static hipError_t drv_memcpy3d(const HIP_MEMCPY3D *p, hipStream_t stream, bool s
     size_t dpitch = p->dstPitch ? p->dstPitch : p->WidthInBytes;
     size_t sslice = spitch * (p->srcHeight ? p->srcHeight : p->Height);
     size_t dslice = dpitch * (p->dstHeight ? p->dstHeight : p->Height);
-    if (src == NULL || dst == NULL)
-        return p->WidthInBytes == 0 || p->Height == 0 || p->Depth == 0 ? hipSuccess
-                                                                         : hipErrorInvalidValue;
+    *empty = false;
+    if (src == NULL || dst == NULL) {
+        *empty = p->WidthInBytes == 0 || p->Height == 0 || p->Depth == 0;
+        return *empty ? hipSuccess : hipErrorInvalidValue;
+    }
     copy_op op = {(char *)dst + p->dstZ * dslice + p->dstY * dpitch + p->dstXInBytes,
                   (const char *)src + p->srcZ * sslice + p->srcY * spitch + p->srcXInBytes,
                   dpitch, spitch, dslice, sslice, p->WidthInBytes, p->Height, p->Depth};
+    *op_out = op;
+    return hipSuccess;
+}
+
+static hipError_t drv_memcpy3d(const HIP_MEMCPY3D *p, hipStream_t stream, bool sync)
+{
+    copy_op op;
+    bool empty;
+    hipError_t err = drv_copy_op(p, &op, &empty);
+    if (err != hipSuccess || empty)
+        return err;
     return copy3d(&op, hipMemcpyDefault, stream, false, sync);
+}
+
+/* A graph node's copy from cuMemcpy3D's descriptor (cuGraphAddMemcpyNode). */
+hipError_t cpu_drv_copy3d_cmd(const HIP_MEMCPY3D *p, cpu_cmd **out)
+{
+    copy_op op;
+    bool empty;
+    hipError_t err = drv_copy_op(p, &op, &empty);
+    if (err != hipSuccess)
+        return err;
+    if (empty) {
+        *out = cpu_cmd_new(NULL, 0);
+        return *out ? hipSuccess : hipErrorOutOfMemory;
+    }
+    return copy_cmd(&op, hipMemcpyDefault, out);
 }
 
 hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy)

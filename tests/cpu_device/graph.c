@@ -119,6 +119,56 @@ int main(int argc, char **argv)
     CHECK(hipGraphDestroy(g2));
     CHECK(hipGraphDestroy(other));
 
+    /* the driver API's node forms (cuGraphAddMemsetNode / cuGraphAddMemcpyNode): a pitched
+     * 2D memset of a 3 x 4 window of a 16 x 4 byte matrix, then a 3D descriptor copying
+     * rows 1..2, bytes 3..5 (straddling its right edge) out to a packed host buffer */
+    unsigned char *mat, packed[6] = {0};
+    CHECK(hipMalloc((void **)&mat, 64));
+    CHECK(hipMemset(mat, 0, 64));
+    hipGraph_t g3;
+    CHECK(hipGraphCreate(&g3, 0));
+    hipCtx_t ctx;
+    CHECK(hipDevicePrimaryCtxRetain(&ctx, 0));
+    hipGraphNode_t dset, dcopy, dbad;
+    hipMemsetParams dmp = {.dst = mat + 16 + 1, .elementSize = 1, .height = 3, .pitch = 16,
+                           .value = 0x7e, .width = 4};   /* rows 1..3, bytes 1..4 */
+    CHECK(hipDrvGraphAddMemsetNode(&dset, g3, NULL, 0, &dmp, ctx));
+    HIP_MEMCPY3D d3;
+    memset(&d3, 0, sizeof d3);
+    d3.srcMemoryType = hipMemoryTypeDevice;
+    d3.srcDevice = (hipDeviceptr_t)mat;
+    d3.srcPitch = 16;
+    d3.srcXInBytes = 3;
+    d3.srcY = 1;
+    d3.dstMemoryType = hipMemoryTypeHost;
+    d3.dstHost = packed;
+    d3.WidthInBytes = 3;
+    d3.Height = 2;
+    d3.Depth = 1;
+    CHECK(hipDrvGraphAddMemcpyNode(&dcopy, g3, &dset, 1, &d3, NULL));
+    SHOW("drv_node_bad_ctx", hipDrvGraphAddMemsetNode(&dbad, g3, NULL, 0, &dmp,
+                                                      (hipCtx_t)(uintptr_t)0x1234));
+    d3.WidthInBytes = 0;
+    d3.srcDevice = 0;
+    SHOW("drv_node_empty_copy", hipDrvGraphAddMemcpyNode(&dbad, g3, NULL, 0, &d3, NULL));
+    d3.WidthInBytes = 3;
+    SHOW("drv_node_missing_side", hipDrvGraphAddMemcpyNode(&dbad, g3, NULL, 0, &d3, NULL));
+    hipGraphExec_t exec3;
+    CHECK(hipGraphInstantiate(&exec3, g3, NULL, NULL, 0));
+    CHECK(hipGraphLaunch(exec3, s2));
+    CHECK(hipStreamSynchronize(s2));
+    unsigned char whole[64];
+    CHECK(hipMemcpy(whole, mat, 64, hipMemcpyDeviceToHost));
+    printf("drv_nodes_copy=%x,%x,%x,%x,%x,%x\n", packed[0], packed[1], packed[2], packed[3],
+           packed[4], packed[5]);
+    int set = 0;
+    for (int i = 0; i < 64; i++)
+        set += whole[i] == 0x7e;
+    printf("drv_nodes_memset=%d,%x,%x\n", set, whole[16], whole[16 + 5]);
+    CHECK(hipGraphExecDestroy(exec3));
+    CHECK(hipGraphDestroy(g3));
+    CHECK(hipFree(mat));
+
     CHECK(hipGraphExecDestroy(exec));
     SHOW("exec_destroy_twice", hipGraphExecDestroy(exec));
     SHOW("launch_destroyed", hipGraphLaunch(exec, s));
