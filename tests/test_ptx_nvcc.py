@@ -163,12 +163,19 @@ def test_local_array_across_barriers_with_early_exit(mod):
 
 
 @pytest.fixture(scope="module")
-def mod80(tmp_path_factory):
+def ptx80(tmp_path_factory) -> str:
     tmp = tmp_path_factory.mktemp("sm80")
     subprocess.run(["nvcc", "-ptx", "-arch=sm_80", str(HERE / "warp80.cu"), "-o",
                     str(tmp / "w.ptx")], check=True, capture_output=True)
-    m = build((tmp / "w.ptx").read_text(), "cpu-wave64", tmp)
-    m.wave = 64
+    return (tmp / "w.ptx").read_text()
+
+
+@pytest.fixture(scope="module", params=[(64, ""), (32, ""), (64, "+fibers")],
+                ids=["wave64", "wave32", "wave64-fibers"])
+def mod80(request, ptx80, tmp_path_factory):
+    wave, option = request.param
+    m = build(ptx80, f"cpu-wave{wave}{option}", tmp_path_factory.mktemp("m80"))
+    m.wave = wave
     return m
 
 

@@ -1022,6 +1022,20 @@ def _match(fe: Fe, inst: I) -> str:
     mods = [m for m in inst.mods if m != "sync"]
     d, a, mask = _nops(fe, inst, 3)
     m = fe.src(mask, "u32", inst)
+    if fe.reg_prefix and mods in (["any", "b32"], ["any", "b64"], ["all", "b32"],
+                                  ["all", "b64"]):
+        val = fe.src(a, "u64" if mods[1] == "b64" else "u32", inst)
+        code = [_phase_yield(inst, f"{PC}.val = (uint64_t){val}; {PC}.src = PS_COLL_MATCH;")]
+        eq = f"((uint32_t)({PC}.res >> ps_half(ctx)) & {m})"
+        if mods[0] == "any":
+            return " ".join(code + [fe.dst(d, "b32", eq, inst)])
+        dd, p = (d.first, d.second) if isinstance(d, ir.PredPair) else (d, None)
+        act = f"((uint32_t)({PC}.act >> ps_half(ctx)) & {m})"
+        t = fe.new_tmp()
+        code += [f"{{ bool {t} = {eq} == {act};", fe.dst(dd, "b32", f"({t} ? {eq} : 0u)", inst)]
+        if p is not None:
+            code.append(fe.dst(p, "pred", t, inst))
+        return " ".join(code + ["}"])
     if mods == ["any", "b32"]:
         return fe.dst(d, "b32", f"ps_match_any32(ctx, {inst.site}u, {fe.src(a, 'u32', inst)}, "
                                 f"{m})", inst)
@@ -1049,6 +1063,11 @@ def _redux(fe: Fe, inst: I) -> str:
         raise fe.unsupported(inst)
     d, a, mask = _nops(fe, inst, 3)
     signed = int(mods[1] == "s32")
+    if fe.reg_prefix:  # mask: the lanes that take part are the ones that arrive
+        kind = 2 * REDUX_OPS[mods[0]] + signed
+        return (_phase_yield(inst, f"{PC}.val = {fe.src(a, 'u32', inst)}; "
+                                   f"{PC}.src = PS_COLL_REDUX + {kind}u;") + " "
+                + fe.dst(d, "u32", f"(uint32_t){PC}.res", inst))
     return fe.dst(d, "u32", f"ps_redux32(ctx, {inst.site}u, {REDUX_OPS[mods[0]]}, {signed}, "
                             f"{fe.src(a, 'u32', inst)}, {fe.src(mask, 'u32', inst)})", inst)
 

@@ -4,12 +4,14 @@
 contains, a block barrier or a warp collective. Indirect calls count as synchronising (we
 cannot see the callee). Kernels:
 - "loop": no sync at all: a plain loop over the block's threads;
-- "phase": the only sync is `bar.sync <imm>`, shfl, vote, activemask or bar.warp.sync in
+- "phase": the only sync is `bar.sync <imm>`, shfl, vote, activemask, match, redux or
+  bar.warp.sync in
   the kernel body itself (not in callees): each thread runs until it reaches one, with its
   registers in a per-thread context, and returns that site; the block function loops over
   the threads phase after phase and completes barriers and collectives in between (no
   stacks, no context switches);
-- "fiber": everything else (sync in callees, match/redux, bar.red/arrive, counts).
+- "fiber": everything else (sync in callees, bar.red/arrive, barrier counts, several
+  barrier ids).
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ def _phase_ok(fn: ir.Function, memo: dict[str, bool]) -> bool:
             if reg_types.setdefault(s.name, s.type) != s.type:
                 return False  # the same name in two scopes with two types
         elif type(s) is ir.Instruction and s.opcode in SYNC_OPCODES:
-            if s.opcode in ("shfl", "vote", "activemask"):
+            if s.opcode in ("shfl", "vote", "activemask", "match", "redux"):
                 continue  # warp collectives the phase scheduler completes
             if s.opcode not in ("bar", "barrier"):
                 return False

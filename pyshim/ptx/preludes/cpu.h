@@ -46,7 +46,9 @@ typedef struct ps_coll {
     uint32_t src;          /* source lane of a permute; PS_COLL_BALLOT for a ballot */
     uint32_t valid;        /* shfl's in-range predicate, kept across the collective */
 } ps_coll;
-#define PS_COLL_BALLOT 0xffffffffu
+#define PS_COLL_BALLOT 0xffffffffu   /* res = ballot of val != 0 */
+#define PS_COLL_MATCH 0xfffffffeu    /* res = lanes whose val equals this one */
+#define PS_COLL_REDUX 0xffffff00u    /* + 2 * op + signed: res = reduction over the warp */
 #define PS_PHASE_COLL 0x80000000u
 
 /* ---- math (libm) ---- */
@@ -151,6 +153,38 @@ PS_FN int ps_ctx_init(ps_tctx *c, const pyshim_launch *l, const pyshim_block *b,
     return c->sh ? 0 : 2;
 }
 
+/* match.sync: the wavefront lanes taking part whose value equals v */
+PS_FN uint64_t ps_coll_match(const ps_coll *coll, uint32_t lo, uint32_t hi, uint64_t mask,
+                             uint64_t v) {
+    uint64_t m = 0;
+    for (uint32_t j = lo; j < hi; j++)
+        if (((mask >> (j - lo)) & 1u) && coll[j].val == v) m |= 1ull << (j - lo);
+    return m;
+}
+
+/* redux.sync over the lanes taking part in thread i's 32-lane warp; kind = 2 * op + signed,
+ * op 0 add 1 min 2 max 3 and 4 or 5 xor */
+PS_FN uint64_t ps_coll_redux(const ps_coll *coll, uint32_t lo, uint32_t hi, uint64_t mask,
+                             uint32_t i, uint32_t kind) {
+    uint32_t op = kind >> 1, sgn = kind & 1u, acc = 0;
+    int first = 1;
+    uint32_t w0 = lo + ((i - lo) & ~31u), w1 = w0 + 32 < hi ? w0 + 32 : hi;
+    for (uint32_t j = w0; j < w1; j++) {
+        if (!((mask >> (j - lo)) & 1u)) continue;
+        uint32_t v = (uint32_t)coll[j].val;
+        if (first) { acc = v; first = 0; continue; }
+        switch (op) {
+        case 0: acc += v; break;
+        case 1: acc = sgn ? ((int32_t)v < (int32_t)acc ? v : acc) : (v < acc ? v : acc); break;
+        case 2: acc = sgn ? ((int32_t)v > (int32_t)acc ? v : acc) : (v > acc ? v : acc); break;
+        case 3: acc &= v; break;
+        case 4: acc |= v; break;
+        default: acc ^= v; break;
+        }
+    }
+    return acc;
+}
+
 /* ---- phase mode: complete the collectives the threads wait at (per wavefront, the lowest
  * call site first); returns whether any completed ---- */
 PS_FN int ps_phase_collectives(uint32_t n, uint32_t wave, uint8_t *state, const uint32_t *resume,
@@ -171,6 +205,9 @@ PS_FN int ps_phase_collectives(uint32_t n, uint32_t wave, uint8_t *state, const 
             if (!((mask >> (i - lo)) & 1u)) continue;
             ps_coll *c = &coll[i];
             if (c->src == PS_COLL_BALLOT) c->res = ballot;
+            else if (c->src == PS_COLL_MATCH) c->res = ps_coll_match(coll, lo, hi, mask, c->val);
+            else if (c->src >= PS_COLL_REDUX)
+                c->res = ps_coll_redux(coll, lo, hi, mask, i, c->src - PS_COLL_REDUX);
             else c->res = (c->src < 64 && ((mask >> c->src) & 1u)) ? coll[lo + c->src].val : c->val;
             c->act = mask;
             state[i] = 0;

@@ -63,7 +63,8 @@ class CpuTarget(Target):
     def phase_kernel(self, index: int, k: ir.Function, body: str, fe) -> str:
         """A barrier kernel as phases: k{i}_body runs one thread up to its next barrier."""
         sites = [s.site for s in k.body or () if type(s) is ir.Instruction
-                 and s.opcode in ("bar", "barrier", "shfl", "vote", "activemask")]
+                 and s.opcode in ("bar", "barrier", "shfl", "vote", "activemask", "match",
+                                  "redux")]
         regs = list(dict.fromkeys(fe.phase_decls)) or ["char unused;"]
         arrays = [f"PS_ALIGN({a}) uint8_t {cname_var(n)}[{sz}];"
                   for n, (sz, a) in fe.phase_array_sizes.items()]
