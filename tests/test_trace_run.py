@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build, launcher, tracing
+from pyshim import launcher, tracing
 from pyshim.paths import REPO_DIR, build_dir
 
 EXAMPLES = REPO_DIR / "examples"
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is no
 
 @pytest.fixture(scope="session")
 def shim() -> Path:
-    build.build_all()
+    launcher.ensure_built("cpu")  # the shim's libraries, if not built yet
     tracing.trace_library()
     return build_dir()
 
@@ -150,6 +150,17 @@ def test_shared_cudart_traces_runtime_calls(shim: Path, exe_dir: Path, tmp_path:
     assert sum("kind=cudaMemcpyHostToDevice (1)" in c for c in copies) == 2
     assert sum("kind=cudaMemcpyDeviceToHost (2)" in c for c in copies) == 1
     assert calls(lines, "cudaDeviceSynchronize")
+    # nvcc's hidden hooks: registration at start-up, then the <<<>>> launch itself
+    (reg,) = calls(lines, "__cudaRegisterFunction")
+    assert 'deviceName="_Z10vector_addPKfS0_Pfi"' in reg
+    (launch,) = calls(lines, "__cudaLaunchKernel")
+    n, block = 1000003, 256
+    assert (f"gridDim={{x={(n + block - 1) // block}, y=1, z=1}}, "
+            f"blockDim={{x={block}, y=1, z=1}}") in launch
+    assert "= cudaSuccess (0)" in launch
+    (kernel,) = calls(lines, "__cudaGetKernel")
+    handle = re.search(r"kernel=0x[0-9a-f]+->(0x[0-9a-f]+)", kernel).group(1)
+    assert f"__cudaLaunchKernel(kernel={handle}," in launch
 
 
 def test_shared_cudart_error_names(shim: Path, exe_dir: Path, tmp_path: Path) -> None:

@@ -28,6 +28,41 @@ from pyshim.codegen.common import STAMP, c_ident, declare, load_table, param_nam
 HANDWRITTEN = ("cuGetExportTable", "cuGetProcAddress", "cuGetProcAddress_v2",
                "cuGetProcAddress_v2_ptsz")
 VARIANTS = {"": 0, "ptds": 1, "ptsz": 2}
+
+
+def _sig(ret: str, *params: str) -> dict:
+    return {"ret": ret, "params": [p.rsplit(" ", 1) for p in params]}
+
+
+# The hidden hooks nvcc's host code calls in libcudart (crt/host_runtime.h and
+# crt/device_functions.h, C++-only headers, so not in tables/runtime.json). Address
+# arguments the headers type as `char *` (a host function or variable) are `void *` here:
+# the same ABI, shown as addresses instead of read as strings.
+RUNTIME_HOOKS = {
+    "__cudaRegisterFatBinary": _sig("void **", "void * fatCubin"),
+    "__cudaRegisterFatBinaryEnd": _sig("void", "void ** fatCubinHandle"),
+    "__cudaUnregisterFatBinary": _sig("void", "void ** fatCubinHandle"),
+    "__cudaRegisterFunction": _sig(
+        "void", "void ** fatCubinHandle", "const void * hostFun", "void * deviceFun",
+        "const char * deviceName", "int thread_limit", "uint3 * tid", "uint3 * bid",
+        "dim3 * bDim", "dim3 * gDim", "int * wSize"),
+    "__cudaRegisterVar": _sig(
+        "void", "void ** fatCubinHandle", "void * hostVar", "void * deviceAddress",
+        "const char * deviceName", "int ext", "size_t size", "int constant", "int global"),
+    "__cudaPushCallConfiguration": _sig(
+        "unsigned", "dim3 gridDim", "dim3 blockDim", "size_t sharedMem",
+        "struct CUstream_st * stream"),
+    "__cudaPopCallConfiguration": _sig(
+        "cudaError_t", "dim3 * gridDim", "dim3 * blockDim", "size_t * sharedMem",
+        "void * stream"),
+    "__cudaGetKernel": _sig("cudaError_t", "cudaKernel_t * kernel", "const void * hostFun"),
+    "__cudaLaunchKernel": _sig(
+        "cudaError_t", "cudaKernel_t kernel", "dim3 gridDim", "dim3 blockDim", "void ** args",
+        "size_t sharedMem", "cudaStream_t stream"),
+    "__cudaLaunchKernel_ptsz": _sig(
+        "cudaError_t", "cudaKernel_t kernel", "dim3 gridDim", "dim3 blockDim", "void ** args",
+        "size_t sharedMem", "cudaStream_t stream"),
+}
 REAL = "pyshim_tracer_real_"
 CALLS = "pyshim_tracer_calls_"
 
@@ -109,7 +144,8 @@ class Types:
                 continue
             fields = layout.get("fields", [])
             if 0 < len(fields) <= MAX_STRUCT_FIELDS and all(
-                    re.fullmatch(r"\w+", f[0]) and self.kind(f[1]).name in SCALARS
+                    re.fullmatch(r"\w+", f[0]) and "[" not in f[1]
+                    and self.kind(f[1]).name in SCALARS
                     for f in fields):
                 return Kind("struct", struct=key)
             break
@@ -128,7 +164,7 @@ class Types:
         if pointee in ("void", "char"):
             return None
         k = self.kind(pointee, name)
-        return k if k.name in SCALARS else None
+        return k if k.name in (*SCALARS, "struct") else None
 
 
 def _value(types: Types, kind: Kind, expr: str) -> str:
@@ -379,7 +415,7 @@ def driver_source(types: Types, driver: dict) -> tuple[str, int]:
 
 
 def runtime_source(types: Types, runtime: dict) -> tuple[str, int]:
-    syms = _symbols(runtime)
+    syms = {**_symbols(runtime), **RUNTIME_HOOKS}
     out = [_prelude("#include <cuda_runtime_api.h>\n")]
     for symbol, sig in sorted(syms.items()):
         out.append(wrapper(types, symbol, sig) + "\n")
@@ -393,7 +429,7 @@ def generate(out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     types = Types(load_table("typedefs"))
     driver, runtime = load_table("driver"), load_table("runtime")
-    sigs = [*_symbols(driver).values(), *_symbols(runtime).values()]
+    sigs = [*_symbols(driver).values(), *_symbols(runtime).values(), *RUNTIME_HOOKS.values()]
     files = {
         "trace_enums.h": enum_names(types, _used_enums(types, sigs)),
         "trace_driver.c": driver_source(types, driver)[0],
