@@ -317,6 +317,57 @@ def build_cpu_blas(out_dir: Path | None = None, hip_dir: Path | None = None) -> 
     return out_dir
 
 
+def measure_gemm(n: int, dtype: str = "float32", out_dir: Path | None = None,
+                 reps: int = 3) -> dict[str, float]:
+    """Time rocblas_sgemm/dgemm (n x n x n, no transposes) through the CPU device's
+    librocblas.so.5 against OpenBLAS's own sgemm_/dgemm_ called directly on the same data,
+    alternating the two so machine load affects both alike. Returns the best seconds of
+    each and ratio = direct / rocblas (>= 0.95 is the budget)."""
+    import ctypes
+    import time
+
+    import numpy as np
+
+    pre = {"float32": "s", "float64": "d"}[dtype]
+    out = Path(out_dir) if out_dir is not None else build_dir() / "cpu"
+    ctypes.CDLL(str(out / HIP_SONAME), mode=ctypes.RTLD_GLOBAL)
+    blas = ctypes.CDLL(str(out / "librocblas.so.5"))
+    ob = ctypes.CDLL(str(openblas_dirs()[1] / "libscipy_openblas.so"))
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal(n * n).astype(dtype) for _ in range(2))
+    c = np.zeros(n * n, dtype)
+    one, zero = np.ones(1, dtype), np.zeros(1, dtype)
+    ptr = [ctypes.c_void_p(x.ctypes.data) for x in (a, b, c, one, zero)]
+    handle = ctypes.c_void_p()
+    if blas.rocblas_create_handle(ctypes.byref(handle)) != 0:
+        raise BlasBuildError("rocblas_create_handle failed")
+    dim, trans = ctypes.c_int(n), ctypes.c_char(b"N")
+    direct_fn = getattr(ob, f"scipy_{pre}gemm_")
+    rb_fn = getattr(blas, f"rocblas_{pre}gemm")
+
+    def direct() -> None:
+        direct_fn(ctypes.byref(trans), ctypes.byref(trans), ctypes.byref(dim), ctypes.byref(dim),
+                  ctypes.byref(dim), ptr[3], ptr[0], ctypes.byref(dim), ptr[1],
+                  ctypes.byref(dim), ptr[4], ptr[2], ctypes.byref(dim))
+
+    def through_rocblas() -> None:
+        st = rb_fn(handle, 111, 111, n, n, n, ptr[3], ptr[0], n, ptr[1], n, ptr[4], ptr[2], n)
+        if st != 0:
+            raise BlasBuildError(f"rocblas_{pre}gemm returned {st}")
+
+    best = {"direct": float("inf"), "rocblas": float("inf")}
+    direct()
+    through_rocblas()
+    for _ in range(reps):
+        for name, fn in (("direct", direct), ("rocblas", through_rocblas)):
+            t0 = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - t0)
+    blas.rocblas_destroy_handle(handle)
+    return {"direct_s": best["direct"], "rocblas_s": best["rocblas"],
+            "ratio": best["direct"] / best["rocblas"]}
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
@@ -324,13 +375,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="output directory")
     ap.add_argument("--hip-dir", type=Path, default=None,
                     help="directory holding libamdhip64.so.7 (default: the output directory)")
+    ap.add_argument("--measure-gemm", type=int, metavar="N", default=0,
+                    help="after building, time sgemm/dgemm at N through rocBLAS vs OpenBLAS")
     args = ap.parse_args(argv)
     try:
         out = build_cpu_blas(args.out, args.hip_dir)
+        print(out)
+        if args.measure_gemm:
+            for dtype in ("float32", "float64"):
+                r = measure_gemm(args.measure_gemm, dtype, out)
+                print(f"{dtype} gemm n={args.measure_gemm}: OpenBLAS {r['direct_s'] * 1e3:.1f} ms, "
+                      f"rocBLAS {r['rocblas_s'] * 1e3:.1f} ms, ratio {r['ratio']:.3f}")
     except BlasBuildError as exc:
         print(f"pyshim build_blas: {exc}", file=sys.stderr)
         return 1
-    print(out)
     return 0
 
 
