@@ -227,3 +227,20 @@ int pyshim_rt_hip_attribute(int *value, int hip_attr, int device)
 {
     return rt(hipDeviceGetAttribute(value, (hipDeviceAttribute_t)hip_attr, device));
 }
+
+int pyshim_rt_hip_graph_kernel_node(void **node, void *graph, void *const *deps, size_t ndeps,
+                                    void *fn, const unsigned grid[3], const unsigned block[3],
+                                    unsigned shmem, void **args, void **extra)
+{
+    /* a module kernel: func holds the hipFunction_t, as for hipModuleLaunchKernel */
+    hipKernelNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.func = fn;
+    p.gridDim = (dim3){grid[0], grid[1], grid[2]};
+    p.blockDim = (dim3){block[0], block[1], block[2]};
+    p.sharedMemBytes = shmem;
+    p.kernelParams = args;
+    p.extra = extra;
+    return rt(hipGraphAddKernelNode((hipGraphNode_t *)node, (hipGraph_t)graph,
+                                    (const hipGraphNode_t *)deps, ndeps, &p));
+}

@@ -95,6 +95,12 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_attribute(int *value, int hip_attr, int devic
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_occupancy(int *blocks, void *fn, int block_size,
                                              size_t dynamic_shared, unsigned flags);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_device_reset(void);
+/* hipGraphAddKernelNode for a translated kernel */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_kernel_node(void **node, void *graph, void *const *deps,
+                                                     size_t ndeps, void *fn,
+                                                     const unsigned grid[3],
+                                                     const unsigned block[3], unsigned shmem,
+                                                     void **args, void **extra);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_host_malloc(void **ptr, size_t size);
 /* cudaPointerAttributes' fields; type is a cudaMemoryType value */
 struct pyshim_rt_pointer_attrs {

@@ -183,6 +183,33 @@ cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const voi
     return launch_ex(config, func, args, 1);
 }
 
+/* A kernel node of an explicitly built graph: its func is a host stub like a launch's. */
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                   const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                   const struct cudaKernelNodeParams *pNodeParams)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (pGraphNode == NULL || pNodeParams == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidValue);
+    const struct cudaKernelNodeParams *p = pNodeParams;
+    struct pyshim_rt_func *f = pyshim_rt_func_by_handle(p->func);
+    if (f == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidDeviceFunction);
+    if (!config_valid(p->gridDim, p->blockDim))
+        return pyshim_rt_fail(cudaErrorInvalidConfiguration);
+    void *fn = NULL;
+    int rc = pyshim_rt_func_resolve(f, &fn);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    const unsigned grid[3] = {p->gridDim.x, p->gridDim.y, p->gridDim.z};
+    const unsigned block[3] = {p->blockDim.x, p->blockDim.y, p->blockDim.z};
+    rc = pyshim_rt_hip_graph_kernel_node((void **)pGraphNode, graph,
+                                         (void *const *)pDependencies, numDependencies, fn,
+                                         grid, block, p->sharedMemBytes, p->kernelParams,
+                                         p->extra);
+    return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
+}
+
 /* ---- per-kernel queries and settings ---- */
 
 static int resolve_stub(const void *func, void **fn)

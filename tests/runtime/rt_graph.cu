@@ -1,5 +1,6 @@
-// CUDA graphs from stream capture: two kernel launches captured on a stream, instantiated
-// and replayed three times. Self-checking; runs unchanged against NVIDIA's libcudart.
+// CUDA graphs: two kernel launches captured on a stream, and the same two kernels as
+// explicit nodes (the second depending on the first); each graph instantiated and
+// replayed three times. Self-checking; runs unchanged against NVIDIA's libcudart.
 #include <cuda_runtime.h>
 #include <stdio.h>
 
@@ -42,6 +43,31 @@ int main()
     for (int i = 0; i < 64; i++)
         ok &= h[i] == 9;
     printf("%zu nodes, element 0 = %d\n", nodes, h[0]);
+    OK(cudaGraphExecDestroy(exec));
+    OK(cudaGraphDestroy(graph));
+
+    // the same graph built node by node
+    OK(cudaMemset(d, 0, 64 * sizeof(int)));
+    OK(cudaGraphCreate(&graph, 0));
+    int one = 1, two = 2;
+    void *args1[] = {&d, &one}, *args2[] = {&d, &two};
+    cudaKernelNodeParams kp = {};
+    kp.func = (void *)add;
+    kp.gridDim = dim3(1);
+    kp.blockDim = dim3(64);
+    kp.kernelParams = args1;
+    cudaGraphNode_t first, second;
+    OK(cudaGraphAddKernelNode(&first, graph, NULL, 0, &kp));
+    kp.kernelParams = args2;
+    OK(cudaGraphAddKernelNode(&second, graph, &first, 1, &kp));
+    OK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int i = 0; i < 3; i++)
+        OK(cudaGraphLaunch(exec, s));
+    OK(cudaStreamSynchronize(s));
+    OK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 64; i++)
+        ok &= h[i] == 9;
+    printf("explicit nodes: element 0 = %d\n", h[0]);
     OK(cudaGraphExecDestroy(exec));
     OK(cudaGraphDestroy(graph));
     OK(cudaStreamDestroy(s));
