@@ -38,6 +38,8 @@ int pyshim_rt_device_properties(void *prop, int device)
 /* CUDA 12's header renames cudaGetDeviceProperties to _v2 (the 12.x layout) */
 cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp *prop, int device)
 {
+    _Static_assert(sizeof(struct cudaDeviceProp) == PYSHIM_RT_DEVPROP_SIZE,
+                   "tables/cuda12.json's 12.9 cudaDeviceProp layout is not this header's");
     return (cudaError_t)pyshim_rt_device_properties(prop, device);
 }
 #else
