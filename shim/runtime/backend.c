@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <hip/hip_runtime_api.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,15 @@
 #define ERR_UNKNOWN 999 /* cudaErrorUnknown */
 #define ERR_INVALID_DEVICE_FUNCTION 98 /* cudaErrorInvalidDeviceFunction */
 #define ERR_INVALID_SYMBOL 13 /* cudaErrorInvalidSymbol */
+
+/* the generated cudaDeviceProp map, checked against HIP's layout of the same fields */
+#define PYSHIM_RT_PROP(cuda_off, hip_off, size, field)                                    \
+    _Static_assert(offsetof(hipDeviceProp_tR0600, field) == (hip_off) &&                   \
+                       sizeof(((hipDeviceProp_tR0600 *)0)->field) == (size),               \
+                   "hipDeviceProp_tR0600." #field " is not where the tables say");
+#include "runtime_devprop.inc"
+#undef PYSHIM_RT_PROP
+_Static_assert(sizeof(hipDeviceProp_tR0600) <= PYSHIM_RT_HIPPROP_SIZE, "hipDeviceProp_tR0600");
 
 static int rt(hipError_t err)
 {

@@ -7,12 +7,16 @@
  */
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda_runtime_api.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cuda_side.h"
 
-/* first pass over the generated map: only the sizes */
-#define PYSHIM_RT_PROP(cuda_off, hip_off, size, field)
+/* first pass over the generated map: every row checked against this header's layout */
+#define PYSHIM_RT_PROP(cuda_off, hip_off, size, field)                                    \
+    _Static_assert(offsetof(struct cudaDeviceProp, field) == (cuda_off) &&                 \
+                       sizeof(((struct cudaDeviceProp *)0)->field) == (size),              \
+                   "cudaDeviceProp." #field " is not where the tables say");
 #include "runtime_devprop.inc"
 #undef PYSHIM_RT_PROP
 
