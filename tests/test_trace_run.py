@@ -225,3 +225,41 @@ def test_run_report_counts_traced_calls(shim: Path, exe_dir: Path, tmp_path: Pat
     assert {"name": "cuMemAlloc_v2", "code": "CUDA_ERROR_OUT_OF_MEMORY", "count": 1} \
         in report["errors"]
     assert (tmp_path / "report.json").exists()
+
+
+def test_driver_api_program_is_traced(shim: Path, tmp_path: Path) -> None:
+    """A program linked against libcuda calls the exported symbols: they bind to the
+    wrappers, which find libcuda's through dlsym(RTLD_NEXT)."""
+    from pyshim.tables.fetch import include_dir
+
+    exe = tmp_path / "driver_ptx"
+    cmd = ["cc", "-std=c11", "-O2", f"-I{include_dir('cuda13-runtime')}",
+           str(EXAMPLES / "driver_ptx.c"), "-o", str(exe), f"-L{shim / 'lib'}",
+           "-l:libcuda.so.1"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    log = tmp_path / "driver_ptx.trace"
+    out = traced(exe, log)
+    assert "PASS driver_ptx" in out.stdout, out.stdout + out.stderr
+    lines = trace_lines(log)
+    assert not calls(lines, "cuGetProcAddress_v2")
+    (load,) = calls(lines, "cuModuleLoadData")
+    module = re.search(r"module=0x[0-9a-f]+->(0x[0-9a-f]+)", load).group(1)
+    found = calls(lines, "cuModuleGetFunction")
+    assert any(f'hmod={module}, name="saxpy") = CUDA_SUCCESS (0)' in f for f in found)
+    # a lookup that fails names its error, and its out-parameter is left unread
+    missing = [f for f in found if 'name="no_such_kernel"' in f]
+    assert missing and "= CUDA_ERROR_NOT_FOUND (500)" in missing[0]
+    assert "->" not in missing[0]
+    assert len(calls(lines, "cuLaunchKernel")) == 2
+
+
+def test_rtld_next_stays_relative_to_the_caller(shim: Path, tmp_path: Path) -> None:
+    exe = tmp_path / "rtld_next"
+    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror",
+           str(REPO_DIR / "tests" / "trace" / "rtld_next.c"), "-o", str(exe), "-ldl"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = traced(exe, tmp_path / "t.trace")
+    assert "PASS rtld_next" in out.stdout, out.stdout + out.stderr
+    assert "libpyshim_trace.so" in out.stdout

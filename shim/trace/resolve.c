@@ -14,6 +14,15 @@
 
 #include "trace.h"
 
+#if defined(__has_attribute)
+#if __has_attribute(musttail)
+#define PT_MUSTTAIL __attribute__((musttail))
+#endif
+#endif
+#ifndef PT_MUSTTAIL
+#define PT_MUSTTAIL
+#endif
+
 typedef void *(*dlsym_fn)(void *, const char *);
 static dlsym_fn real_dlsym_ptr;
 
@@ -80,10 +89,11 @@ PT_API void *dlsym(void *handle, const char *name)
     dlsym_fn fn = real_dlsym();
     if (fn == NULL)
         return NULL;
-    /* RTLD_NEXT is relative to the caller: a sibling call (-O2) keeps the caller's return
-     * address, so glibc still sees the caller rather than this library */
+    /* RTLD_NEXT is relative to the caller: a sibling call (a jump, at -O2) keeps the
+     * caller's return address, so glibc still sees the caller rather than this library.
+     * tests/trace/rtld_next.c checks it; compilers that can promise it are made to. */
     if (handle == RTLD_NEXT)
-        return fn(handle, name);
+        PT_MUSTTAIL return fn(handle, name);
     void *p = fn(handle, name);
     if (p == NULL)
         return p;
