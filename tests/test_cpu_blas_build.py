@@ -94,6 +94,9 @@ def test_handle_api(rb):
     # during a query routines only check arguments: nothing is computed
     assert rb.call("rocblas_sscal", 4, H.scalar("s", 3), x, 1, handle=h) == H.ST_SIZE_UNCHANGED
     assert np.all(x == 1)
+    # rocBLAS answers a query right after the handle check, before validating the rest
+    assert rb.call("rocblas_sgemm", H.E(111), H.E(111), 4, 4, 4, None, None, 1, None, 1, None,
+                   None, 1, handle=h) == H.ST_SIZE_UNCHANGED
     assert b.rocblas_stop_device_memory_size_query(h, ctypes.byref(size)) == 0
     assert size.value == 0
     assert b.rocblas_destroy_handle(h) == 0

@@ -180,9 +180,14 @@ static inline bool rb_one_z(const void *p)
         if (enter_ != rocblas_status_success)                                     \
             return enter_;                                                        \
     } while (0)
+/* rocBLAS checks the handle, then returns at once during a device-memory size query (these
+ * routines need no workspace), before validating any other argument. */
 #define RB_CHECK_HANDLE                                                           \
-    if (rb_bad_handle(handle))                                                    \
-    return rocblas_status_invalid_handle
+    do {                                                                          \
+        if (rb_bad_handle(handle))                                                \
+            return rocblas_status_invalid_handle;                                 \
+        RB_RETURN_IF_SIZE_QUERY(handle);                                          \
+    } while (0)
 /* a _64 call whose sizes do not fit OpenBLAS's 32-bit integers */
 #define RB_NEED_FIT(v)                                                            \
     if (!rb_fits(v))                                                              \

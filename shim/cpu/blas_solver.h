@@ -6,6 +6,10 @@
 
 #include <stdlib.h>
 
+/* rocSOLVER validates values and sizes before answering a size query (RS_QUERY_OR_ENTER) */
+#define RS_CHECK_HANDLE                                                           \
+    if (rb_bad_handle(handle))                                                    \
+    return rocblas_status_invalid_handle
 #define RS_CHECK(c, st)                                                           \
     if (c)                                                                        \
     return rocblas_status_##st

@@ -49,8 +49,7 @@ static char rb_native(rocblas_datatype t)
 }
 
 #define RB_EX_PRELUDE(nb)                                                         \
-    if (rb_bad_handle(handle))                                                    \
-        return rocblas_status_invalid_handle;                                     \
+    RB_CHECK_HANDLE;                                                              \
     if (n <= 0 || (nb) <= 0)                                                      \
         return rocblas_status_success;                                            \
     if (!rb_fits(n) || !rb_fits(x.inc))                                           \
@@ -99,8 +98,7 @@ static rocblas_status rb_dot_ex(rocblas_handle handle, enum rb_form f, int64_t n
                                 struct rb_v y, int64_t nb, void *result, rocblas_datatype rt,
                                 rocblas_datatype ex, bool conj)
 {
-    if (rb_bad_handle(handle))
-        return rocblas_status_invalid_handle;
+    RB_CHECK_HANDLE;
     if (nb <= 0)
         return rocblas_status_success;
     if (!result)
@@ -157,8 +155,7 @@ static rocblas_status rb_nrm2_ex(rocblas_handle handle, enum rb_form f, int64_t 
                                  int64_t nb, void *result, rocblas_datatype rt,
                                  rocblas_datatype ex)
 {
-    if (rb_bad_handle(handle))
-        return rocblas_status_invalid_handle;
+    RB_CHECK_HANDLE;
     if (nb <= 0)
         return rocblas_status_success;
     if (!result)

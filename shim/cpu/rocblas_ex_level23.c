@@ -17,7 +17,8 @@
     case rocblas_datatype_f64_c: return rocblas_ztrsm##sfx(__VA_ARGS__);                       \
     default: break;                                                                            \
     }                                                                                          \
-    return rb_bad_handle(handle) ? rocblas_status_invalid_handle : rocblas_status_not_implemented
+    RB_CHECK_HANDLE;                                                                           \
+    return rocblas_status_not_implemented
 
 RB_API rocblas_status rocblas_trsm_ex(rocblas_handle handle, rocblas_side side, rocblas_fill uplo,
                                       rocblas_operation transA, rocblas_diagonal diag,
@@ -68,8 +69,7 @@ RB_API rocblas_status rocblas_syrk_ex(rocblas_handle handle, rocblas_fill uplo,
                                       rocblas_datatype c_type, rocblas_int ldc,
                                       rocblas_datatype execution_type)
 {
-    if (rb_bad_handle(handle))
-        return rocblas_status_invalid_handle;
+    RB_CHECK_HANDLE;
     if (a_type != c_type || a_type != execution_type)
         return rocblas_status_not_implemented;
     switch (a_type) {
@@ -100,8 +100,7 @@ static rocblas_status rb_gemv_mixed(rocblas_handle handle, enum rb_form f,
                                     rocblas_datatype yt, int64_t incy, rocblas_stride sy,
                                     int64_t batch)
 {
-    if (rb_bad_handle(handle))
-        return rocblas_status_invalid_handle;
+    RB_CHECK_HANDLE;
     char t = rb_op(trans);
     if (!t)
         return rocblas_status_invalid_value;

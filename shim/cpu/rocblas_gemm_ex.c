@@ -53,8 +53,7 @@ static char rb_gemm_ex_path(const struct rb_gemm_ex_args *g)
 
 static rocblas_status rb_gemm_ex(rocblas_handle handle, struct rb_gemm_ex_args *g)
 {
-    if (rb_bad_handle(handle))
-        return rocblas_status_invalid_handle;
+    RB_CHECK_HANDLE;
     if (!g->ta || !g->tb)
         return rocblas_status_invalid_value;
     if (g->m < 0 || g->n < 0 || g->k < 0 || g->batch < 0 ||

@@ -17,7 +17,7 @@
                                                 const rocblas_int lda, rocblas_int *ipiv,      \
                                                 T *B, const rocblas_int ldb, rocblas_int *info) \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(n < 0 || nrhs < 0 || lda < n || lda < 1 || ldb < n || ldb < 1, invalid_size); \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK(!info || (n && (!A || !ipiv)) || (n && nrhs && !B), invalid_pointer);         \
@@ -36,7 +36,7 @@ RS_PLAIN(RS_GESV)
                                                 T *A, const rocblas_int lda, T *B,             \
                                                 const rocblas_int ldb, rocblas_int *info)      \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char u = rb_fill(uplo);                                                                \
         RS_CHECK(!u, invalid_value);                                                           \
         RS_CHECK(n < 0 || nrhs < 0 || lda < n || lda < 1 || ldb < n || ldb < 1, invalid_size); \
@@ -57,7 +57,7 @@ RS_PLAIN(RS_POSV)
                                                  const rocblas_int n, T *A,                    \
                                                  const rocblas_int lda, rocblas_int *info)     \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char u = rb_fill(uplo), d = rb_diag(diag);                                             \
         RS_CHECK(!u || !d, invalid_value);                                                     \
         RS_CHECK(n < 0 || lda < n || lda < 1, invalid_size);                                   \
@@ -86,7 +86,7 @@ static void rs_copy_square(const void *a, int64_t lda, void *c, int64_t ldc, int
         rocblas_handle handle, const rocblas_int n, T *A, const rocblas_int lda,               \
         rocblas_int *ipiv, T *C, const rocblas_int ldc, rocblas_int *info)                     \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(n < 0 || lda < n || lda < 1 || ldc < n || ldc < 1, invalid_size);             \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK(!info || (n && (!A || !ipiv || !C)), invalid_pointer);                        \
@@ -99,7 +99,7 @@ static void rs_copy_square(const void *a, int64_t lda, void *c, int64_t ldc, int
                                                       const rocblas_int n, T *A,               \
                                                       const rocblas_int lda, rocblas_int *info) \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(n < 0 || lda < n || lda < 1, invalid_size);                                   \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK(!info || (n && !A), invalid_pointer);                                         \
@@ -117,7 +117,7 @@ static void rs_copy_square(const void *a, int64_t lda, void *c, int64_t ldc, int
         rocblas_handle handle, const rocblas_int n, T *A, const rocblas_int lda, T *C,         \
         const rocblas_int ldc, rocblas_int *info)                                              \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(n < 0 || lda < n || lda < 1 || ldc < n || ldc < 1, invalid_size);             \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK(!info || (n && (!A || !C)), invalid_pointer);                                 \
@@ -143,7 +143,7 @@ static char rs_jobz2(rocblas_evect e)
         rocblas_handle handle, const rocblas_eform itype, const rocblas_fill uplo,             \
         const rocblas_int n, T *A, const rocblas_int lda, T *B, const rocblas_int ldb)         \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         int it = rs_itype2(itype);                                                             \
         char u = rb_fill(uplo);                                                                \
         RS_CHECK(!it || !u, invalid_value);                                                    \
@@ -171,7 +171,7 @@ RS_SYGST(z, rocblas_double_complex, hegs2, scipy_LAPACK_zhegst)
         const rocblas_fill uplo, const rocblas_int n, T *A, const rocblas_int lda, T *B,       \
         const rocblas_int ldb, R *D, R *E, rocblas_int *info)                                  \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         int it = rs_itype2(itype);                                                             \
         char jz = rs_jobz2(evect), u = rb_fill(uplo);                                          \
         RS_CHECK(!it || !jz || !u, invalid_value);                                             \
@@ -211,7 +211,7 @@ static char rs_range2(rocblas_erange r)
          : r == rocblas_erange_index ? 'I' : 0;
 }
 #define RS_EVX2_CHECKS(extra_values, extra_sizes, extra_ptrs)                                  \
-    RB_CHECK_HANDLE;                                                                           \
+    RS_CHECK_HANDLE;                                                                           \
     char jz = rs_jobz2(evect), rg = rs_range2(erange), u = rb_fill(uplo);                      \
     RS_CHECK(!jz || !rg || !u extra_values, invalid_value);                                    \
     RS_CHECK(n < 0 || lda < n || lda < 1 || ldz < 1 || (jz == 'V' && ldz < n) ||               \
@@ -296,7 +296,7 @@ RS_SYGVX(z, rocblas_double_complex, double, 1, hegvx, RS_GVX2_C(z))
         const rocblas_int m, const rocblas_int n, T *A, const rocblas_int lda, R *S, T *U,     \
         const rocblas_int ldu, T *V, const rocblas_int ldv, rocblas_int *info)                 \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         int64_t mn = m < n ? m : n;                                                            \
         R *e = malloc(sizeof(R) * (size_t)(mn > 0 ? mn : 1));                                  \
         if (!e)                                                                                \
@@ -327,7 +327,7 @@ static char rs_srange(rocblas_srange r)
         const rocblas_int iu, rocblas_int *nsv, R *S, T *U, const rocblas_int ldu, T *V,       \
         const rocblas_int ldv, rocblas_int *ifail, rocblas_int *info)                          \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char ju = rs_sjob(left_svect), jv = rs_sjob(right_svect), rg = rs_srange(srange);      \
         RS_CHECK(!ju || !jv || !rg, invalid_value);                                            \
         int64_t mn = m < n ? m : n;                                                            \

@@ -34,7 +34,7 @@ static char rs_range(rocblas_erange r)
         const rocblas_fill uplo, const rocblas_int n, T *A, const rocblas_int lda, T *B,       \
         const rocblas_int ldb, R *D, R *E, rocblas_int *info)                                  \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         int it = rs_itype(itype);                                                              \
         char jz = rs_jobz(evect), u = rb_fill(uplo);                                           \
         RS_CHECK(!it || !jz || !u, invalid_value);                                             \
@@ -107,7 +107,7 @@ RS_SYGVD(z, rocblas_double_complex, double, 1, hegvd, RS_GVD_C(z))
         return rocblas_status_success;                                                         \
     }
 #define RS_EVX_CHECKS(extra_values, extra_sizes, extra_ptrs)                                   \
-    RB_CHECK_HANDLE;                                                                           \
+    RS_CHECK_HANDLE;                                                                           \
     char jz = rs_jobz(evect), rg = rs_range(erange), u = rb_fill(uplo);                        \
     RS_CHECK(!jz || !rg || !u extra_values, invalid_value);                                    \
     RS_CHECK(n < 0 || lda < n || lda < 1 || ldz < 1 || (jz == 'V' && ldz < n) ||               \
@@ -187,7 +187,7 @@ RS_SYGVDX(z, rocblas_double_complex, double, 1, hegvdx, RS_GVX_C_z)
         const R abstol, R *residual, const rocblas_int max_sweeps, rocblas_int *n_sweeps,      \
         R *W, rocblas_int *info)                                                               \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         (void)abstol;                                                                          \
         RS_CHECK(esort != rocblas_esort_none && esort != rocblas_esort_ascending,              \
                  invalid_value);                                                               \
@@ -216,7 +216,7 @@ RS_SYEVJ(z, rocblas_double_complex, double, 1, heevj, rocsolver_zheevd)
         const R abstol, R *residual, const rocblas_int max_sweeps, rocblas_int *n_sweeps,      \
         R *W, const rocblas_stride strideW, rocblas_int *info, const rocblas_int batch_count)  \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         (void)abstol;                                                                          \
         RS_CHECK(esort != rocblas_esort_none && esort != rocblas_esort_ascending,              \
                  invalid_value);                                                               \
@@ -259,7 +259,7 @@ RS_SYEVJ_FORMS(S)
         const rocblas_int ldb, const R abstol, R *residual, const rocblas_int max_sweeps,      \
         rocblas_int *n_sweeps, R *W, rocblas_int *info)                                        \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         (void)abstol;                                                                          \
         RS_CHECK(max_sweeps <= 0, invalid_size);                                               \
         RS_CHECK(!handle->size_query && (!residual || !n_sweeps), invalid_pointer);            \
@@ -287,7 +287,7 @@ RS_SYGVJ(z, rocblas_double_complex, double, 1, hegvj, rocsolver_zhegvd)
         R *S RS_GS_##F(S), T *U, const rocblas_int ldu RS_GS_##F(U), T *V,                     \
         const rocblas_int ldv RS_GS_##F(V), rocblas_int *info RB_BC_##F(const rocblas_int))    \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         (void)abstol;                                                                          \
         RS_CHECK(max_sweeps <= 0 || RB_NB_##F < 0, invalid_size);                              \
         if (!handle->size_query) {                                                             \

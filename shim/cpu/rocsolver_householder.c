@@ -19,7 +19,7 @@ static char rs_storev(rocblas_storev s)
     RB_API rocblas_status rocsolver_##pre##lacgv(rocblas_handle handle, const rocblas_int n,   \
                                                  T *x, const rocblas_int incx)                 \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(n < 0 || !incx, invalid_size);                                                \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK(!n, success);                                                                 \
@@ -37,7 +37,7 @@ RS_LACGV(z, rocblas_double_complex)
                                                  T *alpha, T *x, const rocblas_int incx,       \
                                                  T *tau)                                       \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(n < 0 || incx < 1, invalid_size);                                             \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK(!n, success);                                                                 \
@@ -56,7 +56,7 @@ RS_PLAIN(RS_LARFG)
                                                 const rocblas_int incx, const T *alpha, T *A,  \
                                                 const rocblas_int lda)                         \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char s = rb_side(side);                                                                \
         RS_CHECK(!s, invalid_value);                                                           \
         RS_CHECK(m < 0 || n < 0 || !incx || lda < m || lda < 1, invalid_size);                 \
@@ -80,7 +80,7 @@ RS_PLAIN(RS_LARF)
         const rocblas_int n, const rocblas_int k, T *Vm, const rocblas_int ldv, T *tau, T *Tm, \
         const rocblas_int ldt)                                                                 \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char d = rs_direct(direct), sv = rs_storev(storev);                                    \
         RS_CHECK(!d || !sv, invalid_value);                                                    \
         RS_CHECK(n < 0 || k < 1 || ldt < k || (sv == 'C' ? ldv < n : ldv < k) || ldv < 1,      \
@@ -102,7 +102,7 @@ RS_PLAIN(RS_LARFT)
         const rocblas_int n, const rocblas_int k, T *Vm, const rocblas_int ldv, T *Tm,         \
         const rocblas_int ldt, T *A, const rocblas_int lda)                                    \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char s = rb_side(side), t = rb_op(trans), d = rs_direct(direct), sv = rs_storev(storev); \
         RS_CHECK(!s || !t || !d || !sv, invalid_value);                                        \
         int64_t nq = s == 'L' ? m : n;                                                         \
@@ -132,7 +132,7 @@ RS_PLAIN(RS_LARFB)
         const rocblas_direct direct, const rocblas_int m, const rocblas_int n, R *C, R *S,     \
         T *A, const rocblas_int lda)                                                           \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char s = rb_side(side), d = rs_direct(direct);                                         \
         char p = pivot == rocblas_pivot_variable ? 'V' : pivot == rocblas_pivot_top ? 'T'      \
                : pivot == rocblas_pivot_bottom ? 'B' : 0;                                      \
@@ -155,7 +155,7 @@ RS_PLAIN(RS_LASR)
         T *A, const rocblas_int lda, R *D, R *E, T *tauq, T *taup, T *X, const rocblas_int ldx, \
         T *Y, const rocblas_int ldy)                                                           \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(m < 0 || n < 0 || k < 0 || k > (m < n ? m : n) || lda < m || lda < 1 ||       \
                      ldx < m || ldx < 1 || ldy < n || ldy < 1,                                 \
                  invalid_size);                                                                \
@@ -176,7 +176,7 @@ RS_PLAIN(RS_LABRD)
         const rocblas_int k, T *A, const rocblas_int lda, R *E, T *tau, T *W,                  \
         const rocblas_int ldw)                                                                 \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char u = rb_fill(uplo);                                                                \
         RS_CHECK(!u, invalid_value);                                                           \
         RS_CHECK(n < 0 || k < 0 || k > n || lda < n || lda < 1 || ldw < n || ldw < 1,          \
@@ -198,7 +198,7 @@ RS_PLAIN(RS_LATRD)
         const rocblas_int nb, rocblas_int *kb, T *A, const rocblas_int lda, rocblas_int *ipiv, \
         rocblas_int *info)                                                                     \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char u = rb_fill(uplo);                                                                \
         RS_CHECK(!u, invalid_value);                                                           \
         RS_CHECK(n < 0 || nb < 0 || lda < n || lda < 1, invalid_size);                         \

@@ -30,7 +30,7 @@
         rocblas_handle handle, const rocblas_int m, const rocblas_int n, RS_A_##F(T),          \
         rocblas_int *ipiv RS_PSTRIDE_##F, rocblas_int *info RB_BC_##F(const rocblas_int))      \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(m < 0 || n < 0 || lda < m || lda < 1 || RB_NB_##F < 0, invalid_size);         \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK(!RB_NB_##F, success);                                                         \
@@ -71,7 +71,7 @@ RS_ALL(RS_GETRF)
         rocblas_handle handle, const rocblas_int m, const rocblas_int n, RS_A_##F(T),          \
         rocblas_int *info RB_BC_##F(const rocblas_int))                                        \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(m < 0 || n < 0 || lda < m || lda < 1 || RB_NB_##F < 0, invalid_size);         \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK(!RB_NB_##F, success);                                                         \
@@ -109,7 +109,7 @@ RS_ALL(RS_GETRF_NPVT)
         const rocblas_int nrhs, RS_A_##F(T), const rocblas_int *ipiv RS_PSTRIDE_##F,           \
         RS_B_##F(T) RB_BC_##F(const rocblas_int))                                              \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char t = rb_op(trans);                                                                 \
         RS_CHECK(!t, invalid_value);                                                           \
         RS_CHECK(n < 0 || nrhs < 0 || lda < n || lda < 1 || ldb < n || ldb < 1 ||              \
@@ -132,7 +132,7 @@ RS_ALL(RS_GETRS)
         rocblas_handle handle, const rocblas_fill uplo, const rocblas_int n, RS_A_##F(T),      \
         rocblas_int *info RB_BC_##F(const rocblas_int))                                        \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char u = rb_fill(uplo);                                                                \
         RS_CHECK(!u, invalid_value);                                                           \
         RS_CHECK(n < 0 || lda < n || lda < 1 || RB_NB_##F < 0, invalid_size);                  \
@@ -157,7 +157,7 @@ RS_ALL(RS_POTRF)
                                                  T *A, const rocblas_int lda, T *B,            \
                                                  const rocblas_int ldb)                        \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char u = rb_fill(uplo);                                                                \
         RS_CHECK(!u, invalid_value);                                                           \
         RS_CHECK(n < 0 || nrhs < 0 || lda < n || lda < 1 || ldb < n || ldb < 1, invalid_size); \
@@ -176,7 +176,7 @@ RS_PLAIN(RS_POTRS)
                                                  const rocblas_int n, T *A,                    \
                                                  const rocblas_int lda, rocblas_int *info)     \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char u = rb_fill(uplo);                                                                \
         RS_CHECK(!u, invalid_value);                                                           \
         RS_CHECK(n < 0 || lda < n || lda < 1, invalid_size);                                   \
@@ -196,7 +196,7 @@ RS_PLAIN(RS_POTRI)
                                                  T *A, const rocblas_int lda,                  \
                                                  rocblas_int *ipiv, rocblas_int *info)         \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(n < 0 || lda < n || lda < 1, invalid_size);                                   \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK((n && (!A || !ipiv)) || !info, invalid_pointer);                              \
@@ -217,7 +217,7 @@ RS_PLAIN(RS_GETRI)
                                                  const rocblas_int n, T *A,                    \
                                                  const rocblas_int lda, T *ipiv)               \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(m < 0 || n < 0 || lda < m || lda < 1, invalid_size);                          \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK(!m || !n, success);                                                           \
@@ -235,7 +235,7 @@ RS_PLAIN(RS_GEQRF)
                                                 const rocblas_int n, const rocblas_int k,      \
                                                 T *A, const rocblas_int lda, T *ipiv)          \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(m < 0 || n < 0 || n > m || k < 0 || k > n || lda < m || lda < 1,              \
                  invalid_size);                                                                \
         RS_QUERY_OR_ENTER(handle);                                                             \
@@ -258,7 +258,7 @@ RS_ORGQR(z, rocblas_double_complex, double, 1, ungqr, LAPACK_zungqr)
         const rocblas_int m, const rocblas_int n, const rocblas_int k, T *A,                   \
         const rocblas_int lda, T *ipiv, T *C, const rocblas_int ldc)                           \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char s = rb_side(side), t = rb_op(trans);                                              \
         RS_CHECK(!s || !t || (cplx ? t == 'T' : t == 'C'), invalid_value);                     \
         int64_t nq = s == 'L' ? m : n;                                                         \
@@ -286,7 +286,7 @@ RS_ORMQR(z, rocblas_double_complex, double, 1, unmqr, scipy_LAPACK_zunmqr, 1)
         const rocblas_int n, const rocblas_int nrhs, T *A, const rocblas_int lda, T *B,        \
         const rocblas_int ldb, rocblas_int *info)                                              \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char t = rb_op(trans);                                                                 \
         RS_CHECK(!t, invalid_value);                                                           \
         RS_CHECK(m < 0 || n < 0 || nrhs < 0 || lda < m || lda < 1 || ldb < m || ldb < n ||     \
@@ -309,7 +309,7 @@ RS_PLAIN(RS_GELS)
                                                  const rocblas_int lda, rocblas_int *ipiv,     \
                                                  rocblas_int *info)                            \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char u = rb_fill(uplo);                                                                \
         RS_CHECK(!u, invalid_value);                                                           \
         RS_CHECK(n < 0 || lda < n || lda < 1, invalid_size);                                   \
@@ -333,7 +333,7 @@ RS_PLAIN(RS_SYTRF)
         const rocblas_int ldu, T *V, const rocblas_int ldv, R *E,                              \
         const rocblas_workmode fast_alg, rocblas_int *info)                                    \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char ju = rs_svect(left_svect), jv = rs_svect(right_svect);                            \
         RS_CHECK(!ju || !jv || (ju == 'O' && jv == 'O') ||                                     \
                      (fast_alg != rocblas_outofplace && fast_alg != rocblas_inplace),          \
@@ -391,7 +391,7 @@ RS_GESVD(z, rocblas_double_complex, double, 1, 1)
         rocblas_handle handle, const rocblas_evect evect, const rocblas_fill uplo,             \
         const rocblas_int n, T *A, const rocblas_int lda, R *D, R *E, rocblas_int *info)       \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char u = rb_fill(uplo);                                                                \
         char jz = evect == rocblas_evect_original ? 'V' : evect == rocblas_evect_none ? 'N' : 0; \
         RS_CHECK(!u || !jz, invalid_value);                                                    \

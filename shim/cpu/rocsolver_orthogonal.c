@@ -15,7 +15,7 @@
                                                 const rocblas_int n, T *A,                     \
                                                 const rocblas_int lda, T *ipiv)                \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(m < 0 || n < 0 || lda < m || lda < 1, invalid_size);                          \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK(!m || !n, success);                                                           \
@@ -45,7 +45,7 @@ RS_GEXXF_ALL(gerq2, gerqf)
                                                 const rocblas_int n, const rocblas_int k,      \
                                                 T *A, const rocblas_int lda, T *ipiv)          \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(m < 0 || n < 0 || k < 0 || !(shape_ok) || lda < m || lda < 1, invalid_size);  \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK(!m || !n, success);                                                           \
@@ -76,7 +76,7 @@ RS_ORGXX_ALL(org2l, ung2l, orgql, ungql, RS_SHAPE_QR)
         const rocblas_int m, const rocblas_int n, const rocblas_int k, T *A,                   \
         const rocblas_int lda, T *ipiv, T *C, const rocblas_int ldc)                           \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char s = rb_side(side), t = rb_op(trans);                                              \
         RS_CHECK(!s || !t || (cplx ? t == 'T' : t == 'C'), invalid_value);                     \
         int64_t nq = s == 'L' ? m : n;                                                         \
@@ -110,7 +110,7 @@ RS_ORMXX_ALL(orm2l, unm2l, ormql, unmql, nq)
         const rocblas_operation trans, const rocblas_int m, const rocblas_int n,               \
         const rocblas_int k, T *A, const rocblas_int lda, T *ipiv, T *C, const rocblas_int ldc) \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char v = storev == rocblas_column_wise ? 'Q' : storev == rocblas_row_wise ? 'P' : 0;   \
         char s = rb_side(side), t = rb_op(trans);                                              \
         RS_CHECK(!v || !s || !t || (cplx ? t == 'T' : t == 'C'), invalid_value);               \

@@ -14,7 +14,7 @@
                                                  const rocblas_int lda, R *D, R *E, T *tauq,   \
                                                  T *taup)                                      \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(m < 0 || n < 0 || lda < m || lda < 1, invalid_size);                          \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK(!m || !n, success);                                                           \
@@ -34,7 +34,7 @@ RS_PLAIN(RS_GEBRD)
         rocblas_handle handle, const rocblas_storev storev, const rocblas_int m,               \
         const rocblas_int n, const rocblas_int k, T *A, const rocblas_int lda, T *ipiv)        \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char v = storev == rocblas_column_wise ? 'Q' : storev == rocblas_row_wise ? 'P' : 0;   \
         RS_CHECK(!v, invalid_value);                                                           \
         bool bad = v == 'Q' ? (n > m || n < (m < k ? m : k)) : (m > n || m < (n < k ? n : k)); \
@@ -59,7 +59,7 @@ RS_ORGBR(z, rocblas_double_complex, double, 1, ungbr, scipy_LAPACK_zungbr)
                                                 const rocblas_int n, T *A,                     \
                                                 const rocblas_int lda, R *D, R *E, T *tau)     \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char u = rb_fill(uplo);                                                                \
         RS_CHECK(!u, invalid_value);                                                           \
         RS_CHECK(n < 0 || lda < n || lda < 1, invalid_size);                                   \
@@ -83,7 +83,7 @@ RS_SYTRD(z, rocblas_double_complex, double, 1, hetrd, scipy_LAPACK_zhetrd)
                                                 const rocblas_int n, T *A,                     \
                                                 const rocblas_int lda, T *ipiv)                \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char u = rb_fill(uplo);                                                                \
         RS_CHECK(!u, invalid_value);                                                           \
         RS_CHECK(n < 0 || lda < n || lda < 1, invalid_size);                                   \
@@ -107,7 +107,7 @@ RS_ORGTR(z, rocblas_double_complex, double, 1, ungtr, scipy_LAPACK_zungtr)
         const rocblas_operation trans, const rocblas_int m, const rocblas_int n, T *A,         \
         const rocblas_int lda, T *ipiv, T *C, const rocblas_int ldc)                           \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char s = rb_side(side), u = rb_fill(uplo), t = rb_op(trans);                           \
         RS_CHECK(!s || !u || !t || (cplx ? t == 'T' : t == 'C'), invalid_value);               \
         int64_t nq = s == 'L' ? m : n;                                                         \
@@ -133,7 +133,7 @@ RS_ORMTR(z, rocblas_double_complex, double, 1, unmtr, scipy_LAPACK_zunmtr, 1)
                                                  const rocblas_int n, T *A,                    \
                                                  const rocblas_int lda)                        \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char u = rb_fill(uplo);                                                                \
         RS_CHECK(!u, invalid_value);                                                           \
         RS_CHECK(n < 0 || lda < n || lda < 1, invalid_size);                                   \
@@ -155,7 +155,7 @@ RS_PLAIN(RS_LAUUM)
                                                  const rocblas_int *ipiv,                      \
                                                  const rocblas_int incx)                       \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(n < 0 || lda < 1 || !incx || k1 < 1 || k2 < k1, invalid_size);                \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK(!n, success);                                                                 \
@@ -174,7 +174,7 @@ RS_PLAIN(RS_LASWP)
         const rocblas_int nrhs, RS_BA_##F(T, A), const rocblas_int lda RS_BS_##F(A),           \
         RS_BA_##F(T, B), const rocblas_int ldb RS_BS_##F(B), const rocblas_int batch_count)    \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char u = rb_fill(uplo);                                                                \
         RS_CHECK(!u, invalid_value);                                                           \
         RS_CHECK(n < 0 || nrhs < 0 || lda < n || lda < 1 || ldb < n || ldb < 1 ||              \

@@ -21,7 +21,7 @@ static char rs_compz(rocblas_evect e)
     RB_API rocblas_status rocsolver_##pre##sterf(rocblas_handle handle, const rocblas_int n,   \
                                                  R *D, R *E, rocblas_int *info)                \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(n < 0, invalid_size);                                                         \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK(!info || (n && !D) || (n > 1 && !E), invalid_pointer);                        \
@@ -41,7 +41,7 @@ RS_STERF(d, double)
                                                 const rocblas_int n, R *D, R *E, T *C,         \
                                                 const rocblas_int ldc, rocblas_int *info)      \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char cz = rs_compz(evect);                                                             \
         RS_CHECK(!cz, invalid_value);                                                          \
         RS_CHECK(n < 0 || ldc < 1 || (cz != 'N' && ldc < n), invalid_size);                    \
@@ -113,7 +113,7 @@ RS_STEXX(z, rocblas_double_complex, double, stedc,
         rocblas_int *nsplit, R *W, rocblas_int *iblock, rocblas_int *isplit,                   \
         rocblas_int *info)                                                                     \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char rg = erange == rocblas_erange_all ? 'A' : erange == rocblas_erange_value ? 'V'    \
                 : erange == rocblas_erange_index ? 'I' : 0;                                    \
         char od = eorder == rocblas_eorder_blocks ? 'B' : eorder == rocblas_eorder_entire ? 'E' \
@@ -154,7 +154,7 @@ RS_STEBZ(d, double)
         rocblas_int *iblock, rocblas_int *isplit, T *Z, const rocblas_int ldz,                 \
         rocblas_int *ifail, rocblas_int *info)                                                 \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         RS_CHECK(n < 0 || ldz < 1 || ldz < n, invalid_size);                                   \
         RS_QUERY_OR_ENTER(handle);                                                             \
         RS_CHECK(!info || (n && (!D || !nev || !W || !iblock || !isplit || !Z || !ifail)) ||   \
@@ -191,7 +191,7 @@ RS_STEIN(z, rocblas_double_complex, double)
         const rocblas_int ldv, T *U, const rocblas_int ldu, T *C, const rocblas_int ldc,       \
         rocblas_int *info)                                                                     \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char u = rb_fill(uplo);                                                                \
         RS_CHECK(!u, invalid_value);                                                           \
         RS_CHECK(n < 0 || nv < 0 || nu < 0 || nc < 0 || ldu < 1 || ldv < 1 || ldc < 1 ||       \
@@ -228,7 +228,7 @@ RS_BDSQR(z, rocblas_double_complex, double)
         const rocblas_int il, const rocblas_int iu, rocblas_int *nsv, R *S, R *Z,              \
         const rocblas_int ldz, rocblas_int *ifail, rocblas_int *info)                          \
     {                                                                                          \
-        RB_CHECK_HANDLE;                                                                       \
+        RS_CHECK_HANDLE;                                                                       \
         char u = rb_fill(uplo);                                                                \
         char jz = svect == rocblas_svect_singular ? 'V' : svect == rocblas_svect_none ? 'N' : 0; \
         char rg = srange == rocblas_srange_all ? 'A' : srange == rocblas_srange_value ? 'V'    \
