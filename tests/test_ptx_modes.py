@@ -109,6 +109,34 @@ BARRIER_IN_CALLEE = HEAD + """
 }
 """
 
+# __syncthreads_count / _and / _or without nvcc's scoped register blocks: runs as phases
+BAR_RED = HEAD + """
+.visible .entry k(.param .u64 in, .param .u64 out)
+{
+  .reg .pred %p<5>; .reg .b32 %r<10>; .reg .b64 %rd<6>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [in];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.s32 %r2, [%rd3];
+  setp.gt.s32 %p1, %r2, 0;
+  bar.red.popc.u32 %r3, 0, %p1;
+  setp.gt.s32 %p2, %r2, -5;
+  bar.red.and.pred %p3, 0, %p2;
+  setp.gt.s32 %p2, %r2, 100;
+  bar.red.or.pred %p4, 0, %p2;
+  selp.u32 %r4, 10, 0, %p3;
+  selp.u32 %r5, 1, 0, %p4;
+  mul.lo.s32 %r3, %r3, 100;
+  add.s32 %r3, %r3, %r4;
+  add.s32 %r3, %r3, %r5;
+  ld.param.u64 %rd4, [out];
+  add.s64 %rd5, %rd4, %rd2;
+  st.global.u32 [%rd5], %r3;
+  ret;
+}
+"""
+
 # thread 0 waits at a barrier that only it reaches while the others wait at barrier 1
 DEADLOCK = HEAD + """
 .visible .entry k()
@@ -133,6 +161,20 @@ def test_parameters_read_after_a_barrier(tmp_path, target):
     out = np.zeros(64, np.int32)
     m.launch("k", (1,), (64,), [out, 3])
     np.testing.assert_array_equal(out, ((np.arange(64) + 1) % 64) * 3)
+
+
+@pytest.mark.parametrize("target", ["cpu-wave64", "cpu-wave64+fibers"])
+def test_bar_red(tmp_path, target):
+    assert "phases" in translate(BAR_RED)
+    m = build(BAR_RED, target, tmp_path)
+    for seed in range(3):
+        v = np.random.default_rng(seed).integers(-10, 10, 96).astype(np.int32)
+        if seed == 2:
+            v[5] = 500
+        out = np.zeros(96, np.int32)
+        m.launch("k", (1,), (96,), [v, out])
+        want = (v > 0).sum() * 100 + int((v > -5).all()) * 10 + int((v > 100).any())
+        assert (out == want).all(), (seed, out[:3], want)
 
 
 def test_named_barrier_with_count_and_arrive(tmp_path):

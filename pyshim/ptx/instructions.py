@@ -930,6 +930,13 @@ def _bar(fe: Fe, inst: I) -> str:
         ty = "u32" if op == 0 else "pred"
         cnt = fe.src(ops[2], "u32", inst) if len(ops) == 4 else "0u"
         p = fe.src(ops[-1], "pred", inst)
+        if fe.reg_prefix and len(ops) == 3:
+            # phase mode: a barrier whose release also reduces the predicates (cpu.h)
+            result = [f"(uint32_t){PC}.res", f"(({PC}.act & 1u) != 0)",
+                      f"(({PC}.act & 2u) != 0)"][op]
+            return (f"{{ {PC}.val = ({p}) != 0; {PC}.src = PS_COLL_BARRED; "
+                    f"return {inst.site}u; }} ps_at_{inst.site}: ; {PC}.src = 0; "
+                    + fe.dst(ops[0], ty, result, inst))
         return fe.dst(ops[0], ty, f"ps_bar_red(ctx, {fe.src(ops[1], 'u32', inst)}, {cnt}, "
                                   f"{op}, {p})", inst)
     raise fe.unsupported(inst)

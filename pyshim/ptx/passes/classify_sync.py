@@ -4,14 +4,14 @@
 contains, a block barrier or a warp collective. Indirect calls count as synchronising (we
 cannot see the callee). Kernels:
 - "loop": no sync at all: a plain loop over the block's threads;
-- "phase": the only sync is `bar.sync <imm>`, shfl, vote, activemask, match, redux or
-  bar.warp.sync in
+- "phase": the only sync is `bar.sync <imm>`, `bar.red` (no count), shfl, vote,
+  activemask, match, redux or bar.warp.sync in
   the kernel body itself (not in callees): each thread runs until it reaches one, with its
   registers in a per-thread context, and returns that site; the block function loops over
   the threads phase after phase and completes barriers and collectives in between (no
   stacks, no context switches);
-- "fiber": everything else (sync in callees, bar.red/arrive, barrier counts, several
-  barrier ids).
+- "fiber": everything else (sync in callees, bar.arrive, barrier counts, several barrier
+  ids).
 """
 
 from __future__ import annotations
@@ -68,12 +68,17 @@ def run(module: ir.Module) -> ir.Module:
 def _phase_ok(fn: ir.Function, memo: dict[str, bool]) -> bool:
     if fn.info.get("indirect_calls") or any(memo.get(c) for c in fn.info.get("calls", ())):
         return False
-    reg_types: dict[str, str] = {}
+    declared: set[str] = set()
     barrier_ids: set[int] = set()
     for s in fn.body or ():
         if type(s) is ir.Var and s.space == "reg":
-            if reg_types.setdefault(s.name, s.type) != s.type:
-                return False  # the same name in two scopes with two types
+            # phases keep every register in one per-thread struct: a register declared again
+            # in an inner scope (nvcc's { .reg .pred %p1; ... } blocks) would share storage
+            # with the outer one, so such kernels run as fibers
+            names = [f"{s.name}{i}" for i in range(s.count)] if s.count else [s.name]
+            if not declared.isdisjoint(names):
+                return False
+            declared.update(names)
         elif type(s) is ir.Instruction and s.opcode in SYNC_OPCODES:
             if s.opcode in ("shfl", "vote", "activemask", "match", "redux"):
                 continue  # warp collectives the phase scheduler completes
@@ -81,9 +86,14 @@ def _phase_ok(fn: ir.Function, memo: dict[str, bool]) -> bool:
                 return False
             if s.mods[:1] == ("warp",):
                 continue
-            if set(s.mods) - {"sync", "cta", "aligned"} or "sync" not in s.mods:
+            mods = [m for m in s.mods if m not in ("cta", "aligned")]
+            if mods == ["sync"] and len(s.operands) == 1:
+                bar_id = s.operands[0]
+            elif mods[:1] == ["red"] and len(s.operands) == 3:  # bar.red without a count
+                bar_id = s.operands[1]
+            else:
                 return False
-            if len(s.operands) != 1 or type(s.operands[0]) is not ir.Imm:
+            if type(bar_id) is not ir.Imm:
                 return False
-            barrier_ids.add(int(s.operands[0].value))
+            barrier_ids.add(int(bar_id.value))
     return len(barrier_ids) <= 1  # phases treat every barrier as the same one

@@ -49,6 +49,7 @@ typedef struct ps_coll {
 #define PS_COLL_BALLOT 0xffffffffu   /* res = ballot of val != 0 */
 #define PS_COLL_MATCH 0xfffffffeu    /* res = lanes whose val equals this one */
 #define PS_COLL_REDUX 0xffffff00u    /* + 2 * op + signed: res = reduction over the warp */
+#define PS_COLL_BARRED 0xfffffffdu   /* at a bar.red: res = popc, act = and | or << 1 */
 #define PS_PHASE_COLL 0x80000000u
 
 /* ---- math (libm) ---- */
@@ -183,6 +184,24 @@ PS_FN uint64_t ps_coll_redux(const ps_coll *coll, uint32_t lo, uint32_t hi, uint
         }
     }
     return acc;
+}
+
+/* phase mode: release the block barrier, reducing the bar.red predicates of the threads
+ * that wait at one */
+PS_FN void ps_phase_barrier(uint32_t n, uint8_t *state, ps_coll *coll) {
+    uint32_t popc = 0, all = 1, any = 0, red = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (state[i] == 1 && coll[i].src == PS_COLL_BARRED) {
+            red = 1;
+            popc += coll[i].val != 0;
+            all &= coll[i].val != 0;
+            any |= coll[i].val != 0;
+        }
+    for (uint32_t i = 0; i < n; i++) {
+        if (state[i] != 1) continue;
+        if (red) { coll[i].res = popc; coll[i].act = all | (any << 1); }
+        state[i] = 0;
+    }
 }
 
 /* ---- phase mode: complete the collectives the threads wait at (per wavefront, the lowest

@@ -97,6 +97,7 @@ class CpuTarget(Target):
             "    uint8_t *state = (uint8_t *)(resume + n);  /* 0 run 1 barrier 2 collective 3 done */",
             "    memset(resume, 0, (size_t)n * 4);",
             "    memset(state, 0, n);",
+            "    memset(coll, 0, (size_t)n * sizeof(ps_coll));",
             "    c.coll = coll;",
             "    while (live) {",
             "        uint32_t i = 0;",
@@ -113,7 +114,7 @@ class CpuTarget(Target):
             "                }",
             "        if (!live) break;",
             "        if (ps_phase_collectives(n, wave, state, resume, coll)) continue;",
-            "        for (i = 0; i < n; i++) if (state[i] == 1) state[i] = 0;  /* the barrier */",
+            "        ps_phase_barrier(n, state, coll);",
             "    }",
             "    return 0;",
             "}"])
