@@ -6,7 +6,7 @@ first in LD_PRELOAD only when asked for: the shim's own libraries hold no tracin
 a run without --trace pays nothing for it.
 
     env = program_env(...)                        # pyshim.launcher
-    env = trace_environment(args.trace, env)      # False | True (stderr) | "FILE"
+    env = trace_environment(args.trace, env)      # False | True or "-" (stderr) | "FILE"
     env = report_environment(args.report, env)    # None | "FILE"
     ... run the program as a child (not exec: the report is written after it exits) ...
     finish_report(env, args.report)
@@ -31,24 +31,56 @@ def trace_library() -> Path:
     return build_trace(build_dir().resolve() / "lib")
 
 
+STDERR = "-"  # `--trace=-`: the trace on stderr, like a bare --trace
+
+
 def trace_environment(trace: bool | str | None, env: dict[str, str]) -> dict[str, str]:
     """`env` for a traced run: libpyshim_trace.so first in LD_PRELOAD (ahead of libcuda, so
     every driver and runtime call reaches its wrapper first) and, when `trace` is a file
-    name, PYSHIM_TRACE_FILE set to its absolute path (else lines go to stderr). `trace`
-    False, None or "" returns `env` unchanged (a copy)."""
+    name, PYSHIM_TRACE_FILE set to its absolute path (True or "-": lines go to stderr).
+    `trace` False, None or "" returns `env` unchanged (a copy). Raises ValueError rather
+    than empty an executable file (a program name taken for a trace file)."""
     out = dict(env)
     if trace is None or trace is False or trace == "":
         return out
+    if isinstance(trace, str) and trace != STDERR:
+        path = Path(trace).expanduser()
+        if path.is_file() and os.access(path, os.X_OK):
+            raise ValueError(f"--trace={trace}: {trace} is an executable, not a trace file "
+                             "(write --trace=FILE, or put the program after --)")
     lib = str(trace_library())
     rest = [p for p in out.get("LD_PRELOAD", "").split(":") if p and p != lib]
     out["LD_PRELOAD"] = ":".join([lib, *rest])
-    if isinstance(trace, str):
+    if isinstance(trace, str) and trace != STDERR:
         path = Path(trace).expanduser().resolve()
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("")  # one run per file: the tracer appends
         out["PYSHIM_TRACE_FILE"] = str(path)
     else:
         out.pop("PYSHIM_TRACE_FILE", None)
+    return out
+
+
+def normalize_trace_argv(argv: list[str], takes_value: frozenset[str] | set[str]
+                         ) -> list[str]:
+    """`pyshim run` arguments with a bare `--trace` before the program written `--trace=-`.
+
+    An option with an optional value (`--trace[=FILE]`) would otherwise take the program's
+    name for its FILE (`pyshim run --trace ./app`). `takes_value`: the run options that
+    take a separate value (`--backend`, `--cudart`, `--report`); scanning stops at the
+    program (the first other non-option word) or at `--`, so the program's own
+    arguments are never touched."""
+    out = list(argv)
+    i = 0
+    while i < len(out):
+        arg = out[i]
+        if arg == "--" or not arg.startswith("-"):
+            break
+        if arg == "--trace":
+            out[i] = f"--trace={STDERR}"
+        elif arg in takes_value:
+            i += 1  # its value
+        i += 1
     return out
 
 

@@ -84,3 +84,47 @@ def test_summary_names_at_most_three(tmp_path: Path) -> None:
 def test_finish_without_report_environment_names_the_problem(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="PYSHIM_REPORT"):
         tracing.finish_report({}, tmp_path / "r.json")
+
+
+def test_dash_means_stderr(fake_library: Path) -> None:
+    out = tracing.trace_environment("-", {"PYSHIM_TRACE_FILE": "/old"})
+    assert out["LD_PRELOAD"] == str(fake_library) and "PYSHIM_TRACE_FILE" not in out
+
+
+def test_an_executable_is_never_emptied(fake_library: Path, tmp_path: Path) -> None:
+    exe = tmp_path / "app"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    with pytest.raises(ValueError, match="is an executable"):
+        tracing.trace_environment(str(exe), {})
+    assert exe.read_text() == "#!/bin/sh\n"
+
+
+def test_bare_trace_before_the_program_is_normalized() -> None:
+    values = {"--backend", "--cudart", "--report"}
+    norm = tracing.normalize_trace_argv
+    assert norm(["--trace", "./app", "x"], values) == ["--trace=-", "./app", "x"]
+    assert norm(["--backend", "cpu", "--trace", "--report", "r.json", "./app"], values) == \
+        ["--backend", "cpu", "--trace=-", "--report", "r.json", "./app"]
+    assert norm(["--trace=t.log", "./app"], values) == ["--trace=t.log", "./app"]
+    # the program's own arguments, and anything after --, are left alone
+    assert norm(["./app", "--trace"], values) == ["./app", "--trace"]
+    assert norm(["--", "./app", "--trace"], values) == ["--", "./app", "--trace"]
+    assert norm(["--report", "--trace", "./app"], values) == ["--report", "--trace", "./app"]
+
+
+def test_normalized_argv_parses_as_intended() -> None:
+    import argparse
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--report")
+    p.add_argument("--trace", nargs="?", const=True, default=False)
+    p.add_argument("program")
+    p.add_argument("args", nargs=argparse.REMAINDER)
+    raw = ["--trace", "./app", "--size", "3"]
+    with pytest.raises(SystemExit):  # what goes wrong without it: ./app taken as FILE
+        p.parse_args(raw)
+    args = p.parse_args(tracing.normalize_trace_argv(raw, {"--report"}))
+    assert (args.trace, args.program, args.args) == ("-", "./app", ["--size", "3"])
+    args = p.parse_args(["--trace=run.log", "./app"])
+    assert (args.trace, args.program) == ("run.log", "./app")
