@@ -178,3 +178,41 @@ def test_cases_are_fixed_and_seeded() -> None:
     a, b = cases.one_case("scan", quick=True), cases.one_case("scan", quick=True)
     assert np.array_equal(a.args[1].value, b.args[1].value)
     assert [c.name for c in cases.all_cases(quick=True)] == list(cases.NAMES)
+
+
+class _Garbage:
+    """A variant that computes nothing: fast, and wrong."""
+
+    label = "garbage"
+
+    def prepare(self, case: cases.Case):  # noqa: ANN201 - a Prepared
+        from benchmarks.variants import Prepared
+
+        out = {i: np.zeros_like(w) for i, w in case.expected.items()}
+        return Prepared(lambda: None, lambda: out, lambda: None)
+
+
+def test_a_wrong_variant_fails_the_case_before_timing() -> None:
+    from benchmarks.context import Context
+    from benchmarks.kernels_suite import _one_case
+
+    ctx = Context(quick=True, repeats=1, threads=1)
+    case = cases.one_case("histogram", quick=True)
+    with pytest.raises(VerificationError, match="kernel histogram on garbage"):
+        _one_case(ctx, case, {"device": _Garbage(), "loop": _Garbage(), "pocl": _Garbage()},
+                  "loop")
+
+
+def test_runner_exit_status_when_a_suite_fails(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import runner
+
+    def failing(ctx: object) -> list:
+        raise VerificationError("kernel x on y: 3 of 4 results wrong")
+
+    monkeypatch.setattr(runner, "_suite", lambda name: failing)
+    monkeypatch.setattr(runner, "apply_threads", lambda n: None)   # keep this process's env
+    assert runner.main(["--only", "kernels", "--json"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out) == []
+    assert "suite kernels failed: kernel x on y" in err
