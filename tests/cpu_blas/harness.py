@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from pyshim.build_blas import build_cpu_blas
-from pyshim.build_cpu import build_cpu_device
+from pyshim.build_cpu import BuildError, build_cpu_device
 from pyshim.paths import build_dir
 
 HERE = Path(__file__).resolve().parent
@@ -54,7 +55,15 @@ def build_libs() -> Path:
     out.mkdir(parents=True, exist_ok=True)
     with open(out / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        build_cpu_device(out)
+        try:
+            build_cpu_device(out)
+        except BuildError as exc:
+            # the HIP runtime's sources are someone else's work in progress in a shared
+            # checkout: keep testing against the last runtime that built, if there is one
+            if not (out / "libamdhip64.so.7").is_file():
+                raise
+            warnings.warn(f"CPU HIP runtime did not build, using the previous one: {exc}",
+                          stacklevel=2)
         return build_cpu_blas(out, out)
 
 
