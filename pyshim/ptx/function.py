@@ -103,6 +103,8 @@ class FunctionEmitter:
         self.reg_prefix = ""
         self.phase_arrays: set[str] = set()
         self.phase_decls: list[str] = []
+        self.phase_names: set[str] = set()
+        self.shadow: list[dict[str, tuple[str, str]]] = [{}]
         self.ret_stmt = "return;"
         for p in fn.params:
             self.scopes[0][p.name] = p
@@ -132,7 +134,9 @@ class FunctionEmitter:
                                 v.tok, self.fn.name)
         self.src_cache.clear()
         self.dst_cache.clear()
-        if v.count:
+        if self.reg_prefix:
+            names = self.declare_phase_regs(v)
+        elif v.count:
             self.ranges[v.name] = (v.type, v.count)
             names = [cname_reg(f"{v.name}{i}") for i in range(v.count)]
             for i in range(v.count):
@@ -149,10 +153,53 @@ class FunctionEmitter:
             return ""
         return "\n".join(out)
 
+    def declare_phase_regs(self, v: ir.Var) -> list[str]:
+        """Phase mode keeps all registers in one struct, so a register declared again in an
+        inner scope gets its own member (r_p1_s3) for the extent of that scope."""
+        concrete = [f"{v.name}{i}" for i in range(v.count)] if v.count else [v.name]
+        out = []
+        for name in concrete:
+            self.reg_cache.pop(name, None)
+            if name in self.phase_names:
+                self.tmp += 1
+                cname = f"{cname_reg(name)}_s{self.tmp}"
+                self.shadow[-1][name] = (cname, v.type)
+                out.append(cname)
+            else:
+                self.phase_names.add(name)
+                self.regs[name] = v.type
+                out.append(cname_reg(name))
+        return out
+
+    def creg(self, name: str) -> str:
+        """The C name of a register (inner-scope redeclarations in phase mode differ)."""
+        for scope in reversed(self.shadow):
+            hit = scope.get(name)
+            if hit is not None:
+                return hit[0]
+        return cname_reg(name)
+
+    def open_scope(self) -> None:
+        self.scopes.append({})
+        self.shadow.append({})
+
+    def close_scope(self) -> None:
+        if len(self.scopes) > 1:
+            self.scopes.pop()
+        if len(self.shadow) > 1 and self.shadow.pop():
+            self.src_cache.clear()
+            self.dst_cache.clear()
+            self.reg_cache.clear()
+
     def reg_type(self, name: str, inst: ir.Instruction) -> str:
         t = self.reg_cache.get(name)
         if t is not None:
             return t
+        for scope in reversed(self.shadow):
+            hit = scope.get(name)
+            if hit is not None:
+                self.reg_cache[name] = hit[1]
+                return hit[1]
         t = self.regs.get(name)
         if t is None:
             m = _RANGE.match(name)
@@ -201,7 +248,7 @@ class FunctionEmitter:
                     expr = self.convert(sp[0], sp[1], ty, inst)
                 else:
                     rt = self.reg_type(op.name, inst)
-                    expr = self.convert(self.reg_prefix + cname_reg(op.name), rt, ty, inst)
+                    expr = self.convert(self.reg_prefix + self.creg(op.name), rt, ty, inst)
                 self.src_cache[key] = expr
             return expr
         if type(op) is ir.Imm:
@@ -271,7 +318,7 @@ class FunctionEmitter:
                 if op.name in SPECIAL:
                     raise self.bad(inst, f"cannot write special register {op.name}")
                 rt = self.reg_type(op.name, inst)
-                hit = self.dst_cache[key] = (self.reg_prefix + cname_reg(op.name), rt,
+                hit = self.dst_cache[key] = (self.reg_prefix + self.creg(op.name), rt,
                                              C_TYPE[rt] == C_TYPE[ty])
             if hit[2]:
                 return f"{hit[0]} = {expr};"
@@ -323,7 +370,7 @@ class FunctionEmitter:
             if v.space == "shared":
                 return self.shared_offset(v), "u64"
             if v.space == "reg":
-                return self.reg_prefix + cname_reg(v.name), v.type
+                return self.reg_prefix + self.creg(v.name), v.type
             return f"((uint64_t)(uintptr_t){self.var_ptr(v, inst)})", "u64"
         if name in self.tr.functions:
             f = self.tr.functions[name]

@@ -182,11 +182,10 @@ class Translator:
                 lines.append(self.local_decl(fe, s))
             elif ts is ir.Scope:
                 if s.open:
-                    fe.scopes.append({})
+                    fe.open_scope()
                     lines.append("{")
                 else:
-                    if len(fe.scopes) > 1:
-                        fe.scopes.pop()
+                    fe.close_scope()
                     lines.append("}")
         self.stats["instructions"] += n
         return "\n".join(lines)

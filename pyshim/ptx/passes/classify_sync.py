@@ -68,18 +68,9 @@ def run(module: ir.Module) -> ir.Module:
 def _phase_ok(fn: ir.Function, memo: dict[str, bool]) -> bool:
     if fn.info.get("indirect_calls") or any(memo.get(c) for c in fn.info.get("calls", ())):
         return False
-    declared: set[str] = set()
     barrier_ids: set[int] = set()
     for s in fn.body or ():
-        if type(s) is ir.Var and s.space == "reg":
-            # phases keep every register in one per-thread struct: a register declared again
-            # in an inner scope (nvcc's { .reg .pred %p1; ... } blocks) would share storage
-            # with the outer one, so such kernels run as fibers
-            names = [f"{s.name}{i}" for i in range(s.count)] if s.count else [s.name]
-            if not declared.isdisjoint(names):
-                return False
-            declared.update(names)
-        elif type(s) is ir.Instruction and s.opcode in SYNC_OPCODES:
+        if type(s) is ir.Instruction and s.opcode in SYNC_OPCODES:
             if s.opcode in ("shfl", "vote", "activemask", "match", "redux"):
                 continue  # warp collectives the phase scheduler completes
             if s.opcode not in ("bar", "barrier"):
