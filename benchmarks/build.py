@@ -5,6 +5,7 @@ api_bench program (linked with the shim's libcuda and the CPU device's libamdhip
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import shutil
 import subprocess
@@ -17,10 +18,17 @@ from pyshim import paths
 HERE = Path(__file__).resolve().parent
 KERNELS_DIR = HERE / "kernels"
 C_DIR = HERE / "c"
-# the kernel compiler's floating-point flags (pyshim.kernels.compile.CPU_FLAGS), so the C
-# loops round exactly as the translated kernels do
-LOOP_FLAGS = ("-std=gnu11", "-O2", "-fopenmp", "-shared", "-fPIC", "-ffp-contract=off",
-              "-fwrapv", "-fno-strict-aliasing", "-Wall", "-Wextra", "-Werror")
+# the plain C loops get the kernel compiler's own flags (pyshim.kernels.compile.CPU_FLAGS:
+# same optimisation level, same -march, same floating-point rules, so results match bit for
+# bit and neither side gets instructions the other lacks), plus OpenMP and our warnings
+_NOT_FOR_LOOPS = ("-fvisibility=hidden", "-w")
+
+
+def loop_flags() -> tuple[str, ...]:
+    from pyshim.kernels.compile import CPU_FLAGS
+
+    return (*(f for f in CPU_FLAGS if f not in _NOT_FOR_LOOPS), "-fopenmp", "-Wall",
+            "-Wextra", "-Werror")
 
 
 def out_dir() -> Path:
@@ -70,10 +78,11 @@ def kernels_ptx() -> Path:
 
 def loops_so() -> Path:
     src = KERNELS_DIR / "loops.c"
-    out = out_dir() / "loops.so"
     cc = os.environ.get("CC", "cc")
-    return _build(out, lambda tmp: [cc, *LOOP_FLAGS, "-o", str(tmp), str(src)],
-                  "cc loops.c", src)
+    flags = loop_flags()
+    tag = hashlib.sha256(" ".join([cc, *flags]).encode()).hexdigest()[:12]
+    out = out_dir() / f"loops-{tag}.so"   # a change of flags is a new file
+    return _build(out, lambda tmp: [cc, *flags, "-o", str(tmp), str(src)], "cc loops.c", src)
 
 
 @functools.cache

@@ -1,8 +1,9 @@
 /* The CPU-device benchmark kernels as plain C loops (the "same kernel written as a plain C
  * loop" of DESIGN.md's budget): the same computations and result layouts as kernels.cu,
  * parallel over blocks with OpenMP on the same number of threads as the CPU device's
- * workers (bench_set_threads). Built with cc -O2 -fopenmp and the kernel compiler's
- * floating-point flags (-ffp-contract=off), so results match bit for bit. */
+ * workers (bench_set_threads). Built with the kernel compiler's own flags plus -fopenmp
+ * (benchmarks/build.py), so both sides get the same instructions and rounding
+ * (-ffp-contract=off). */
 #include <omp.h>
 #include <stdint.h>
 #include <string.h>
