@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import warnings
 import zipfile
 from pathlib import Path
@@ -45,8 +46,9 @@ needs_translator = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="session")
-def libs() -> Path:
-    """build/lib with libcudart.so.13/.12 and build/cpu with the CPU device."""
+def libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A root with lib/ (build/lib: libcudart.so.13/.12, libcuda.so.1) and cpu/ (a private
+    copy of the CPU device: other components' builds replace build/cpu while tests run)."""
     from pyshim.build_cpu import BuildError, build_cpu_device
     from pyshim.build_runtime import build_runtime
 
@@ -61,7 +63,20 @@ def libs() -> Path:
         warnings.warn(f"using the last built CPU device: {str(exc)[:300]}", stacklevel=1)
     for path in build_runtime(root / "lib"):
         assert path.exists()
-    return root
+    snap = tmp_path_factory.mktemp("libs")
+    (snap / "lib").symlink_to(root / "lib")
+    (snap / "cpu").mkdir()
+    hip = root / "cpu" / "libamdhip64.so.7"
+    for _ in range(120):  # a concurrent rebuild may have it absent for a moment
+        try:
+            shutil.copy2(hip, snap / "cpu" / hip.name)
+            break
+        except FileNotFoundError:
+            time.sleep(0.5)
+    else:
+        pytest.fail(f"{hip} did not appear")
+    (snap / "cpu" / "libamdhip64.so").symlink_to(hip.name)
+    return snap
 
 
 def nvcc(src: Path, *flags: str, name: str | None = None) -> Path:
