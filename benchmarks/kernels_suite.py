@@ -63,12 +63,14 @@ def _one_case(ctx: Context, case: Case, variants: dict, mode: str) -> list[Item]
     try:
         for key, v in variants.items():
             prepared[key] = p = v.prepare(case)
-            p.run()                       # the verification run doubles as a warm-up
+            p.run()               # outputs start zeroed; this checked run is also a warm-up
             check(case, v.label, p.results())
             p.run()
         t = interleaved({k: p.run for k, p in prepared.items()}, ctx.repeats)
-        # a last check: timed runs must not have changed what the kernel computes
+        # a last check, on outputs zeroed first: the runs being timed compute everything
         for key, p in prepared.items():
+            p.clear()
+            p.run()
             check(case, variants[key].label, p.results())
     finally:
         for p in prepared.values():

@@ -22,6 +22,11 @@ class Prepared:
     run: Callable[[], None]
     results: Callable[[], dict[int, np.ndarray]]
     close: Callable[[], None]
+    clear: Callable[[], None] = lambda: None   # zero every output (before a checked run)
+
+
+def _outputs(case: Case) -> list[tuple[int, np.ndarray]]:
+    return [(i, np.zeros_like(a.value)) for i, a in enumerate(case.args) if a.kind == "out"]
 
 
 class DeviceVariant:
@@ -61,7 +66,11 @@ class DeviceVariant:
             for p in ptrs.values():
                 dev.free(p)
 
-        return Prepared(run, results, close)
+        def clear() -> None:
+            for i, zeros in _outputs(case):
+                dev.copy_in(ptrs[i], zeros)
+
+        return Prepared(run, results, close, clear)
 
     def close(self) -> None:
         self.dev.unload(self.mod)
@@ -95,7 +104,11 @@ class LoopVariant:
         def results() -> dict[int, np.ndarray]:
             return {i: arrays[i].copy() for i in case.expected}
 
-        return Prepared(run, results, lambda: None)
+        def clear() -> None:
+            for i, _ in _outputs(case):
+                arrays[i][...] = 0
+
+        return Prepared(run, results, lambda: None, clear)
 
     def close(self) -> None:
         pass
@@ -140,7 +153,12 @@ class PoclVariant:
             for b in bufs.values():
                 b.release()
 
-        return Prepared(run, results, close)
+        def clear() -> None:
+            for i, zeros in _outputs(case):
+                p.cl.enqueue_copy(p.queue, bufs[i], zeros)
+            p.queue.finish()
+
+        return Prepared(run, results, close, clear)
 
     def close(self) -> None:
         pass

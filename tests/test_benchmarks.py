@@ -220,3 +220,30 @@ def test_runner_exit_status_when_a_suite_fails(monkeypatch: pytest.MonkeyPatch,
     out, err = capsys.readouterr()
     assert json.loads(out) == []
     assert "suite kernels failed: kernel x on y" in err
+
+
+class _Lazy(_Garbage):
+    """Right the first time, then stops computing: caught by the check after timing."""
+
+    label = "lazy"
+
+    def prepare(self, case: cases.Case):  # noqa: ANN201 - a Prepared
+        from benchmarks.variants import Prepared
+
+        state = {i: w.copy() for i, w in case.expected.items()}
+
+        def clear() -> None:
+            for v in state.values():
+                v[...] = 0
+
+        return Prepared(lambda: None, lambda: dict(state), lambda: None, clear)
+
+
+def test_outputs_are_cleared_before_the_last_check() -> None:
+    from benchmarks.context import Context
+    from benchmarks.kernels_suite import _one_case
+
+    ctx = Context(quick=True, repeats=1, threads=1)
+    case = cases.one_case("saxpy", quick=True)
+    with pytest.raises(VerificationError, match="kernel saxpy on lazy"):
+        _one_case(ctx, case, {"device": _Lazy(), "loop": _Lazy(), "pocl": _Lazy()}, "loop")
