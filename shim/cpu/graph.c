@@ -2,9 +2,10 @@
  * Graphs, from stream capture or built node by node: while a stream captures, its commands are recorded instead
  * of run (stream.c); hipGraphInstantiate copies them, and each hipGraphLaunch enqueues
  * fresh copies on the launch stream, in capture order. Work that cannot be replayed this
- * way (event records and waits, stream-ordered allocation) refuses to be captured with
- * hipErrorStreamCaptureUnsupported. The node-building calls (kernel, copy, memset, host,
- * empty) add the same commands directly.
+ * way (event records and waits) refuses to be captured with hipErrorStreamCaptureUnsupported;
+ * stream-ordered allocations and frees become graph memory nodes (graph_mem.c). The
+ * node-building calls (kernel, copy, memset, host, empty, memory allocation and free) add
+ * the same commands directly.
  */
 #include <stdlib.h>
 
@@ -210,6 +211,39 @@ hipError_t hipDrvGraphAddMemsetNode(hipGraphNode_t *phGraphNode, hipGraph_t hGra
     cpu_cmd *c = NULL;
     err = cpu_memset_cmd(memsetParams, &c);
     return add_node(phGraphNode, hGraph, err, c);
+}
+
+hipError_t hipGraphAddMemAllocNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                   const hipGraphNode_t *pDependencies, size_t numDependencies,
+                                   hipMemAllocNodeParams *pNodeParams)
+{
+    hipError_t err = check_add(pGraphNode, graph, pDependencies, numDependencies);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    cpu_cmd *c = NULL;
+    err = cpu_graph_alloc_cmd(pNodeParams, &c);
+    return add_node(pGraphNode, graph, err, c);
+}
+
+hipError_t hipGraphAddMemFreeNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
+                                  const hipGraphNode_t *pDependencies, size_t numDependencies,
+                                  void *dev_ptr)
+{
+    hipError_t err = check_add(pGraphNode, graph, pDependencies, numDependencies);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    cpu_cmd *c = NULL;
+    err = cpu_graph_free_cmd(dev_ptr, &c);
+    return add_node(pGraphNode, graph, err, c);
+}
+
+/* cuGraphAddMemFreeNode's form: the address as a hipDeviceptr_t */
+hipError_t hipDrvGraphAddMemFreeNode(hipGraphNode_t *phGraphNode, hipGraph_t hGraph,
+                                     const hipGraphNode_t *dependencies, size_t numDependencies,
+                                     hipDeviceptr_t dptr)
+{
+    return hipGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies,
+                                  (void *)dptr);
 }
 
 hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,

@@ -235,6 +235,16 @@ int cpu_grid_workers(void);
  * other nonzero code is a launch failure. */
 #define CPU_TRAP_ASSERT 710
 
+/* ---- graph_mem.c ---- */
+
+/* The command of a memory-allocation node: reserves the memory now (p->dptr). */
+hipError_t cpu_graph_alloc_cmd(hipMemAllocNodeParams *p, cpu_cmd **out);
+/* The command of a memory-free node; hipErrorInvalidValue unless `ptr` is graph memory. */
+hipError_t cpu_graph_free_cmd(void *ptr, cpu_cmd **out);
+/* Marks graph memory free (hipFree, hipFreeAsync, free nodes); false if it is not. */
+bool cpu_graph_mem_free(const void *ptr);
+void cpu_graph_mem_reset(void);   /* a device reset freed all memory */
+
 /* ---- printf.c ---- */
 
 /* PTX vprintf: formats `fmt` with arguments from the packed buffer, writes to stdout. */

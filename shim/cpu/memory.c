@@ -141,6 +141,9 @@ static hipError_t release_ex(void *ptr, unsigned mask, bool sync)
         if (err == hipErrorNotSupported)
             return err;   /* called from a callback */
     }
+    /* graph memory is only marked free: its graph allocates it again at the same address */
+    if ((mask & (1u << CPU_MEM_DEVICE)) && cpu_graph_mem_free(ptr))
+        return hipSuccess;
     pthread_mutex_lock(&reg_lock);
     long i = find_locked((uintptr_t)ptr);
     bool ok = i >= 0 && regs[i].base == (uintptr_t)ptr && (mask & (1u << regs[i].kind));
@@ -507,8 +510,14 @@ hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
     hipError_t err = cpu_stream_resolve(stream, false, &s);
     if (err != hipSuccess)
         return cpu_ret(err);
-    if (cpu_stream_capturing(s))
-        return cpu_ret(hipErrorStreamCaptureUnsupported);
+    if (cpu_stream_capturing(s)) {
+        /* captured: a graph memory-free node, which only graph memory may have */
+        cpu_cmd *fc = NULL;
+        err = cpu_graph_free_cmd(dev_ptr, &fc);
+        if (err == hipErrorInvalidValue)
+            err = hipErrorStreamCaptureUnsupported;
+        return cpu_ret(err != hipSuccess ? err : cpu_stream_enqueue(s, fc, NULL));
+    }
     if (dev_ptr == NULL)
         return hipSuccess;
     if (!cpu_mem_lookup(dev_ptr, &a) || a.base != (uintptr_t)dev_ptr || a.kind != CPU_MEM_DEVICE)

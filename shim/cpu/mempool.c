@@ -216,8 +216,20 @@ hipError_t cpu_pool_alloc(hipMemPool_t mem_pool, void **dev_ptr, size_t size,
     hipError_t err = cpu_stream_resolve(stream, false, &s);
     if (err != hipSuccess)
         return err;
-    if (cpu_stream_capturing(s))   /* would be a memory node: not recorded here */
-        return hipErrorStreamCaptureUnsupported;
+    if (cpu_stream_capturing(s)) {
+        /* captured: a graph memory-allocation node (graph_mem.c), which owns its memory */
+        hipMemAllocNodeParams np;
+        memset(&np, 0, sizeof np);
+        np.poolProps.allocType = hipMemAllocationTypePinned;
+        np.poolProps.location.type = hipMemLocationTypeDevice;
+        np.bytesize = size;
+        cpu_cmd *c = NULL;
+        err = cpu_graph_alloc_cmd(&np, &c);
+        if (err == hipSuccess)
+            err = cpu_stream_enqueue(s, c, NULL);
+        *dev_ptr = err == hipSuccess ? np.dptr : NULL;
+        return err;
+    }
     err = cpu_mem_alloc_device(dev_ptr, size);
     if (err != hipSuccess || *dev_ptr == NULL)
         return err;
