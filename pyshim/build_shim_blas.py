@@ -28,8 +28,9 @@ CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-fvisibili
           "-D_GNU_SOURCE", "-D__HIP_PLATFORM_AMD__", "-DROCBLAS_NO_DEPRECATED_WARNINGS"]
 HEADER_KEYS = ("cublas13", "cusolver12", "cuda13-runtime", "cuda13-crt", "cuda13-cccl",
                "rocblas", "rocsolver", "hip", "hsa")
-# backend libraries each of ours needs, by SONAME
-NEEDS = {"cublas": ("librocblas.so.5", "libamdhip64.so.7"),
+# backend libraries each of ours needs, by SONAME (cuBLAS's batched getrf/getrs/getri/gels
+# are rocSOLVER's)
+NEEDS = {"cublas": ("librocblas.so.5", "librocsolver.so.0", "libamdhip64.so.7"),
          "cusolver": ("librocsolver.so.0", "librocblas.so.5", "libamdhip64.so.7")}
 STAMP_VERSION = "1"
 

@@ -698,3 +698,52 @@ def test_level1_ex(cb, h, rng, pre, w) -> None:
     close(x3, c[0] * x + s[0] * y, pre)
     close(y3, c[0] * y - s[0] * x, pre)
     cb.ok(*entries, f"cublasNrm2Ex{w}", f"cublasScalEx{w}", f"cublasRotEx{w}")
+
+
+# batched LAPACK-like routines (rocSOLVER underneath)
+@pytest.mark.parametrize("pre", PRE)
+def test_batched_lu_and_least_squares(cb, h, rng, pre) -> None:
+    import scipy.linalg as sla
+
+    P = pre.upper()
+    n, nrhs, batch = 5, 2, 3
+    mats = [(rand(rng, pre, n * n).reshape(n, n) + n * np.eye(n)).astype(H.DTYPE[pre])
+            for _ in range(batch)]
+    bufs = [np.asfortranarray(a).ravel(order="F").copy() for a in mats]
+    piv = np.zeros(n * batch, np.int32)
+    info = np.full(batch, -7, np.int32)
+    cb.call(f"cublas{P}getrfBatched", h, n, bufs, n, piv, info, batch)
+    assert list(info) == [0] * batch
+    for i, a in enumerate(mats):
+        lu, p = sla.lu_factor(a)
+        close(bufs[i].reshape(n, n).T, lu, pre, n)
+        assert np.array_equal(piv[i * n:(i + 1) * n], p + 1)
+    rhs = [rand(rng, pre, n * nrhs) for _ in range(batch)]
+    xs = [r.copy() for r in rhs]
+    host_info = np.full(1, -7, np.int32)
+    cb.call(f"cublas{P}getrsBatched", h, OP["N"], n, nrhs, bufs, n, piv, xs, n, host_info,
+            batch)
+    assert host_info[0] == 0
+    for a, x, r in zip(mats, xs, rhs, strict=True):
+        close(a @ x.reshape(nrhs, n).T, r.reshape(nrhs, n).T, pre, n)
+    assert cb.raw(f"cublas{P}getrsBatched", h, OP["N"], n, nrhs, bufs, n - 1, piv, xs, n,
+                  host_info, batch) == 7
+    assert host_info[0] == -6  # lda, the 6th argument
+    invs = [np.zeros(n * n, H.DTYPE[pre]) for _ in range(batch)]
+    cb.call(f"cublas{P}getriBatched", h, n, bufs, n, piv, invs, n, info, batch)
+    assert list(info) == [0] * batch
+    for a, inv in zip(mats, invs, strict=True):
+        close(inv.reshape(n, n).T, np.linalg.inv(a), pre, n)
+    # least squares, overdetermined
+    m = 8
+    As = [rand(rng, pre, m * n) for _ in range(batch)]
+    Cs = [rand(rng, pre, m * nrhs) for _ in range(batch)]
+    refs = [np.linalg.lstsq(a.reshape(n, m).T, c.reshape(nrhs, m).T, rcond=None)[0]
+            for a, c in zip(As, Cs, strict=True)]
+    dev_info = np.full(batch, -7, np.int32)
+    cb.call(f"cublas{P}gelsBatched", h, OP["N"], m, n, nrhs, As, m, Cs, m, host_info, dev_info,
+            batch)
+    assert host_info[0] == 0 and list(dev_info) == [0] * batch
+    for c, ref in zip(Cs, refs, strict=True):
+        close(c.reshape(nrhs, m).T[:n], ref, pre, m)
+    cb.ok(*(f"cublas{P}{r}Batched" for r in ("getrf", "getrs", "getri", "gels")))
