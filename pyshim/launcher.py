@@ -39,6 +39,7 @@ environment:
 
 examples:
   pyshim run ./vector_add
+  pyshim run --trace=calls.log ./vector_add
   pyshim run --backend cpu -- ./app --size 1024
 """
 
@@ -67,8 +68,30 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="at exit, append one 'unsupported NAME COUNT' line per CUDA entry point the "
         "program called that pyshim refuses (sets PYSHIM_REPORT)",
     )
+    parser.add_argument(
+        "--trace", nargs="?", const=True, default=False, metavar="FILE",
+        help="log every CUDA driver and runtime call (arguments, result, time) to stderr, "
+        "or to FILE with --trace=FILE (preloads libpyshim_trace.so; nothing when absent)",
+    )
     parser.add_argument("program", help="the CUDA executable")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
+    _accept_bare_trace(parser)
+
+
+def _accept_bare_trace(parser: argparse.ArgumentParser) -> None:
+    """A bare `--trace` before the program is read as `--trace=-` (stderr), so argparse
+    never takes the program's name for the optional FILE."""
+    from pyshim.tracing import normalize_trace_argv
+
+    takes_value = {s for a in parser._actions if a.option_strings and a.nargs is None
+                   for s in a.option_strings}
+    parse = parser.parse_known_args
+
+    def parse_known_args(args=None, namespace=None):  # type: ignore[no-untyped-def]
+        argv = sys.argv[1:] if args is None else list(args)
+        return parse(normalize_trace_argv(argv, takes_value), namespace)
+
+    parser.parse_known_args = parse_known_args  # type: ignore[method-assign]
 
 
 def rocm_lib_dir() -> Path | None:
@@ -175,6 +198,14 @@ def run(args: argparse.Namespace) -> int:
     env = program_env(backend, rocm_dir, dict(os.environ), own_cudart=args.cudart == "pyshim")
     if args.report:
         env["PYSHIM_REPORT"] = str(Path(args.report).resolve())
+    if args.trace:
+        from pyshim.tracing import trace_environment
+
+        try:
+            env = trace_environment(args.trace, env)
+        except (ValueError, OSError, RuntimeError) as exc:  # RuntimeError: a failed build
+            print(f"pyshim run: --trace: {exc}", file=sys.stderr)
+            return 127
     sys.stdout.flush()
     sys.stderr.flush()
     try:

@@ -263,3 +263,34 @@ def test_rtld_next_stays_relative_to_the_caller(shim: Path, tmp_path: Path) -> N
     out = traced(exe, tmp_path / "t.trace")
     assert "PASS rtld_next" in out.stdout, out.stdout + out.stderr
     assert "libpyshim_trace.so" in out.stdout
+
+
+def test_pyshim_run_trace_option(shim: Path, exe_dir: Path, tmp_path: Path) -> None:
+    """`pyshim run --trace[=FILE]` end to end through the command line."""
+    import sys
+
+    exe = nvcc(exe_dir, "vector_add")
+    base = [sys.executable, "-m", "pyshim", "run", "--backend", "cpu"]
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*base, *args], capture_output=True, text=True, timeout=300)
+
+    log = tmp_path / "calls.log"
+    out = run(f"--trace={log}", str(exe))
+    assert "PASS vector_add" in out.stdout, out.stdout + out.stderr
+    assert len(calls(trace_lines(log), "cuLaunchKernel")) == 1
+    # bare --trace: stderr, and the program is not taken for FILE
+    out = run("--trace", str(exe))
+    assert "PASS vector_add" in out.stdout, out.stdout + out.stderr
+    assert re.search(r"^\[\d+\] cuLaunchKernel\(", out.stderr, re.M)
+    # after the program, --trace is the program's own argument
+    out = run(str(exe), "--trace")
+    assert "PASS vector_add" in out.stdout and "cuLaunchKernel(" not in out.stderr
+    # no --trace, no tracer
+    out = run(str(exe))
+    assert "PASS vector_add" in out.stdout and "cuInit(" not in out.stderr
+    # the program named as the trace file: refused, and the program left intact
+    size = exe.stat().st_size
+    out = run(f"--trace={exe}", str(exe))
+    assert out.returncode == 127 and "is an executable" in out.stderr
+    assert exe.stat().st_size == size
