@@ -31,7 +31,7 @@ def test_translate_to_file_and_dump_ir(tmp_path):
 def test_stats():
     r = _pyshim("stats", str(SAMPLE))
     assert r.returncode == 0, r.stderr
-    assert "lines/s" in r.stdout and "block_sum: phase" in r.stdout and "bar_red: fiber" in r.stdout and "saxpy: loop" in r.stdout
+    assert "lines/s" in r.stdout and "block_sum: phase" in r.stdout and "callee_barrier: fiber" in r.stdout and "saxpy: loop" in r.stdout
 
 
 def test_bad_ptx_is_a_clean_error(tmp_path):

@@ -281,3 +281,9 @@ def test_blocks_run_concurrently_on_worker_threads(mod, name):
         t.join()
     for out in outs:
         np.testing.assert_array_equal(out, want)
+
+
+def test_barrier_in_a_device_function(mod):
+    out = np.zeros(64, np.int32)
+    run(mod, "callee_barrier", (1,), (64,), [out])
+    np.testing.assert_array_equal(out, ((np.arange(64) + 7) % 64) * 5)

@@ -137,3 +137,15 @@ extern "C" __global__ void shfl_width(const int *in, int *out) {
     out[t * 4 + 2] = __shfl_down_sync(0xffffffffu, v, 2, 4);
     out[t * 4 + 3] = __shfl_xor_sync(0xffffffffu, v, 5, 8);
 }
+
+// a barrier inside a device function (not inlined): runs as fibers
+__device__ __noinline__ int sync_read(const int *s, int i) {
+    __syncthreads();
+    return s[i];
+}
+extern "C" __global__ void callee_barrier(int *out) {
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    s[t] = t * 5;
+    out[t] = sync_read(s, (t + 7) % blockDim.x);
+}
