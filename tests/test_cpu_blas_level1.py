@@ -210,3 +210,25 @@ def test_runs_in_stream_order(rb):
     assert hip.hipStreamSynchronize(stream) == 0
     assert rb.blas.rocblas_destroy_handle(h) == 0
     assert hip.hipStreamDestroy(stream) == 0
+
+
+def test_stream_capture_is_refused_cleanly(rb):
+    """Under graph capture a routine cannot wait for its stream: it refuses with
+    rocblas_status_not_implemented instead of running outside the graph."""
+    import ctypes
+
+    hip = rb.hip
+    stream = ctypes.c_void_p()
+    assert hip.hipStreamCreate(ctypes.byref(stream)) == 0
+    h = rb.new_handle()
+    assert rb.blas.rocblas_set_stream(h, stream) == 0
+    x = np.ones(4, np.float32)
+    assert hip.hipStreamBeginCapture(stream, 0) == 0  # hipStreamCaptureModeGlobal
+    st = rb.call("rocblas_sscal", 4, H.scalar("s", 2), x, 1, handle=h)
+    graph = ctypes.c_void_p()
+    assert hip.hipStreamEndCapture(stream, ctypes.byref(graph)) == 0
+    assert st == H.ST_NOT_IMPLEMENTED and np.all(x == 1)
+    if graph.value:
+        hip.hipGraphDestroy(graph)
+    assert rb.blas.rocblas_destroy_handle(h) == 0
+    assert hip.hipStreamDestroy(stream) == 0

@@ -13,6 +13,8 @@
 #define PYSHIM_BLAS_COMMON_H
 
 #include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,9 +55,23 @@ static inline bool rb_bad_handle(rocblas_handle h)
 }
 
 /* Wait for the handle's stream so the routine runs after earlier enqueued work (see the
- * execution model above). */
+ * execution model above). A stream being captured into a graph cannot be waited for, and
+ * running the routine now would leave it out of the graph: that is refused with
+ * rocblas_status_not_implemented and a message (once). */
+static inline void rb_refuse_capture(void)
+{
+    static atomic_int once; /* per translation unit: a few messages at most */
+    if (!atomic_exchange(&once, 1))
+        fprintf(stderr, "pyshim cpu device: rocBLAS/rocSOLVER calls on a stream under graph "
+                        "capture are not supported (rocblas_status_not_implemented)\n");
+}
 static inline rocblas_status rb_enter(rocblas_handle h)
 {
+    hipStreamCaptureStatus cap = hipStreamCaptureStatusNone;
+    if (hipStreamIsCapturing(h->stream, &cap) == hipSuccess && cap != hipStreamCaptureStatusNone) {
+        rb_refuse_capture();
+        return rocblas_status_not_implemented;
+    }
     return hipStreamSynchronize(h->stream) == hipSuccess ? rocblas_status_success
                                                          : rocblas_status_internal_error;
 }
