@@ -294,3 +294,20 @@ def test_pyshim_run_trace_option(shim: Path, exe_dir: Path, tmp_path: Path) -> N
     out = run(f"--trace={exe}", str(exe))
     assert out.returncode == 127 and "is an executable" in out.stderr
     assert exe.stat().st_size == size
+
+
+def test_forked_child_is_traced_under_its_own_id(shim: Path, tmp_path: Path) -> None:
+    from pyshim.tables.fetch import include_dir
+
+    exe = tmp_path / "fork"
+    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{include_dir('cuda13-runtime')}",
+           str(REPO_DIR / "tests" / "trace" / "fork.c"), "-o", str(exe), f"-L{shim / 'lib'}",
+           "-l:libcuda.so.1", "-Wl,--allow-shlib-undefined"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    log = tmp_path / "fork.trace"
+    out = traced(exe, log)
+    assert out.returncode == 0, out.stdout + out.stderr
+    child = re.search(r"child (\d+)", out.stdout).group(1)
+    ids = [LINE.match(line).group(1) for line in calls(trace_lines(log), "cuDriverGetVersion")]
+    assert len(ids) == 2 and ids[1] == child and ids[0] != child

@@ -35,6 +35,28 @@ static void open_output(void)
     out_fd = fd;
 }
 
+/* fork: the child must not inherit a lock another thread held, nor the parent's tid */
+static void before_fork(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+static void after_fork_parent(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
+static void after_fork_child(void)
+{
+    pthread_mutex_unlock(&lock);
+    cached_tid = 0;
+}
+
+__attribute__((constructor)) static void register_fork_handlers(void)
+{
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
 static long tid(void)
 {
     if (cached_tid == 0)
