@@ -16,20 +16,23 @@ from benchmarks.items import BenchError, Item, item, median
 
 BUDGET_LINES_PER_S = 50_000.0
 
-# runs in a child interpreter: prints {"lines", "parse_s", "translate_s", "c_lines",
-# "kernels"}
+# runs in a child interpreter: prints {"lines", "parse_s", "translate_s",
+# "translate_wall_s", "c_lines", "kernels"}; times are the process's CPU time (the
+# translator is single-threaded, so on an idle machine CPU time is wall time, and on a
+# shared one it leaves out the time other processes had the core)
 _CHILD = r"""
 import json, sys, time
 from pyshim.ptx.parser import parse
 from pyshim.ptx.translate import translate
 ptx = open(sys.argv[1]).read()
 stats = {}
-t0 = time.perf_counter()
+w0, t0 = time.perf_counter(), time.process_time()
 src = translate(ptx, "cpu-wave64", stats)
-t1 = time.perf_counter()
+w1, t1 = time.perf_counter(), time.process_time()
 parse(ptx)
-t2 = time.perf_counter()
+t2 = time.process_time()
 print(json.dumps({"lines": len(ptx.splitlines()), "translate_s": t1 - t0,
+                  "translate_wall_s": w1 - w0,
                   "parse_s": t2 - t1, "c_lines": len(src.splitlines()),
                   "kernels": stats.get("kernels", 0)}))
 """
@@ -61,13 +64,15 @@ def run(ctx: Context) -> list[Item]:
                              "of C came out")
     lines = runs[0]["lines"]
     rate = lines / median([r["translate_s"] for r in runs])
+    wall_rate = lines / median([r["translate_wall_s"] for r in runs])
     parse_rate = lines / median([r["parse_s"] for r in runs])
     return [
         item("translator.lines_per_s", rate, "lines/s", BUDGET_LINES_PER_S,
              "budget (DESIGN.md)", budget=">= 50000 lines/s", ok=rate >= BUDGET_LINES_PER_S,
              repeats=ctx.repeats,
              note=f"parse + translate to C of {lines} PTX lines ({runs[0]['c_lines']} C "
-                  "lines out), first translation in a fresh process, cc excluded"),
+                  "lines out), first translation in a fresh process, cc excluded; per "
+                  f"CPU second (wall clock: {wall_rate:,.0f} lines/s)"),
         item("translator.parse_lines_per_s", parse_rate, "lines/s", rate,
              "parse + translate", repeats=ctx.repeats,
              note="the parser alone (a second parse in the same process)"),
