@@ -414,9 +414,20 @@ def driver_source(types: Types, driver: dict) -> tuple[str, int]:
     return "".join(out), count
 
 
-def runtime_source(types: Types, runtime: dict) -> tuple[str, int]:
-    syms = {**_symbols(runtime), **RUNTIME_HOOKS}
+def runtime_symbols(runtime: dict, cuda12: dict) -> dict[str, dict]:
+    """Every libcudart symbol: CUDA 13's, those only libcudart.so.12 exports (their CUDA
+    12.9 signatures), and nvcc's hidden hooks. A symbol whose signature changed in 13
+    keeps the 13 one: the wrapper forwards every argument register either way."""
+    return {**cuda12["symbols_only_in_12"], **_symbols(runtime), **RUNTIME_HOOKS}
+
+
+def runtime_source(types: Types, syms: dict[str, dict]) -> tuple[str, int]:
     out = [_prelude("#include <cuda_runtime_api.h>\n")]
+    # struct tags CUDA 12 signatures name that 13's headers dropped (cudaLaunchParams):
+    # declared here so each wrapper's pointer parameter has one type
+    tags = sorted({m for sig in syms.values() for t, _n in sig["params"]
+                   for m in re.findall(r"\bstruct\s+(\w+)\s*\*", t)})
+    out += [f"struct {tag};\n" for tag in tags] + ["\n"]
     for symbol, sig in sorted(syms.items()):
         out.append(wrapper(types, symbol, sig) + "\n")
     out.append(symbol_map("runtime", list(syms)))
@@ -428,8 +439,9 @@ def generate(out_dir: Path) -> list[Path]:
     text is unchanged are left alone, so their times stay valid for the build)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     types = Types(load_table("typedefs"))
-    driver, runtime = load_table("driver"), load_table("runtime")
-    sigs = [*_symbols(driver).values(), *_symbols(runtime).values(), *RUNTIME_HOOKS.values()]
+    driver = load_table("driver")
+    runtime = runtime_symbols(load_table("runtime"), load_table("cuda12"))
+    sigs = [*_symbols(driver).values(), *runtime.values()]
     files = {
         "trace_enums.h": enum_names(types, _used_enums(types, sigs)),
         "trace_driver.c": driver_source(types, driver)[0],
