@@ -245,3 +245,47 @@ def test_level3_bad_arguments_and_pointer_mode(rb):
                    handle=h) == 0
     assert np.array_equal(C, 3 * B)
     rb.blas.rocblas_destroy_handle(h)
+
+
+@settings(max_examples=40, deadline=None)
+@given(pre=st.sampled_from("sdcz"), m=st.integers(0, 40), n=st.integers(0, 40),
+       side=st.sampled_from("LR"), uplo=st.sampled_from("UL"), t=st.sampled_from("NTC"),
+       diag=st.sampled_from("NU"), pad=st.integers(0, 2), device_mode=st.booleans(),
+       form=st.sampled_from("PS"), seed=st.integers(0, 999))
+def test_triangular_and_symmetric_shapes(rb, pre, m, n, side, uplo, t, diag, pad, device_mode,
+                                         form, seed):
+    """trmm/trsm and symm over random shapes, paddings, pointer modes and forms."""
+    rng = np.random.default_rng(seed)
+    h = rb.new_handle()
+    assert rb.blas.rocblas_set_pointer_mode(h, int(device_mode)) == 0
+    batch = 1 if form == "P" else 2
+    ka = m if side == "L" else n
+    lda, ldb = max(1, ka) + pad, max(1, m) + pad
+    a = [(H.rand(rng, pre, (ka, ka)) + 4 * np.eye(ka)).astype(H.DTYPE[pre]) for _ in range(batch)]
+    A = H.Operand.make(form, [H.mat_buf(x, lda) for x in a])
+    Bs, B = mats(rng, pre, m, n, ldb, batch, form)
+    alpha = H.scalar(pre, 1.5)
+    args = (E(SIDE[side]), E(FILL[uplo]), E(OP[t]), E(DIAG[diag]), m, n, alpha)
+    assert rb.call(f"rocblas_{pre}trsm{SFX[form]}", *args, *A.args(lda), *B.args(ldb),
+                   *bc(form, batch), handle=h) == 0
+    for b in range(batch):
+        T = np.triu(a[b]) if uplo == "U" else np.tril(a[b])
+        if diag == "U":
+            np.fill_diagonal(T, 1)
+        X = got(B, b, m, n, ldb)
+        lhs = H.op(T, t) @ X if side == "L" else X @ H.op(T, t)
+        assert H.close(pre, lhs, 1.5 * Bs[b], scale=max(m, n, 1) * 10)
+    # symm with the same A as the symmetric operand
+    Cs, C = mats(rng, pre, m, n, ldb, batch, form)
+    one, zero = H.scalar(pre, 1), H.scalar(pre, 0)
+    assert rb.call(f"rocblas_{pre}symm{SFX[form]}", E(SIDE[side]), E(FILL[uplo]), m, n, one,
+                   *A.args(lda), *B.args(ldb), zero, *C.args(ldb), *bc(form, batch),
+                   handle=h) == 0
+    for b in range(batch):
+        tri = np.triu(a[b]) if uplo == "U" else np.tril(a[b])
+        full = tri + tri.T - np.diag(np.diag(tri))
+        Xb = got(B, b, m, n, ldb)
+        want = full @ Xb if side == "L" else Xb @ full
+        if m and n:
+            assert H.close(pre, got(C, b, m, n, ldb), want, scale=max(m, n, 1) * 10)
+    rb.blas.rocblas_destroy_handle(h)
