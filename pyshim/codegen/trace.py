@@ -266,6 +266,12 @@ def _params(types: Types, sig: dict) -> list[str]:
             lines.append(f"    if (({ok}) && {name} != NULL) {{")
             lines.append(f'        pt_v_text(&pt__L, "->"); pt_v_cstr(&pt__L, {name});')
             lines.append("    }")
+        elif re.fullmatch(r"const\s+char\s*\*\s*\*", ctype.strip()):
+            # a string handed back (cuGetErrorName's pStr)
+            lines.append(f"    pt_v_hex(&pt__L, (unsigned long long)(uintptr_t){name});")
+            lines.append(f"    if (({ok}) && {name} != NULL) {{")
+            lines.append(f'        pt_v_text(&pt__L, "->"); pt_v_cstr(&pt__L, *{name});')
+            lines.append("    }")
         else:
             lines.append(f"    {_value(types, types.kind(ctype, name), name)}")
     return lines
