@@ -125,6 +125,6 @@ def test_runtime_struct_and_enum_arguments(generated: dict[str, str]) -> None:
 def test_strings_handed_back_are_shown(generated: dict[str, str]) -> None:
     body = _body(generated["trace_driver.c"], "cuGetErrorName")
     assert "pt_v_cstr(&pt__L, *pStr)" in body
-    assert body.index("if ((pt__r == 0) && pStr != NULL)") < body.index("*pStr")
+    assert body.index("if ((pt__r == 0) && pStr != NULL)") < body.index("pt_v_cstr(&pt__L, *pStr)")
     body = _body(generated["trace_driver.c"], "cuDeviceGetName")
     assert "pt_v_cstr(&pt__L, name)" in body
