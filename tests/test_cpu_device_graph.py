@@ -28,11 +28,22 @@ def test_replay_runs_the_work_each_launch(gr: dict[str, str]) -> None:
 
 def test_what_capture_refuses(gr: dict[str, str]) -> None:
     # (captured stream-ordered allocation is a memory node: test_cpu_device_graph_mem.py)
-    for key in ("capture_null_stream", "capture_event_record", "capture_sync", "capture_query"):
+    for key in ("capture_null_stream", "capture_sync", "capture_query"):
         assert gr[key] == "hipErrorStreamCaptureUnsupported", key
     assert gr["end_not_capturing"] == gr["begin_twice"] == "hipErrorIllegalState"
     for key in ("exec_destroy_twice", "launch_destroyed", "graph_destroy_twice"):
         assert gr[key] == "hipErrorInvalidValue", key
+
+
+def test_fork_join_capture_across_streams(gr: dict[str, str]) -> None:
+    """An event recorded in a capture marks it (no node); a stream waiting on it joins the
+    capture, and ending the capture ends it on every stream that joined."""
+    assert gr["capture_event_record"] == "hipSuccess"
+    assert gr["fork_joined"] == "1,1"          # capturing, into the same capture
+    assert gr["capture_wait_outside_event"] == "hipErrorStreamCaptureIsolation"
+    assert gr["fork_ended"] == "1"
+    assert gr["fork_captured"] == "0,0,2"      # nothing ran; one memset from each stream
+    assert gr["fork_replay"] == "5,7"
 
 
 def test_driver_api_memset_and_copy_nodes(gr: dict[str, str]) -> None:

@@ -92,10 +92,17 @@ static hipError_t event_record(hipEvent_t event, hipStream_t stream, bool spt)
     hipError_t err = cpu_stream_resolve(stream, spt, &s);
     if (err != hipSuccess)
         return err;
-    if (cpu_stream_capturing(s)) {
-        cpu_log("hipEventRecord: events cannot be captured into a graph on the CPU device");
-        return hipErrorStreamCaptureUnsupported;
+    pthread_mutex_lock(&cpu_sched_lock);
+    if (s->capture != NULL) {
+        /* Recorded in a capture: nothing runs (a graph replays its commands in the order
+         * they were captured, which already follows every dependency); the event only
+         * marks the capture, so that a stream waiting on it joins the capture. */
+        event->capture_id = s->capture_id;
+        pthread_mutex_unlock(&cpu_sched_lock);
+        return hipSuccess;
     }
+    event->capture_id = 0;
+    pthread_mutex_unlock(&cpu_sched_lock);
     cpu_cmd *c = cpu_cmd_new(run_record, sizeof(record_payload));
     if (c == NULL)
         return hipErrorOutOfMemory;
@@ -179,10 +186,29 @@ static hipError_t stream_wait_event(hipStream_t stream, hipEvent_t event, unsign
     hipError_t err = cpu_stream_resolve(stream, spt, &s);
     if (err != hipSuccess)
         return err;
-    if (cpu_stream_capturing(s)) {
-        cpu_log("hipStreamWaitEvent: event waits cannot be captured into a graph on the CPU "
-                "device");
-        return hipErrorStreamCaptureUnsupported;
+    pthread_mutex_lock(&cpu_sched_lock);
+    if (event->capture_id != 0) {
+        /* an event recorded in a capture: the waiting stream joins that capture (fork), or
+         * already records into it (join); once the capture ended there is nothing to wait
+         * for */
+        struct ihipGraph *g = cpu_capture_graph_locked(event->capture_id);
+        err = hipSuccess;
+        if (g != NULL && s->capture == NULL && s->is_null)
+            err = hipErrorStreamCaptureImplicit;   /* the legacy stream cannot be captured */
+        else if (g != NULL && s->capture == NULL) {
+            s->capture = g;
+            s->capture_id = event->capture_id;
+        } else if (g != NULL && s->capture_id != event->capture_id)
+            err = hipErrorStreamCaptureIsolation;   /* two captures may not mix */
+        pthread_mutex_unlock(&cpu_sched_lock);
+        return err;
+    }
+    bool capturing = s->capture != NULL;
+    pthread_mutex_unlock(&cpu_sched_lock);
+    if (capturing) {
+        cpu_log("hipStreamWaitEvent: a capture cannot wait for an event recorded outside it "
+                "on the CPU device");
+        return hipErrorStreamCaptureIsolation;
     }
     cpu_cmd *c = cpu_cmd_new(NULL, 0);
     if (c == NULL)

@@ -1,9 +1,10 @@
 /*
  * Graphs, from stream capture or built node by node: while a stream captures, its commands are recorded instead
  * of run (stream.c); hipGraphInstantiate copies them, and each hipGraphLaunch enqueues
- * fresh copies on the launch stream, in capture order. Work that cannot be replayed this
- * way (event records and waits) refuses to be captured with hipErrorStreamCaptureUnsupported;
- * stream-ordered allocations and frees become graph memory nodes (graph_mem.c). The
+ * fresh copies on the launch stream, in capture order: the order work was issued in, which
+ * follows every dependency, so event records and waits between captured streams need no
+ * node (event.c; they only let streams join the capture). Stream-ordered allocations and
+ * frees become graph memory nodes (graph_mem.c). The
  * node-building calls (kernel, copy, memset, host, empty, memory allocation and free) add
  * the same commands directly.
  */

@@ -176,6 +176,9 @@ void cpu_clear_sticky_error(void);
 
 /* ---- graph.c ---- */
 
+/* With cpu_sched_lock held: the graph capture `id` records into while any stream still
+ * captures it, else NULL (stream.c). */
+struct ihipGraph *cpu_capture_graph_locked(unsigned long long id);
 /* Appends a captured command to a graph (takes ownership). False: out of memory. */
 bool cpu_graph_append(struct ihipGraph *g, cpu_cmd *c);
 struct ihipGraph *cpu_graph_new(void);
@@ -190,6 +193,7 @@ struct ihipEvent_t {
     uint64_t gen_recorded;           /* records enqueued */
     uint64_t gen_done;               /* records executed */
     uint64_t time_ns;                /* CLOCK_MONOTONIC when the last record ran */
+    unsigned long long capture_id;   /* nonzero: last recorded in that stream capture */
 };
 
 void cpu_event_release_locked(struct ihipEvent_t *e);

@@ -685,6 +685,16 @@ hipError_t hipStreamBeginCapture_spt(hipStream_t stream, hipStreamCaptureMode mo
     return begin_capture(stream, mode, true);
 }
 
+struct ihipGraph *cpu_capture_graph_locked(unsigned long long id)
+{
+    for (struct ihipStream_t *t = live_streams; t != NULL; t = t->next_live)
+        if (t->capture != NULL && t->capture_id == id)
+            return t->capture;
+    return NULL;
+}
+
+/* Ends the capture on the stream that began it and on every stream that joined it (by
+ * waiting on an event recorded in it): their later work runs again. */
 static hipError_t end_capture(hipStream_t stream, hipGraph_t *pGraph, bool spt)
 {
     struct ihipStream_t *s;
@@ -696,6 +706,10 @@ static hipError_t end_capture(hipStream_t stream, hipGraph_t *pGraph, bool spt)
     pthread_mutex_lock(&cpu_sched_lock);
     struct ihipGraph *g = s->capture;
     s->capture = NULL;
+    if (g != NULL)
+        for (struct ihipStream_t *t = live_streams; t != NULL; t = t->next_live)
+            if (t->capture == g && t->capture_id == s->capture_id)
+                t->capture = NULL;
     pthread_mutex_unlock(&cpu_sched_lock);
     if (g == NULL)
         return cpu_ret(hipErrorIllegalState);

@@ -117,6 +117,54 @@ int main(int argc, char **argv)
     CHECK(hipGraphDestroy(g2));
     CHECK(hipGraphDestroy(other));
 
+    /* fork/join capture: s3 joins s's capture by waiting on an event recorded in it, works
+     * on its own, and s waits on an event s3 recorded (the join); ending the capture on s
+     * ends it on s3 too */
+    hipStream_t s3;
+    CHECK(hipStreamCreateWithFlags(&s3, hipStreamNonBlocking));
+    int *fj, fjh[2] = {-1, -1};
+    CHECK(hipMalloc((void **)&fj, sizeof fjh));
+    CHECK(hipMemset(fj, 0, sizeof fjh));
+    hipEvent_t fork, join, outside;
+    CHECK(hipEventCreate(&fork));
+    CHECK(hipEventCreate(&join));
+    CHECK(hipEventCreate(&outside));
+    CHECK(hipEventRecord(outside, s));
+    CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+    CHECK(hipMemsetD32Async(fj, 5, 1, s));
+    CHECK(hipEventRecord(fork, s));
+    CHECK(hipStreamWaitEvent(s3, fork, 0));
+    unsigned long long id_s = 0, id_s3 = 0;
+    hipStreamCaptureStatus st3 = hipStreamCaptureStatusNone;
+    CHECK(hipStreamGetCaptureInfo(s, &st, &id_s));
+    CHECK(hipStreamGetCaptureInfo(s3, &st3, &id_s3));
+    printf("fork_joined=%d,%d\n", st3 == hipStreamCaptureStatusActive, id_s3 == id_s);
+    CHECK(hipMemsetD32Async(fj + 1, 7, 1, s3));
+    CHECK(hipEventRecord(join, s3));
+    CHECK(hipStreamWaitEvent(s, join, 0));
+    SHOW("capture_wait_outside_event", hipStreamWaitEvent(s, outside, 0));
+    hipGraph_t g4;
+    CHECK(hipStreamEndCapture(s, &g4));
+    CHECK(hipStreamIsCapturing(s3, &st3));
+    printf("fork_ended=%d\n", st3 == hipStreamCaptureStatusNone);
+    CHECK(hipMemcpy(fjh, fj, sizeof fjh, hipMemcpyDeviceToHost));
+    size_t n4 = 0;
+    CHECK(hipGraphGetNodes(g4, NULL, &n4));
+    printf("fork_captured=%d,%d,%zu\n", fjh[0], fjh[1], n4);   /* nothing ran */
+    hipGraphExec_t exec4;
+    CHECK(hipGraphInstantiate(&exec4, g4, NULL, NULL, 0));
+    CHECK(hipGraphLaunch(exec4, s3));
+    CHECK(hipStreamSynchronize(s3));
+    CHECK(hipMemcpy(fjh, fj, sizeof fjh, hipMemcpyDeviceToHost));
+    printf("fork_replay=%d,%d\n", fjh[0], fjh[1]);
+    CHECK(hipGraphExecDestroy(exec4));
+    CHECK(hipGraphDestroy(g4));
+    CHECK(hipEventDestroy(fork));
+    CHECK(hipEventDestroy(join));
+    CHECK(hipEventDestroy(outside));
+    CHECK(hipStreamDestroy(s3));
+    CHECK(hipFree(fj));
+
     /* the driver API's node forms (cuGraphAddMemsetNode / cuGraphAddMemcpyNode): a pitched
      * 2D memset of a 3 x 4 window of a 16 x 4 byte matrix, then a 3D descriptor copying
      * rows 1..2, bytes 3..5 (straddling its right edge) out to a packed host buffer */
