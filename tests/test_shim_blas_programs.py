@@ -99,7 +99,7 @@ def test_cublas_program(libs, soname: str) -> None:
     assert int(out["idamax"][0]) == np.argmax(np.abs(x)) + 1
     np.testing.assert_allclose(f64(out, "daxpy"), 2 * x + y, rtol=1e-12)
     np.testing.assert_allclose(f64(out, "sgemv"), a @ f64(out, "xv"), atol=1e-5)
-    assert out["sgemmex"] == ["CUBLAS_STATUS_NOT_SUPPORTED"]
+    assert out["stpttr"] == ["CUBLAS_STATUS_NOT_SUPPORTED"]
     assert out["major"] == ["13"]
 
 

@@ -747,3 +747,48 @@ def test_batched_lu_and_least_squares(cb, h, rng, pre) -> None:
     for c, ref in zip(Cs, refs, strict=True):
         close(c.reshape(nrhs, m).T[:n], ref, pre, m)
     cb.ok(*(f"cublas{P}{r}Batched" for r in ("getrf", "getrs", "getri", "gels")))
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+def test_gemm_ex_and_3m(cb, h, rng, w) -> None:
+    m, n, k, batch = 4, 5, 3, 2
+    for pre, entries in (("s", ["cublasSgemmEx"]), ("c", ["cublasCgemmEx", "cublasCgemm3mEx"])):
+        dt = EX_TYPES[pre][0]
+        alpha, beta = scalar(pre, 0.75 + 0.5j), scalar(pre, -1.25)
+        for entry in entries:
+            a, b, c = mat(rng, pre, k, m), mat(rng, pre, k, n), mat(rng, pre, m, n, m + 1)
+            want = alpha[0] * a.view.T @ b.view + beta[0] * c.view
+            cb.call(entry + w, h, OP["T"], OP["N"], m, n, k, alpha, a.buf, dt, a.ld, b.buf, dt,
+                    b.ld, beta, c.buf, dt, c.ld)
+            close(c.view, want, pre, k)
+            cb.ok(entry + w)
+    for pre in "cz":
+        alpha, beta = scalar(pre, 1.5 - 0.5j), scalar(pre, 0.5j)
+        a, b, c = mat(rng, pre, m, k), mat(rng, pre, n, k), mat(rng, pre, m, n)
+        want = alpha[0] * a.view @ b.view.conj().T + beta[0] * c.view
+        cb.call(f"cublas{pre.upper()}gemm3m{w}", h, OP["N"], OP["C"], m, n, k, alpha, a.buf,
+                a.ld, b.buf, b.ld, beta, c.buf, c.ld)
+        close(c.view, want, pre, k)
+        cb.ok(f"cublas{pre.upper()}gemm3m{w}")
+    pre = "c"
+    alpha, beta = scalar(pre, 1.5 - 0.5j), scalar(pre, 0.5j)
+    As = [mat(rng, pre, m, k) for _ in range(batch)]
+    Bs = [mat(rng, pre, k, n) for _ in range(batch)]
+    Cs = [mat(rng, pre, m, n) for _ in range(batch)]
+    wants = [alpha[0] * x.view @ y.view + beta[0] * z.view for x, y, z in zip(As, Bs, Cs,
+                                                                             strict=True)]
+    cb.call(f"cublasCgemm3mBatched{w}", h, 0, 0, m, n, k, alpha, [x.buf for x in As], m,
+            [y.buf for y in Bs], k, beta, [z.buf for z in Cs], m, batch)
+    for z, ref in zip(Cs, wants, strict=True):
+        close(z.view, ref, pre, k)
+    A = np.concatenate([x.buf for x in As])
+    B = np.concatenate([y.buf for y in Bs])
+    C = np.concatenate([mat(rng, pre, m, n).buf for _ in range(batch)])
+    C0 = C.copy()
+    cb.call(f"cublasCgemm3mStridedBatched{w}", h, 0, 0, m, n, k, alpha, A, m, m * k, B, k,
+            k * n, beta, C, m, m * n, batch)
+    for i in range(batch):
+        ci = H.Mat(C[i * m * n:(i + 1) * m * n], m, n, m).view
+        c0 = H.Mat(C0[i * m * n:(i + 1) * m * n], m, n, m).view
+        close(ci, alpha[0] * As[i].view @ Bs[i].view + beta[0] * c0, pre, k)
+    cb.ok(f"cublasCgemm3mBatched{w}", f"cublasCgemm3mStridedBatched{w}")
