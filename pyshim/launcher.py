@@ -65,8 +65,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--report", metavar="FILE",
-        help="at exit, append one 'unsupported NAME COUNT' line per CUDA entry point the "
-        "program called that pyshim refuses (sets PYSHIM_REPORT)",
+        help="write a run report to FILE (.json, .html, else text): calls per entry point, "
+        "unsupported calls hit, kernels translated or loaded from cache (with times), errors "
+        "returned; one line on stderr when anything unsupported was hit",
     )
     parser.add_argument(
         "--trace", nargs="?", const=True, default=False, metavar="FILE",
@@ -196,21 +197,49 @@ def run(args: argparse.Namespace) -> int:
         print(f"pyshim run: {exc}", file=sys.stderr)
         return 127
     env = program_env(backend, rocm_dir, dict(os.environ), own_cudart=args.cudart == "pyshim")
-    if args.report:
-        env["PYSHIM_REPORT"] = str(Path(args.report).resolve())
-    if args.trace:
+    # --report counts calls through the tracer too, writing its lines nowhere
+    trace = args.trace or (os.devnull if args.report else False)
+    if trace:
         from pyshim.tracing import trace_environment
 
         try:
-            env = trace_environment(args.trace, env)
+            env = trace_environment(trace, env)
         except (ValueError, OSError, RuntimeError) as exc:  # RuntimeError: a failed build
             print(f"pyshim run: --trace: {exc}", file=sys.stderr)
             return 127
     sys.stdout.flush()
     sys.stderr.flush()
+    if args.report:
+        return _run_with_report(program, [args.program, *argv], env, args.report)
     try:
         os.execve(program, [args.program, *argv], env)
     except OSError as exc:
         print(f"pyshim run: cannot execute {program}: {exc.strerror}", file=sys.stderr)
         return 126
     return 0  # not reached
+
+
+def _run_with_report(program: str, argv: list[str], env: dict[str, str], report: str) -> int:
+    """Run as a child (the report is written after it exits), then pass its exit status or
+    the signal that killed it through."""
+    import signal
+    import subprocess
+
+    from pyshim.tracing import finish_report, report_environment
+
+    env = report_environment(report, env)
+    # the child gets the terminal's signals itself; the launcher only waits
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        proc = subprocess.run(argv, executable=program, env=env)
+    except OSError as exc:
+        print(f"pyshim run: cannot execute {program}: {exc.strerror}", file=sys.stderr)
+        return 126
+    finally:
+        signal.signal(signal.SIGINT, old)
+    finish_report(env, report)
+    if proc.returncode < 0:
+        sys.stdout.flush()
+        signal.signal(-proc.returncode, signal.SIG_DFL)
+        os.kill(os.getpid(), -proc.returncode)
+    return proc.returncode

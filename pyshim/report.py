@@ -133,6 +133,25 @@ def _assemble(unsupported: dict[str, int], calls: dict[str, int],
     return report
 
 
+def append_raw(lines: Iterable[str]) -> None:
+    """Append records to $PYSHIM_REPORT (one O_APPEND write: processes may share the file);
+    a no-op when no report was asked for."""
+    import os
+
+    path = os.environ.get("PYSHIM_REPORT")
+    if not path:
+        return
+    text = "".join(line + "\n" for line in lines)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+    except OSError:
+        pass  # a report must never break the program it describes
+
+
 def build_run_report(raw_log_path: str | Path) -> dict:
     """The run report for the raw log the shim wrote to $PYSHIM_REPORT. A missing file means
     the program never touched anything worth reporting (an empty report, not an error)."""

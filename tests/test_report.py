@@ -126,3 +126,24 @@ def test_real_program_under_pyshims_runtime(tmp_path):
     assert r["malformed"] == []
     assert {u["name"] for u in r["unsupported"]} == logged
     assert logged, proc.stderr
+
+
+def test_module_loads_are_reported(tmp_path, monkeypatch):
+    """The embedded translator records each kernel it loads, translated or from cache."""
+    from pyshim.embed.translate import translate
+    from pyshim.report import build_run_report
+
+    ptx = (".version 8.0\n.target sm_75\n.address_size 64\n"
+           ".visible .entry k_report_probe(.param .u64 p)\n{\n ret;\n}\n")
+    raw = tmp_path / "raw.log"
+    monkeypatch.setenv("PYSHIM_REPORT", str(raw))
+    monkeypatch.setenv("PYSHIM_CACHE", str(tmp_path / "cache"))
+    assert translate(ptx.encode(), "cpu-wave64")[0] == 0
+    assert translate(ptx.encode(), "cpu-wave64")[0] == 0
+    rc, msg = translate(b"not ptx at all", "cpu-wave64")
+    assert rc == 1
+    report = build_run_report(raw)
+    (k,) = report["kernels"]
+    assert (k["name"], k["translated"], k["cached"]) == ("k_report_probe", 1, 1)
+    assert report["errors"][0]["name"] == "module-load"
+    assert report["errors"][0]["code"] == msg.split("\t")[0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import subprocess
@@ -114,10 +115,16 @@ def test_unsupported_calls_are_counted_in_the_report(shim: Path, tmp_path: Path)
     exe = tmp_path / "unsupported"
     subprocess.run(["cc", f"-I{build.cuda_include()}", str(src), "-o", str(exe),
                     f"-L{shim / 'lib'}", "-lcuda", "-Wl,--allow-shlib-undefined"], check=True)
-    report = tmp_path / "report.txt"
+    report = tmp_path / "report.json"
     out = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu",
                           "--report", str(report), str(exe)],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert out.stderr.count("cuCheckpointProcessLock") == 1
-    assert "unsupported cuCheckpointProcessLock 3" in report.read_text()
+    assert out.stderr.count("cuCheckpointProcessLock is not supported") == 1, out.stderr
+    # and one summary line at exit naming it
+    assert "pyshim: 1 unsupported function(s) called 3 time(s)" in out.stderr, out.stderr
+    doc = json.loads(report.read_text())
+    assert [(u["name"], u["count"]) for u in doc["unsupported"]] == \
+        [("cuCheckpointProcessLock", 3)]
+    calls = {c["name"]: c["count"] for c in doc["calls"]}
+    assert calls.get("cuInit") == 1 and calls.get("cuCheckpointProcessLock") == 3

@@ -7,6 +7,7 @@ module's kernel names, or a CUresult and one log line.
 
 from __future__ import annotations
 
+import time
 import traceback
 from typing import Any
 
@@ -20,6 +21,7 @@ def translate(data: bytes, target: str) -> tuple[int, str]:
         from pyshim.kernels.loader import load_module
     except ImportError as exc:
         return 1, f"{NO_TRANSLATOR}\tkernel translation is not available: {exc}"
+    start = time.perf_counter()
     try:
         loaded = load_module(data, target)
     except Exception as exc:  # noqa: BLE001 - every failure must become a CUresult
@@ -27,9 +29,22 @@ def translate(data: bytes, target: str) -> tuple[int, str]:
         detail = str(exc) or type(exc).__name__
         if getattr(exc, "cuda_error", None) is None:
             detail += "\n" + traceback.format_exc(limit=4)
+        _report([f"error module-load {name}"])
         return 1, f"{name}\tmodule load for {target}: {detail}"
     names = [str(k) for k in getattr(loaded, "kernels", []) or []]
+    ms = (time.perf_counter() - start) * 1000.0
+    how = "cached" if getattr(loaded, "cached", False) else "translated"
+    _report([f"kernel {k} {how} {ms:.3f}" for k in names])
     return 0, "\n".join([str(loaded.path), *names])
+
+
+def _report(lines: list[str]) -> None:
+    try:
+        from pyshim.report import append_raw
+
+        append_raw(lines)
+    except Exception:  # noqa: BLE001 - reporting never fails a module load
+        pass
 
 
 def write_c_string(ffi: Any, out: Any, out_len: int, text: str) -> None:
