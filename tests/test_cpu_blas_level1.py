@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -12,6 +13,9 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent / "cpu_blas"))
 import harness as H  # noqa: E402
+
+# deterministic examples in CI (a failure reproduces); PYSHIM_HYPOTHESIS_RANDOM=1 explores
+DERANDOMIZE = not os.environ.get("PYSHIM_HYPOTHESIS_RANDOM")
 
 FORMS = [("P", ""), ("B", ""), ("S", ""), ("P", "_64"), ("B", "_64"), ("S", "_64")]
 SFX = {"P": "", "B": "_batched", "S": "_strided_batched"}
@@ -41,7 +45,7 @@ def _bc(form, batch):
     return [] if form == "P" else [batch]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, derandomize=DERANDOMIZE)
 @given(pre=st.sampled_from("sdcz"), n=st.integers(0, 40), incx=incs, incy=incs,
        fw=st.sampled_from(FORMS), batch=st.integers(1, 3), seed=st.integers(0, 2**16))
 def test_axpy_scal_copy_swap(rb, pre, n, incx, incy, fw, batch, seed):
@@ -90,7 +94,7 @@ def test_real_scal_of_complex(rb):
     assert z[0] == -1 - 2j
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, derandomize=DERANDOMIZE)
 @given(pre=st.sampled_from("sdcz"), n=st.integers(0, 40), incx=incs, incy=incs,
        fw=st.sampled_from(FORMS), batch=st.integers(1, 3), seed=st.integers(0, 2**16))
 def test_reductions(rb, pre, n, incx, incy, fw, batch, seed):

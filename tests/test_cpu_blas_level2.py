@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -13,6 +14,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).parent / "cpu_blas"))
 import harness as H  # noqa: E402
 from harness import DIAG, FILL, OP, E  # noqa: E402
+
+# deterministic examples in CI (a failure reproduces); PYSHIM_HYPOTHESIS_RANDOM=1 explores
+DERANDOMIZE = not os.environ.get("PYSHIM_HYPOTHESIS_RANDOM")
 
 SFX = {"P": "", "B": "_batched", "S": "_strided_batched"}
 incs = st.integers(-2, 2).filter(bool)
@@ -68,7 +72,7 @@ def herm_from(a, uplo, herm):
     return full
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, derandomize=DERANDOMIZE)
 @given(pre=st.sampled_from("sdcz"), m=st.integers(0, 30), n=st.integers(0, 30),
        pad=st.integers(0, 3), t=st.sampled_from("NTC"), incx=incs, incy=incs,
        form=st.sampled_from("PBS"), w=st.sampled_from(["", "_64"]), seed=st.integers(0, 999))

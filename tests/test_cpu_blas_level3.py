@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -13,6 +14,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).parent / "cpu_blas"))
 import harness as H  # noqa: E402
 from harness import DIAG, FILL, OP, SIDE, E  # noqa: E402
+
+# deterministic examples in CI (a failure reproduces); PYSHIM_HYPOTHESIS_RANDOM=1 explores
+DERANDOMIZE = not os.environ.get("PYSHIM_HYPOTHESIS_RANDOM")
 
 SFX = {"P": "", "B": "_batched", "S": "_strided_batched"}
 
@@ -35,7 +39,7 @@ def got(o, b, m, n, ld):
     return H.mat_from(o.bufs[b], m, n, ld)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50, deadline=None, derandomize=DERANDOMIZE)
 @given(pre=st.sampled_from("sdcz"), m=st.integers(0, 24), n=st.integers(0, 24),
        k=st.integers(0, 24), ta=st.sampled_from("NTC"), tb=st.sampled_from("NTC"),
        pad=st.integers(0, 2), form=st.sampled_from("PBS"), w=st.sampled_from(["", "_64"]),
@@ -247,7 +251,7 @@ def test_level3_bad_arguments_and_pointer_mode(rb):
     rb.blas.rocblas_destroy_handle(h)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, derandomize=DERANDOMIZE)
 @given(pre=st.sampled_from("sdcz"), m=st.integers(0, 40), n=st.integers(0, 40),
        side=st.sampled_from("LR"), uplo=st.sampled_from("UL"), t=st.sampled_from("NTC"),
        diag=st.sampled_from("NU"), pad=st.integers(0, 2), device_mode=st.booleans(),
@@ -261,7 +265,9 @@ def test_triangular_and_symmetric_shapes(rb, pre, m, n, side, uplo, t, diag, pad
     batch = 1 if form == "P" else 2
     ka = m if side == "L" else n
     lda, ldb = max(1, ka) + pad, max(1, m) + pad
-    a = [(H.rand(rng, pre, (ka, ka)) + 4 * np.eye(ka)).astype(H.DTYPE[pre]) for _ in range(batch)]
+    # small off-diagonal entries keep unit-diagonal triangles well conditioned at n = 40
+    a = [(0.2 * H.rand(rng, pre, (ka, ka)) + 4 * np.eye(ka)).astype(H.DTYPE[pre])
+         for _ in range(batch)]
     A = H.Operand.make(form, [H.mat_buf(x, lda) for x in a])
     Bs, B = mats(rng, pre, m, n, ldb, batch, form)
     alpha = H.scalar(pre, 1.5)
