@@ -234,3 +234,20 @@ GESVD_BUFFER(S, float, rocsolver_s)
 GESVD_BUFFER(D, double, rocsolver_d)
 GESVD_BUFFER(C, cuComplex, rocsolver_c)
 GESVD_BUFFER(Z, cuDoubleComplex, rocsolver_z)
+
+/* potrsBatched: d_info is one int for the whole batch (cuSOLVER: 0 or -i) */
+#define POTRS_BATCHED(P, T, RT, R)                                                           \
+    PYSHIM_EXPORT cusolverStatus_t cusolverDn##P##potrsBatched(                              \
+        cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, T *A[], int lda,  \
+        T *B[], int ldb, int *d_info, int batchSize)                                         \
+    {                                                                                        \
+        rocblas_handle h = (rocblas_handle)handle;                                           \
+        rocblas_status st = R##potrs_batched(h, FILL(uplo), n, nrhs, (RT *const *)A, lda,    \
+                                             (RT *const *)B, ldb, batchSize);                \
+        return done(h, st, d_info);                                                          \
+    }
+
+POTRS_BATCHED(S, float, float, rocsolver_s)
+POTRS_BATCHED(D, double, double, rocsolver_d)
+POTRS_BATCHED(C, cuComplex, rocblas_float_complex, rocsolver_c)
+POTRS_BATCHED(Z, cuDoubleComplex, rocblas_double_complex, rocsolver_z)

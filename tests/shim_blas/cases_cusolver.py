@@ -141,6 +141,16 @@ def test_potrf_batched(cs, h, rng, pre) -> None:
     for i in (0, 2):
         H.close(np.tril(unflat(bufs[i], n, n)), np.linalg.cholesky(mats[i]), pre, n)
     cs.ok(n_(pre, "potrfBatched"))
+    # solve with the two good factors (cuSOLVER's potrsBatched takes nrhs = 1)
+    good = [bufs[0], bufs[2]]
+    rhs = [H.rand(rng, pre, n) for _ in good]
+    xs = [r.copy() for r in rhs]
+    one = np.full(1, -7, np.int32)
+    cs.call(n_(pre, "potrsBatched"), h, LOWER, n, 1, good, n, xs, n, one, 2)
+    assert one[0] == 0
+    for a, x, r in zip((mats[0], mats[2]), xs, rhs, strict=True):
+        H.close(a @ x, r, pre, n)
+    cs.ok(n_(pre, "potrsBatched"))
 
 
 @pytest.mark.parametrize("pre", PRE)
