@@ -27,6 +27,17 @@ def normalise(s: str) -> str:
     return s.replace("_", "").lower()
 
 
+_API_PREFIXES = ("cuda", "cu", "hip", "rocblas", "rocsolver")
+
+
+def _neutral(name: str) -> str:
+    n = normalise(name)
+    for p in _API_PREFIXES:
+        if n.startswith(p):
+            return n[len(p):]
+    return n
+
+
 def match(cuda: dict[str, int], rocm: dict[str, int],
           synonyms: dict[str, str]) -> tuple[dict[str, str], list[str]]:
     """CUDA constant -> ROCm constant, and the CUDA constants left without a partner."""
@@ -35,6 +46,11 @@ def match(cuda: dict[str, int], rocm: dict[str, int],
     r_by_norm: dict[str, str] = {}
     for name, short in sorted(r_short.items()):
         r_by_norm.setdefault(normalise(short), name)
+    # twins that differ only in the API prefix (cudaLimitStackSize ~ hipLimitStackSize),
+    # for enums whose common prefixes differ in length
+    r_neutral = {}
+    for name in sorted(rocm):
+        r_neutral.setdefault(_neutral(name), name)
     out: dict[str, str] = {}
     missing: list[str] = []
     for name in sorted(cuda, key=lambda n: (cuda[n], n)):
@@ -44,7 +60,7 @@ def match(cuda: dict[str, int], rocm: dict[str, int],
             else:
                 missing.append(name)
             continue
-        partner = r_by_norm.get(normalise(c_short[name]))
+        partner = r_by_norm.get(normalise(c_short[name])) or r_neutral.get(_neutral(name))
         if partner is None:
             missing.append(name)
         else:

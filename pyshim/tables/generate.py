@@ -158,6 +158,8 @@ def build_tables(progress=print) -> dict[str, str]:
         if c in cuda_all.structs and r in rocm_all.structs:
             struct_doc[c] = _struct_pair(cuda_all.structs[c], rocm_all.structs[r])
     files["structs.json"] = _dumps({"format": FORMAT_VERSION, "pairs": struct_doc})
+    # HIP's per-thread-default-stream twins, for the _ptds/_ptsz entry points
+    targets_used |= {f"{t}_spt" for t in targets_used if rocm.function(f"{t}_spt")}
     files["rocm.json"] = _dumps({
         "format": FORMAT_VERSION,
         "functions": {n: rocm.function(n).signature() for n in sorted(targets_used)},

@@ -287,6 +287,12 @@ class Mapper:
                                  f"{spec['target']}")
             return Mapping(ep.name, "adapter", spec["target"], list(spec["args"]), status,
                            spec["reason"], list(spec.get("extra", [])))
+        if api == "runtime" and _takes_host_stub(ep.function):
+            # a kernel's host stub or a variable's shadow means nothing to HIP: only hand
+            # code that resolves it through the __cudaRegister* records can serve the call
+            return Mapping(ep.name, "unsupported", target, [], status,
+                           "takes a kernel host stub or variable shadow that HIP cannot "
+                           "resolve; no hand-written implementation")
         if target is None:
             lib = {"driver": "HIP", "runtime": "HIP", "cublas": "rocBLAS",
                    "cusolver": "rocSOLVER"}[api]
@@ -306,6 +312,13 @@ class Mapper:
         if api == "cusolver":
             cls = "adapter"  # the workspace model differs even where no argument shows it
         return Mapping(ep.name, cls, target, args, status)
+
+
+_HOST_STUB_PARAMS = {"func", "symbol", "entry", "funcPtr"}
+
+
+def _takes_host_stub(fn: Function) -> bool:
+    return any(p.name in _HOST_STUB_PARAMS and "void" in p.type for p in fn.params)
 
 
 def status_of(fn: Function, cuda_api: Api) -> str | None:
