@@ -78,3 +78,11 @@ int pyshim_blas_narrow_pivots(int *dst, const int64_t *src, int n)
     free(wide);
     return rc;
 }
+
+/* A small device result to the host, after the device's queued work. */
+int pyshim_blas_read_back(void *host, const void *dev, size_t bytes)
+{
+    if (hipDeviceSynchronize() != hipSuccess)
+        return -1;
+    return hipMemcpy(host, dev, bytes, hipMemcpyDeviceToHost) == hipSuccess ? 0 : -1;
+}

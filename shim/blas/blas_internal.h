@@ -32,6 +32,8 @@ int pyshim_blas_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
 int pyshim_blas_zero_int(int *dev, void *stream);
 int pyshim_blas_device_alloc(void **ptr, size_t bytes);
 void pyshim_blas_device_free(void *ptr);
+/* device -> host after the device is idle (blas_hip.c); 0 on success */
+int pyshim_blas_read_back(void *host, const void *dev, size_t bytes);
 /* 32-bit <-> 64-bit pivot arrays in device memory (blas_hip.c); 0 on success. */
 int pyshim_blas_widen_pivots(int64_t *dst, const int *src, int n);
 int pyshim_blas_narrow_pivots(int *dst, const int64_t *src, int n);

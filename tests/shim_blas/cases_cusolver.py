@@ -292,6 +292,44 @@ def test_eigen_and_svd(cs, h, rng, pre) -> None:
     cs.ok(n_(pre, EV[pre]), n_(pre, "gesvd"), n_(pre, "gesvd_bufferSize"))
 
 
+EVJ = {"s": "syevj", "d": "syevj", "c": "heevj", "z": "heevj"}
+
+
+@pytest.mark.parametrize("pre", PRE)
+def test_jacobi_eigensolver(cs, h, rng, pre) -> None:
+    n = 7
+    info_obj = ctypes.c_void_p()
+    cs.call("cusolverDnCreateSyevjInfo", ctypes.byref(info_obj))
+    cs.call("cusolverDnXsyevjSetTolerance", info_obj, ctypes.c_double(H.TOL[pre] * 1e-2))
+    cs.call("cusolverDnXsyevjSetMaxSweeps", info_obj, 60)
+    cs.call("cusolverDnXsyevjSetSortEig", info_obj, 1)
+    a = H.sym(H.rand(rng, pre, n * n).reshape(n, n), "L", herm=pre in "cz")
+    for uplo in (LOWER, UPPER):
+        buf, w = fort(a), np.zeros(n, H.RTYPE[pre])
+        lw = ctypes.c_int(-1)
+        cs.call(n_(pre, EVJ[pre] + "_bufferSize"), h, 1, uplo, n, buf, n, w, ctypes.byref(lw),
+                info_obj)
+        assert lw.value >= 0
+        work = np.zeros(max(1, lw.value), H.DTYPE[pre])
+        info = np.full(1, -7, np.int32)
+        cs.call(n_(pre, EVJ[pre]), h, 1, uplo, n, buf, n, w, work, lw.value, info, info_obj)
+        assert info[0] == 0
+        H.close(w, np.linalg.eigvalsh(a), pre, n)
+        v = unflat(buf, n, n)
+        H.close(a @ v, v * w, pre, n)
+    sweeps, residual = ctypes.c_int(-1), ctypes.c_double(-1.0)
+    cs.call("cusolverDnXsyevjGetSweeps", h, info_obj, ctypes.byref(sweeps))
+    cs.call("cusolverDnXsyevjGetResidual", h, info_obj, ctypes.byref(residual))
+    assert 0 < sweeps.value <= 60
+    assert 0 <= residual.value < 1e-2 * np.linalg.norm(a)
+    assert cs.raw("cusolverDnXsyevjSetMaxSweeps", info_obj, 0) == ST_INVALID_VALUE
+    cs.call("cusolverDnDestroySyevjInfo", info_obj)
+    cs.ok(n_(pre, EVJ[pre]), n_(pre, EVJ[pre] + "_bufferSize"), "cusolverDnCreateSyevjInfo",
+          "cusolverDnDestroySyevjInfo", "cusolverDnXsyevjSetTolerance",
+          "cusolverDnXsyevjSetMaxSweeps", "cusolverDnXsyevjSetSortEig",
+          "cusolverDnXsyevjGetSweeps", "cusolverDnXsyevjGetResidual")
+
+
 CUDA_TYPE = {"s": 0, "d": 1, "c": 4, "z": 5}  # CUDA_R_32F, _R_64F, _C_32F, _C_64F
 CUDA_REAL = {"s": 0, "d": 1, "c": 0, "z": 1}
 ST_NOT_SUPPORTED = 9

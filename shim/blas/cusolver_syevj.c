@@ -1,0 +1,171 @@
+/* cuSOLVER's Jacobi eigensolver (syevj/heevj) and its syevjInfo object on rocSOLVER's
+ * syevj/heevj. The info object carries the tolerance, sweep limit and sorting in, and
+ * the residual and executed sweeps out: rocSOLVER writes those to device memory, which is
+ * read back after the call (cuSOLVER's Get functions read host values). */
+#include <stdlib.h>
+#include <cusolverDn.h>
+#include <rocsolver/rocsolver.h>
+
+#include "blas_internal.h"
+#include "cusolver_enums.h"
+
+#define STATUS(st) ((cusolverStatus_t)pyshim_cusolverStatus_t_from_rocblas_status(st))
+#define FILL(u) ((rocblas_fill)pyshim_cublasFillMode_t_to_rocblas_fill(u))
+#define EVECT(j) ((rocblas_evect)pyshim_cusolverEigMode_t_to_rocblas_evect(j))
+#define INFO_MAGIC 0x7379656au
+
+struct syevjInfo {
+    unsigned magic;
+    double tolerance; /* <= 0: rocSOLVER's default (machine precision) */
+    int max_sweeps;
+    int sort;
+    double residual;
+    int sweeps;
+};
+
+PYSHIM_EXPORT cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)
+{
+    if (!info)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    struct syevjInfo *p = calloc(1, sizeof *p);
+    if (!p)
+        return CUSOLVER_STATUS_ALLOC_FAILED;
+    *p = (struct syevjInfo){.magic = INFO_MAGIC, .max_sweeps = 100, .sort = 1};
+    *info = p;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+static int bad(syevjInfo_t info)
+{
+    return !info || info->magic != INFO_MAGIC;
+}
+
+PYSHIM_EXPORT cusolverStatus_t cusolverDnDestroySyevjInfo(syevjInfo_t info)
+{
+    if (bad(info))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    info->magic = 0;
+    free(info);
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+PYSHIM_EXPORT cusolverStatus_t cusolverDnXsyevjSetTolerance(syevjInfo_t info, double tolerance)
+{
+    if (bad(info))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    info->tolerance = tolerance;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+PYSHIM_EXPORT cusolverStatus_t cusolverDnXsyevjSetMaxSweeps(syevjInfo_t info, int max_sweeps)
+{
+    if (bad(info) || max_sweeps <= 0)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    info->max_sweeps = max_sweeps;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+PYSHIM_EXPORT cusolverStatus_t cusolverDnXsyevjSetSortEig(syevjInfo_t info, int sort_eig)
+{
+    if (bad(info))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    info->sort = sort_eig != 0;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+PYSHIM_EXPORT cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle,
+                                                           syevjInfo_t info, double *residual)
+{
+    (void)handle;
+    if (bad(info) || !residual)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    *residual = info->residual;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+PYSHIM_EXPORT cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle,
+                                                         syevjInfo_t info, int *executed_sweeps)
+{
+    (void)handle;
+    if (bad(info) || !executed_sweeps)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    *executed_sweeps = info->sweeps;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+/* Device scratch for rocSOLVER's residual (one real) and sweep count, read back after. */
+struct outs {
+    void *residual;
+    int *sweeps;
+};
+
+static int outs_alloc(struct outs *o)
+{
+    o->residual = NULL;
+    o->sweeps = NULL;
+    return pyshim_blas_device_alloc(&o->residual, sizeof(double)) ||
+           pyshim_blas_device_alloc((void **)&o->sweeps, sizeof(int));
+}
+
+static void outs_free(struct outs *o)
+{
+    pyshim_blas_device_free(o->residual);
+    pyshim_blas_device_free(o->sweeps);
+}
+
+#define SYEVJ(P, T, RT, R, EV)                                                               \
+    PYSHIM_EXPORT cusolverStatus_t cusolverDn##P##EV##_bufferSize(                           \
+        cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,     \
+        const T *A, int lda, const RT *W, int *lwork, syevjInfo_t params)                   \
+    {                                                                                        \
+        rocblas_handle h = (rocblas_handle)handle;                                           \
+        if (!lwork || (params && bad(params)))                                               \
+            return CUSOLVER_STATUS_INVALID_VALUE;                                            \
+        size_t bytes = 0;                                                                    \
+        rocblas_status st = pyshim_blas_query_begin(h);                                      \
+        if (st != rocblas_status_success)                                                    \
+            return STATUS(st);                                                               \
+        st = R##EV(h, rocblas_esort_ascending, EVECT(jobz), FILL(uplo), n, (void *)A, lda,   \
+                   0, NULL, 100, NULL, (RT *)W, NULL);                                       \
+        st = pyshim_blas_query_end(h, st, &bytes);                                           \
+        if (st != rocblas_status_success)                                                    \
+            return STATUS(st);                                                               \
+        *lwork = (int)((bytes + sizeof(T) - 1) / sizeof(T));                                 \
+        return CUSOLVER_STATUS_SUCCESS;                                                      \
+    }                                                                                        \
+    PYSHIM_EXPORT cusolverStatus_t cusolverDn##P##EV(                                        \
+        cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,     \
+        T *A, int lda, RT *W, T *work, int lwork, int *info, syevjInfo_t params)             \
+    {                                                                                        \
+        rocblas_handle h = (rocblas_handle)handle;                                           \
+        struct syevjInfo defaults = {.magic = INFO_MAGIC, .max_sweeps = 100, .sort = 1};     \
+        syevjInfo_t p = params ? params : &defaults;                                         \
+        if (bad(p) || lwork < 0)                                                             \
+            return CUSOLVER_STATUS_INVALID_VALUE;                                            \
+        struct outs o;                                                                       \
+        if (outs_alloc(&o)) {                                                                \
+            outs_free(&o);                                                                   \
+            return CUSOLVER_STATUS_ALLOC_FAILED;                                             \
+        }                                                                                    \
+        rocblas_status st = rocblas_set_workspace(h, work, work ? (size_t)lwork * sizeof(T)  \
+                                                                : 0);                        \
+        if (st == rocblas_status_success)                                                    \
+            st = R##EV(h, p->sort ? rocblas_esort_ascending : rocblas_esort_none,            \
+                       EVECT(jobz), FILL(uplo), n, (void *)A, lda, (RT)p->tolerance,         \
+                       o.residual, p->max_sweeps, o.sweeps, W, info);                        \
+        rocblas_set_workspace(h, NULL, 0);                                                   \
+        if (st == rocblas_status_success && n > 0) {                                         \
+            RT residual = 0;                                                                 \
+            if (pyshim_blas_read_back(&residual, o.residual, sizeof residual) ||             \
+                pyshim_blas_read_back(&p->sweeps, o.sweeps, sizeof p->sweeps))               \
+                st = rocblas_status_internal_error;                                          \
+            p->residual = residual;                                                          \
+        }                                                                                    \
+        outs_free(&o);                                                                       \
+        return STATUS(st);                                                                   \
+    }
+
+SYEVJ(S, float, float, rocsolver_s, syevj)
+SYEVJ(D, double, double, rocsolver_d, syevj)
+SYEVJ(C, cuComplex, float, rocsolver_c, heevj)
+SYEVJ(Z, cuDoubleComplex, double, rocsolver_z, heevj)
