@@ -303,3 +303,25 @@ def test_mixed_precision_gemv(rb, name, at, yt, form):
     for b in range(batch):
         want = 2 * dec(mats[b], at).reshape(n, m).T @ dec(xs[b], at) + dec(ys[b], yt)
         assert np.allclose(dec(Y.bufs[b], yt), want, rtol=3e-2, atol=3e-2)
+
+
+@pytest.mark.parametrize("t", ["f32", "f64", "f16"])
+def test_geam_ex_semirings(rb, t):
+    rng = np.random.default_rng(7)
+    m, n, k = 4, 3, 5
+    dt = NP[t]
+    A, B, C = (rng.standard_normal(s).astype(dt) for s in ((m, k), (k, n), (m, n)))
+    fa, fb, fc = (x.ravel(order="F").copy() for x in (A, B, C))
+    A64, B64, C64 = (x.astype(np.float64) for x in (A, B, C))
+    al, be = np.array([0.5], dt), np.array([2.0], dt)
+    for op, want in ((0, np.minimum(2 * C64, (0.5 * (A64[:, :, None] + B64[None])).min(1))),
+                     (1, 2 * C64 + np.minimum(0.5 * A64[:, :, None], 0.5 * B64[None]).sum(1))):
+        d = np.zeros(m * n, dt)
+        assert rb.call("rocblas_geam_ex", E(OP["N"]), E(OP["N"]), m, n, k, al, fa, E(DT[t]), m,
+                       fb, E(DT[t]), k, be, fc, E(DT[t]), m, d, E(DT[t]), m, E(DT[t]), E(op)) == 0
+        tol = 2e-2 if t == "f16" else 1e-5
+        assert np.allclose(d.reshape(m, n, order="F").astype(np.float64), want, rtol=tol,
+                           atol=tol)
+    assert rb.call("rocblas_geam_ex", E(OP["N"]), E(OP["N"]), m, n, k, al, fa, E(DT[t]), m, fb,
+                   E(DT[t]), k, be, fc, E(DT[t]), m, fc, E(DT[t]), m, E(DT[t]), E(7)) == \
+        H.ST_INVALID_VALUE

@@ -1,7 +1,9 @@
 /* rocBLAS extension API of levels 2 and 3 on the CPU device: trsm_ex (+batched/strided;
  * the optional precomputed invA is a speed hint and is ignored), syrk_ex, and the
  * mixed-precision batched gemv family (hshgemv, hssgemv, tstgemv, tssgemv: f16/bf16 matrix
- * and x, f32 alpha/beta, y in the 16-bit type or f32), computed in f32. */
+ * and x, f32 alpha/beta, y in the 16-bit type or f32), computed in f32, and geam_ex
+ * (min-plus / plus-min products). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "blas_common.h"
@@ -161,3 +163,67 @@ RB_MIXED_FORMS(RB_MIXED_GEMV, tst, rocblas_bfloat16, rocblas_bfloat16, rocblas_d
                rocblas_datatype_bf16_r)
 RB_MIXED_FORMS(RB_MIXED_GEMV, tss, rocblas_bfloat16, float, rocblas_datatype_bf16_r,
                rocblas_datatype_f32_r)
+
+/* ---- geam_ex: gemm-shaped products over the (min, +) and (+, min) semirings ----
+ *   min_plus: D = min(beta C, min_k alpha (A_ik + B_kj))
+ *   plus_min: D = beta C + sum_k min(alpha A_ik, alpha B_kj)
+ * f64, f32 and f16 with all types equal (f16 computed in f32). */
+static double rb_ld_any(const void *p, rocblas_datatype t, int64_t i)
+{
+    return t == rocblas_datatype_f64_r ? ((const double *)p)[i] : rb_load_f32(p, t, i);
+}
+
+static void rb_st_any(void *p, rocblas_datatype t, int64_t i, double v)
+{
+    if (t == rocblas_datatype_f64_r)
+        ((double *)p)[i] = v;
+    else
+        rb_store_f32(p, t, i, (float)v);
+}
+
+RB_API rocblas_status rocblas_geam_ex(rocblas_handle handle, rocblas_operation transA,
+                                      rocblas_operation transB, rocblas_int m, rocblas_int n,
+                                      rocblas_int k, const void *alpha, const void *A,
+                                      rocblas_datatype a_type, rocblas_int lda, const void *B,
+                                      rocblas_datatype b_type, rocblas_int ldb, const void *beta,
+                                      const void *C, rocblas_datatype c_type, rocblas_int ldc,
+                                      void *D, rocblas_datatype d_type, rocblas_int ldd,
+                                      rocblas_datatype compute_type,
+                                      rocblas_geam_ex_operation geam_ex_op)
+{
+    RB_CHECK_HANDLE;
+    char ta = rb_op(transA), tb = rb_op(transB);
+    if (!ta || !tb || (geam_ex_op != rocblas_geam_ex_operation_min_plus &&
+                       geam_ex_op != rocblas_geam_ex_operation_plus_min))
+        return rocblas_status_invalid_value;
+    if (m < 0 || n < 0 || k < 0 || lda < (ta == 'N' ? m : k) || ldb < (tb == 'N' ? k : n) ||
+        ldc < m || ldd < m || (C == D && ldc != ldd))
+        return rocblas_status_invalid_size;
+    if (!m || !n)
+        return rocblas_status_success;
+    bool same = a_type == b_type && a_type == c_type && a_type == d_type && a_type == compute_type;
+    if (!same || (a_type != rocblas_datatype_f64_r && a_type != rocblas_datatype_f32_r &&
+                  a_type != rocblas_datatype_f16_r))
+        return rocblas_status_not_implemented;
+    if (!alpha || !beta || !C || !D || (k && (!A || !B)))
+        return rocblas_status_invalid_pointer;
+    RB_ENTER(handle);
+    rocblas_datatype t = a_type;
+    double al = rb_ld_any(alpha, t, 0), be = rb_ld_any(beta, t, 0);
+    bool minplus = geam_ex_op == rocblas_geam_ex_operation_min_plus;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            double acc = minplus ? INFINITY : 0.0;
+            for (int64_t p = 0; p < k; p++) {
+                double a = rb_ld_any(A, t, ta == 'N' ? i + p * lda : p + i * lda);
+                double b = rb_ld_any(B, t, tb == 'N' ? p + j * ldb : j + p * ldb);
+                if (minplus)
+                    acc = fmin(acc, al * (a + b));
+                else
+                    acc += fmin(al * a, al * b);
+            }
+            double c = be * rb_ld_any(C, t, i + j * ldc);
+            rb_st_any(D, t, i + j * ldd, minplus ? fmin(c, acc) : c + acc);
+        }
+    return rocblas_status_success;
+}
