@@ -52,6 +52,12 @@ for _i in range(8):
     SPECIAL[f"%pm{_i}_64"] = ("((uint64_t)0)", "u64")
 
 
+# predefined identifiers (PTX ISA 5.4.3.2) other than special registers
+PREDEFINED: dict[str, tuple[str, str]] = {
+    "WARP_SZ": ("((uint32_t)32u)", "u32"),  # CUDA's warp size, whatever the wavefront
+}
+
+
 def cname_reg(name: str) -> str:
     return "r_" + name.lstrip("%")
 
@@ -377,6 +383,8 @@ class FunctionEmitter:
             if f.body is None:
                 raise self.unsupported(inst, f"address of external function {name}")
             return f"((uint64_t)(uintptr_t)&{cname_fn(name)})", "u64"
+        if name in PREDEFINED:
+            return PREDEFINED[name]
         raise self.bad(inst, f"unknown symbol {name}")
 
     def var_ptr(self, v: ir.Var, inst: ir.Instruction) -> str:

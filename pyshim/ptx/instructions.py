@@ -59,6 +59,28 @@ def _ftz_wrap(inst: I, ty: str, expr: str, args: list[str]) -> tuple[str, list[s
     return expr, args
 
 
+def _directed(inst: I) -> int:
+    """The directed rounding mode of a float op (1 .rz, 2 .rm, 3 .rp), or 0 for .rn/none."""
+    for m in ("rz", "rm", "rp"):
+        if m in inst.mods:
+            return MODE[m]
+    return 0
+
+
+# f64 operations with directed rounding that have no exact form on AMD GPUs yet (f32 ones
+# and f64 add/sub are exact everywhere: see common.h)
+_NO_DIRECTED_F64_ON_HIP = frozenset(("mul", "div", "fma", "mad", "sqrt", "rcp"))
+
+
+def _rounded(fe: Fe, inst: I, ty: str, op: str, args: list[str]) -> str:
+    """A call of common.h's directed-rounding form of `op` (exact, see there)."""
+    mode = _directed(inst)
+    if ty == "f64" and op in _NO_DIRECTED_F64_ON_HIP and fe.tr.target.name.startswith("hip"):
+        raise fe.unsupported(inst, f"directed rounding of f64 {op} on {fe.tr.target.name}")
+    op = "fma" if op == "mad" else op
+    return f"ps_rnd_{op}_{ty}({', '.join(args)}, {mode})"
+
+
 def _fresult(inst: I, ty: str, expr: str) -> str:
     if ty == "f32" and "ftz" in inst.mods:
         expr = f"ps_ftz({expr})"
@@ -118,10 +140,13 @@ def _add_sub(op: str) -> Callable[[Fe, I], str]:
             return _half_op(fe, inst, ty, lambda a: f"({a[0]} {op} {a[1]})", 2)
         d, a, b = _nops(fe, inst, 3)
         if ty in FLOAT:
-            _check_mods(fe, inst, {"rn", "ftz", "sat"})
+            _check_mods(fe, inst, {"rn", "rz", "rm", "rp", "ftz", "sat"})
             args = [fe.src(a, ty, inst), fe.src(b, ty, inst)]
             _, args = _ftz_wrap(inst, ty, "", args)
-            return fe.dst(d, ty, _fresult(inst, ty, f"({args[0]} {op} {args[1]})"), inst)
+            r = f"({args[0]} {op} {args[1]})"
+            if _directed(inst):
+                r = _rounded(fe, inst, ty, "add" if op == "+" else "sub", args)
+            return fe.dst(d, ty, _fresult(inst, ty, r), inst)
         if ty not in INT:
             raise fe.unsupported(inst)
         x, y = fe.src(a, ty, inst), fe.src(b, ty, inst)
@@ -161,10 +186,13 @@ def _mul(fe: Fe, inst: I) -> str:
         return _half_op(fe, inst, ty, lambda a: f"({a[0]} * {a[1]})", 2)
     d, a, b = _nops(fe, inst, 3)
     if ty in FLOAT:
-        _check_mods(fe, inst, {"rn", "ftz", "sat"})
+        _check_mods(fe, inst, {"rn", "rz", "rm", "rp", "ftz", "sat"})
         args = [fe.src(a, ty, inst), fe.src(b, ty, inst)]
         _, args = _ftz_wrap(inst, ty, "", args)
-        return fe.dst(d, ty, _fresult(inst, ty, f"({args[0]} * {args[1]})"), inst)
+        r = f"({args[0]} * {args[1]})"
+        if _directed(inst):
+            r = _rounded(fe, inst, ty, "mul", args)
+        return fe.dst(d, ty, _fresult(inst, ty, r), inst)
     if ty not in INT or len(inst.mods) != 2:
         raise fe.unsupported(inst)
     x, y = fe.src(a, ty, inst), fe.src(b, ty, inst)
@@ -254,12 +282,15 @@ def _div(fe: Fe, inst: I) -> str:
     ty = _type(fe, inst)
     d, a, b = _nops(fe, inst, 3)
     if ty in FLOAT:
-        _check_mods(fe, inst, {"rn", "approx", "full", "ftz"})
-        if ty == "f64" and "rn" not in inst.mods and "approx" not in inst.mods:
+        _check_mods(fe, inst, {"rn", "rz", "rm", "rp", "approx", "full", "ftz"})
+        if ty == "f64" and not ({"rn", "approx"} & set(inst.mods) or _directed(inst)):
             raise fe.unsupported(inst)
         args = [fe.src(a, ty, inst), fe.src(b, ty, inst)]
         _, args = _ftz_wrap(inst, ty, "", args)
-        return fe.dst(d, ty, _fresult(inst, ty, f"({args[0]} / {args[1]})"), inst)
+        r = f"({args[0]} / {args[1]})"
+        if _directed(inst):
+            r = _rounded(fe, inst, ty, "div", args)
+        return fe.dst(d, ty, _fresult(inst, ty, r), inst)
     if ty in INT and ty not in BITS and SIZE[ty] >= 4 and len(inst.mods) == 1:
         op = "div" if inst.opcode == "div" else "rem"
         return fe.dst(d, ty, f"ps_{op}_{ty}({fe.src(a, ty, inst)}, {fe.src(b, ty, inst)})",
@@ -459,14 +490,17 @@ def _fma(fe: Fe, inst: I) -> str:
                                                  f"(double){a[1]}, (double){a[2]})", 3)
     if ty not in FLOAT:
         raise fe.unsupported(inst)
-    _check_mods(fe, inst, {"rn", "ftz", "sat"})
-    if "rn" not in inst.mods and inst.opcode == "fma":
+    _check_mods(fe, inst, {"rn", "rz", "rm", "rp", "ftz", "sat"})
+    if "rn" not in inst.mods and not _directed(inst) and inst.opcode == "fma":
         raise fe.unsupported(inst, "fma needs a rounding modifier")
     d, a, b, c = _nops(fe, inst, 4)
     args = [fe.src(o, ty, inst) for o in (a, b, c)]
     _, args = _ftz_wrap(inst, ty, "", args)
     fn = "PS_FMAF" if ty == "f32" else "PS_FMA"
-    return fe.dst(d, ty, _fresult(inst, ty, f"{fn}({', '.join(args)})"), inst)
+    r = f"{fn}({', '.join(args)})"
+    if _directed(inst):
+        r = _rounded(fe, inst, ty, "fma", args)
+    return fe.dst(d, ty, _fresult(inst, ty, r), inst)
 
 
 # unary float functions: opcode -> (f32 template, f64 template or None)
@@ -492,12 +526,17 @@ def _unary_f(fe: Fe, inst: I) -> str:
     tmpl = f32 if ty == "f32" else f64 if ty == "f64" else None
     if tmpl is None:
         raise fe.unsupported(inst)
-    _check_mods(fe, inst, {"rn", "approx", "full", "ftz"})
+    _check_mods(fe, inst, {"rn", "rz", "rm", "rp", "approx", "full", "ftz"})
     d, a = _nops(fe, inst, 2)
     x = fe.src(a, ty, inst)
     if ty == "f32" and "ftz" in inst.mods:
         x = f"ps_ftz({x})"
-    return fe.dst(d, ty, _fresult(inst, ty, tmpl.format(a=x)), inst)
+    r = tmpl.format(a=x)
+    if _directed(inst):
+        if inst.opcode not in ("sqrt", "rcp"):
+            raise fe.unsupported(inst)
+        r = _rounded(fe, inst, ty, inst.opcode, [x])
+    return fe.dst(d, ty, _fresult(inst, ty, r), inst)
 
 
 def _copysign(fe: Fe, inst: I) -> str:
@@ -565,6 +604,26 @@ def _bfi(fe: Fe, inst: I) -> str:
     ut = uint_of(SIZE[ty])
     return fe.dst(d, ut, f"ps_bfi_{ut}({fe.src(f, ut, inst)}, {fe.src(b, ut, inst)}, "
                          f"{fe.src(c, 'u32', inst)}, {fe.src(n, 'u32', inst)})", inst)
+
+
+def _fns(fe: Fe, inst: I) -> str:
+    _type(fe, inst, frozenset(("b32",)))
+    d, mask, base, off = _nops(fe, inst, 4)
+    return fe.dst(d, "b32", f"ps_fns({fe.src(mask, 'u32', inst)}, {fe.src(base, 'u32', inst)}, "
+                            f"{fe.src(off, 's32', inst)})", inst)
+
+
+def _bmsk_szext(fe: Fe, inst: I) -> str:
+    allowed = ("b32",) if inst.opcode == "bmsk" else ("u32", "s32")
+    ty = _type(fe, inst, frozenset(allowed))
+    if len(inst.mods) != 2 or inst.mods[0] not in ("clamp", "wrap"):
+        raise fe.unsupported(inst)
+    d, a, b = _nops(fe, inst, 3)
+    clamp = int(inst.mods[0] == "clamp")
+    x, y = fe.src(a, "u32", inst), fe.src(b, "u32", inst)
+    if inst.opcode == "bmsk":
+        return fe.dst(d, "b32", f"ps_bmsk({x}, {y}, {clamp})", inst)
+    return fe.dst(d, ty, f"ps_szext({x}, {y}, {clamp}, {int(ty == 's32')})", inst)
 
 
 def _prmt(fe: Fe, inst: I) -> str:
@@ -658,10 +717,15 @@ def _ldst_mods(fe: Fe, inst: I) -> tuple[str, int, str, bool]:
     return space, vec, ty, vol
 
 
+def _hint_counts(inst: I, n: int) -> tuple[int, ...]:
+    """Operand counts of a memory instruction: .L2::cache_hint adds a trailing 64-bit cache
+    policy operand (a performance hint with no observable effect here)."""
+    return (n + 1,) if "L2::cache_hint" in inst.mods else (n,)
+
+
 def _ld(fe: Fe, inst: I) -> str:
     space, vec, ty, vol = _ldst_mods(fe, inst)
-    ops = _nops(fe, inst, 2)
-    d, a = ops
+    d, a = _nops(fe, inst, *_hint_counts(inst, 2))[:2]
     ptr = fe.addr(a, space, inst)
     q = "volatile " if vol else ""
     ct = C_TYPE[ty]
@@ -683,7 +747,7 @@ def _ld(fe: Fe, inst: I) -> str:
 
 def _st(fe: Fe, inst: I) -> str:
     space, vec, ty, vol = _ldst_mods(fe, inst)
-    a, v = _nops(fe, inst, 2)
+    a, v = _nops(fe, inst, *_hint_counts(inst, 2))[:2]
     ptr = fe.addr(a, space, inst)
     q = "volatile " if vol else ""
     ct = C_TYPE[ty]
@@ -942,6 +1006,44 @@ def _bar(fe: Fe, inst: I) -> str:
     raise fe.unsupported(inst)
 
 
+def _cp_async(fe: Fe, inst: I) -> str:
+    """cp.async (PTX ISA 9.7.9.25): the copy is done at issue, which every observation the
+    program may make (after cp.async.wait_group / wait_all and a barrier) agrees with."""
+    if inst.mods[:1] != ("async",):
+        raise fe.unsupported(inst)
+    kind = inst.mods[1] if len(inst.mods) > 1 else ""
+    if kind in ("commit_group", "wait_group", "wait_all") and len(inst.mods) == 2:
+        _nops(fe, inst, 1 if kind == "wait_group" else 0)
+        return ";"
+    mods = [m for m in inst.mods[1:] if not m.startswith(("L2::", "L1::"))]
+    if mods not in (["ca", "shared", "global"], ["cg", "shared", "global"],
+                    ["ca", "shared::cta", "global"], ["cg", "shared::cta", "global"]):
+        raise fe.unsupported(inst)
+    hint = "L2::cache_hint" in inst.mods
+    ops = list(inst.operands)
+    if hint:  # the trailing cache policy: a hint only
+        if len(ops) < 4:
+            raise fe.bad(inst, "missing the cache-policy operand")
+        ops = ops[:-1]
+    if len(ops) not in (3, 4):
+        raise fe.bad(inst, f"expected 3 or 4 operands, got {len(ops)}")
+    dst, src, size = ops[:3]
+    if not isinstance(size, ir.Imm) or size.kind != "int" or size.value not in (4, 8, 16):
+        raise fe.bad(inst, "cp-size must be 4, 8 or 16")
+    if mods[0] == "cg" and size.value != 16:
+        raise fe.bad(inst, "cp.async.cg copies 16 bytes")
+    n = f"{size.value}u"
+    if len(ops) == 4:
+        extra = ops[3]
+        if isinstance(extra, ir.Reg) and fe.reg_type(extra.name, inst) == "pred" \
+                or isinstance(extra, ir.Neg):
+            n = f"({fe.src(extra, 'pred', inst)} ? 0u : {size.value}u)"  # ignore-src
+        else:
+            n = fe.src(extra, "u32", inst)  # src-size: the rest is zero-filled
+    return (f"ps_cp_async({fe.addr(dst, 'shared', inst)}, {fe.addr(src, 'global', inst)}, "
+            f"{size.value}u, {n});")
+
+
 def _fence(fe: Fe, inst: I) -> str:
     return "PS_FENCE();"
 
@@ -1154,6 +1256,7 @@ EMIT: dict[str, Callable[[Fe, I], str]] = {
     "cos": _unary_f, "ex2": _unary_f, "lg2": _unary_f, "tanh": _unary_f,
     "copysign": _copysign, "testp": _testp,
     "popc": _bitop, "clz": _bitop, "brev": _bitop, "bfind": _bitop, "bfe": _bfe, "bfi": _bfi,
+    "fns": _fns, "bmsk": _bmsk_szext, "szext": _bmsk_szext, "cp": _cp_async,
     "prmt": _prmt, "lop3": _lop3, "shf": _shf, "dp4a": _dp, "dp2a": _dp, "sad": _sad,
     "mov": _mov, "ld": _ld, "ldu": _ld, "st": _st, "cvta": _cvta, "cvt": _cvt,
     "isspacep": _isspacep,

@@ -90,6 +90,11 @@ class Var:
     init: list | None = None       # flattened initializer: ints / floats / Sym / ("generic", Sym)
     linkage: str = ""              # "visible" "extern" "weak" "common" ""
     ptr_space: str = ""            # .param .ptr.global.align N: informational
+    # .attribute(.managed): a __managed__ variable. The CPU device's memory is host memory,
+    # so its storage is the plain global. An AMD runtime must back it with managed memory
+    # (hipMallocManaged) and make the code object's symbol refer to that allocation, so
+    # that host code dereferencing the variable's address sees the device's writes.
+    attributes: tuple[str, ...] = ()
     tok: int = 0
 
 

@@ -24,7 +24,8 @@ _TOKEN = re.compile(
     r"|0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}"  # exact float immediates
     r"|[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?"       # decimal float
     r"|0[xX][0-9a-fA-F]+U?|0[bB][01]+U?|[0-9]+U?"  # integers (octal is a leading 0)
-    r"|[%$_a-zA-Z.][\w$.]*"                      # identifiers, directives, opcodes.with.mods
+    r"|[%$_a-zA-Z.][\w$.]*(?:::[\w$.]+)*"        # identifiers, directives, opcodes.with.mods
+    #                                              (modifiers may hold '::': .L2::cache_hint)
     r"|[{}()\[\];,:<>+\-!|@=*]"                  # punctuation
     r"|\S"                                       # anything else: an error for the parser
 )

@@ -231,9 +231,12 @@ class _Parser:
         vector = 1
         typ = ""
         ptr_space = ""
+        attributes: list[str] = []
         while True:
             t = self.peek()
-            if t == ".align":
+            if t == ".attribute":
+                attributes.extend(self._parse_var_attributes())
+            elif t == ".align":
                 self.i += 1
                 align = self.int_token()
                 if align <= 0 or align & (align - 1):
@@ -263,7 +266,8 @@ class _Parser:
             if not _IDENT.match(name):
                 raise self.error(f"bad variable name {name!r}", name_at)
             v = ir.Var(space=space, type=typ, name=name, vector=vector, align=align,
-                       linkage=linkage, ptr_space=ptr_space, tok=name_at)
+                       linkage=linkage, ptr_space=ptr_space, attributes=tuple(attributes),
+                       tok=name_at)
             t = self.peek()
             if t == "<":
                 self.i += 1
@@ -290,6 +294,27 @@ class _Parser:
             self.i += 1
         if not in_list:
             self.expect(";")
+        return out
+
+    # variable attribute (5.4.8): .attribute( .managed | .unified(uuid1, uuid2) )
+    def _parse_var_attributes(self) -> list[str]:
+        at = self.i
+        self.i += 1
+        self.expect("(")
+        out = []
+        while True:
+            t = self.next()
+            if t not in (".managed", ".unified"):
+                raise self.error(f"unknown variable attribute {t!r}", self.i - 1)
+            out.append(t[1:])
+            if t == ".unified" and self.peek() == "(":
+                self._skip_parens()
+            if self.peek() != ",":
+                break
+            self.i += 1
+        self.expect(")")
+        if not out:
+            raise self.error("empty .attribute()", at)
         return out
 
     # initializer: constant-expression | { initializer { , initializer } }

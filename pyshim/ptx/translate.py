@@ -49,6 +49,8 @@ class Translator:
         self.functions = {f.name: f for f in module.functions}
         self.module_vars = {v.name: v for v in module.variables}
         self.defined_vars = {v.name for v in module.variables if v.linkage != "extern"}
+        # __managed__ variables (.attribute(.managed)), for runtimes that must back them
+        module.info["managed"] = [v.name for v in module.variables if "managed" in v.attributes]
         self.kernel_shared: dict[str, int] | None = None
         self.stats = {"instructions": 0, "functions": 0, "kernels": 0}
 

@@ -313,3 +313,160 @@ PS_FN uint32_t ps_pack2(uint16_t lo, uint16_t hi) { return (uint32_t)lo | ((uint
 PS_FN uint16_t ps_relu_h(uint16_t h) { return ((h & 0x7fff) > 0x7c00) ? h : ((h & 0x8000) ? 0 : h); }
 PS_FN int32_t ps_relu_s32(int32_t v) { return v < 0 ? 0 : v; }
 PS_FN float ps_ftz_h(float x) { return (x > -6.103515625e-05f && x < 6.103515625e-05f) ? x * 0.0f : x; }
+
+/* ---- bit-field helpers of sm_70+ (PTX ISA 9.7.8: fns, bmsk, szext) ---- */
+PS_FN uint32_t ps_fns(uint32_t mask, uint32_t base, int32_t offset) {
+    if (base > 31) return 0xffffffffu;  /* undefined in PTX: answer "not found" */
+    if (offset == 0) return (mask >> base) & 1u ? base : 0xffffffffu;
+    int32_t inc = offset > 0 ? 1 : -1;
+    uint32_t count = offset > 0 ? (uint32_t)offset - 1u : (uint32_t)(-(int64_t)offset) - 1u;
+    for (int32_t pos = (int32_t)base; pos >= 0 && pos < 32; pos += inc) {
+        if ((mask >> pos) & 1u) {
+            if (count == 0) return (uint32_t)pos;
+            count--;
+        }
+    }
+    return 0xffffffffu;
+}
+PS_FN uint32_t ps_bmsk(uint32_t a, uint32_t b, int clamp) {
+    uint32_t a1 = a & 31u, b1 = b & 31u, sum = a1 + b1;
+    uint32_t mask0 = ~0u << a1;
+    int over = sum >= 32;
+    if (clamp && a >= 32) { mask0 = 0; over = 1; }
+    if (clamp && b >= 32) over = 1;
+    uint32_t mask1 = over ? 0u : (b1 == 0 ? ~0u : ~0u << sum);
+    return mask0 & ~mask1;
+}
+PS_FN uint32_t ps_szext(uint32_t a, uint32_t b, int clamp, int is_signed) {
+    uint32_t b1 = b & 31u;
+    int too_large = clamp && b >= 32;
+    uint32_t mask = too_large ? 0u : ~0u << b1;
+    int sign = !(b1 == 0 || too_large || !is_signed) && ((a >> ((b1 - 1u) & 31u)) & 1u);
+    return (a & ~mask) | (sign ? mask : 0u);
+}
+
+/* ---- cp.async (sm_80): the copy completes at issue, so commit/wait are no-ops. Copies
+ * cp_size bytes, of which only the first src_size come from src; the rest are zeros ---- */
+PS_FN void ps_cp_async(uint8_t *dst, const uint8_t *src, uint32_t cp_size, uint32_t src_size) {
+    for (uint32_t i = 0; i < cp_size; i++) dst[i] = i < src_size ? src[i] : 0;
+}
+
+/* ---- directed rounding (.rz 1, .rm 2, .rp 3) of + - * / fma sqrt rcp ----
+ * f32: the operation in f64 with the sign of its exact residual (f64 holds f32 products
+ * exactly, f64 fma/TwoSum give exact residuals for f32 operands), then a directed f64->f32
+ * rounding that knows which side of the f64 value the exact result lies. f64 add/sub:
+ * TwoSum. Other f64 operations: the C library's rounding modes on the CPU device, CUDA's
+ * _rz/_rd/_ru intrinsics on NVIDIA (the translator refuses them on AMD targets). */
+
+/* the f32 nearest x = s + (tiny of sign esign), rounded in direction `mode` */
+PS_FN float ps_f_dir(double s, int esign, int mode) {
+    float r = (float)s;
+    if (s != s) return r;
+    int cmp = (double)r > s ? 1 : ((double)r < s ? -1 : -esign);  /* sign(r - x) */
+    if (cmp == 0) return r;
+    int neg = s < 0 || (s == 0 && esign < 0);
+    int want_up = mode == 3 || (mode == 1 && neg);
+    if ((cmp > 0) == want_up) return r;
+    uint32_t u = ps_f2u(r);
+    if (want_up) {
+        if (r == 0.0f) u = 1u; else if (r > 0.0f) u += 1u; else u -= 1u;
+    } else {
+        if (r == 0.0f) u = 0x80000001u; else if (r > 0.0f) u -= 1u; else u += 1u;
+    }
+    return ps_u2f(u);
+}
+/* the f64 s (= RN(x)), moved one ulp where x = s + (tiny of sign esign) demands */
+PS_FN double ps_d_dir(double s, int esign, int mode) {
+    if (s != s || esign == 0) return s;
+    int neg = s < 0 || (s == 0 && esign < 0);
+    int want_up = mode == 3 || (mode == 1 && neg);
+    if ((esign < 0) == want_up) {  /* s lies above x but we want x rounded up, or vice versa */
+        return s;
+    }
+    uint64_t u = ps_d2u(s);
+    if (want_up) {
+        if (s == 0.0) u = 1u; else if (s > 0.0) u += 1u; else u -= 1u;
+    } else {
+        if (s == 0.0) u = 0x8000000000000001ull; else if (s > 0.0) u -= 1u; else u += 1u;
+    }
+    return ps_u2d(u);
+}
+PS_FN int ps_sgn(double e) { return (e > 0) - (e < 0); }
+/* an exact zero sum is -0 when rounding down unless both addends are +0 (IEEE 754 6.3) */
+PS_FN double ps_zero_sum(double s, double a, double b, int mode) {
+    if (s == 0 && mode == 2 && !(a == 0 && b == 0 && !(ps_d2u(a) >> 63) && !(ps_d2u(b) >> 63)))
+        return -0.0;
+    return s;
+}
+/* TwoSum's error (Knuth): a + b == s + e exactly, for finite s */
+PS_FN double ps_two_sum_err(double a, double b, double s) {
+    double bv = s - a, av = s - bv;
+    return (a - av) + (b - bv);
+}
+PS_FN float ps_rnd_add_f32(float a, float b, int mode) {
+    double x = a, y = b, s = x + y;  /* no f64 overflow for f32 operands */
+    if (s == 0) return (float)ps_zero_sum(s, x, y, mode);
+    return ps_f_dir(s, ps_sgn(ps_two_sum_err(x, y, s)), mode);
+}
+PS_FN float ps_rnd_sub_f32(float a, float b, int mode) { return ps_rnd_add_f32(a, -b, mode); }
+PS_FN float ps_rnd_mul_f32(float a, float b, int mode) { return ps_f_dir((double)a * b, 0, mode); }
+PS_FN float ps_rnd_fma_f32(float a, float b, float c, int mode) {
+    double p = (double)a * b, s = p + c;  /* the product is exact in f64 */
+    if (s == 0) return (float)ps_zero_sum(s, p, c, mode);
+    if (s != s || ps_isinfd(s)) return (float)s;
+    return ps_f_dir(s, ps_sgn(ps_two_sum_err(p, c, s)), mode);
+}
+PS_FN float ps_rnd_div_f32(float a, float b, int mode) {
+    double x = a, y = b, q = x / y;
+    if (q != q || ps_isinfd(q) || q == 0 || ps_isinfd(x)) return (float)q;
+    /* x - q*y is exact in an f64 fma; the exact quotient lies on its side of q (times sgn y) */
+    return ps_f_dir(q, ps_sgn(PS_FMA(-q, y, x)) * ps_sgn(y), mode);
+}
+PS_FN float ps_rnd_rcp_f32(float a, int mode) { return ps_rnd_div_f32(1.0f, a, mode); }
+PS_FN float ps_rnd_sqrt_f32(float a, int mode) {
+    double x = a, q = PS_SQRT(x);
+    if (q != q || ps_isinfd(q) || q == 0) return (float)q;
+    return ps_f_dir(q, ps_sgn(PS_FMA(-q, q, x)), mode);
+}
+PS_FN double ps_rnd_add_f64(double a, double b, int mode) {
+    double s = a + b;
+    if (s == 0) return ps_zero_sum(s, a, b, mode);
+    if (ps_isinfd(s) && !ps_isinfd(a) && !ps_isinfd(b))  /* overflow: x is beyond +-max */
+        return ps_d_dir(s, s > 0 ? -1 : 1, mode);
+    if (s != s || ps_isinfd(s)) return s;
+    return ps_d_dir(s, ps_sgn(ps_two_sum_err(a, b, s)), mode);
+}
+PS_FN double ps_rnd_sub_f64(double a, double b, int mode) { return ps_rnd_add_f64(a, -b, mode); }
+#if defined(__CUDACC__)
+#define PS_RND3(rz, rd, ru, ...) \
+    (mode == 1 ? rz(__VA_ARGS__) : mode == 2 ? rd(__VA_ARGS__) : ru(__VA_ARGS__))
+PS_FN double ps_rnd_mul_f64(double a, double b, int mode) { return PS_RND3(__dmul_rz, __dmul_rd, __dmul_ru, a, b); }
+PS_FN double ps_rnd_div_f64(double a, double b, int mode) { return PS_RND3(__ddiv_rz, __ddiv_rd, __ddiv_ru, a, b); }
+PS_FN double ps_rnd_fma_f64(double a, double b, double c, int mode) { return PS_RND3(__fma_rz, __fma_rd, __fma_ru, a, b, c); }
+PS_FN double ps_rnd_sqrt_f64(double a, int mode) { return PS_RND3(__dsqrt_rz, __dsqrt_rd, __dsqrt_ru, a); }
+PS_FN double ps_rnd_rcp_f64(double a, int mode) { return PS_RND3(__drcp_rz, __drcp_rd, __drcp_ru, a); }
+#elif !defined(__HIP__)
+#include <fenv.h>
+/* volatile operands keep the operation between the two fesetround calls */
+#define PS_FENV_OP(mode, expr)                                                     \
+    int saved = fegetround();                                                      \
+    fesetround(mode == 1 ? FE_TOWARDZERO : mode == 2 ? FE_DOWNWARD : FE_UPWARD);   \
+    volatile double r = (expr);                                                    \
+    fesetround(saved);                                                             \
+    return r;
+PS_FN double ps_rnd_mul_f64(double a, double b, int mode) {
+    volatile double x = a, y = b; PS_FENV_OP(mode, x * y)
+}
+PS_FN double ps_rnd_div_f64(double a, double b, int mode) {
+    volatile double x = a, y = b; PS_FENV_OP(mode, x / y)
+}
+PS_FN double ps_rnd_fma_f64(double a, double b, double c, int mode) {
+    volatile double x = a, y = b, z = c; PS_FENV_OP(mode, fma(x, y, z))
+}
+PS_FN double ps_rnd_sqrt_f64(double a, int mode) {
+    volatile double x = a; PS_FENV_OP(mode, sqrt(x))
+}
+PS_FN double ps_rnd_rcp_f64(double a, int mode) {
+    volatile double x = a; PS_FENV_OP(mode, 1.0 / x)
+}
+#endif
