@@ -1,0 +1,205 @@
+"""Translator gaps found by real programs, each pinned by a regression test: __managed__
+variables and warpSize (WARP_SZ), cp.async, f16 setp from cuda_fp16.h's inline asm,
+expf/powf's directed-rounding fma (tests/ptx/gaps.cu through nvcc), '::' modifiers with
+a cache-policy operand, and fns/bmsk/szext against Python references of the ISA's
+pseudo-code."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ptx.harness import build
+
+from pyshim.ptx.parser import parse
+from pyshim.ptx.translate import translate
+
+HERE = Path(__file__).parent / "ptx"
+HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n"
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+
+
+@pytest.fixture(scope="module")
+def gaps_ptx(tmp_path_factory) -> str:
+    out = tmp_path_factory.mktemp("gaps") / "gaps.ptx"
+    subprocess.run(["nvcc", "-ptx", "-arch=sm_80", "-O2", str(HERE / "gaps.cu"), "-o",
+                    str(out)], check=True, capture_output=True, timeout=300)
+    return out.read_text()
+
+
+@pytest.fixture(scope="module", params=["cpu-wave64", "cpu-wave32"])
+def gaps(request, gaps_ptx, tmp_path_factory):
+    m = build(gaps_ptx, request.param, tmp_path_factory.mktemp("gapsmod"))
+    return {name.split("P")[0].lstrip("_Z0123456789"): name for name in m.kernels}, m
+
+
+def test_managed_attribute_is_parsed_and_recorded():
+    m = parse(HEAD + ".global .attribute(.managed) .align 4 .u32 x;\n"
+                     ".global .attribute( .managed ) .align 4 .b8 y[8] = {1, 2};\n"
+                     ".global .align 4 .u32 z;\n")
+    assert [v.attributes for v in m.variables] == [("managed",), ("managed",), ()]
+    src = translate(HEAD + ".global .attribute(.managed) .align 4 .u32 x;\n"
+                           ".visible .entry k() { ret; }\n", "cpu-wave64")
+    assert "v_x" in src
+    with pytest.raises(Exception, match="unknown variable attribute '.bogus'"):
+        parse(HEAD + ".global .attribute(.bogus) .u32 x;\n")
+
+
+def test_modifiers_with_double_colons_and_a_cache_policy():
+    ptx = HEAD + """
+.visible .entry k(.param .u64 p)
+{
+  .reg .b64 %rd<4>; .reg .f32 %f1;
+  ld.param.u64 %rd1, [p];
+  createpolicy.fractional.L2::evict_last.b64 %rd2, 1.0;
+  ld.global.L2::cache_hint.f32 %f1, [%rd1], %rd2;
+  ld.global.nc.L1::no_allocate.L2::256B.f32 %f1, [%rd1];
+  st.global.L2::cache_hint.f32 [%rd1+4], %f1, %rd2;
+  ret;
+}
+"""
+    inst = [s for s in parse(ptx).functions[0].body if hasattr(s, "opcode")]
+    assert inst[2].mods == ("global", "L2::cache_hint", "f32")
+    assert inst[3].mods == ("global", "nc", "L1::no_allocate", "L2::256B", "f32")
+
+
+@needs_nvcc
+def test_managed_and_warp_size(gaps):
+    names, m = gaps
+    out = np.zeros(32, np.int32)
+    assert m.global_array("table", np.float32).tolist() == [1.5, 2.5, 3.5, 4.5]
+    m.launch(names["managed_warp"], (1,), (32,), [out])
+    assert m.global_array("counter", np.int32)[0] == 32 * 32  # warpSize is 32 on any wave
+    assert out.tolist() == [32 + int(1.5 + i % 4) for i in range(32)]
+
+
+@needs_nvcc
+def test_cp_async_with_zero_fill(gaps):
+    names, m = gaps
+    src = np.arange(1, 65, dtype=np.float32)
+    out = np.full(64, -1, np.float32)
+    m.launch(names["async_copy"], (1,), (64,), [src, out, 40])
+    want = [0.0 if 63 - t >= 40 else float(64 - t) for t in range(64)]
+    assert out.tolist() == want
+    src4 = np.arange(128, dtype=np.float32)
+    out4 = np.zeros(128, np.float32)
+    m.launch(names["async_copy16"], (1,), (32,), [src4, out4])
+    assert out4.reshape(32, 4).tolist() == src4.reshape(32, 4)[::-1].tolist()
+
+
+@needs_nvcc
+def test_half_compare_from_inline_asm(gaps):
+    names, m = gaps
+    a = np.array([1, 2, 3, np.nan] * 8, np.float16)
+    b = np.array([2, 2, 1, 1] * 8, np.float16)
+    out = np.zeros(32, np.int32)
+    m.launch(names["half_compare"], (1,), (32,), [a.view(np.uint16), b.view(np.uint16), out])
+    assert out[:4].tolist() == [1, 2, 4, 0]
+
+
+@needs_nvcc
+def test_expf_powf_use_directed_fma(gaps, gaps_ptx):
+    assert "fma.rm.f32" in gaps_ptx
+    names, m = gaps
+    a = np.linspace(0.01, 10, 32, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    m.launch(names["exp_pow"], (1,), (32,), [a, out])
+    np.testing.assert_allclose(out[0::2], np.exp(a.astype(np.float64)), rtol=4e-7)
+    np.testing.assert_allclose(out[1::2], a.astype(np.float64) ** 1.5, rtol=4e-7)
+
+
+# ---- fns / bmsk / szext against the ISA's pseudo-code ----
+def fns_ref(mask: int, base: int, offset: int) -> int:
+    if offset == 0:
+        return base if (mask >> base) & 1 else 0xFFFFFFFF
+    pos, count, inc = base, abs(offset) - 1, 1 if offset > 0 else -1
+    while 0 <= pos < 32:
+        if (mask >> pos) & 1:
+            if count == 0:
+                return pos
+            count -= 1
+        pos += inc
+    return 0xFFFFFFFF
+
+
+def bmsk_ref(a: int, b: int, clamp: bool) -> int:
+    a1, b1 = a & 31, b & 31
+    mask0 = (0xFFFFFFFF << a1) & 0xFFFFFFFF
+    over = a1 + b1 >= 32
+    if clamp and a >= 32:
+        mask0, over = 0, True
+    if clamp and b >= 32:
+        over = True
+    mask1 = 0 if over else (0xFFFFFFFF if b1 == 0 else (0xFFFFFFFF << (a1 + b1)) & 0xFFFFFFFF)
+    return mask0 & ~mask1 & 0xFFFFFFFF
+
+
+def szext_ref(a: int, b: int, clamp: bool, signed: bool) -> int:
+    n = min(b, 32) if clamp else b & 31
+    if n == 0:
+        return 0
+    v = a & ((1 << n) - 1)
+    if signed and n < 32 and v >> (n - 1):
+        v -= 1 << n
+    return v & 0xFFFFFFFF
+
+
+BITOPS = [("fns.b32 %d, %a, %b, %c;", lambda a, b, c: fns_ref(a, b % 32, c - (1 << 32) * (c >> 31))),
+          ("bmsk.clamp.b32 %d, %a, %b;", lambda a, b, c: bmsk_ref(a, b, True)),
+          ("bmsk.wrap.b32 %d, %a, %b;", lambda a, b, c: bmsk_ref(a, b, False)),
+          ("szext.clamp.s32 %d, %a, %b;", lambda a, b, c: szext_ref(a, b, True, True)),
+          ("szext.wrap.s32 %d, %a, %b;", lambda a, b, c: szext_ref(a, b, False, True)),
+          ("szext.clamp.u32 %d, %a, %b;", lambda a, b, c: szext_ref(a, b, True, False)),
+          ("szext.wrap.u32 %d, %a, %b;", lambda a, b, c: szext_ref(a, b, False, False))]
+
+
+@pytest.fixture(scope="module")
+def bitops(tmp_path_factory):
+    kernels = []
+    for i, (body, _) in enumerate(BITOPS):
+        op = body.replace("%b,", "%b2,") if body.startswith("fns") else body
+        kernels.append(f"""
+.visible .entry k{i}(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)
+{{
+  .reg .b32 %r1, %a, %b, %b2, %c, %d; .reg .b64 %rd<6>;
+  mov.u32 %r1, %tid.x; mul.wide.u32 %rd1, %r1, 4;
+  ld.param.u64 %rd2, [pa]; add.s64 %rd2, %rd2, %rd1; ld.global.u32 %a, [%rd2];
+  ld.param.u64 %rd3, [pb]; add.s64 %rd3, %rd3, %rd1; ld.global.u32 %b, [%rd3];
+  ld.param.u64 %rd4, [pc]; add.s64 %rd4, %rd4, %rd1; ld.global.u32 %c, [%rd4];
+  and.b32 %b2, %b, 31;
+  {op}
+  ld.param.u64 %rd5, [pd]; add.s64 %rd5, %rd5, %rd1; st.global.u32 [%rd5], %d;
+  ret;
+}}""")
+    return build(HEAD + "".join(kernels), "cpu-wave64", tmp_path_factory.mktemp("bitops"))
+
+
+@pytest.mark.parametrize("index", range(len(BITOPS)), ids=[b[0].split()[0] for b in BITOPS])
+def test_bit_field_ops(bitops, index):
+    word = st.one_of(st.integers(0, 0xFFFFFFFF), st.integers(0, 40),
+                     st.sampled_from([0xFFFFFFFF, 0xFFFFFFFE, 0x80000000, 0xAAAAAAAA]))
+    col = st.lists(word, min_size=32, max_size=32)
+
+    @settings(max_examples=15, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(col, col, col)
+    def check(a, b, c):
+        arrs = [np.array(x, np.uint32) for x in (a, b, c)]
+        out = np.zeros(32, np.uint32)
+        bitops.launch(f"k{index}", (1,), (32,), [*arrs, out])
+        ref = BITOPS[index][1]
+        for i in range(32):
+            assert int(out[i]) == ref(a[i], b[i], c[i]), (BITOPS[index][0], a[i], b[i], c[i])
+
+    check()
+
+
+def test_fns_examples_from_the_manual():
+    assert [fns_ref(0xAAAAAAAA, 3, 1), fns_ref(0xAAAAAAAA, 3, -1), fns_ref(0xAAAAAAAA, 2, 1),
+            fns_ref(0xAAAAAAAA, 2, -1)] == [3, 3, 3, 1]
+    assert bmsk_ref(1, 2, False) == 6 and szext_ref(0xFFFFFFFF, 0, False, False) == 0
