@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from pyshim.kernels import amd
-from pyshim.ptx.errors import UnsupportedInstruction
 from pyshim.ptx.translate import translate
 
 SAMPLE = (Path(__file__).parent / "ptx" / "sample.ptx").read_text()
@@ -76,9 +75,18 @@ def test_hip_printf_writes_the_printf_buffer():
     assert "__pyshim_printf[PS_PRINTF_BYTES]" not in translate(PTX, "hip-wave64:gfx942")
 
 
-def test_cuda_target_refuses_printf():
-    with pytest.raises(UnsupportedInstruction, match="vprintf"):
-        translate(SAMPLE, "cuda")
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_cuda_target_printf_calls_the_device_vprintf(tmp_path):
+    """Device printf on the CUDA target: the call goes to CUDA's device vprintf through
+    inline PTX (ps_vprintf), not through a C declaration that would clash with glibc's."""
+    src = translate(SAMPLE, "cuda")
+    assert "ps_vprintf(ctx" in src and "int vprintf" not in src
+    (tmp_path / "m.cu").write_text(src)
+    subprocess.run(["nvcc", "-ptx", "-arch=sm_75", "-w", str(tmp_path / "m.cu"), "-o",
+                    str(tmp_path / "m.ptx")], check=True, capture_output=True)
+    ptx = (tmp_path / "m.ptx").read_text()
+    assert ".extern .func  (.param .b32 func_retval0) vprintf" in ptx
+    assert "call.uni (ps_rv), vprintf, (ps_p0, ps_p1);" in ptx
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")

@@ -48,7 +48,21 @@ PS_FN uint64_t ps_clock64(void) { return (uint64_t)clock64(); }
 PS_FN uint64_t ps_globaltimer(const ps_tctx *c) {
     uint64_t r; (void)c; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(r)); return r;
 }
-/* device printf (vprintf) is not offered: glibc's host vprintf has the same C name */
+/* device printf: the PTX's own call to CUDA's device vprintf, as inline PTX, because a C
+ * declaration of it would clash with glibc's host vprintf. The printf("") on a path never
+ * taken at run time makes nvcc declare the .extern .func vprintf that the asm calls. */
+#include <cstdio>
+PS_FN int ps_vprintf(const ps_tctx *c, uint64_t fmt, uint64_t args) {
+    (void)c;
+    if (!fmt) return printf("");
+    int r;
+    asm volatile("{ .param .b64 ps_p0; .param .b64 ps_p1; .param .b32 ps_rv;\n\t"
+                 "st.param.b64 [ps_p0], %1; st.param.b64 [ps_p1], %2;\n\t"
+                 "call.uni (ps_rv), vprintf, (ps_p0, ps_p1);\n\t"
+                 "ld.param.b32 %0, [ps_rv]; }"
+                 : "=r"(r) : "l"(fmt), "l"(args) : "memory");
+    return r;
+}
 
 #define PS_WAVE_LANE(c) ps_sreg_laneid()
 PS_FN uint64_t ps_wave_ballot(ps_tctx *c, uint32_t site, int p) {

@@ -10,6 +10,7 @@ class CudaTarget(GpuTarget):
     name = "cuda"
     wave_size = 32
     prelude_files = ("gpu_types.h", "cuda.h", "common.h", "atomics.h", "warp.h")
+    extern_functions = frozenset(("__assertfail", "vprintf"))  # vprintf: ps_vprintf, cuda.h
 
     def launch_bounds(self, threads: int) -> str:
         return f"__launch_bounds__({threads}) "
