@@ -179,8 +179,9 @@ RB_K_IAM(k_idamin, scipy_cblas_idamin)
 RB_K_IAM(k_icamin, scipy_cblas_icamin)
 RB_K_IAM(k_izamin, scipy_cblas_izamin)
 
-/* RES is the result type; SET(dst, b) stores instance b's value (or zero when empty) */
-#define RB_REDUCE(F, W, pre, op, T, RES, empty, compute)                                       \
+/* RES is the result type; `compute` stores instance b's value in result[b] (an empty vector
+ * or a non-positive increment gives 0) */
+#define RB_REDUCE(F, W, pre, op, T, RES, compute)                                       \
     RB_API rocblas_status RB_NAME(pre, op, F, W)(                                              \
         rocblas_handle handle, RB_INT_##W n,                                                   \
         RB_VEC_##F(const T, x, RB_INT_##W) RB_BC_##F(RB_INT_##W), RES *result)                 \
@@ -204,9 +205,9 @@ RB_K_IAM(k_izamin, scipy_cblas_izamin)
         return rocblas_status_success;                                                         \
     }
 #define RB_NORM_FAMILY(F, W, pre, op, T, R, k)                                                 \
-    RB_REDUCE(F, W, pre, op, T, R, 0, k((int)n, RB_AT_##F(x, b), (int)incx, &result[b]))
+    RB_REDUCE(F, W, pre, op, T, R, k((int)n, RB_AT_##F(x, b), (int)incx, &result[b]))
 #define RB_IAM_FAMILY(F, W, pre, op, T, k)                                                     \
-    RB_REDUCE(F, W, pre, op, T, RB_INT_##W, 0,                                                 \
+    RB_REDUCE(F, W, pre, op, T, RB_INT_##W,                                                    \
               result[b] = (RB_INT_##W)k((int)n, RB_AT_##F(x, b), (int)incx))
 RB_EACH_FORM(RB_NORM_FAMILY, s, nrm2, float, float, k_snrm2)
 RB_EACH_FORM(RB_NORM_FAMILY, d, nrm2, double, double, k_dnrm2)
