@@ -1,6 +1,8 @@
 /* pyshim PTX prelude, every target: atom/red helpers that GCC/clang builtins lack (min/max,
  * inc/dec with PTX wrap rules, float add) as compare-and-swap loops. On the CPU device blocks
- * run in parallel on worker threads, so these must be real atomics. */
+ * run in parallel on worker threads, so these must be real atomics (a target may wrap them
+ * in function-like macros of the same names: the definitions are parenthesised for that;
+ * cpu.h does, to make atomics on a block's own shared memory plain read-modify-writes). */
 /* the target may supply these (CUDA does: nvcc has no __atomic builtins in device code) */
 #ifndef PS_AFETCH_ADD
 #define PS_AFETCH_ADD(p, v) __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST)
@@ -14,13 +16,13 @@
 #define PS_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #endif
 #define PS_ATOMIC_CAS_LOOP(name, T, expr)                                       \
-    PS_FN T name(T *p, T b) {                                                   \
+    PS_FN T (name)(T *p, T b) {                                                 \
         T old = PS_ALOAD(p), nv;                       \
         do { nv = (expr); } while (!PS_ACAS_WEAK(p, &old, nv));                 \
         return old;                                                             \
     }
 #define PS_ATOMIC_CAS_LOOP_BITS(name, T, U, expr, tobits, frombits)             \
-    PS_FN T name(T *pt, T b) {                                                  \
+    PS_FN T (name)(T *pt, T b) {                                                  \
         U *p = (U *)pt;                                                         \
         U oldb = PS_ALOAD(p), nvb;                     \
         T old;                                                                  \
@@ -46,7 +48,7 @@ PS_ATOMIC_CAS_LOOP_BITS(ps_atom_max_f32, float, uint32_t, ps_maxf(old, b), ps_f2
 PS_ATOMIC_CAS_LOOP_BITS(ps_atom_min_f64, double, uint64_t, ps_mind(old, b), ps_d2u, ps_u2d)
 PS_ATOMIC_CAS_LOOP_BITS(ps_atom_max_f64, double, uint64_t, ps_maxd(old, b), ps_d2u, ps_u2d)
 #define PS_ATOM_CAS(T, name)                                                     \
-    PS_FN T name(T *p, T cmp, T nv) {                                            \
+    PS_FN T (name)(T *p, T cmp, T nv) {                                            \
         T want = cmp; /* a weak CAS may fail spuriously: retry while unchanged */ \
         while (!PS_ACAS_WEAK(p, &cmp, nv) && cmp == want) {}                     \
         return cmp;                                                              \

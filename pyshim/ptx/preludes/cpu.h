@@ -26,6 +26,10 @@
 typedef struct ps_sched ps_sched;
 typedef struct ps_tctx {
     uint32_t tid_x, tid_y, tid_z, linear;
+    /* block-uniform values copied out of the launch, so that a kernel's stores (through
+     * pointers the compiler cannot tell apart from the launch record) do not force a
+     * reload per thread: the thread loop keeps them in registers */
+    uint32_t ntid_x, ntid_y, ntid_z, ctaid_x, ctaid_y, ctaid_z, nctaid_x, nctaid_y, nctaid_z;
     const pyshim_launch *launch;
     const pyshim_block *block;
     void *const *params;
@@ -81,15 +85,15 @@ typedef struct ps_coll {
 #define PS_TID_X(c) ((c)->tid_x)
 #define PS_TID_Y(c) ((c)->tid_y)
 #define PS_TID_Z(c) ((c)->tid_z)
-#define PS_NTID_X(c) ((c)->launch->block.x)
-#define PS_NTID_Y(c) ((c)->launch->block.y)
-#define PS_NTID_Z(c) ((c)->launch->block.z)
-#define PS_CTAID_X(c) ((c)->block->ctaid.x)
-#define PS_CTAID_Y(c) ((c)->block->ctaid.y)
-#define PS_CTAID_Z(c) ((c)->block->ctaid.z)
-#define PS_NCTAID_X(c) ((c)->launch->grid.x)
-#define PS_NCTAID_Y(c) ((c)->launch->grid.y)
-#define PS_NCTAID_Z(c) ((c)->launch->grid.z)
+#define PS_NTID_X(c) ((c)->ntid_x)
+#define PS_NTID_Y(c) ((c)->ntid_y)
+#define PS_NTID_Z(c) ((c)->ntid_z)
+#define PS_CTAID_X(c) ((c)->ctaid_x)
+#define PS_CTAID_Y(c) ((c)->ctaid_y)
+#define PS_CTAID_Z(c) ((c)->ctaid_z)
+#define PS_NCTAID_X(c) ((c)->nctaid_x)
+#define PS_NCTAID_Y(c) ((c)->nctaid_y)
+#define PS_NCTAID_Z(c) ((c)->nctaid_z)
 #define PS_LINEAR(c) ((c)->linear)
 #define PS_NTHREADS(c) ((c)->nthreads)
 #define PS_SMID(c) ((c)->block->smid)
@@ -100,6 +104,58 @@ typedef struct ps_coll {
 #define PS_DYN_OFF(c) ((c)->dyn_off)
 #define PS_DYN_SMEM(c) ((c)->launch->dyn_shared_bytes)
 #define PS_TRAP(c) (*(c)->trap = 1)
+
+/* ---- atomics (atomics.h uses these) ----
+ * A block runs on one OS thread: the executor (shim/cpu/grid.c) hands whole blocks to its
+ * workers, and loop, phase and fiber modes switch threads only at barriers and collectives,
+ * never inside an instruction. So an atom/red on the block's own shared window needs no
+ * atomicity: it is a plain read-modify-write (no lock prefix, no CAS loop). Any other
+ * address (global, or a generic one outside the window) may be touched by blocks on other
+ * workers: a real atomic. The test is on the address, so generic addresses into shared
+ * memory qualify too; `ctx` is the context every generated kernel and function has. */
+#define PS_IN_SHARED(p) ((uint64_t)((uintptr_t)(p) - (uintptr_t)ctx->sh) < ctx->sh_size)
+#define PS_SH_RMW(p, v, op, atomic) __extension__({                                  \
+    __typeof__(p) ps_q_ = (p);                                                       \
+    __typeof__(*ps_q_) ps_v_ = (v), ps_o_;                                           \
+    if (PS_IN_SHARED(ps_q_)) { ps_o_ = *ps_q_; *ps_q_ = ps_o_ op ps_v_; }            \
+    else ps_o_ = atomic(ps_q_, ps_v_, __ATOMIC_SEQ_CST);                             \
+    ps_o_; })
+#define PS_AFETCH_ADD(p, v) PS_SH_RMW(p, v, +, __atomic_fetch_add)
+#define PS_AFETCH_AND(p, v) PS_SH_RMW(p, v, &, __atomic_fetch_and)
+#define PS_AFETCH_OR(p, v) PS_SH_RMW(p, v, |, __atomic_fetch_or)
+#define PS_AFETCH_XOR(p, v) PS_SH_RMW(p, v, ^, __atomic_fetch_xor)
+#define PS_AEXCH(p, v) __extension__({                                               \
+    __typeof__(p) ps_q_ = (p);                                                       \
+    __typeof__(*ps_q_) ps_v_ = (v), ps_o_;                                           \
+    if (PS_IN_SHARED(ps_q_)) { ps_o_ = *ps_q_; *ps_q_ = ps_v_; }                     \
+    else ps_o_ = __atomic_exchange_n(ps_q_, ps_v_, __ATOMIC_SEQ_CST);                \
+    ps_o_; })
+#define PS_ALOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
+#define PS_ACAS_WEAK(p, expected, nv) \
+    __atomic_compare_exchange_n(p, expected, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)
+#define PS_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+/* the compare-and-swap helpers of atomics.h (float add, min, max, inc, dec, cas): on the
+ * shared window, one plain read-modify-write computing the same new value */
+#define PS_SH_CALL(fn, p, b, newval) __extension__({                                 \
+    __typeof__(p) ps_q_ = (p);                                                       \
+    __typeof__(*ps_q_) b_ = (b), old;                                                \
+    if (PS_IN_SHARED(ps_q_)) { old = *ps_q_; *ps_q_ = (newval); }                    \
+    else old = (fn)(ps_q_, b_);                                                      \
+    old; })
+#define ps_atom_add_f32(p, b) PS_SH_CALL(ps_atom_add_f32, p, b, old + b_)
+#define ps_atom_add_f64(p, b) PS_SH_CALL(ps_atom_add_f64, p, b, old + b_)
+#define ps_atom_min_u32(p, b) PS_SH_CALL(ps_atom_min_u32, p, b, b_ < old ? b_ : old)
+#define ps_atom_max_u32(p, b) PS_SH_CALL(ps_atom_max_u32, p, b, b_ > old ? b_ : old)
+#define ps_atom_min_s32(p, b) PS_SH_CALL(ps_atom_min_s32, p, b, b_ < old ? b_ : old)
+#define ps_atom_max_s32(p, b) PS_SH_CALL(ps_atom_max_s32, p, b, b_ > old ? b_ : old)
+#define ps_atom_inc_u32(p, b) PS_SH_CALL(ps_atom_inc_u32, p, b, old >= b_ ? 0u : old + 1u)
+#define ps_atom_dec_u32(p, b) \
+    PS_SH_CALL(ps_atom_dec_u32, p, b, (old == 0u || old > b_) ? b_ : old - 1u)
+#define ps_atom_cas_u32(p, cmp, nv) __extension__({                                  \
+    uint32_t *ps_q_ = (p), ps_c_ = (cmp), ps_n_ = (nv), ps_o_;                       \
+    if (PS_IN_SHARED(ps_q_)) { ps_o_ = *ps_q_; if (ps_o_ == ps_c_) *ps_q_ = ps_n_; } \
+    else ps_o_ = (ps_atom_cas_u32)(ps_q_, ps_c_, ps_n_);                             \
+    ps_o_; })
 
 PS_FN uint64_t ps_clock64(void) { return __builtin_ia32_rdtsc(); }
 PS_FN uint64_t ps_globaltimer(const ps_tctx *c) {
@@ -151,6 +207,9 @@ PS_FN int ps_ctx_init(ps_tctx *c, const pyshim_launch *l, const pyshim_block *b,
     c->sh = ps_shared_window(c->sh_size ? c->sh_size : 16);
     c->trap = trap;
     c->nthreads = l->block.x * l->block.y * l->block.z;
+    c->ntid_x = l->block.x; c->ntid_y = l->block.y; c->ntid_z = l->block.z;
+    c->ctaid_x = b->ctaid.x; c->ctaid_y = b->ctaid.y; c->ctaid_z = b->ctaid.z;
+    c->nctaid_x = l->grid.x; c->nctaid_y = l->grid.y; c->nctaid_z = l->grid.z;
     return c->sh ? 0 : 2;
 }
 

@@ -30,11 +30,18 @@ class CpuTarget(Target):
 
     def kernel_param(self, fe, index: int, p: ir.Var) -> str:
         fe.scopes[0][p.name] = p
+        if _loop_mode(fe.fn, fe):
+            # the thread loop copies the parameters once per block into a local buffer no
+            # kernel store can alias, so gcc hoists their loads out of the loop
+            off = param_layout(fe.fn.params)[0][index][0]
+            return f"uint8_t *{cname_var(p.name)} = ps_pb + {off};"
         return f"uint8_t *{cname_var(p.name)} = (uint8_t *)ctx->params[{index}];"
 
     def kernel(self, index: int, k: ir.Function, body: str, fe=None) -> str:
         if fe is not None and fe.reg_prefix:
             return self.phase_kernel(index, k, body, fe)
+        if _loop_mode(k, fe):
+            return self.loop_kernel(index, k, body)
         fiber = k.info.get("mode") in ("fiber", "phase")  # phase kernels as fibers: +fibers
         inline = "" if fiber else "inline __attribute__((always_inline)) "
         static = k.info.get("shared_size", 0)
@@ -59,6 +66,45 @@ class CpuTarget(Target):
                     "    return 0;"]
         out.append("}")
         return "\n".join(out)
+
+    def loop_kernel(self, index: int, k: ir.Function, body: str) -> str:
+        """A kernel without barriers or collectives: one loop over the block's threads.
+
+        What is uniform over the block is set up once, outside the loop: the parameters
+        (copied into a local buffer, see kernel_param), the launch geometry (copied into the
+        context by ps_ctx_init) and the trap check, so the loop body is the kernel's own
+        arithmetic. `ret`/`exit` return from the inlined body, i.e. go to the next thread.
+        """
+        layout, total = param_layout(k.params)
+        static = k.info.get("shared_size", 0)
+        copies = [f"    memcpy(ps_pb + {o}, params[{j}], {s});"
+                  for j, (o, s, _a) in enumerate(layout) if s]
+        return "\n".join([
+            f"/* kernel {k.name}: thread loop */",
+            f"static inline __attribute__((always_inline)) void k{index}_body(PS_CTX, "
+            "uint8_t *ps_pb) {",
+            "(void)ps_pb;",
+            body,
+            "}",
+            f"static int k{index}_run_block(const pyshim_launch *l, const pyshim_block *b,"
+            " void *const *params) {",
+            "    int trap = 0;",
+            "    ps_tctx c;",
+            f"    if (ps_ctx_init(&c, l, b, params, {static}u, &trap)) return 2;",
+            f"    PS_ALIGN(16) uint8_t ps_pb[{max(total, 1)}];",
+            *copies,
+            "    const uint32_t nx = c.ntid_x, ny = c.ntid_y, nz = c.ntid_z;",
+            "    uint32_t i = 0;",
+            "    for (uint32_t z = 0; z < nz; z++)",
+            "        for (uint32_t y = 0; y < ny; y++) {",
+            "            c.tid_y = y; c.tid_z = z;",
+            "            for (uint32_t x = 0; x < nx; x++, i++) {",
+            "                c.tid_x = x; c.linear = i;",
+            f"                k{index}_body(&c, ps_pb);",
+            "            }",
+            "        }",
+            "    return trap;",
+            "}"])
 
     def phase_kernel(self, index: int, k: ir.Function, body: str, fe) -> str:
         """A barrier kernel as phases: k{i}_body runs one thread up to its next barrier."""
@@ -162,3 +208,9 @@ class CpuTarget(Target):
             f"{{PYSHIM_KABI_VERSION, {len(descs)}u, {'ps_kernels' if descs else 'NULL'}, "
             f"{len(gl)}u, {'ps_globals' if gl else 'NULL'}, {c_string(self.name)}}};")
         return "\n".join(out)
+
+
+def _loop_mode(k: ir.Function, fe) -> bool:
+    """Whether kernel k runs as the plain thread loop (no barriers or collectives)."""
+    return k.info.get("mode") not in ("fiber", "phase") and not (fe is not None
+                                                                  and fe.reg_prefix)
