@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from ptx.harness import build
 
 from pyshim.ptx.parser import parse
+from pyshim.ptx.printer import format_module
 from pyshim.ptx.translate import translate
 
 HERE = Path(__file__).parent / "ptx"
@@ -203,3 +204,47 @@ def test_fns_examples_from_the_manual():
     assert [fns_ref(0xAAAAAAAA, 3, 1), fns_ref(0xAAAAAAAA, 3, -1), fns_ref(0xAAAAAAAA, 2, 1),
             fns_ref(0xAAAAAAAA, 2, -1)] == [3, 3, 3, 1]
     assert bmsk_ref(1, 2, False) == 6 and szext_ref(0xFFFFFFFF, 0, False, False) == 0
+
+
+BRX = HEAD + """
+.visible .entry k(.param .u64 out, .param .u32 ways)
+{
+  .reg .b32 %r<6>; .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u32 %r5, [ways];
+  rem.u32 %r2, %r1, %r5;
+  ts: .branchtargets L0, L1, L2;
+  brx.idx %r2, ts;
+L0:
+  mov.u32 %r3, 100;
+  bra.uni DONE;
+L1:
+  mov.u32 %r3, 200;
+  bra.uni DONE;
+L2:
+  mov.u32 %r3, 300;
+DONE:
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd1, %rd1, %rd2;
+  st.global.u32 [%rd1], %r3;
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["cpu-wave64", "cpu-wave32"])
+def test_brx_idx_through_a_branch_table(tmp_path, target):
+    m = build(BRX, target, tmp_path)
+    out = np.zeros(64, np.uint32)
+    m.launch("k", (1,), (64,), [out, 3])
+    assert out.tolist() == [(t % 3 + 1) * 100 for t in range(64)]
+    with pytest.raises(RuntimeError, match="returned"):  # index 3 is past the table: trap
+        m.launch("k", (1,), (64,), [out, 4])
+
+
+def test_brx_idx_needs_a_table():
+    bad = BRX.replace("brx.idx %r2, ts;", "brx.idx %r2, L0;")
+    with pytest.raises(Exception, match="brx.idx.*branchtargets"):
+        translate(bad, "cpu-wave64")
+    assert "ts: .branchtargets L0, L1, L2;" in format_module(parse(BRX))

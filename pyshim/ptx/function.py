@@ -104,6 +104,7 @@ class FunctionEmitter:
         self.lines: list[str] = []
         self.tmp = 0
         self.labels: set[str] = set()
+        self.branch_targets: dict[str, list[str]] = {}  # .branchtargets tables, for brx.idx
         # phase mode (see passes/classify_sync.py): registers live in the context copy `l`,
         # arrays in the per-thread context `L`; their declarations go to a struct
         self.reg_prefix = ""

@@ -1191,6 +1191,23 @@ def _bra(fe: Fe, inst: I) -> str:
     return f"goto {cname_label(t.name)};"
 
 
+def _brx(fe: Fe, inst: I) -> str:
+    """brx.idx{.uni} index, table (PTX ISA 9.7.10.3): a switch over the .branchtargets
+    labels. An index past the table is undefined in PTX; here it traps."""
+    if inst.mods not in (("idx",), ("idx", "uni")):
+        raise fe.unsupported(inst)
+    index, table = _nops(fe, inst, 2)
+    if not isinstance(table, ir.Sym) or table.name not in fe.branch_targets:
+        raise fe.bad(inst, "the second operand must name a .branchtargets table")
+    labels = fe.branch_targets[table.name]
+    for lab in labels:
+        if lab not in fe.labels:
+            raise fe.bad(inst, f"{table.name} names the undefined label {lab}")
+    cases = " ".join(f"case {i}u: goto {cname_label(lab)};" for i, lab in enumerate(labels))
+    return (f"switch ({fe.src(index, 'u32', inst)}) {{ {cases} "
+            f"default: {{ PS_TRAP(ctx); {fe.ret_stmt} }} }}")
+
+
 def _ret(fe: Fe, inst: I) -> str:
     return fe.ret_stmt
 
@@ -1264,7 +1281,7 @@ EMIT: dict[str, Callable[[Fe, I], str]] = {
     "bar": _bar, "barrier": _bar, "membar": _fence, "fence": _fence,
     "shfl": _shfl, "vote": _vote, "activemask": _activemask, "match": _match,
     "redux": _redux,
-    "bra": _bra, "ret": _ret, "exit": _exit, "trap": _trap, "call": _call,
+    "bra": _bra, "brx": _brx, "ret": _ret, "exit": _exit, "trap": _trap, "call": _call,
     "nanosleep": _nop, "prefetch": _nop, "prefetchu": _nop, "pmevent": _nop,
     "griddepcontrol": _nop, "discard": _nop, "applypriority": _nop, "createpolicy": None,
 }

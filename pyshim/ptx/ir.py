@@ -104,7 +104,15 @@ class Scope:
     open: bool
 
 
-Statement = Instruction | Label | Var | Scope
+@dataclass(slots=True)
+class BranchTargets:
+    """`name: .branchtargets L0, L1, ...;`: the label table an indirect brx.idx goes through."""
+    name: str
+    labels: list[str]
+    tok: int = 0
+
+
+Statement = Instruction | Label | Var | Scope | BranchTargets
 
 
 @dataclass(slots=True)

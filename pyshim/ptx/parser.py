@@ -391,12 +391,30 @@ class _Parser:
                 self.i += 2
                 if self.peek() == ".callprototype":
                     self._parse_prototype(t)
+                elif self.peek() == ".branchtargets":
+                    append(self._parse_branch_targets(t, at))
                 else:
                     append(ir.Label(t, at))
             elif c == ".":
                 raise self.error(f"unknown directive {t!r} in a function body")
             else:
                 append(self._parse_instruction())
+
+    # label: .branchtargets label { , label } ;   (PTX ISA 10.3.1, for brx.idx)
+    def _parse_branch_targets(self, name: str, at: int) -> ir.BranchTargets:
+        self.i += 1
+        labels = []
+        while True:
+            t = self.next()
+            if not _IDENT.match(t):
+                raise self.error(f"bad label {t!r} in .branchtargets {name}", self.i - 1)
+            labels.append(t)
+            t = self.next()
+            if t == ";":
+                return ir.BranchTargets(name, labels, at)
+            if t != ",":
+                raise self.error(f"expected ',' or ';' in .branchtargets, found {t!r}",
+                                 self.i - 1)
 
     # label: .callprototype (ret-param)? _ (param-list)? ;
     def _parse_prototype(self, label: str) -> None:

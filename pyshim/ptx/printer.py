@@ -53,6 +53,8 @@ def format_module(m: ir.Module) -> str:
                 out.append(f"\t.{s.space} .{s.type} {s.name}{cnt};")
             elif isinstance(s, ir.Scope):
                 out.append("\t{" if s.open else "\t}")
+            elif isinstance(s, ir.BranchTargets):
+                out.append(f"{s.name}: .branchtargets {', '.join(s.labels)};")
     return "\n".join(out)
 
 

@@ -161,6 +161,7 @@ class Translator:
             lines.append(RESUME_MARK)  # phase mode: resume after the parameter pointers
         body = f.body or []
         fe.labels = {s.name for s in body if type(s) is ir.Label}
+        fe.branch_targets = {s.name: s.labels for s in body if type(s) is ir.BranchTargets}
         emit = instructions.emit
         n = 0
         for s in body:
