@@ -153,6 +153,9 @@ static inline bool rb_fits(int64_t v)
     M(P, L, __VA_ARGS__) M(B, L, __VA_ARGS__) M(S, L, __VA_ARGS__)                \
     M(P, W, __VA_ARGS__) M(B, W, __VA_ARGS__) M(S, W, __VA_ARGS__)
 
+/* The same for families rocBLAS declares in LP64 only. */
+#define RB_EACH_FORM_LP64(M, ...) M(P, L, __VA_ARGS__) M(B, L, __VA_ARGS__) M(S, L, __VA_ARGS__)
+
 /* Types per precision letter. */
 #define RB_T_s float
 #define RB_T_d double

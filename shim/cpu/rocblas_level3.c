@@ -314,7 +314,7 @@ RB_EACH_FORM(RB_TRMM, d, double, OB(dtrmm))
 RB_EACH_FORM(RB_TRMM, c, rocblas_float_complex, OB(ctrmm))
 RB_EACH_FORM(RB_TRMM, z, rocblas_double_complex, OB(ztrmm))
 
-/* ---- trtri: invA = inverse of the triangular A (out of place) ---- */
+/* ---- trtri: invA = inverse of the triangular A (out of place); LP64 only in rocBLAS ---- */
 static void rb_copy_triangle(const void *src, int64_t lds, void *dst, int64_t ldd, int64_t n,
                              char uplo, size_t es)
 {
@@ -347,10 +347,10 @@ static void rb_copy_triangle(const void *src, int64_t lds, void *dst, int64_t ld
         }                                                                                      \
         return rocblas_status_success;                                                         \
     }
-RB_EACH_FORM(RB_TRTRI, s, float, OB(strtri))
-RB_EACH_FORM(RB_TRTRI, d, double, OB(dtrtri))
-RB_EACH_FORM(RB_TRTRI, c, rocblas_float_complex, OB(ctrtri))
-RB_EACH_FORM(RB_TRTRI, z, rocblas_double_complex, OB(ztrtri))
+RB_EACH_FORM_LP64(RB_TRTRI, s, float, OB(strtri))
+RB_EACH_FORM_LP64(RB_TRTRI, d, double, OB(dtrtri))
+RB_EACH_FORM_LP64(RB_TRTRI, c, rocblas_float_complex, OB(ctrtri))
+RB_EACH_FORM_LP64(RB_TRTRI, z, rocblas_double_complex, OB(ztrtri))
 
 /* ---- geam: C = alpha op(A) + beta op(B); dgmm: C = A diag(x) or diag(x) A ----
  * element loops in C99 complex arithmetic (rocBLAS complex = two packed reals) */
