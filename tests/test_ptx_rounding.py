@@ -5,7 +5,9 @@ compared bit for bit with an exact reference (Python fractions, rounded by hand)
 from __future__ import annotations
 
 import math
+import shutil
 import struct
+import subprocess
 from fractions import Fraction
 
 import numpy as np
@@ -14,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ptx.harness import build
 
+from pyshim.kernels import amd
 from pyshim.ptx.errors import UnsupportedInstruction
 from pyshim.ptx.translate import translate
 
@@ -186,8 +189,42 @@ def test_cancellation_and_near_ties(module):
         _run(module, "add", "f64", mode, [a[:N], [x * 2 ** -40 for x in b][:N]])
 
 
-def test_f64_directed_mul_is_refused_on_amd_not_guessed():
-    ptx = HEAD + _kernel("mul", "f64", "rm")
-    with pytest.raises(UnsupportedInstruction, match=r"mul\.rm\.f64.*hip"):
+def test_f64_directed_fma_is_refused_on_amd_not_guessed():
+    ptx = HEAD + _kernel("fma", "f64", "rm")
+    with pytest.raises(UnsupportedInstruction, match=r"fma\.rm\.f64.*hip"):
         translate(ptx, "hip-wave64")
-    assert "ps_rnd_add_f32" in translate(HEAD + _kernel("add", "f32", "rm"), "hip-wave64")
+    assert "ps_rnd_mul_f64" in translate(HEAD + _kernel("mul", "f64", "rm"), "hip-wave64")
+
+
+def test_f64_results_in_the_subnormal_range(module):
+    """Products and quotients that land among the subnormals (where the plain error-free
+    forms underflow), and square roots of subnormals."""
+    rng = np.random.default_rng(7)
+    m = rng.uniform(1, 2, size=(3, N))
+    a = (m[0] * 2.0 ** -540 * np.where(rng.random(N) < 0.5, -1, 1)).tolist()
+    b = (m[1] * 2.0 ** rng.integers(-560, -500, N)).tolist()
+    big = (m[2] * 2.0 ** rng.integers(500, 560, N)).tolist()
+    sub = (m[2] * 2.0 ** rng.integers(-1074, -1022, N)).tolist()
+    for mode in MODES:
+        _run(module, "mul", "f64", mode, [a, b])
+        _run(module, "div", "f64", mode, [a, big])
+        _run(module, "sqrt", "f64", mode, [sub])
+        _run(module, "rcp", "f64", mode, [big])
+        _run(module, "fma", "f64", mode, [a, b, sub])
+
+
+@pytest.mark.skipif("clang" not in amd.available_compilers(), reason="needs clang for AMDGPU")
+def test_directed_rounding_builds_for_amd():
+    """The same error-free forms the CPU tests check, compiled for a CDNA GPU (frexp and
+    ldexp become v_frexp/v_ldexp: no library calls)."""
+    ptx = HEAD + "".join(_kernel(*k) for k in KERNELS if k[:2] != ("fma", "f64"))
+    assert amd.compile_hip(translate(ptx, "hip-wave64:gfx942"), "gfx942", use_cache=False)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_directed_rounding_builds_for_cuda(tmp_path):
+    """On NVIDIA the f64 forms are CUDA's own _rz/_rd/_ru intrinsics."""
+    src = translate(HEAD + "".join(_kernel(*k) for k in KERNELS), "cuda")
+    (tmp_path / "m.cu").write_text(src)
+    subprocess.run(["nvcc", "-c", "-arch=sm_75", "-w", str(tmp_path / "m.cu"), "-o",
+                    str(tmp_path / "m.o")], check=True, capture_output=True, timeout=300)

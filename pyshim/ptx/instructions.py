@@ -69,7 +69,7 @@ def _directed(inst: I) -> int:
 
 # f64 operations with directed rounding that have no exact form on AMD GPUs yet (f32 ones
 # and f64 add/sub are exact everywhere: see common.h)
-_NO_DIRECTED_F64_ON_HIP = frozenset(("mul", "div", "fma", "mad", "sqrt", "rcp"))
+_NO_DIRECTED_F64_ON_HIP = frozenset(("fma", "mad"))
 
 
 def _rounded(fe: Fe, inst: I, ty: str, op: str, args: list[str]) -> str:

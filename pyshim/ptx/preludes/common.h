@@ -355,8 +355,9 @@ PS_FN void ps_cp_async(uint8_t *dst, const uint8_t *src, uint32_t cp_size, uint3
  * f32: the operation in f64 with the sign of its exact residual (f64 holds f32 products
  * exactly, f64 fma/TwoSum give exact residuals for f32 operands), then a directed f64->f32
  * rounding that knows which side of the f64 value the exact result lies. f64 add/sub:
- * TwoSum. Other f64 operations: the C library's rounding modes on the CPU device, CUDA's
- * _rz/_rd/_ru intrinsics on NVIDIA (the translator refuses them on AMD targets). */
+ * TwoSum; mul/div/sqrt/rcp: residual signs from scaled error-free forms (below); fma:
+ * the C library's rounding modes on the CPU device, CUDA's intrinsics on NVIDIA (the
+ * translator refuses f64 fma with directed rounding on AMD targets). */
 
 /* the f32 nearest x = s + (tiny of sign esign), rounded in direction `mode` */
 PS_FN float ps_f_dir(double s, int esign, int mode) {
@@ -437,36 +438,52 @@ PS_FN double ps_rnd_add_f64(double a, double b, int mode) {
     return ps_d_dir(s, ps_sgn(ps_two_sum_err(a, b, s)), mode);
 }
 PS_FN double ps_rnd_sub_f64(double a, double b, int mode) { return ps_rnd_add_f64(a, -b, mode); }
+/* f64 mul/div/sqrt: the residual's sign from the operands' mantissas (frexp), where the
+ * error-free forms cannot underflow, compared with the result scaled the same way; exact
+ * for subnormal results too. fma f64 keeps the C library's rounding modes (CPU device). */
+PS_FN double ps_dir_overflow(double s, int mode) { return ps_d_dir(s, s > 0 ? -1 : 1, mode); }
+PS_FN int ps_finite(double x) { return x == x && !ps_isinfd(x); }
+PS_FN double ps_rnd_mul_f64(double a, double b, int mode) {
+    double s = a * b;
+    if (!ps_finite(a) || !ps_finite(b) || a == 0 || b == 0) return s;
+    if (ps_isinfd(s)) return ps_dir_overflow(s, mode);
+    int ea, eb;
+    double ma = __builtin_frexp(a, &ea), mb = __builtin_frexp(b, &eb);
+    double p = ma * mb, pe = PS_FMA(ma, mb, -p);  /* ma*mb == p + pe exactly */
+    double ss = __builtin_ldexp(s, -(ea + eb));   /* exact: s scaled next to p */
+    return ps_d_dir(s, ps_sgn((p - ss) + pe), mode);  /* p - ss: Sterbenz, exact */
+}
+PS_FN double ps_rnd_div_f64(double a, double b, int mode) {
+    double q = a / b;
+    if (!ps_finite(a) || !ps_finite(b) || a == 0 || b == 0) return q;
+    if (ps_isinfd(q)) return ps_dir_overflow(q, mode);
+    int ea, eb;
+    double ma = __builtin_frexp(a, &ea), mb = __builtin_frexp(b, &eb);
+    double qs = __builtin_ldexp(q, eb - ea);
+    /* sign(a/b - q) = sign(ma - qs*mb) * sign(mb); the fma rounds but keeps that sign */
+    return ps_d_dir(q, ps_sgn(PS_FMA(-qs, mb, ma)) * ps_sgn(mb), mode);
+}
+PS_FN double ps_rnd_rcp_f64(double a, int mode) { return ps_rnd_div_f64(1.0, a, mode); }
+PS_FN double ps_rnd_sqrt_f64(double a, int mode) {
+    double q = PS_SQRT(a);
+    if (!ps_finite(a) || a <= 0) return q;
+    double as = a, qs = q;
+    if (a < 0x1p-900) { as = a * 0x1p600; qs = q * 0x1p300; }  /* keep q*q clear of underflow */
+    return ps_d_dir(q, ps_sgn(PS_FMA(-qs, qs, as)), mode);
+}
 #if defined(__CUDACC__)
-#define PS_RND3(rz, rd, ru, ...) \
-    (mode == 1 ? rz(__VA_ARGS__) : mode == 2 ? rd(__VA_ARGS__) : ru(__VA_ARGS__))
-PS_FN double ps_rnd_mul_f64(double a, double b, int mode) { return PS_RND3(__dmul_rz, __dmul_rd, __dmul_ru, a, b); }
-PS_FN double ps_rnd_div_f64(double a, double b, int mode) { return PS_RND3(__ddiv_rz, __ddiv_rd, __ddiv_ru, a, b); }
-PS_FN double ps_rnd_fma_f64(double a, double b, double c, int mode) { return PS_RND3(__fma_rz, __fma_rd, __fma_ru, a, b, c); }
-PS_FN double ps_rnd_sqrt_f64(double a, int mode) { return PS_RND3(__dsqrt_rz, __dsqrt_rd, __dsqrt_ru, a); }
-PS_FN double ps_rnd_rcp_f64(double a, int mode) { return PS_RND3(__drcp_rz, __drcp_rd, __drcp_ru, a); }
+PS_FN double ps_rnd_fma_f64(double a, double b, double c, int mode) {
+    return mode == 1 ? __fma_rz(a, b, c) : mode == 2 ? __fma_rd(a, b, c) : __fma_ru(a, b, c);
+}
 #elif !defined(__HIP__)
 #include <fenv.h>
 /* volatile operands keep the operation between the two fesetround calls */
-#define PS_FENV_OP(mode, expr)                                                     \
-    int saved = fegetround();                                                      \
-    fesetround(mode == 1 ? FE_TOWARDZERO : mode == 2 ? FE_DOWNWARD : FE_UPWARD);   \
-    volatile double r = (expr);                                                    \
-    fesetround(saved);                                                             \
-    return r;
-PS_FN double ps_rnd_mul_f64(double a, double b, int mode) {
-    volatile double x = a, y = b; PS_FENV_OP(mode, x * y)
-}
-PS_FN double ps_rnd_div_f64(double a, double b, int mode) {
-    volatile double x = a, y = b; PS_FENV_OP(mode, x / y)
-}
 PS_FN double ps_rnd_fma_f64(double a, double b, double c, int mode) {
-    volatile double x = a, y = b, z = c; PS_FENV_OP(mode, fma(x, y, z))
-}
-PS_FN double ps_rnd_sqrt_f64(double a, int mode) {
-    volatile double x = a; PS_FENV_OP(mode, sqrt(x))
-}
-PS_FN double ps_rnd_rcp_f64(double a, int mode) {
-    volatile double x = a; PS_FENV_OP(mode, 1.0 / x)
+    volatile double x = a, y = b, z = c;
+    int saved = fegetround();
+    fesetround(mode == 1 ? FE_TOWARDZERO : mode == 2 ? FE_DOWNWARD : FE_UPWARD);
+    volatile double r = fma(x, y, z);
+    fesetround(saved);
+    return r;
 }
 #endif
