@@ -68,7 +68,8 @@ def _struct_pair(c: Struct, r: Struct) -> dict:
 
 
 def _enum_pair(cuda_name: str, cuda: dict[str, int], rocm_name: str, rocm: dict[str, int],
-               synonyms: dict[str, str], default: str | None) -> dict:
+               synonyms: dict[str, str], default: str | None,
+               reverse_extra: dict[str, str] | None = None) -> dict:
     names, missing = enums.match(cuda, rocm, synonyms)
     out = {"cuda": cuda_name, "rocm": rocm_name,
            "values": [[c, cuda[c], r, rocm[r]] for c, r in names.items()],
@@ -77,6 +78,8 @@ def _enum_pair(cuda_name: str, cuda: dict[str, int], rocm_name: str, rocm: dict[
     if default is not None:
         # return codes travel ROCm -> CUDA: every ROCm value needs an answer
         back: dict[int, int] = {}
+        for r, c in (reverse_extra or {}).items():
+            back[rocm[r]] = cuda[c]
         for c, r in names.items():
             back.setdefault(rocm[r], cuda[c])
         out["reverse"] = [[rv, back.get(rv, cuda[default])] for rv in sorted(set(rocm.values()))]
@@ -151,7 +154,8 @@ def build_tables(progress=print) -> dict[str, str]:
     for c, r in sorted(pairs):
         if c in cuda_all.enums and r in rocm_all.enums:
             enum_doc[f"{c}->{r}"] = _enum_pair(c, cuda_all.enums[c], r, rocm_all.enums[r],
-                                               synonyms.get(c, {}), defaults.get(c))
+                                               conv.synonyms_for(c), defaults.get(c),
+                                               overrides.get("status_reverse", {}).get(c))
     files["enums.json"] = _dumps({"format": FORMAT_VERSION, "pairs": enum_doc})
     struct_doc = {}
     for c, r in sorted(set(STRUCT_PAIRS) | conv.struct_pairs_used):

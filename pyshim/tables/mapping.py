@@ -61,6 +61,22 @@ class Converter:
         self.synonyms = synonyms
         self.cuda_names: dict[str, str] = {}
         self.rocm_names: dict[str, str] = {}
+        self.cuda_canonical: dict[str, str] = {}
+        # enum pairs an API may convert (None: any pair found in a signature)
+        self.allowed_pairs: set[tuple[str, str]] | None = None
+
+    def canonical(self, cuda_enum: str) -> str:
+        """The enum tag behind a typedef (cublasDataType_t and cudaDataType are one enum)."""
+        return self.cuda_canonical.get(cuda_enum, cuda_enum)
+
+    def synonyms_for(self, cuda_enum: str) -> dict[str, str]:
+        if cuda_enum in self.synonyms:
+            return self.synonyms[cuda_enum]
+        tag = self.canonical(cuda_enum)
+        for key, syn in self.synonyms.items():
+            if self.canonical(key) == tag:
+                return syn
+        return {}
 
     def set_typedefs(self, cuda: dict[str, str], rocm: dict[str, str]) -> None:
         """Name enums by their typedef (`rocblas_operation`) rather than their tag."""
@@ -68,6 +84,9 @@ class Converter:
             for name, canonical in sorted(typedefs.items()):
                 if canonical.startswith("enum "):
                     out.setdefault(canonical[5:], name)
+        for name, canonical in cuda.items():
+            if canonical.startswith("enum "):
+                self.cuda_canonical[name] = canonical[5:]
         self.enum_pairs_used: set[tuple[str, str]] = set()
         self.struct_pairs_used: set[tuple[str, str]] = set()
 
@@ -75,7 +94,7 @@ class Converter:
         from pyshim.tables import enums
 
         c, r = self.cuda_enums[cuda], self.rocm_enums[rocm]
-        names, _missing = enums.match(c, r, self.synonyms.get(cuda, {}))
+        names, _missing = enums.match(c, r, self.synonyms_for(cuda))
         return enums.is_identity(c, r, names)
 
     def _same_layout(self, c: str, r: str) -> bool:
@@ -129,6 +148,9 @@ class Converter:
             pair = (self.cuda_names.get(c_base[4:], c_base[4:]),
                     self.rocm_names.get(r_base[4:], r_base[4:]))
             if pair[0] in self.cuda_enums and pair[1] in self.rocm_enums:
+                if self.allowed_pairs is not None and \
+                        (self.canonical(pair[0]), pair[1]) not in self.allowed_pairs:
+                    return None  # matched by position only: an unrelated enum
                 self.enum_pairs_used.add(pair)
                 if self.enum_is_identity(*pair):
                     return "direct"
@@ -271,6 +293,13 @@ class Mapper:
 
     def map(self, api: str, ep: EntryPoint, status: str | None) -> Mapping:
         over = self.overrides.get(api, {})
+        if api in ("cublas", "cusolver"):
+            # BLAS/LAPACK enums line up by position only when the argument orders agree:
+            # convert only the pairs the overrides name
+            pairs = self.overrides.get("enum_pairs", {})
+            self.conv.allowed_pairs = {(self.conv.canonical(c), v[0]) for c, v in pairs.items()}
+        else:
+            self.conv.allowed_pairs = None
         target, _how = self._find_target(api, ep)
         if ep.name in over.get("unsupported", {}):
             return Mapping(ep.name, "unsupported", target, [], status,

@@ -222,9 +222,6 @@ def test_every_exported_symbol_is_the_tables(cb: H.Lib) -> None:
             assert hasattr(cb.lib, symbol), symbol
 
 
-@pytest.mark.xfail(strict=True, reason="tables map rocblas_status_invalid_size to "
-                   "CUBLAS_STATUS_INTERNAL_ERROR; cuBLAS documents INVALID_VALUE (override "
-                   "requested)")
 def test_negative_sizes_are_invalid_value(cb: H.Lib, h) -> None:
     a = np.zeros(16, np.float32)
     one = np.ones(1, np.float32)
