@@ -109,3 +109,14 @@ def test_unknown_target():
         load_module(SAMPLE, "sparc-wave7")
     with pytest.raises(UnsupportedTarget, match="hip-wave64"):
         load_module(SAMPLE, "hip-wave64")  # an AMD target needs its gfx arch
+
+
+def test_managed_variables_are_listed():
+    ptx = (b".version 8.0\n.target sm_80\n.address_size 64\n"
+           b".global .attribute(.managed) .align 4 .u32 counter;\n"
+           b".global .align 4 .u32 plain;\n.visible .entry k() { ret; }\n")
+    first = load_module(ptx, "cpu-wave64")
+    again = load_module(ptx, "cpu-wave64")
+    assert again.cached
+    for m in (first, again):
+        assert m.globals == ["counter", "plain"] and m.managed == ["counter"]

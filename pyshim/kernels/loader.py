@@ -59,6 +59,9 @@ class LoadedModule:
     seconds: float
     target: str = ""
     stats: dict = field(default_factory=dict)
+    # __managed__ variables (.attribute(.managed)): on the CPU device plain globals; an AMD
+    # runtime must back them with managed memory for the host to see them
+    managed: list[str] = field(default_factory=list)
 
 
 def extract_ptx(data: bytes) -> str:
@@ -190,7 +193,7 @@ def load_module(data: bytes, target: str) -> LoadedModule:
                  st.get("lines", 0), len(info["kernels"]), target, seconds)
     return LoadedModule(path=path, kernels=info["kernels"], globals=info["globals"],
                         cached=cached, seconds=seconds, target=target,
-                        stats=meta.get("stats", {}))
+                        stats=meta.get("stats", {}), managed=info.get("managed", []))
 
 
 def _names(ptx: str) -> dict:
@@ -198,4 +201,5 @@ def _names(ptx: str) -> dict:
 
     m = parse(ptx)
     return {"kernels": [k.name for k in m.kernels],
-            "globals": [v.name for v in m.variables if v.space in ("global", "const")]}
+            "globals": [v.name for v in m.variables if v.space in ("global", "const")],
+            "managed": [v.name for v in m.variables if "managed" in v.attributes]}
