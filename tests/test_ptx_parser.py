@@ -159,3 +159,34 @@ def test_translator_speed_order_of_magnitude():
         translate(text)
         best = max(best, lines / (time.perf_counter() - t0))
     assert best > 15_000, f"translator: {best:.0f} lines/s"
+
+
+def test_guard_predicates_and_double_colon_modifiers_from_cublas():
+    """NVIDIA's CUDA 13 libraries (libcublas, libcublasLt) guard instructions whose modifiers
+    contain '::' (`@p ld.global.L2::128B.u32`); before the lexer kept '::' inside a token
+    these failed as labels or operands."""
+    body = """
+.visible .entry k(.param .u64 a)
+{
+  .reg .pred %p<3>, p, __$t1; .reg .b32 %r<9>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [a];
+  @%p1 ld.global.L2::128B.u32 %r1, [%rd1];
+  @!%p2 cp.async.ca.shared.global.L2::128B [%r2], [%rd1], 4, %r3;
+  @p ld.global.L2::cache_hint.u32 %r4, [%rd1], %rd2;
+  @!__$t1 bra.uni L1;
+  @ %p1 st.global.L1::no_allocate.u32 [%rd1], %r1;
+L1:
+  ret;
+}
+"""
+    insts = [s for s in parse(HEAD + body).functions[0].body if isinstance(s, ir.Instruction)]
+    guards = [(i.pred, i.pred_neg, i.opcode, i.mods) for i in insts if i.pred]
+    assert guards == [
+        ("%p1", False, "ld", ("global", "L2::128B", "u32")),
+        ("%p2", True, "cp", ("async", "ca", "shared", "global", "L2::128B")),
+        ("p", False, "ld", ("global", "L2::cache_hint", "u32")),
+        ("__$t1", True, "bra", ("uni",)),
+        ("%p1", False, "st", ("global", "L1::no_allocate", "u32")),
+    ]
+    with pytest.raises(PtxError, match="expected a predicate register after '@'"):
+        parse(HEAD + ".visible .entry k() { @ 1 ret; }\n")
