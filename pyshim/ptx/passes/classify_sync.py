@@ -9,7 +9,9 @@ cannot see the callee). Kernels:
   the kernel body itself (not in callees): each thread runs until it reaches one, with its
   registers in a per-thread context, and returns that site; the block function loops over
   the threads phase after phase and completes barriers and collectives in between (no
-  stacks, no context switches);
+  stacks, no context switches); `info['regions']` (the barrier count, or None) says
+  whether it can instead run as one thread loop per barrier-delimited region
+  (passes/regions.py);
 - "fiber": everything else (sync in callees, bar.arrive, barrier counts, several barrier
   ids).
 """
@@ -17,6 +19,7 @@ cannot see the callee). Kernels:
 from __future__ import annotations
 
 from pyshim.ptx import ir
+from pyshim.ptx.passes import regions
 
 # opcodes (and opcode.first-modifier) that need the other threads of the block or warp
 SYNC_OPCODES = frozenset(("bar", "barrier", "shfl", "vote", "activemask", "match", "redux"))
@@ -60,6 +63,8 @@ def run(module: ir.Module) -> ir.Module:
                 fn.info["mode"] = "loop"
             elif _phase_ok(fn, memo):
                 fn.info["mode"] = "phase"
+                # barriers every thread reaches in order: region loops (passes/regions.py)
+                fn.info["regions"] = regions.barrier_count(fn)
             else:
                 fn.info["mode"] = "fiber"
     return module
