@@ -1,7 +1,14 @@
 """The CPU device: one C11 file per module, a `run_block` per kernel, `pyshim_module`.
 
-Barrier- and collective-free kernels run as a plain loop over the block's threads with the
-kernel body inlined; the others run every thread as a fiber (preludes/cpu.h).
+How a block runs (passes/classify_sync.py decides):
+- no barriers or collectives: a plain loop over the block's threads, the body inlined, the
+  parameters and launch geometry set up once per block (loop_kernel);
+- barriers every thread reaches in order (passes/regions.py): one such loop per
+  barrier-delimited region, registers live across barriers in per-thread arrays
+  (region_kernel);
+- other barriers and warp collectives: phases (each thread runs to its next barrier or
+  collective, registers in a per-thread context, a resume switch; phase_kernel);
+- the rest (sync in callees, bar.arrive, counts): every thread a fiber (preludes/cpu.h).
 """
 
 from __future__ import annotations
@@ -125,9 +132,10 @@ class CpuTarget(Target):
             f"typedef struct k{index}_thread {{ k{index}_regs r;", *arrays,
             f"}} k{index}_thread;",
             f"static inline __attribute__((always_inline)) uint32_t k{index}_body(PS_CTX, "
-            f"k{index}_thread *L, uint32_t resume, uint8_t *ps_pb) {{",
+            f"k{index}_thread *restrict L, uint32_t resume, uint8_t *ps_pb) {{",
             "(void)ps_pb;",
-            "/* registers stay in the per-thread context L->r */",
+            "/* registers stay in the per-thread context L->r; restrict: nothing the kernel"
+            " can address points into it, so they stay in machine registers within a phase */",
             body.replace(RESUME_MARK, f"switch (resume) {{ {cases} default: break; }}", 1),
             "return 0;",
             "}",
@@ -300,7 +308,8 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     static = k.info.get("shared_size", 0)
     arrays = []
     for n in crossing:
-        arrays += [f"    {types[n]} *ps_s_{n} = ({types[n]} *)(ps_buf + ps_off);",
+        # restrict: the kernel cannot address these arrays (they are the pyshim's own)
+        arrays += [f"    {types[n]} *restrict ps_s_{n} = ({types[n]} *)(ps_buf + ps_off);",
                    f"    ps_off += ((uint64_t)n * sizeof({types[n]}) + 63) & ~63ull;"]
     return "\n".join([
         f"/* kernel {k.name}: phases between barriers, as {len(regions)} region loops */",
