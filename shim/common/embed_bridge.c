@@ -1,0 +1,248 @@
+/* The embedded-Python door of libcuda.so.1 and libcudart.so.N (embed_bridge.h). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "embed_bridge.h"
+#include "log.h"
+
+#ifndef PYSHIM_LIBPYTHON
+#error "PYSHIM_LIBPYTHON (the soname of the libpython we link) must be defined by the build"
+#endif
+#ifndef PYSHIM_PYTHON_VERSION_HEX
+#error "PYSHIM_PYTHON_VERSION_HEX must be defined by the build"
+#endif
+#ifndef PYSHIM_PYTHONHOME
+#error "PYSHIM_PYTHONHOME must be defined by the build"
+#endif
+#ifndef PYSHIM_PYTHON_EXE
+#error "PYSHIM_PYTHON_EXE (the Python pyshim was built with) must be defined by the build"
+#endif
+#ifndef PYSHIM_REPO_DIR
+#error "PYSHIM_REPO_DIR must be defined by the build"
+#endif
+
+/* The answer: the module's path, then its kernel names, one per line (a module with
+ * thousands of kernels needs room). */
+#define ANSWER_BYTES (1u << 20)
+
+extern char **environ;
+
+/* Implemented in Python (the library's cffi init code), exported by cffi's embedding API;
+ * each library has its own, bound inside it. */
+int pyshim_embed_translate(const void *image, size_t size, const char *target, char *out,
+                           size_t out_len, int *status);
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+/* the library whose call runs prepare(): set by the calling thread just before */
+static _Thread_local const struct pyshim_embed_library *preparing;
+static int prepare_failed;
+static int home_was_set;
+static int use_subprocess; /* another Python runs this process */
+
+static int tracing(void)
+{
+    return preparing->trace_enabled != NULL && preparing->trace_enabled();
+}
+
+static void prepare(void)
+{
+    /* PYSHIM_TRANSLATOR=subprocess: never start an interpreter in this process */
+    const char *mode = getenv("PYSHIM_TRANSLATOR");
+    if (mode != NULL && strcmp(mode, "subprocess") == 0) {
+        use_subprocess = 1;
+        return;
+    }
+    /* Is the Python this process sees first (the host's, if it runs one) the libpython we
+     * were linked with? Then embed (attaching to it if it is already running). If it is
+     * anything else (another version, a statically linked python), do not mix two
+     * interpreters: translate in a subprocess. */
+    void *ours = dlopen(PYSHIM_LIBPYTHON, RTLD_NOW | RTLD_NOLOAD);
+    void *first = dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+    void *mine = ours != NULL ? dlsym(ours, "Py_IsInitialized") : NULL;
+    int running = first != NULL && ((int (*)(void))first)();
+    if (ours != NULL)
+        dlclose(ours); /* NOLOAD took a reference */
+    if (first != NULL && first != mine) {
+        if (tracing())
+            pyshim_common_log("another Python runs this process: translating in a subprocess");
+        use_subprocess = 1;
+        return;
+    }
+    /* A PYTHONHOME meant for another Python would make the interpreter abort at start-up
+     * (a fatal error, not an exception): translate in a subprocess, which ignores it. */
+    const char *home = getenv("PYTHONHOME");
+    if (!running && home != NULL && home[0] != '\0') {
+        char probe[4096];
+        snprintf(probe, sizeof probe, "%s/lib/python%lu.%lu/os.py", home,
+                 (unsigned long)PYSHIM_PYTHON_VERSION_HEX >> 24,
+                 ((unsigned long)PYSHIM_PYTHON_VERSION_HEX >> 16) & 0xff);
+        if (access(probe, R_OK) != 0) {
+            if (tracing())
+                pyshim_common_log(
+                    "PYTHONHOME=%s is not this Python's: translating in a subprocess", home);
+            use_subprocess = 1;
+            return;
+        }
+    }
+    if (dlopen(PYSHIM_LIBPYTHON, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL) == NULL) {
+        pyshim_common_log("cannot make %s global: %s", PYSHIM_LIBPYTHON, dlerror());
+        prepare_failed = 1;
+        return;
+    }
+    /* The interpreter finds its standard library from the program's path, which is the
+     * CUDA program's here; point it at the Python we were built with unless told. */
+    if (!running && getenv("PYTHONHOME") == NULL)
+        home_was_set = setenv("PYTHONHOME", PYSHIM_PYTHONHOME, 0) == 0;
+}
+
+static void write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w <= 0)
+            return; /* the worker is gone: it will give no answer */
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* pyshim/embed/worker.py: the image on stdin, "0\t<answer>" or "1\t<error>" on stdout.
+ * Fills `out` with the answer and `*status` (0/1; left at -1 when there is none). */
+static void translate_in_subprocess(const void *image, size_t size, const char *target,
+                                    char *out, size_t out_len, int *status, int trace)
+{
+    static const char code[] =
+        "import sys; sys.path.insert(0, '" PYSHIM_REPO_DIR "')\n"
+        "from pyshim.embed.worker import main; sys.exit(main())";
+    int to_child[2], from_child[2];
+    if (pipe2(to_child, O_CLOEXEC) != 0)
+        return;
+    if (pipe2(from_child, O_CLOEXEC) != 0) {
+        close(to_child[0]);
+        close(to_child[1]);
+        return;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, to_child[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, from_child[1], 1);
+    char *argv[] = {(char *)PYSHIM_PYTHON_EXE, (char *)"-I", (char *)"-c", (char *)code,
+                    (char *)target, NULL};
+    pid_t pid;
+    int err = posix_spawn(&pid, PYSHIM_PYTHON_EXE, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(to_child[0]);
+    close(from_child[1]);
+    if (err != 0) {
+        pyshim_common_log("cannot start the translator subprocess %s: %s", PYSHIM_PYTHON_EXE,
+                          strerror(err));
+        close(to_child[1]);
+        close(from_child[0]);
+        return;
+    }
+    /* a worker that dies early must not kill the program with SIGPIPE */
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    write_all(to_child[1], image, size);
+    close(to_child[1]);
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < out_len && (r = read(from_child[0], out + got, out_len - 1 - got)) > 0)
+        got += (size_t)r;
+    out[got] = '\0';
+    close(from_child[0]);
+    int wstatus = 0;
+    /* ECHILD: the host ignores SIGCHLD, so the worker was reaped for us */
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+        ;
+    struct timespec zero = {0, 0};
+    siginfo_t info;
+    while (sigtimedwait(&pipe_set, &info, &zero) > 0)
+        ; /* discard a SIGPIPE we caused */
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (got >= 2 && (out[0] == '0' || out[0] == '1') && out[1] == '\t') {
+        *status = out[0] - '0';
+        memmove(out, out + 2, got - 1);
+    } else if (trace) {
+        pyshim_common_log("the translator subprocess gave no answer (exit status %d)", wstatus);
+    }
+}
+
+/* The translator's answer `out` (with its `status`) as the library's code. */
+static int answer(const struct pyshim_embed_library *lib, int status, char *out, char *path,
+                  size_t path_len, char **kernels, char *error, size_t error_len)
+{
+    if (status == -1) { /* the Python function never attached */
+        pyshim_common_log("%s", lib->not_started);
+        if (error != NULL)
+            snprintf(error, error_len, "pyshim: the PTX translator did not start");
+        return lib->jit_compiler_not_found;
+    }
+    if (status != 0) {
+        /* "CUDA_ERROR_NAME\tmessage" */
+        char *tab = strchr(out, '\t');
+        if (tab != NULL)
+            *tab = '\0';
+        const char *message = tab != NULL ? tab + 1 : out;
+        pyshim_common_log("%s", message);
+        if (error != NULL)
+            snprintf(error, error_len, "%s", message);
+        int rc = lib->from_driver_name(out);
+        return rc == lib->success ? lib->unknown : rc;
+    }
+    /* "path\nkernel\nkernel...": the module file is the first line */
+    char *names = strchr(out, '\n');
+    if (names != NULL)
+        *names++ = '\0';
+    if (strlen(out) + 1 > path_len)
+        return lib->invalid_value;
+    memcpy(path, out, strlen(out) + 1);
+    if (kernels != NULL)
+        *kernels = strdup(names != NULL ? names : "");
+    return lib->success;
+}
+
+int pyshim_embed_translate_image(const struct pyshim_embed_library *lib, const void *image,
+                                 size_t size, const char *target, char *path, size_t path_len,
+                                 char **kernels, char *error, size_t error_len)
+{
+    if (kernels != NULL)
+        *kernels = NULL;
+    preparing = lib;
+    pthread_once(&once, prepare);
+    if (prepare_failed)
+        return lib->jit_compiler_not_found;
+    char *out = malloc(ANSWER_BYTES);
+    if (out == NULL)
+        return lib->out_of_memory;
+    int status = -1;
+    out[0] = '\0';
+    if (use_subprocess)
+        translate_in_subprocess(image, size, target, out, ANSWER_BYTES, &status,
+                                lib->trace_enabled != NULL && lib->trace_enabled());
+    else
+        pyshim_embed_translate(image, size, target, out, ANSWER_BYTES, &status);
+    if (home_was_set) {
+        /* the interpreter has read it; the program's children must not inherit it */
+        home_was_set = 0;
+        unsetenv("PYTHONHOME");
+    }
+    if (error != NULL)
+        error[0] = '\0';
+    int rc = answer(lib, status, out, path, path_len, kernels, error, error_len);
+    free(out);
+    return rc;
+}
