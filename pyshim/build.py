@@ -26,6 +26,9 @@ from pathlib import Path
 from pyshim.paths import PACKAGE_DIR, REPO_DIR, SHIM_DIR, build_dir
 
 CORE_DIR = SHIM_DIR / "core"
+# C shared with libcudart and the BLAS shims, compiled into each (shim/common)
+COMMON_DIR = SHIM_DIR / "common"
+COMMON_SOURCES = ["embed_bridge.c", "fatbin_extent.c", "log.c", "unsupported.c"]
 EMBED_DIR = PACKAGE_DIR / "embed"
 CUDA_TOOLKIT_INCLUDE = Path("/usr/local/cuda/include")
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-D__HIP_PLATFORM_AMD__"]
@@ -62,7 +65,8 @@ def hip_includes() -> list[Path]:
 
 
 def core_cflags() -> list[str]:
-    incs = [CORE_DIR, cuda_include(), *hip_includes()]
+    # SHIM_DIR: the shared headers are included as "common/<name>.h"
+    incs = [CORE_DIR, SHIM_DIR, cuda_include(), *hip_includes()]
     return CFLAGS + [f"-I{p}" for p in incs]
 
 
@@ -91,7 +95,8 @@ def compile_objects(sources: list[Path], obj_dir: Path, flags: list[str]) -> lis
     """Compile each C file to an object, skipping those whose source, headers and flags
     are unchanged (the stamp beside each object records them)."""
     obj_dir.mkdir(parents=True, exist_ok=True)
-    headers = sorted(CORE_DIR.glob("*.h")) + sorted(CORE_DIR.glob("*.inc"))
+    headers = [*sorted(CORE_DIR.glob("*.h")), *sorted(CORE_DIR.glob("*.inc")),
+               *sorted(COMMON_DIR.glob("*.h"))]
     header_digest = _file_digest(headers)
     objs = []
     for src in sources:
@@ -295,6 +300,8 @@ def _build_libcuda(lib_dir: Path, work: Path, force: bool) -> tuple[Path, bool]:
     ]
     core_sources = sorted(p for p in CORE_DIR.glob("*.c") if p.name != "proc_table.c")
     core_objs = compile_objects(core_sources, work / "obj", flags)
+    common_objs = compile_objects([COMMON_DIR / n for n in COMMON_SOURCES], work / "obj-common",
+                                  flags)
     core_symbols = defined_symbols(core_objs)
     table, gen_c = generated_sources(work / "gen", core_symbols)
     try:
@@ -312,7 +319,7 @@ def _build_libcuda(lib_dir: Path, work: Path, force: bool) -> tuple[Path, bool]:
         gen_objs = []
     table_flags = [*flags, f"-I{table.parent}", f'-DPYSHIM_PROC_TABLE="{table.name}"']
     table_obj = compile_objects([CORE_DIR / "proc_table.c"], work / "obj-table", table_flags)
-    objs = core_objs + table_obj + gen_objs
+    objs = core_objs + common_objs + table_obj + gen_objs
 
     missing = build_hip_missing(lib_dir, work, undefined_hip_symbols(objs))
     search_paths = [str(REPO_DIR)] + [p for p in sys.path if p.endswith("-packages")]

@@ -28,6 +28,10 @@ from pyshim.codegen.runtime import MAJORS, generate
 from pyshim.paths import PACKAGE_DIR, REPO_DIR, SHIM_DIR, build_dir
 
 RUNTIME_DIR = SHIM_DIR / "runtime"
+# C shared with libcuda.so.1 (the embedded-Python door, fat binary sizes, logging and
+# unsupported-call counts), compiled into each library with its symbols hidden
+COMMON_DIR = SHIM_DIR / "common"
+COMMON_SOURCES = ["embed_bridge.c", "fatbin_extent.c", "log.c", "unsupported.c"]
 EMBED_DIR = PACKAGE_DIR / "embed"
 CC = os.environ.get("CC", "cc")
 # -fno-plt: a thunk calls HIP through the GOT slot it has just checked for NULL
@@ -114,7 +118,8 @@ def _run(cmd: list[str]) -> None:
 
 def cflags(major: int, gen_dir: Path) -> list[str]:
     py = python_facts()
-    incs = [RUNTIME_DIR, gen_dir, *cuda_includes(major), *hip_includes()]
+    # SHIM_DIR: the shared headers are included as "common/<name>.h"
+    incs = [RUNTIME_DIR, SHIM_DIR, gen_dir, *cuda_includes(major), *hip_includes()]
     return CFLAGS + [f"-I{p}" for p in incs] + [
         f"-DPYSHIM_CUDART_MAJOR={major}",
         f'-DPYSHIM_LIBPYTHON="{py["soname"]}"',
@@ -126,7 +131,8 @@ def cflags(major: int, gen_dir: Path) -> list[str]:
 
 
 def sources(major: int, gen_dir: Path) -> list[Path]:
-    return sorted(RUNTIME_DIR.glob("*.c")) + [gen_dir / f"runtime_thunks_{major}.c"]
+    return [*sorted(RUNTIME_DIR.glob("*.c")), gen_dir / f"runtime_thunks_{major}.c",
+            *(COMMON_DIR / n for n in COMMON_SOURCES)]
 
 
 def _link_stub(work: Path) -> Path:
@@ -149,12 +155,14 @@ def _compile(major: int, work: Path, gen_dir: Path) -> list[Path]:
     flags = cflags(major, gen_dir)
     obj_dir = work / f"obj{major}"
     obj_dir.mkdir(parents=True, exist_ok=True)
-    headers = sorted(RUNTIME_DIR.glob("*.h")) + sorted(gen_dir.glob("*.h")) + sorted(
-        gen_dir.glob("*.inc"))
+    headers = [*sorted(RUNTIME_DIR.glob("*.h")), *sorted(gen_dir.glob("*.h")),
+               *sorted(gen_dir.glob("*.inc")), *sorted(COMMON_DIR.glob("*.h"))]
     header_key = _digest(b for h in headers for b in (h.name.encode(), h.read_bytes()))
     objs = []
     for src in sources(major, gen_dir):
-        obj = obj_dir / (src.stem + ".o")
+        # shim/common has names that shim/runtime also uses (log.c)
+        prefix = "common-" if src.parent == COMMON_DIR else ""
+        obj = obj_dir / (prefix + src.stem + ".o")
         stamp = obj.with_suffix(".stamp")
         key = _digest([src.read_bytes(), header_key, *flags])
         if not (obj.exists() and stamp.exists() and stamp.read_text() == key):

@@ -1,8 +1,8 @@
-/* One-line diagnostics on stderr, prefixed so they can be told from the program's output. */
+/* One-line diagnostics on stderr: libcuda's names for shim/common/log.c. */
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 
+#include "common/log.h"
 #include "internal.h"
 
 int pyshim_trace_enabled(void)
@@ -17,13 +17,8 @@ int pyshim_trace_enabled(void)
 
 void pyshim_log(const char *fmt, ...)
 {
-    char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    pyshim_common_vlog(fmt, ap);
     va_end(ap);
-    /* one fputs per line keeps lines whole when several threads log */
-    char out[1100];
-    snprintf(out, sizeof out, "pyshim: %s\n", line);
-    fputs(out, stderr);
 }

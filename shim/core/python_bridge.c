@@ -1,53 +1,12 @@
 /*
- * The door to the embedded Python (DESIGN.md decision 3). libcuda.so.1 is a cffi embedding
- * library: the first call of an embedding-API function starts an interpreter inside the
- * CUDA program. Three things can go wrong and each must give an error code, never
- * CUDA_SUCCESS (a cffi function that fails to attach returns 0):
- *   - libpython was loaded RTLD_LOCAL (cudart dlopens us that way), so extension modules
- *     cannot see its symbols: promote it to RTLD_GLOBAL before the first call;
- *   - the interpreter fails to start or the translator raises: *status stays "not run" or
- *     reports the exception's CUresult name;
- *   - the host process already runs a different Python: translate in a subprocess
- *     running the Python pyshim was built with (pyshim/embed/worker.py).
+ * The door to the embedded Python (DESIGN.md decision 3): libcuda.so.1 is a cffi embedding
+ * library (module _pyshim_cuda). The door itself is shim/common/embed_bridge.c, shared with
+ * libcudart; this file gives it libcuda's CUresult codes and keeps each thread's last
+ * translation error for the JIT error-log buffers.
  */
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
+#include "common/embed_bridge.h"
 #include "internal.h"
 
-#ifndef PYSHIM_LIBPYTHON
-#error "PYSHIM_LIBPYTHON (the soname of the libpython we link) must be defined by the build"
-#endif
-#ifndef PYSHIM_PYTHON_VERSION_HEX
-#error "PYSHIM_PYTHON_VERSION_HEX must be defined by the build"
-#endif
-#ifndef PYSHIM_PYTHONHOME
-#error "PYSHIM_PYTHONHOME must be defined by the build"
-#endif
-#ifndef PYSHIM_PYTHON_EXE
-#error "PYSHIM_PYTHON_EXE (the Python pyshim was built with) must be defined by the build"
-#endif
-#ifndef PYSHIM_REPO_DIR
-#error "PYSHIM_REPO_DIR must be defined by the build"
-#endif
-
-extern char **environ;
-
-/* Implemented in Python (pyshim/embed/init_code.py), exported by cffi's embedding API. */
-int pyshim_embed_translate(const void *image, size_t size, const char *target, char *out,
-                           size_t out_len, int *status);
-
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 /* the calling thread's last translation error, for JIT error-log buffers */
 static _Thread_local char last_error[1024];
 
@@ -60,198 +19,27 @@ void pyshim_clear_translate_error(void)
 {
     last_error[0] = '\0';
 }
-static CUresult prepare_result = CUDA_SUCCESS;
-static int home_was_set;
-static int use_subprocess; /* another Python runs this process */
 
-static void prepare(void)
+static int from_driver_name(const char *name)
 {
-    /* PYSHIM_TRANSLATOR=subprocess: never start an interpreter in this process */
-    const char *mode = getenv("PYSHIM_TRANSLATOR");
-    if (mode != NULL && strcmp(mode, "subprocess") == 0) {
-        use_subprocess = 1;
-        return;
-    }
-    /* Is the Python this process sees first (the host's, if it runs one) the libpython we
-     * were linked with? Then embed (attaching to it if it is already running). If it is
-     * anything else (another version, a statically linked python), do not mix two
-     * interpreters: translate in a subprocess. */
-    void *ours = dlopen(PYSHIM_LIBPYTHON, RTLD_NOW | RTLD_NOLOAD);
-    void *first = dlsym(RTLD_DEFAULT, "Py_IsInitialized");
-    void *mine = ours != NULL ? dlsym(ours, "Py_IsInitialized") : NULL;
-    int running = 0;
-    if (first != NULL) {
-        int (*is_initialized)(void) = (int (*)(void))first;
-        running = is_initialized();
-    }
-    if (ours != NULL)
-        dlclose(ours); /* NOLOAD took a reference */
-    if (first != NULL && first != mine) {
-        if (pyshim_trace_enabled())
-            pyshim_log("another Python runs this process: translating in a subprocess");
-        use_subprocess = 1;
-        return;
-    }
-    /* A PYTHONHOME meant for another Python would make the interpreter abort at start-up
-     * (a fatal error, not an exception): translate in a subprocess, which ignores it. */
-    const char *home = getenv("PYTHONHOME");
-    if (!running && home != NULL && home[0] != '\0') {
-        char probe[4096];
-        snprintf(probe, sizeof probe, "%s/lib/python%lu.%lu/os.py", home,
-                 (unsigned long)PYSHIM_PYTHON_VERSION_HEX >> 24,
-                 ((unsigned long)PYSHIM_PYTHON_VERSION_HEX >> 16) & 0xff);
-        if (access(probe, R_OK) != 0) {
-            if (pyshim_trace_enabled())
-                pyshim_log("PYTHONHOME=%s is not this Python's: translating in a subprocess",
-                           home);
-            use_subprocess = 1;
-            return;
-        }
-    }
-    if (dlopen(PYSHIM_LIBPYTHON, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL) == NULL) {
-        pyshim_log("cannot make %s global: %s", PYSHIM_LIBPYTHON, dlerror());
-        prepare_result = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
-        return;
-    }
-    /* The interpreter finds its standard library from the program's path, which is the
-     * CUDA program's here; point it at the Python we were built with unless told. */
-    if (!running && getenv("PYTHONHOME") == NULL)
-        home_was_set = setenv("PYTHONHOME", PYSHIM_PYTHONHOME, 0) == 0;
+    return (int)pyshim_cu_from_name(name);
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Run the worker; fills `out` with its answer line and `*status` (0/1, -1 = no answer). */
-static void translate_in_subprocess(const void *image, size_t size, const char *target,
-                                    char *out, size_t out_len, int *status)
-{
-    static const char code[] =
-        "import sys; sys.path.insert(0, " "'" PYSHIM_REPO_DIR "'" ")\n"
-        "from pyshim.embed.worker import main; sys.exit(main())";
-    int to_child[2], from_child[2];
-    if (pipe2(to_child, O_CLOEXEC) != 0)
-        return;
-    if (pipe2(from_child, O_CLOEXEC) != 0) {
-        close(to_child[0]);
-        close(to_child[1]);
-        return;
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, to_child[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, from_child[1], 1);
-    char *argv[] = {(char *)PYSHIM_PYTHON_EXE, (char *)"-I", (char *)"-c", (char *)code,
-                    (char *)target, NULL};
-    pid_t pid;
-    int err = posix_spawn(&pid, PYSHIM_PYTHON_EXE, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(to_child[0]);
-    close(from_child[1]);
-    if (err != 0) {
-        pyshim_log("cannot start the translator subprocess %s: %s", PYSHIM_PYTHON_EXE,
-                   strerror(err));
-        close(to_child[1]);
-        close(from_child[0]);
-        return;
-    }
-    /* a worker that dies early must not kill us with SIGPIPE */
-    sigset_t pipe_set, old;
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-    write_all(to_child[1], image, size);
-    close(to_child[1]);
-    size_t got = 0;
-    ssize_t r;
-    while (got + 1 < out_len && (r = read(from_child[0], out + got, out_len - 1 - got)) > 0)
-        got += (size_t)r;
-    out[got] = '\0';
-    close(from_child[0]);
-    int wstatus = 0;
-    /* ECHILD: the host ignores SIGCHLD, so the worker was reaped for us */
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-        ;
-    struct timespec zero = {0, 0};
-    siginfo_t info;
-    while (sigtimedwait(&pipe_set, &info, &zero) > 0)
-        ; /* discard a SIGPIPE we caused */
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (got >= 2 && (out[0] == '0' || out[0] == '1') && out[1] == '\t') {
-        *status = out[0] - '0';
-        memmove(out, out + 2, got - 1);
-    } else if (pyshim_trace_enabled()) {
-        pyshim_log("the translator subprocess gave no answer (exit status %d)", wstatus);
-    }
-}
-
-/* The answer: the module's path, then its kernel names, one per line (a module with
- * thousands of kernels needs room). */
-#define ANSWER_BYTES (1u << 20)
-
-static CUresult translate(const void *image, size_t size, const char *target, char *out,
-                          char *path, size_t path_len, char **kernels);
+static const struct pyshim_embed_library libcuda = {
+    .success = CUDA_SUCCESS,
+    .jit_compiler_not_found = CUDA_ERROR_JIT_COMPILER_NOT_FOUND,
+    .out_of_memory = CUDA_ERROR_OUT_OF_MEMORY,
+    .invalid_value = CUDA_ERROR_INVALID_VALUE,
+    .unknown = CUDA_ERROR_UNKNOWN,
+    .from_driver_name = from_driver_name,
+    .trace_enabled = pyshim_trace_enabled,
+    .not_started = "the embedded Python translator did not start (see the messages above)",
+};
 
 CUresult pyshim_py_translate(const void *image, size_t size, const char *target, char *path,
                              size_t path_len, char **kernels)
 {
-    *kernels = NULL;
-    pthread_once(&once, prepare);
-    if (prepare_result != CUDA_SUCCESS)
-        return prepare_result;
-    char *out = malloc(ANSWER_BYTES);
-    if (out == NULL)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult rc = translate(image, size, target, out, path, path_len, kernels);
-    free(out);
-    return rc;
-}
-
-static CUresult translate(const void *image, size_t size, const char *target, char *out,
-                          char *path, size_t path_len, char **kernels)
-{
-    int status = -1;
-    out[0] = '\0';
-    if (use_subprocess)
-        translate_in_subprocess(image, size, target, out, ANSWER_BYTES, &status);
-    else
-        pyshim_embed_translate(image, size, target, out, ANSWER_BYTES, &status);
-    if (home_was_set) {
-        /* the interpreter has read it; the program's children must not inherit it */
-        home_was_set = 0;
-        unsetenv("PYTHONHOME");
-    }
-    last_error[0] = '\0';
-    if (status == -1) {
-        pyshim_log("the embedded Python translator did not start (see the messages above)");
-        snprintf(last_error, sizeof last_error, "pyshim: the PTX translator did not start");
-        return CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
-    }
-    if (status != 0) {
-        /* "CUDA_ERROR_NAME\tmessage" */
-        char *tab = strchr(out, '\t');
-        if (tab != NULL)
-            *tab = '\0';
-        CUresult rc = pyshim_cu_from_name(out);
-        pyshim_log("%s", tab != NULL ? tab + 1 : out);
-        snprintf(last_error, sizeof last_error, "%s", tab != NULL ? tab + 1 : out);
-        return rc == CUDA_SUCCESS ? CUDA_ERROR_UNKNOWN : rc;
-    }
-    char *names = strchr(out, '\n');
-    if (names != NULL)
-        *names++ = '\0';
-    if (strlen(out) + 1 > path_len)
-        return CUDA_ERROR_INVALID_VALUE;
-    memcpy(path, out, strlen(out) + 1);
-    *kernels = strdup(names != NULL ? names : "");
-    return CUDA_SUCCESS;
+    return (CUresult)pyshim_embed_translate_image(&libcuda, image, size, target, path,
+                                                  path_len, kernels, last_error,
+                                                  sizeof last_error);
 }

@@ -1,71 +1,33 @@
 /*
  * One-line diagnostics on stderr and the unsupported-call log (logged once per name,
  * counted, written at exit to $PYSHIM_REPORT as "unsupported <name> <count>" lines).
- * Mirrors shim/core/log.c and unsupported.c: libcudart has its own copy because it goes
- * straight to HIP and must not need libcuda.so.1.
+ * The line writing and the counts are shim/common/log.c and unsupported.c, compiled into
+ * libcudart as into libcuda.so.1 (libcudart goes straight to HIP and must not need
+ * libcuda.so.1); the messages and error codes are the runtime's.
  */
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include "common/log.h"
+#include "common/unsupported.h"
 #include "internal.h"
 
-#define MAX_NAMES 1024
 #define NOT_SUPPORTED 801 /* cudaErrorNotSupported */
 
+/* guards the table of unmapped values */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static const char *names[MAX_NAMES];
-static unsigned long counts[MAX_NAMES];
-static int num_names;
-static int report_registered;
 
 void pyshim_rt_log(const char *fmt, ...)
 {
-    char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    pyshim_common_vlog(fmt, ap);
     va_end(ap);
-    char out[1100];
-    snprintf(out, sizeof out, "pyshim: %s\n", line); /* one write keeps lines whole */
-    fputs(out, stderr);
-}
-
-static void write_report(void)
-{
-    const char *path = getenv("PYSHIM_REPORT");
-    if (path == NULL || path[0] == '\0')
-        return;
-    FILE *f = fopen(path, "a");
-    if (f == NULL)
-        return;
-    pthread_mutex_lock(&lock);
-    for (int i = 0; i < num_names; i++)
-        fprintf(f, "unsupported %s %lu\n", names[i], counts[i]);
-    pthread_mutex_unlock(&lock);
-    fclose(f);
 }
 
 static int note(const char *name, const char *hip_name)
 {
-    int first = 0;
-    pthread_mutex_lock(&lock);
-    int i = 0;
-    while (i < num_names && strcmp(names[i], name) != 0)
-        i++;
-    if (i == num_names && num_names < MAX_NAMES) {
-        names[num_names++] = name;
-        first = 1;
-        if (!report_registered) {
-            report_registered = 1;
-            atexit(write_report);
-        }
-    }
-    if (i < num_names)
-        counts[i]++;
-    pthread_mutex_unlock(&lock);
+    int first = pyshim_common_unsupported_note(name);
     if (first && hip_name != NULL)
         pyshim_rt_log("%s is not supported: the HIP backend has no %s (returns "
                       "cudaErrorNotSupported)", name, hip_name);
@@ -86,13 +48,7 @@ int pyshim_rt_note_missing(const char *name, const char *hip_name)
 
 unsigned long pyshim_rt_unsupported_count(const char *name)
 {
-    unsigned long n = 0;
-    pthread_mutex_lock(&lock);
-    for (int i = 0; i < num_names; i++)
-        if (strcmp(names[i], name) == 0)
-            n = counts[i];
-    pthread_mutex_unlock(&lock);
-    return n;
+    return pyshim_common_unsupported_calls(name);
 }
 
 int pyshim_rt_note_unmapped(const char *symbol, const char *param, int value)
