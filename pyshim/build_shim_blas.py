@@ -24,6 +24,9 @@ from pyshim.codegen import blas as codegen
 from pyshim.paths import SHIM_DIR, build_dir
 
 BLAS_SRC = SHIM_DIR / "blas"
+# C shared with the other shims: the unsupported-call counts and the log line
+COMMON_DIR = SHIM_DIR / "common"
+COMMON_SOURCES = ("log.c", "unsupported.c")
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden",
           "-D_GNU_SOURCE", "-D__HIP_PLATFORM_AMD__", "-DROCBLAS_NO_DEPRECATED_WARNINGS"]
 HEADER_KEYS = ("cublas13", "cusolver12", "cuda13-runtime", "cuda13-crt", "cuda13-cccl",
@@ -46,8 +49,10 @@ def header_dirs() -> list[Path]:
 
 
 def sources(lib: str) -> list[Path]:
-    """Hand-written C of one library: its own files and the shared blas_*.c."""
-    return sorted([*BLAS_SRC.glob(f"{lib}_*.c"), *BLAS_SRC.glob("blas_*.c")])
+    """Hand-written C of one library: its own files, the shared blas_*.c and shim/common's
+    part (no name there is also one of shim/blas: the objects share a folder)."""
+    return sorted([*BLAS_SRC.glob(f"{lib}_*.c"), *BLAS_SRC.glob("blas_*.c"),
+                   *(COMMON_DIR / n for n in COMMON_SOURCES)])
 
 
 def default_backend_dir() -> Path:
@@ -67,7 +72,8 @@ def _run(cmd: list[str], what: str) -> None:
 
 def _fingerprint(lib: str, gen: list[Path], inc: list[Path], backend: Path, cc: str) -> str:
     h = hashlib.sha256(STAMP_VERSION.encode())
-    for path in sorted({*sources(lib), *BLAS_SRC.glob("*.h"), *gen, Path(__file__)}):
+    for path in sorted({*sources(lib), *BLAS_SRC.glob("*.h"), *COMMON_DIR.glob("*.h"), *gen,
+                        Path(__file__)}):
         h.update(path.name.encode())
         h.update(path.read_bytes())
     h.update(" ".join([cc, *map(str, inc), *CFLAGS]).encode())
@@ -89,7 +95,8 @@ def _build_lib(lib: str, out_dir: Path, gen_dir: Path, inc: list[Path],
         return targets
     obj_dir = gen_dir / f"obj-{lib}"
     obj_dir.mkdir(parents=True, exist_ok=True)
-    iflags = [f"-I{BLAS_SRC}", f"-I{gen_dir}", *[f"-I{d}" for d in inc]]
+    # SHIM_DIR: the shared headers are included as "common/<name>.h"
+    iflags = [f"-I{BLAS_SRC}", f"-I{SHIM_DIR}", f"-I{gen_dir}", *[f"-I{d}" for d in inc]]
     objects = []
     for src in [gen_dir / f"{lib}_thunks.c", *sources(lib)]:
         obj = obj_dir / (src.stem + ".o")

@@ -1,69 +1,29 @@
 /* The parts of libcublas and libcusolver that are neither cuBLAS nor cuSOLVER: the
- * unsupported-call log and counts, size queries, per-handle side state. */
+ * unsupported-call log (its counts are shim/common/unsupported.c), size queries,
+ * per-handle side state. */
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "blas_internal.h"
+#include "common/log.h"
+#include "common/unsupported.h"
 
-#define MAX_NAMES 1024
 #define MAX_HANDLES 4096
 
+/* guards the per-handle side state */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static const char *names[MAX_NAMES];
-static unsigned long calls[MAX_NAMES];
-static int num_names;
-static int report_registered;
-
-static void write_report(void)
-{
-    const char *path = getenv("PYSHIM_REPORT");
-    if (path == NULL || path[0] == '\0')
-        return;
-    FILE *f = fopen(path, "a");
-    if (f == NULL)
-        return;
-    pthread_mutex_lock(&lock);
-    for (int i = 0; i < num_names; i++)
-        fprintf(f, "unsupported %s %lu\n", names[i], calls[i]);
-    pthread_mutex_unlock(&lock);
-    fclose(f);
-}
 
 void pyshim_blas_unsupported(const char *name)
 {
-    int first = 0;
-    pthread_mutex_lock(&lock);
-    int i = 0;
-    while (i < num_names && strcmp(names[i], name) != 0)
-        i++;
-    if (i == num_names && num_names < MAX_NAMES) {
-        names[num_names++] = name;
-        first = 1;
-        if (!report_registered) {
-            report_registered = 1;
-            atexit(write_report);
-        }
-    }
-    if (i < num_names)
-        calls[i]++;
-    pthread_mutex_unlock(&lock);
-    if (first)
-        fprintf(stderr, "pyshim: %s is not supported (returns %s)\n", name,
-                strncmp(name, "cusolver", 8) == 0 ? "CUSOLVER_STATUS_NOT_SUPPORTED"
-                                                  : "CUBLAS_STATUS_NOT_SUPPORTED");
+    if (pyshim_common_unsupported_note(name))
+        pyshim_common_log("%s is not supported (returns %s)", name,
+                          strncmp(name, "cusolver", 8) == 0 ? "CUSOLVER_STATUS_NOT_SUPPORTED"
+                                                            : "CUBLAS_STATUS_NOT_SUPPORTED");
 }
 
 unsigned long pyshim_blas_unsupported_calls(const char *name)
 {
-    unsigned long n = 0;
-    pthread_mutex_lock(&lock);
-    for (int i = 0; i < num_names; i++)
-        if (name == NULL || strcmp(names[i], name) == 0)
-            n += calls[i];
-    pthread_mutex_unlock(&lock);
-    return n;
+    return pyshim_common_unsupported_calls(name);
 }
 
 rocblas_status pyshim_blas_query_begin(rocblas_handle h)
