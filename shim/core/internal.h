@@ -107,8 +107,6 @@ const char *pyshim_last_translate_error(void);
 void pyshim_clear_translate_error(void);
 
 /* ---- fat binaries (fatbin.c) ---- */
-#define PYSHIM_FATBIN_WRAPPER_MAGIC 0x466243B1u
-#define PYSHIM_FATBIN_CONTAINER_MAGIC 0xBA55ED50u
 /* Size in bytes of the image `data` points at (fatbin wrapper, container, ELF, PTX text),
  * and the pointer to pass on (the container for a wrapper). 0 if it is not recognised. */
 size_t pyshim_image_extent(const void *data, const void **start);

@@ -124,9 +124,7 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_stream_callback(void *stream,
 PYSHIM_RT_HIDDEN int pyshim_rt_py_translate(const void *image, size_t size, const char *target,
                                             char *path, size_t path_len);
 
-/* ---- fat binaries (fatbin.c; mirrors shim/core/fatbin.c) ---- */
-#define PYSHIM_RT_FATBIN_WRAPPER_MAGIC 0x466243B1u
-#define PYSHIM_RT_FATBIN_CONTAINER_MAGIC 0xBA55ED50u
+/* ---- fat binaries (fatbin.c, over shim/common/fatbin_extent.c) ---- */
 /* Bytes of the image `data` points at and where it starts (the container for a wrapper);
  * 0 if not recognised. */
 PYSHIM_RT_HIDDEN size_t pyshim_rt_image_extent(const void *data, const void **start);
