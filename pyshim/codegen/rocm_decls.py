@@ -20,6 +20,7 @@ _SCALARS = {
     "unsigned int", "long", "unsigned long", "long long", "unsigned long long", "float",
     "double", "long double", "_Bool", "bool", "size_t", "int8_t", "int16_t", "int32_t",
     "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "uintptr_t", "intptr_t",
+    "FILE",  # <stdio.h>
 }
 _QUALS = re.compile(r"\b(const|volatile|restrict|struct|enum|union)\b")
 
@@ -77,7 +78,7 @@ class Emitter:
         elif name in self.enums:
             self._enum(name)
         else:
-            raise DeclError(f"unknown ROCm type {name!r} (in {spelled!r})")
+            raise DeclError(f"unknown type {name!r} (in {spelled!r}): not in the tables")
 
     def _is_opaque(self, name: str) -> bool:
         return name not in self.structs
@@ -192,23 +193,32 @@ class Emitter:
         self.asserts.append(f"_Static_assert(sizeof({cname}) == {st['size']}, \"{cname}\");")
 
 
-def generate_header(rocm: dict, typedefs: dict, structs: dict) -> tuple[str, str]:
-    """The declarations header and the static-assert file that checks it."""
-    em = Emitter(typedefs["rocm"], typedefs["rocm_enums"], typedefs["rocm_structs"])
-    for pair in structs["pairs"].values():  # what the struct adapters convert into
-        em.need(pair["rocm"], complete=True)
+def declarations(functions: dict[str, dict], em: Emitter, guard: str,
+                 needed_types: list[str] = ()) -> tuple[str, str]:
+    """A declarations header (types, then prototypes; `<guard>_PROTOTYPES_ONLY` leaves the
+    types to a vendor header) and the static asserts that check its types."""
+    for t in needed_types:
+        em.need(t, complete=True)
     protos = []
-    for name, sig in sorted(rocm["functions"].items()):
+    for name, sig in sorted(functions.items()):
         em.need(sig["ret"], complete=True)
         for ctype, _pname in sig["params"]:
             em.need(ctype, complete="*" not in ctype and "[" not in ctype)
         protos.append(declare(name, sig) + ";\n")
-    head = [STAMP, "#ifndef PYSHIM_ROCM_DECLS_H\n#define PYSHIM_ROCM_DECLS_H\n",
-            "#include <stddef.h>\n#include <stdint.h>\n#include <stdbool.h>\n\n",
-            "#ifndef PYSHIM_ROCM_PROTOTYPES_ONLY\n", *em.out,
-            "#endif /* PYSHIM_ROCM_PROTOTYPES_ONLY */\n\n", *protos, "\n#endif\n"]
+    head = [STAMP, f"#ifndef {guard}_H\n#define {guard}_H\n",
+            "#include <stddef.h>\n#include <stdint.h>\n#include <stdbool.h>\n#include <stdio.h>\n\n",
+            f"#ifndef {guard}_PROTOTYPES_ONLY\n", *em.out,
+            f"#endif /* {guard}_PROTOTYPES_ONLY */\n\n", *protos, "\n#endif\n"]
     checks = [STAMP, "#include <stddef.h>\n", *(a + "\n" for a in em.asserts)]
     return "".join(head), "".join(checks)
+
+
+def generate_header(rocm: dict, typedefs: dict, structs: dict) -> tuple[str, str]:
+    """The ROCm declarations header and the static-assert file that checks it."""
+    em = Emitter(typedefs["rocm"], typedefs["rocm_enums"], typedefs["rocm_structs"])
+    # what the struct adapters convert into, too
+    return declarations(rocm["functions"], em, "PYSHIM_ROCM",
+                        [pair["rocm"] for pair in structs["pairs"].values()])
 
 
 def generate(out_dir: Path) -> list[Path]:
