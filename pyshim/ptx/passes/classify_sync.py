@@ -19,7 +19,7 @@ cannot see the callee). Kernels:
 from __future__ import annotations
 
 from pyshim.ptx import ir
-from pyshim.ptx.passes import regions
+from pyshim.ptx.passes import liveness, regions
 
 # opcodes (and opcode.first-modifier) that need the other threads of the block or warp
 SYNC_OPCODES = frozenset(("bar", "barrier", "shfl", "vote", "activemask", "match", "redux"))
@@ -65,6 +65,8 @@ def run(module: ir.Module) -> ir.Module:
                 fn.info["mode"] = "phase"
                 # barriers every thread reaches in order: region loops (passes/regions.py)
                 fn.info["regions"] = regions.barrier_count(fn)
+                # registers a thread must keep across its returns to the scheduler
+                fn.info["phase_live"] = liveness.live_at_sync(fn)
             else:
                 fn.info["mode"] = "fiber"
     return module

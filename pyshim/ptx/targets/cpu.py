@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from pyshim.ptx import ir
-from pyshim.ptx.function import cname_label, cname_var
+from pyshim.ptx.function import cname_label, cname_reg, cname_var
 from pyshim.ptx.layout import param_layout, var_bytes
 from pyshim.ptx.passes.regions import exit_labels
 from pyshim.ptx.targets.base import RESUME_MARK, Target
@@ -121,7 +121,9 @@ class CpuTarget(Target):
         sites = [s.site for s in k.body or () if type(s) is ir.Instruction
                  and s.opcode in ("bar", "barrier", "shfl", "vote", "activemask", "match",
                                   "redux")]
-        regs = list(dict.fromkeys(fe.phase_decls)) or ["char unused;"]
+        regs = list(dict.fromkeys(fe.phase_decls))
+        body, regs, local = _phase_locals(k, body, regs)
+        regs = regs or ["char unused;"]
         arrays = [f"PS_ALIGN({a}) uint8_t {cname_var(n)}[{sz}];"
                   for n, (sz, a) in fe.phase_array_sizes.items()]
         cases = " ".join(f"case {s}u: goto ps_at_{s};" for s in sites)
@@ -134,8 +136,9 @@ class CpuTarget(Target):
             f"static inline __attribute__((always_inline)) uint32_t k{index}_body(PS_CTX, "
             f"k{index}_thread *restrict L, uint32_t resume, uint8_t *ps_pb) {{",
             "(void)ps_pb;",
-            "/* registers stay in the per-thread context L->r; restrict: nothing the kernel"
-            " can address points into it, so they stay in machine registers within a phase */",
+            "/* registers live at a resume point stay in the per-thread context L->r (restrict:"
+            " nothing the kernel can address points into it); the others are locals */",
+            *local,
             body.replace(RESUME_MARK, f"switch (resume) {{ {cases} default: break; }}", 1),
             "return 0;",
             "}",
@@ -336,3 +339,28 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         *loops,
         "    return 0;",
         "}"])
+
+
+def _phase_locals(k: ir.Function, body: str, decls: list[str]) -> tuple[str, list[str], list[str]]:
+    """Phase mode: registers not live at any resume point (passes/liveness.py) become locals
+    of the phase function instead of members of the per-thread context. Returns the body,
+    the context's member declarations and the local declarations."""
+    live = k.info.get("phase_live")
+    if live is None:
+        return body, decls, []
+    keep = {cname_reg(n) for n in live}
+    members, local, moved = [], [], set()
+    for line in decls:
+        m = _DECL.match(line.strip())
+        if not m:
+            return body, decls, []
+        names = m.group(2).split(", ")
+        kept = [x for x in names if x in keep]
+        gone = [x for x in names if x not in keep]
+        if kept:
+            members.append(f"{m.group(1)} {', '.join(kept)};")
+        if gone:
+            local.append(f"{m.group(1)} {', '.join(gone)};")
+            moved.update(gone)
+    body = _REG.sub(lambda m: m.group(1) if m.group(1) in moved else m.group(0), body)
+    return body, members, local

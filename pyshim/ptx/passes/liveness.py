@@ -1,0 +1,102 @@
+"""Registers live across the synchronisation points of a phase-mode kernel.
+
+In phase mode (targets/cpu.py) a thread returns to the scheduler at every barrier or warp
+collective and resumes there later, so its registers live in a per-thread context. Only
+those live at a resume point need to: the others can be locals of the phase function, and
+gcc then keeps them in machine registers and drops their stores (in a tiled sgemm most
+registers are temporaries of one phase). A backward data-flow over the instruction list
+and its branches. It is conservative: a register is defined only by the first operand of
+the opcodes listed below when the instruction is unguarded; every other mention is a use.
+"""
+
+from __future__ import annotations
+
+from pyshim.ptx import ir
+
+SYNC_OPCODES = frozenset(("bar", "barrier", "shfl", "vote", "activemask", "match", "redux"))
+# opcodes whose first operand is written and not read
+DEF_FIRST = frozenset((
+    "mov", "ld", "ldu", "cvt", "cvta", "add", "sub", "mul", "mad", "fma", "div", "rem", "abs",
+    "neg", "min", "max", "and", "or", "xor", "not", "cnot", "shl", "shr", "setp", "selp",
+    "set", "slct", "sqrt", "rsqrt", "rcp", "sin", "cos", "lg2", "ex2", "tanh", "popc", "clz",
+    "brev", "bfe", "bfi", "prmt", "mul24", "mad24", "sad", "copysign", "testp", "shf", "lop3",
+    "atom"))
+
+
+def _regs(op, out: set[str]) -> None:
+    t = type(op)
+    if t is ir.Reg:
+        if not op.name.startswith("%") or "." not in op.name:  # not %tid.x and friends
+            out.add(op.name)
+    elif t is ir.Addr:
+        _regs(op.base, out)
+    elif t in (ir.Vec, ir.Args):
+        for x in op.items:
+            _regs(x, out)
+    elif t is ir.PredPair:
+        _regs(op.first, out)
+        _regs(op.second, out)
+    elif t is ir.Neg:
+        _regs(op.reg, out)
+
+
+def live_at_sync(fn: ir.Function) -> set[str] | None:
+    """PTX names of the registers live at some resume point, or None when the body is not
+    analysable (indirect branches, scoped register declarations that phase mode renames)."""
+    body = fn.body or []
+    depth = 0
+    for s in body:
+        if type(s) is ir.Scope:
+            depth += 1 if s.open else -1
+        elif type(s) is ir.Var and s.space == "reg" and depth:
+            return None
+    insts = [s for s in body if type(s) in (ir.Instruction, ir.Label)]
+    where = {s.name: i for i, s in enumerate(insts) if type(s) is ir.Label}
+    n = len(insts)
+    succ: list[list[int]] = []
+    use: list[set[str]] = []
+    defs: list[set[str]] = []
+    for i, s in enumerate(insts):
+        u: set[str] = set()
+        d: set[str] = set()
+        nxt = [i + 1] if i + 1 < n else []
+        if type(s) is ir.Instruction:
+            if s.opcode == "brx":
+                return None
+            ops = list(s.operands)
+            if s.opcode == "bra":
+                t = ops[0] if ops else None
+                if not isinstance(t, ir.Sym) or t.name not in where:
+                    return None
+                nxt = [where[t.name]] + (nxt if s.pred is not None else [])
+            elif s.opcode in ("ret", "exit") and s.pred is None:
+                nxt = []
+            if s.opcode in DEF_FIRST and s.pred is None and ops:
+                _regs(ops[0], d)
+                ops = ops[1:]
+            for o in ops:
+                _regs(o, u)
+            if s.pred is not None:
+                u.add(s.pred)
+        succ.append(nxt)
+        use.append(u)
+        defs.append(d)
+    live_in: list[set[str]] = [set() for _ in range(n)]
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n - 1, -1, -1):
+            out: set[str] = set()
+            for j in succ[i]:
+                out |= live_in[j]
+            new = use[i] | (out - defs[i])
+            if new != live_in[i]:
+                live_in[i] = new
+                changed = True
+    live: set[str] = set()
+    for i, s in enumerate(insts):
+        if type(s) is ir.Instruction and s.opcode in SYNC_OPCODES:
+            live |= use[i] | defs[i]          # re-read or written after the resume
+            for j in succ[i]:
+                live |= live_in[j]
+    return live
