@@ -39,7 +39,7 @@ def load_shim() -> ctypes.CDLL:
         from pyshim.build_shim_blas import build_shim_blas
 
         build_shim_blas(lib)
-    for name in ("libamdhip64.so.7", "librocblas.so.5"):
+    for name in ("libamdhip64.so.7", "librocblas.so.5", "librocsolver.so.0"):
         ctypes.CDLL(str(cpu / name), mode=ctypes.RTLD_GLOBAL)
     return ctypes.CDLL(str(lib / "libcublas.so.13"))
 
