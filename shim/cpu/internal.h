@@ -235,9 +235,8 @@ typedef struct cpu_grid_job {
  * with its index and code). */
 hipError_t cpu_grid_run(const cpu_grid_job *job);
 int cpu_grid_workers(void);
-/* The trap code a block returns for a failed device assert (hipErrorAssert's value); any
- * other nonzero code is a launch failure. */
-#define CPU_TRAP_ASSERT 710
+/* A failed device assert (hipErrorAssert); any other nonzero code is a launch failure. */
+#define CPU_TRAP_ASSERT PYSHIM_TRAP_ASSERT
 
 /* ---- graph_mem.c ---- */
 

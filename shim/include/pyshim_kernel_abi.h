@@ -52,8 +52,11 @@ typedef struct pyshim_block {
 } pyshim_block;
 
 /* Run every thread of one block. `params` is CUDA's kernelParams: one pointer per
- * parameter. Returns 0, or a nonzero trap code (PTX `trap`, a failed check) that the
- * runtime turns into hipErrorLaunchFailure. */
+ * parameter. Returns 0, or a nonzero trap code that fails the launch. */
+#define PYSHIM_TRAP_TRAP 1u       /* PTX `trap`                    -> hipErrorLaunchFailure */
+#define PYSHIM_TRAP_NO_MEMORY 2u  /* a per-thread allocation failed -> hipErrorLaunchFailure */
+#define PYSHIM_TRAP_DEADLOCK 3u   /* a barrier that can never complete -> hipErrorLaunchFailure */
+#define PYSHIM_TRAP_ASSERT 710u   /* device assert (__assertfail)  -> hipErrorAssert (710) */
 typedef int (*pyshim_block_fn)(const pyshim_launch *launch, const pyshim_block *block,
                                void *const *params);
 
