@@ -283,6 +283,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     exits = False
     exit_gotos = [f"goto {cname_label(n)};" for n in exit_labels(k.body or [])]
     for j, r in enumerate(regions):
+        exited = exits  # whether threads may have exited in an earlier region
         r = _REG.sub(reg, r)
         for g in exit_gotos:  # a branch to `ret` past later barriers: this thread is done
             if g in r:
@@ -299,7 +300,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                   "        for (uint32_t y = 0; y < ny; y++) {",
                   "            c.tid_y = y; c.tid_z = z;",
                   "            for (uint32_t x = 0; x < nx; x++, ps_i++) {",
-                  "                if (ps_done[ps_i]) continue;",
+                  "                if (ps_done[ps_i]) continue;" if exited else "",
                   "                c.tid_x = x; c.linear = ps_i;",
                   r,
                   f"                goto ps_next_{j};",
