@@ -60,3 +60,60 @@ CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig confi
     hipFunction_t f;
     return pyshim_function_resolve(hfunc, &f);
 }
+
+/* The block size with the highest occupancy, and the grid that fills the device with it.
+ * HIP's version takes no per-block-size shared-memory callback, so the search is done here
+ * over multiples of the warp size, asking HIP for each candidate's occupancy. */
+CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(
+    int *minGridSize, int *blockSize, CUfunction func,
+    CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize,
+    int blockSizeLimit, unsigned int flags)
+{
+    if (minGridSize == NULL || blockSize == NULL || blockSizeLimit < 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    hipFunction_t f;
+    if (rc == CUDA_SUCCESS)
+        rc = pyshim_function_resolve(func, &f);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    const hipDeviceProp_t *p = pyshim_device_prop(pyshim_current_ctx()->device);
+    if (p == NULL)
+        return CUDA_ERROR_INVALID_DEVICE;
+    int max_threads = p->maxThreadsPerBlock;
+    int kernel_max = 0;
+    if (hipFuncGetAttribute(&kernel_max, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f) ==
+            hipSuccess && kernel_max > 0 && kernel_max < max_threads)
+        max_threads = kernel_max;
+    if (blockSizeLimit > 0 && blockSizeLimit < max_threads)
+        max_threads = blockSizeLimit;
+    /* CUDA's granularity is its warp: 32 lanes whatever the backend's wavefront */
+    int best_threads = 0, best_blocks = 0;
+    for (int threads = max_threads - max_threads % 32; threads > 0; threads -= 32) {
+        size_t smem = blockSizeToDynamicSMemSize ? blockSizeToDynamicSMemSize(threads)
+                                                 : dynamicSMemSize;
+        int blocks = 0;
+        if (hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                &blocks, f, threads, smem, flags) != hipSuccess)
+            continue;
+        if (blocks * threads > best_blocks * best_threads) {
+            best_blocks = blocks;
+            best_threads = threads;
+        }
+    }
+    if (best_threads == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    *blockSize = best_threads;
+    *minGridSize = best_blocks * p->multiProcessorCount;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize,
+                                                  CUfunction func,
+                                                  CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+                                                  size_t dynamicSMemSize, int blockSizeLimit)
+{
+    return cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func,
+                                                     blockSizeToDynamicSMemSize,
+                                                     dynamicSMemSize, blockSizeLimit, 0);
+}

@@ -42,6 +42,12 @@ static const char *bad_ptx =
     ".version 7.0\n.target sm_75\n.address_size 64\n"
     ".visible .entry broken()\n{\n    frobnicate.u32 %r1;\n    ret;\n}\n";
 
+/* a shared-memory demand that grows with the block, as cuda-samples' callbacks do */
+static size_t smem_for_block(int threads)
+{
+    return (size_t)threads * sizeof(float);
+}
+
 int main(void)
 {
     EXPECT(cuInit(0) == CUDA_SUCCESS, "cuInit");
@@ -101,6 +107,18 @@ int main(void)
     size_t dyn = 0;
     EXPECT(cuOccupancyAvailableDynamicSMemPerBlock(&dyn, fn, 2, 64) == CUDA_SUCCESS && dyn > 0,
            "cuOccupancyAvailableDynamicSMemPerBlock: %zu", dyn);
+    int min_grid = 0, best = 0;
+    occ = cuOccupancyMaxPotentialBlockSize(&min_grid, &best, fn, NULL, 0, 0);
+    EXPECT(occ == CUDA_SUCCESS && best > 0 && best % 32 == 0 && best <= max_threads &&
+               min_grid > 0,
+           "cuOccupancyMaxPotentialBlockSize: grid %d block %d (%d)", min_grid, best, occ);
+    occ = cuOccupancyMaxPotentialBlockSize(&min_grid, &best, fn, smem_for_block, 0, 96);
+    EXPECT(occ == CUDA_SUCCESS && best > 0 && best <= 96 && best % 32 == 0,
+           "cuOccupancyMaxPotentialBlockSize with a callback and a limit: block %d (%d)", best,
+           occ);
+    EXPECT(cuOccupancyMaxPotentialBlockSize(NULL, &best, fn, NULL, 0, 0) ==
+               CUDA_ERROR_INVALID_VALUE,
+           "cuOccupancyMaxPotentialBlockSize(NULL grid) is CUDA_ERROR_INVALID_VALUE");
 
     CUkernel missing = NULL;
     cuLibraryGetKernel(&missing, lib, "no_such_kernel");
