@@ -60,3 +60,11 @@ def test_graph_built_node_by_node(gr: dict[str, str]) -> None:
     assert gr["explicit_nodes"] == "5,1,1"        # in insertion order
     assert gr["explicit_replay"] == "4,30,5994"   # y = 3 * x with x = 2i; one more host call
     assert gr["node_foreign_dep"] == gr["node_bad_kernel"] == "hipErrorInvalidValue"
+
+
+def test_clone_replays_the_same_work(gr: dict[str, str]) -> None:
+    # every node cloned, one host call per launch, and the same result as the original
+    nodes = gr["explicit_nodes"].split(",")[0]
+    result = gr["explicit_replay"].split(",")[2]
+    assert gr["clone_replay"] == f"{nodes},1,{result}"
+    assert gr["clone_null"] == "hipErrorInvalidValue"

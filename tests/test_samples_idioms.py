@@ -76,11 +76,7 @@ def test_default_pool_and_stream_ordered_allocation(programs: dict[str, Path], f
 
 
 @pytest.mark.parametrize("wave", ["64", "32"])
-@pytest.mark.parametrize("flavour", [
-    pytest.param("static", marks=pytest.mark.xfail(
-        strict=True, reason="libcuda: cuGraphAddKernelNode_v2 (and cuGraphAddMemcpyNode, "
-        "cuGraphAddMemsetNode, cuGraphInstantiateWithFlags) are not mapped yet")),
-    "shared"])
+@pytest.mark.parametrize("flavour", ["static", "shared"])
 def test_graph_memory_nodes(programs: dict[str, Path], flavour: str, wave: str) -> None:
     v, proc = run(programs[flavour], "graphmem", wave)
     assert proc.returncode == 0 and "PASS graphmem" in proc.stdout, proc.stdout + proc.stderr

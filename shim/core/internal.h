@@ -94,6 +94,9 @@ struct CUfunc_st {
 };
 /* Make sure the function's module is translated and loaded; returns its HIP function. */
 CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out);
+
+/* ---- 3D copy descriptors (memcpy3d.c), also used by graph memcpy nodes ---- */
+CUresult pyshim_memcpy3d_to_hip(const CUDA_MEMCPY3D *c, HIP_MEMCPY3D *h);
 /* Unload every module on a device before its reset; they load again on next use. */
 void pyshim_modules_unload_device(int device);
 

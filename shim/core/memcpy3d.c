@@ -19,7 +19,7 @@ static hipMemoryType memtype(CUmemorytype t)
     }
 }
 
-static CUresult convert(const CUDA_MEMCPY3D *c, HIP_MEMCPY3D *h)
+CUresult pyshim_memcpy3d_to_hip(const CUDA_MEMCPY3D *c, HIP_MEMCPY3D *h)
 {
     if (c == NULL)
         return CUDA_ERROR_INVALID_VALUE;
@@ -55,7 +55,7 @@ static CUresult convert(const CUDA_MEMCPY3D *c, HIP_MEMCPY3D *h)
 static CUresult copy_3d(const CUDA_MEMCPY3D *c, CUstream stream, int async, int pt)
 {
     HIP_MEMCPY3D h;
-    CUresult rc = convert(c, &h);
+    CUresult rc = pyshim_memcpy3d_to_hip(c, &h);
     if (rc == CUDA_SUCCESS)
         rc = pyshim_need_ctx();
     if (rc != CUDA_SUCCESS)

@@ -355,3 +355,28 @@ hipError_t hipGraphUpload(hipGraphExec_t graphExec, hipStream_t stream)
         return cpu_ret(hipErrorInvalidValue);
     return cpu_ret(cpu_stream_resolve(stream, false, &s));   /* nothing to upload */
 }
+
+/* A copy of the graph: every node cloned, in the same (topological) order. */
+hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph)
+{
+    if (pGraphClone == NULL || !cpu_handles_contains(&graph_handles, originalGraph))
+        return cpu_ret(hipErrorInvalidValue);
+    struct ihipGraph *g = cpu_graph_new();
+    if (g == NULL)
+        return cpu_ret(hipErrorOutOfMemory);
+    bool ok = true;
+    pthread_mutex_lock(&cpu_sched_lock);
+    for (size_t i = 0; ok && i < originalGraph->n; i++) {
+        cpu_cmd *c = cpu_cmd_clone(originalGraph->cmds[i]);
+        ok = c != NULL && cpu_graph_append(g, c);
+        if (!ok && c != NULL)
+            cpu_cmd_free(c);
+    }
+    pthread_mutex_unlock(&cpu_sched_lock);
+    if (!ok) {
+        hipGraphDestroy(g);
+        return cpu_ret(hipErrorOutOfMemory);
+    }
+    *pGraphClone = g;
+    return hipSuccess;
+}

@@ -113,8 +113,21 @@ int main(int argc, char **argv)
     CHECK(hipGraphLaunch(exec2, s2));
     CHECK(hipStreamSynchronize(s2));
     printf("explicit_replay=%d,%g,%g\n", host_calls, hy[5], hy[999]);   /* x = 2i */
+    /* a clone replays the same work and outlives its original */
+    hipGraph_t clone;
+    CHECK(hipGraphClone(&clone, g2));
+    size_t clone_count = 0;
+    CHECK(hipGraphGetNodes(clone, NULL, &clone_count));
     CHECK(hipGraphExecDestroy(exec2));
     CHECK(hipGraphDestroy(g2));
+    int calls_before = host_calls;
+    CHECK(hipGraphInstantiateWithFlags(&exec2, clone, 0));
+    CHECK(hipGraphLaunch(exec2, s2));
+    CHECK(hipStreamSynchronize(s2));
+    printf("clone_replay=%zu,%d,%g\n", clone_count, host_calls - calls_before, hy[999]);
+    SHOW("clone_null", hipGraphClone(NULL, clone));
+    CHECK(hipGraphExecDestroy(exec2));
+    CHECK(hipGraphDestroy(clone));
     CHECK(hipGraphDestroy(other));
 
     /* fork/join capture: s3 joins s's capture by waiting on an event recorded in it, works
