@@ -251,6 +251,8 @@ class FunctionEmitter:
             expr = self.src_cache.get(key)
             if expr is None:
                 sp = SPECIAL.get(op.name)
+                if sp is None and op.name.startswith("%reserved_smem_offset"):
+                    sp = self.reserved_smem(op.name, inst)
                 if sp is not None:
                     expr = self.convert(sp[0], sp[1], ty, inst)
                 else:
@@ -275,6 +277,20 @@ class FunctionEmitter:
         if type(op) is ir.Vec:
             return self.pack(op, ty, inst)
         raise self.bad(inst, "unexpected operand form")
+
+    def reserved_smem(self, name: str, inst: ir.Instruction) -> tuple[str, str]:
+        """%reserved_smem_offset_{begin,end,cap,0,1}: the module's reserved shared region
+        (passes/layout_shared.py), two halves for the numbered offsets."""
+        from pyshim.ptx.passes.layout_shared import RESERVED_SMEM
+
+        base = self.tr.module.info.get("reserved_smem")
+        half = RESERVED_SMEM // 2
+        value = None if base is None else {
+            "begin": base, "end": base + RESERVED_SMEM, "cap": RESERVED_SMEM,
+            "0": base, "1": base + half}.get(name[len("%reserved_smem_offset_"):])
+        if value is None:
+            raise self.bad(inst, f"unknown special register {name}")
+        return f"((uint32_t){value}u)", "u32"
 
     def imm(self, op: ir.Imm, ty: str, inst: ir.Instruction) -> str:
         if ty in FLOAT:
