@@ -98,6 +98,8 @@ def _round(x: Fraction, ty: str, mode: str) -> float:
 def _native(op: str, ty: str, args: list[float]) -> float:
     """Round-to-nearest result; exact for the special cases the reference hands over."""
     t = np.float32 if ty == "f32" else np.float64
+    if op == "fma" and all(map(math.isfinite, args[:2])) and math.isinf(args[2]):
+        return args[2]  # a finite product, however large, plus an infinity
     a = [t(v) for v in args]
     with np.errstate(all="ignore"):
         r = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mul": lambda: a[0] * a[1],

@@ -330,6 +330,8 @@ def _fma64(a, b, c):
     from fractions import Fraction
 
     if not all(math.isfinite(v) for v in (a, b, c)):
+        if math.isfinite(a) and math.isfinite(b) and not math.isnan(c):
+            return f64(c)  # a finite product (however large) plus an infinity
         return f64(a) * f64(b) + f64(c)
     exact = Fraction(a) * Fraction(b) + Fraction(c)
     try:
