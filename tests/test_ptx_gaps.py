@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ptx.harness import build
 
+from pyshim.kernels import amd
 from pyshim.ptx.parser import parse
 from pyshim.ptx.printer import format_module
 from pyshim.ptx.translate import translate
@@ -305,3 +306,10 @@ __global__ void k(const int *in, int *out) {
     # translates (running it needs the CPU device to schedule warps that spin on a flag in
     # shared memory, which the phase model does not do yet)
     assert "_Z1kPKiPi" in translate(text, "cpu-wave64")
+
+
+@needs_nvcc
+@pytest.mark.skipif("clang" not in amd.available_compilers(), reason="needs clang for AMDGPU")
+def test_the_same_kernels_build_for_amd(gaps_ptx):
+    for ptx in (gaps_ptx, BRX, RESERVED):
+        assert amd.compile_hip(translate(ptx, "hip-wave64:gfx942"), "gfx942", use_cache=False)
