@@ -70,6 +70,29 @@ def test_modifiers_with_double_colons_and_a_cache_policy():
     assert inst[3].mods == ("global", "nc", "L1::no_allocate", "L2::256B", "f32")
 
 
+def test_cache_policies_are_hints(tmp_path):
+    """createpolicy makes an opaque policy that ld/st .L2::cache_hint take as a hint only:
+    the loads and stores themselves behave as plain ones."""
+    ptx = HEAD + """
+.visible .entry k(.param .u64 p)
+{
+  .reg .b64 %rd<4>; .reg .f32 %f<3>;
+  ld.param.u64 %rd1, [p];
+  createpolicy.fractional.L2::evict_last.b64 %rd2, 1.0;
+  createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %rd3, 0.5;
+  ld.global.L2::cache_hint.f32 %f1, [%rd1], %rd2;
+  ld.global.nc.L1::no_allocate.L2::256B.f32 %f2, [%rd1+4];
+  add.f32 %f1, %f1, %f2;
+  st.global.L2::cache_hint.f32 [%rd1+8], %f1, %rd3;
+  ret;
+}
+"""
+    m = build(ptx, "cpu-wave64", tmp_path)
+    buf = np.array([1.5, 2.25, 0.0], np.float32)
+    m.launch("k", (1,), (1,), [buf])
+    assert buf.tolist() == [1.5, 2.25, 3.75]
+
+
 @needs_nvcc
 def test_managed_and_warp_size(gaps):
     names, m = gaps

@@ -1044,6 +1044,16 @@ def _cp_async(fe: Fe, inst: I) -> str:
             f"{size.value}u, {n});")
 
 
+def _createpolicy(fe: Fe, inst: I) -> str:
+    """createpolicy (PTX ISA 9.7.9.18): an opaque 64-bit L2 cache policy that only
+    .L2::cache_hint operands consume, as a hint; here it is 0 (no preference)."""
+    if not inst.mods or inst.mods[-1] != "b64" or not inst.operands:
+        raise fe.unsupported(inst)
+    if inst.mods[0] not in ("fractional", "range", "cvt"):
+        raise fe.unsupported(inst)
+    return fe.dst(inst.operands[0], "b64", "((uint64_t)0)", inst)
+
+
 def _fence(fe: Fe, inst: I) -> str:
     return "PS_FENCE();"
 
@@ -1283,7 +1293,7 @@ EMIT: dict[str, Callable[[Fe, I], str]] = {
     "redux": _redux,
     "bra": _bra, "brx": _brx, "ret": _ret, "exit": _exit, "trap": _trap, "call": _call,
     "nanosleep": _nop, "prefetch": _nop, "prefetchu": _nop, "pmevent": _nop,
-    "griddepcontrol": _nop, "discard": _nop, "applypriority": _nop, "createpolicy": None,
+    "griddepcontrol": _nop, "discard": _nop, "applypriority": _nop, "createpolicy": _createpolicy,
 }
 EMIT = {k: v for k, v in EMIT.items() if v is not None}
 
