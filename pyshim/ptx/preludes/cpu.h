@@ -7,6 +7,7 @@
  * run it completes the collectives (per wavefront, per call site), then the barriers. */
 #define _GNU_SOURCE 1
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +164,17 @@ PS_FN uint64_t ps_globaltimer(const ps_tctx *c) {
     clock_gettime(CLOCK_REALTIME, &ts);
     (void)c;
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+/* CUDA's device assert: its message on stderr, then the launch fails with trap code
+ * PYSHIM_TRAP_ASSERT (hipErrorAssert, reported by cudart as cudaErrorAssert) */
+PS_FN void ps_assertfail(const ps_tctx *c, uint64_t msg, uint64_t file, uint32_t line,
+                         uint64_t func) {
+    fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n",
+            file ? (const char *)(uintptr_t)file : "?", line,
+            func ? (const char *)(uintptr_t)func : "?", PS_CTAID_X(c), PS_CTAID_Y(c),
+            PS_CTAID_Z(c), PS_TID_X(c), PS_TID_Y(c), PS_TID_Z(c),
+            msg ? (const char *)(uintptr_t)msg : "?");
+    *c->trap = PYSHIM_TRAP_ASSERT;
 }
 PS_FN int ps_vprintf(const ps_tctx *c, uint64_t fmt, uint64_t args) {
     if (!c->launch->vprintf) return -1;

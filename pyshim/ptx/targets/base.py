@@ -28,6 +28,7 @@ class Target:
     prelude_files: tuple[str, ...] = ("common.h", "atomics.h", "warp.h")
     device_fn = "PS_DEVICE void"
     extern_functions: frozenset[str] = frozenset(("vprintf", "__assertfail"))
+    assert_message = False  # the target's prelude has ps_assertfail (CUDA's message, code 710)
     phase_mode = False  # run barrier kernels as phases (CPU only; see classify_sync)
 
     def prelude(self) -> str:
@@ -68,6 +69,10 @@ class Target:
             return (f"{{ int32_t t = ps_vprintf(ctx, *(uint64_t *){fmt}, *(uint64_t *){args});"
                     f" __builtin_memcpy({r}, &t, 4); }}")
         if name == "__assertfail":
+            if self.assert_message and len(params) >= 4:
+                msg, file, line, func = params[:4]
+                return (f"{{ ps_assertfail(ctx, *(uint64_t *){msg}, *(uint64_t *){file}, "
+                        f"*(uint32_t *){line}, *(uint64_t *){func}); return; }}")
             return "{ PS_TRAP(ctx); return; }"
         if name == "malloc" and "malloc" in self.extern_functions and len(params) == 2:
             r, n = params

@@ -29,6 +29,7 @@ def c_string(s: str) -> str:
 class CpuTarget(Target):
     prelude_files = ("cpu.h", "common.h", "atomics.h", "warp.h")
     extern_functions = frozenset(("vprintf", "__assertfail", "malloc", "free"))
+    assert_message = True
     phase_mode = True
 
     def __init__(self, wave_size: int = 64) -> None:
