@@ -9,7 +9,7 @@ EX_OUT := $(BUILD)/examples
 EX_BINS := $(foreach e,$(EXAMPLES),$(EX_OUT)/$(basename $(notdir $(e))) \
 	$(EX_OUT)/$(basename $(notdir $(e)))_shared $(EX_OUT)/$(basename $(notdir $(e)))_ptds)
 
-.PHONY: all build tables tables-check examples test bench demo setup lint clean
+.PHONY: all build tables tables-check examples test bench demo setup lint clean differential
 
 all: build
 
@@ -52,6 +52,10 @@ lint:
 
 bench:
 	$(PYTHON) -m benchmarks
+
+# on a machine with an NVIDIA GPU: examples natively vs under pyshim, and the cuda target
+differential:
+	$(PYTHON) -m pyshim.differential
 
 # set up on a fresh machine and run one example on the CPU device
 demo: setup build $(EX_OUT)/vector_add
