@@ -36,95 +36,79 @@ static int from_kind_ok(enum cudaMemcpyKind kind)
            kind == cudaMemcpyDefault;
 }
 
+/* The device end of a symbol copy: checks the direction (`to`: into the symbol), then
+ * locates the bytes. cudaSuccess, or the error the copy must fail with. */
+static int symbol_end(int to, const void *symbol, size_t offset, size_t count,
+                      enum cudaMemcpyKind kind, char **out)
+{
+    if (!(to ? to_kind_ok(kind) : from_kind_ok(kind)))
+        return cudaErrorInvalidMemcpyDirection;
+    return locate(symbol, offset, count, out);
+}
+
+/* One copy per entry point: the same checks, then the ordinary memcpy of its stream kind. */
+#define TO_SYMBOL(copy)                                                                 \
+    char *dev = NULL;                                                                   \
+    int rc = symbol_end(1, symbol, offset, count, kind, &dev);                          \
+    if (rc != cudaSuccess)                                                              \
+        return pyshim_rt_fail(rc);                                                      \
+    return copy
+#define FROM_SYMBOL(copy)                                                               \
+    char *dev = NULL;                                                                   \
+    int rc = symbol_end(0, symbol, offset, count, kind, &dev);                          \
+    if (rc != cudaSuccess)                                                              \
+        return pyshim_rt_fail(rc);                                                      \
+    return copy
+
 cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
                                enum cudaMemcpyKind kind)
 {
-    char *dst = NULL;
-    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst)
-                              : cudaErrorInvalidMemcpyDirection;
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    return cudaMemcpy(dst, src, count, kind);
+    TO_SYMBOL(cudaMemcpy(dev, src, count, kind));
 }
 
 cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
                                  enum cudaMemcpyKind kind)
 {
-    char *src = NULL;
-    int rc = from_kind_ok(kind) ? locate(symbol, offset, count, &src)
-                                : cudaErrorInvalidMemcpyDirection;
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    return cudaMemcpy(dst, src, count, kind);
+    FROM_SYMBOL(cudaMemcpy(dst, dev, count, kind));
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                     size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    char *dst = NULL;
-    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst)
-                              : cudaErrorInvalidMemcpyDirection;
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    return cudaMemcpyAsync(dst, src, count, kind, stream);
+    TO_SYMBOL(cudaMemcpyAsync(dev, src, count, kind, stream));
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
                                       enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    char *src = NULL;
-    int rc = from_kind_ok(kind) ? locate(symbol, offset, count, &src)
-                                : cudaErrorInvalidMemcpyDirection;
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    return cudaMemcpyAsync(dst, src, count, kind, stream);
+    FROM_SYMBOL(cudaMemcpyAsync(dst, dev, count, kind, stream));
 }
 
 /* per-thread default stream variants: the same copies on the per-thread stream */
 cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count,
                                     size_t offset, enum cudaMemcpyKind kind)
 {
-    char *dst = NULL;
-    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst)
-                              : cudaErrorInvalidMemcpyDirection;
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    return cudaMemcpy_ptds(dst, src, count, kind);
+    TO_SYMBOL(cudaMemcpy_ptds(dev, src, count, kind));
 }
 
 cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count, size_t offset,
                                       enum cudaMemcpyKind kind)
 {
-    char *src = NULL;
-    int rc = from_kind_ok(kind) ? locate(symbol, offset, count, &src)
-                                : cudaErrorInvalidMemcpyDirection;
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    return cudaMemcpy_ptds(dst, src, count, kind);
+    FROM_SYMBOL(cudaMemcpy_ptds(dst, dev, count, kind));
 }
 
 cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, size_t count,
                                          size_t offset, enum cudaMemcpyKind kind,
                                          cudaStream_t stream)
 {
-    char *dst = NULL;
-    int rc = to_kind_ok(kind) ? locate(symbol, offset, count, &dst)
-                              : cudaErrorInvalidMemcpyDirection;
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    return cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
+    TO_SYMBOL(cudaMemcpyAsync_ptsz(dev, src, count, kind, stream));
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count,
                                            size_t offset, enum cudaMemcpyKind kind,
                                            cudaStream_t stream)
 {
-    char *src = NULL;
-    int rc = from_kind_ok(kind) ? locate(symbol, offset, count, &src)
-                                : cudaErrorInvalidMemcpyDirection;
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    return cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
+    FROM_SYMBOL(cudaMemcpyAsync_ptsz(dst, dev, count, kind, stream));
 }
 
 cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
