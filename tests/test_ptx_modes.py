@@ -154,9 +154,11 @@ $A:
 """
 
 
-@pytest.mark.parametrize("target", ["cpu-wave64", "cpu-wave32", "cpu-wave64+fibers"])
+@pytest.mark.parametrize("target", ["cpu-wave64", "cpu-wave32", "cpu-wave64+phases",
+                                    "cpu-wave64+fibers"])
 def test_parameters_read_after_a_barrier(tmp_path, target):
-    assert "phases" in translate(PARAM_AFTER_BARRIER)
+    assert "region loops" in translate(PARAM_AFTER_BARRIER)
+    assert "phases" in translate(PARAM_AFTER_BARRIER, "cpu-wave64+phases")
     m = build(PARAM_AFTER_BARRIER, target, tmp_path)
     out = np.zeros(64, np.int32)
     m.launch("k", (1,), (64,), [out, 3])

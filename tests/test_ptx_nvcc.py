@@ -22,8 +22,8 @@ def ptx_text(tmp_path_factory) -> str:
     return out.read_text()
 
 
-@pytest.fixture(scope="module", params=[(64, ""), (32, ""), (64, "+fibers")],
-                ids=["wave64", "wave32", "wave64-fibers"])
+@pytest.fixture(scope="module", params=[(64, ""), (32, ""), (64, "+phases"), (64, "+fibers")],
+                ids=["wave64", "wave32", "wave64-phases", "wave64-fibers"])
 def mod(request, ptx_text, tmp_path_factory):
     """Both wave modes; barrier kernels as phases, and (wave64-fibers) all as fibers."""
     wave, option = request.param
@@ -170,8 +170,8 @@ def ptx80(tmp_path_factory) -> str:
     return (tmp / "w.ptx").read_text()
 
 
-@pytest.fixture(scope="module", params=[(64, ""), (32, ""), (64, "+fibers")],
-                ids=["wave64", "wave32", "wave64-fibers"])
+@pytest.fixture(scope="module", params=[(64, ""), (32, ""), (64, "+phases"), (64, "+fibers")],
+                ids=["wave64", "wave32", "wave64-phases", "wave64-fibers"])
 def mod80(request, ptx80, tmp_path_factory):
     wave, option = request.param
     m = build(ptx80, f"cpu-wave{wave}{option}", tmp_path_factory.mktemp("m80"))

@@ -18,7 +18,7 @@ from pyshim.ptx.passes import run as run_passes
 from pyshim.ptx.translate import translate
 
 HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n"
-TARGETS = ["cpu-wave64", "cpu-wave32", "cpu-wave64+fibers"]
+TARGETS = ["cpu-wave64", "cpu-wave32", "cpu-wave64+phases", "cpu-wave64+fibers"]
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 
 KERNELS_CU = r"""
@@ -38,8 +38,8 @@ extern "C" __global__ void tree(const float *in, float *out, int n)
     out[i] = s[0] - v + (float)t;
 }
 
-// a barrier inside a loop whose trip count is block-uniform (a parameter): not a region
-// kernel in this version (the branch back crosses the barrier), still right as phases
+// a barrier inside a loop whose trip count is block-uniform (a parameter): the loop head
+// starts a region, the branch back goes there per thread
 extern "C" __global__ void uniform_loop(const int *in, int *out, int rounds)
 {
     __shared__ int s[B];
@@ -144,11 +144,15 @@ def ptx(tmp_path_factory: pytest.TempPathFactory) -> str:
 def test_which_kernels_become_region_loops(ptx: str) -> None:
     mod = run_passes(parse(ptx))
     info = {k.name: k.info.get("regions") for k in mod.kernels}
-    assert info["tree"] == 8 and info["hist2d"] == 2
-    assert info["uniform_loop"] is None and info["cond_in_loop"] is None
+    assert len(info["tree"].syncs) == 8 and not info["tree"].labels
+    assert len(info["hist2d"].syncs) == 2
+    assert not info["tree"].backward and not info["hist2d"].backward
+    # loops around barriers: their heads start regions, the branch back is per thread
+    assert info["uniform_loop"].backward and info["uniform_loop"].labels
+    assert info["cond_in_loop"].backward
     src = translate(ptx, "cpu-wave64")
-    assert "region loops" in kernel_comment(src, "tree")
-    assert "region loops" not in kernel_comment(src, "cond_in_loop")
+    for name in ("tree", "hist2d", "uniform_loop", "cond_in_loop"):
+        assert "region loops" in kernel_comment(src, name)
 
 
 @needs_nvcc
@@ -196,7 +200,7 @@ def test_loop_inside_a_region_2d_block(tmp_path: Path, ptx: str, target: str) ->
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_threads_exit_before_a_barrier(tmp_path: Path, target: str) -> None:
-    assert run_passes(parse(EARLY_EXIT)).kernels[0].info["regions"] == 3
+    assert len(run_passes(parse(EARLY_EXIT)).kernels[0].info["regions"].syncs) == 3
     assert "region loops" in kernel_comment(translate(EARLY_EXIT, "cpu-wave64"), "k")
     mod = build(EARLY_EXIT, target, tmp_path)
     live = 37

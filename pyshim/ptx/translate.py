@@ -21,7 +21,7 @@ from pyshim.ptx.function import FunctionEmitter, cname_fn, cname_label, cname_va
 from pyshim.ptx.layout import param_layout, var_align, var_bytes
 from pyshim.ptx.parser import parse
 from pyshim.ptx.targets import get_target
-from pyshim.ptx.targets.base import RESUME_MARK, Target
+from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK, Target
 from pyshim.ptx.types import SIZE
 
 # Bump when the generated code changes meaning (it is part of the kernel cache key, together
@@ -163,6 +163,8 @@ class Translator:
         fe.labels = {s.name for s in body if type(s) is ir.Label}
         fe.branch_targets = {s.name: s.labels for s in body if type(s) is ir.BranchTargets}
         emit = instructions.emit
+        plan = f.info.get("regions") if fe.reg_prefix else None
+        starts = plan.labels if plan is not None else frozenset()
         n = 0
         for s in body:
             ts = type(s)
@@ -180,6 +182,8 @@ class Translator:
                     raise self.error(PtxError, f"malformed instruction {s.opcode} ({e!r})",
                                      s.tok, f.name) from None
             elif ts is ir.Label:
+                if s.name in starts:
+                    lines.append(REGION_MARK)
                 lines.append(f"{cname_label(s.name)}: ;")
             elif ts is ir.Var:
                 lines.append(self.local_decl(fe, s))

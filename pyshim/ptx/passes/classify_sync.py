@@ -9,8 +9,8 @@ cannot see the callee). Kernels:
   the kernel body itself (not in callees): each thread runs until it reaches one, with its
   registers in a per-thread context, and returns that site; the block function loops over
   the threads phase after phase and completes barriers and collectives in between (no
-  stacks, no context switches); `info['regions']` (the barrier count, or None) says
-  whether it can instead run as one thread loop per barrier-delimited region
+  stacks, no context switches); `info['regions']` (a RegionPlan, or None) says
+  whether it can instead run as one thread loop per region between synchronisation points
   (passes/regions.py);
 - "fiber": everything else (sync in callees, bar.arrive, barrier counts, several barrier
   ids).
@@ -63,10 +63,13 @@ def run(module: ir.Module) -> ir.Module:
                 fn.info["mode"] = "loop"
             elif _phase_ok(fn, memo):
                 fn.info["mode"] = "phase"
-                # barriers every thread reaches in order: region loops (passes/regions.py)
-                fn.info["regions"] = regions.barrier_count(fn)
-                # registers a thread must keep across its returns to the scheduler
-                fn.info["phase_live"] = liveness.live_at_sync(fn)
+                # region loops where the synchronisation allows (passes/regions.py)
+                plan = regions.plan(fn)
+                fn.info["regions"] = plan
+                # registers a thread must keep across its returns to the scheduler, and
+                # across region starts
+                fn.info["phase_live"] = liveness.live_at_sync(
+                    fn, plan.labels if plan else frozenset())
             else:
                 fn.info["mode"] = "fiber"
     return module

@@ -40,8 +40,9 @@ def _regs(op, out: set[str]) -> None:
         _regs(op.reg, out)
 
 
-def live_at_sync(fn: ir.Function) -> set[str] | None:
-    """PTX names of the registers live at some resume point, or None when the body is not
+def live_at_sync(fn: ir.Function, labels: frozenset[str] = frozenset()) -> set[str] | None:
+    """PTX names of the registers live at some resume point (a synchronisation point, or one
+    of `labels`: where a region starts in region loops), or None when the body is not
     analysable (indirect branches, scoped register declarations that phase mode renames)."""
     body = fn.body or []
     depth = 0
@@ -99,4 +100,6 @@ def live_at_sync(fn: ir.Function) -> set[str] | None:
             live |= use[i] | defs[i]          # re-read or written after the resume
             for j in succ[i]:
                 live |= live_in[j]
+        elif type(s) is ir.Label and s.name in labels:
+            live |= live_in[i]
     return live

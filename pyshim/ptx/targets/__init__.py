@@ -12,12 +12,14 @@ def get_target(name: str) -> Target:
     'hip-wave64[:gfxNNN]', 'cuda'."""
     base, _, arch = name.partition(":")
     base, _, option = base.partition("+")
-    if base in ("cpu", "cpu-wave64", "cpu-wave32") and option in ("", "fibers"):
+    if base in ("cpu", "cpu-wave64", "cpu-wave32") and option in ("", "fibers", "phases"):
         from pyshim.ptx.targets.cpu import CpuTarget
 
-        # "+fibers" (tests, comparisons) runs every barrier kernel as fibers
+        # for tests and comparisons: "+fibers" runs every barrier kernel as fibers,
+        # "+phases" as phases (never region loops)
         t = CpuTarget(32 if base == "cpu-wave32" else 64)
         t.phase_mode = option != "fibers"
+        t.region_loops = option == ""
         return t
     if base in ("hip-wave32", "hip-wave64"):
         from pyshim.ptx.targets.hip import HipWave32, HipWave64

@@ -14,6 +14,8 @@ from pyshim.ptx import ir
 PRELUDE_PACKAGE = "pyshim.ptx.preludes"
 # where a phase-mode kernel body resumes (after its parameter pointers are set up)
 RESUME_MARK = "/* resume */"
+# phase mode: a label where a region of region loops starts (targets/cpu_regions.py)
+REGION_MARK = "/* region */"
 
 
 @cache

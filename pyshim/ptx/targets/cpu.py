@@ -29,6 +29,7 @@ class CpuTarget(Target):
     extern_functions = frozenset(("vprintf", "__assertfail", "malloc", "free"))
     assert_message = True
     phase_mode = True
+    region_loops = True
 
     def __init__(self, wave_size: int = 64) -> None:
         self.wave_size = wave_size
@@ -48,7 +49,7 @@ class CpuTarget(Target):
 
     def kernel(self, index: int, k: ir.Function, body: str, fe=None) -> str:
         if fe is not None and fe.reg_prefix:
-            if k.info.get("regions"):
+            if k.info.get("regions") and self.region_loops:
                 code = region_kernel(index, k, body, fe)
                 if code is not None:
                     return code

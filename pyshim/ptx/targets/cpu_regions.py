@@ -1,17 +1,33 @@
 """The CPU device's region loops: a phase-mode kernel run as one loop over the block's
-threads per region (the code between two synchronisation points), PoCL-style."""
+threads per region (the code between two synchronisation points, passes/regions.py),
+PoCL-style, instead of phases with a per-thread resume switch.
+
+Each thread has a region counter (ps_pc): the region it runs next, or 0xffffffffu. A region's
+loop runs the threads whose counter names it; a thread leaves the region at its end (the
+counter moves on), at a branch to a label that starts a region (the counter becomes that
+region) or at `ret`/`exit` (done). The block then runs the lowest region any thread waits
+at: in a kernel without such branches that is simply the next one. A region that ends at a
+warp collective completes it (cpu.h ps_phase_collectives, as phase mode does) for the threads
+that arrived, before any of them runs on. Registers live where a region starts are
+per-thread arrays (struct of arrays; in a kernel without backward branches only those used in
+more than one region); all others are locals of the block function, which gcc keeps in
+machine registers.
+"""
 
 from __future__ import annotations
 
 import re
 
 from pyshim.ptx import ir
-from pyshim.ptx.function import cname_label
+from pyshim.ptx.function import cname_label, cname_reg
 from pyshim.ptx.layout import param_layout
 from pyshim.ptx.passes.regions import exit_labels
-from pyshim.ptx.targets.base import RESUME_MARK
+from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK
 
 _BARRIER = re.compile(r"\{ return (\d+)u; \} ps_at_\1: ;")
+_COLL = re.compile(r"return (\d+)u \| PS_PHASE_COLL; \} ps_at_\1: ;")
+_SPLIT = "\0split\0"
+_GOTO = re.compile(r"goto (L_[\w$]+);")
 REG = re.compile(r"L->r\.(\w+)")
 DECL = re.compile(r"^([A-Za-z_][\w ]*?) (\w+(?:, \w+)*);$")
 
@@ -26,21 +42,42 @@ def param_copies(k: ir.Function) -> list[str]:
 
 
 def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
-    """A phase-mode kernel whose barriers every thread reaches in order
-    (passes/regions.py) as region loops: the code between two barriers runs as one loop
-    over the block's threads, then the next region's loop, with no resume switch and no
-    scheduler. Registers used in one region only are plain locals; those used in several
-    (live across a barrier) are per-thread arrays, one per register (struct of arrays).
-    A thread that returns is marked done and skipped by the later regions (PTX: exited
-    threads no longer take part in barriers). Returns None, and the caller falls back to
-    phases, when the body is not in the shape this expects."""
-    if fe.phase_array_sizes or RESUME_MARK not in body:
+    """Kernel k (phase mode, with a RegionPlan in info['regions']) as region loops, or None
+    when the translated body is not in the shape the plan promises (the caller then keeps
+    phases)."""
+    plan = k.info.get("regions")
+    if plan is None or fe.phase_array_sizes or RESUME_MARK not in body:
         return None
     prologue, code = body.split(RESUME_MARK, 1)
-    parts = _BARRIER.split(code)
-    regions = parts[0::2]
-    if len(regions) != k.info["regions"] + 1 or any("ps_at_" in r for r in regions):
+    ends: dict[int, str] = {}  # what ends region j: "bar" or "coll"
+
+    def bar(m: re.Match) -> str:
+        return _SPLIT + "bar" + _SPLIT
+
+    def coll(m: re.Match) -> str:
+        return f"ps_state[ps_i] = 2; ps_resume[ps_i] = {m.group(1)}u; }}" + _SPLIT + "coll" + _SPLIT
+
+    code = _BARRIER.sub(bar, code)
+    code = _COLL.sub(coll, code)
+    code = code.replace(REGION_MARK, _SPLIT + "label" + _SPLIT)
+    pieces = code.split(_SPLIT)
+    regions = pieces[0::2]
+    for j, kind in enumerate(pieces[1::2]):
+        ends[j] = kind
+    if len(regions) != plan.count or any("ps_at_" in r for r in regions):
         return None
+    # which region each split label starts
+    start_of: dict[str, int] = {}
+    for j, r in enumerate(regions):
+        if j and ends[j - 1] == "label":
+            m = re.match(r"\s*(L_[\w$]+): ;", r)
+            if not m:
+                return None
+            start_of[m.group(1)] = j
+    if set(start_of) != {cname_label(n) for n in plan.labels}:
+        return None
+    exit_gotos = {cname_label(n) for n in exit_labels(k.body or [])}
+
     types: dict[str, str] = {}
     for line in fe.phase_decls:
         m = DECL.match(line.strip())
@@ -51,7 +88,12 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     used = [set(REG.findall(r)) for r in regions]
     if any(n not in types for u in used for n in u):
         return None
-    crossing = sorted(n for n in types if sum(n in u for u in used) > 1)
+    live = k.info.get("phase_live")
+    live_c = set(used[0].union(*used)) if live is None else {cname_reg(n) for n in live}
+    if plan.backward:  # a region may run again: everything live at a region start
+        crossing = sorted(n for n in types if n in live_c and any(n in u for u in used))
+    else:  # each region runs once: what more than one region uses and is live across
+        crossing = sorted(n for n in types if n in live_c and sum(n in u for u in used) > 1)
     cross = set(crossing)
     local = [f"    {types[n]} {n};" for n in types if n not in cross]
 
@@ -59,44 +101,102 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         n = m.group(1)
         return f"ps_s_{n}[ps_i]" if n in cross else n
 
+    nreg = len(regions)
+    colls = any(v == "coll" for v in ends.values())
+    paths = bool(plan.labels)  # branches between regions: a region counter per thread
     loops = []
+    if paths:
+        loops += [f"    uint32_t ps_cnt[{nreg + 1}] = {{0}};  /* threads waiting at each region */",
+                  "    ps_cnt[0] = n;",
+                  "ps_dispatch:",
+                  f"    for (ps_j = 0; ps_j < {nreg}u && !ps_cnt[ps_j]; ps_j++) ;",
+                  "    switch (ps_j) {",
+                  *(f"    case {j}u: goto ps_r{j};" for j in range(nreg)),
+                  "    default: return 0;",
+                  "    }"]
     exits = False
-    exit_gotos = [f"goto {cname_label(n)};" for n in exit_labels(k.body or [])]
     for j, r in enumerate(regions):
-        exited = exits  # whether threads may have exited in an earlier region
+        exited = exits  # whether threads may have left before this region
+        leave = f"goto ps_next_{j};"
+        done = (f"{{ ps_pc[ps_i] = 0xffffffffu; {leave} }}" if paths
+                else f"goto ps_exit_{j};")
+
+        def jump(m: re.Match, done: str = done, leave: str = leave) -> str:
+            name = m.group(1)
+            if name in start_of:
+                t = start_of[name]
+                return f"{{ ps_pc[ps_i] = {t}u; ps_cnt[{t}]++; {leave} }}"
+            if name in exit_gotos:
+                return done
+            return m.group(0)
+
         r = REG.sub(reg, r)
-        for g in exit_gotos:  # a branch to `ret` past later barriers: this thread is done
-            if g in r:
-                exits = True
-                r = r.replace(g, f"goto ps_exit_{j};")
-        if "return 0;" in r:
+        r2 = _GOTO.sub(jump, r)
+        r2 = r2.replace("return 0;", done)
+        if r2 != r:
             exits = True
-            r = r.replace("return 0;", f"goto ps_exit_{j};")
+        r = r2
         if re.search(r"\breturn\b", r):
             return None
-        loops += [f"    /* region {j} */",
-                  "    ps_i = 0;",
-                  "    for (uint32_t z = 0; z < nz; z++)",
-                  "        for (uint32_t y = 0; y < ny; y++) {",
-                  "            c.tid_y = y; c.tid_z = z;",
-                  "            for (uint32_t x = 0; x < nx; x++, ps_i++) {",
-                  "                if (ps_done[ps_i]) continue;" if exited else "",
-                  "                c.tid_x = x; c.linear = ps_i;",
-                  r,
-                  f"                goto ps_next_{j};",
-                  f"                ps_exit_{j}: ps_done[ps_i] = 1;",
-                  f"                ps_next_{j}: ;",
-                  "            }",
-                  "        }",
-                  "    if (trap) return trap;"]
+        head = ["    ps_i = 0;",
+                "    for (uint32_t z = 0; z < nz; z++)",
+                "        for (uint32_t y = 0; y < ny; y++) {",
+                "            c.tid_y = y; c.tid_z = z;",
+                "            for (uint32_t x = 0; x < nx; x++, ps_i++) {"]
+        if paths:
+            loops += [f"ps_r{j}: {{  /* region {j} */",
+                      "    uint32_t ps_fall = 0;",
+                      f"    ps_cnt[{j}] = 0;",
+                      *head,
+                      f"                if (ps_pc[ps_i] != {j}u) continue;",
+                      "                c.tid_x = x; c.linear = ps_i;",
+                      r,
+                      f"                ps_pc[ps_i] = {j + 1}u; ps_fall++;",
+                      f"                ps_next_{j}: ;",
+                      "            }",
+                      "        }",
+                      f"    ps_cnt[{j + 1}] += ps_fall;",
+                      "    if (trap) return trap;"]
+        else:
+            loops += [f"    /* region {j} */",
+                      *head,
+                      "                if (ps_pc[ps_i]) continue;" if exited else "",
+                      "                c.tid_x = x; c.linear = ps_i;",
+                      r,
+                      f"                goto ps_next_{j};",
+                      f"                ps_exit_{j}: ps_pc[ps_i] = 1;",
+                      f"                ps_next_{j}: ;",
+                      "            }",
+                      "        }",
+                      "    if (trap) return trap;"]
+        if ends.get(j) == "coll":
+            loops.append("    ps_phase_collectives(n, wave, ps_state, ps_resume, coll);")
+        if paths:
+            loops += ["    goto ps_dispatch;", "}"]
+    if not paths:
+        loops.append("    return 0;")
     static = k.info.get("shared_size", 0)
     arrays = []
-    for n in crossing:
+    for nm in crossing:
         # restrict: the kernel cannot address these arrays (they are the pyshim's own)
-        arrays += [f"    {types[n]} *restrict ps_s_{n} = ({types[n]} *)(ps_buf + ps_off);",
-                   f"    ps_off += ((uint64_t)n * sizeof({types[n]}) + 63) & ~63ull;"]
+        arrays += [f"    {types[nm]} *restrict ps_s_{nm} = ({types[nm]} *)(ps_buf + ps_off);",
+                   f"    ps_off += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;"]
+    sizes = [f"    ps_size += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;"
+             for nm in crossing]
+    if colls:
+        sizes.append("    ps_size += ((uint64_t)n * sizeof(ps_coll) + 63) & ~63ull;")
+        sizes.append("    ps_size += ((uint64_t)n * 5 + 63) & ~63ull;")
+        arrays += ["    ps_coll *coll = (ps_coll *)(ps_buf + ps_off);",
+                   "    ps_off += ((uint64_t)n * sizeof(ps_coll) + 63) & ~63ull;",
+                   "    uint32_t *ps_resume = (uint32_t *)(ps_buf + ps_off);",
+                   "    uint8_t *ps_state = (uint8_t *)(ps_resume + n);",
+                   "    memset(coll, 0, (size_t)n * sizeof(ps_coll));",
+                   "    memset(ps_state, 0, n);",
+                   "    c.coll = coll;",
+                   "    const uint32_t wave = PS_WAVE_SIZE(&c);",
+                   "    ps_off += ((uint64_t)n * 5 + 63) & ~63ull;"]
     return "\n".join([
-        f"/* kernel {k.name}: phases between barriers, as {len(regions)} region loops */",
+        f"/* kernel {k.name}: {nreg} region loops */",
         f"static int k{index}_run_block(const pyshim_launch *lp, const pyshim_block *b,"
         " void *const *params) {",
         "    int trap = 0;",
@@ -105,18 +205,19 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         *param_copies(k),
         "    ps_tctx *ctx = &c;",
         "    const uint32_t nx = c.ntid_x, ny = c.ntid_y, nz = c.ntid_z, n = c.nthreads;",
-        "    uint32_t ps_i;",
+        "    uint32_t ps_i, ps_j = 0;",
+        "    (void)ps_j;",
         prologue,
         *local,
-        "    uint64_t ps_size = 64;",
-        *(f"    ps_size += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;"
-          for nm in crossing),
-        "    uint8_t *ps_buf = (uint8_t *)ps_phase_buffer(ps_size + n);",
+        "    uint64_t ps_size = ((uint64_t)n * 4 + 63) & ~63ull;",
+        *sizes,
+        "    uint8_t *ps_buf = (uint8_t *)ps_phase_buffer(ps_size);",
         "    if (!ps_buf) return 2;",
-        "    uint64_t ps_off = 0;",
+        "    /* per thread: the region it runs next (branches between regions), else whether"
+        " it has exited */",
+        "    uint32_t *ps_pc = (uint32_t *)ps_buf;",
+        "    memset(ps_pc, 0, (size_t)n * 4);",
+        "    uint64_t ps_off = ((uint64_t)n * 4 + 63) & ~63ull;",
         *arrays,
-        "    uint8_t *ps_done = ps_buf + ps_off;",
-        f"    memset(ps_done, 0, n);{'' if exits else ' /* no thread exits early */'}",
         *loops,
-        "    return 0;",
         "}"])

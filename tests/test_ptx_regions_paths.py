@@ -1,0 +1,146 @@
+"""Region loops with control flow between regions (passes/regions.py, targets/cpu_regions.py):
+warp collectives end regions, branches around them and loops across them run each thread
+along its own path. Every kernel runs as region loops, as phases and as fibers, and is
+checked against numpy."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from ptx.harness import build
+
+from pyshim.ptx.parser import parse
+from pyshim.ptx.passes import run as run_passes
+from pyshim.ptx.translate import translate
+
+TARGETS = ["cpu-wave64", "cpu-wave32", "cpu-wave64+phases", "cpu-wave64+fibers"]
+
+KERNELS_CU = r"""
+#define B 256
+// block inclusive scan: warp scans by shuffles, then warp 0 alone scans the warp totals
+extern "C" __global__ void scan(int n, const int *in, int *out)
+{
+    __shared__ int sums[B / 32];
+    int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    int i = blockIdx.x * B + t;
+    int v = i < n ? in[i] : 0;
+    for (int d = 1; d < 32; d <<= 1) {
+        int u = __shfl_up_sync(0xffffffffu, v, d);
+        if (lane >= d) v += u;
+    }
+    if (lane == 31) sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        int s = lane < B / 32 ? sums[lane] : 0;
+        for (int d = 1; d < B / 32; d <<= 1) {
+            int u = __shfl_up_sync(0xffffffffu, s, d);
+            if (lane >= d) s += u;
+        }
+        if (lane < B / 32) sums[lane] = s;
+    }
+    __syncthreads();
+    if (warp > 0) v += sums[warp - 1];
+    if (i < n) out[i] = v;
+}
+
+// a loop around a shuffle whose trip count differs between warps (warp w runs w + 1
+// rounds): the branch back goes to a region start, per thread
+extern "C" __global__ void rounds(const int *in, int *out)
+{
+    int t = threadIdx.x, warp = t >> 5;
+    int v = in[blockIdx.x * blockDim.x + t];
+    for (int r = 0; r <= warp; r++)
+        v += __shfl_xor_sync(0xffffffffu, v, 1 << (r % 5));
+    out[blockIdx.x * blockDim.x + t] = v;
+}
+
+// a barrier inside a loop with a block-uniform trip count, a vote inside, and threads that
+// leave before the loop
+extern "C" __global__ void vote_loop(const int *in, int *out, int iters, int live)
+{
+    __shared__ int s[B];
+    int t = threadIdx.x;
+    if (t >= live) return;
+    int v = in[t];
+    for (int k = 0; k < iters; k++) {
+        s[t] = v;
+        __syncthreads();
+        unsigned m = __ballot_sync(__activemask(), v & 1);
+        v = s[(t + 1) % live] + __popc(m);
+        __syncthreads();
+    }
+    out[t] = v;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def ptx(tmp_path_factory: pytest.TempPathFactory) -> str:
+    if shutil.which("nvcc") is None:
+        pytest.skip("needs nvcc")
+    tmp = tmp_path_factory.mktemp("paths")
+    (tmp / "k.cu").write_text(KERNELS_CU)
+    subprocess.run(["nvcc", "-arch=sm_75", "-ptx", "-o", str(tmp / "k.ptx"),
+                    str(tmp / "k.cu")], check=True)
+    return (tmp / "k.ptx").read_text()
+
+
+def test_plans(ptx: str) -> None:
+    plans = {k.name: k.info.get("regions") for k in run_passes(parse(ptx)).kernels}
+    assert plans["scan"].labels and not plans["scan"].backward  # the branch around warp 0's
+    assert len(plans["scan"].syncs) == 10                       # 8 shuffles, 2 barriers
+    assert plans["rounds"].backward
+    assert plans["vote_loop"].backward
+    src = translate(ptx, "cpu-wave64")
+    for name in plans:
+        assert f"/* kernel {name}: " in src and "region loops" in src.split(
+            f"/* kernel {name}: ")[1].splitlines()[0]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_scan(tmp_path: Path, ptx: str, target: str) -> None:
+    mod = build(ptx, target, tmp_path)
+    n, grid = 1000, 4
+    x = np.random.default_rng(1).integers(-100, 100, grid * 256).astype(np.int32)
+    out = np.zeros_like(x)
+    mod.launch("scan", (grid,), (256,), [n, x, out])
+    xs = np.where(np.arange(grid * 256) < n, x, 0).reshape(grid, 256)
+    want = np.cumsum(xs, axis=1).reshape(-1)
+    np.testing.assert_array_equal(out[:n], want[:n])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_loop_with_per_warp_trip_count(tmp_path: Path, ptx: str, target: str) -> None:
+    mod = build(ptx, target, tmp_path)
+    x = np.random.default_rng(2).integers(-1000, 1000, 2 * 128).astype(np.int32)
+    out = np.zeros_like(x)
+    mod.launch("rounds", (2,), (128,), [x, out])
+    v = x.reshape(2, 4, 32).astype(np.int64)
+    for w in range(4):
+        for r in range(w + 1):
+            lanes = np.arange(32) ^ (1 << (r % 5))
+            v[:, w] = v[:, w] + v[:, w][:, lanes]
+    np.testing.assert_array_equal(out, v.reshape(-1).astype(np.int32))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_vote_in_a_barrier_loop_after_early_exits(tmp_path: Path, ptx: str,
+                                                  target: str) -> None:
+    mod = build(ptx, target, tmp_path)
+    live, iters = 45, 3
+    x = np.random.default_rng(3).integers(0, 1000, 64).astype(np.int32)
+    out = np.full(64, -7, np.int32)
+    mod.launch("vote_loop", (1,), (64,), [x, out, iters, live])
+    wave = 32  # CUDA's warps, whatever the device's wave size
+    v = x[:live].astype(np.int64)
+    for _ in range(iters):
+        odd = (v & 1).astype(bool)
+        pop = np.array([odd[(t // wave) * wave:(t // wave + 1) * wave].sum()
+                        for t in range(live)])
+        v = np.roll(v, -1) + pop
+    np.testing.assert_array_equal(out[:live], v.astype(np.int32))
+    assert (out[live:] == -7).all()
