@@ -130,7 +130,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                 return done
             return m.group(0)
 
-        r = REG.sub(reg, r)
+        r = REG.sub(reg, r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
         r2 = _GOTO.sub(jump, r)
         r2 = r2.replace("return 0;", done)
         if r2 != r:
@@ -186,7 +186,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     if colls:
         sizes.append("    ps_size += ((uint64_t)n * sizeof(ps_coll) + 63) & ~63ull;")
         sizes.append("    ps_size += ((uint64_t)n * 5 + 63) & ~63ull;")
-        arrays += ["    ps_coll *coll = (ps_coll *)(ps_buf + ps_off);",
+        arrays += ["    ps_coll *restrict coll = (ps_coll *)(ps_buf + ps_off);",
                    "    ps_off += ((uint64_t)n * sizeof(ps_coll) + 63) & ~63ull;",
                    "    uint32_t *ps_resume = (uint32_t *)(ps_buf + ps_off);",
                    "    uint8_t *ps_state = (uint8_t *)(ps_resume + n);",
