@@ -1,6 +1,7 @@
 """Everything the benchmarks compile, built into build/bench/ and rebuilt only when a
-source is newer: PTX from the CUDA kernels (nvcc), the plain-C loops (cc -fopenmp), the
-api_bench program (linked with the shim's libcuda and the CPU device's libamdhip64)."""
+source is newer: PTX from the CUDA kernels (nvcc), the plain-C loops (the kernel compiler
+with -fopenmp), the api_bench program (linked with the shim's libcuda and the CPU device's
+libamdhip64)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -76,13 +78,37 @@ def kernels_ptx() -> Path:
     return nvcc_ptx(KERNELS_DIR / "kernels.cu")
 
 
+def loops_compiler() -> list[str]:
+    """The compiler of the plain C loops: the CPU device's kernel compiler
+    (pyshim.kernels.compile.cpu_compiler: clang-19 when installed), so both sides of the
+    comparison get the same vectorizer. clang needs its OpenMP runtime's headers
+    (libomp-19-dev); without them the loops fall back to cc, with a warning."""
+    from pyshim.kernels.compile import cpu_compiler
+
+    cc = cpu_compiler()
+    probe = subprocess.run([*cc, "-fopenmp", "-fsyntax-only", "-x", "c", "-"],
+                           input="#include <omp.h>\n", capture_output=True, text=True)
+    if probe.returncode == 0:
+        return cc
+    print(f"benchmarks: {' '.join(cc)} cannot compile OpenMP ({probe.stderr.strip()[:200]});"
+          " the C loops are built with cc (for clang-19: apt-get install libomp-19-dev)",
+          file=sys.stderr)
+    return ["cc"]
+
+
 def loops_so() -> Path:
     src = KERNELS_DIR / "loops.c"
-    cc = os.environ.get("CC", "cc")
+    cc = _loops_cc()
     flags = loop_flags()
-    tag = hashlib.sha256(" ".join([cc, *flags]).encode()).hexdigest()[:12]
-    out = out_dir() / f"loops-{tag}.so"   # a change of flags is a new file
-    return _build(out, lambda tmp: [cc, *flags, "-o", str(tmp), str(src)], "cc loops.c", src)
+    tag = hashlib.sha256(" ".join([*cc, *flags]).encode()).hexdigest()[:12]
+    out = out_dir() / f"loops-{tag}.so"   # a change of compiler or flags is a new file
+    return _build(out, lambda tmp: [*cc, *flags, "-o", str(tmp), str(src)],
+                  f"{cc[0]} loops.c", src)
+
+
+@functools.cache
+def _loops_cc() -> list[str]:
+    return loops_compiler()
 
 
 @functools.cache

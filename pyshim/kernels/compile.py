@@ -2,7 +2,10 @@
 
     so_bytes = compile_cpu(c_source)
 
-The compiler is $PYSHIM_CC, else $CC, else `cc`. Flags keep PTX semantics: no fused
+The compiler is $PYSHIM_CC, else $CC, else clang-19 when installed, else `cc`: clang
+vectorizes the thread loops of translated kernels (base pointer plus per-thread offset, see
+pyshim/ptx/pointer_regs.py) where gcc 12 emits scalar code or gathers, which makes
+bandwidth-bound kernels up to 2x faster. Flags keep PTX semantics: no fused
 multiply-add unless PTX says fma (-ffp-contract=off), wrapping signed arithmetic (-fwrapv),
 no type-based alias analysis (PTX memory is untyped). `compiler_identity()` goes into the
 kernel cache key.
@@ -14,6 +17,7 @@ import functools
 import hashlib
 import os
 import shlex
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -36,9 +40,18 @@ def abi_include_dir() -> Path:
     return SHIM_DIR / "include"
 
 
+# the preferred kernel compiler when neither variable names one (see the module docstring)
+PREFERRED_CC = "clang-19"
+
+
 def cpu_compiler() -> list[str]:
-    cc = os.environ.get("PYSHIM_CC") or os.environ.get("CC") or "cc"
+    cc = os.environ.get("PYSHIM_CC") or os.environ.get("CC") or _default_cc()
     return shlex.split(cc)
+
+
+@functools.cache
+def _default_cc() -> str:
+    return PREFERRED_CC if shutil.which(PREFERRED_CC) else "cc"
 
 
 @functools.cache

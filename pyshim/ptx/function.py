@@ -10,7 +10,7 @@ import math
 import re
 import struct
 
-from pyshim.ptx import ir
+from pyshim.ptx import ir, pointer_regs
 from pyshim.ptx.errors import PtxError, UnsupportedInstruction
 from pyshim.ptx.types import C_TYPE, FLOAT, SIZE
 
@@ -60,6 +60,11 @@ PREDEFINED: dict[str, tuple[str, str]] = {
 
 def cname_reg(name: str) -> str:
     return "r_" + name.lstrip("%")
+
+
+def cname_ptr(name: str) -> str:
+    """The pointer shadow of a 64-bit register (pointer_regs.py)."""
+    return "p_" + name.lstrip("%")
 
 
 def cname_var(name: str) -> str:
@@ -113,6 +118,7 @@ class FunctionEmitter:
         self.phase_names: set[str] = set()
         self.shadow: list[dict[str, tuple[str, str]]] = [{}]
         self.ret_stmt = "return;"
+        self._ptr_plan: pointer_regs.PointerPlan | None = None
         for p in fn.params:
             self.scopes[0][p.name] = p
         for p in fn.returns:
@@ -158,7 +164,45 @@ class FunctionEmitter:
         if self.reg_prefix:
             self.phase_decls.extend(out)
             return ""
+        shadowed = self.pointer_plan().regs
+        if shadowed and v.type in pointer_regs.REG64:
+            concrete = [f"{v.name}{i}" for i in range(v.count)] if v.count else [v.name]
+            ptrs = [cname_ptr(n) for n in concrete if n in shadowed]
+            for i in range(0, len(ptrs), 16):
+                out.append("uint8_t " + ", ".join(f"*{p}" for p in ptrs[i:i + 16]) + ";")
         return "\n".join(out)
+
+    def pointer_plan(self) -> pointer_regs.PointerPlan:
+        """The registers that get a pointer shadow (pointer_regs.py): CPU targets, and not
+        in phase mode (whose registers live in a per-thread context across resumes)."""
+        if self._ptr_plan is None:
+            on = not self.reg_prefix and self.tr.target.name.startswith("cpu")
+            self._ptr_plan = pointer_regs.plan(self.fn) if on else pointer_regs.PointerPlan()
+        return self._ptr_plan
+
+    def shadow_of(self, name: str, inst: ir.Instruction) -> str | None:
+        """The C name of register `name`'s pointer shadow, if it has one in this scope."""
+        if name not in self.pointer_plan().regs or name in SPECIAL:
+            return None
+        if self.reg_type(name, inst) not in pointer_regs.REG64:
+            return None  # an inner-scope redeclaration of another width has none
+        return cname_ptr(name)
+
+    def shadow_write(self, name: str, cname: str, inst: ir.Instruction) -> tuple[str, str]:
+        """(before, after): statements keeping register `name`'s shadow equal to its value
+        around the write of it by `inst` (pointer_regs.py)."""
+        p = self.shadow_of(name, inst)
+        if p is None:
+            return "", ""
+        how = self.pointer_plan().defs.get(id(inst))
+        if how is None or how[0] != name:
+            return "", f" {p} = (uint8_t *)(uintptr_t){cname};"
+        base = self.shadow_of(how[1], inst)
+        if base is None:
+            base = f"((uint8_t *)(uintptr_t){self.src(ir.Reg(how[1]), 'u64', inst)})"
+        if how[2] is None:
+            return f"{p} = {base}; ", ""
+        return f"{p} = {base} + {self.src(how[2], 's64', inst)}; ", ""
 
     def declare_phase_regs(self, v: ir.Var) -> list[str]:
         """Phase mode keeps all registers in one struct, so a register declared again in an
@@ -343,9 +387,12 @@ class FunctionEmitter:
                 rt = self.reg_type(op.name, inst)
                 hit = self.dst_cache[key] = (self.reg_prefix + self.creg(op.name), rt,
                                              C_TYPE[rt] == C_TYPE[ty])
-            if hit[2]:
-                return f"{hit[0]} = {expr};"
-            return f"{hit[0]} = {self.convert(expr, ty, hit[1], inst)};"
+            stmt = f"{hit[0]} = {expr};" if hit[2] else \
+                f"{hit[0]} = {self.convert(expr, ty, hit[1], inst)};"
+            if self._ptr_plan is not None and not self._ptr_plan.regs:
+                return stmt
+            before, after = self.shadow_write(op.name, hit[0], inst)
+            return before + stmt + after
         if type(op) is ir.Sym and op.name == "_":
             return f"(void)({expr});"
         if type(op) is ir.Vec:
@@ -443,6 +490,8 @@ class FunctionEmitter:
                 return self.addr(ir.Addr(ir.Reg(v.name), op.offset), space, inst)
             return f"({self.var_ptr(v, inst)}{off})"
         rt = self.reg_type(base.name, inst) if base.name not in SPECIAL else "u64"
+        if space != "shared" and (p := self.shadow_of(base.name, inst)) is not None:
+            return f"({p}{off})"  # base pointer plus offset: a GEP the compiler can follow
         val = self.src(base, "u64" if SIZE.get(rt, 8) == 8 else "u32", inst)
         if space == "shared":
             return f"(PS_SHARED(ctx) + (uint64_t){val}{off})"

@@ -1,0 +1,195 @@
+"""Pointer shadows: which 64-bit registers of a function the CPU target also keeps as a
+`uint8_t *`, and how each definition updates that shadow.
+
+Why: PTX forms every address as an integer (`add.s64 %rd6, %rd4, %rd5` with %rd4 a
+parameter and %rd5 = 4 * index), and a C compiler cannot see a base pointer plus an affine
+offset through `(uint8_t *)(uintptr_t)(a + b)`: it emits gathers and scatters, or does not
+vectorize the thread loop at all. Spelled `p_rd4 + (int64_t)r_rd5` it is pointer arithmetic
+(a GEP), and clang vectorizes the thread loop with contiguous loads and stores.
+
+How it stays exact: a register with a shadow keeps its integer value too (every integer
+use reads the register as before; dead integer copies are removed by the compiler), and
+every write of the register also writes the shadow, so `p_x == (uint8_t *)r_x` holds
+everywhere. Only memory accesses read the shadow. A write is one of:
+- `add` of two 64-bit values (no carry, no saturation): the shadow of the base operand plus
+  the other one as a signed offset (computed before the integer write, so `add d, d, x` and
+  `add d, x, d` read the old values);
+- `mov` / `cvta` (not to or from .shared) of a register with a shadow: its shadow;
+- anything else: the register's new value cast to a pointer.
+
+Which registers: the base register of every ld/st address outside .shared and .param, and,
+transitively, the base operand of each add, mov or cvta defining one of them. The base of an
+add is the operand that looks like a pointer (a parameter, a cvta, a 64-bit load, an address
+of a variable, or an add or mov of those) rather than an offset (mul.wide, shl, cvt, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pyshim.ptx import ir
+
+REG64 = frozenset(("u64", "s64", "b64"))
+# instructions whose first operand is not a destination register
+_NO_DST = frozenset(("st", "red", "bar", "barrier", "bra", "brx", "ret", "exit", "call",
+                     "trap", "prefetch", "prefetchu", "membar", "fence", "cp", "nanosleep",
+                     "pmevent", "griddepcontrol", "discard", "applypriority"))
+# definitions that make a register an offset rather than a base
+_OFFSET_OPS = frozenset(("mul", "mad", "mul24", "mad24", "shl", "shr", "cvt", "and", "or",
+                         "xor", "sub", "neg", "selp", "min", "max"))
+_UNSHADOWED_SPACES = frozenset(("shared", "shared::cta", "shared::cluster", "param"))
+
+
+@dataclass(slots=True)
+class PointerPlan:
+    regs: frozenset[str] = frozenset()   # registers (PTX names) with a pointer shadow
+    # id(instruction) -> (destination, base register, offset operand or None for a copy)
+    defs: dict[int, tuple[str, str, ir.Operand | None]] = field(default_factory=dict)
+
+
+def _name(op: ir.Operand | None) -> str | None:
+    if type(op) is ir.Reg or type(op) is ir.Sym:
+        return op.name
+    return None
+
+
+def _declared_reg64(fn: ir.Function) -> set[str]:
+    out: set[str] = set()
+    for s in fn.body or ():
+        if type(s) is ir.Var and s.space == "reg" and s.type in REG64 and s.vector == 1:
+            if s.count:
+                out.update(f"{s.name}{i}" for i in range(s.count))
+            else:
+                out.add(s.name)
+    return out
+
+
+def _addr_base(inst: ir.Instruction) -> ir.Operand | None:
+    """The address operand of an ld/st outside .shared and .param, else None."""
+    if inst.opcode in ("ld", "ldu"):
+        pos = 1
+    elif inst.opcode == "st":
+        pos = 0
+    else:
+        return None
+    if any(m in _UNSHADOWED_SPACES for m in inst.mods) or len(inst.operands) <= pos:
+        return None
+    a = inst.operands[pos]
+    return a.base if type(a) is ir.Addr else a
+
+
+def _copy_source(inst: ir.Instruction, regs: set[str]) -> str | None:
+    """The register a mov.64 or a cvta outside .shared copies, else None."""
+    if len(inst.operands) != 2:
+        return None
+    src = _name(inst.operands[1])
+    if src is None or src not in regs:
+        return None
+    if inst.opcode == "mov" and len(inst.mods) == 1 and inst.mods[0] in REG64:
+        return src
+    if inst.opcode == "cvta" and inst.mods[-1] == "u64" and not any(
+            m.startswith("shared") for m in inst.mods):
+        return src
+    return None
+
+
+def _add_operands(inst: ir.Instruction, regs: set[str]) -> tuple[ir.Operand, ir.Operand] | None:
+    """(a, b) of a plain 64-bit integer add, else None."""
+    if inst.opcode != "add" or len(inst.mods) != 1 or inst.mods[0] not in REG64:
+        return None
+    if len(inst.operands) != 3:
+        return None
+    a, b = inst.operands[1], inst.operands[2]
+    ok = [(_name(x) in regs) or type(x) is ir.Imm for x in (a, b)]
+    if not all(ok) or type(a) is ir.Imm and type(b) is ir.Imm:
+        return None
+    return a, b
+
+
+class _Analysis:
+    def __init__(self, fn: ir.Function) -> None:
+        self.regs = _declared_reg64(fn)
+        self.defs: dict[str, list[ir.Instruction]] = {}
+        self.body = [s for s in fn.body or () if type(s) is ir.Instruction]
+        for inst in self.body:
+            if inst.opcode in _NO_DST or not inst.operands:
+                continue
+            d = _name(inst.operands[0])
+            if d in self.regs:
+                self.defs.setdefault(d, []).append(inst)
+        self._pointer_like: dict[str, bool] = {}
+
+    def pointer_like(self, name: str) -> bool:
+        """Whether some definition of `name` yields an address rather than an offset."""
+        hit = self._pointer_like.get(name)
+        if hit is not None:
+            return hit
+        self._pointer_like[name] = False  # a cycle through adds proves nothing
+        found = False
+        for inst in self.defs.get(name, ()):
+            op = inst.opcode
+            if op in ("ld", "ldu") or op == "cvta":
+                found = True
+            elif op == "mov" and type(inst.operands[1]) is ir.Sym \
+                    and inst.operands[1].name not in self.regs:
+                found = True  # the address of a variable
+            elif (src := _copy_source(inst, self.regs)) is not None:
+                found = self.pointer_like(src)
+            elif (ab := _add_operands(inst, self.regs)) is not None:
+                found = self.pointer_like(self.base(ab)[0])
+            if found:
+                break
+        self._pointer_like[name] = found
+        return found
+
+    def offset_like(self, name: str) -> bool:
+        defs = self.defs.get(name, ())
+        return bool(defs) and all(i.opcode in _OFFSET_OPS for i in defs)
+
+    def base(self, ab: tuple[ir.Operand, ir.Operand]) -> tuple[str, ir.Operand]:
+        """(base register, offset operand) of an add's two operands."""
+        a, b = ab
+        if type(a) is ir.Imm:
+            return _name(b) or "", a
+        if type(b) is ir.Imm:
+            return _name(a) or "", b
+        na, nb = _name(a) or "", _name(b) or ""
+
+        def score(n: str) -> int:
+            if self.pointer_like(n):
+                return 2
+            return 0 if self.offset_like(n) else 1
+
+        return (nb, a) if score(nb) > score(na) else (na, b)
+
+
+def plan(fn: ir.Function) -> PointerPlan:
+    an = _Analysis(fn)
+    if not an.regs:
+        return PointerPlan()
+    marked: set[str] = set()
+    work = []
+    for inst in an.body:
+        n = _name(_addr_base(inst))
+        if n in an.regs and n not in marked:
+            marked.add(n)
+            work.append(n)
+    defs: dict[int, tuple[str, str, ir.Operand | None]] = {}
+    while work:
+        name = work.pop()
+        for inst in an.defs.get(name, ()):
+            if id(inst) in defs:
+                continue
+            src = _copy_source(inst, an.regs)
+            if src is not None:
+                defs[id(inst)] = (name, src, None)
+                base = src
+            elif (ab := _add_operands(inst, an.regs)) is not None:
+                base, off = an.base(ab)
+                defs[id(inst)] = (name, base, off)
+            else:
+                continue
+            if base not in marked:
+                marked.add(base)
+                work.append(base)
+    return PointerPlan(frozenset(marked), defs)
