@@ -75,6 +75,21 @@ extern "C" __global__ void vote_loop(const int *in, int *out, int iters, int liv
     }
     out[t] = v;
 }
+
+// a row-wise tree in a 2-D block: the guards test %tid.x only, so with one row a region
+// loops over the threads that pass them, with several rows over all
+extern "C" __global__ void rows(const float *in, float *out)
+{
+    __shared__ float s[8][32];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    s[ty][tx] = in[(blockIdx.x * blockDim.y + ty) * 32 + tx];
+    __syncthreads();
+    for (int st = 16; st > 0; st >>= 1) {
+        if (tx < st) s[ty][tx] += s[ty][tx + st];
+        __syncthreads();
+    }
+    if (tx == 0) out[blockIdx.x * blockDim.y + ty] = s[ty][0];
+}
 """
 
 
@@ -95,6 +110,10 @@ def test_plans(ptx: str) -> None:
     assert len(plans["scan"].syncs) == 10                       # 8 shuffles, 2 barriers
     assert plans["rounds"].backward
     assert plans["vote_loop"].backward
+    # the tree's guards narrow its regions; the block index and parameters are one scalar
+    # per block, the thread's own index is recomputed in each region
+    assert [r for _, r in plans["rows"].ranges] == [(0, 16), (0, 8), (0, 4), (0, 2), (0, 1)]
+    assert plans["rows"].uniform and plans["rows"].remat
     src = translate(ptx, "cpu-wave64")
     for name in plans:
         assert f"/* kernel {name}: " in src and "region loops" in src.split(
@@ -144,3 +163,15 @@ def test_vote_in_a_barrier_loop_after_early_exits(tmp_path: Path, ptx: str,
         v = np.roll(v, -1) + pop
     np.testing.assert_array_equal(out[:live], v.astype(np.int32))
     assert (out[live:] == -7).all()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("ny", [1, 4])
+def test_guarded_tree_in_1d_and_2d_blocks(tmp_path: Path, ptx: str, target: str,
+                                          ny: int) -> None:
+    mod = build(ptx, target, tmp_path)
+    grid = 3
+    x = np.random.default_rng(4).integers(-64, 64, grid * ny * 32).astype(np.float32)
+    out = np.zeros(grid * ny, np.float32)
+    mod.launch("rows", (grid,), (32, ny), [x, out])
+    np.testing.assert_array_equal(out, x.reshape(-1, 32).sum(axis=1))

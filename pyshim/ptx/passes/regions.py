@@ -41,6 +41,15 @@ class RegionPlan:
     syncs: tuple[int, ...]
     labels: frozenset[str]
     backward: bool
+    # region -> (first, end): in a 1-D block only threads first <= %tid.x < end do anything
+    # in that region (it opens with `if (%tid.x <cmp> imm) skip to its end`)
+    ranges: tuple[tuple[int, tuple[int, int]], ...] = ()
+    # registers with one definition computed from launch constants only (the same in every
+    # thread: one scalar for the block, not a per-thread array)
+    uniform: frozenset[str] = frozenset()
+    # registers with one cheap definition from %tid and uniform values: recomputed where a
+    # region starts instead of kept in arrays; (region of the definition, its site)
+    remat: tuple[tuple[int, int], ...] = ()
 
     @property
     def count(self) -> int:
@@ -132,7 +141,126 @@ def plan(fn: ir.Function) -> RegionPlan | None:
     if any(label_depth[name] for name in labels):
         return None  # a region would start inside a { } scope
     backward = any(name in labels and label_at[name] < i for i, name in branches)
-    return RegionPlan(tuple(syncs), frozenset(labels), backward)
+    region = _regions(body, sync_at, labels)
+    ranges = _guard_ranges(body, region) if not labels else ()
+    uniform, remat = _invariants(body)
+    return RegionPlan(tuple(syncs), frozenset(labels), backward, ranges, frozenset(uniform),
+                      tuple((region[i], body[i].site) for i in remat))
+
+
+_UNIFORM_SPECIAL = frozenset(f"%{r}.{d}" for r in ("ctaid", "nctaid", "ntid") for d in "xyz")
+_TID = frozenset(("%tid.x", "%tid.y", "%tid.z"))
+_PURE = frozenset(("mov", "add", "sub", "mul", "mad", "shl", "shr", "and", "or", "xor", "cvt",
+                   "cvta"))
+
+
+def _defined(op, out: list[str]) -> None:
+    t = type(op)
+    if t is ir.Reg:
+        out.append(op.name)
+    elif t is ir.PredPair:
+        _defined(op.first, out)
+        _defined(op.second, out)
+    elif t is ir.Vec:
+        for x in op.items:
+            _defined(x, out)
+
+
+def _invariants(body: list) -> tuple[set[str], list[int]]:
+    """Uniform registers and the body indices of the definitions of rematerialisable ones."""
+    count: dict[str, int] = {}
+    for s in body:
+        if type(s) is ir.Instruction and s.operands:
+            names: list[str] = []
+            _defined(s.operands[0], names)
+            for name in names:
+                count[name] = count.get(name, 0) + 1
+    uniform: set[str] = set()
+    remat: set[str] = set()
+    where: list[int] = []
+    for i, s in enumerate(body):
+        if (type(s) is not ir.Instruction or s.pred is not None or len(s.operands) < 2
+                or type(s.operands[0]) is not ir.Reg or count.get(s.operands[0].name) != 1):
+            continue
+        param = s.opcode == "ld" and "param" in s.mods
+        if s.opcode not in _PURE and not param:
+            continue
+        kinds = set()
+        for op in s.operands[1:]:
+            t = type(op)
+            if t is ir.Imm or t is ir.Sym:
+                continue
+            if param and t is ir.Addr and type(op.base) is ir.Sym:
+                continue
+            if t is not ir.Reg:
+                kinds.add("other")
+            elif op.name in _UNIFORM_SPECIAL or op.name in uniform:
+                continue
+            elif op.name in _TID or op.name in remat:
+                kinds.add("tid")
+            else:
+                kinds.add("other")
+        if not kinds:
+            uniform.add(s.operands[0].name)
+        elif kinds == {"tid"} and not param:
+            remat.add(s.operands[0].name)
+            where.append(i)
+    return uniform, where
+
+
+# the threads a guard `setp.<cmp> %p, %tid.x, K; @%p bra <end of region>` lets through
+_PASS = {"gt": lambda k: (0, k + 1), "ge": lambda k: (0, k), "lt": lambda k: (k, 1 << 31),
+         "le": lambda k: (k + 1, 1 << 31), "ne": lambda k: (k, k + 1)}
+
+
+def _guard_ranges(body: list, region: list[int]) -> tuple[tuple[int, tuple[int, int]], ...]:
+    """Regions of a kernel without branches between regions whose code is skipped by every
+    thread outside a range of %tid.x (the tree reduction's `if (tid < stride)`), with that
+    range: the CPU target then loops over those threads only."""
+    tid_regs = set()
+    defs: dict[str, int] = {}
+    for s in body:
+        if type(s) is ir.Instruction and s.operands and type(s.operands[0]) is ir.Reg:
+            defs[s.operands[0].name] = defs.get(s.operands[0].name, 0) + 1
+            if (s.opcode == "mov" and s.pred is None and len(s.operands) == 2
+                    and type(s.operands[1]) is ir.Reg and s.operands[1].name == "%tid.x"):
+                tid_regs.add(s.operands[0].name)
+    tid_regs = {r for r in tid_regs if defs[r] == 1}
+    out = []
+    n = len(body)
+    for i in range(len(body)):
+        if i == 0 or region[i] == region[i - 1]:
+            continue  # not the first statement of a region
+        insts = [(j, x) for j, x in enumerate(body[i:i + 4], i) if type(x) is ir.Instruction]
+        if len(insts) < 2:
+            continue
+        (_, setp), (jb, bra) = insts[0], insts[1]
+        if (setp.opcode != "setp" or setp.pred is not None or len(setp.mods) != 2
+                or setp.mods[1] not in ("s32", "u32") or setp.mods[0] not in _PASS
+                or len(setp.operands) != 3 or type(setp.operands[0]) is not ir.Reg
+                or type(setp.operands[1]) is not ir.Reg
+                or setp.operands[1].name not in tid_regs
+                or type(setp.operands[2]) is not ir.Imm or setp.operands[2].kind != "int"):
+            continue
+        if (bra.opcode != "bra" or bra.pred != setp.operands[0].name or bra.pred_neg
+                or not isinstance(bra.operands[0], ir.Sym)):
+            continue
+        # the branch target must be the region's end: only labels between it and the sync
+        target = next((j for j in range(jb, n) if type(body[j]) is ir.Label
+                       and body[j].name == bra.operands[0].name), None)
+        if target is None or region[target] != region[i]:
+            continue
+        end = target
+        while end + 1 < n and type(body[end + 1]) is ir.Label and region[end + 1] == region[i]:
+            end += 1
+        if (end + 1 >= n or region[end + 1] != region[i] or type(body[end + 1]) is not ir.Instruction
+                or _is_split(body[end + 1]) is not True):
+            continue
+        k = int(setp.operands[2].value)
+        if not 0 <= k < 1 << 30:
+            continue
+        out.append((region[i], _PASS[setp.mods[0]](k)))
+    return tuple(out)
 
 
 def _regions(body: list, sync_at: set[int], labels: set[str]) -> list[int]:

@@ -94,6 +94,9 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         crossing = sorted(n for n in types if n in live_c and any(n in u for u in used))
     else:  # each region runs once: what more than one region uses and is live across
         crossing = sorted(n for n in types if n in live_c and sum(n in u for u in used) > 1)
+    uniform = {cname_reg(x) for x in plan.uniform}
+    remat = _remat(k, plan, used, fe)
+    crossing = [x for x in crossing if x not in uniform and x not in remat]
     cross = set(crossing)
     local = [f"    {types[n]} {n};" for n in types if n not in cross]
 
@@ -115,6 +118,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                   "    default: return 0;",
                   "    }"]
     exits = False
+    ranges = dict(plan.ranges)
     for j, r in enumerate(regions):
         exited = exits  # whether threads may have left before this region
         leave = f"goto ps_next_{j};"
@@ -130,7 +134,13 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                 return done
             return m.group(0)
 
-        r = REG.sub(reg, r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
+        need = {x for x in used[j] if x in remat and remat[x][0] < j}
+        for x in sorted(remat, key=lambda x: -remat[x][1]):  # dependencies first, backwards
+            if x in need:
+                need |= remat[x][2] & remat.keys()
+        pre = "".join(REG.sub(reg, fe.remat_code[remat[x][1]]) + "\n"
+                      for x in sorted(need, key=lambda x: remat[x][1]))
+        r = pre + REG.sub(reg, r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
         r2 = _GOTO.sub(jump, r)
         r2 = r2.replace("return 0;", done)
         if r2 != r:
@@ -143,6 +153,17 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                 "        for (uint32_t y = 0; y < ny; y++) {",
                 "            c.tid_y = y; c.tid_z = z;",
                 "            for (uint32_t x = 0; x < nx; x++, ps_i++) {"]
+        if j in ranges and not paths:
+            # only these threads do anything here (a guard on %tid.x, passes/regions.py)
+            lo, hi = ranges[j]
+            head = ["    ps_lo = 0; ps_hi = nx;",
+                    f"    if (ny == 1 && nz == 1) {{ ps_lo = {lo}u < nx ? {lo}u : nx; "
+                    f"ps_hi = {hi}u < nx ? {hi}u : nx; }}",
+                    "    ps_i = ps_lo;",
+                    "    for (uint32_t z = 0; z < nz; z++)",
+                    "        for (uint32_t y = 0; y < ny; y++) {",
+                    "            c.tid_y = y; c.tid_z = z;",
+                    "            for (uint32_t x = ps_lo; x < ps_hi; x++, ps_i++) {"]
         if paths:
             loops += [f"ps_r{j}: {{  /* region {j} */",
                       "    uint32_t ps_fall = 0;",
@@ -205,8 +226,8 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         *param_copies(k),
         "    ps_tctx *ctx = &c;",
         "    const uint32_t nx = c.ntid_x, ny = c.ntid_y, nz = c.ntid_z, n = c.nthreads;",
-        "    uint32_t ps_i, ps_j = 0;",
-        "    (void)ps_j;",
+        "    uint32_t ps_i, ps_j = 0, ps_lo, ps_hi;",
+        "    (void)ps_j; (void)ps_lo; (void)ps_hi;",
         prologue,
         *local,
         "    uint64_t ps_size = ((uint64_t)n * 4 + 63) & ~63ull;",
@@ -221,3 +242,29 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         *arrays,
         *loops,
         "}"])
+
+
+def _remat(k: ir.Function, plan, used: list[set[str]], fe) -> dict[str, tuple[int, int, set[str]]]:
+    """The plan's rematerialisable registers (C names) this kernel can recompute at region
+    starts: name -> (region of the definition, its site, the registers it reads). A register
+    read in a region before its definition's (a loop back to it) is kept per thread, and so
+    is everything computed from it."""
+    sites = {s.site: s for s in k.body or () if type(s) is ir.Instruction}
+    out: dict[str, tuple[int, int, set[str]]] = {}
+    for region, site in plan.remat:
+        inst = sites.get(site)
+        if inst is None or site not in fe.remat_code:
+            continue
+        deps = {cname_reg(op.name) for op in inst.operands[1:]
+                if type(op) is ir.Reg and "." not in op.name}
+        out[cname_reg(inst.operands[0].name)] = (region, site, deps)
+    uniform = {cname_reg(x) for x in plan.uniform}
+    changed = True
+    while changed:
+        changed = False
+        for name, (region, _site, deps) in list(out.items()):
+            if (any(name in used[j] for j in range(region))
+                    or any(d not in out and d not in uniform for d in deps)):
+                del out[name]
+                changed = True
+    return out
