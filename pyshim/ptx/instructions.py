@@ -943,9 +943,6 @@ def _atom(fe: Fe, inst: I) -> str:
     ptr = f"({ct} *){fe.addr(a, space, inst)}"
     b = fe.src(ops[2], ty, inst)
     bits = 8 * SIZE[ty]
-    if _plain_shared(fe, inst):
-        r = _plain_atom(fe, inst, op, ty, a, ops)
-        return f"(void){r};" if red else fe.dst(d, ty, r, inst)
     builtin = {"add": "PS_AFETCH_ADD", "and": "PS_AFETCH_AND", "or": "PS_AFETCH_OR",
                "xor": "PS_AFETCH_XOR"}
     if half_add:
@@ -971,52 +968,6 @@ def _atom(fe: Fe, inst: I) -> str:
     if red:
         return f"(void){r};"
     return fe.dst(d, ty, r, inst)
-
-
-def _plain_shared(fe: Fe, inst: I) -> bool:
-    """Whether an atom/red is a plain read-modify-write: .shared (the block's own window, not
-    a generic address, not .shared::cluster) on the CPU device, where a block runs on one OS
-    thread and its threads switch only at barriers and collectives (atomics.h)."""
-    return fe.tr.target.name.startswith("cpu") and any(m in ("shared", "shared::cta")
-                                                        for m in inst.mods[:-1])
-
-
-# atom op -> the new-value macro of atomics.h, by operand kind
-_NV_INT = {"add": "PS_NV_ADD", "and": "PS_NV_AND", "or": "PS_NV_OR", "xor": "PS_NV_XOR",
-           "min": "PS_NV_MIN", "max": "PS_NV_MAX"}
-_NV_FLOAT = {("add", "f32"): "PS_NV_ADD", ("add", "f64"): "PS_NV_ADD",
-             ("min", "f32"): "PS_NV_MINF", ("max", "f32"): "PS_NV_MAXF",
-             ("min", "f64"): "PS_NV_MIND", ("max", "f64"): "PS_NV_MAXD",
-             ("add", "f16"): "PS_NV_ADD_F16", ("add", "bf16"): "PS_NV_ADD_BF16",
-             ("add", "f16x2"): "PS_NV_ADD_F16X2", ("add", "bf16x2"): "PS_NV_ADD_BF16X2"}
-
-
-def _plain_atom(fe: Fe, inst: I, op: str, ty: str, a: ir.Operand,
-                ops: list[ir.Operand]) -> str:
-    """The value (the old one) of a plain read-modify-write atom on .shared, with the same
-    operand types and new values as the atomic forms in _atom."""
-    addr = fe.addr(a, "shared", inst)
-    if op in ("exch", "cas") and ty in INT | FLOAT | BITS:
-        ut = uint_of(SIZE[ty])
-        p = f"({C_TYPE[ut]} *){addr}"
-        if op == "exch":
-            r = f"PS_PLAIN_RMW({p}, {fe.src(ops[2], ut, inst)}, PS_NV_EXCH)"
-        else:
-            r = (f"PS_PLAIN_CAS({p}, {fe.src(ops[2], ut, inst)}, "
-                 f"{fe.src(ops[3], ut, inst)})")
-        return fe.convert(r, ut, ty, inst)
-    if ty in FLOAT or ty in HALF or ty in HALF2:
-        nv = _NV_FLOAT.get((op, ty))
-    elif op in ("inc", "dec"):
-        nv = f"PS_NV_{op.upper()}" if ty == "u32" else None
-    else:
-        nv = _NV_INT.get(op)
-        if op in ("min", "max") and ty in BITS:
-            nv = None
-    if nv is None:
-        raise fe.unsupported(inst)
-    ct = C_TYPE[ty]
-    return f"PS_PLAIN_RMW(({ct} *){addr}, {fe.src(ops[2], ty, inst)}, {nv})"
 
 
 # ---- 9.7.13 parallel synchronization and communication ----
