@@ -117,8 +117,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"benchmarks.profile: {exc}", file=sys.stderr)
         return 1
     case = cases.one_case(args.kernel, args.quick)
+    from pyshim.kernels.compile import cpu_compiler
+
     print(f"{args.kernel}: {case.what}; runs as '{mode}' on the CPU device; "
-          f"{usable_cores()} threads; median of {args.runs}")
+          f"{usable_cores()} threads; median of {args.runs}; kernels compiled by "
+          f"{' '.join(cpu_compiler())}, C loops by {' '.join(build.loops_compiler())}")
     for label, ms in times.items():
         print(f"  {label:40s} {ms:9.2f} ms")
     return 0
