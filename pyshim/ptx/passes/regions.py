@@ -150,8 +150,8 @@ def plan(fn: ir.Function) -> RegionPlan | None:
 
 _UNIFORM_SPECIAL = frozenset(f"%{r}.{d}" for r in ("ctaid", "nctaid", "ntid") for d in "xyz")
 _TID = frozenset(("%tid.x", "%tid.y", "%tid.z"))
-_PURE = frozenset(("mov", "add", "sub", "mul", "mad", "shl", "shr", "and", "or", "xor", "cvt",
-                   "cvta"))
+_PURE = frozenset(("mov", "add", "sub", "mul", "mad", "shl", "shr", "and", "or", "xor", "not",
+                   "cvt", "cvta", "setp", "selp", "min", "max", "bfe"))
 
 
 def _defined(op, out: list[str]) -> None:
