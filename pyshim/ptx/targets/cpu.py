@@ -1,12 +1,12 @@
 """The CPU device: one C11 file per module, a `run_block` per kernel, `pyshim_module`.
 
-How a block runs (passes/classify_sync.py decides):
+How a block runs (passes/classify_sync.py and passes/regions.py decide):
 - no barriers or collectives: a plain loop over the block's threads, the body inlined, the
   parameters and launch geometry set up once per block (loop_kernel);
-- barriers every thread reaches in order (passes/regions.py): one such loop per
-  barrier-delimited region, registers live across barriers in per-thread arrays
-  (region_kernel);
-- other barriers and warp collectives: phases (each thread runs to its next barrier or
+- barriers and warp collectives at the top level of the body, unguarded: region loops
+  (targets/cpu_regions.py), one loop over the threads per stretch between synchronisation
+  points, branches between regions per thread;
+- other barriers and collectives: phases (each thread runs to its next barrier or
   collective, registers in a per-thread context, a resume switch; phase_kernel);
 - the rest (sync in callees, bar.arrive, counts): every thread a fiber (preludes/cpu.h).
 """
