@@ -1,34 +1,50 @@
-"""Differential check of the examples against NVIDIA's own stack, for a machine with an
-NVIDIA GPU (`python3 -m pyshim.differential [--json]`).
+"""Differential checks of the PTX translator against NVIDIA's own compilers
+(`python3 -m pyshim.differential [--json] [examples...]`, `make differential`).
 
-For each kernel example it
-  1. builds the program with nvcc for the GPU at hand and runs it natively (NVIDIA's driver
-     and JIT): the reference output;
+P is a program's PTX (nvcc -ptx, compute_75); P' is P translated by pyshim's `cuda` target
+and compiled back to PTX by NVRTC (pyshim/nvrtc.py; NVIDIA's own front end and optimizer,
+running on the CPU). For each kernel example it
+  1. with an NVIDIA GPU: builds the program for that GPU and runs it natively (NVIDIA's
+     driver): the reference output;
   2. runs the same binary under `pyshim run --backend cpu` (our fat-binary reader, PTX
      translator and CPU device) and compares its output line by line with the reference;
-  3. translates the program's PTX with the `cuda` target and compiles that source with nvcc
-     for the same GPU, so the translator's CUDA output is checked by NVIDIA's compiler.
-Without a GPU, steps 1 and 3's native parts are skipped and said so: the script still
-checks that the pyshim side runs, so CI keeps it working.
+  3. compiles the cuda target's translation of P with NVRTC (nvcc -c when NVRTC is not
+     installed), so the translator's CUDA output is judged by NVIDIA's compiler;
+  4. the round trip, everywhere: rebuilds the program with P' in place of P in its fat
+     binary, runs both under pyshim on the CPU device and compares outputs line by line
+     (a difference is a bug in the cuda target: the CPU device runs both, so only the
+     translation can differ); with a GPU, the P' program also runs natively against 1.
+Then, once per run, the driver check: a few kernels with fixed inputs (DRIVER_KERNELS)
+are loaded by cuModuleLoadData and launched by cuLaunchKernel through ctypes, from P and
+from P', under pyshim's libcuda (CPU device) and, with a GPU, under NVIDIA's: every output
+must be the same bytes.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
+from pyshim import nvrtc
 from pyshim.paths import REPO_DIR
 
 EXAMPLES = REPO_DIR / "examples"
+PTX_ARCH = "compute_75"  # the PTX pyshim translates (what nvcc embeds for compute_75)
 # lines that legitimately differ between a GPU and the CPU device
 VOLATILE = ("device 0:", "pyshim:", "GPU", "clock", "ms", "time")
 
 
+# ---- tools ---------------------------------------------------------------------------------
 def gpu_arch() -> str | None:
     """sm_XY of the first NVIDIA GPU, or None when there is none."""
     if shutil.which("nvidia-smi") is None:
@@ -39,14 +55,259 @@ def gpu_arch() -> str | None:
     return "sm_" + cap.replace(".", "") if cap else None
 
 
-def _run(cmd: list[str], timeout: int = 600) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+def _run(cmd: list[str], timeout: int = 600, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
 
 
 def _stable(text: str) -> list[str]:
     return [line for line in text.splitlines() if not any(v in line for v in VOLATILE)]
 
 
+def _differences(a: str, b: str) -> list[tuple[str, str]]:
+    """Line pairs that differ (a missing line pairs with ''), at most 10."""
+    la, lb = _stable(a), _stable(b)
+    n = max(len(la), len(lb))
+    la, lb = la + [""] * (n - len(la)), lb + [""] * (n - len(lb))
+    return [(x, y) for x, y in zip(la, lb, strict=True) if x != y][:10]
+
+
+def pyshim_run(argv: list[str], env: dict[str, str] | None = None
+               ) -> subprocess.CompletedProcess:
+    return _run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", *argv], env=env)
+
+
+# ---- P -> P' -------------------------------------------------------------------------------
+def cuda_target_source(ptx: str) -> str:
+    """The cuda target's CUDA C++ for `ptx`, spelled for NVRTC."""
+    from pyshim.ptx.targets.cuda import nvrtc_source
+    from pyshim.ptx.translate import translate
+
+    return nvrtc_source(translate(ptx, "cuda"))
+
+
+def cuda_target_ptx(ptx: str, arch: str = PTX_ARCH, name: str = "translated.cu") -> str:
+    """P': `ptx` translated by the cuda target and compiled to PTX by NVRTC."""
+    return nvrtc.compile_to_ptx(cuda_target_source(ptx), arch, name=name)
+
+
+def compile_cuda_target(ptx: str, work: Path, name: str, arch: str | None) -> str:
+    """Step 3: 'compiles (NVRTC)' / 'compiles (nvcc)', or why not."""
+    try:
+        cu = cuda_target_source(ptx)
+    except Exception as exc:  # noqa: BLE001 - reported per example
+        return f"translation failed: {exc}"
+    if nvrtc.available():
+        try:
+            nvrtc.compile_to_ptx(cu, "compute_" + (arch or "sm_75")[3:], name=f"{name}.cu")
+        except nvrtc.NvrtcError as exc:
+            return f"NVRTC rejected it: {str(exc)[-600:]}"
+        return "compiles (NVRTC)"
+    path = work / f"{name}.translated.cu"
+    path.write_text(cu)
+    cc = _run(["nvcc", "-c", f"-arch={arch or 'sm_75'}", "-o", str(path.with_suffix(".o")),
+               str(path)])
+    return "compiles (nvcc)" if cc.returncode == 0 else "nvcc rejected it: " + cc.stderr[-400:]
+
+
+# ---- a program with P' in its fat binary ---------------------------------------------------
+_ENV_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
+
+
+def build_ptx_program(src: Path, keep: Path) -> tuple[Path, Path]:
+    """Builds `src` with compute_75 PTX only, keeping nvcc's intermediate files in `keep`:
+    (the program, its PTX file). The PTX file may then be rewritten and the program
+    relinked around it with relink_program()."""
+    keep.mkdir(parents=True, exist_ok=True)
+    exe = keep / src.stem
+    cmd = ["nvcc", "-O2", "-keep", "-keep-dir", str(keep),
+           f"-gencode=arch={PTX_ARCH},code={PTX_ARCH}", "-o", str(exe), str(src)]
+    proc = _run(cmd)
+    if proc.returncode != 0:
+        raise RuntimeError(f"nvcc build of {src.name} failed: {proc.stderr[-400:]}")
+    ptx = keep / f"{src.stem}.ptx"
+    if not ptx.is_file():
+        raise RuntimeError(f"nvcc -keep left no {ptx.name} in {keep}")
+    (keep / "nvcc.args").write_text(json.dumps(cmd))
+    return exe, ptx
+
+
+def relink_program(keep: Path) -> Path:
+    """Re-runs the steps of build_ptx_program's nvcc after its PTX was written (fatbinary,
+    host compile, device and host link), as `nvcc -dryrun` lists them, so the program's
+    fat binary embeds whatever the kept PTX file now holds. The program is rebuilt in place."""
+    cmd = json.loads((keep / "nvcc.args").read_text())
+    dry = _run([cmd[0], "-dryrun", *cmd[1:]])
+    lines = [ln[3:] for ln in dry.stderr.splitlines() if ln.startswith("#$ ")]
+    first = next((i for i, ln in enumerate(lines) if ln.startswith("fatbinary")), None)
+    if dry.returncode != 0 or first is None or ".ptx" not in lines[first]:
+        raise RuntimeError(f"nvcc -dryrun shows no fatbinary step of a PTX file:\n{dry.stderr}")
+    # the tools' search paths as nvcc sets them (its other variables feed only earlier steps)
+    env = dict(os.environ)
+    for ln in lines[:first]:
+        m = _ENV_LINE.match(ln)
+        if m and m.group(1) in ("PATH", "LD_LIBRARY_PATH"):
+            env[m.group(1)] = ln[m.end():]
+    script = keep / "relink.sh"
+    script.write_text("set -e\n" + "\n".join(lines[first:]) + "\n")
+    proc = _run(["bash", str(script)], env=env)
+    if proc.returncode != 0:
+        raise RuntimeError(f"relinking with the new PTX failed: {proc.stderr[-600:]}")
+    return Path(cmd[cmd.index("-o") + 1])
+
+
+def embedded_ptx(program: Path) -> list[str]:
+    """Every PTX text in the fat binaries embedded in `program` (pyshim's own reader)."""
+    from pyshim.binary import fatbin
+    from pyshim.binary.elf import HostElf
+
+    with HostElf(program) as elf:
+        return [e.ptx() for c in elf.embedded_containers() for e in fatbin.entries(c.data)
+                if e.is_ptx]
+
+
+def _ptx_tokens(ptx: str) -> list[str]:
+    """PTX without comments and layout (fatbinary blanks out comments as it embeds PTX)."""
+    return re.sub(r"//[^\n]*", "", ptx).split()
+
+
+def roundtrip_example(src: Path, work: Path) -> dict:
+    """Step 4 for one example: its program from P and from P' under pyshim on the CPU
+    device. Returns the two runs' outputs and the programs' paths."""
+    keep = work / f"{src.stem}.keep"
+    exe, ptx = build_ptx_program(src, keep)
+    exe_p = work / f"{src.stem}.P"
+    shutil.copy2(exe, exe_p)
+    p2 = cuda_target_ptx(ptx.read_text(), name=f"{src.stem}.cu")
+    ptx.write_text(p2)
+    exe_p2 = relink_program(keep)
+    if [_ptx_tokens(t) for t in embedded_ptx(exe_p2)] != [_ptx_tokens(p2)]:
+        raise RuntimeError(f"{exe_p2.name}: the relinked program does not embed P' alone")
+    run_p, run_p2 = pyshim_run([str(exe_p)]), pyshim_run([str(exe_p2)])
+    return {"exe_p": exe_p, "exe_p2": exe_p2, "rc_p": run_p.returncode,
+            "rc_p2": run_p2.returncode, "out_p": run_p.stdout, "out_p2": run_p2.stdout,
+            "err_p2": run_p2.stderr, "differences": _differences(run_p.stdout, run_p2.stdout)}
+
+
+# ---- the driver check: cuModuleLoadData + cuLaunchKernel through ctypes --------------------
+# kernels with fixed inputs whose results are exact on any IEEE device: no .approx math
+DRIVER_KERNELS = r"""
+extern "C" __global__ void dk_math(const float *x, float *y, int *iy, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    y[i] = fmaf(v, v, -1.0f) / (v + 3.5f) + sqrtf(fabsf(v)) - fminf(v, 0.25f);
+    iy[i] = __float2int_rn(v * 7.5f) + (int)(v * 3.0f) + __popc(i) * 1000;
+}
+extern "C" __global__ void dk_warp(const int *in, int *out) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = in[t];
+    unsigned b = __ballot_sync(0xffffffffu, v & 1);
+    int s = v;
+    for (int o = 16; o; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    out[t] = s ^ (int)b ^ (__shfl_up_sync(0xffffffffu, v, 3) << 8);
+}
+extern "C" __global__ void dk_hist(const unsigned *in, unsigned *hist, int n) {
+    __shared__ unsigned h[16];
+    if (threadIdx.x < 16) h[threadIdx.x] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        atomicAdd(&h[in[i] % 16], 1u);
+    __syncthreads();
+    if (threadIdx.x < 16) atomicAdd(&hist[threadIdx.x], h[threadIdx.x]);
+}
+"""
+
+
+def _driver_launches() -> list[tuple[str, tuple, tuple, list]]:
+    """(kernel, grid, block, arguments): arrays are copied in and read back, ints are int32."""
+    rng = np.random.default_rng(2026)
+    n = 1000
+    x = (rng.standard_normal(n) * 4).astype(np.float32)
+    return [
+        ("dk_math", (4,), (256,), [x, np.zeros(n, np.float32), np.zeros(n, np.int32), n]),
+        ("dk_warp", (2,), (128,), [rng.integers(-5000, 5000, 256).astype(np.int32),
+                                   np.zeros(256, np.int32)]),
+        ("dk_hist", (3,), (64,), [rng.integers(0, 1 << 30, 3000).astype(np.uint32),
+                                  np.zeros(16, np.uint32), 3000]),
+    ]
+
+
+def driver_run(ptx: str) -> dict[str, list[str]]:
+    """Loads `ptx` with whatever libcuda.so.1 this process finds (NVIDIA's, or pyshim's under
+    `pyshim run`), runs _driver_launches() and returns every array afterwards, as hex."""
+    cu = ctypes.CDLL("libcuda.so.1")
+    ptr = ctypes.c_void_p
+
+    def check(rc: int, what: str) -> None:
+        if rc != 0:
+            raise RuntimeError(f"{what} failed with CUresult {rc}")
+
+    check(cu.cuInit(0), "cuInit")
+    dev, ctx, mod = ctypes.c_int(), ptr(), ptr()
+    check(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
+    check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
+    check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    check(cu.cuModuleLoadData(ctypes.byref(mod), ptx.encode() + b"\0"), "cuModuleLoadData")
+    results: dict[str, list[str]] = {}
+    for name, grid, block, args in _driver_launches():
+        fn = ptr()
+        check(cu.cuModuleGetFunction(ctypes.byref(fn), mod, name.encode()),
+              f"cuModuleGetFunction({name})")
+        values, dptrs = [], []
+        for a in args:
+            if isinstance(a, np.ndarray):
+                d = ctypes.c_uint64()
+                check(cu.cuMemAlloc_v2(ctypes.byref(d), ctypes.c_size_t(a.nbytes)), "cuMemAlloc")
+                check(cu.cuMemcpyHtoD_v2(d, a.ctypes.data_as(ptr), ctypes.c_size_t(a.nbytes)),
+                      "cuMemcpyHtoD")
+                dptrs.append((d, a))
+                values.append(d)
+            else:
+                values.append(ctypes.c_int32(a))
+        params = (ptr * len(values))(*[ctypes.cast(ctypes.byref(v), ptr) for v in values])
+        check(cu.cuLaunchKernel(fn, *map(ctypes.c_uint, grid + (1,) * (3 - len(grid))),
+                                *map(ctypes.c_uint, block + (1,) * (3 - len(block))),
+                                ctypes.c_uint(0), ptr(), params, ptr()), f"launch of {name}")
+        check(cu.cuCtxSynchronize(), f"cuCtxSynchronize after {name}")
+        out = []
+        for d, a in dptrs:
+            host = np.empty_like(a)
+            check(cu.cuMemcpyDtoH_v2(host.ctypes.data_as(ptr), d, ctypes.c_size_t(a.nbytes)),
+                  "cuMemcpyDtoH")
+            check(cu.cuMemFree_v2(d), "cuMemFree")
+            out.append(host.tobytes().hex())
+        results[name] = out
+    check(cu.cuModuleUnload(mod), "cuModuleUnload")
+    return results
+
+
+def driver_check(work: Path, gpu: bool) -> dict:
+    """DRIVER_KERNELS from P and from P', on the CPU device (and natively with a GPU)."""
+    src = work / "driver_kernels.cu"
+    src.write_text(DRIVER_KERNELS)
+    ptx_p = work / "driver_kernels.ptx"
+    proc = _run(["nvcc", "-ptx", f"-arch={PTX_ARCH}", "-o", str(ptx_p), str(src)])
+    if proc.returncode != 0:
+        return {"ok": False, "why": "nvcc -ptx failed: " + proc.stderr[-400:]}
+    ptx_p2 = work / "driver_kernels.rt.ptx"
+    ptx_p2.write_text(cuda_target_ptx(ptx_p.read_text(), name="driver_kernels.cu"))
+    runs: dict[str, dict] = {}
+    who = [("cpu P", ptx_p, True), ("cpu P'", ptx_p2, True)]
+    if gpu:
+        who += [("gpu P", ptx_p, False), ("gpu P'", ptx_p2, False)]
+    for label, ptx, under_pyshim in who:
+        cmd = [sys.executable, "-m", "pyshim.differential", "--driver-run", str(ptx)]
+        proc = pyshim_run(cmd) if under_pyshim else _run(cmd)
+        if proc.returncode != 0:
+            return {"ok": False, "why": f"{label}: {proc.stderr[-600:]}"}
+        runs[label] = json.loads(proc.stdout)
+    ref = runs["cpu P"]
+    diverging = [f"{label}: {k}" for label, r in runs.items() for k in ref if r.get(k) != ref[k]]
+    return {"ok": not diverging, "runs": list(runs), "kernels": list(ref),
+            "differences": diverging}
+
+
+# ---- per example ---------------------------------------------------------------------------
 def check_example(src: Path, work: Path, arch: str | None) -> dict:
     name = src.stem
     result: dict = {"example": name}
@@ -55,41 +316,54 @@ def check_example(src: Path, work: Path, arch: str | None) -> dict:
     if arch:
         # native code for this GPU plus compute_75 PTX for pyshim to translate
         build[1:1] = [f"-gencode=arch=compute_{arch[3:]},code={arch}",
-                      "-gencode=arch=compute_75,code=compute_75"]
+                      f"-gencode=arch={PTX_ARCH},code={PTX_ARCH}"]
     proc = _run(build)
     if proc.returncode != 0:
         return {**result, "ok": False, "why": "build failed: " + proc.stderr[-400:]}
-    shim = _run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", str(exe)])
+    shim = pyshim_run([str(exe)])
     result["pyshim_rc"] = shim.returncode
     result["pyshim_pass"] = f"PASS {name}" in shim.stdout
+    native = None
     if arch:
         native = _run([str(exe)])
         result["native_rc"] = native.returncode
-        diff = [(a, b) for a, b in zip(_stable(native.stdout), _stable(shim.stdout),
-                                       strict=False) if a != b]
-        result["differences"] = diff[:10]
-        result["same_output"] = not diff and len(_stable(native.stdout)) == len(
-            _stable(shim.stdout))
-    # the cuda target: translate the program's PTX and let NVIDIA's compiler judge it
+        diff = _differences(native.stdout, shim.stdout)
+        result["differences"] = diff
+        result["same_output"] = not diff
+    # step 3: the cuda target's translation, judged by NVIDIA's compiler
     ptx = work / f"{name}.ptx"
-    proc = _run(["nvcc", "-ptx", "-arch=compute_75", "-o", str(ptx), str(src)])
-    if proc.returncode == 0:
-        from pyshim.ptx.translate import translate
-
-        cu = work / f"{name}.translated.cu"
+    proc = _run(["nvcc", "-ptx", f"-arch={PTX_ARCH}", "-o", str(ptx), str(src)])
+    result["cuda_target"] = compile_cuda_target(ptx.read_text(), work, name, arch) \
+        if proc.returncode == 0 else "nvcc -ptx failed: " + proc.stderr[-400:]
+    # step 4: the round trip P -> P', both run on the CPU device
+    if nvrtc.available():
         try:
-            cu.write_text(translate(ptx.read_text(), "cuda"))
+            rt = roundtrip_example(src, work)
         except Exception as exc:  # noqa: BLE001 - reported per example
-            result["cuda_target"] = f"translation failed: {exc}"
+            result["roundtrip"] = f"failed: {str(exc)[-600:]}"
         else:
-            out = work / f"{name}.translated.o"
-            cc = _run(["nvcc", "-c", f"-arch={arch or 'sm_75'}", "-o", str(out), str(cu)])
-            result["cuda_target"] = "compiles" if cc.returncode == 0 else \
-                "nvcc rejected it: " + cc.stderr[-400:]
-    ok = result["pyshim_rc"] == 0 and result["pyshim_pass"]
+            same = rt["rc_p"] == rt["rc_p2"] and not rt["differences"] \
+                and f"PASS {name}" in rt["out_p2"]
+            result["roundtrip"] = "same" if same else \
+                {"rc": [rt["rc_p"], rt["rc_p2"]], "differences": rt["differences"],
+                 "stderr": rt["err_p2"][-400:]}
+            if arch and native is not None:
+                # NVIDIA's driver JIT-compiles P' from the relinked program's fat binary
+                gpu_p2 = _run([str(rt["exe_p2"])])
+                result["native_roundtrip"] = "same" if gpu_p2.returncode == native.returncode \
+                    and not _differences(native.stdout, gpu_p2.stdout) else \
+                    {"rc": gpu_p2.returncode,
+                     "differences": _differences(native.stdout, gpu_p2.stdout)}
+    else:
+        result["roundtrip"] = "skipped: NVRTC not found (pip install nvidia-cuda-nvrtc)"
+    ok = result["pyshim_rc"] == 0 and result["pyshim_pass"] \
+        and result["cuda_target"].startswith("compiles")
+    ok = ok and result["roundtrip"] in ("same",) + (() if nvrtc.available() else
+                                                      (result["roundtrip"],))
     if arch:
-        ok = ok and result["native_rc"] == 0 and result["same_output"]
-    result["ok"] = ok and result.get("cuda_target") == "compiles"
+        ok = ok and result["native_rc"] == 0 and result["same_output"] \
+            and result.get("native_roundtrip", "same") == "same"
+    result["ok"] = ok
     return result
 
 
@@ -97,32 +371,59 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m pyshim.differential",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--no-driver", action="store_true",
+                        help="skip the driver check (cuModuleLoadData of P and P')")
+    parser.add_argument("--driver-run", metavar="PTX", help=argparse.SUPPRESS)
     parser.add_argument("examples", nargs="*", help="example names (default: every k_*.cu "
                         "and vector_add.cu)")
     args = parser.parse_args(argv)
+    if args.driver_run:  # the child of driver_check, under pyshim or NVIDIA's libcuda
+        print(json.dumps(driver_run(Path(args.driver_run).read_text())))
+        return 0
     if shutil.which("nvcc") is None:
         print("differential: nvcc is not on PATH", file=sys.stderr)
         return 2
     names = args.examples or sorted(p.stem for p in EXAMPLES.glob("k_*.cu")) + ["vector_add"]
     arch = gpu_arch()
     if arch is None:
-        print("differential: no NVIDIA GPU: checking the pyshim side and the cuda target's "
-              "compile only", file=sys.stderr)
+        print("differential: no NVIDIA GPU: checking the pyshim side, the cuda target's "
+              "compile and the P -> P' round trip on the CPU device", file=sys.stderr)
+    if not nvrtc.available():
+        print("differential: NVRTC not found: the cuda target is compiled by nvcc and the "
+              "round trip is skipped (pip install nvidia-cuda-nvrtc)", file=sys.stderr)
     results = []
+    driver = None
     with tempfile.TemporaryDirectory(prefix="pyshim-diff-") as tmp:
         for name in names:
-            results.append(check_example(EXAMPLES / f"{name}.cu", Path(tmp), arch))
+            work = Path(tmp) / name
+            work.mkdir()
+            results.append(check_example(EXAMPLES / f"{name}.cu", work, arch))
+        if nvrtc.available() and not args.no_driver:
+            work = Path(tmp) / "driver"
+            work.mkdir()
+            try:
+                driver = driver_check(work, arch is not None)
+            except Exception as exc:  # noqa: BLE001 - reported, not raised
+                driver = {"ok": False, "why": str(exc)[-600:]}
     if args.json:
-        print(json.dumps({"gpu": arch, "results": results}, indent=2))
+        print(json.dumps({"gpu": arch, "nvrtc": nvrtc.available(), "results": results,
+                          "driver": driver}, indent=2, default=str))
     else:
         for r in results:
             mark = "ok  " if r["ok"] else "FAIL"
-            extra = "" if r["ok"] else f"  {r.get('why') or r.get('differences') or r.get('cuda_target')}"
+            extra = "" if r["ok"] else "  " + str(r.get("why") or r.get("differences")
+                                                  or r.get("roundtrip") or r.get("cuda_target"))
             print(f"{mark} {r['example']}{extra}")
+        if driver is not None:
+            print(("ok   driver check: " + ", ".join(driver["runs"]) + " agree on "
+                   + ", ".join(driver["kernels"])) if driver["ok"]
+                  else f"FAIL driver check: {driver.get('why') or driver['differences']}")
         print(f"{sum(r['ok'] for r in results)} of {len(results)} agree"
-              + ("" if arch else " (no GPU: pyshim side and cuda-target compile only)"))
-    return 0 if all(r["ok"] for r in results) else 1
+              + ("" if arch else " (no GPU: pyshim side, cuda-target compile and round trip)"))
+    ok = all(r["ok"] for r in results) and (driver is None or driver["ok"])
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
     sys.exit(main())

@@ -1,6 +1,17 @@
 /* pyshim PTX prelude for NVIDIA GPUs (CUDA C++ under nvcc or NVRTC): the wavefront is the
  * warp, so the primitives are CUDA's own. Used for differential checks against NVIDIA's
  * compilation of the same PTX. */
+#if defined(__CUDACC_RTC__)
+/* NVRTC's front end is not in GCC mode: none of GCC's builtins that the shared preludes and
+ * the generated code use exist there, so they are spelled with CUDA's device functions */
+#define __builtin_memcpy(d, s, n) memcpy(d, s, n)
+#define __builtin_popcount(a) __popc(a)
+#define __builtin_popcountll(a) __popcll(a)
+#define __builtin_clz(a) __clz(a)
+#define __builtin_clzll(a) __clzll(a)
+#define __builtin_frexp(a, e) frexp(a, e)
+#define __builtin_ldexp(a, e) ldexp(a, e)
+#endif
 #define PS_TID_X(c) threadIdx.x
 #define PS_TID_Y(c) threadIdx.y
 #define PS_TID_Z(c) threadIdx.z
@@ -50,8 +61,11 @@ PS_FN uint64_t ps_globaltimer(const ps_tctx *c) {
 }
 /* device printf: the PTX's own call to CUDA's device vprintf, as inline PTX, because a C
  * declaration of it would clash with glibc's host vprintf. The printf("") on a path never
- * taken at run time makes nvcc declare the .extern .func vprintf that the asm calls. */
+ * taken at run time makes nvcc declare the .extern .func vprintf that the asm calls.
+ * NVRTC declares printf itself (and has no <cstdio>). */
+#if !defined(__CUDACC_RTC__)
 #include <cstdio>
+#endif
 PS_FN int ps_vprintf(const ps_tctx *c, uint64_t fmt, uint64_t args) {
     (void)c;
     if (!fmt) return printf("");

@@ -1,5 +1,19 @@
 /* pyshim PTX prelude for GPU targets (HIP and CUDA dialects): fixed-width types and the
  * attribute spellings, without any vendor header. */
+#if defined(__CUDACC_RTC__)
+/* NVRTC predefines none of the __UINTn_TYPE__ macros and has no <stdint.h>; it compiles for
+ * the host's LP64 data model, so these are the widths nvcc's host compiler gives */
+typedef unsigned char uint8_t;
+typedef signed char int8_t;
+typedef unsigned short uint16_t;
+typedef short int16_t;
+typedef unsigned int uint32_t;
+typedef int int32_t;
+typedef unsigned long uint64_t;
+typedef long int64_t;
+typedef unsigned long uintptr_t;
+static_assert(sizeof(uint64_t) == 8 && sizeof(uintptr_t) == sizeof(void *), "LP64 only");
+#else
 typedef __UINT8_TYPE__ uint8_t;
 typedef __INT8_TYPE__ int8_t;
 typedef __UINT16_TYPE__ uint16_t;
@@ -9,6 +23,7 @@ typedef __INT32_TYPE__ int32_t;
 typedef __UINT64_TYPE__ uint64_t;
 typedef __INT64_TYPE__ int64_t;
 typedef __UINTPTR_TYPE__ uintptr_t;
+#endif
 #ifndef NULL
 #define NULL 0
 #endif
