@@ -147,6 +147,9 @@ def test_which_kernels_become_region_loops(ptx: str) -> None:
     assert len(info["tree"].syncs) == 8 and not info["tree"].labels
     assert len(info["hist2d"].syncs) == 2
     assert not info["tree"].backward and not info["hist2d"].backward
+    # the region with the shared atomics must not run its threads in SIMD lockstep
+    assert 0 in info["hist2d"].simd and 1 not in info["hist2d"].simd
+    assert set(range(9)) <= info["tree"].simd
     # loops around barriers: their heads start regions, the branch back is per thread
     assert info["uniform_loop"].backward and info["uniform_loop"].labels
     assert info["cond_in_loop"].backward

@@ -50,6 +50,9 @@ class RegionPlan:
     # registers with one cheap definition from %tid and uniform values: recomputed where a
     # region starts instead of kept in arrays; (region of the definition, its site)
     remat: tuple[tuple[int, int], ...] = ()
+    # regions whose instructions are plain arithmetic, non-volatile loads and stores and
+    # branches: their thread loop may run threads in SIMD lockstep (a warp's schedule)
+    simd: frozenset[int] = frozenset()
 
     @property
     def count(self) -> int:
@@ -145,7 +148,31 @@ def plan(fn: ir.Function) -> RegionPlan | None:
     ranges = _guard_ranges(body, region) if not labels else ()
     uniform, remat = _invariants(body)
     return RegionPlan(tuple(syncs), frozenset(labels), backward, ranges, frozenset(uniform),
-                      tuple((region[i], body[i].site) for i in remat))
+                      tuple((region[i], body[i].site) for i in remat),
+                      _simd_regions(body, region, sync_at))
+
+
+# what a thread may do in a region that runs its threads in SIMD lockstep: no atomics (a
+# vectorised read-modify-write would lose updates), no calls, no volatile accesses
+# (warp-synchronous code), nothing with side effects beyond its own loads and stores
+_SIMD_SAFE = frozenset((
+    "add", "sub", "mul", "mad", "fma", "div", "rem", "abs", "neg", "min", "max", "and", "or",
+    "xor", "not", "cnot", "shl", "shr", "setp", "selp", "set", "slct", "mov", "cvt", "cvta",
+    "ld", "st", "bra", "ret", "exit", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin", "cos",
+    "popc", "clz", "brev", "bfe", "bfi", "prmt", "copysign", "testp", "shf", "lop3", "mul24",
+    "mad24", "sad"))
+
+
+def _simd_regions(body: list, region: list[int], sync_at: set[int]) -> frozenset[int]:
+    bad: set[int] = set()
+    seen: set[int] = set()
+    for i, s in enumerate(body):
+        seen.add(region[i])
+        if type(s) is not ir.Instruction or i in sync_at:
+            continue
+        if s.opcode not in _SIMD_SAFE or "volatile" in s.mods:
+            bad.add(region[i])
+    return frozenset(seen - bad)
 
 
 _UNIFORM_SPECIAL = frozenset(f"%{r}.{d}" for r in ("ctaid", "nctaid", "ntid") for d in "xyz")

@@ -275,6 +275,14 @@ PS_FN void ps_phase_barrier(uint32_t n, uint8_t *state, ps_coll *coll) {
     }
 }
 
+/* ---- region loops: how many threads wait at each region, from their region counters
+ * (after a SIMD region loop, where threads cannot share a counter) ---- */
+PS_FN void ps_recount(const uint32_t *pc, uint32_t n, uint32_t *cnt, uint32_t nc) {
+    memset(cnt, 0, (size_t)nc * sizeof *cnt);
+    for (uint32_t i = 0; i < n; i++)
+        if (pc[i] < nc) cnt[pc[i]]++;
+}
+
 /* ---- phase mode: complete the collectives the threads wait at (per wavefront, the lowest
  * call site first); returns whether any completed ---- */
 PS_FN int ps_phase_collectives(uint32_t n, uint32_t wave, uint8_t *state, const uint32_t *resume,

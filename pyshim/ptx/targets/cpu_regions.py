@@ -28,6 +28,10 @@ _BARRIER = re.compile(r"\{ return (\d+)u; \} ps_at_\1: ;")
 _COLL = re.compile(r"return (\d+)u \| PS_PHASE_COLL; \} ps_at_\1: ;")
 _SPLIT = "\0split\0"
 _GOTO = re.compile(r"goto (L_[\w$]+);")
+_TIDS = re.compile(r"PS_(TID_X|TID_Y|TID_Z|LINEAR)\(ctx\)")
+_TID_VARS = {"TID_X": "x", "TID_Y": "y", "TID_Z": "z", "LINEAR": "ps_i"}
+# what a SIMD region may still read through the context: values uniform over the block
+_INVARIANT = re.compile(r"PS_(SHARED|CTAID_[XYZ]|NTID_[XYZ]|NCTAID_[XYZ])\(ctx\)")
 REG = re.compile(r"L->r\.(\w+)")
 DECL = re.compile(r"^([A-Za-z_][\w ]*?) (\w+(?:, \w+)*);$")
 
@@ -125,10 +129,14 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         done = (f"{{ ps_pc[ps_i] = 0xffffffffu; {leave} }}" if paths
                 else f"goto ps_exit_{j};")
 
-        def jump(m: re.Match, done: str = done, leave: str = leave) -> str:
+        simd = j in plan.simd
+
+        def jump(m: re.Match, done: str = done, leave: str = leave, simd: bool = simd) -> str:
             name = m.group(1)
             if name in start_of:
                 t = start_of[name]
+                if simd:  # no shared counter in a SIMD loop: recounted after it
+                    return f"{{ ps_pc[ps_i] = {t}u; ps_jumped = 1; {leave} }}"
                 return f"{{ ps_pc[ps_i] = {t}u; ps_cnt[{t}]++; {leave} }}"
             if name in exit_gotos:
                 return done
@@ -148,41 +156,49 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         r = r2
         if re.search(r"\breturn\b", r):
             return None
-        head = ["    ps_i = 0;",
-                "    for (uint32_t z = 0; z < nz; z++)",
-                "        for (uint32_t y = 0; y < ny; y++) {",
-                "            c.tid_y = y; c.tid_z = z;",
-                "            for (uint32_t x = 0; x < nx; x++, ps_i++) {"]
+        if simd:
+            r = _TIDS.sub(lambda m: _TID_VARS[m.group(1)], r)
+            simd = "ctx" not in _INVARIANT.sub("", r)
+        tids = "" if simd else "                c.tid_x = x; c.linear = ps_i;"
+        lo_hi = "ps_lo = 0; ps_hi = nx;"
         if j in ranges and not paths:
             # only these threads do anything here (a guard on %tid.x, passes/regions.py)
             lo, hi = ranges[j]
-            head = ["    ps_lo = 0; ps_hi = nx;",
-                    f"    if (ny == 1 && nz == 1) {{ ps_lo = {lo}u < nx ? {lo}u : nx; "
-                    f"ps_hi = {hi}u < nx ? {hi}u : nx; }}",
-                    "    ps_i = ps_lo;",
-                    "    for (uint32_t z = 0; z < nz; z++)",
-                    "        for (uint32_t y = 0; y < ny; y++) {",
-                    "            c.tid_y = y; c.tid_z = z;",
-                    "            for (uint32_t x = ps_lo; x < ps_hi; x++, ps_i++) {"]
+            lo_hi += (f" if (ny == 1 && nz == 1) {{ ps_lo = {lo}u < nx ? {lo}u : nx; "
+                      f"ps_hi = {hi}u < nx ? {hi}u : nx; }}")
+        pragma = []
+        if simd:  # threads in lockstep, as in a warp (passes/regions.py _SIMD_SAFE)
+            red = "reduction(+:ps_fall) reduction(|:ps_jumped)" if paths else ""
+            pragma = [f'            _Pragma("omp simd {red}")']
+        head = [f"    {lo_hi}",
+                "    for (uint32_t z = 0; z < nz; z++)",
+                "        for (uint32_t y = 0; y < ny; y++) {",
+                "            uint32_t ps_row = (z * ny + y) * nx;",
+                "            c.tid_y = y; c.tid_z = z;",
+                *pragma,
+                "            for (uint32_t x = ps_lo; x < ps_hi; x++) {",
+                "                uint32_t ps_i = ps_row + x;"]
         if paths:
             loops += [f"ps_r{j}: {{  /* region {j} */",
                       "    uint32_t ps_fall = 0;",
+                      "    uint32_t ps_jumped = 0;",
                       f"    ps_cnt[{j}] = 0;",
                       *head,
                       f"                if (ps_pc[ps_i] != {j}u) continue;",
-                      "                c.tid_x = x; c.linear = ps_i;",
+                      tids,
                       r,
                       f"                ps_pc[ps_i] = {j + 1}u; ps_fall++;",
                       f"                ps_next_{j}: ;",
                       "            }",
                       "        }",
-                      f"    ps_cnt[{j + 1}] += ps_fall;",
+                      f"    if (ps_jumped) ps_recount(ps_pc, n, ps_cnt, {nreg + 1}u);",
+                      f"    else ps_cnt[{j + 1}] += ps_fall;",
                       "    if (trap) return trap;"]
         else:
             loops += [f"    /* region {j} */",
                       *head,
                       "                if (ps_pc[ps_i]) continue;" if exited else "",
-                      "                c.tid_x = x; c.linear = ps_i;",
+                      tids,
                       r,
                       f"                goto ps_next_{j};",
                       f"                ps_exit_{j}: ps_pc[ps_i] = 1;",
@@ -226,7 +242,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         *param_copies(k),
         "    ps_tctx *ctx = &c;",
         "    const uint32_t nx = c.ntid_x, ny = c.ntid_y, nz = c.ntid_z, n = c.nthreads;",
-        "    uint32_t ps_i, ps_j = 0, ps_lo, ps_hi;",
+        "    uint32_t ps_j = 0, ps_lo, ps_hi;",
         "    (void)ps_j; (void)ps_lo; (void)ps_hi;",
         prologue,
         *local,
