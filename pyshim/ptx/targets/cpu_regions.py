@@ -169,7 +169,9 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         pragma = []
         if simd:  # threads in lockstep, as in a warp (passes/regions.py _SIMD_SAFE)
             red = "reduction(+:ps_fall) reduction(|:ps_jumped)" if paths else ""
-            pragma = [f'            _Pragma("omp simd {red}")']
+            # one vector of threads per step: blocks are often only 16 or 32 wide
+            pragma = [f'            _Pragma("omp simd {red}")',
+                      '            _Pragma("clang loop interleave_count(1)")']
         head = [f"    {lo_hi}",
                 "    for (uint32_t z = 0; z < nz; z++)",
                 "        for (uint32_t y = 0; y < ny; y++) {",
