@@ -201,6 +201,43 @@ def test_pointer_rewrites_give_exact_results(tmp_path, target):
     assert out[n:].tolist() == [0, 0]  # threads past n wrote nothing
 
 
+# mad.wide as address arithmetic (nvcc's base + index * size): a negative signed multiplier
+# reads in[] backwards from its end, an unsigned one writes out[t]
+MAD_WIDE = HEAD + """
+.visible .entry k(.param .u64 p_out, .param .u64 p_in, .param .u32 n)
+{
+  .reg .pred %p<2>; .reg .b32 %r<6>; .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [p_out];
+  ld.param.u64 %rd2, [p_in];
+  ld.param.u32 %r1, [n];
+  cvta.to.global.u64 %rd3, %rd2;
+  mov.u32 %r2, %tid.x;
+  setp.ge.u32 %p1, %r2, %r1;
+  @%p1 bra $DONE;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd3, %rd4;           // one past the end of in[]
+  mad.wide.s32 %rd6, %r2, -4, %rd5;   // &in[n - t] ...
+  ld.global.u32 %r3, [%rd6+-4];       // ... minus one: in[n - 1 - t]
+  mad.wide.u32 %rd7, %r2, 4, %rd1;
+  st.global.u32 [%rd7], %r3;
+$DONE:
+  ret;
+}
+"""
+
+
+def test_mad_wide_addresses(tmp_path):
+    src = kernel_c(translate(MAD_WIDE, "cpu-wave64"), "k")
+    assert re.search(r"p_rd6 = p_rd5 \+ \(int64_t\)\(\(int64_t\)", src), src
+    assert re.search(r"p_rd7 = p_rd1 \+ \(int64_t\)\(\(uint64_t\)", src), src
+    assert "(p_rd6 - 4)" in src and "(p_rd7)" in src
+    n = 45
+    data = np.arange(7, 7 + n, dtype=np.uint32)
+    out = np.zeros(n + 3, np.uint32)
+    build(MAD_WIDE, "cpu-wave64", tmp_path).launch("k", (1,), (64,), [out, data, n])
+    assert out.tolist() == data[::-1].tolist() + [0, 0, 0]
+
+
 # ---- pointer shadows: real nvcc kernels against numpy --------------------------------------
 
 @pytest.fixture(scope="module", params=["cpu-wave64", "cpu-wave32"])

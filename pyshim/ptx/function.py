@@ -200,9 +200,15 @@ class FunctionEmitter:
         base = self.shadow_of(how[1], inst)
         if base is None:
             base = f"((uint8_t *)(uintptr_t){self.src(ir.Reg(how[1]), 'u64', inst)})"
-        if how[2] is None:
+        off = how[2]
+        if off is None:
             return f"{p} = {base}; ", ""
-        return f"{p} = {base} + {self.src(how[2], 's64', inst)}; ", ""
+        if isinstance(off, tuple):  # mad.wide: the 64-bit product of two 32-bit values
+            ty, a, b = off
+            wt = "int64_t" if ty == "s32" else "uint64_t"
+            prod = f"({wt}){self.src(a, ty, inst)} * ({wt}){self.src(b, ty, inst)}"
+            return f"{p} = {base} + (int64_t)({prod}); ", ""
+        return f"{p} = {base} + {self.src(off, 's64', inst)}; ", ""
 
     def declare_phase_regs(self, v: ir.Var) -> list[str]:
         """Phase mode keeps all registers in one struct, so a register declared again in an

@@ -14,11 +14,13 @@ everywhere. Only memory accesses read the shadow. A write is one of:
 - `add` of two 64-bit values (no carry, no saturation): the shadow of the base operand plus
   the other one as a signed offset (computed before the integer write, so `add d, d, x` and
   `add d, x, d` read the old values);
+- `mad.wide.{s32,u32} d, a, b, c` (nvcc's base + index * size): the shadow of c plus the
+  wide product;
 - `mov` / `cvta` (not to or from .shared) of a register with a shadow: its shadow;
 - anything else: the register's new value cast to a pointer.
 
 Which registers: the base register of every ld/st address outside .shared and .param, and,
-transitively, the base operand of each add, mov or cvta defining one of them. The base of an
+transitively, the base operand of each add, mad.wide, mov or cvta defining one of them. The base of an
 add is the operand that looks like a pointer (a parameter, a cvta, a 64-bit load, an address
 of a variable, or an add or mov of those) rather than an offset (mul.wide, shl, cvt, ...).
 """
@@ -40,11 +42,16 @@ _OFFSET_OPS = frozenset(("mul", "mad", "mul24", "mad24", "shl", "shr", "cvt", "a
 _UNSHADOWED_SPACES = frozenset(("shared", "shared::cta", "shared::cluster", "param"))
 
 
+# the offset a definition adds to its base's shadow: None (a copy), an operand, or the wide
+# product (type, a, b) of a mad.wide
+Offset = ir.Operand | tuple[str, ir.Operand, ir.Operand] | None
+
+
 @dataclass(slots=True)
 class PointerPlan:
     regs: frozenset[str] = frozenset()   # registers (PTX names) with a pointer shadow
-    # id(instruction) -> (destination, base register, offset operand or None for a copy)
-    defs: dict[int, tuple[str, str, ir.Operand | None]] = field(default_factory=dict)
+    # id(instruction) -> (destination, base register, offset)
+    defs: dict[int, tuple[str, str, Offset]] = field(default_factory=dict)
 
 
 def _name(op: ir.Operand | None) -> str | None:
@@ -106,6 +113,19 @@ def _add_operands(inst: ir.Instruction, regs: set[str]) -> tuple[ir.Operand, ir.
     return a, b
 
 
+def _mad_wide(inst: ir.Instruction, regs: set[str]) -> tuple[str, str, Offset] | None:
+    """(destination, base, (type, a, b)) of mad.wide.{s32,u32} d, a, b, c with c a 64-bit
+    register, else None."""
+    if inst.opcode != "mad" or len(inst.mods) != 2 or inst.mods[0] != "wide" \
+            or inst.mods[1] not in ("s32", "u32") or len(inst.operands) != 4:
+        return None
+    d, a, b, c = inst.operands
+    dn, cn = _name(d), _name(c)
+    if dn is None or cn is None or cn not in regs:
+        return None
+    return dn, cn, (inst.mods[1], a, b)
+
+
 class _Analysis:
     def __init__(self, fn: ir.Function) -> None:
         self.regs = _declared_reg64(fn)
@@ -137,6 +157,8 @@ class _Analysis:
                 found = self.pointer_like(src)
             elif (ab := _add_operands(inst, self.regs)) is not None:
                 found = self.pointer_like(self.base(ab)[0])
+            elif (mw := _mad_wide(inst, self.regs)) is not None:
+                found = self.pointer_like(mw[1])
             if found:
                 break
         self._pointer_like[name] = found
@@ -174,7 +196,7 @@ def plan(fn: ir.Function) -> PointerPlan:
         if n in an.regs and n not in marked:
             marked.add(n)
             work.append(n)
-    defs: dict[int, tuple[str, str, ir.Operand | None]] = {}
+    defs: dict[int, tuple[str, str, Offset]] = {}
     while work:
         name = work.pop()
         for inst in an.defs.get(name, ()):
@@ -187,6 +209,9 @@ def plan(fn: ir.Function) -> PointerPlan:
             elif (ab := _add_operands(inst, an.regs)) is not None:
                 base, off = an.base(ab)
                 defs[id(inst)] = (name, base, off)
+            elif (mw := _mad_wide(inst, an.regs)) is not None:
+                base = mw[1]
+                defs[id(inst)] = (name, base, mw[2])
             else:
                 continue
             if base not in marked:
