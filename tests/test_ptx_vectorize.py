@@ -305,6 +305,21 @@ def test_selected_pointer_and_indices_from_memory(vec_mod):
     assert np.array_equal(out, np.where(i & 1, b[idx], a[idx]))
 
 
+@needs_nvcc
+def test_atomic_slots_in_a_thread_loop(vec_mod):
+    """Threads of one (omp simd) thread loop that hand each other slots through atomicAdd's
+    returned value: every kept element lands in its own slot (in some order)."""
+    n = 1000
+    data = np.arange(n, dtype=np.int32) * 7 - 300
+    out = np.full(n, -1, np.int32)
+    count = np.zeros(1, np.uint32)
+    vec_mod.launch("compact", ((n + 127) // 128,), (128,), [n, data, out, count])
+    kept = data[np.fmod(data, 3) == 0]  # C's % keeps the dividend's sign
+    assert count[0] == len(kept)
+    assert sorted(out[:count[0]].tolist()) == sorted(kept.tolist())
+    assert (out[count[0]:] == -1).all()
+
+
 # ---- atom/red on .shared: plain read-modify-writes -----------------------------------------
 
 # (op, type, register width in bits); each runs as atom.shared and as atom.global in one

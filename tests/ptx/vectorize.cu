@@ -52,3 +52,12 @@ extern "C" __global__ void pick_gather(int n, const int *idx, const float *a, co
     const float *src = (i & 1) ? b : a;
     out[i] = src[idx[i]];
 }
+
+// stream compaction: each kept element takes the next slot from a global atomic counter, so
+// threads of one thread loop depend on each other through the returned old values
+extern "C" __global__ void compact(int n, const int *in, int *out, unsigned int *count)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && in[i] % 3 == 0)
+        out[atomicAdd(count, 1u)] = in[i];
+}
