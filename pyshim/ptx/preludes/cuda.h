@@ -37,11 +37,21 @@ PS_FN uint32_t ps_sreg_dynsmem(void) { uint32_t r; asm("mov.u32 %0, %%dynamic_sm
 #define PS_SQRT(x) __dsqrt_rn(x)
 #define PS_FMAF(a, b, c) __fmaf_rn(a, b, c)
 #define PS_FMA(a, b, c) __fma_rn(a, b, c)
-#define PS_EX2F(x) exp2f(x)
-#define PS_LG2F(x) log2f(x)
-#define PS_SINF(x) __sinf(x)
-#define PS_COSF(x) __cosf(x)
-#define PS_TANHF(x) tanhf(x)
+/* PTX's .approx instructions as themselves: CUDA's log2f and tanhf are longer sequences
+ * that round differently from lg2.approx and tanh.approx (the NVRTC round trip, P -> cuda
+ * target -> P', found both), and exp2f/__sinf only happen to compile to the instruction */
+#define PS_APPROX_F32(name, ptx)                                                  \
+    PS_FN float name(float x) { float r; asm(ptx " %0, %1;" : "=f"(r) : "f"(x)); return r; }
+PS_APPROX_F32(ps_ex2_approx, "ex2.approx.f32")
+PS_APPROX_F32(ps_lg2_approx, "lg2.approx.f32")
+PS_APPROX_F32(ps_sin_approx, "sin.approx.f32")
+PS_APPROX_F32(ps_cos_approx, "cos.approx.f32")
+PS_APPROX_F32(ps_tanh_approx, "tanh.approx.f32")  /* sm_75 and later */
+#define PS_EX2F(x) ps_ex2_approx(x)
+#define PS_LG2F(x) ps_lg2_approx(x)
+#define PS_SINF(x) ps_sin_approx(x)
+#define PS_COSF(x) ps_cos_approx(x)
+#define PS_TANHF(x) ps_tanh_approx(x)
 #define PS_RINTF(x) rintf(x)
 #define PS_RINT(x) rint(x)
 #define PS_FLOORF(x) floorf(x)
