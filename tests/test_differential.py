@@ -1,5 +1,7 @@
 """The prepared NVIDIA differential script keeps working without a GPU: every example runs
-under pyshim, and its PTX translated by the cuda target compiles with nvcc."""
+under pyshim, the cuda target's translation of its PTX compiles (NVRTC, else nvcc), the
+program rebuilt around P' (that translation compiled back to PTX by NVRTC) gives the same
+output on the CPU device, and the ctypes driver check agrees between P and P'."""
 
 import json
 import shutil
@@ -8,10 +10,15 @@ import sys
 
 import pytest
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")]
+from pyshim import differential, nvrtc
+
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
+needs_nvrtc = pytest.mark.skipif(not nvrtc.available(),
+                                 reason="NVRTC not found: pip install nvidia-cuda-nvrtc")
 
 
+@pytest.mark.slow
+@needs_nvcc
 def test_differential_script_without_a_gpu():
     out = subprocess.run([sys.executable, "-m", "pyshim.differential", "--json",
                           "vector_add", "k_warp_vote", "k_printf"],
@@ -19,5 +26,55 @@ def test_differential_script_without_a_gpu():
     doc = json.loads(out.stdout)
     assert [r["example"] for r in doc["results"]] == ["vector_add", "k_warp_vote", "k_printf"]
     for r in doc["results"]:
-        assert r["pyshim_pass"] and r["cuda_target"] == "compiles", r
+        assert r["pyshim_pass"] and r["cuda_target"].startswith("compiles"), r
+        if doc["nvrtc"]:
+            assert r["cuda_target"] == "compiles (NVRTC)" and r["roundtrip"] == "same", r
+    if doc["nvrtc"]:
+        assert doc["driver"]["ok"], doc["driver"]
+        assert doc["driver"]["kernels"] == ["dk_math", "dk_warp", "dk_hist"]
     assert out.returncode == 0, out.stderr
+
+
+@needs_nvcc
+@needs_nvrtc
+def test_round_trip_embeds_p_prime_and_catches_a_wrong_translation(tmp_path, monkeypatch):
+    """The relinked program really runs P' (its fat binary holds NVRTC's PTX), and a cuda
+    target that computed something else would be reported, not pass as 'same'."""
+    src = differential.EXAMPLES / "vector_add.cu"
+    good = differential.roundtrip_example(src, tmp_path / "good")
+    assert good["differences"] == [] and "PASS vector_add" in good["out_p2"], good
+    embedded = differential.embedded_ptx(good["exe_p2"])
+    p2 = (tmp_path / "good" / "vector_add.keep" / "vector_add.ptx").read_text()
+    assert [differential._ptx_tokens(t) for t in embedded] == [differential._ptx_tokens(p2)]
+    assert "add.rn.f32" in embedded[0]  # P' from NVRTC --fmad=false; nvcc -O2 wrote add.f32
+    assert "add.rn.f32" not in differential.embedded_ptx(good["exe_p"])[0]
+
+    real = differential.cuda_target_ptx
+
+    def subtracting(ptx: str, *args, **kw) -> str:
+        assert "add.f32" in ptx
+        return real(ptx.replace("add.f32", "sub.f32"), *args, **kw)
+
+    monkeypatch.setattr(differential, "cuda_target_ptx", subtracting)
+    bad = differential.roundtrip_example(src, tmp_path / "bad")
+    assert bad["differences"] and "PASS vector_add" not in bad["out_p2"], bad
+
+
+@needs_nvcc
+@needs_nvrtc
+def test_driver_check_on_the_cpu_device(tmp_path):
+    """cuModuleLoadData + cuLaunchKernel through ctypes, under pyshim's libcuda: P and P'
+    give the same bytes, and the kernels really computed (outputs are not all zero)."""
+    result = differential.driver_check(tmp_path, gpu=False)
+    assert result["ok"], result
+    assert result["runs"] == ["cpu P", "cpu P'"]
+    proc = differential.pyshim_run([sys.executable, "-m", "pyshim.differential",
+                                    "--driver-run", str(tmp_path / "driver_kernels.rt.ptx")])
+    outs = json.loads(proc.stdout)
+    for name, arrays in outs.items():
+        assert any(set(a) != {"0"} for a in arrays[1:]), name
+
+
+def test_missing_nvrtc_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("PYSHIM_NVRTC", "/nonexistent/libnvrtc.so.13")
+    assert "/nonexistent/libnvrtc.so.13" in [str(p) for p in nvrtc.candidates()]
