@@ -1,5 +1,6 @@
-"""The cuda target's semantics without a GPU: a PTX module P (nvcc -ptx of tests/ptx/*.cu and
-of the examples) is translated by the cuda target and compiled back to PTX P' by NVRTC
+"""The cuda target's semantics without a GPU: a PTX module P (nvcc -ptx of tests/ptx/*.cu, of
+the examples and of the benchmark kernels; and tests/ptx/ops.py's per-instruction module) is
+translated by the cuda target and compiled back to PTX P' by NVRTC
 (pyshim.differential.cuda_target_ptx); the same kernels from P and from P' then run on the
 CPU device with the same inputs, and every output must be the same bytes. The CPU device
 runs both, so a difference can only come from the cuda target (or from how we take
@@ -47,6 +48,7 @@ SOURCES: dict[str, tuple[Path, str]] = {
     "k_grid3d": (EXAMPLES / "k_grid3d.cu", "compute_75"),
     "k_matmul_tiled": (EXAMPLES / "k_matmul_tiled.cu", "compute_75"),
     "k_printf": (EXAMPLES / "k_printf.cu", "compute_75"),
+    "bench": (REPO_DIR / "benchmarks" / "kernels" / "kernels.cu", "compute_75"),
 }
 # NVRTC spells warp80's match/redux as ~3700 lines of shuffles: as region loops (the default
 # CPU mode) clang takes minutes over them, as fibers a second or two
@@ -91,6 +93,7 @@ class Case:
     args: Callable[[np.random.Generator], list]
     dyn_shared: int = 0
     setup: Callable | None = field(default=None)  # (module, rng) -> None: globals
+    writes: bool = True  # False: the kernel has no output (then only its launch is compared)
 
     @property
     def id(self) -> str:
@@ -204,6 +207,17 @@ CASES = [
          lambda r: [floats(r, 40 * 20), floats(r, 20 * 30), z(40 * 30, np.float32), 40, 30,
                     20]),
     Case("k_printf", "report", (2,), (64,), lambda r: [z(128), 100]),
+    Case("bench", "empty_kernel", (2,), (32,), lambda r: [], writes=False),
+    Case("bench", "saxpy", (3,), (256,),
+         lambda r: [700, 1.75, floats(r, 768), floats(r, 768), z(768, np.float32)]),
+    Case("bench", "reduce", (3,), (256,), lambda r: [700, floats(r, 768), z(3, np.float32)]),
+    Case("bench", "sgemm", (2, 2), (16, 16),
+         lambda r: [32, floats(r, 1024), floats(r, 1024), z(1024, np.float32)]),
+    Case("bench", "histogram", (3,), (256,),
+         lambda r: [2000, r.integers(0, 256, 2048).astype(np.uint8), z(256, np.uint32)]),
+    Case("bench", "stencil", (2, 2), (16, 16),
+         lambda r: [30, 20, floats(r, 600), z(600, np.float32)]),
+    Case("bench", "scan", (3,), (256,), lambda r: [700, ints(r, 768), z(768)]),
 ]
 
 
@@ -285,7 +299,8 @@ def test_kernel_outputs_are_the_same_bytes(modules, case):
     out_p, glob_p, printed_p = _run(mp, case)
     out_p2, glob_p2, printed_p2 = _run(mp2, case)
     # a kernel that wrote nothing would make the comparison vacuous
-    assert "<changed>" in printed_p or glob_p, f"{case.id}: the kernel wrote nothing"
+    assert "<changed>" in printed_p or glob_p or not case.writes, \
+        f"{case.id}: the kernel wrote nothing"
     for i, (a, b) in enumerate(zip(out_p, out_p2, strict=True)):
         if a.tobytes() != b.tobytes():
             bad = np.flatnonzero(a.view(np.uint8) != b.view(np.uint8))
