@@ -308,6 +308,11 @@ def driver_check(work: Path, gpu: bool) -> dict:
 
 
 # ---- per example ---------------------------------------------------------------------------
+def kernel_examples() -> list[str]:
+    """The examples that define a kernel (the others have nothing to translate)."""
+    return sorted(p.stem for p in EXAMPLES.glob("*.cu") if "__global__" in p.read_text())
+
+
 def check_example(src: Path, work: Path, arch: str | None) -> dict:
     name = src.stem
     result: dict = {"example": name}
@@ -374,8 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-driver", action="store_true",
                         help="skip the driver check (cuModuleLoadData of P and P')")
     parser.add_argument("--driver-run", metavar="PTX", help=argparse.SUPPRESS)
-    parser.add_argument("examples", nargs="*", help="example names (default: every k_*.cu "
-                        "and vector_add.cu)")
+    parser.add_argument("examples", nargs="*", help="example names (default: every "
+                        "examples/*.cu with a kernel)")
     args = parser.parse_args(argv)
     if args.driver_run:  # the child of driver_check, under pyshim or NVIDIA's libcuda
         print(json.dumps(driver_run(Path(args.driver_run).read_text())))
@@ -383,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("nvcc") is None:
         print("differential: nvcc is not on PATH", file=sys.stderr)
         return 2
-    names = args.examples or sorted(p.stem for p in EXAMPLES.glob("k_*.cu")) + ["vector_add"]
+    names = args.examples or kernel_examples()
     arch = gpu_arch()
     if arch is None:
         print("differential: no NVIDIA GPU: checking the pyshim side, the cuda target's "
