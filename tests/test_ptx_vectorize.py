@@ -480,3 +480,17 @@ def test_compiler_preference(monkeypatch):
         assert kcompile.cpu_compiler() == ["my-cc"]
     finally:
         kcompile._default_cc.cache_clear()
+
+
+def test_benchmark_loops_use_the_kernel_compiler(monkeypatch, capsys):
+    """benchmarks/build.py builds the plain C loops with the kernel compiler, and with cc when
+    that compiler cannot compile OpenMP (clang-19 without libomp-19-dev), saying so."""
+    from benchmarks import build as bbuild
+
+    monkeypatch.setenv("PYSHIM_CC", "gcc")
+    assert bbuild.loops_compiler() == ["gcc"]
+    if shutil.which("clang-19") is None:
+        pytest.skip("needs clang-19")
+    monkeypatch.setenv("PYSHIM_CC", "clang-19 -nostdinc")  # no headers at all: no omp.h
+    assert bbuild.loops_compiler() == ["cc"]
+    assert "libomp-19-dev" in capsys.readouterr().err
