@@ -411,6 +411,57 @@ EXTRA = [
     ("fns.b32 %d, %a, %b, %c;", ("b32","u32","s32"), "b32"),
     ("bmsk.clamp.b32 %d, %a, %b;", ("u32","u32"), "b32"),
     ("szext.wrap.s32 %d, %a, %b;", ("b32","u32"), "b32"),
+    # warp collectives and special registers (every lane of the block takes part)
+    ("shfl.sync.bfly.b32 %d, %a, 5, 31, -1;", ("b32",), "b32"),
+    ("shfl.sync.up.b32 %d, %a, 3, 0, -1;", ("b32",), "b32"),
+    ("shfl.sync.idx.b32 %d, %a, %b, 31, -1;", ("b32", "u32"), "b32"),
+    ("shfl.sync.idx.b32 %d, %a, %b, 0x1c07, -1;", ("b32", "u32"), "b32"),
+    ("{ .reg .pred %q; shfl.sync.down.b32 %d|%q, %a, 7, 31, -1; @%q add.u32 %d, %d, 1; }",
+     ("b32",), "b32"),
+    ("vote.sync.ballot.b32 %d, %a, -1;", ("pred",), "b32"),
+    ("{ .reg .pred %q; vote.sync.any.pred %q, %a, -1; selp.u32 %d, 1, 0, %q; }", ("pred",),
+     "u32"),
+    ("vote.sync.uni.pred %d, %a, -1;", ("pred",), "pred"),
+    ("vote.sync.all.pred %d, %a, 0x0000ffff;", ("pred",), "pred"),
+    ("match.any.sync.b32 %d, %a, -1;", ("u8",), "b32"),
+    ("{ .reg .pred %q; match.all.sync.b32 %d|%q, %a, -1; @%q add.u32 %d, %d, 1; }", ("u8",),
+     "b32"),
+    ("match.any.sync.b64 %d, %a, -1;", ("b64",), "b32"),
+    ("redux.sync.add.s32 %d, %a, -1;", ("s32",), "s32"),
+    ("redux.sync.min.u32 %d, %a, -1;", ("u32",), "u32"),
+    ("redux.sync.or.b32 %d, %a, -1;", ("b32",), "b32"),
+    ("activemask.b32 %d;", (), "b32"),
+    ("mov.u32 %d, %laneid;", (), "u32"),
+    ("mov.u32 %d, %warpid;", (), "u32"),
+    ("{ .reg .pred %q; setp.ne.u32 %q, %a, 0; bar.red.popc.u32 %d, 0, %q; }", ("u32",), "u32"),
+    ("{ .reg .pred %q; bar.red.or.pred %q, 1, %a; selp.u32 %d, 7, 3, %q; }", ("pred",), "u32"),
+    ("{ bar.warp.sync -1; mov.u32 %d, %lanemask_lt; }", (), "u32"),
+    # atomics on one shared address (every lane contends) and on the lane's own element
+    ("{ .reg .b64 %ad; mov.u64 %ad, %rd4; atom.global.add.f64 %d, [%ad], %b; }",
+     ("f64", "f64"), "f64"),
+    ("{ .reg .b64 %ad; mov.u64 %ad, %rd4; atom.global.or.b64 %d, [%ad], %b; }",
+     ("b64", "b64"), "b64"),
+    ("{ .reg .b64 %ad; mov.u64 %ad, %rd4; atom.global.cas.b64 %d, [%ad], %b, %c; }",
+     ("b64", "b64", "b64"), "b64"),
+    ("{ .reg .b64 %ad; mov.u64 %ad, %rd4; atom.global.min.s32 %d, [%ad], %b; }",
+     ("s32", "s32"), "s32"),
+    ("{ .reg .b64 %ad; mov.u64 %ad, %rd4; red.global.add.f32 [%ad], %b; ld.global.f32 %d, [%ad]; }",
+     ("f32", "f32"), "f32"),
+    ("{ .reg .b64 %ad; mov.u64 %ad, %rd0; atom.global.add.u32 %d, [%ad], %b; "
+     "bar.sync 0; ld.global.u32 %d, [%ad]; }", ("u32", "u32"), "u32"),
+    ("{ .reg .b64 %ad; mov.u64 %ad, %rd0; atom.global.exch.b32 %d, [%ad], 9; "
+     "bar.sync 0; ld.global.u32 %d, [%ad]; }", ("u32",), "u32"),
+    ("{ .shared .align 4 .u32 s; .reg .u32 %x; st.shared.u32 [s], 0; bar.sync 0; "
+     "atom.shared.add.u32 %x, [s], %a; bar.sync 0; ld.shared.u32 %d, [s]; }", ("u32",), "u32"),
+    ("{ .reg .b64 %ad; mov.u64 %ad, %rd4; atom.global.add.noftz.f16x2 %d, [%ad], %b; }",
+     ("b32", "b32"), "b32"),
+    # memory: vectors, generic addresses, state-space tests
+    ("{ .reg .b64 %ad; .reg .u16 %x, %y; mov.u64 %ad, %rd4; and.b64 %ad, %ad, -4; "
+     "ld.global.v2.u16 {%x, %y}, [%ad]; cvt.u32.u16 %d, %x; }", ("u32",), "u32"),
+    ("{ .reg .b64 %ad; .reg .pred %q; cvta.global.u64 %ad, %rd4; isspacep.global %q, %ad; "
+     "selp.u32 %d, 5, 6, %q; }", ("u32",), "u32"),
+    ("{ .local .align 8 .b8 l[16]; .reg .b64 %ad; st.local.u32 [l+4], %a; "
+     "mov.u64 %ad, l; cvta.local.u64 %ad, %ad; ld.u32 %d, [%ad+4]; }", ("u32",), "u32"),
 ]
 OPS = ops.specs() + [ops.Spec(body, body, srcs, dst, lambda *a: None)
                      for body, srcs, dst in EXTRA]
@@ -423,8 +474,11 @@ def ops_pair(tmp_path_factory):
     and its round trip P', both on the CPU device."""
     p = ops.module(OPS)
     tmp = tmp_path_factory.mktemp("rtops")
-    return (build(p, "cpu-wave64", tmp),
-            build(cuda_target_ptx(p, "compute_80", name="ops.cu"), "cpu-wave64", tmp))
+    # as fibers: NVRTC's collectives make P' ~3.9 MB of C as thread and region loops (clang
+    # takes 37 s over it), 7 s as fibers; the kernels above cover the loop modes
+    target = "cpu-wave64+fibers"
+    return (build(p, target, tmp),
+            build(cuda_target_ptx(p, "compute_80", name="ops.cu"), target, tmp))
 
 
 def _operand(rng: np.random.Generator, ty: str, bounds) -> np.ndarray:
