@@ -75,6 +75,19 @@ def test_driver_check_on_the_cpu_device(tmp_path):
         assert any(set(a) != {"0"} for a in arrays[1:]), name
 
 
-def test_missing_nvrtc_is_a_clear_error(monkeypatch):
-    monkeypatch.setenv("PYSHIM_NVRTC", "/nonexistent/libnvrtc.so.13")
-    assert "/nonexistent/libnvrtc.so.13" in [str(p) for p in nvrtc.candidates()]
+def test_missing_nvrtc_is_a_clear_error(monkeypatch, tmp_path):
+    """With no NVRTC anywhere, compile_to_ptx says what to install and where it looked."""
+    fake = tmp_path / "libnvrtc.so.13"
+    fake.write_bytes(b"not a library")
+    monkeypatch.setenv("PYSHIM_NVRTC", str(fake))
+    assert nvrtc.candidates()[0] == fake  # $PYSHIM_NVRTC comes first
+    monkeypatch.setattr(nvrtc, "candidates", lambda: [fake])
+    monkeypatch.setattr(nvrtc, "SONAMES", ("libnvrtc-pyshim-test-absent.so",))
+    nvrtc._library.cache_clear()
+    try:
+        assert not nvrtc.available()
+        with pytest.raises(nvrtc.NvrtcError, match="pip install nvidia-cuda-nvrtc") as err:
+            nvrtc.compile_to_ptx("")
+        assert str(fake) in str(err.value)
+    finally:
+        nvrtc._library.cache_clear()
