@@ -13,13 +13,14 @@ EX_BINS := $(foreach e,$(EXAMPLES),$(EX_OUT)/$(basename $(notdir $(e))) \
 
 all: build
 
-# clang-19/lld-19 compile translated kernels for AMD GPUs (pyshim ptx compile --arch gfxNNN);
+# clang-19/lld-19 compile translated kernels for AMD GPUs (pyshim ptx compile --arch gfxNNN)
+# and, preferred over cc, for the CPU device (libomp-19-dev: the benchmarks' C loops);
 # installed from Debian when this is a Debian machine and we may (root), else skipped
 setup:
 	$(PYTHON) -m pip install -q -e '.[test]'
 	@if ! command -v clang++-19 >/dev/null && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-	        --no-install-recommends clang-19 lld-19 llvm-19 >/dev/null; fi
+	        --no-install-recommends clang-19 lld-19 llvm-19 libomp-19-dev >/dev/null; fi
 
 build:
 	$(PYTHON) -m pyshim build

@@ -262,7 +262,7 @@ def check_compilers() -> list[Finding]:
     exe = shutil.which(cc[0])
     if exe is None:
         out.append(Finding("compilers", "cc (CPU device kernels)", MISSING,
-                           f"{' '.join(cc)} not found ($PYSHIM_CC, $CC or cc)",
+                           f"{' '.join(cc)} not found ($PYSHIM_CC, $CC, clang-19 or cc)",
                            "apt-get install -y gcc"))
     else:
         out.append(Finding("compilers", "cc (CPU device kernels)", OK,

@@ -260,7 +260,7 @@ def specs() -> list[Spec]:
     add(Spec("fma.rn.f64", "fma.rn.f64 %d, %a, %b, %c;", ("f64", "f64", "f64"), "f64",
              lambda a, b, c: _fma64(a, b, c)))
     add(Spec("fma.rn.f32", "fma.rn.f32 %d, %a, %b, %c;", ("f32", "f32", "f32"), "f32",
-             lambda a, b, c: f32(f64(f32(a)) * f64(f32(b)) + f64(f32(c)))))
+             lambda a, b, c: _fma32(a, b, c)))
     add(Spec("add.ftz.f32", "add.ftz.f32 %d, %a, %b;", ("f32", "f32"), "f32",
              lambda a, b, c: _ftz(f32(_ftz(f32(a)) + _ftz(f32(b))))))
     add(Spec("add.sat.f32", "add.sat.f32 %d, %a, %b;", ("f32", "f32"), "f32",
@@ -343,6 +343,26 @@ def _fma64(a, b, c):
             return f64(math.copysign(0.0, exact))
         return f64(a) * f64(b) + f64(c)  # an exact zero: IEEE sign rules
     return f64(r)
+
+
+def _fma32(a, b, c):
+    """fma.rn.f32: the exact a*b+c rounded once to f32 (an f64 sum would round twice), via
+    f64 round-to-odd, which then rounds to f32 like the exact value does."""
+    from fractions import Fraction
+
+    a, b, c = (float(f32(v)) for v in (a, b, c))
+    if not all(math.isfinite(v) for v in (a, b, c)):
+        return f32(f64(a) * f64(b) + f64(c))  # the product is exact in f64
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        return f32(f64(a) * f64(b) + f64(c))  # IEEE's sign of an exact zero
+    r = float(exact)  # |exact| < 2**257: no f64 overflow
+    if Fraction(r) != exact:
+        t = r if abs(Fraction(r)) < abs(exact) else math.nextafter(r, 0.0)
+        r = struct.unpack("<d", struct.pack("<Q", struct.unpack("<Q", struct.pack("<d", t))[0]
+                                             | 1))[0]
+    with np.errstate(over="ignore"):
+        return f32(r)
 
 
 def _exact_to_f32(a: int) -> float:
