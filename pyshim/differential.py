@@ -240,7 +240,9 @@ def driver_run(ptx: str) -> dict[str, list[str]]:
 
     def check(rc: int, what: str) -> None:
         if rc != 0:
-            raise RuntimeError(f"{what} failed with CUresult {rc}")
+            name = ctypes.c_char_p()
+            cu.cuGetErrorName(rc, ctypes.byref(name))
+            raise RuntimeError(f"{what} failed: {(name.value or b'?').decode()} ({rc})")
 
     check(cu.cuInit(0), "cuInit")
     dev, ctx, mod = ctypes.c_int(), ptr(), ptr()
