@@ -139,6 +139,15 @@ def plan(fn: ir.Function) -> RegionPlan | None:
         more = {name for i, name in branches
                 if name not in labels and region[label_at[name]] != region[i]}
         if not more:
+            # loops inside a region that touch global memory run in lockstep: each
+            # iteration a region of its own, so the block's threads take iteration k
+            # together (a grid-stride loop then reads memory in order, as a GPU's warps
+            # do; thread after thread it would stride through it once per thread)
+            more = {name for i, name in branches if name not in labels
+                    and label_at[name] < i and region[label_at[name]] == region[i]
+                    and label_depth[name] == 0
+                    and _touches_global(body[label_at[name]:i])}
+        if not more:
             break
         labels |= more
     if any(label_depth[name] for name in labels):
@@ -288,6 +297,16 @@ def _guard_ranges(body: list, region: list[int]) -> tuple[tuple[int, tuple[int, 
             continue
         out.append((region[i], _PASS[setp.mods[0]](k)))
     return tuple(out)
+
+
+def _touches_global(stmts: list) -> bool:
+    """Whether some load, store or atomic among stmts may reach global memory."""
+    for s in stmts:
+        if type(s) is ir.Instruction and s.opcode in ("ld", "st", "atom", "red", "ldu"):
+            if not any(m in ("shared", "local", "param", "const") or m.startswith("shared::")
+                       for m in s.mods):
+                return True
+    return False
 
 
 def _regions(body: list, sync_at: set[int], labels: set[str]) -> list[int]:
