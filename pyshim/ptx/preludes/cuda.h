@@ -104,11 +104,22 @@ PS_FN void ps_bar_sync(ps_tctx *c, uint32_t id, uint32_t count) {
 PS_FN void ps_bar_arrive(ps_tctx *c, uint32_t id, uint32_t count) {
     (void)c; asm volatile("bar.arrive %0, %1;" :: "r"(id), "r"(count) : "memory");
 }
+/* bar.red as itself: __syncthreads_count/and/or are barrier 0 of the whole block, while
+ * PTX names a barrier and may limit it to `count` threads */
+#define PS_BAR_RED(red, out)                                                            \
+    if (count)                                                                          \
+        asm volatile("{ .reg .pred q, o; setp.ne.u32 q, %1, 0; " red " %2, %3, q; "     \
+                     out " }" : "=r"(r) : "r"(in), "r"(id), "r"(count) : "memory");     \
+    else                                                                                \
+        asm volatile("{ .reg .pred q, o; setp.ne.u32 q, %1, 0; " red " %2, q; " out     \
+                     " }" : "=r"(r) : "r"(in), "r"(id) : "memory");
 PS_FN uint32_t ps_bar_red(ps_tctx *c, uint32_t id, uint32_t count, int op, bool p) {
-    (void)c; (void)id; (void)count;
-    if (op == 0) return (uint32_t)__syncthreads_count(p);
-    if (op == 1) return (uint32_t)__syncthreads_and(p);
-    return (uint32_t)__syncthreads_or(p);
+    uint32_t r, in = p;
+    (void)c;
+    if (op == 0) { PS_BAR_RED("bar.red.popc.u32 %0,", "") }
+    else if (op == 1) { PS_BAR_RED("bar.red.and.pred o,", "selp.u32 %0, 1, 0, o;") }
+    else { PS_BAR_RED("bar.red.or.pred o,", "selp.u32 %0, 1, 0, o;") }
+    return r;
 }
 
 /* ---- atomics: CUDA's atomic* functions in place of the __atomic builtins nvcc lacks ---- */
