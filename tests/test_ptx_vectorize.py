@@ -46,8 +46,7 @@ def vec_ptx(tmp_path_factory) -> str:
 
 
 @needs_nvcc
-@pytest.mark.parametrize("name", ["saxpy", "stencil", "rows_reversed", "scale_strided",
-                                  "pick_gather"])
+@pytest.mark.parametrize("name", ["saxpy", "stencil", "rows_reversed", "pick_gather"])
 def test_global_accesses_are_base_pointer_plus_offset(vec_ptx, name):
     """Every ld/st.global of nvcc's thread-loop kernels reads its address from a pointer
     shadow (p_rdN, possibly + constant), never through an integer-to-pointer cast of a sum."""
@@ -58,6 +57,14 @@ def test_global_accesses_are_base_pointer_plus_offset(vec_ptx, name):
     assert accesses, c
     for ln in accesses:
         assert re.search(r"float \*\)\(p_rd\d+( [-+] \d+)?\)", ln), ln
+
+
+@needs_nvcc
+def test_grid_stride_loop_runs_in_lockstep(vec_ptx):
+    """scale_strided's loop walks global memory: region loops run its iterations in
+    lockstep (passes/regions.py) rather than one thread's whole loop after another's."""
+    c = kernel_c(translate(vec_ptx, "cpu-wave64"), "scale_strided")
+    assert "region loops" in c.splitlines()[0]
 
 
 @needs_nvcc

@@ -3,7 +3,8 @@
 `info['sync']` is True for a function that contains, or calls (transitively) a function that
 contains, a block barrier or a warp collective. Indirect calls count as synchronising (we
 cannot see the callee). Kernels:
-- "loop": no sync at all: a plain loop over the block's threads;
+- "loop": no sync at all: a plain loop over the block's threads (unless a loop in it walks
+  global memory: then "phase" with region loops running the loop's iterations in lockstep);
 - "phase": the only sync is `bar.sync <imm>`, `bar.red` (no count), shfl, vote,
   activemask, match, redux or bar.warp.sync in
   the kernel body itself (not in callees): each thread runs until it reaches one, with its
@@ -59,12 +60,18 @@ def run(module: ir.Module) -> ir.Module:
     for fn in module.functions:
         fn.info["sync"] = sync(fn.name, frozenset())
         if fn.entry:
-            if not fn.info["sync"]:
+            lockstep = None
+            if not fn.info["sync"] and not fn.info.get("calls") \
+                    and not fn.info.get("indirect_calls"):
+                # no synchronisation, but a loop over global memory (a grid-stride loop):
+                # region loops run its iterations in lockstep (passes/regions.py)
+                lockstep = regions.plan(fn, lockstep_only=True)
+            if not fn.info["sync"] and lockstep is None:
                 fn.info["mode"] = "loop"
-            elif _phase_ok(fn, memo):
+            elif lockstep is not None or _phase_ok(fn, memo):
                 fn.info["mode"] = "phase"
                 # region loops where the synchronisation allows (passes/regions.py)
-                plan = regions.plan(fn)
+                plan = lockstep or regions.plan(fn)
                 fn.info["regions"] = plan
                 # registers a thread must keep across its returns to the scheduler, and
                 # across region starts

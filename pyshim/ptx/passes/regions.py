@@ -93,8 +93,10 @@ def _is_split(s: ir.Instruction) -> bool | None:
     return False
 
 
-def plan(fn: ir.Function) -> RegionPlan | None:
-    """The region plan of phase-mode kernel fn, or None when it cannot run as region loops."""
+def plan(fn: ir.Function, lockstep_only: bool = False) -> RegionPlan | None:
+    """The region plan of phase-mode kernel fn, or None when it cannot run as region loops.
+    lockstep_only: fn has no synchronisation; a plan only if it has loops to run in
+    lockstep."""
     body = fn.body or []
     exits = exit_labels(body)
     all_labels = {s.name for s in body if type(s) is ir.Label}
@@ -131,7 +133,7 @@ def plan(fn: ir.Function) -> RegionPlan | None:
                     return None
                 if t.name not in exits:
                     branches.append((i, t.name))
-    if not syncs:
+    if not syncs and not lockstep_only:
         return None
     labels: set[str] = set()
     while True:
@@ -152,6 +154,8 @@ def plan(fn: ir.Function) -> RegionPlan | None:
         labels |= more
     if any(label_depth[name] for name in labels):
         return None  # a region would start inside a { } scope
+    if not syncs and not labels:
+        return None  # nothing to split: the plain thread loop
     backward = any(name in labels and label_at[name] < i for i, name in branches)
     region = _regions(body, sync_at, labels)
     ranges = _guard_ranges(body, region) if not labels else ()
