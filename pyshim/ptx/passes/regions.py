@@ -185,6 +185,10 @@ def _simd_regions(body: list, region: list[int], sync_at: set[int]) -> frozenset
             continue
         if s.opcode not in _SIMD_SAFE or "volatile" in s.mods:
             bad.add(region[i])
+        elif s.opcode == "st" and "shared" in s.mods:
+            # shared addresses are 32-bit wrapping offsets, so the stores would become
+            # scatters: slower than the loop the compiler vectorizes by itself (reduce)
+            bad.add(region[i])
     return frozenset(seen - bad)
 
 
