@@ -175,3 +175,28 @@ def test_guarded_tree_in_1d_and_2d_blocks(tmp_path: Path, ptx: str, target: str,
     out = np.zeros(grid * ny, np.float32)
     mod.launch("rows", (grid,), (32, ny), [x, out])
     np.testing.assert_array_equal(out, x.reshape(-1, 32).sum(axis=1))
+
+
+def test_kernels_with_very_many_regions_keep_phases(tmp_path: Path) -> None:
+    """Past MAX_REGIONS regions one C function of that many loops compiles for minutes:
+    such a kernel keeps phases, and still computes the right thing."""
+    from pyshim.ptx.passes.regions import MAX_REGIONS
+
+    n = MAX_REGIONS + 6
+    shuffles = "\n".join(f"  shfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\n  add.s32 %r1, %r1, %r2;"
+                         for _ in range(n))
+    ptx = (".version 8.0\n.target sm_80\n.address_size 64\n"
+           ".visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r<4>; .reg .b64 %rd<4>;\n"
+           "  mov.u32 %r1, %tid.x;\n" + shuffles + "\n"
+           "  ld.param.u64 %rd1, [out];\n  mov.u32 %r3, %tid.x;\n"
+           "  mul.wide.u32 %rd2, %r3, 4;\n  add.s64 %rd1, %rd1, %rd2;\n"
+           "  st.global.u32 [%rd1], %r1;\n  ret;\n}\n")
+    assert run_passes(parse(ptx)).kernels[0].info["regions"] is None
+    assert "phases" in translate(ptx, "cpu-wave64")
+    mod = build(ptx, "cpu-wave64", tmp_path)
+    out = np.zeros(32, np.uint32)
+    mod.launch("k", (1,), (32,), [out])
+    v = np.arange(32, dtype=np.uint64)
+    for _ in range(n):  # each lane adds its partner's value: lane pairs double each step
+        v = (v + v[np.arange(32) ^ 1]) % (1 << 32)
+    assert out.tolist() == v.astype(np.uint32).tolist()

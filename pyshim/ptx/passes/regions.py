@@ -28,6 +28,9 @@ from dataclasses import dataclass
 
 from pyshim.ptx import ir
 
+# beyond this many regions a kernel keeps phases: 399 regions (NVRTC's match.sync emulation
+# in shuffles) took clang-19 142 s to compile as region loops, 1.7 s as phases
+MAX_REGIONS = 64
 COLLECTIVES = frozenset(("shfl", "vote", "activemask", "match", "redux"))
 
 
@@ -156,6 +159,8 @@ def plan(fn: ir.Function, lockstep_only: bool = False) -> RegionPlan | None:
         return None  # a region would start inside a { } scope
     if not syncs and not labels:
         return None  # nothing to split: the plain thread loop
+    if len(syncs) + len(labels) >= MAX_REGIONS:
+        return None  # one C function of hundreds of loops takes the C compiler minutes
     backward = any(name in labels and label_at[name] < i for i, name in branches)
     region = _regions(body, sync_at, labels)
     ranges = _guard_ranges(body, region) if not labels else ()
