@@ -183,7 +183,7 @@ def test_kernels_with_very_many_regions_keep_phases(tmp_path: Path) -> None:
     from pyshim.ptx.passes.regions import MAX_REGIONS
 
     n = MAX_REGIONS + 6
-    shuffles = "\n".join(f"  shfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\n  add.s32 %r1, %r1, %r2;"
+    shuffles = "\n".join("  shfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\n  add.s32 %r1, %r1, %r2;"
                          for _ in range(n))
     ptx = (".version 8.0\n.target sm_80\n.address_size 64\n"
            ".visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r<4>; .reg .b64 %rd<4>;\n"

@@ -283,6 +283,18 @@ PS_FN void ps_recount(const uint32_t *pc, uint32_t n, uint32_t *cnt, uint32_t nc
         if (pc[i] < nc) cnt[pc[i]]++;
 }
 
+/* ---- region loops: complete a shuffle for the threads that reached it this round (sep ==
+ * ep): each reads its source lane's value if that lane took part, else its own ---- */
+PS_FN void ps_shfl_complete(uint32_t n, uint32_t wave, uint32_t ep,
+                            const uint32_t *restrict sep, const uint32_t *restrict src,
+                            const uint32_t *restrict val, uint32_t *restrict res) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (sep[i] != ep) continue;
+        uint32_t s = (i & ~(wave - 1u)) + src[i];  /* wave: 32 or 64 */
+        res[i] = (src[i] < wave && s < n && sep[s] == ep) ? val[s] : val[i];
+    }
+}
+
 /* ---- phase mode: complete the collectives the threads wait at (per wavefront, the lowest
  * call site first); returns whether any completed ---- */
 PS_FN int ps_phase_collectives(uint32_t n, uint32_t wave, uint8_t *state, const uint32_t *resume,

@@ -18,8 +18,9 @@ PS_FN uint32_t ps_ballot32(PS_CTX, uint32_t site, int pred) {
 
 /* shfl.sync.{up,down,bfly,idx}.b32 d|p, a, b, c, membermask (PTX ISA 9.7.9.6):
  * the wavefront lane to read from, and whether it is in range */
-PS_FN uint32_t ps_shfl_lane(PS_CTX, int mode, uint32_t b, uint32_t c, bool *valid) {
-    uint32_t lane = ps_laneid(ctx);
+PS_FN uint32_t ps_shfl_lane_at(uint32_t wave_lane, int mode, uint32_t b, uint32_t c,
+                               bool *valid) {
+    uint32_t lane = wave_lane & 31u;
     uint32_t bval = b & 31u, cval = c & 31u, segmask = (c >> 8) & 31u;
     int32_t max_lane = (int32_t)((lane & segmask) | (cval & ~segmask));
     int32_t min_lane = (int32_t)(lane & segmask);
@@ -33,7 +34,10 @@ PS_FN uint32_t ps_shfl_lane(PS_CTX, int mode, uint32_t b, uint32_t c, bool *vali
     }
     if (!p) j = (int32_t)lane;
     if (valid) *valid = p;
-    return ps_half(ctx) | (uint32_t)j;
+    return (wave_lane & 32u) | (uint32_t)j;
+}
+PS_FN uint32_t ps_shfl_lane(PS_CTX, int mode, uint32_t b, uint32_t c, bool *valid) {
+    return ps_shfl_lane_at(PS_WAVE_LANE(ctx), mode, b, c, valid);
 }
 PS_FN uint32_t ps_shfl(PS_CTX, uint32_t site, int mode, uint32_t a, uint32_t b, uint32_t c,
                        bool *valid) {

@@ -53,13 +53,14 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     if plan is None or fe.phase_array_sizes or RESUME_MARK not in body:
         return None
     prologue, code = body.split(RESUME_MARK, 1)
-    ends: dict[int, str] = {}  # what ends region j: "bar" or "coll"
+    ends: dict[int, str] = {}  # what ends region j: "bar", "label" or "coll:<site>"
 
     def bar(m: re.Match) -> str:
         return _SPLIT + "bar" + _SPLIT
 
     def coll(m: re.Match) -> str:
-        return f"ps_state[ps_i] = 2; ps_resume[ps_i] = {m.group(1)}u; }}" + _SPLIT + "coll" + _SPLIT
+        return (f"ps_state[ps_i] = 2; ps_resume[ps_i] = {m.group(1)}u; }}" + _SPLIT
+                + f"coll:{m.group(1)}" + _SPLIT)
 
     code = _BARRIER.sub(bar, code)
     code = _COLL.sub(coll, code)
@@ -109,7 +110,12 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         return f"ps_s_{n}[ps_i]" if n in cross else n
 
     nreg = len(regions)
-    colls = any(v == "coll" for v in ends.values())
+    colls = any(v.startswith("coll") for v in ends.values())
+    # shuffles complete from per-thread arrays (ps_shfl_complete) instead of the generic
+    # collective records: the regions around them stay free of the context, so SIMD
+    shfl_sites = {s.site for s in k.body or () if type(s) is ir.Instruction
+                  and s.opcode == "shfl"}
+    shfl_end: set[int] = set()
     paths = bool(plan.labels)  # branches between regions: a region counter per thread
     loops = []
     if paths:
@@ -149,6 +155,15 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         pre = "".join(REG.sub(reg, fe.remat_code[remat[x][1]]) + "\n"
                       for x in sorted(need, key=lambda x: remat[x][1]))
         r = pre + REG.sub(reg, r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
+        if j - 1 in shfl_end:  # the shuffle's result, as the region opens
+            r = r.replace("(uint32_t)coll[ps_i].res", "ps_sres[ps_i]", 1).replace(
+                "(coll[ps_i].valid != 0)", "(ps_sok[ps_i] != 0)", 1)
+        end = ends.get(j, "")
+        if end.startswith("coll:") and int(end[5:]) in shfl_sites:
+            deposit = _shfl_deposit(r)
+            if deposit is not None:
+                r = deposit
+                shfl_end.add(j)
         r2 = _GOTO.sub(jump, r)
         r2 = r2.replace("return 0;", done)
         if r2 != r:
@@ -208,7 +223,10 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                       "            }",
                       "        }",
                       "    if (trap) return trap;"]
-        if ends.get(j) == "coll":
+        if j in shfl_end:
+            loops.append("    ps_shfl_complete(n, wave, ps_ep, ps_sep, ps_ss, ps_sv, ps_sres);"
+                         " ps_ep++;")
+        elif ends.get(j, "").startswith("coll"):
             loops.append("    ps_phase_collectives(n, wave, ps_state, ps_resume, coll);")
         if paths:
             loops += ["    goto ps_dispatch;", "}"]
@@ -234,6 +252,17 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                    "    c.coll = coll;",
                    "    const uint32_t wave = PS_WAVE_SIZE(&c);",
                    "    ps_off += ((uint64_t)n * 5 + 63) & ~63ull;"]
+    if shfl_end:
+        sizes.append("    ps_size += 4 * (((uint64_t)n * 4 + 63) & ~63ull) + n;")
+        arrays += ["    uint32_t ps_ep = 1, *restrict ps_sep, *restrict ps_ss, *restrict ps_sv,"
+                   " *restrict ps_sres;",
+                   "    uint32_t **ps_shfl_arrays[4] = {&ps_sep, &ps_ss, &ps_sv, &ps_sres};",
+                   "    for (int a = 0; a < 4; a++) {",
+                   "        *ps_shfl_arrays[a] = (uint32_t *)(ps_buf + ps_off);",
+                   "        ps_off += ((uint64_t)n * 4 + 63) & ~63ull;",
+                   "    }",
+                   "    uint8_t *restrict ps_sok = ps_buf + ps_off;",
+                   "    memset(ps_sep, 0, (size_t)n * 4);"]
     return "\n".join([
         f"/* kernel {k.name}: {nreg} region loops */",
         f"static int k{index}_run_block(const pyshim_launch *lp, const pyshim_block *b,"
@@ -286,3 +315,26 @@ def _remat(k: ir.Function, plan, used: list[set[str]], fe) -> dict[str, tuple[in
                 del out[name]
                 changed = True
     return out
+
+
+def _shfl_deposit(r: str) -> str | None:
+    """Region text ending in a shuffle's deposit (instructions.py _shfl in phase mode), with
+    the deposit writing the shuffle arrays of region loops instead of the collective record:
+    the source lane from the thread's index (no context), the value, the source, whether it
+    is in range, and this round's mark. None if the text is not in that shape."""
+    at = r.rfind("ps_shfl_lane(ctx, ")
+    start = r.rfind("{ bool ", 0, at)
+    if at < 0 or start < 0:
+        return None
+    tail = r[start:]
+    subs = (("ps_shfl_lane(ctx, ", "ps_shfl_lane_at(ps_i & (wave - 1u), "),
+            ("coll[ps_i].val = ", "ps_sv[ps_i] = (uint32_t)"),
+            ("coll[ps_i].src = ", "ps_ss[ps_i] = "),
+            ("coll[ps_i].valid = ", "ps_sok[ps_i] = "))
+    for old, new in subs:
+        if tail.count(old) != 1:
+            return None
+        tail = tail.replace(old, new)
+    tail, n = re.subn(r"ps_state\[ps_i\] = 2; ps_resume\[ps_i\] = \d+u;",
+                      "ps_sep[ps_i] = ps_ep;", tail)
+    return r[:start] + tail if n == 1 else None
