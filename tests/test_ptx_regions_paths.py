@@ -201,3 +201,23 @@ def test_kernels_with_very_many_regions_keep_phases(tmp_path: Path) -> None:
     for _ in range(n):  # each lane adds its partner's value: lane pairs double each step
         v = (v + v[np.arange(32) ^ 1]) % (1 << 32)
     assert out.tolist() == v.astype(np.uint32).tolist()
+
+
+def test_a_module_past_its_region_budget_keeps_phases_for_its_largest_kernels() -> None:
+    """Region loops cost the C compiler much more than phases: past MODULE_REGIONS regions
+    in a module, the kernels with the most regions keep phases."""
+    from pyshim.ptx.passes.classify_sync import MODULE_REGIONS
+
+    def kernel(name: str, barriers: int) -> str:
+        body = "\n".join("  bar.sync 0;\n  add.u32 %r1, %r1, 1;" for _ in range(barriers))
+        return (f".visible .entry {name}(.param .u64 out)\n{{\n  .reg .b32 %r<3>; "
+                f".reg .b64 %rd<3>;\n  mov.u32 %r1, %tid.x;\n{body}\n"
+                "  ld.param.u64 %rd1, [out];\n  st.global.u32 [%rd1], %r1;\n  ret;\n}\n")
+
+    small, large = 9, 40  # regions: barriers + 1
+    n_small = MODULE_REGIONS // (small + 1)
+    ptx = (".version 8.0\n.target sm_80\n.address_size 64\n"
+           + "".join(kernel(f"s{i}", small) for i in range(n_small)) + kernel("big", large))
+    info = {k.name: k.info.get("regions") for k in run_passes(parse(ptx)).kernels}
+    assert info["big"] is None
+    assert all(info[f"s{i}"] is not None for i in range(n_small))
