@@ -165,8 +165,7 @@ class Translator:
         emit = instructions.emit
         plan = f.info.get("regions") if fe.reg_prefix else None
         starts = plan.labels if plan is not None else frozenset()
-        remat = {site for _, site in plan.remat} | set(plan.hoist) if plan is not None \
-            else set()
+        remat = {site for _, site in plan.remat} if plan is not None else set()
         fe.remat_code = {}
         n = 0
         for s in body:
@@ -175,8 +174,8 @@ class Translator:
                 n += 1
                 try:
                     lines.append(emit(fe, s))
-                    if s.site in remat:  # region loops recompute it where regions start,
-                        fe.remat_code[s.site] = lines[-1]  # or run it once before them
+                    if s.site in remat:  # region loops recompute it where regions start
+                        fe.remat_code[s.site] = lines[-1]
                 except PtxError as e:
                     src = self.module.source
                     if src is not None and not e.line:

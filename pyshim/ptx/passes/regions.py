@@ -56,10 +56,6 @@ class RegionPlan:
     # regions whose instructions are plain arithmetic, non-volatile loads and stores and
     # branches: their thread loop may run threads in SIMD lockstep (a warp's schedule)
     simd: frozenset[int] = frozenset()
-    # the sites of the uniform registers' definitions, in body order: pure, so the block
-    # runs them once before its region loops (a value a loop defines and a later loop reads
-    # would keep the compiler from vectorising the first)
-    hoist: tuple[int, ...] = ()
 
     @property
     def count(self) -> int:
@@ -168,10 +164,10 @@ def plan(fn: ir.Function, lockstep_only: bool = False) -> RegionPlan | None:
     backward = any(name in labels and label_at[name] < i for i, name in branches)
     region = _regions(body, sync_at, labels)
     ranges = _guard_ranges(body, region) if not labels else ()
-    uniform, remat, hoist = _invariants(body)
+    uniform, remat = _invariants(body)
     return RegionPlan(tuple(syncs), frozenset(labels), backward, ranges, frozenset(uniform),
                       tuple((region[i], body[i].site) for i in remat),
-                      _simd_regions(body, region, sync_at), tuple(hoist))
+                      _simd_regions(body, region, sync_at))
 
 
 # what a thread may do in a region that runs its threads in SIMD lockstep: no atomics (a
@@ -219,9 +215,8 @@ def _defined(op, out: list[str]) -> None:
             _defined(x, out)
 
 
-def _invariants(body: list) -> tuple[set[str], list[int], list[int]]:
-    """Uniform registers, the body indices of the definitions of rematerialisable ones, and
-    the sites of the uniform ones' definitions."""
+def _invariants(body: list) -> tuple[set[str], list[int]]:
+    """Uniform registers and the body indices of the definitions of rematerialisable ones."""
     count: dict[str, int] = {}
     for s in body:
         if type(s) is ir.Instruction and s.operands:
@@ -232,7 +227,6 @@ def _invariants(body: list) -> tuple[set[str], list[int], list[int]]:
     uniform: set[str] = set()
     remat: set[str] = set()
     where: list[int] = []
-    hoist: list[int] = []
     for i, s in enumerate(body):
         if (type(s) is not ir.Instruction or s.pred is not None or len(s.operands) < 2
                 or type(s.operands[0]) is not ir.Reg or count.get(s.operands[0].name) != 1):
@@ -257,11 +251,10 @@ def _invariants(body: list) -> tuple[set[str], list[int], list[int]]:
                 kinds.add("other")
         if not kinds:
             uniform.add(s.operands[0].name)
-            hoist.append(s.site)
         elif kinds == {"tid"} and not param:
             remat.add(s.operands[0].name)
             where.append(i)
-    return uniform, where, hoist
+    return uniform, where
 
 
 # the threads a guard `setp.<cmp> %p, %tid.x, K; @%p bra <end of region>` lets through

@@ -53,12 +53,6 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     if plan is None or fe.phase_array_sizes or RESUME_MARK not in body:
         return None
     prologue, code = body.split(RESUME_MARK, 1)
-    hoisted = []  # the uniform registers' definitions, run once before the region loops
-    for site in plan.hoist:
-        text = fe.remat_code.get(site)
-        if text and code.count(text) == 1:
-            code = code.replace(text, "", 1)
-            hoisted.append(text)
     ends: dict[int, str] = {}  # what ends region j: "bar", "label" or "coll:<site>"
 
     def bar(m: re.Match) -> str:
@@ -283,7 +277,6 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         "    (void)ps_j; (void)ps_lo; (void)ps_hi;",
         prologue,
         *local,
-        *(REG.sub(reg, t) for t in hoisted),
         "    uint64_t ps_size = ((uint64_t)n * 4 + 63) & ~63ull;",
         *sizes,
         "    uint8_t *ps_buf = (uint8_t *)ps_phase_buffer(ps_size);",
