@@ -116,7 +116,10 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     shfl_sites = {s.site for s in k.body or () if type(s) is ir.Instruction
                   and s.opcode == "shfl"}
     shfl_end: set[int] = set()
-    paths = bool(plan.labels)  # branches between regions: a region counter per thread
+    # branches back to an earlier region (loops across regions): a region counter per thread
+    # and a scheduler; forward branches only: the regions in order, each thread skipping
+    # those before the one it waits for (ps_pc)
+    paths = bool(plan.labels) and plan.backward
     loops = []
     if paths:
         loops += [f"    uint32_t ps_cnt[{nreg + 1}] = {{0}};  /* threads waiting at each region */",
@@ -141,6 +144,8 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
             name = m.group(1)
             if name in start_of:
                 t = start_of[name]
+                if not paths:
+                    return f"{{ ps_pc[ps_i] = {t}u; {leave} }}"
                 if simd:  # no shared counter in a SIMD loop: recounted after it
                     return f"{{ ps_pc[ps_i] = {t}u; ps_jumped = 1; {leave} }}"
                 return f"{{ ps_pc[ps_i] = {t}u; ps_cnt[{t}]++; {leave} }}"
@@ -214,11 +219,11 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         else:
             loops += [f"    /* region {j} */",
                       *head,
-                      "                if (ps_pc[ps_i]) continue;" if exited else "",
+                      f"                if (ps_pc[ps_i] > {j}u) continue;" if exited else "",
                       tids,
                       r,
                       f"                goto ps_next_{j};",
-                      f"                ps_exit_{j}: ps_pc[ps_i] = 1;",
+                      f"                ps_exit_{j}: ps_pc[ps_i] = 0xffffffffu;",
                       f"                ps_next_{j}: ;",
                       "            }",
                       "        }",
