@@ -47,6 +47,23 @@ extern "C" __global__ void scan(int n, const int *in, int *out)
     if (i < n) out[i] = v;
 }
 
+// a warp sum by shuffles down (offsets 16..1 over the whole warp: completed from shifted
+// loads in region loops); launched with a partial last warp
+extern "C" __global__ void warp_sum(const int *in, int *out)
+{
+    int t = threadIdx.x, v = in[t];
+    for (int d = 16; d > 0; d >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, d);
+    out[t] = v;
+}
+
+// shfl.up by 3: lanes 0..2 of each warp keep their own value (PTX: source out of range)
+extern "C" __global__ void shift_up(const int *in, int *out)
+{
+    int t = threadIdx.x;
+    out[t] = __shfl_up_sync(0xffffffffu, in[t] * 2, 3);
+}
+
 // a loop around a shuffle whose trip count differs between warps (warp w runs w + 1
 // rounds): the branch back goes to a region start, per thread
 extern "C" __global__ void rounds(const int *in, int *out)
@@ -220,3 +237,35 @@ def test_a_module_past_its_region_budget_keeps_phases_for_its_largest_kernels() 
     info = {k.name: k.info.get("regions") for k in run_passes(parse(ptx)).kernels}
     assert info["big"] is None
     assert all(info[f"s{i}"] is not None for i in range(n_small))
+
+
+def test_shuffle_down_with_a_partial_warp(tmp_path: Path, ptx: str) -> None:
+    """Full warps give CUDA's sums in lane 0 (lane l holds the sum of lanes l.. in the tree
+    order); a partial warp's missing lanes read as the thread's own value, the same in
+    region loops, phases and fibers."""
+    x = np.random.default_rng(6).integers(-1000, 1000, 48).astype(np.int32)
+    outs = {}
+    for target in TARGETS:
+        (tmp_path / target).mkdir()
+        mod = build(ptx, target, tmp_path / target)
+        out = np.zeros(48, np.int32)
+        mod.launch("warp_sum", (1,), (48,), [x, out])
+        outs[target] = out
+    want = x[:32].astype(np.int64)
+    for d in (16, 8, 4, 2, 1):
+        want = want + np.where(np.arange(32) + d < 32, np.roll(want, -d), want)
+    np.testing.assert_array_equal(outs["cpu-wave64"][:32], want.astype(np.int32))
+    for target in TARGETS[1:]:
+        np.testing.assert_array_equal(outs[target], outs["cpu-wave64"], err_msg=target)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_shuffle_up_keeps_the_value_of_the_first_lanes(tmp_path: Path, ptx: str,
+                                                        target: str) -> None:
+    mod = build(ptx, target, tmp_path)
+    x = np.random.default_rng(8).integers(-1000, 1000, 96).astype(np.int32)
+    out = np.zeros(96, np.int32)
+    mod.launch("shift_up", (1,), (96,), [x, out])
+    lane = np.arange(96) % 32
+    want = np.where(lane >= 3, 2 * np.roll(x, 3), 2 * x)
+    np.testing.assert_array_equal(out, want)

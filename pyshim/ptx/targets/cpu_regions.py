@@ -116,6 +116,9 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     shfl_sites = {s.site for s in k.body or () if type(s) is ir.Instruction
                   and s.opcode == "shfl"}
     shfl_end: set[int] = set()
+    shfl_insts = {s.site: s for s in k.body or () if type(s) is ir.Instruction
+                  and s.opcode == "shfl"}
+    constants = _constant_regs(k, plan)
     # branches back to an earlier region (loops across regions): a region counter per thread
     # and a scheduler; forward branches only: the regions in order, each thread skipping
     # those before the one it waits for (ps_pc)
@@ -229,8 +232,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                       "        }",
                       "    if (trap) return trap;"]
         if j in shfl_end:
-            loops.append("    ps_shfl_complete(n, wave, ps_ep, ps_sep, ps_ss, ps_sv, ps_sres);"
-                         " ps_ep++;")
+            loops += _shfl_completion(shfl_insts[int(ends[j][5:])], constants)
         elif ends.get(j, "").startswith("coll"):
             loops.append("    ps_phase_collectives(n, wave, ps_state, ps_resume, coll);")
         if paths:
@@ -258,16 +260,18 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                    "    const uint32_t wave = PS_WAVE_SIZE(&c);",
                    "    ps_off += ((uint64_t)n * 5 + 63) & ~63ull;"]
     if shfl_end:
-        sizes.append("    ps_size += 4 * (((uint64_t)n * 4 + 63) & ~63ull) + n;")
+        # 32 elements of guard before and after each array: a shuffle by a constant lane
+        # offset reads its source as a plain shifted load (_shfl_completion)
+        sizes.append("    ps_size += 4 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull) + n;")
         arrays += ["    uint32_t ps_ep = 1, *restrict ps_sep, *restrict ps_ss, *restrict ps_sv,"
                    " *restrict ps_sres;",
                    "    uint32_t **ps_shfl_arrays[4] = {&ps_sep, &ps_ss, &ps_sv, &ps_sres};",
                    "    for (int a = 0; a < 4; a++) {",
-                   "        *ps_shfl_arrays[a] = (uint32_t *)(ps_buf + ps_off);",
-                   "        ps_off += ((uint64_t)n * 4 + 63) & ~63ull;",
+                   "        memset(ps_buf + ps_off, 0, (size_t)(n + 64) * 4);",
+                   "        *ps_shfl_arrays[a] = (uint32_t *)(ps_buf + ps_off) + 32;",
+                   "        ps_off += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;",
                    "    }",
-                   "    uint8_t *restrict ps_sok = ps_buf + ps_off;",
-                   "    memset(ps_sep, 0, (size_t)n * 4);"]
+                   "    uint8_t *restrict ps_sok = ps_buf + ps_off;"]
     return "\n".join([
         f"/* kernel {k.name}: {nreg} region loops */",
         f"static int k{index}_run_block(const pyshim_launch *lp, const pyshim_block *b,"
@@ -343,3 +347,50 @@ def _shfl_deposit(r: str) -> str | None:
     tail, n = re.subn(r"ps_state\[ps_i\] = 2; ps_resume\[ps_i\] = \d+u;",
                       "ps_sep[ps_i] = ps_ep;", tail)
     return r[:start] + tail if n == 1 else None
+
+
+def _shfl_completion(inst: ir.Instruction, constants: dict[str, int]) -> list[str]:
+    """C lines completing shuffle `inst` after its region loop. shfl.up by a constant d over
+    the whole warp (c = 0) and shfl.down by d (c = 31), the scan and reduction idioms, read
+    lane l - d or l + d of the same warp: a shifted contiguous load into the guarded arrays
+    rather than a gather. Anything else completes from the source lanes the threads
+    deposited (cpu.h ps_shfl_complete)."""
+    generic = ["    ps_shfl_complete(n, wave, ps_ep, ps_sep, ps_ss, ps_sv, ps_sres); ps_ep++;"]
+    mode = inst.mods[1] if len(inst.mods) > 1 else ""
+    vals = []
+    for op in inst.operands[2:4]:
+        if type(op) is ir.Imm and op.kind == "int":
+            vals.append(int(op.value) & 0xffffffff)
+        elif type(op) is ir.Reg and op.name in constants:
+            vals.append(constants[op.name] & 0xffffffff)
+        else:
+            return generic
+    d, c = vals[0] & 31, vals[1]
+    if mode == "up" and c == 0:
+        cond, at = f"l >= {d}u", f"(int64_t)i - {d}"  # the guard absorbs i < d
+    elif mode == "down" and c == 31:
+        cond, at = f"l + {d}u < 32u && i + {d}u < n", f"i + {d}u"
+    else:
+        return generic
+    return ["    for (uint32_t w = 0; w < n; w += 32) {",
+            "        const uint32_t lanes = n - w < 32u ? n - w : 32u;",
+            '        _Pragma("omp simd")',
+            "        for (uint32_t l = 0; l < lanes; l++) {",
+            "            const uint32_t i = w + l;",
+            f"            const uint32_t v = ps_sv[{at}], e = ps_sep[{at}];",
+            f"            if (ps_sep[i] == ps_ep) ps_sres[i] = ({cond} && e == ps_ep) ? v : ps_sv[i];",
+            "        }",
+            "    }",
+            "    ps_ep++;"]
+
+
+def _constant_regs(k: ir.Function, plan) -> dict[str, int]:
+    """Uniform registers whose one definition is `mov %r, <integer immediate>`."""
+    out = {}
+    for s in k.body or ():
+        if (type(s) is ir.Instruction and s.opcode == "mov" and s.pred is None
+                and len(s.operands) == 2 and type(s.operands[0]) is ir.Reg
+                and s.operands[0].name in plan.uniform and type(s.operands[1]) is ir.Imm
+                and s.operands[1].kind == "int"):
+            out[s.operands[0].name] = int(s.operands[1].value)
+    return out
