@@ -24,6 +24,7 @@ from pyshim import nvrtc
 from pyshim.differential import cuda_target_ptx, cuda_target_source
 from pyshim.paths import REPO_DIR
 from pyshim.ptx.targets.cuda import DOLLAR, nvrtc_source
+from pyshim.ptx.translate import translate
 
 HERE = Path(__file__).parent / "ptx"
 EXAMPLES = REPO_DIR / "examples"
@@ -562,3 +563,35 @@ def test_nvrtc_compiles_exactly():
                                '{ p[0] = p[1] * p[2] + p[3]; }')
     assert "mul.rn.f32" in ptx and "add.rn.f32" in ptx and "fma" not in ptx
     assert nvrtc.version() >= (12, 0)
+
+
+APPROX_PTX = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .f32 %f<8>; .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  ld.global.f32 %f1, [%rd1];
+  rcp.approx.f32 %f2, %f1;
+  rsqrt.approx.ftz.f32 %f3, %f1;
+  sqrt.approx.f32 %f4, %f1;
+  div.approx.f32 %f5, %f2, %f1;
+  div.full.f32 %f6, %f3, %f1;
+  add.f32 %f7, %f5, %f6;
+  add.f32 %f7, %f7, %f4;
+  st.global.f32 [%rd1], %f7;
+  ret;
+}
+"""
+
+
+def test_approximate_forms_stay_approximate_through_nvrtc():
+    """rcp/rsqrt/sqrt/div .approx and div.full come back from NVRTC as the same
+    instructions (so a GPU runs P' as NVIDIA runs P), while the CPU device computes them
+    exactly (common.h)."""
+    ptx2 = nvrtc.compile_to_ptx(nvrtc_source(translate(APPROX_PTX, "cuda")), "compute_80")
+    for form in ("rcp.approx.f32", "rsqrt.approx.f32", "sqrt.approx.f32", "div.approx.f32",
+                 "div.full.f32"):
+        assert form in ptx2, form
+    assert "PS_RCP_APPROXF" in translate(APPROX_PTX, "cpu-wave64")

@@ -288,6 +288,9 @@ def _div(fe: Fe, inst: I) -> str:
         args = [fe.src(a, ty, inst), fe.src(b, ty, inst)]
         _, args = _ftz_wrap(inst, ty, "", args)
         r = f"({args[0]} / {args[1]})"
+        if ty == "f32" and ("approx" in inst.mods or "full" in inst.mods):
+            kind = "APPROX" if "approx" in inst.mods else "FULL"
+            r = f"PS_DIV_{kind}F({args[0]}, {args[1]})"
         if _directed(inst):
             r = _rounded(fe, inst, ty, "div", args)
         return fe.dst(d, ty, _fresult(inst, ty, r), inst)
@@ -516,6 +519,10 @@ UNARY_F = {
 }
 
 
+APPROX_F32 = {"rcp": "PS_RCP_APPROXF({a})", "rsqrt": "PS_RSQRT_APPROXF({a})",
+              "sqrt": "PS_SQRT_APPROXF({a})"}
+
+
 def _unary_f(fe: Fe, inst: I) -> str:
     ty = _type(fe, inst)
     f32, f64 = UNARY_F[inst.opcode]
@@ -531,6 +538,8 @@ def _unary_f(fe: Fe, inst: I) -> str:
     x = fe.src(a, ty, inst)
     if ty == "f32" and "ftz" in inst.mods:
         x = f"ps_ftz({x})"
+    if ty == "f32" and "approx" in inst.mods and inst.opcode in APPROX_F32:
+        tmpl = APPROX_F32[inst.opcode]  # the preludes say how close (common.h, cuda.h)
     r = tmpl.format(a=x)
     if _directed(inst):
         if inst.opcode not in ("sqrt", "rcp"):

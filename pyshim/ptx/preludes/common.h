@@ -3,6 +3,17 @@
  * float->int saturation, NaN rules, f16/bf16 rounding). Written in the common subset of C11
  * and HIP/CUDA C++; the target prelude defines PS_FN, the math macros and bool. */
 
+/* ---- f32 .approx / .full forms: computed exactly (within every approximation's bounds)
+ * unless the target prelude maps them to the instruction (cuda.h: the differential check
+ * then compiles what nvcc would) ---- */
+#ifndef PS_RCP_APPROXF
+#define PS_RCP_APPROXF(x) (1.0f / (x))
+#define PS_RSQRT_APPROXF(x) (1.0f / PS_SQRTF(x))
+#define PS_SQRT_APPROXF(x) PS_SQRTF(x)
+#define PS_DIV_APPROXF(a, b) ((a) / (b))
+#define PS_DIV_FULLF(a, b) ((a) / (b))
+#endif
+
 /* ---- bit casts ---- */
 PS_FN float ps_u2f(uint32_t u) { float f; __builtin_memcpy(&f, &u, 4); return f; }
 PS_FN uint32_t ps_f2u(float f) { uint32_t u; __builtin_memcpy(&u, &f, 4); return u; }

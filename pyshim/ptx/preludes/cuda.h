@@ -47,6 +47,20 @@ PS_APPROX_F32(ps_lg2_approx, "lg2.approx.f32")
 PS_APPROX_F32(ps_sin_approx, "sin.approx.f32")
 PS_APPROX_F32(ps_cos_approx, "cos.approx.f32")
 PS_APPROX_F32(ps_tanh_approx, "tanh.approx.f32")  /* sm_75 and later */
+PS_APPROX_F32(ps_rcp_approx, "rcp.approx.f32")
+PS_APPROX_F32(ps_rsqrt_approx, "rsqrt.approx.f32")
+PS_APPROX_F32(ps_sqrt_approx, "sqrt.approx.f32")
+PS_FN float ps_div_approx(float a, float b) {
+    float r; asm("div.approx.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r;
+}
+PS_FN float ps_div_full(float a, float b) {
+    float r; asm("div.full.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r;
+}
+#define PS_RCP_APPROXF(x) ps_rcp_approx(x)
+#define PS_RSQRT_APPROXF(x) ps_rsqrt_approx(x)
+#define PS_SQRT_APPROXF(x) ps_sqrt_approx(x)
+#define PS_DIV_APPROXF(a, b) ps_div_approx(a, b)
+#define PS_DIV_FULLF(a, b) ps_div_full(a, b)
 #define PS_EX2F(x) ps_ex2_approx(x)
 #define PS_LG2F(x) ps_lg2_approx(x)
 #define PS_SINF(x) ps_sin_approx(x)
