@@ -464,6 +464,26 @@ def _setp(fe: Fe, inst: I) -> str:
     return " ".join(out)
 
 
+def _set(fe: Fe, inst: I) -> str:
+    """set.CmpOp{.BoolOp}{.ftz}.dtype.stype (PTX ISA 9.7.3.8): setp's comparison as a
+    value, all ones (u32/s32) or 1.0f (f32) when true, 0 when false."""
+    mods = list(inst.mods)
+    if len(mods) < 3 or mods[-2] not in ("u32", "s32", "f32"):
+        raise fe.unsupported(inst)
+    stype, dtype, cmp = mods[-1], mods[-2], mods[0]
+    boolop = next((m for m in mods[1:-2] if m in BOOL_OPS), None)
+    ops = _nops(fe, inst, 3, 4)
+    if (boolop is None) != (len(ops) == 3):
+        raise fe.bad(inst, "a combining predicate needs .and/.or/.xor")
+    if stype in HALF2 or stype not in FLOAT and stype not in INT and stype not in HALF:
+        raise fe.unsupported(inst)
+    c = _compare(fe, inst, cmp, stype, ops[1], ops[2])
+    if boolop is not None:
+        c = f"({c} {BOOL_OPS[boolop]} {fe.src(ops[3], 'pred', inst)})"
+    val = f"(({c}) ? 1.0f : 0.0f)" if dtype == "f32" else f"(({c}) ? 0xffffffffu : 0u)"
+    return fe.dst(ops[0], dtype, val, inst)
+
+
 def _selp(fe: Fe, inst: I) -> str:
     ty = _type(fe, inst)
     d, a, b, c = _nops(fe, inst, 4)
@@ -1287,7 +1307,7 @@ EMIT: dict[str, Callable[[Fe, I], str]] = {
     "mul": _mul, "mad": _mad, "madc": _mad, "mul24": _mul24, "mad24": _mul24, "div": _div, "rem": _div,
     "abs": _abs_neg, "neg": _abs_neg, "min": _min_max, "max": _min_max,
     "and": _logic("&"), "or": _logic("|"), "xor": _logic("^"), "not": _not, "cnot": _not,
-    "shl": _shift, "shr": _shift, "setp": _setp, "selp": _selp, "slct": _slct,
+    "shl": _shift, "shr": _shift, "setp": _setp, "set": _set, "selp": _selp, "slct": _slct,
     "fma": _fma, "sqrt": _unary_f, "rsqrt": _unary_f, "rcp": _unary_f, "sin": _unary_f,
     "cos": _unary_f, "ex2": _unary_f, "lg2": _unary_f, "tanh": _unary_f,
     "copysign": _copysign, "testp": _testp,

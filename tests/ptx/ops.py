@@ -173,6 +173,8 @@ def specs() -> list[Spec]:
                         ("gt", lambda a, b: a > b), ("ge", lambda a, b: a >= b)):
             add(Spec(f"setp.{cmp}.{ty}", f"setp.{cmp}.{ty} %d, %a, %b;", (ty, ty), "pred",
                      lambda a, b, c, f=fn: int(f(a, b))))
+            add(Spec(f"set.{cmp}.u32.{ty}", f"set.{cmp}.u32.{ty} %d, %a, %b;", (ty, ty), "u32",
+                     lambda a, b, c, f=fn: 0xFFFFFFFF if f(a, b) else 0))
     for ty in ("u32", "s32"):
         wt = ty[0] + "64"
         add(Spec(f"mul.wide.{ty}", f"mul.wide.{ty} %d, %a, %b;", (ty, ty), wt, lambda a, b, c: a * b))
@@ -248,6 +250,8 @@ def specs() -> list[Spec]:
                         ("nan", lambda a, b: a != a or b != b), ("ge", lambda a, b: a >= b)):
             add(Spec(f"setp.{cmp}.{ty}", f"setp.{cmp}.{ty} %d, %a, %b;", (ty, ty), "pred",
                      lambda a, b, c, f=fn: int(f(a, b))))
+            add(Spec(f"set.{cmp}.f32.{ty}", f"set.{cmp}.f32.{ty} %d, %a, %b;", (ty, ty), "f32",
+                     lambda a, b, c, f=fn: f32(1.0 if f(a, b) else 0.0)))
         add(Spec(f"testp.normal.{ty}", f"testp.normal.{ty} %d, %a;", (ty,), "pred",
                  lambda a, b, c, F=F: int(bool(np.isfinite(F(a))) and abs(F(a)) >= np.finfo(F).tiny)))
         for mode in ("rni", "rzi", "rmi", "rpi"):
