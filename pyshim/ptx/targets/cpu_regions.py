@@ -116,6 +116,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     shfl_sites = {s.site for s in k.body or () if type(s) is ir.Instruction
                   and s.opcode == "shfl"}
     shfl_end: set[int] = set()
+    inline: dict[int, tuple[str, int, str, int]] = {}  # region -> (arrays, mark, mode, d)
     shfl_insts = {s.site: s for s in k.body or () if type(s) is ir.Instruction
                   and s.opcode == "shfl"}
     constants = _constant_regs(k, plan)
@@ -164,11 +165,22 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                       for x in sorted(need, key=lambda x: remat[x][1]))
         r = pre + REG.sub(reg, r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
         if j - 1 in shfl_end:  # the shuffle's result, as the region opens
-            r = r.replace("(uint32_t)coll[ps_i].res", "ps_sres[ps_i]", 1).replace(
+            res = "ps_sres[ps_i]" if j - 1 not in inline else _shfl_read(*inline[j - 1])
+            r = r.replace("(uint32_t)coll[ps_i].res", res, 1).replace(
                 "(coll[ps_i].valid != 0)", "(ps_sok[ps_i] != 0)", 1)
         end = ends.get(j, "")
         if end.startswith("coll:") and int(end[5:]) in shfl_sites:
-            deposit = _shfl_deposit(r)
+            const = None if paths else _const_shfl(shfl_insts[int(end[5:])], constants)
+            if const is not None:
+                # regions run once each, in order: the next region reads the source lane
+                # itself; consecutive shuffles alternate two sets of arrays, each marks
+                # its deposits with its own number
+                arr = "AB"[len(inline) % 2]
+                deposit = _shfl_deposit(r, f"ps_sv{arr}", f"ps_sep{arr}", f"{len(inline) + 1}u")
+                if deposit is not None:
+                    inline[j] = (arr, len(inline) + 1, *const)
+            else:
+                deposit = _shfl_deposit(r)
             if deposit is not None:
                 r = deposit
                 shfl_end.add(j)
@@ -231,7 +243,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                       "            }",
                       "        }",
                       "    if (trap) return trap;"]
-        if j in shfl_end:
+        if j in shfl_end and j not in inline:
             loops += _shfl_completion(shfl_insts[int(ends[j][5:])], constants)
         elif ends.get(j, "").startswith("coll"):
             loops.append("    ps_phase_collectives(n, wave, ps_state, ps_resume, coll);")
@@ -262,7 +274,8 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     if shfl_end:
         # 32 elements of guard before and after each array: a shuffle by a constant lane
         # offset reads its source as a plain shifted load (_shfl_completion)
-        sizes.append("    ps_size += 4 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull) + n;")
+        sizes.append("    ps_size += 4 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull)"
+                     " + (((uint64_t)n + 63) & ~63ull);")
         arrays += ["    uint32_t ps_ep = 1, *restrict ps_sep, *restrict ps_ss, *restrict ps_sv,"
                    " *restrict ps_sres;",
                    "    uint32_t **ps_shfl_arrays[4] = {&ps_sep, &ps_ss, &ps_sv, &ps_sres};",
@@ -271,7 +284,18 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                    "        *ps_shfl_arrays[a] = (uint32_t *)(ps_buf + ps_off) + 32;",
                    "        ps_off += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;",
                    "    }",
-                   "    uint8_t *restrict ps_sok = ps_buf + ps_off;"]
+                   "    uint8_t *restrict ps_sok = ps_buf + ps_off;",
+                   "    ps_off += ((uint64_t)n + 63) & ~63ull;"]
+    if inline:
+        sizes.append("    ps_size += 4 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull);")
+        arrays += ["    uint32_t *restrict ps_svA, *restrict ps_sepA, *restrict ps_svB,"
+                   " *restrict ps_sepB;",
+                   "    uint32_t **ps_inline_arrays[4] = {&ps_svA, &ps_sepA, &ps_svB, &ps_sepB};",
+                   "    for (int a = 0; a < 4; a++) {",
+                   "        memset(ps_buf + ps_off, 0, (size_t)(n + 64) * 4);",
+                   "        *ps_inline_arrays[a] = (uint32_t *)(ps_buf + ps_off) + 32;",
+                   "        ps_off += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;",
+                   "    }"]
     return "\n".join([
         f"/* kernel {k.name}: {nreg} region loops */",
         f"static int k{index}_run_block(const pyshim_launch *lp, const pyshim_block *b,"
@@ -326,7 +350,8 @@ def _remat(k: ir.Function, plan, used: list[set[str]], fe) -> dict[str, tuple[in
     return out
 
 
-def _shfl_deposit(r: str) -> str | None:
+def _shfl_deposit(r: str, sv: str = "ps_sv", sep: str = "ps_sep",
+                  mark: str = "ps_ep") -> str | None:
     """Region text ending in a shuffle's deposit (instructions.py _shfl in phase mode), with
     the deposit writing the shuffle arrays of region loops instead of the collective record:
     the source lane from the thread's index (no context), the value, the source, whether it
@@ -337,15 +362,15 @@ def _shfl_deposit(r: str) -> str | None:
         return None
     tail = r[start:]
     subs = (("ps_shfl_lane(ctx, ", "ps_shfl_lane_at(ps_i & (wave - 1u), "),
-            ("coll[ps_i].val = ", "ps_sv[ps_i] = (uint32_t)"),
-            ("coll[ps_i].src = ", "ps_ss[ps_i] = "),
+            ("coll[ps_i].val = ", f"{sv}[ps_i] = (uint32_t)"),
+            ("coll[ps_i].src = ", "ps_ss[ps_i] = " if sv == "ps_sv" else "(void)"),
             ("coll[ps_i].valid = ", "ps_sok[ps_i] = "))
     for old, new in subs:
         if tail.count(old) != 1:
             return None
         tail = tail.replace(old, new)
     tail, n = re.subn(r"ps_state\[ps_i\] = 2; ps_resume\[ps_i\] = \d+u;",
-                      "ps_sep[ps_i] = ps_ep;", tail)
+                      f"{sep}[ps_i] = {mark};", tail)
     return r[:start] + tail if n == 1 else None
 
 
@@ -356,22 +381,14 @@ def _shfl_completion(inst: ir.Instruction, constants: dict[str, int]) -> list[st
     rather than a gather. Anything else completes from the source lanes the threads
     deposited (cpu.h ps_shfl_complete)."""
     generic = ["    ps_shfl_complete(n, wave, ps_ep, ps_sep, ps_ss, ps_sv, ps_sres); ps_ep++;"]
-    mode = inst.mods[1] if len(inst.mods) > 1 else ""
-    vals = []
-    for op in inst.operands[2:4]:
-        if type(op) is ir.Imm and op.kind == "int":
-            vals.append(int(op.value) & 0xffffffff)
-        elif type(op) is ir.Reg and op.name in constants:
-            vals.append(constants[op.name] & 0xffffffff)
-        else:
-            return generic
-    d, c = vals[0] & 31, vals[1]
-    if mode == "up" and c == 0:
-        cond, at = f"l >= {d}u", f"(int64_t)i - {d}"  # the guard absorbs i < d
-    elif mode == "down" and c == 31:
-        cond, at = f"l + {d}u < 32u && i + {d}u < n", f"i + {d}u"
-    else:
+    const = _const_shfl(inst, constants)
+    if const is None:
         return generic
+    mode, d = const
+    if mode == "up":
+        cond, at = f"l >= {d}u", f"(int64_t)i - {d}"  # the guard absorbs i < d
+    else:
+        cond, at = f"l + {d}u < 32u && i + {d}u < n", f"i + {d}u"
     return ["    for (uint32_t w = 0; w < n; w += 32) {",
             "        const uint32_t lanes = n - w < 32u ? n - w : 32u;",
             '        _Pragma("omp simd")',
@@ -382,6 +399,36 @@ def _shfl_completion(inst: ir.Instruction, constants: dict[str, int]) -> list[st
             "        }",
             "    }",
             "    ps_ep++;"]
+
+
+def _const_shfl(inst: ir.Instruction, constants: dict[str, int]) -> tuple[str, int] | None:
+    """("up", d) for shfl.up by a constant d over the whole warp (c = 0), ("down", d) for
+    shfl.down with c = 31; None for anything else."""
+    mode = inst.mods[1] if len(inst.mods) > 1 else ""
+    vals = []
+    for op in inst.operands[2:4]:
+        if type(op) is ir.Imm and op.kind == "int":
+            vals.append(int(op.value) & 0xffffffff)
+        elif type(op) is ir.Reg and op.name in constants:
+            vals.append(constants[op.name] & 0xffffffff)
+        else:
+            return None
+    if mode == "up" and vals[1] == 0:
+        return "up", vals[0] & 31
+    if mode == "down" and vals[1] == 31:
+        return "down", vals[0] & 31
+    return None
+
+
+def _shfl_read(arr: str, mark: int, mode: str, d: int) -> str:
+    """The value thread ps_i reads from constant shuffle number `mark` (deposited in the
+    arrays `arr` by the region before): its source lane's, if that thread took part."""
+    if mode == "up":
+        at, cond = f"(int64_t)ps_i - {d}", f"(ps_i & 31u) >= {d}u"
+    else:
+        at, cond = f"ps_i + {d}u", f"(ps_i & 31u) + {d}u < 32u && ps_i + {d}u < n"
+    return (f"(({cond} && ps_sep{arr}[{at}] == {mark}u) ? ps_sv{arr}[{at}] "
+            f": ps_sv{arr}[ps_i])")
 
 
 def _constant_regs(k: ir.Function, plan) -> dict[str, int]:
