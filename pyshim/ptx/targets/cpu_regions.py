@@ -2,16 +2,15 @@
 threads per region (the code between two synchronisation points, passes/regions.py),
 PoCL-style, instead of phases with a per-thread resume switch.
 
-Each thread has a region counter (ps_pc): the region it runs next, or 0xffffffffu. A region's
-loop runs the threads whose counter names it; a thread leaves the region at its end (the
-counter moves on), at a branch to a label that starts a region (the counter becomes that
-region) or at `ret`/`exit` (done). The block then runs the lowest region any thread waits
-at: in a kernel without such branches that is simply the next one. A region that ends at a
-warp collective completes it (cpu.h ps_phase_collectives, as phase mode does) for the threads
-that arrived, before any of them runs on. Registers live where a region starts are
-per-thread arrays (struct of arrays; in a kernel without backward branches only those used in
-more than one region); all others are locals of the block function, which gcc keeps in
-machine registers.
+Control flow between regions is per thread (ps_pc). Without branches back to an earlier
+region the regions run once each, in order, and a thread skips those before the one it
+waits for (or all, once it has exited). With them, a scheduler runs the lowest region any
+thread waits at (ps_cnt counts them). A region ending at a warp collective completes it
+before the next runs: shuffles from per-thread arrays (constant shfl.up/down by shifted loads,
+read directly by the next region when regions run in order), the others as phase mode does
+(cpu.h ps_phase_collectives). Registers live where a region starts are per-thread arrays
+(struct of arrays), unless they are the same for the whole block (one scalar) or recomputed
+from %tid where each region starts; all others are locals of the block function.
 """
 
 from __future__ import annotations
@@ -44,7 +43,6 @@ def param_copies(k: ir.Function) -> list[str]:
               for j, (o, s, _a) in enumerate(layout) if s)]
 
 
-
 def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     """Kernel k (phase mode, with a RegionPlan in info['regions']) as region loops, or None
     when the translated body is not in the shape the plan promises (the caller then keeps
@@ -53,7 +51,6 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     if plan is None or fe.phase_array_sizes or RESUME_MARK not in body:
         return None
     prologue, code = body.split(RESUME_MARK, 1)
-    ends: dict[int, str] = {}  # what ends region j: "bar", "label" or "coll:<site>"
 
     def bar(m: re.Match) -> str:
         return _SPLIT + "bar" + _SPLIT
@@ -67,8 +64,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     code = code.replace(REGION_MARK, _SPLIT + "label" + _SPLIT)
     pieces = code.split(_SPLIT)
     regions = pieces[0::2]
-    for j, kind in enumerate(pieces[1::2]):
-        ends[j] = kind
+    ends = dict(enumerate(pieces[1::2]))  # what ends region j: "bar", "label", "coll:<site>"
     if len(regions) != plan.count or any("ps_at_" in r for r in regions):
         return None
     # which region each split label starts
@@ -113,12 +109,10 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     colls = any(v.startswith("coll") for v in ends.values())
     # shuffles complete from per-thread arrays (ps_shfl_complete) instead of the generic
     # collective records: the regions around them stay free of the context, so SIMD
-    shfl_sites = {s.site for s in k.body or () if type(s) is ir.Instruction
+    shfl_insts = {s.site: s for s in k.body or () if type(s) is ir.Instruction
                   and s.opcode == "shfl"}
     shfl_end: set[int] = set()
     inline: dict[int, tuple[str, int, str, int]] = {}  # region -> (arrays, mark, mode, d)
-    shfl_insts = {s.site: s for s in k.body or () if type(s) is ir.Instruction
-                  and s.opcode == "shfl"}
     constants = _constant_regs(k, plan)
     # branches back to an earlier region (loops across regions): a region counter per thread
     # and a scheduler; forward branches only: the regions in order, each thread skipping
@@ -169,7 +163,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
             r = r.replace("(uint32_t)coll[ps_i].res", res, 1).replace(
                 "(coll[ps_i].valid != 0)", "(ps_sok[ps_i] != 0)", 1)
         end = ends.get(j, "")
-        if end.startswith("coll:") and int(end[5:]) in shfl_sites:
+        if end.startswith("coll:") and int(end[5:]) in shfl_insts:
             const = None if paths else _const_shfl(shfl_insts[int(end[5:])], constants)
             if const is not None:
                 # regions run once each, in order: the next region reads the source lane
@@ -276,26 +270,13 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         # offset reads its source as a plain shifted load (_shfl_completion)
         sizes.append("    ps_size += 4 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull)"
                      " + (((uint64_t)n + 63) & ~63ull);")
-        arrays += ["    uint32_t ps_ep = 1, *restrict ps_sep, *restrict ps_ss, *restrict ps_sv,"
-                   " *restrict ps_sres;",
-                   "    uint32_t **ps_shfl_arrays[4] = {&ps_sep, &ps_ss, &ps_sv, &ps_sres};",
-                   "    for (int a = 0; a < 4; a++) {",
-                   "        memset(ps_buf + ps_off, 0, (size_t)(n + 64) * 4);",
-                   "        *ps_shfl_arrays[a] = (uint32_t *)(ps_buf + ps_off) + 32;",
-                   "        ps_off += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;",
-                   "    }",
+        arrays += ["    uint32_t ps_ep = 1;",
+                   *_guarded_arrays(("ps_sep", "ps_ss", "ps_sv", "ps_sres")),
                    "    uint8_t *restrict ps_sok = ps_buf + ps_off;",
                    "    ps_off += ((uint64_t)n + 63) & ~63ull;"]
     if inline:
         sizes.append("    ps_size += 4 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull);")
-        arrays += ["    uint32_t *restrict ps_svA, *restrict ps_sepA, *restrict ps_svB,"
-                   " *restrict ps_sepB;",
-                   "    uint32_t **ps_inline_arrays[4] = {&ps_svA, &ps_sepA, &ps_svB, &ps_sepB};",
-                   "    for (int a = 0; a < 4; a++) {",
-                   "        memset(ps_buf + ps_off, 0, (size_t)(n + 64) * 4);",
-                   "        *ps_inline_arrays[a] = (uint32_t *)(ps_buf + ps_off) + 32;",
-                   "        ps_off += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;",
-                   "    }"]
+        arrays += _guarded_arrays(("ps_svA", "ps_sepA", "ps_svB", "ps_sepB"))
     return "\n".join([
         f"/* kernel {k.name}: {nreg} region loops */",
         f"static int k{index}_run_block(const pyshim_launch *lp, const pyshim_block *b,"
@@ -384,11 +365,7 @@ def _shfl_completion(inst: ir.Instruction, constants: dict[str, int]) -> list[st
     const = _const_shfl(inst, constants)
     if const is None:
         return generic
-    mode, d = const
-    if mode == "up":
-        cond, at = f"l >= {d}u", f"(int64_t)i - {d}"  # the guard absorbs i < d
-    else:
-        cond, at = f"l + {d}u < 32u && i + {d}u < n", f"i + {d}u"
+    cond, at = _shfl_source(*const, "i", "l")
     return ["    for (uint32_t w = 0; w < n; w += 32) {",
             "        const uint32_t lanes = n - w < 32u ? n - w : 32u;",
             '        _Pragma("omp simd")',
@@ -420,13 +397,32 @@ def _const_shfl(inst: ir.Instruction, constants: dict[str, int]) -> tuple[str, i
     return None
 
 
+def _shfl_source(mode: str, d: int, i: str, lane: str) -> tuple[str, str]:
+    """For thread index `i` at warp lane `lane`, a constant shuffle's condition for its
+    source lane to exist and that lane's index in the guarded arrays (32 elements each side
+    absorb what the condition rules out)."""
+    if mode == "up":
+        return f"{lane} >= {d}u", f"(int64_t){i} - {d}"
+    return f"{lane} + {d}u < 32u && {i} + {d}u < n", f"{i} + {d}u"
+
+
+def _guarded_arrays(names: tuple[str, ...]) -> list[str]:
+    """run_block lines carving zeroed uint32 per-thread arrays with 32 guard elements on each
+    side out of ps_buf at ps_off."""
+    return [f"    uint32_t {', '.join('*restrict ' + x for x in names)};",
+            f"    {{ uint32_t **ps_guarded[{len(names)}] = "
+            f"{{{', '.join('&' + x for x in names)}}};",
+            f"      for (int a = 0; a < {len(names)}; a++) {{",
+            "        memset(ps_buf + ps_off, 0, (size_t)(n + 64) * 4);",
+            "        *ps_guarded[a] = (uint32_t *)(ps_buf + ps_off) + 32;",
+            "        ps_off += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;",
+            "    } }"]
+
+
 def _shfl_read(arr: str, mark: int, mode: str, d: int) -> str:
     """The value thread ps_i reads from constant shuffle number `mark` (deposited in the
     arrays `arr` by the region before): its source lane's, if that thread took part."""
-    if mode == "up":
-        at, cond = f"(int64_t)ps_i - {d}", f"(ps_i & 31u) >= {d}u"
-    else:
-        at, cond = f"ps_i + {d}u", f"(ps_i & 31u) + {d}u < 32u && ps_i + {d}u < n"
+    cond, at = _shfl_source(mode, d, "ps_i", "(ps_i & 31u)")
     return (f"(({cond} && ps_sep{arr}[{at}] == {mark}u) ? ps_sv{arr}[{at}] "
             f": ps_sv{arr}[ps_i])")
 
