@@ -19,7 +19,11 @@ Not region loops (phase mode or fibers keep them): synchronisation under a guard
 branches, .local/.param arrays (they would need per-thread copies).
 
 Branches to a label followed by an unguarded `ret` (nvcc's `if (i >= n) return;`) are the
-thread's exit and start nothing.
+thread's exit and start nothing. A loop inside a region that touches global memory is split
+at its head too, so its iterations run in lockstep (also in kernels without any
+synchronisation: grid-stride loops). The plan also records what makes the loops cheaper: the
+%tid.x range a region's guard lets through, the registers uniform over the block, those
+recomputable from %tid, and the regions whose threads may run in SIMD lockstep.
 """
 
 from __future__ import annotations
@@ -162,7 +166,6 @@ def plan(fn: ir.Function, lockstep_only: bool = False) -> RegionPlan | None:
     if len(syncs) + len(labels) >= MAX_REGIONS:
         return None  # one C function of hundreds of loops takes the C compiler minutes
     backward = any(name in labels and label_at[name] < i for i, name in branches)
-    region = _regions(body, sync_at, labels)
     ranges = _guard_ranges(body, region) if not labels else ()
     uniform, remat = _invariants(body)
     return RegionPlan(tuple(syncs), frozenset(labels), backward, ranges, frozenset(uniform),
