@@ -283,6 +283,11 @@ PS_FN void ps_recount(const uint32_t *pc, uint32_t n, uint32_t *cnt, uint32_t nc
         if (pc[i] < nc) cnt[pc[i]]++;
 }
 
+/* ---- region loops: a value of one of two lanes; both loads happen in the caller, so a
+ * vectorised loop reads two contiguous vectors and blends them (a conditional expression
+ * of two array elements becomes a gather through a selected address) ---- */
+PS_FN uint32_t ps_pick32(bool c, uint32_t a, uint32_t b) { return c ? a : b; }
+
 /* ---- region loops: complete a shuffle for the threads that reached it this round (sep ==
  * ep): each reads its source lane's value if that lane took part, else its own ---- */
 PS_FN void ps_shfl_complete(uint32_t n, uint32_t wave, uint32_t ep,

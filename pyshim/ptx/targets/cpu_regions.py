@@ -106,13 +106,13 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         return f"ps_s_{n}[ps_i]" if n in cross else n
 
     nreg = len(regions)
-    colls = any(v.startswith("coll") for v in ends.values())
     # shuffles complete from per-thread arrays (ps_shfl_complete) instead of the generic
     # collective records: the regions around them stay free of the context, so SIMD
     shfl_insts = {s.site: s for s in k.body or () if type(s) is ir.Instruction
                   and s.opcode == "shfl"}
     shfl_end: set[int] = set()
-    inline: dict[int, tuple[str, int, str, int]] = {}  # region -> (arrays, mark, mode, d)
+    # region -> (arrays, mark, mode, d, whether every thread deposits)
+    inline: dict[int, tuple[str, int, str, int, bool]] = {}
     constants = _constant_regs(k, plan)
     # branches back to an earlier region (loops across regions): a region counter per thread
     # and a scheduler; forward branches only: the regions in order, each thread skipping
@@ -159,20 +159,33 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                       for x in sorted(need, key=lambda x: remat[x][1]))
         r = pre + REG.sub(reg, r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
         if j - 1 in shfl_end:  # the shuffle's result, as the region opens
-            res = "ps_sres[ps_i]" if j - 1 not in inline else _shfl_read(*inline[j - 1])
+            if j - 1 in inline:
+                arr, mark, mode, d, full = inline[j - 1]
+                res = _shfl_read(arr, mark if not full else None, mode, d)
+                ok = f"({_shfl_source(mode, d, 'ps_i', '(ps_i & 31u)', valid=True)[0]})"
+            else:
+                res, ok = "ps_sres[ps_i]", "(ps_sok[ps_i] != 0)"
             r = r.replace("(uint32_t)coll[ps_i].res", res, 1).replace(
-                "(coll[ps_i].valid != 0)", "(ps_sok[ps_i] != 0)", 1)
+                "(coll[ps_i].valid != 0)", ok, 1)
         end = ends.get(j, "")
         if end.startswith("coll:") and int(end[5:]) in shfl_insts:
             const = None if paths else _const_shfl(shfl_insts[int(end[5:])], constants)
             if const is not None:
                 # regions run once each, in order: the next region reads the source lane
-                # itself; consecutive shuffles alternate two sets of arrays, each marks
-                # its deposits with its own number
+                # itself; consecutive shuffles alternate two sets of arrays. Where every
+                # thread of the block reaches the shuffle (none has left, none is ruled out
+                # by a guard range, none branches away in this region) every source lane
+                # took part; otherwise each shuffle marks its deposits with its own number
                 arr = "AB"[len(inline) % 2]
-                deposit = _shfl_deposit(r, f"ps_sv{arr}", f"ps_sep{arr}", f"{len(inline) + 1}u")
+                full = (not exited and j not in ranges
+                        and not any(m.group(1) in start_of or m.group(1) in exit_gotos
+                                    for m in _GOTO.finditer(r))
+                        and "return 0;" not in r)
+                deposit = _shfl_deposit(r, f"ps_sv{arr}",
+                                        None if full else f"ps_sep{arr}",
+                                        f"{len(inline) + 1}u", ok=None)
                 if deposit is not None:
-                    inline[j] = (arr, len(inline) + 1, *const)
+                    inline[j] = (arr, len(inline) + 1, *const, full)
             else:
                 deposit = _shfl_deposit(r)
             if deposit is not None:
@@ -237,8 +250,9 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                       "            }",
                       "        }",
                       "    if (trap) return trap;"]
-        if j in shfl_end and j not in inline:
-            loops += _shfl_completion(shfl_insts[int(ends[j][5:])], constants)
+        if j in shfl_end:
+            if j not in inline:  # (inline: the next region reads the source lanes)
+                loops += _shfl_completion(shfl_insts[int(ends[j][5:])], constants)
         elif ends.get(j, "").startswith("coll"):
             loops.append("    ps_phase_collectives(n, wave, ps_state, ps_resume, coll);")
         if paths:
@@ -253,6 +267,10 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                    f"    ps_off += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;"]
     sizes = [f"    ps_size += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;"
              for nm in crossing]
+    # the collective records only for collectives that are not shuffles completed from
+    # the shuffle arrays (and for any text still naming them)
+    colls = any(e.startswith("coll") and j not in shfl_end for j, e in ends.items()) or any(
+        re.search(r"\bcoll\[|\bps_state\[|\bps_resume\[", x) for x in loops)
     if colls:
         sizes.append("    ps_size += ((uint64_t)n * sizeof(ps_coll) + 63) & ~63ull;")
         sizes.append("    ps_size += ((uint64_t)n * 5 + 63) & ~63ull;")
@@ -263,9 +281,10 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                    "    memset(coll, 0, (size_t)n * sizeof(ps_coll));",
                    "    memset(ps_state, 0, n);",
                    "    c.coll = coll;",
-                   "    const uint32_t wave = PS_WAVE_SIZE(&c);",
                    "    ps_off += ((uint64_t)n * 5 + 63) & ~63ull;"]
-    if shfl_end:
+    if colls or shfl_end:
+        arrays.append("    const uint32_t wave = PS_WAVE_SIZE(&c);")
+    if shfl_end - inline.keys():
         # 32 elements of guard before and after each array: a shuffle by a constant lane
         # offset reads its source as a plain shifted load (_shfl_completion)
         sizes.append("    ps_size += 4 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull)"
@@ -275,8 +294,12 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                    "    uint8_t *restrict ps_sok = ps_buf + ps_off;",
                    "    ps_off += ((uint64_t)n + 63) & ~63ull;"]
     if inline:
+        # values read from outside the block are never picked (the shuffle's condition):
+        # only the marks, which are, start zeroed, and only if some shuffle needs them
+        marks = not all(v[-1] for v in inline.values())
         sizes.append("    ps_size += 4 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull);")
-        arrays += _guarded_arrays(("ps_svA", "ps_sepA", "ps_svB", "ps_sepB"))
+        arrays += _guarded_arrays(("ps_svA", "ps_svB"), zero=False)
+        arrays += _guarded_arrays(("ps_sepA", "ps_sepB"), zero=marks)
     return "\n".join([
         f"/* kernel {k.name}: {nreg} region loops */",
         f"static int k{index}_run_block(const pyshim_launch *lp, const pyshim_block *b,"
@@ -331,12 +354,13 @@ def _remat(k: ir.Function, plan, used: list[set[str]], fe) -> dict[str, tuple[in
     return out
 
 
-def _shfl_deposit(r: str, sv: str = "ps_sv", sep: str = "ps_sep",
-                  mark: str = "ps_ep") -> str | None:
+def _shfl_deposit(r: str, sv: str = "ps_sv", sep: str | None = "ps_sep",
+                  mark: str = "ps_ep", ok: str | None = "ps_sok") -> str | None:
     """Region text ending in a shuffle's deposit (instructions.py _shfl in phase mode), with
     the deposit writing the shuffle arrays of region loops instead of the collective record:
     the source lane from the thread's index (no context), the value, the source, whether it
-    is in range, and this round's mark. None if the text is not in that shape."""
+    is in range (unless `ok` is None: the reader recomputes it), and this round's mark
+    (unless `sep` is None: every thread deposits). None if the text is not in that shape."""
     at = r.rfind("ps_shfl_lane(ctx, ")
     start = r.rfind("{ bool ", 0, at)
     if at < 0 or start < 0:
@@ -345,13 +369,13 @@ def _shfl_deposit(r: str, sv: str = "ps_sv", sep: str = "ps_sep",
     subs = (("ps_shfl_lane(ctx, ", "ps_shfl_lane_at(ps_i & (wave - 1u), "),
             ("coll[ps_i].val = ", f"{sv}[ps_i] = (uint32_t)"),
             ("coll[ps_i].src = ", "ps_ss[ps_i] = " if sv == "ps_sv" else "(void)"),
-            ("coll[ps_i].valid = ", "ps_sok[ps_i] = "))
+            ("coll[ps_i].valid = ", "(void)" if ok is None else f"{ok}[ps_i] = "))
     for old, new in subs:
         if tail.count(old) != 1:
             return None
         tail = tail.replace(old, new)
     tail, n = re.subn(r"ps_state\[ps_i\] = 2; ps_resume\[ps_i\] = \d+u;",
-                      f"{sep}[ps_i] = {mark};", tail)
+                      "" if sep is None else f"{sep}[ps_i] = {mark};", tail)
     return r[:start] + tail if n == 1 else None
 
 
@@ -397,34 +421,39 @@ def _const_shfl(inst: ir.Instruction, constants: dict[str, int]) -> tuple[str, i
     return None
 
 
-def _shfl_source(mode: str, d: int, i: str, lane: str) -> tuple[str, str]:
+def _shfl_source(mode: str, d: int, i: str, lane: str,
+                 valid: bool = False) -> tuple[str, str]:
     """For thread index `i` at warp lane `lane`, a constant shuffle's condition for its
     source lane to exist and that lane's index in the guarded arrays (32 elements each side
-    absorb what the condition rules out)."""
+    absorb what the condition rules out). With `valid`, the condition is instead the
+    shuffle's in-range predicate, which does not ask whether the source thread exists."""
     if mode == "up":
         return f"{lane} >= {d}u", f"(int64_t){i} - {d}"
-    return f"{lane} + {d}u < 32u && {i} + {d}u < n", f"{i} + {d}u"
+    exists = "" if valid else f" && {i} + {d}u < n"
+    return f"{lane} + {d}u < 32u{exists}", f"{i} + {d}u"
 
 
-def _guarded_arrays(names: tuple[str, ...]) -> list[str]:
-    """run_block lines carving zeroed uint32 per-thread arrays with 32 guard elements on each
-    side out of ps_buf at ps_off."""
+def _guarded_arrays(names: tuple[str, ...], zero: bool = True) -> list[str]:
+    """run_block lines carving uint32 per-thread arrays (zeroed, with `zero`) with 32 guard
+    elements on each side out of ps_buf at ps_off."""
     return [f"    uint32_t {', '.join('*restrict ' + x for x in names)};",
             f"    {{ uint32_t **ps_guarded[{len(names)}] = "
             f"{{{', '.join('&' + x for x in names)}}};",
             f"      for (int a = 0; a < {len(names)}; a++) {{",
-            "        memset(ps_buf + ps_off, 0, (size_t)(n + 64) * 4);",
+            *(["        memset(ps_buf + ps_off, 0, (size_t)(n + 64) * 4);"] if zero else []),
             "        *ps_guarded[a] = (uint32_t *)(ps_buf + ps_off) + 32;",
             "        ps_off += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;",
             "    } }"]
 
 
-def _shfl_read(arr: str, mark: int, mode: str, d: int) -> str:
+def _shfl_read(arr: str, mark: int | None, mode: str, d: int) -> str:
     """The value thread ps_i reads from constant shuffle number `mark` (deposited in the
-    arrays `arr` by the region before): its source lane's, if that thread took part."""
+    arrays `arr` by the region before): its source lane's, if that thread took part (all
+    did, when `mark` is None). Both lanes' values are loaded and one picked: a vector of
+    threads then reads two contiguous vectors instead of gathering."""
     cond, at = _shfl_source(mode, d, "ps_i", "(ps_i & 31u)")
-    return (f"(({cond} && ps_sep{arr}[{at}] == {mark}u) ? ps_sv{arr}[{at}] "
-            f": ps_sv{arr}[ps_i])")
+    took = "" if mark is None else f" && ps_sep{arr}[{at}] == {mark}u"
+    return f"ps_pick32({cond}{took}, ps_sv{arr}[{at}], ps_sv{arr}[ps_i])"
 
 
 def _constant_regs(k: ir.Function, plan) -> dict[str, int]:
