@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from pyshim.ptx import ir
+from pyshim.ptx import ir, pointer_regs
 from pyshim.ptx.function import cname_label, cname_reg
 from pyshim.ptx.layout import param_layout
 from pyshim.ptx.passes.regions import exit_labels
@@ -114,6 +114,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     # region -> (arrays, mark, mode, d, whether every thread deposits)
     inline: dict[int, tuple[str, int, str, int, bool]] = {}
     constants = _constant_regs(k, plan)
+    adds = _base_offset_adds(k)
     # branches back to an earlier region (loops across regions): a region counter per thread
     # and a scheduler; forward branches only: the regions in order, each thread skipping
     # those before the one it waits for (ps_pc)
@@ -201,6 +202,8 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         if simd:
             r = _TIDS.sub(lambda m: _TID_VARS[m.group(1)], r)
             simd = "ctx" not in _INVARIANT.sub("", r)
+        if simd:  # (in scalar loops clang's own vectorizer then chose masked code: slower)
+            r = _pointer_addresses(r, adds)
         tids = "" if simd else "                c.tid_x = x; c.linear = ps_i;"
         lo_hi = "ps_lo = 0; ps_hi = nx;"
         if j in ranges and not paths:
@@ -238,6 +241,10 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                       f"    if (ps_jumped) ps_recount(ps_pc, n, ps_cnt, {nreg + 1}u);",
                       f"    else ps_cnt[{j + 1}] += ps_fall;",
                       "    if (trap) return trap;"]
+        elif not re.sub(r"L_[\w$]+: ;|\s", "", r) and not ends.get(j, "").startswith("coll"):
+            # nothing but a label (a branch target): threads waiting here go on to the next
+            # region, which they would run anyway (ps_pc <= j + 1)
+            loops.append(f"    /* region {j}: nothing to run */")
         else:
             loops += [f"    /* region {j} */",
                       *head,
@@ -466,3 +473,42 @@ def _constant_regs(k: ir.Function, plan) -> dict[str, int]:
                 and s.operands[1].kind == "int"):
             out[s.operands[0].name] = int(s.operands[1].value)
     return out
+
+
+def _base_offset_adds(k: ir.Function) -> dict[str, tuple[str, str]]:
+    """64-bit adds of two registers that form an address, as C names: destination ->
+    (base, offset), the base being the operand pointer_regs.py takes for a pointer."""
+    out = {}
+    for dst, base, off in pointer_regs.plan(k).defs.values():
+        if type(off) is ir.Reg and "." not in off.name and "." not in base:
+            out[cname_reg(dst)] = (cname_reg(base), cname_reg(off.name))
+    return out
+
+
+_ADDR_USE = re.compile(r"\(uint8_t \*\)\(uintptr_t\)(r_\w+)\b(?!\[)")
+
+
+def _pointer_addresses(r: str, adds: dict[str, tuple[str, str]]) -> str:
+    """Region text whose memory accesses through an address computed in the region as
+    base + offset (a local, one definition) read `(uint8_t *)base + offset`: pointer
+    arithmetic, which clang vectorizes into contiguous loads and stores where the integer
+    sum, converted to a pointer, makes it gather and scatter (pointer_regs.py says why).
+    Kept only where neither operand is assigned again after the definition."""
+    out, last = [], 0
+    for m in _ADDR_USE.finditer(r):
+        name = m.group(1)
+        if name not in adds:
+            continue
+        base, off = adds[name]
+        defs = [d for d in re.finditer(rf"(?<![\w.>&]){name} = ", r)]
+        if len(defs) != 1 or defs[0].start() > m.start():
+            continue
+        at = defs[0].end()
+        line = r[at:r.find(";", at)]
+        if any(f"(int64_t)({x}))" not in line for x in (base, off)):
+            continue  # (not a plain 64-bit add of these two locals)
+        if any(re.search(rf"(?<![\w.>]){x} = |&{x}\b", r[at:]) for x in (base, off)):
+            continue
+        out += [r[last:m.start()], f"((uint8_t *)(uintptr_t){base} + (int64_t){off})"]
+        last = m.end()
+    return "".join(out) + r[last:]
