@@ -93,6 +93,23 @@ extern "C" __global__ void vote_loop(const int *in, int *out, int iters, int liv
     out[t] = v;
 }
 
+// a warp-number guard (%tid.x >> 5) around shuffles, branching to the barrier that joins:
+// the regions in between loop over warp 1's threads only; `total` is set by warp 1 lane 0
+extern "C" __global__ void warp_one(const int *in, int *out)
+{
+    __shared__ int total;
+    int t = threadIdx.x, v = in[blockIdx.x * blockDim.x + t];
+    if (t == 0) total = -1;
+    __syncthreads();
+    if ((t >> 5) == 1) {
+        for (int d = 16; d > 0; d >>= 1)
+            v += __shfl_down_sync(0xffffffffu, v, d);
+        if ((t & 31) == 0) total = v;
+    }
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + t] = v * 3 + total;
+}
+
 // a row-wise tree in a 2-D block: the guards test %tid.x only, so with one row a region
 // loops over the threads that pass them, with several rows over all
 extern "C" __global__ void rows(const float *in, float *out)
@@ -131,6 +148,12 @@ def test_plans(ptx: str) -> None:
     # per block, the thread's own index is recomputed in each region
     assert [r for _, r in plans["rows"].ranges] == [(0, 16), (0, 8), (0, 4), (0, 2), (0, 1)]
     assert plans["rows"].uniform and plans["rows"].remat
+    # `if (warp == 0)` in scan and `if (warp == 1)` in warp_one: every region from the
+    # guard to the join loops over that warp's threads
+    assert {r for _, r in plans["scan"].ranges} == {(0, 32)}
+    assert len(plans["scan"].ranges) == 4  # the guard's region and 3 shuffles
+    assert {r for _, r in plans["warp_one"].ranges} == {(32, 64)}
+    assert len(plans["warp_one"].ranges) == 6
     src = translate(ptx, "cpu-wave64")
     for name in plans:
         assert f"/* kernel {name}: " in src and "region loops" in src.split(
@@ -161,6 +184,25 @@ def test_loop_with_per_warp_trip_count(tmp_path: Path, ptx: str, target: str) ->
             lanes = np.arange(32) ^ (1 << (r % 5))
             v[:, w] = v[:, w] + v[:, w][:, lanes]
     np.testing.assert_array_equal(out, v.reshape(-1).astype(np.int32))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("block", [64, 96])
+def test_warp_number_guard_around_shuffles(tmp_path: Path, ptx: str, target: str,
+                                           block: int) -> None:
+    mod = build(ptx, target, tmp_path)
+    grid = 3
+    x = np.random.default_rng(6).integers(-1000, 1000, grid * block).astype(np.int32)
+    out = np.zeros_like(x)
+    mod.launch("warp_one", (grid,), (block,), [x, out])
+    v = x.reshape(grid, block).astype(np.int64)
+    w = v[:, 32:64].copy()
+    lanes = np.arange(32)
+    for d in (16, 8, 4, 2, 1):  # a source lane past 31 is out of range: the lane's own value
+        w = w + np.where(lanes + d < 32, w[:, np.minimum(lanes + d, 31)], w)
+    v[:, 32:64] = w
+    want = v * 3 + w[:, :1]
+    np.testing.assert_array_equal(out, want.reshape(-1).astype(np.int32))
 
 
 @pytest.mark.parametrize("target", TARGETS)

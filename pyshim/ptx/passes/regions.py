@@ -166,7 +166,7 @@ def plan(fn: ir.Function, lockstep_only: bool = False) -> RegionPlan | None:
     if len(syncs) + len(labels) >= MAX_REGIONS:
         return None  # one C function of hundreds of loops takes the C compiler minutes
     backward = any(name in labels and label_at[name] < i for i, name in branches)
-    ranges = _guard_ranges(body, region) if not labels else ()
+    ranges = _guard_ranges(body, region, labels) if not backward else ()
     uniform, remat = _invariants(body)
     return RegionPlan(tuple(syncs), frozenset(labels), backward, ranges, frozenset(uniform),
                       tuple((region[i], body[i].site) for i in remat),
@@ -265,54 +265,132 @@ _PASS = {"gt": lambda k: (0, k + 1), "ge": lambda k: (0, k), "lt": lambda k: (k,
          "le": lambda k: (k + 1, 1 << 31), "ne": lambda k: (k, k + 1)}
 
 
-def _guard_ranges(body: list, region: list[int]) -> tuple[tuple[int, tuple[int, int]], ...]:
-    """Regions of a kernel without branches between regions whose code is skipped by every
-    thread outside a range of %tid.x (the tree reduction's `if (tid < stride)`), with that
-    range: the CPU target then loops over those threads only."""
-    tid_regs = set()
+def _guard_ranges(body: list, region: list[int],
+                  labels: set[str] = frozenset()) -> tuple[tuple[int, tuple[int, int]], ...]:
+    """Regions of a kernel without branches back to an earlier region whose code is skipped
+    by every thread outside a range of %tid.x, with that range: the CPU target then loops
+    over those threads only. The guard opens a region: `setp.<cmp> %p, %t, K; @%p bra L`
+    with %t = %tid.x (the tree reduction's `if (tid < stride)`), %tid.x >> s or
+    %tid.x & -(1 << s) (a warp number: `if (warp == 0)`), and L either ends the region or
+    starts a later one that the regions between are entered from only in order (those then
+    have the range too)."""
+    # register -> (s, how): it holds %tid.x >> s ("shr") or %tid.x & -(1 << s) ("and")
+    tid_of: dict[str, tuple[int, str]] = {}
     defs: dict[str, int] = {}
     for s in body:
         if type(s) is ir.Instruction and s.operands and type(s.operands[0]) is ir.Reg:
             defs[s.operands[0].name] = defs.get(s.operands[0].name, 0) + 1
             if (s.opcode == "mov" and s.pred is None and len(s.operands) == 2
                     and type(s.operands[1]) is ir.Reg and s.operands[1].name == "%tid.x"):
-                tid_regs.add(s.operands[0].name)
-    tid_regs = {r for r in tid_regs if defs[r] == 1}
-    out = []
+                tid_of[s.operands[0].name] = (0, "shr")
+    for s in body:  # (one definition each, so the order of the two passes does not matter)
+        if (type(s) is ir.Instruction and s.opcode in ("shr", "and") and s.pred is None
+                and len(s.operands) == 3 and type(s.operands[0]) is ir.Reg
+                and type(s.operands[1]) is ir.Reg and tid_of.get(s.operands[1].name) == (0, "shr")
+                and type(s.operands[2]) is ir.Imm and s.operands[2].kind == "int"
+                and len(s.mods) == 1 and s.mods[0] in ("s32", "u32", "b32")):
+            k = int(s.operands[2].value)
+            if s.opcode == "shr" and 0 < k < 31:
+                tid_of[s.operands[0].name] = (k, "shr")
+            elif s.opcode == "and" and -(1 << 30) <= k < 0 and (-k) & (-k - 1) == 0:
+                tid_of[s.operands[0].name] = ((-k).bit_length() - 1, "and")
+    tid_of = {r: v for r, v in tid_of.items() if defs[r] == 1}
+    mentions: dict[str, int] = {}
+    for s in body:
+        if type(s) is ir.Instruction:
+            for name in _names(s):
+                mentions[name] = mentions.get(name, 0) + 1
+    label_region = {b.name: region[j] for j, b in enumerate(body) if type(b) is ir.Label}
+    starts_by_label = {label_region[x] for x in labels if x in label_region}
+    out: dict[int, tuple[int, int]] = {}
     n = len(body)
     for i in range(len(body)):
         if i == 0 or region[i] == region[i - 1]:
             continue  # not the first statement of a region
-        insts = [(j, x) for j, x in enumerate(body[i:i + 4], i) if type(x) is ir.Instruction]
-        if len(insts) < 2:
+        insts = [(j, x) for j, x in enumerate(body[i:i + 8], i) if type(x) is ir.Instruction]
+        # a few definitions may come first (nvcc's `and %r, %tid, -32` of a warp test)
+        pre = 0
+        while pre < len(insts) and insts[pre][1].opcode in _GUARD_PREFIX and insts[pre][1].pred is None:
+            pre += 1
+        if len(insts) < pre + 2:
             continue
-        (_, setp), (jb, bra) = insts[0], insts[1]
+        (_, setp), (jb, bra) = insts[pre], insts[pre + 1]
+        # threads outside the range skip these definitions: none may be named elsewhere
+        skipped = [x for _, x in insts[:pre + 1]]
+        if any(not x.operands or type(x.operands[0]) is not ir.Reg for x in skipped) or any(
+                mentions[x.operands[0].name] != _mentions(x.operands[0].name, skipped + [bra])
+                for x in skipped):
+            continue
         if (setp.opcode != "setp" or setp.pred is not None or len(setp.mods) != 2
                 or setp.mods[1] not in ("s32", "u32") or setp.mods[0] not in _PASS
                 or len(setp.operands) != 3 or type(setp.operands[0]) is not ir.Reg
                 or type(setp.operands[1]) is not ir.Reg
-                or setp.operands[1].name not in tid_regs
+                or setp.operands[1].name not in tid_of
                 or type(setp.operands[2]) is not ir.Imm or setp.operands[2].kind != "int"):
             continue
         if (bra.opcode != "bra" or bra.pred != setp.operands[0].name or bra.pred_neg
                 or not isinstance(bra.operands[0], ir.Sym)):
             continue
-        # the branch target must be the region's end: only labels between it and the sync
+        r0 = region[i]
         target = next((j for j in range(jb, n) if type(body[j]) is ir.Label
                        and body[j].name == bra.operands[0].name), None)
-        if target is None or region[target] != region[i]:
+        if target is None:
             continue
-        end = target
-        while end + 1 < n and type(body[end + 1]) is ir.Label and region[end + 1] == region[i]:
-            end += 1
-        if (end + 1 >= n or region[end + 1] != region[i] or type(body[end + 1]) is not ir.Instruction
-                or _is_split(body[end + 1]) is not True):
-            continue
+        if bra.operands[0].name in labels:
+            # a later region: those between are entered only from the one before
+            covered = range(r0, region[target])
+            if region[target] <= r0 or any(r in starts_by_label for r in covered[1:]):
+                continue
+        else:
+            # the region's end: only labels between the target and the sync
+            if region[target] != r0:
+                continue
+            end = target
+            while end + 1 < n and type(body[end + 1]) is ir.Label and region[end + 1] == r0:
+                end += 1
+            if (end + 1 >= n or region[end + 1] != r0
+                    or type(body[end + 1]) is not ir.Instruction
+                    or _is_split(body[end + 1]) is not True):
+                continue
+            covered = range(r0, r0 + 1)
         k = int(setp.operands[2].value)
         if not 0 <= k < 1 << 30:
             continue
-        out.append((region[i], _PASS[setp.mods[0]](k)))
-    return tuple(out)
+        shift, how = tid_of[setp.operands[1].name]
+        lo, hi = _PASS[setp.mods[0]](k)
+        if how == "and":  # (t >> s) << s in [lo, hi): t from lo to hi, rounded up
+            lo, hi = -(-lo >> shift), -(-hi >> shift)
+        lo, hi = min(lo << shift, 1 << 31), min(hi << shift, 1 << 31)
+        for r in covered:
+            a, b = out.get(r, (0, 1 << 31))
+            out[r] = (max(a, lo), max(max(a, lo), min(b, hi)))
+    return tuple(sorted(out.items()))
+
+
+# definitions a guard may follow at a region start: no memory, no side effects
+_GUARD_PREFIX = frozenset(("mov", "and", "or", "xor", "shr", "shl", "add", "sub", "cvt", "cvta"))
+
+
+def _names(inst: ir.Instruction) -> list[str]:
+    """Every register instruction `inst` names, read or written, with repeats."""
+    out = [inst.pred] if inst.pred else []
+    for op in inst.operands:
+        t = type(op)
+        if t is ir.Reg:
+            out.append(op.name)
+        elif t is ir.Addr and type(op.base) is ir.Reg:
+            out.append(op.base.name)
+        elif t is ir.Vec or t is ir.Args:
+            out += [x.name for x in op.items if type(x) is ir.Reg]
+        elif t is ir.PredPair:
+            out += [op.first.name, op.second.name]
+        elif t is ir.Neg:
+            out.append(op.reg.name)
+    return out
+
+
+def _mentions(name: str, insts: list) -> int:
+    return sum(_names(x).count(name) for x in insts)
 
 
 def _touches_global(stmts: list) -> bool:
