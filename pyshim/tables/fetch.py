@@ -7,6 +7,8 @@ second call costs nothing. A source that its registry no longer serves raises
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
@@ -143,23 +145,58 @@ def _fetch_debian(source: Source, dest: Path, work: Path) -> None:
             shutil.copytree(src, dest / member, dirs_exist_ok=True, symlinks=True)
 
 
+@contextlib.contextmanager
+def _fetch_lock():
+    """One fetch at a time per headers cache, across processes: parallel test workers on a
+    fresh cache would otherwise run apt-get on one private apt root at once (apt's own lock
+    then fails the second)."""
+    root = headers_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".fetch.lock", "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def fetch(source: Source, *, quiet: bool = False) -> Path:
     """Make sure `source` is in the headers cache; return its directory."""
     dest = source_dir(source)
     if is_fetched(source):
         return dest
+    with _fetch_lock():
+        return _fetch_locked(source, dest, quiet)
+
+
+def _fetch_locked(source: Source, dest: Path, quiet: bool) -> Path:
+    if is_fetched(source):
+        return dest  # another process fetched it while this one waited
     if not quiet:
         _log(f"fetching {source.package}=={source.version} from {source.registry}")
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    with tempfile.TemporaryDirectory(prefix="pyshim-fetch-") as tmp:
-        work = Path(tmp)
-        if source.registry == DEBIAN:
-            _fetch_debian(source, dest, work)
-        else:
-            _fetch_pypi(source, dest, work)
-    (dest / STAMP).write_text(source.version + "\n")
+    # unpacked beside its place and renamed into it: processes fetching the same source at
+    # once (parallel test workers on a fresh cache) never write into one directory
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+    try:
+        with tempfile.TemporaryDirectory(prefix="pyshim-fetch-") as tmp:
+            work = Path(tmp)
+            if source.registry == DEBIAN:
+                _fetch_debian(source, staging, work)
+            else:
+                _fetch_pypi(source, staging, work)
+        (staging / STAMP).write_text(source.version + "\n")
+        if is_fetched(source):
+            return dest  # another process got there first
+        if dest.exists():
+            shutil.rmtree(dest, ignore_errors=True)  # an unfinished fetch of an earlier run
+        try:
+            os.rename(staging, dest)
+        except OSError:
+            if not is_fetched(source):
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return dest
 
 
