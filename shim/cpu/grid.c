@@ -85,21 +85,30 @@ static uint64_t run_chunks(grid_job *j, uint32_t smid, void **shared, size_t *sh
             break;
         uint64_t end = start + j->chunk < j->total ? start + j->chunk : j->total;
         taken += end - start;
+        /* the block index, divided out once per chunk and then counted up: three 64-bit
+         * divisions per block cost as much as a small block's threads */
+        pyshim_block blk = {
+            .ctaid = {(uint32_t)(start % g.x), (uint32_t)(start / g.x % g.y),
+                      (uint32_t)(start / ((uint64_t)g.x * g.y))},
+            .smid = smid,
+            .dyn_shared = *shared,
+        };
         for (uint64_t b = start; b < end; b++) {
             if (atomic_load_explicit(&j->trap, memory_order_relaxed) != 0 ||
                 atomic_load_explicit(&j->no_shared, memory_order_relaxed))
                 break;   /* the launch fails: skip the rest */
-            pyshim_block blk = {
-                .ctaid = {(uint32_t)(b % g.x), (uint32_t)(b / g.x % g.y),
-                          (uint32_t)(b / ((uint64_t)g.x * g.y))},
-                .smid = smid,
-                .dyn_shared = *shared,
-            };
             int rc = job->kernel->run_block(&job->launch, &blk, job->params);
             if (rc != 0) {
                 int expected = 0;
                 if (atomic_compare_exchange_strong(&j->trap, &expected, rc))
                     atomic_store(&j->trap_block, b);
+            }
+            if (++blk.ctaid.x == g.x) {
+                blk.ctaid.x = 0;
+                if (++blk.ctaid.y == g.y) {
+                    blk.ctaid.y = 0;
+                    blk.ctaid.z++;
+                }
             }
         }
     }

@@ -225,6 +225,21 @@ PS_FN int ps_ctx_init(ps_tctx *c, const pyshim_launch *l, const pyshim_block *b,
     return c->sh ? 0 : 2;
 }
 
+/* ps_ctx_init for a kernel that names no shared memory: no window (a generic address is
+ * then never in it) and no thread-local lookup per block */
+PS_FN void ps_ctx_init_unshared(ps_tctx *c, const pyshim_launch *l, const pyshim_block *b,
+                                void *const *params, int *trap) {
+    memset(c, 0, sizeof *c);
+    c->launch = l;
+    c->block = b;
+    c->params = params;
+    c->trap = trap;
+    c->nthreads = l->block.x * l->block.y * l->block.z;
+    c->ntid_x = l->block.x; c->ntid_y = l->block.y; c->ntid_z = l->block.z;
+    c->ctaid_x = b->ctaid.x; c->ctaid_y = b->ctaid.y; c->ctaid_z = b->ctaid.z;
+    c->nctaid_x = l->grid.x; c->nctaid_y = l->grid.y; c->nctaid_z = l->grid.z;
+}
+
 /* match.sync: the wavefront lanes taking part whose value equals v */
 PS_FN uint64_t ps_coll_match(const ps_coll *coll, uint32_t lo, uint32_t hi, uint64_t mask,
                              uint64_t v) {
@@ -282,6 +297,22 @@ PS_FN void ps_recount(const uint32_t *pc, uint32_t n, uint32_t *cnt, uint32_t nc
     for (uint32_t i = 0; i < n; i++)
         if (pc[i] < nc) cnt[pc[i]]++;
 }
+
+/* ---- thread loops: a block's guard check (targets/cpu_guards.py) in 64-bit arithmetic
+ * that notes overflow (the block then runs the full body), and whether a value range fits
+ * a 32-bit type ---- */
+PS_FN int64_t ps_cadd(int64_t a, int64_t b, int *ovf) {
+    int64_t r;
+    *ovf |= __builtin_add_overflow(a, b, &r);
+    return r;
+}
+PS_FN int64_t ps_cmul(int64_t a, int64_t b, int *ovf) {
+    int64_t r;
+    *ovf |= __builtin_mul_overflow(a, b, &r);
+    return r;
+}
+PS_FN int ps_aff_s32(int64_t lo, int64_t hi) { return lo >= INT32_MIN && hi <= INT32_MAX; }
+PS_FN int ps_aff_u31(int64_t lo, int64_t hi) { return lo >= 0 && hi <= INT32_MAX; }
 
 /* ---- region loops: a value of one of two lanes; both loads happen in the caller, so a
  * vectorised loop reads two contiguous vectors and blends them (a conditional expression

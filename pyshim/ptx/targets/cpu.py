@@ -13,11 +13,18 @@ How a block runs (passes/classify_sync.py and passes/regions.py decide):
 
 from __future__ import annotations
 
+import re
+
 from pyshim.ptx import ir
 from pyshim.ptx.function import cname_reg, cname_var
 from pyshim.ptx.layout import param_layout, var_bytes
+from pyshim.ptx.targets import cpu_guards
 from pyshim.ptx.targets.base import RESUME_MARK, Target
 from pyshim.ptx.targets.cpu_regions import DECL, REG, param_copies, region_kernel
+
+# what in a kernel body needs the block's shared window (cpu.h): the window itself, the
+# generic-address test, the context fields behind them
+_NAMES_SHARED = re.compile(r"PS_SH|PS_IN_SHARED|->sh\b|\bsh_size\b|dyn_off|\.shared")
 
 
 def c_string(s: str) -> str:
@@ -101,35 +108,54 @@ class CpuTarget(Target):
         (saxpy 9 -> 24 ms).
         """
         static = k.info.get("shared_size", 0)
-        return "\n".join([
-            f"/* kernel {k.name}: thread loop */",
-            f"static inline __attribute__((always_inline)) void k{index}_body(PS_CTX, "
-            "uint8_t *ps_pb) {",
-            "(void)ps_pb;",
-            body,
-            "}",
-            f"static int k{index}_run_block(const pyshim_launch *l, const pyshim_block *b,"
-            " void *const *params) {",
-            "    int trap = 0;",
-            "    ps_tctx c;",
-            f"    if (ps_ctx_init(&c, l, b, params, {static}u, &trap)) return 2;",
-            *param_copies(k),
-            "    const uint32_t nx = c.ntid_x, ny = c.ntid_y, nz = c.ntid_z;",
-            "    uint32_t i = 0;",
-            "    for (uint32_t z = 0; z < nz; z++)",
-            "        for (uint32_t y = 0; y < ny; y++) {",
-            "            c.tid_y = y; c.tid_z = z;",
-            "#ifdef __clang__",
-            '            _Pragma("omp simd") _Pragma("clang loop interleave_count(1)")',
-            "#endif",
-            "            for (uint32_t x = 0; x < nx; x++) {",
-            "                c.tid_x = x; c.linear = i + x;",
-            f"                k{index}_body(&c, ps_pb);",
-            "            }",
-            "            i += nx;",
-            "        }",
-            "    return trap;",
-            "}"])
+        fn = "static inline __attribute__((always_inline))"
+
+        def threads(call: str, reduction: str = "", indent: str = "    ") -> list[str]:
+            return [indent + x for x in [
+                "i = 0;",
+                "for (uint32_t z = 0; z < nz; z++)",
+                "    for (uint32_t y = 0; y < ny; y++) {",
+                "        c.tid_y = y; c.tid_z = z;",
+                "#ifdef __clang__",
+                f'        _Pragma("omp simd {reduction}") '
+                '_Pragma("clang loop interleave_count(1)")',
+                "#endif",
+                "        for (uint32_t x = 0; x < nx; x++) {",
+                "            c.tid_x = x; c.linear = i + x;",
+                f"            {call}",
+                "        }",
+                "        i += nx;",
+                "    }"]]
+
+        guards = cpu_guards.plan(k)
+        fast = cpu_guards.fast_body(body, guards) if guards else None
+        out = [f"/* kernel {k.name}: thread loop */",
+               f"{fn} void k{index}_body(PS_CTX, uint8_t *ps_pb) {{", "(void)ps_pb;", body, "}"]
+        if fast is not None:
+            # a block where no thread takes the opening's guards runs an unmasked copy
+            # (cpu_guards.py)
+            out += [f"{fn} void k{index}_fast(PS_CTX, uint8_t *ps_pb) {{", "(void)ps_pb;",
+                    fast, "}"]
+        out += [f"static int k{index}_run_block(const pyshim_launch *l, const pyshim_block *b,"
+                " void *const *params) {",
+                "    int trap = 0;",
+                "    ps_tctx c;",
+                f"    if (ps_ctx_init(&c, l, b, params, {static}u, &trap)) return 2;"
+                if static or _NAMES_SHARED.search(body) else
+                "    ps_ctx_init_unshared(&c, l, b, params, &trap);",
+                *param_copies(k),
+                "    const uint32_t nx = c.ntid_x, ny = c.ntid_y, nz = c.ntid_z;",
+                "    uint32_t i;"]
+        if fast is not None:
+            out += ["    const int64_t ps_box[3] = {(int64_t)nx - 1, (int64_t)ny - 1,"
+                    " (int64_t)nz - 1};",
+                    *guards.setup,
+                    f"    if (nx && ny && nz && {guards.condition}) {{",
+                    *threads(f"k{index}_fast(&c, ps_pb);", indent="        "),
+                    "        return trap;",
+                    "    }"]
+        out += [*threads(f"k{index}_body(&c, ps_pb);"), "    return trap;", "}"]
+        return "\n".join(out)
 
     def phase_kernel(self, index: int, k: ir.Function, body: str, fe) -> str:
         """A barrier kernel as phases: k{i}_body runs one thread up to its next barrier."""
