@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from ptx.harness import build
 
+from pyshim.ptx import ir
 from pyshim.ptx.parser import parse
 from pyshim.ptx.passes import run as run_passes
 from pyshim.ptx.translate import translate
@@ -311,3 +312,32 @@ def test_shuffle_up_keeps_the_value_of_the_first_lanes(tmp_path: Path, ptx: str,
     lane = np.arange(96) % 32
     want = np.where(lane >= 3, 2 * np.roll(x, 3), 2 * x)
     np.testing.assert_array_equal(out, want)
+
+
+def test_prefetch_of_the_block_after_next(ptx: str) -> None:
+    """Region loops prefetch, for the block two along %ctaid.x, the footprint of each global
+    access whose address is affine in %tid and %ctaid (cpu_prefetch.py): scan reads 4 bytes
+    per thread from `in` (a read) and writes as many to `out` (a write); the other kernels'
+    blocks keep working (every test above runs with the hints, also past the grid's end)."""
+    from pyshim.ptx.targets import cpu_prefetch
+
+    kernels = {k.name: k for k in run_passes(parse(ptx)).kernels}
+    lines = cpu_prefetch.lines(kernels["scan"])
+    calls = [x.strip() for x in lines if "ps_prefetch_span(" in x]
+    assert len(calls) == 2
+    assert calls[0].endswith(", 0);") and calls[1].endswith(", 1);")  # in: read, out: write
+    setup = [x for x in lines if "const int64_t ps_g" in x]
+    assert setup and all("((int64_t)c.ctaid_x + 2)" in x for x in setup)
+    an = cpu_prefetch._Addresses(kernels["scan"])
+    addrs = []
+    for s in kernels["scan"].body:
+        if type(s) is ir.Instruction:
+            if s.opcode in ("ld", "st") and "global" in s.mods:
+                a = s.operands[1 if s.opcode == "ld" else 0]
+                addrs.append(an.value(a.base))
+            an.step(s)
+    # a parameter pointer + (ctaid * 256 + tid) * 4: 4 bytes per thread along x, 1 KB per block
+    assert [sorted(a) for a in addrs] == [["1", "x"], ["1", "x"]]
+    assert [a["x"] for a in addrs] == [4, 4]
+    assert "ps_pb + 8)" in addrs[0]["1"] and "ps_pb + 16)" in addrs[1]["1"]
+    assert all("c.ctaid_x" in a["1"] and "256" in a["1"] for a in addrs)

@@ -26,7 +26,7 @@ def test_concurrent_fetches_of_one_source_all_succeed(tmp_path: Path) -> None:
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for _ in range(3)]
     results = [p.communicate(timeout=600) for p in procs]
-    for p, (out, err) in zip(procs, results, strict=True):
+    for p, (_out, err) in zip(procs, results, strict=True):
         assert p.returncode == 0, err
     headers = tmp_path / "cache" / "headers"
     # nothing left behind but the one directory (no staging copies)

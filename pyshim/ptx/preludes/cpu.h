@@ -314,6 +314,16 @@ PS_FN int64_t ps_cmul(int64_t a, int64_t b, int *ovf) {
 PS_FN int ps_aff_s32(int64_t lo, int64_t hi) { return lo >= INT32_MIN && hi <= INT32_MAX; }
 PS_FN int ps_aff_u31(int64_t lo, int64_t hi) { return lo >= 0 && hi <= INT32_MAX; }
 
+/* ---- region loops: prefetch a later block's footprint (targets/cpu_prefetch.py); a
+ * span past 16 KB is a strided pattern and is left to the hardware ---- */
+PS_FN void ps_prefetch_span(const uint8_t *p, int64_t span, int write) {
+    if (span <= 0 || span > 16384) return;
+    for (int64_t k = 0; k < span; k += 64) {
+        if (write) __builtin_prefetch(p + k, 1, 3);
+        else __builtin_prefetch(p + k, 0, 3);
+    }
+}
+
 /* ---- region loops: a value of one of two lanes; both loads happen in the caller, so a
  * vectorised loop reads two contiguous vectors and blends them (a conditional expression
  * of two array elements becomes a gather through a selected address) ---- */

@@ -21,6 +21,7 @@ from pyshim.ptx import ir, pointer_regs
 from pyshim.ptx.function import cname_label, cname_reg
 from pyshim.ptx.layout import param_layout
 from pyshim.ptx.passes.regions import exit_labels
+from pyshim.ptx.targets import cpu_prefetch
 from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK
 
 _BARRIER = re.compile(r"\{ return (\d+)u; \} ps_at_\1: ;")
@@ -315,6 +316,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         "    ps_tctx c;",
         f"    if (ps_ctx_init(&c, lp, b, params, {static}u, &trap)) return 2;",
         *param_copies(k),
+        *cpu_prefetch.lines(k),
         "    ps_tctx *ctx = &c;",
         "    const uint32_t nx = c.ntid_x, ny = c.ntid_y, nz = c.ntid_z, n = c.nthreads;",
         "    uint32_t ps_j = 0, ps_lo, ps_hi;",
