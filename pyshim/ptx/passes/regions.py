@@ -295,11 +295,7 @@ def _guard_ranges(body: list, region: list[int],
             elif s.opcode == "and" and -(1 << 30) <= k < 0 and (-k) & (-k - 1) == 0:
                 tid_of[s.operands[0].name] = ((-k).bit_length() - 1, "and")
     tid_of = {r: v for r, v in tid_of.items() if defs[r] == 1}
-    mentions: dict[str, int] = {}
-    for s in body:
-        if type(s) is ir.Instruction:
-            for name in _names(s):
-                mentions[name] = mentions.get(name, 0) + 1
+    mentions: dict[str, int] = {}  # every register's count of mentions, once a guard needs it
     label_region = {b.name: region[j] for j, b in enumerate(body) if type(b) is ir.Label}
     starts_by_label = {label_region[x] for x in labels if x in label_region}
     out: dict[int, tuple[int, int]] = {}
@@ -316,11 +312,6 @@ def _guard_ranges(body: list, region: list[int],
             continue
         (_, setp), (jb, bra) = insts[pre], insts[pre + 1]
         # threads outside the range skip these definitions: none may be named elsewhere
-        skipped = [x for _, x in insts[:pre + 1]]
-        if any(not x.operands or type(x.operands[0]) is not ir.Reg for x in skipped) or any(
-                mentions[x.operands[0].name] != _mentions(x.operands[0].name, skipped + [bra])
-                for x in skipped):
-            continue
         if (setp.opcode != "setp" or setp.pred is not None or len(setp.mods) != 2
                 or setp.mods[1] not in ("s32", "u32") or setp.mods[0] not in _PASS
                 or len(setp.operands) != 3 or type(setp.operands[0]) is not ir.Reg
@@ -330,6 +321,16 @@ def _guard_ranges(body: list, region: list[int],
             continue
         if (bra.opcode != "bra" or bra.pred != setp.operands[0].name or bra.pred_neg
                 or not isinstance(bra.operands[0], ir.Sym)):
+            continue
+        skipped = [x for _, x in insts[:pre + 1]]
+        if not mentions:
+            for s in body:
+                if type(s) is ir.Instruction:
+                    for name in _names(s):
+                        mentions[name] = mentions.get(name, 0) + 1
+        if any(not x.operands or type(x.operands[0]) is not ir.Reg for x in skipped) or any(
+                mentions[x.operands[0].name] != _mentions(x.operands[0].name, skipped + [bra])
+                for x in skipped):
             continue
         r0 = region[i]
         target = next((j for j in range(jb, n) if type(body[j]) is ir.Label

@@ -30,6 +30,7 @@ from pyshim.ptx.function import cname_label, cname_reg
 from pyshim.ptx.layout import param_layout
 
 AXES = ("x", "y", "z")
+_LABEL_LINE = re.compile(r"^\s*L_[\w$]+: ;", re.M)
 _INT32 = frozenset(("s32", "u32", "b32"))
 _SPECIAL = {f"%{w}.{a}": f"(int64_t)c.{w}_{a}" for w in ("ctaid", "ntid", "nctaid")
             for a in AXES}
@@ -303,10 +304,19 @@ class _Emitter:
 def plan(k: ir.Function) -> Plan | None:
     """The opening guards of thread-loop kernel k that a whole block can be shown not to
     take, or None."""
+    body = k.body or []
+    last = -1  # the opening's last branch: nothing after it matters
+    for j, s in enumerate(body):
+        if type(s) is ir.Label:
+            break
+        if type(s) is ir.Instruction and s.opcode == "bra":
+            last = j
+    if last < 0:
+        return None
     an = _Analysis(k)
     em = _Emitter()
     branches, conds = [], ["!ps_ovf"]
-    for s in k.body or ():
+    for s in body[:last + 1]:
         if type(s) is ir.Label:
             break
         if type(s) is not ir.Instruction:
@@ -333,19 +343,16 @@ def plan(k: ir.Function) -> Plan | None:
 def fast_body(body: str, p: Plan) -> str | None:
     """`body` without the branches of plan p (the text lines the translator emitted for
     them, in order, before the first label), or None if they are not all found."""
-    lines = body.splitlines()
-    drop: set[int] = set()
-    n = 0
-    for pred, neg, label in p.branches:
-        want = f"if ({'!' if neg else ''}{pred}) {{ goto {label}; }}"
-        while n < len(lines) and lines[n].strip() != want:
-            if re.match(r"^L_[\w$]+: ;$", lines[n].strip()):
-                return None
-            n += 1
-        if n == len(lines):
+    label = _LABEL_LINE.search(body)
+    end = label.start() if label else len(body)
+    out, at = [], 0
+    for pred, neg, name in p.branches:
+        want = f"if ({'!' if neg else ''}{pred}) {{ goto {name}; }}"
+        i = body.find(want, at, end)
+        if i < 0:
             return None
-        drop.add(n)
-        n += 1
-    if len(lines) > MAX_LINES:
+        out.append(body[at:i])
+        at = i + len(want)
+    if body.count("\n") > MAX_LINES:
         return None
-    return "\n".join(x for j, x in enumerate(lines) if j not in drop)
+    return "".join(out) + body[at:]
