@@ -150,6 +150,45 @@ def test_guards_property(mods: dict, grid: int, block: int, a: int, b: int, scal
     np.testing.assert_array_equal(out, _expect(name, grid, block, a, b, scale))
 
 
+VECLOAD = HEAD + """
+.visible .entry vecload(.param .u64 out, .param .u64 in, .param .u32 a)
+{
+  .reg .pred %p<2>; .reg .b32 %r<10>; .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd4, [in];
+  ld.param.u32 %r3, [a];
+  mov.u32 %r5, %ctaid.x;
+  mov.u32 %r6, %tid.x;
+  mov.u32 %r7, %ntid.x;
+  mad.lo.s32 %r8, %r5, %r7, %r6;
+  mov.u32 %r1, %r8;
+  mul.wide.u32 %rd2, %r8, 8;
+  add.s64 %rd5, %rd4, %rd2;
+  ld.global.v2.u32 {%r1, %r2}, [%rd5];
+  setp.ge.s32 %p1, %r1, %r3;
+  @%p1 bra DONE;
+  mul.wide.u32 %rd2, %r8, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+DONE:
+  ret;
+}
+"""
+
+
+def test_a_register_a_vector_load_overwrites_is_not_the_thread_index(tmp_path: Path) -> None:
+    """%r1 holds the thread's index until a vector load writes {%r1, %r2}: the guard then
+    tests loaded data, which no block-level check can decide (no fast copy is made)."""
+    assert cpu_guards.plan(run_passes(parse(VECLOAD)).kernels[0]) is None
+    mod = build(VECLOAD, "cpu-wave64", tmp_path)
+    grid, block = 4, 32
+    n = grid * block
+    pairs = np.random.default_rng(9).integers(0, 2 * n, (n, 2)).astype(np.uint32)
+    out = np.zeros(n, np.uint32)
+    mod.launch("vecload", (grid,), (block,), [out, pairs.ravel(), n])
+    np.testing.assert_array_equal(out, np.where(pairs[:, 0] < n, pairs[:, 1], 0))
+
+
 @pytest.fixture(scope="module")
 def stencil_ptx(tmp_path_factory: pytest.TempPathFactory) -> str:
     if shutil.which("nvcc") is None:

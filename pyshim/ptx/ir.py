@@ -149,3 +149,25 @@ class Module:
     @property
     def kernels(self) -> list[Function]:
         return [f for f in self.functions if f.entry and f.body is not None]
+
+
+# opcodes whose first operand is not written (a call's first operand, when it is a list, is
+# its return values, which it writes)
+NO_DEST = frozenset(("st", "red", "bar", "barrier", "bra", "brx", "ret", "exit", "trap",
+                     "prefetch", "prefetchu", "membar", "fence", "cp", "nanosleep", "pmevent",
+                     "griddepcontrol", "discard", "applypriority"))
+
+
+def written(s: Instruction) -> list[str]:
+    """The registers instruction `s` writes: its first operand's, where it has a destination
+    (a register, `%p|%q`, a vector load's `{%r1, %r2}`, a call's return list)."""
+    if not s.operands or s.opcode in NO_DEST:
+        return []
+    op = s.operands[0]
+    if type(op) is Reg:
+        return [op.name]
+    if type(op) is PredPair:
+        return [op.first.name, op.second.name]
+    if type(op) is Vec or type(op) is Args:
+        return [x.name for x in op.items if type(x) is Reg]
+    return []

@@ -278,8 +278,11 @@ def _guard_ranges(body: list, region: list[int],
     tid_of: dict[str, tuple[int, str]] = {}
     defs: dict[str, int] = {}
     for s in body:
-        if type(s) is ir.Instruction and s.operands and type(s.operands[0]) is ir.Reg:
-            defs[s.operands[0].name] = defs.get(s.operands[0].name, 0) + 1
+        if type(s) is not ir.Instruction:
+            continue
+        for name in ir.written(s):  # (a vector load's {%r1, %r2} defines them too)
+            defs[name] = defs.get(name, 0) + 1
+        if s.operands and type(s.operands[0]) is ir.Reg:
             if (s.opcode == "mov" and s.pred is None and len(s.operands) == 2
                     and type(s.operands[1]) is ir.Reg and s.operands[1].name == "%tid.x"):
                 tid_of[s.operands[0].name] = (0, "shr")

@@ -118,11 +118,10 @@ class _Analysis:
                 result = self._eval(s)
             except (KeyError, ValueError, IndexError):
                 result = None
-        for op in s.operands[:1]:  # whatever the instruction writes is now unknown or this
-            if type(op) is ir.Reg:
-                self.env[op.name] = result
-            elif type(op) is ir.PredPair:
-                self.env[op.first.name] = self.env[op.second.name] = None
+        for name in ir.written(s):  # whatever the instruction writes is now unknown
+            self.env[name] = None
+        if result is not None:  # or this
+            self.env[dst.name] = result
 
     def _eval(self, s: ir.Instruction) -> Affine | Cmp | Logic | None:
         ops, mods, code = s.operands, s.mods, s.opcode

@@ -35,14 +35,16 @@ class _Addresses(g._Analysis):
         super().__init__(k)
         count: dict[str, int] = {}
         for s in k.body or ():
-            if type(s) is ir.Instruction and s.operands and type(s.operands[0]) is ir.Reg:
-                count[s.operands[0].name] = count.get(s.operands[0].name, 0) + 1
+            if type(s) is ir.Instruction:
+                for name in ir.written(s):
+                    count[name] = count.get(name, 0) + 1
         self.multi = {r for r, n in count.items() if n > 1}
 
     def step(self, s: ir.Instruction) -> None:
         super().step(s)
-        if s.operands and type(s.operands[0]) is ir.Reg and s.operands[0].name in self.multi:
-            self.env[s.operands[0].name] = None
+        for name in ir.written(s):
+            if name in self.multi:
+                self.env[name] = None
 
     def _eval(self, s: ir.Instruction):
         ops, mods, code = s.operands, s.mods, s.opcode
