@@ -274,6 +274,11 @@ def _guard_ranges(body: list, region: list[int],
     %tid.x & -(1 << s) (a warp number: `if (warp == 0)`), and L either ends the region or
     starts a later one that the regions between are entered from only in order (those then
     have the range too)."""
+    n = len(body)
+    starts = [i for i in range(1, n) if region[i] != region[i - 1] and any(
+        type(x) is ir.Instruction and x.opcode == "setp" for x in body[i:i + 8])]
+    if not starts:
+        return ()  # (most kernels: no region opens with a comparison)
     # register -> (s, how): it holds %tid.x >> s ("shr") or %tid.x & -(1 << s) ("and")
     tid_of: dict[str, tuple[int, str]] = {}
     defs: dict[str, int] = {}
@@ -302,10 +307,7 @@ def _guard_ranges(body: list, region: list[int],
     label_region = {b.name: region[j] for j, b in enumerate(body) if type(b) is ir.Label}
     starts_by_label = {label_region[x] for x in labels if x in label_region}
     out: dict[int, tuple[int, int]] = {}
-    n = len(body)
-    for i in range(len(body)):
-        if i == 0 or region[i] == region[i - 1]:
-            continue  # not the first statement of a region
+    for i in starts:
         insts = [(j, x) for j, x in enumerate(body[i:i + 8], i) if type(x) is ir.Instruction]
         # a few definitions may come first (nvcc's `and %r, %tid, -32` of a warp test)
         pre = 0
