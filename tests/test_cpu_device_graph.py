@@ -62,6 +62,26 @@ def test_graph_built_node_by_node(gr: dict[str, str]) -> None:
     assert gr["node_foreign_dep"] == gr["node_bad_kernel"] == "hipErrorInvalidValue"
 
 
+def test_exec_kernel_node_new_parameters(gr: dict[str, str]) -> None:
+    """hipGraphExecKernelNodeSetParams (cuGraphExecKernelNodeSetParams, cuda-samples'
+    jacobiCudaGraphs): the exec's kernel runs with a = 4 (y = 4 * 2i), copied when set."""
+    assert gr["exec_set_params"] == "40,7992"
+    for key in ("exec_set_params_not_kernel", "exec_set_params_foreign",
+                "exec_set_params_null", "exec_set_params_bad_block"):
+        assert gr[key] == "hipErrorInvalidValue", key
+
+
+def test_exec_update(gr: dict[str, str]) -> None:
+    """hipGraphExecUpdate (cuGraphExecUpdate): refused for another topology (2) or other
+    node kinds (3, naming the first differing node), the exec unchanged; from a graph of the
+    same shape the exec runs that graph's work (a = 3 again)."""
+    assert gr["exec_update_topology"] == "hipErrorGraphExecUpdateFailure,2"
+    assert gr["exec_update_kinds"] == "hipErrorGraphExecUpdateFailure,3,1"
+    assert gr["exec_update_kept"] == "7992"
+    assert gr["exec_update_same_shape"] == "hipSuccess,0,5994"
+    assert gr["exec_update_null_result"] == "hipErrorInvalidValue"
+
+
 def test_clone_replays_the_same_work(gr: dict[str, str]) -> None:
     # every node cloned, one host call per launch, and the same result as the original
     nodes = gr["explicit_nodes"].split(",")[0]

@@ -293,6 +293,17 @@ def test_graph_from_stream_capture(libs: Path) -> None:
 
 
 @needs_translator
+def test_graph_on_nvidias_static_runtime(libs: Path) -> None:
+    """The same program on NVIDIA's static runtime (nvcc's default, as cuda-samples build):
+    the graph calls reach libcuda, cuGraphExecKernelNodeSetParams_v2 and
+    cuGraphExecUpdate_v2 (CUDA 12's result struct) included."""
+    proc = run(nvcc(RT_DIR / "rt_graph.cu"), libs)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "update from another shape: cudaErrorGraphExecUpdateFailure, result 2" in proc.stdout
+    assert "PASS graph" in proc.stdout
+
+
+@needs_translator
 def test_sticky_error_until_device_reset(libs: Path) -> None:
     proc = run(nvcc(RT_DIR / "rt_sticky.cu", "-cudart", "shared"), libs)
     assert_passed(proc)

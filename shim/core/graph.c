@@ -57,6 +57,33 @@ CUresult CUDAAPI cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgra
                                                               (hipGraphNode_t)hNode, &h));
 }
 
+/* CUDA 11's form: HIP's signature, the result enums have the same values */
+#undef cuGraphExecUpdate
+CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph,
+                                   CUgraphNode *hErrorNode_out,
+                                   CUgraphExecUpdateResult *updateResult_out)
+{
+    return pyshim_cu_from_hip(hipGraphExecUpdate((hipGraphExec_t)hGraphExec, (hipGraph_t)hGraph,
+                                                 (hipGraphNode_t *)hErrorNode_out,
+                                                 (hipGraphExecUpdateResult *)updateResult_out));
+}
+
+/* CUDA 12's form: one result struct (CU_GRAPH_EXEC_UPDATE_* share HIP's values) */
+CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
+                                      CUgraphExecUpdateResultInfo *resultInfo)
+{
+    if (resultInfo == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    hipGraphNode_t node = NULL;
+    hipGraphExecUpdateResult result = hipGraphExecUpdateError;
+    hipError_t err = hipGraphExecUpdate((hipGraphExec_t)hGraphExec, (hipGraph_t)hGraph, &node,
+                                        &result);
+    resultInfo->result = (CUgraphExecUpdateResult)result;
+    resultInfo->errorNode = (CUgraphNode)node;
+    resultInfo->errorFromNode = NULL;
+    return pyshim_cu_from_hip(err);
+}
+
 CUresult CUDAAPI cuGraphKernelNodeSetParams_v2(CUgraphNode hNode,
                                                const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {

@@ -19,6 +19,7 @@ struct ihipGraph {
 
 struct hipGraphExec {
     cpu_cmd **cmds;
+    hipGraphNode_t *nodes;           /* the graph node each command was made from */
     size_t n;
 };
 
@@ -277,11 +278,15 @@ static hipError_t instantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph)
     if (e == NULL)
         return hipErrorOutOfMemory;
     e->cmds = calloc(graph->n ? graph->n : 1, sizeof *e->cmds);
-    bool ok = e->cmds != NULL;
-    for (size_t i = 0; ok && i < graph->n; i++, e->n++)
+    e->nodes = calloc(graph->n ? graph->n : 1, sizeof *e->nodes);
+    bool ok = e->cmds != NULL && e->nodes != NULL;
+    for (size_t i = 0; ok && i < graph->n; i++, e->n++) {
         ok = (e->cmds[i] = cpu_cmd_clone(graph->cmds[i])) != NULL;
+        e->nodes[i] = (hipGraphNode_t)graph->cmds[i];
+    }
     if (!ok || !cpu_handles_add(&exec_handles, e)) {
         free_cmds(e->cmds, e->n);
+        free(e->nodes);
         free(e);
         return hipErrorOutOfMemory;
     }
@@ -315,7 +320,79 @@ hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)
         return cpu_ret(hipErrorInvalidValue);
     /* Launches already enqueued hold their own copies of the commands. */
     free_cmds(graphExec->cmds, graphExec->n);
+    free(graphExec->nodes);
     free(graphExec);
+    return hipSuccess;
+}
+
+/* A kernel node's parameters in an instantiated graph: later launches of the exec run the
+ * new launch (validated and its arguments copied now, as hipGraphAddKernelNode does); the
+ * graph itself and launches already enqueued are unchanged. */
+hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                           const hipKernelNodeParams *pNodeParams)
+{
+    if (hGraphExec == NULL || !cpu_handles_contains(&exec_handles, hGraphExec) ||
+        pNodeParams == NULL || node == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    size_t i = 0;
+    while (i < hGraphExec->n && hGraphExec->nodes[i] != node)
+        i++;
+    if (i == hGraphExec->n || !cpu_cmd_is_launch(hGraphExec->cmds[i])) {
+        cpu_log("hipGraphExecKernelNodeSetParams: the node is not a kernel node of the graph "
+                "this exec was instantiated from");
+        return cpu_ret(hipErrorInvalidValue);
+    }
+    const hipKernelNodeParams *p = pNodeParams;
+    cpu_cmd *c = NULL;
+    hipError_t err = cpu_launch_cmd(p->func, (pyshim_dim3){p->gridDim.x, p->gridDim.y,
+                                                           p->gridDim.z},
+                                    (pyshim_dim3){p->blockDim.x, p->blockDim.y, p->blockDim.z},
+                                    p->sharedMemBytes, p->kernelParams, p->extra, &c);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    cpu_cmd_free(hGraphExec->cmds[i]);
+    hGraphExec->cmds[i] = c;
+    return hipSuccess;
+}
+
+/* An instantiated graph brought up to date with `hGraph`: allowed when both have the same
+ * nodes, node for node of the same kind (a kernel stays a kernel, a copy a copy); the exec
+ * then runs copies of hGraph's commands. Otherwise the exec is left as it was. */
+hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph,
+                              hipGraphNode_t *hErrorNode_out,
+                              hipGraphExecUpdateResult *updateResult_out)
+{
+    if (hErrorNode_out != NULL)
+        *hErrorNode_out = NULL;
+    if (hGraphExec == NULL || !cpu_handles_contains(&exec_handles, hGraphExec) ||
+        !cpu_handles_contains(&graph_handles, hGraph) || updateResult_out == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    if (hGraph->n != hGraphExec->n) {
+        *updateResult_out = hipGraphExecUpdateErrorTopologyChanged;
+        return cpu_ret(hipErrorGraphExecUpdateFailure);
+    }
+    for (size_t i = 0; i < hGraph->n; i++)
+        if (hGraph->cmds[i]->run != hGraphExec->cmds[i]->run) {
+            *updateResult_out = hipGraphExecUpdateErrorNodeTypeChanged;
+            if (hErrorNode_out != NULL)
+                *hErrorNode_out = (hipGraphNode_t)hGraph->cmds[i];
+            return cpu_ret(hipErrorGraphExecUpdateFailure);
+        }
+    cpu_cmd **cmds = calloc(hGraph->n ? hGraph->n : 1, sizeof *cmds);
+    size_t made = 0;
+    bool ok = cmds != NULL;
+    for (; ok && made < hGraph->n; made++)
+        ok = (cmds[made] = cpu_cmd_clone(hGraph->cmds[made])) != NULL;
+    if (!ok) {
+        free_cmds(cmds, made);
+        *updateResult_out = hipGraphExecUpdateError;
+        return cpu_ret(hipErrorOutOfMemory);
+    }
+    free_cmds(hGraphExec->cmds, hGraphExec->n);
+    hGraphExec->cmds = cmds;
+    for (size_t i = 0; i < hGraph->n; i++)
+        hGraphExec->nodes[i] = (hipGraphNode_t)hGraph->cmds[i];
+    *updateResult_out = hipGraphExecUpdateSuccess;
     return hipSuccess;
 }
 

@@ -215,6 +215,7 @@ struct ihipModuleSymbol_t *cpu_function_lookup(const void *handle);
 /* Validates a launch and builds its command (arguments copied), as hipModuleLaunchKernel. */
 hipError_t cpu_launch_cmd(const void *function, pyshim_dim3 grid, pyshim_dim3 block,
                           unsigned shared, void **kernelParams, void **extra, cpu_cmd **out);
+bool cpu_cmd_is_launch(const cpu_cmd *c);
 hipError_t cpu_copy3d_cmd(const struct hipMemcpy3DParms *p, cpu_cmd **out);
 hipError_t cpu_drv_copy3d_cmd(const HIP_MEMCPY3D *p, cpu_cmd **out);
 hipError_t cpu_copy1d_cmd(void *dst, const void *src, size_t n, hipMemcpyKind kind,

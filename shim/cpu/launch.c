@@ -122,6 +122,11 @@ static hipError_t parse_extra(void **extra, const void **buf, size_t *size, cons
     return hipErrorInvalidValue;
 }
 
+bool cpu_cmd_is_launch(const cpu_cmd *c)
+{
+    return c->run == run_launch;
+}
+
 hipError_t cpu_launch_cmd(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsigned shared,
                           void **kernelParams, void **extra, cpu_cmd **out)
 {

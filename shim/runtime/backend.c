@@ -238,6 +238,42 @@ int pyshim_rt_hip_attribute(int *value, int hip_attr, int device)
     return rt(hipDeviceGetAttribute(value, (hipDeviceAttribute_t)hip_attr, device));
 }
 
+/* new in the CPU device this session; any ROCm has them, an older CPU device does not */
+#pragma weak hipGraphExecKernelNodeSetParams
+#pragma weak hipGraphExecUpdate
+#define ERR_NOT_SUPPORTED 801 /* cudaErrorNotSupported */
+
+int pyshim_rt_hip_graph_exec_kernel_params(void *exec, void *node, void *fn,
+                                           const unsigned grid[3], const unsigned block[3],
+                                           unsigned shmem, void **args, void **extra)
+{
+    if (hipGraphExecKernelNodeSetParams == NULL)
+        return ERR_NOT_SUPPORTED;
+    hipKernelNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.func = fn;
+    p.gridDim = (dim3){grid[0], grid[1], grid[2]};
+    p.blockDim = (dim3){block[0], block[1], block[2]};
+    p.sharedMemBytes = shmem;
+    p.kernelParams = args;
+    p.extra = extra;
+    return rt(hipGraphExecKernelNodeSetParams((hipGraphExec_t)exec, (hipGraphNode_t)node, &p));
+}
+
+int pyshim_rt_hip_graph_exec_update(void *exec, void *graph, void **error_node, int *result)
+{
+    *error_node = NULL;
+    *result = (int)hipGraphExecUpdateError;
+    if (hipGraphExecUpdate == NULL)
+        return ERR_NOT_SUPPORTED;
+    hipGraphNode_t n = NULL;
+    hipGraphExecUpdateResult r = hipGraphExecUpdateError;
+    hipError_t err = hipGraphExecUpdate((hipGraphExec_t)exec, (hipGraph_t)graph, &n, &r);
+    *error_node = n;
+    *result = (int)r;   /* cudaGraphExecUpdateResult has HIP's values */
+    return rt(err);
+}
+
 int pyshim_rt_hip_graph_kernel_node(void **node, void *graph, void *const *deps, size_t ndeps,
                                     void *fn, const unsigned grid[3], const unsigned block[3],
                                     unsigned shmem, void **args, void **extra)

@@ -101,6 +101,14 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_kernel_node(void **node, void *graph, v
                                                      const unsigned grid[3],
                                                      const unsigned block[3], unsigned shmem,
                                                      void **args, void **extra);
+/* hipGraphExecKernelNodeSetParams for a translated kernel, and hipGraphExecUpdate */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_exec_kernel_params(void *exec, void *node, void *fn,
+                                                            const unsigned grid[3],
+                                                            const unsigned block[3],
+                                                            unsigned shmem, void **args,
+                                                            void **extra);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_exec_update(void *exec, void *graph,
+                                                     void **error_node, int *result);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_host_malloc(void **ptr, size_t size);
 /* cudaPointerAttributes' fields; type is a cudaMemoryType value */
 struct pyshim_rt_pointer_attrs {

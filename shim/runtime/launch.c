@@ -210,6 +210,46 @@ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t grap
     return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
 }
 
+/* An instantiated graph's kernel node given new parameters: func is a host stub. */
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaKernelNodeParams *pNodeParams)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (pNodeParams == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidValue);
+    const struct cudaKernelNodeParams *p = pNodeParams;
+    struct pyshim_rt_func *f = pyshim_rt_func_by_handle(p->func);
+    if (f == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidDeviceFunction);
+    if (!config_valid(p->gridDim, p->blockDim))
+        return pyshim_rt_fail(cudaErrorInvalidConfiguration);
+    void *fn = NULL;
+    int rc = pyshim_rt_func_resolve(f, &fn);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    const unsigned grid[3] = {p->gridDim.x, p->gridDim.y, p->gridDim.z};
+    const unsigned block[3] = {p->blockDim.x, p->blockDim.y, p->blockDim.z};
+    rc = pyshim_rt_hip_graph_exec_kernel_params(hGraphExec, node, fn, grid, block,
+                                                p->sharedMemBytes, p->kernelParams, p->extra);
+    return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
+}
+
+/* CUDA 12's form: one result struct where HIP returns the node and the result apart. */
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                cudaGraphExecUpdateResultInfo *resultInfo)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (resultInfo == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidValue);
+    void *node = NULL;
+    int result = 0;
+    int rc = pyshim_rt_hip_graph_exec_update(hGraphExec, hGraph, &node, &result);
+    resultInfo->result = (enum cudaGraphExecUpdateResult)result;
+    resultInfo->errorNode = (cudaGraphNode_t)node;
+    resultInfo->errorFromNode = NULL;
+    return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
+}
+
 /* ---- per-kernel queries and settings ---- */
 
 static int resolve_stub(const void *func, void **fn)

@@ -118,6 +118,44 @@ int main(int argc, char **argv)
     CHECK(hipGraphClone(&clone, g2));
     size_t clone_count = 0;
     CHECK(hipGraphGetNodes(clone, NULL, &clone_count));
+    /* an instantiated kernel node given new parameters (copied when set): later launches of
+     * the exec use them */
+    float a4 = 4.0f;
+    void *kp4[] = {&n, &a4, &x, &y};
+    hipKernelNodeParams knp4 = {{128, 1, 1}, NULL, (void *)saxpy, {(N + 127) / 128, 1, 1}, kp4, 0};
+    CHECK(hipGraphExecKernelNodeSetParams(exec2, nkernel, &knp4));
+    a4 = 60.0f;
+    CHECK(hipGraphLaunch(exec2, s2));
+    CHECK(hipStreamSynchronize(s2));
+    printf("exec_set_params=%g,%g\n", hy[5], hy[999]);
+    SHOW("exec_set_params_not_kernel", hipGraphExecKernelNodeSetParams(exec2, nset, &knp4));
+    SHOW("exec_set_params_foreign", hipGraphExecKernelNodeSetParams(exec2, nforeign, &knp4));
+    SHOW("exec_set_params_null", hipGraphExecKernelNodeSetParams(exec2, nkernel, NULL));
+    knp4.blockDim.x = 2048;
+    SHOW("exec_set_params_bad_block", hipGraphExecKernelNodeSetParams(exec2, nkernel, &knp4));
+    /* hipGraphExecUpdate: from a graph of another shape or other node kinds it fails and the
+     * exec keeps its work; from one of the same shape (the clone, a = 3) the exec takes it */
+    hipGraphExecUpdateResult upd = hipGraphExecUpdateSuccess;
+    hipGraphNode_t upd_node = NULL;
+    hipError_t upd_err = hipGraphExecUpdate(exec2, other, &upd_node, &upd);
+    printf("exec_update_topology=%s,%d\n", hipGetErrorName(upd_err), (int)upd);
+    hipGraph_t empties;
+    CHECK(hipGraphCreate(&empties, 0));
+    hipGraphNode_t en[5];
+    for (int i = 0; i < 5; i++)
+        CHECK(hipGraphAddEmptyNode(&en[i], empties, NULL, 0));
+    upd_err = hipGraphExecUpdate(exec2, empties, &upd_node, &upd);
+    printf("exec_update_kinds=%s,%d,%d\n", hipGetErrorName(upd_err), (int)upd,
+           upd_node == en[0]);
+    CHECK(hipGraphLaunch(exec2, s2));
+    CHECK(hipStreamSynchronize(s2));
+    printf("exec_update_kept=%g\n", hy[999]);
+    upd_err = hipGraphExecUpdate(exec2, clone, &upd_node, &upd);
+    CHECK(hipGraphLaunch(exec2, s2));
+    CHECK(hipStreamSynchronize(s2));
+    printf("exec_update_same_shape=%s,%d,%g\n", hipGetErrorName(upd_err), (int)upd, hy[999]);
+    SHOW("exec_update_null_result", hipGraphExecUpdate(exec2, clone, NULL, NULL));
+    CHECK(hipGraphDestroy(empties));
     CHECK(hipGraphExecDestroy(exec2));
     CHECK(hipGraphDestroy(g2));
     int calls_before = host_calls;

@@ -1,6 +1,8 @@
 // CUDA graphs: two kernel launches captured on a stream, and the same two kernels as
 // explicit nodes (the second depending on the first); each graph instantiated and
-// replayed three times. Self-checking; runs unchanged against NVIDIA's libcudart.
+// replayed three times; then the instantiated graph's node given new parameters, and the
+// instantiated graph updated from graphs of another and of the same shape. Self-checking;
+// runs unchanged against NVIDIA's libcudart.
 #include <cuda_runtime.h>
 #include <stdio.h>
 
@@ -68,6 +70,40 @@ int main()
     for (int i = 0; i < 64; i++)
         ok &= h[i] == 9;
     printf("explicit nodes: element 0 = %d\n", h[0]);
+
+    // new parameters for the instantiated second node: later launches add 5, not 2
+    int five = 5;
+    void *args5[] = {&d, &five};
+    kp.kernelParams = args5;
+    OK(cudaGraphExecKernelNodeSetParams(exec, second, &kp));
+    OK(cudaMemset(d, 0, 64 * sizeof(int)));
+    OK(cudaGraphLaunch(exec, s));
+    OK(cudaStreamSynchronize(s));
+    OK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    ok &= h[0] == 6 && h[63] == 6;
+    printf("new node parameters: element 0 = %d\n", h[0]);
+
+    // cudaGraphExecUpdate (CUDA 12's result struct): a graph of another shape is refused and
+    // the exec keeps its work; the original graph (1 then 2) is taken
+    cudaGraph_t other;
+    OK(cudaGraphCreate(&other, 0));
+    cudaGraphNode_t lone;
+    kp.kernelParams = args1;
+    OK(cudaGraphAddKernelNode(&lone, other, NULL, 0, &kp));
+    cudaGraphExecUpdateResultInfo info;
+    cudaError_t e = cudaGraphExecUpdate(exec, other, &info);
+    ok &= e == cudaErrorGraphExecUpdateFailure &&
+          info.result == cudaGraphExecUpdateErrorTopologyChanged;
+    printf("update from another shape: %s, result %d\n", cudaGetErrorName(e), (int)info.result);
+    OK(cudaGraphExecUpdate(exec, graph, &info));
+    ok &= info.result == cudaGraphExecUpdateSuccess;
+    OK(cudaMemset(d, 0, 64 * sizeof(int)));
+    OK(cudaGraphLaunch(exec, s));
+    OK(cudaStreamSynchronize(s));
+    OK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    ok &= h[0] == 3 && h[63] == 3;
+    printf("updated from the original: element 0 = %d\n", h[0]);
+    OK(cudaGraphDestroy(other));
     OK(cudaGraphExecDestroy(exec));
     OK(cudaGraphDestroy(graph));
     OK(cudaStreamDestroy(s));
