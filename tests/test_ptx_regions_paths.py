@@ -111,6 +111,17 @@ extern "C" __global__ void warp_one(const int *in, int *out)
     out[blockIdx.x * blockDim.x + t] = v * 3 + total;
 }
 
+// a spin-wait on the clock, no memory in the loop: region loops run its iterations in
+// lockstep, so a block waits once rather than once per thread in turn
+extern "C" __global__ void spin(long long cycles, int *out)
+{
+    long long start = clock64();
+    int n = 0;
+    while (clock64() - start < cycles)
+        n++;
+    out[blockIdx.x * blockDim.x + threadIdx.x] = n;
+}
+
 // a row-wise tree in a 2-D block: the guards test %tid.x only, so with one row a region
 // loops over the threads that pass them, with several rows over all
 extern "C" __global__ void rows(const float *in, float *out)
@@ -204,6 +215,16 @@ def test_warp_number_guard_around_shuffles(tmp_path: Path, ptx: str, target: str
     v[:, 32:64] = w
     want = v * 3 + w[:, :1]
     np.testing.assert_array_equal(out, want.reshape(-1).astype(np.int32))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_spin_wait_on_the_clock(tmp_path: Path, ptx: str, target: str) -> None:
+    k = next(k for k in run_passes(parse(ptx)).kernels if k.name == "spin")
+    assert k.info["mode"] == "phase" and k.info["regions"].labels  # lockstep, not a loop
+    mod = build(ptx, target, tmp_path)
+    out = np.zeros(3 * 64, np.int32)
+    mod.launch("spin", (3,), (64,), [20000, out])
+    assert (out > 0).all()  # every thread waited (and counted its own turns)
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -4,7 +4,8 @@
 contains, a block barrier or a warp collective. Indirect calls count as synchronising (we
 cannot see the callee). Kernels:
 - "loop": no sync at all: a plain loop over the block's threads (unless a loop in it walks
-  global memory: then "phase" with region loops running the loop's iterations in lockstep);
+  global memory or reads a clock: then "phase" with region loops running the loop's
+  iterations in lockstep);
 - "phase": the only sync is `bar.sync <imm>`, `bar.red` (no count), shfl, vote,
   activemask, match, redux or bar.warp.sync in
   the kernel body itself (not in callees): each thread runs until it reaches one, with its
@@ -63,8 +64,9 @@ def run(module: ir.Module) -> ir.Module:
             lockstep = None
             if not fn.info["sync"] and not fn.info.get("calls") \
                     and not fn.info.get("indirect_calls"):
-                # no synchronisation, but a loop over global memory (a grid-stride loop):
-                # region loops run its iterations in lockstep (passes/regions.py)
+                # no synchronisation, but a loop over global memory (a grid-stride loop) or
+                # on a clock (a spin-wait): region loops run its iterations in lockstep
+                # (passes/regions.py)
                 lockstep = regions.plan(fn, lockstep_only=True)
             if not fn.info["sync"] and lockstep is None:
                 fn.info["mode"] = "loop"

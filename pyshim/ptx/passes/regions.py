@@ -151,11 +151,13 @@ def plan(fn: ir.Function, lockstep_only: bool = False) -> RegionPlan | None:
             # loops inside a region that touch global memory run in lockstep: each
             # iteration a region of its own, so the block's threads take iteration k
             # together (a grid-stride loop then reads memory in order, as a GPU's warps
-            # do; thread after thread it would stride through it once per thread)
+            # do; thread after thread it would stride through it once per thread). So do
+            # loops that read a clock: a spin-wait then waits once for the whole block, as
+            # the GPU's threads wait together, not once per thread in turn
             more = {name for i, name in branches if name not in labels
                     and label_at[name] < i and region[label_at[name]] == region[i]
                     and label_depth[name] == 0
-                    and _touches_global(body[label_at[name]:i])}
+                    and _lockstep_loop(body[label_at[name]:i])}
         if not more:
             break
         labels |= more
@@ -399,13 +401,23 @@ def _mentions(name: str, insts: list) -> int:
     return sum(_names(x).count(name) for x in insts)
 
 
-def _touches_global(stmts: list) -> bool:
-    """Whether some load, store or atomic among stmts may reach global memory."""
+_CLOCKS = frozenset(("%clock", "%clock64", "%globaltimer", "%globaltimer_lo",
+                     "%globaltimer_hi"))
+
+
+def _lockstep_loop(stmts: list) -> bool:
+    """Whether some load, store or atomic among stmts may reach global memory, or some
+    instruction reads a clock."""
     for s in stmts:
-        if type(s) is ir.Instruction and s.opcode in ("ld", "st", "atom", "red", "ldu"):
+        if type(s) is not ir.Instruction:
+            continue
+        if s.opcode in ("ld", "st", "atom", "red", "ldu"):
             if not any(m in ("shared", "local", "param", "const") or m.startswith("shared::")
                        for m in s.mods):
                 return True
+        elif s.opcode == "mov" and any(type(op) is ir.Reg and op.name in _CLOCKS
+                                       for op in s.operands[1:]):
+            return True
     return False
 
 
