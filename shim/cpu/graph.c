@@ -127,6 +127,14 @@ static hipError_t add_node(hipGraphNode_t *pNode, hipGraph_t graph, hipError_t e
     return hipSuccess;
 }
 
+/* A kernel node's launch command (validated, arguments copied). */
+static hipError_t kernel_cmd(const hipKernelNodeParams *p, cpu_cmd **c)
+{
+    return cpu_launch_cmd(p->func, (pyshim_dim3){p->gridDim.x, p->gridDim.y, p->gridDim.z},
+                          (pyshim_dim3){p->blockDim.x, p->blockDim.y, p->blockDim.z},
+                          p->sharedMemBytes, p->kernelParams, p->extra, c);
+}
+
 hipError_t hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
                                  const hipGraphNode_t *pDependencies, size_t numDependencies,
                                  const hipKernelNodeParams *pNodeParams)
@@ -136,11 +144,8 @@ hipError_t hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
         err = hipErrorInvalidValue;
     if (err != hipSuccess)
         return cpu_ret(err);
-    const hipKernelNodeParams *p = pNodeParams;
     cpu_cmd *c = NULL;
-    err = cpu_launch_cmd(p->func, (pyshim_dim3){p->gridDim.x, p->gridDim.y, p->gridDim.z},
-                         (pyshim_dim3){p->blockDim.x, p->blockDim.y, p->blockDim.z},
-                         p->sharedMemBytes, p->kernelParams, p->extra, &c);
+    err = kernel_cmd(pNodeParams, &c);
     return add_node(pGraphNode, graph, err, c);
 }
 
@@ -342,12 +347,8 @@ hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNo
                 "this exec was instantiated from");
         return cpu_ret(hipErrorInvalidValue);
     }
-    const hipKernelNodeParams *p = pNodeParams;
     cpu_cmd *c = NULL;
-    hipError_t err = cpu_launch_cmd(p->func, (pyshim_dim3){p->gridDim.x, p->gridDim.y,
-                                                           p->gridDim.z},
-                                    (pyshim_dim3){p->blockDim.x, p->blockDim.y, p->blockDim.z},
-                                    p->sharedMemBytes, p->kernelParams, p->extra, &c);
+    hipError_t err = kernel_cmd(pNodeParams, &c);
     if (err != hipSuccess)
         return cpu_ret(err);
     cpu_cmd_free(hGraphExec->cmds[i]);

@@ -243,12 +243,11 @@ int pyshim_rt_hip_attribute(int *value, int hip_attr, int device)
 #pragma weak hipGraphExecUpdate
 #define ERR_NOT_SUPPORTED 801 /* cudaErrorNotSupported */
 
-int pyshim_rt_hip_graph_exec_kernel_params(void *exec, void *node, void *fn,
-                                           const unsigned grid[3], const unsigned block[3],
-                                           unsigned shmem, void **args, void **extra)
+/* a module kernel's node: func holds the hipFunction_t, as for hipModuleLaunchKernel */
+static hipKernelNodeParams node_params(void *fn, const unsigned grid[3],
+                                       const unsigned block[3], unsigned shmem, void **args,
+                                       void **extra)
 {
-    if (hipGraphExecKernelNodeSetParams == NULL)
-        return ERR_NOT_SUPPORTED;
     hipKernelNodeParams p;
     memset(&p, 0, sizeof p);
     p.func = fn;
@@ -257,6 +256,16 @@ int pyshim_rt_hip_graph_exec_kernel_params(void *exec, void *node, void *fn,
     p.sharedMemBytes = shmem;
     p.kernelParams = args;
     p.extra = extra;
+    return p;
+}
+
+int pyshim_rt_hip_graph_exec_kernel_params(void *exec, void *node, void *fn,
+                                           const unsigned grid[3], const unsigned block[3],
+                                           unsigned shmem, void **args, void **extra)
+{
+    if (hipGraphExecKernelNodeSetParams == NULL)
+        return ERR_NOT_SUPPORTED;
+    hipKernelNodeParams p = node_params(fn, grid, block, shmem, args, extra);
     return rt(hipGraphExecKernelNodeSetParams((hipGraphExec_t)exec, (hipGraphNode_t)node, &p));
 }
 
@@ -278,15 +287,7 @@ int pyshim_rt_hip_graph_kernel_node(void **node, void *graph, void *const *deps,
                                     void *fn, const unsigned grid[3], const unsigned block[3],
                                     unsigned shmem, void **args, void **extra)
 {
-    /* a module kernel: func holds the hipFunction_t, as for hipModuleLaunchKernel */
-    hipKernelNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.func = fn;
-    p.gridDim = (dim3){grid[0], grid[1], grid[2]};
-    p.blockDim = (dim3){block[0], block[1], block[2]};
-    p.sharedMemBytes = shmem;
-    p.kernelParams = args;
-    p.extra = extra;
+    hipKernelNodeParams p = node_params(fn, grid, block, shmem, args, extra);
     return rt(hipGraphAddKernelNode((hipGraphNode_t *)node, (hipGraph_t)graph,
                                     (const hipGraphNode_t *)deps, ndeps, &p));
 }

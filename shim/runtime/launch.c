@@ -183,7 +183,25 @@ cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const voi
     return launch_ex(config, func, args, 1);
 }
 
-/* A kernel node of an explicitly built graph: its func is a host stub like a launch's. */
+/* A graph kernel node's launch: its func is a host stub like a launch's, resolved to the
+ * translated kernel; 0 or a cudaError_t. */
+static int node_launch(const struct cudaKernelNodeParams *p, void **fn, unsigned grid[3],
+                       unsigned block[3])
+{
+    struct pyshim_rt_func *f = pyshim_rt_func_by_handle(p->func);
+    if (f == NULL)
+        return cudaErrorInvalidDeviceFunction;
+    if (!config_valid(p->gridDim, p->blockDim))
+        return cudaErrorInvalidConfiguration;
+    int rc = pyshim_rt_func_resolve(f, fn);
+    if (rc != cudaSuccess)
+        return rc;
+    grid[0] = p->gridDim.x, grid[1] = p->gridDim.y, grid[2] = p->gridDim.z;
+    block[0] = p->blockDim.x, block[1] = p->blockDim.y, block[2] = p->blockDim.z;
+    return cudaSuccess;
+}
+
+/* A kernel node of an explicitly built graph. */
 cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                    const cudaGraphNode_t *pDependencies, size_t numDependencies,
                                    const struct cudaKernelNodeParams *pNodeParams)
@@ -192,25 +210,18 @@ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t grap
     if (pGraphNode == NULL || pNodeParams == NULL)
         return pyshim_rt_fail(cudaErrorInvalidValue);
     const struct cudaKernelNodeParams *p = pNodeParams;
-    struct pyshim_rt_func *f = pyshim_rt_func_by_handle(p->func);
-    if (f == NULL)
-        return pyshim_rt_fail(cudaErrorInvalidDeviceFunction);
-    if (!config_valid(p->gridDim, p->blockDim))
-        return pyshim_rt_fail(cudaErrorInvalidConfiguration);
     void *fn = NULL;
-    int rc = pyshim_rt_func_resolve(f, &fn);
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    const unsigned grid[3] = {p->gridDim.x, p->gridDim.y, p->gridDim.z};
-    const unsigned block[3] = {p->blockDim.x, p->blockDim.y, p->blockDim.z};
-    rc = pyshim_rt_hip_graph_kernel_node((void **)pGraphNode, graph,
-                                         (void *const *)pDependencies, numDependencies, fn,
-                                         grid, block, p->sharedMemBytes, p->kernelParams,
-                                         p->extra);
+    unsigned grid[3], block[3];
+    int rc = node_launch(p, &fn, grid, block);
+    if (rc == cudaSuccess)
+        rc = pyshim_rt_hip_graph_kernel_node((void **)pGraphNode, graph,
+                                             (void *const *)pDependencies, numDependencies, fn,
+                                             grid, block, p->sharedMemBytes, p->kernelParams,
+                                             p->extra);
     return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
 }
 
-/* An instantiated graph's kernel node given new parameters: func is a host stub. */
+/* An instantiated graph's kernel node given new parameters. */
 cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
                                              const struct cudaKernelNodeParams *pNodeParams)
 {
@@ -218,19 +229,13 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGra
     if (pNodeParams == NULL)
         return pyshim_rt_fail(cudaErrorInvalidValue);
     const struct cudaKernelNodeParams *p = pNodeParams;
-    struct pyshim_rt_func *f = pyshim_rt_func_by_handle(p->func);
-    if (f == NULL)
-        return pyshim_rt_fail(cudaErrorInvalidDeviceFunction);
-    if (!config_valid(p->gridDim, p->blockDim))
-        return pyshim_rt_fail(cudaErrorInvalidConfiguration);
     void *fn = NULL;
-    int rc = pyshim_rt_func_resolve(f, &fn);
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    const unsigned grid[3] = {p->gridDim.x, p->gridDim.y, p->gridDim.z};
-    const unsigned block[3] = {p->blockDim.x, p->blockDim.y, p->blockDim.z};
-    rc = pyshim_rt_hip_graph_exec_kernel_params(hGraphExec, node, fn, grid, block,
-                                                p->sharedMemBytes, p->kernelParams, p->extra);
+    unsigned grid[3], block[3];
+    int rc = node_launch(p, &fn, grid, block);
+    if (rc == cudaSuccess)
+        rc = pyshim_rt_hip_graph_exec_kernel_params(hGraphExec, node, fn, grid, block,
+                                                    p->sharedMemBytes, p->kernelParams,
+                                                    p->extra);
     return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
 }
 

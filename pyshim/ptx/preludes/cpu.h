@@ -208,23 +208,6 @@ PS_FN void *ps_phase_buffer(uint64_t size) {
     return ps_tls_phase;
 }
 
-PS_FN int ps_ctx_init(ps_tctx *c, const pyshim_launch *l, const pyshim_block *b,
-                      void *const *params, uint64_t static_shared, int *trap) {
-    memset(c, 0, sizeof *c);
-    c->launch = l;
-    c->block = b;
-    c->params = params;
-    c->dyn_off = (static_shared + 15) & ~15ull;
-    c->sh_size = c->dyn_off + l->dyn_shared_bytes;
-    c->sh = ps_shared_window(c->sh_size ? c->sh_size : 16);
-    c->trap = trap;
-    c->nthreads = l->block.x * l->block.y * l->block.z;
-    c->ntid_x = l->block.x; c->ntid_y = l->block.y; c->ntid_z = l->block.z;
-    c->ctaid_x = b->ctaid.x; c->ctaid_y = b->ctaid.y; c->ctaid_z = b->ctaid.z;
-    c->nctaid_x = l->grid.x; c->nctaid_y = l->grid.y; c->nctaid_z = l->grid.z;
-    return c->sh ? 0 : 2;
-}
-
 /* ps_ctx_init for a kernel that names no shared memory: no window (a generic address is
  * then never in it) and no thread-local lookup per block */
 PS_FN void ps_ctx_init_unshared(ps_tctx *c, const pyshim_launch *l, const pyshim_block *b,
@@ -238,6 +221,15 @@ PS_FN void ps_ctx_init_unshared(ps_tctx *c, const pyshim_launch *l, const pyshim
     c->ntid_x = l->block.x; c->ntid_y = l->block.y; c->ntid_z = l->block.z;
     c->ctaid_x = b->ctaid.x; c->ctaid_y = b->ctaid.y; c->ctaid_z = b->ctaid.z;
     c->nctaid_x = l->grid.x; c->nctaid_y = l->grid.y; c->nctaid_z = l->grid.z;
+}
+
+PS_FN int ps_ctx_init(ps_tctx *c, const pyshim_launch *l, const pyshim_block *b,
+                      void *const *params, uint64_t static_shared, int *trap) {
+    ps_ctx_init_unshared(c, l, b, params, trap);
+    c->dyn_off = (static_shared + 15) & ~15ull;
+    c->sh_size = c->dyn_off + l->dyn_shared_bytes;
+    c->sh = ps_shared_window(c->sh_size ? c->sh_size : 16);
+    return c->sh ? 0 : 2;
 }
 
 /* match.sync: the wavefront lanes taking part whose value equals v */

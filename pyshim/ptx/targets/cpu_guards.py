@@ -123,16 +123,22 @@ class _Analysis:
         if result is not None:  # or this
             self.env[dst.name] = result
 
+    def param(self, s: ir.Instruction, types: frozenset[str], ctype: str,
+              bits: int) -> Affine | None:
+        """A kernel parameter of one of `types` loaded by `ld.param s`, read from the block's
+        parameter buffer as `ctype`."""
+        a = s.operands[1]
+        if type(a) is ir.Addr and type(a.base) is ir.Sym and a.base.name in self.params:
+            off, ptype = self.params[a.base.name]
+            if ptype in types:
+                return {"1": _term(f"(int64_t)*(const {ctype} *)(ps_pb + {off + a.offset})",
+                                   bits, False)}
+        return None
+
     def _eval(self, s: ir.Instruction) -> Affine | Cmp | Logic | None:
         ops, mods, code = s.operands, s.mods, s.opcode
         if code == "ld" and mods[:1] == ("param",) and len(mods) == 2 and mods[1] in _INT32:
-            a = ops[1]
-            if type(a) is ir.Addr and type(a.base) is ir.Sym and a.base.name in self.params:
-                off, ptype = self.params[a.base.name]
-                if ptype in _INT32:
-                    return {"1": _term(f"(int64_t)*(const int32_t *)(ps_pb + {off + a.offset})",
-                                       32, False)}
-            return None
+            return self.param(s, _INT32, "int32_t", 32)
         if code == "mov" and mods and mods[-1] in _INT32:
             return self.value(ops[1])
         if code in ("add", "sub") and mods and mods[-1] in _INT32 and len(mods) == 1:

@@ -49,13 +49,7 @@ class _Addresses(g._Analysis):
     def _eval(self, s: ir.Instruction):
         ops, mods, code = s.operands, s.mods, s.opcode
         if code == "ld" and mods[:1] == ("param",) and len(mods) == 2 and mods[1] in _REG64:
-            a = ops[1]
-            if type(a) is ir.Addr and type(a.base) is ir.Sym and a.base.name in self.params:
-                off, ptype = self.params[a.base.name]
-                if ptype in _REG64:
-                    return {"1": g._term(f"(int64_t)*(const int64_t *)(ps_pb + {off + a.offset})",
-                                         64, False)}
-            return None
+            return self.param(s, _REG64, "int64_t", 64)
         if code == "cvta" and mods[:2] == ("to", "global"):
             return self.value(ops[1])
         if code == "mov" and mods and mods[-1] in _REG64:
