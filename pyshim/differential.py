@@ -170,9 +170,8 @@ def _ptx_tokens(ptx: str) -> list[str]:
     return re.sub(r"//[^\n]*", "", ptx).split()
 
 
-def roundtrip_example(src: Path, work: Path) -> dict:
-    """Step 4 for one example: its program from P and from P' under pyshim on the CPU
-    device. Returns the two runs' outputs and the programs' paths."""
+def build_roundtrip(src: Path, work: Path) -> tuple[Path, Path]:
+    """Step 4's programs: `src` built from P and rebuilt with P' in its fat binary."""
     keep = work / f"{src.stem}.keep"
     exe, ptx = build_ptx_program(src, keep)
     exe_p = work / f"{src.stem}.P"
@@ -182,6 +181,13 @@ def roundtrip_example(src: Path, work: Path) -> dict:
     exe_p2 = relink_program(keep)
     if [_ptx_tokens(t) for t in embedded_ptx(exe_p2)] != [_ptx_tokens(p2)]:
         raise RuntimeError(f"{exe_p2.name}: the relinked program does not embed P' alone")
+    return exe_p, exe_p2
+
+
+def roundtrip_example(src: Path, work: Path) -> dict:
+    """Step 4 for one example: its program from P and from P' under pyshim on the CPU
+    device. Returns the two runs' outputs and the programs' paths."""
+    exe_p, exe_p2 = build_roundtrip(src, work)
     run_p, run_p2 = pyshim_run([str(exe_p)]), pyshim_run([str(exe_p2)])
     return {"exe_p": exe_p, "exe_p2": exe_p2, "rc_p": run_p.returncode,
             "rc_p2": run_p2.returncode, "out_p": run_p.stdout, "out_p2": run_p2.stdout,
@@ -283,30 +289,51 @@ def driver_run(ptx: str) -> dict[str, list[str]]:
     return results
 
 
-def driver_check(work: Path, gpu: bool) -> dict:
-    """DRIVER_KERNELS from P and from P', on the CPU device (and natively with a GPU)."""
+def prepare_driver(work: Path) -> dict:
+    """The driver check's inputs: DRIVER_KERNELS as P (nvcc -ptx) and as P' (cuda target,
+    NVRTC), written to `work`. Returns {label: PTX path} or {"why": ...}."""
     src = work / "driver_kernels.cu"
     src.write_text(DRIVER_KERNELS)
     ptx_p = work / "driver_kernels.ptx"
     proc = _run(["nvcc", "-ptx", f"-arch={PTX_ARCH}", "-o", str(ptx_p), str(src)])
     if proc.returncode != 0:
-        return {"ok": False, "why": "nvcc -ptx failed: " + proc.stderr[-400:]}
+        return {"why": "nvcc -ptx failed: " + proc.stderr[-400:]}
     ptx_p2 = work / "driver_kernels.rt.ptx"
     ptx_p2.write_text(cuda_target_ptx(ptx_p.read_text(), name="driver_kernels.cu"))
-    runs: dict[str, dict] = {}
-    who = [("cpu P", ptx_p, True), ("cpu P'", ptx_p2, True)]
-    if gpu:
-        who += [("gpu P", ptx_p, False), ("gpu P'", ptx_p2, False)]
-    for label, ptx, under_pyshim in who:
-        cmd = [sys.executable, "-m", "pyshim.differential", "--driver-run", str(ptx)]
-        proc = pyshim_run(cmd) if under_pyshim else _run(cmd)
-        if proc.returncode != 0:
-            return {"ok": False, "why": f"{label}: {proc.stderr[-600:]}"}
-        runs[label] = json.loads(proc.stdout)
-    ref = runs["cpu P"]
-    diverging = [f"{label}: {k}" for label, r in runs.items() for k in ref if r.get(k) != ref[k]]
-    return {"ok": not diverging, "runs": list(runs), "kernels": list(ref),
+    return {"P": ptx_p, "P'": ptx_p2}
+
+
+def driver_child(ptx: Path, under_pyshim: bool) -> dict:
+    """One driver run in a child process: {"rc", "stdout", "stderr"}."""
+    cmd = [sys.executable, "-m", "pyshim.differential", "--driver-run", str(ptx)]
+    proc = pyshim_run(cmd) if under_pyshim else _run(cmd)
+    return {"rc": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr[-600:]}
+
+
+def judge_driver(ptxs: dict, native: dict | None) -> dict:
+    """P and P' under pyshim's libcuda, and NVIDIA's runs of both when `native` holds them
+    ({"P": run, "P'": run} as driver_child returns): every array must be the same bytes."""
+    if "why" in ptxs:
+        return {"ok": False, "why": ptxs["why"]}
+    runs = {f"cpu {k}": driver_child(v, True) for k, v in ptxs.items()}
+    runs.update({f"gpu {k}": v for k, v in (native or {}).items()})
+    outs: dict[str, dict] = {}
+    for label, run in runs.items():
+        if run["rc"] != 0:
+            return {"ok": False, "why": f"{label}: {run['stderr']}"}
+        outs[label] = json.loads(run["stdout"])
+    ref = outs["cpu P"]
+    diverging = [f"{label}: {k}" for label, r in outs.items() for k in ref if r.get(k) != ref[k]]
+    return {"ok": not diverging, "runs": list(outs), "kernels": list(ref),
             "differences": diverging}
+
+
+def driver_check(work: Path, gpu: bool) -> dict:
+    """DRIVER_KERNELS from P and from P', on the CPU device (and natively with a GPU)."""
+    ptxs = prepare_driver(work)
+    native = {k: driver_child(v, False) for k, v in ptxs.items()} \
+        if gpu and "why" not in ptxs else None
+    return judge_driver(ptxs, native)
 
 
 # ---- per example ---------------------------------------------------------------------------
@@ -315,9 +342,14 @@ def kernel_examples() -> list[str]:
     return sorted(p.stem for p in EXAMPLES.glob("*.cu") if "__global__" in p.read_text())
 
 
-def check_example(src: Path, work: Path, arch: str | None) -> dict:
+def prepare_example(src: Path, work: Path, arch: str | None) -> dict:
+    """Everything of one example that needs no GPU and no pyshim run: its program (with
+    native code for `arch` when given, and compute_75 PTX), the cuda target's compile
+    (step 3) and the round trip's two programs. Paths are relative to `work`'s parent, so
+    a prepared folder can travel to a GPU machine and back."""
     name = src.stem
-    result: dict = {"example": name}
+    base = work.parent
+    entry: dict = {"example": name}
     exe = work / name
     build = ["nvcc", "-O2", "-o", str(exe), str(src)]
     if arch:
@@ -326,60 +358,175 @@ def check_example(src: Path, work: Path, arch: str | None) -> dict:
                       f"-gencode=arch={PTX_ARCH},code={PTX_ARCH}"]
     proc = _run(build)
     if proc.returncode != 0:
-        return {**result, "ok": False, "why": "build failed: " + proc.stderr[-400:]}
-    shim = pyshim_run([str(exe)])
-    result["pyshim_rc"] = shim.returncode
-    result["pyshim_pass"] = f"PASS {name}" in shim.stdout
-    native = None
-    if arch:
-        native = _run([str(exe)])
-        result["native_rc"] = native.returncode
-        diff = _differences(native.stdout, shim.stdout)
-        result["differences"] = diff
-        result["same_output"] = not diff
-    # step 3: the cuda target's translation, judged by NVIDIA's compiler
+        return {**entry, "why": "build failed: " + proc.stderr[-400:]}
+    entry["exe"] = str(exe.relative_to(base))
     ptx = work / f"{name}.ptx"
     proc = _run(["nvcc", "-ptx", f"-arch={PTX_ARCH}", "-o", str(ptx), str(src)])
-    result["cuda_target"] = compile_cuda_target(ptx.read_text(), work, name, arch) \
+    entry["cuda_target"] = compile_cuda_target(ptx.read_text(), work, name, arch) \
         if proc.returncode == 0 else "nvcc -ptx failed: " + proc.stderr[-400:]
-    # step 4: the round trip P -> P', both run on the CPU device
     if nvrtc.available():
         try:
-            rt = roundtrip_example(src, work)
+            exe_p, exe_p2 = build_roundtrip(src, work)
         except Exception as exc:  # noqa: BLE001 - reported per example
-            result["roundtrip"] = f"failed: {str(exc)[-600:]}"
+            entry["roundtrip"] = f"failed: {str(exc)[-600:]}"
         else:
-            same = rt["rc_p"] == rt["rc_p2"] and not rt["differences"] \
-                and f"PASS {name}" in rt["out_p2"]
-            result["roundtrip"] = "same" if same else \
-                {"rc": [rt["rc_p"], rt["rc_p2"]], "differences": rt["differences"],
-                 "stderr": rt["err_p2"][-400:]}
-            if arch and native is not None:
-                # NVIDIA's driver JIT-compiles P' from the relinked program's fat binary
-                gpu_p2 = _run([str(rt["exe_p2"])])
-                result["native_roundtrip"] = "same" if gpu_p2.returncode == native.returncode \
-                    and not _differences(native.stdout, gpu_p2.stdout) else \
-                    {"rc": gpu_p2.returncode,
-                     "differences": _differences(native.stdout, gpu_p2.stdout)}
+            # nvcc's intermediate files are large and no longer needed: the folder travels
+            exe_p2 = exe_p2.replace(work / f"{name}.P2")
+            shutil.rmtree(work / f"{name}.keep")
+            entry["exe_p"], entry["exe_p2"] = (str(e.relative_to(base)) for e in (exe_p, exe_p2))
     else:
-        result["roundtrip"] = "skipped: NVRTC not found (pip install nvidia-cuda-nvrtc)"
+        entry["roundtrip"] = "skipped: NVRTC not found (pip install nvidia-cuda-nvrtc)"
+    return entry
+
+
+def native_runs(entry: dict, base: Path) -> dict:
+    """NVIDIA's runs of a prepared example: the program, and the program around P' (the
+    driver JIT-compiles P' from its fat binary). {"exe"/"exe_p2": {"rc", "stdout"}}."""
+    runs = {}
+    for key in ("exe", "exe_p2"):
+        if key in entry:
+            proc = _run([str(base / entry[key])])
+            runs[key] = {"rc": proc.returncode, "stdout": proc.stdout}
+    return runs
+
+
+def judge_example(entry: dict, base: Path, native: dict | None) -> dict:
+    """Runs a prepared example under pyshim and compares: with itself around P', and with
+    NVIDIA's runs when `native` holds them (native_runs' result, here or from a GPU machine)."""
+    name = entry["example"]
+    result: dict = {"example": name}
+    if "why" in entry:
+        return {**result, "ok": False, "why": entry["why"]}
+    shim = pyshim_run([str(base / entry["exe"])])
+    result["pyshim_rc"] = shim.returncode
+    result["pyshim_pass"] = f"PASS {name}" in shim.stdout
+    gpu = native.get("exe") if native else None
+    if gpu is not None:
+        result["native_rc"] = gpu["rc"]
+        diff = _differences(gpu["stdout"], shim.stdout)
+        result["differences"] = diff
+        result["same_output"] = not diff
+    result["cuda_target"] = entry["cuda_target"]
+    if "exe_p2" in entry:
+        run_p = pyshim_run([str(base / entry["exe_p"])])
+        run_p2 = pyshim_run([str(base / entry["exe_p2"])])
+        differences = _differences(run_p.stdout, run_p2.stdout)
+        same = run_p.returncode == run_p2.returncode and not differences \
+            and f"PASS {name}" in run_p2.stdout
+        result["roundtrip"] = "same" if same else \
+            {"rc": [run_p.returncode, run_p2.returncode], "differences": differences,
+             "stderr": run_p2.stderr[-400:]}
+        if gpu is not None and "exe_p2" in native:
+            gpu_p2 = native["exe_p2"]
+            gdiff = _differences(gpu["stdout"], gpu_p2["stdout"])
+            result["native_roundtrip"] = "same" if gpu_p2["rc"] == gpu["rc"] and not gdiff \
+                else {"rc": gpu_p2["rc"], "differences": gdiff}
+    else:
+        result["roundtrip"] = entry["roundtrip"]
     ok = result["pyshim_rc"] == 0 and result["pyshim_pass"] \
         and result["cuda_target"].startswith("compiles")
-    ok = ok and result["roundtrip"] in ("same",) + (() if nvrtc.available() else
-                                                      (result["roundtrip"],))
-    if arch:
+    rt = result["roundtrip"]
+    ok = ok and isinstance(rt, str) and (rt == "same" or rt.startswith("skipped"))
+    if gpu is not None:
         ok = ok and result["native_rc"] == 0 and result["same_output"] \
             and result.get("native_roundtrip", "same") == "same"
     result["ok"] = ok
     return result
 
 
+def check_example(src: Path, work: Path, arch: str | None) -> dict:
+    """All four steps for one example on this machine (natively only when `arch`)."""
+    entry = prepare_example(src, work, arch)
+    native = native_runs(entry, work.parent) if arch else None
+    return judge_example(entry, work.parent, native)
+
+
+# ---- a prepared folder, for a GPU machine without pyshim's toolchain ------------------------
+MANIFEST = "manifest.json"
+
+
+def prepare(folder: Path, names: list[str], arch: str) -> dict:
+    """Builds every example and the driver check's PTX into `folder` (--prepare)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest: dict = {"arch": arch, "examples": []}
+    for name in names:
+        work = folder / name
+        work.mkdir(exist_ok=True)
+        print(f"differential: preparing {name}", file=sys.stderr)
+        manifest["examples"].append(prepare_example(EXAMPLES / f"{name}.cu", work, arch))
+    if nvrtc.available():
+        (folder / "driver").mkdir(exist_ok=True)
+        ptxs = prepare_driver(folder / "driver")
+        manifest["driver"] = ptxs if "why" in ptxs else \
+            {k: str(v.relative_to(folder)) for k, v in ptxs.items()}
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2))
+    return manifest
+
+
+def run_prepared_natively(folder: Path) -> dict:
+    """On the GPU machine (--native): every prepared program and driver run, natively.
+    Needs only Python, numpy and NVIDIA's driver."""
+    manifest = json.loads((folder / MANIFEST).read_text())
+    out: dict = {"gpu": gpu_arch(), "examples": {}}
+    for entry in manifest["examples"]:
+        out["examples"][entry["example"]] = native_runs(entry, folder)
+    drv = manifest.get("driver")
+    if drv and "why" not in drv:
+        out["driver"] = {k: driver_child(folder / v, False) for k, v in drv.items()}
+    return out
+
+
+def judge_prepared(folder: Path, native: dict | None) -> tuple[list[dict], dict | None]:
+    """Here again (--judge): the pyshim side of a prepared folder against NVIDIA's runs."""
+    manifest = json.loads((folder / MANIFEST).read_text())
+    results = [judge_example(e, folder, (native or {}).get("examples", {}).get(e["example"]))
+               for e in manifest["examples"]]
+    drv = manifest.get("driver")
+    driver = None
+    if drv is not None:
+        ptxs = drv if "why" in drv else {k: folder / v for k, v in drv.items()}
+        driver = judge_driver(ptxs, (native or {}).get("driver"))
+    return results, driver
+
+
+def report(results: list[dict], driver: dict | None, arch: str | None, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps({"gpu": arch, "nvrtc": nvrtc.available(), "results": results,
+                          "driver": driver}, indent=2, default=str))
+    else:
+        for r in results:
+            mark = "ok  " if r["ok"] else "FAIL"
+            extra = "" if r["ok"] else "  " + str(r.get("why") or r.get("differences")
+                                                  or r.get("roundtrip") or r.get("cuda_target"))
+            print(f"{mark} {r['example']}{extra}")
+        if driver is not None:
+            print(("ok   driver check: " + ", ".join(driver["runs"]) + " agree on "
+                   + ", ".join(driver["kernels"])) if driver["ok"]
+                  else f"FAIL driver check: {driver.get('why') or driver['differences']}")
+        print(f"{sum(r['ok'] for r in results)} of {len(results)} agree"
+              + (f" (natively on {arch} too)" if arch else
+                 " (no GPU: pyshim side, cuda-target compile and round trip)"))
+    ok = all(r["ok"] for r in results) and (driver is None or driver["ok"])
+    return 0 if ok else 1
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m pyshim.differential",
-                                     description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python3 -m pyshim.differential", description=__doc__.split("\n\n")[0],
+        epilog="On a GPU machine that lacks pyshim's toolchain, split the work: here "
+        "--prepare DIR --arch sm_90; there --native DIR > native.json (Python, numpy and "
+        "NVIDIA's driver only); here again --judge DIR native.json.")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--no-driver", action="store_true",
                         help="skip the driver check (cuModuleLoadData of P and P')")
+    parser.add_argument("--prepare", metavar="DIR", type=Path,
+                        help="only build the programs and PTX into DIR, for --native")
+    parser.add_argument("--arch", help="with --prepare: the GPU to build native code for "
+                        "(sm_90 for an H100/H200)")
+    parser.add_argument("--native", metavar="DIR", type=Path,
+                        help="run a prepared DIR natively and print NVIDIA's outputs as JSON")
+    parser.add_argument("--judge", nargs=2, metavar=("DIR", "NATIVE_JSON"), type=Path,
+                        help="run a prepared DIR under pyshim against --native's outputs")
     parser.add_argument("--driver-run", metavar="PTX", help=argparse.SUPPRESS)
     parser.add_argument("examples", nargs="*", help="example names (default: every "
                         "examples/*.cu with a kernel)")
@@ -387,10 +534,25 @@ def main(argv: list[str] | None = None) -> int:
     if args.driver_run:  # the child of driver_check, under pyshim or NVIDIA's libcuda
         print(json.dumps(driver_run(Path(args.driver_run).read_text())))
         return 0
+    if args.native:
+        print(json.dumps(run_prepared_natively(args.native), indent=1))
+        return 0
+    if args.judge:
+        native = json.loads(args.judge[1].read_text())
+        results, driver = judge_prepared(args.judge[0], native)
+        return report(results, driver, native.get("gpu"), args.json)
     if shutil.which("nvcc") is None:
         print("differential: nvcc is not on PATH", file=sys.stderr)
         return 2
     names = args.examples or kernel_examples()
+    if args.prepare:
+        if not args.arch:
+            parser.error("--prepare needs --arch (the GPU's sm_XY)")
+        manifest = prepare(args.prepare, names, args.arch)
+        failed = [e["example"] for e in manifest["examples"] if "why" in e]
+        print(f"differential: prepared {len(names) - len(failed)} of {len(names)} examples "
+              f"in {args.prepare}" + (f"; failed: {', '.join(failed)}" if failed else ""))
+        return 1 if failed else 0
     arch = gpu_arch()
     if arch is None:
         print("differential: no NVIDIA GPU: checking the pyshim side, the cuda target's "
@@ -412,23 +574,7 @@ def main(argv: list[str] | None = None) -> int:
                 driver = driver_check(work, arch is not None)
             except Exception as exc:  # noqa: BLE001 - reported, not raised
                 driver = {"ok": False, "why": str(exc)[-600:]}
-    if args.json:
-        print(json.dumps({"gpu": arch, "nvrtc": nvrtc.available(), "results": results,
-                          "driver": driver}, indent=2, default=str))
-    else:
-        for r in results:
-            mark = "ok  " if r["ok"] else "FAIL"
-            extra = "" if r["ok"] else "  " + str(r.get("why") or r.get("differences")
-                                                  or r.get("roundtrip") or r.get("cuda_target"))
-            print(f"{mark} {r['example']}{extra}")
-        if driver is not None:
-            print(("ok   driver check: " + ", ".join(driver["runs"]) + " agree on "
-                   + ", ".join(driver["kernels"])) if driver["ok"]
-                  else f"FAIL driver check: {driver.get('why') or driver['differences']}")
-        print(f"{sum(r['ok'] for r in results)} of {len(results)} agree"
-              + ("" if arch else " (no GPU: pyshim side, cuda-target compile and round trip)"))
-    ok = all(r["ok"] for r in results) and (driver is None or driver["ok"])
-    return 0 if ok else 1
+    return report(results, driver, arch, args.json)
 
 
 if __name__ == "__main__":

@@ -91,3 +91,33 @@ def test_missing_nvrtc_is_a_clear_error(monkeypatch, tmp_path):
         assert str(fake) in str(err.value)
     finally:
         nvrtc._library.cache_clear()
+
+
+@needs_nvcc
+@needs_nvrtc
+def test_a_prepared_folder_is_judged_against_recorded_native_runs(tmp_path):
+    """The split for a GPU machine without pyshim's toolchain: --prepare builds here (native
+    code for the GPU named, no GPU needed), --native records NVIDIA's runs there, --judge
+    compares here. pyshim's own outputs stand in for the recorded runs: they agree, and a
+    recorded line that differs is reported."""
+    folder = tmp_path / "prep"
+    manifest = differential.prepare(folder, ["vector_add"], "sm_90")
+    entry = manifest["examples"][0]
+    assert entry["cuda_target"] == "compiles (NVRTC)"
+    assert not (folder / "vector_add" / "vector_add.keep").exists()  # it travels: kept small
+    assert set(manifest["driver"]) == {"P", "P'"}
+    out = differential.pyshim_run([str(folder / entry["exe"])]).stdout
+    assert "PASS vector_add" in out
+    drv = {k: differential.driver_child(folder / v, True) for k, v in manifest["driver"].items()}
+    native = {"gpu": "sm_90", "driver": drv,
+              "examples": {"vector_add": {"exe": {"rc": 0, "stdout": out},
+                                          "exe_p2": {"rc": 0, "stdout": out}}}}
+    results, driver = differential.judge_prepared(folder, native)
+    assert results[0]["ok"] and results[0]["same_output"], results
+    assert results[0]["native_roundtrip"] == "same" and results[0]["roundtrip"] == "same"
+    assert driver["ok"] and driver["runs"] == ["cpu P", "cpu P'", "gpu P", "gpu P'"], driver
+    native["examples"]["vector_add"]["exe_p2"]["stdout"] = "c[7] = 1.5\n" + out
+    native["driver"]["P'"]["stdout"] = drv["P'"]["stdout"].replace('"', '"0', 1)
+    results, driver = differential.judge_prepared(folder, native)
+    assert not results[0]["ok"] and results[0]["native_roundtrip"]["differences"], results
+    assert not driver["ok"] and driver["differences"], driver

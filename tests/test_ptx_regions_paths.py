@@ -122,6 +122,39 @@ extern "C" __global__ void spin(long long cycles, int *out)
     out[blockIdx.x * blockDim.x + threadIdx.x] = n;
 }
 
+// cuda-samples' reduction kernel 7: each warp sums by shuffles, then the first B/32 lanes
+// sum the warp totals under a ballot's mask; their shuffles read lanes outside the mask
+extern "C" __global__ void masked_tail(const int *in, int *out)
+{
+    __shared__ int sums[B / 32];
+    unsigned t = threadIdx.x;
+    int v = in[blockIdx.x * B + t];
+    for (int d = 16; d > 0; d >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, d);
+    if (t % 32 == 0) sums[t / 32] = v;
+    __syncthreads();
+    unsigned m = __ballot_sync(0xffffffffu, t < B / 32);
+    if (t < B / 32) {
+        v = sums[t];
+        for (int d = 16; d > 0; d >>= 1)
+            v += __shfl_down_sync(m, v, d);
+    }
+    if (t == 0) out[blockIdx.x] = v;
+}
+
+// lanes 0..7 of each warp shuffle among themselves: by a constant (down 4), by the lane
+// (idx 3 * lane) and by a parameter (xor k); a source lane outside them reads 0
+extern "C" __global__ void outside(const int *in, int *out, int k)
+{
+    int t = threadIdx.x, lane = t & 31, v = in[t] * 3;
+    out[t] = out[64 + t] = out[128 + t] = -1;
+    if (lane < 8) {
+        out[t] = __shfl_down_sync(0xffu, v, 4);
+        out[64 + t] = __shfl_sync(0xffu, v, lane * 3 % 32);
+        out[128 + t] = __shfl_xor_sync(0xffu, v, k);
+    }
+}
+
 // a row-wise tree in a 2-D block: the guards test %tid.x only, so with one row a region
 // loops over the threads that pass them, with several rows over all
 extern "C" __global__ void rows(const float *in, float *out)
@@ -303,24 +336,56 @@ def test_a_module_past_its_region_budget_keeps_phases_for_its_largest_kernels() 
     assert all(info[f"s{i}"] is not None for i in range(n_small))
 
 
+def _shuffled(v: np.ndarray, src: np.ndarray, inrange: np.ndarray,
+              took: np.ndarray) -> np.ndarray:
+    """NVIDIA's shuffle, as an H200 answered it (compute_75 PTX JIT-compiled, and sm_90
+    code alike): out of range, the lane's own value; in range, the source lane's if that
+    lane took part in the shuffle, else 0 (a lane outside the mask, or past a partial
+    warp's end)."""
+    safe = np.clip(src, 0, len(v) - 1)
+    return np.where(inrange, np.where(took[safe] & (src < len(v)), v[safe], 0), v)
+
+
 def test_shuffle_down_with_a_partial_warp(tmp_path: Path, ptx: str) -> None:
     """Full warps give CUDA's sums in lane 0 (lane l holds the sum of lanes l.. in the tree
-    order); a partial warp's missing lanes read as the thread's own value, the same in
-    region loops, phases and fibers."""
+    order); a partial warp's missing lanes read as 0, the same in region loops, phases and
+    fibers."""
     x = np.random.default_rng(6).integers(-1000, 1000, 48).astype(np.int32)
-    outs = {}
+    want = x.astype(np.int64)
+    t = np.arange(48)
+    for d in (16, 8, 4, 2, 1):
+        want = want + _shuffled(want, t + d, (t % 32) + d < 32, np.ones(48, bool))
     for target in TARGETS:
         (tmp_path / target).mkdir()
         mod = build(ptx, target, tmp_path / target)
         out = np.zeros(48, np.int32)
         mod.launch("warp_sum", (1,), (48,), [x, out])
-        outs[target] = out
-    want = x[:32].astype(np.int64)
-    for d in (16, 8, 4, 2, 1):
-        want = want + np.where(np.arange(32) + d < 32, np.roll(want, -d), want)
-    np.testing.assert_array_equal(outs["cpu-wave64"][:32], want.astype(np.int32))
-    for target in TARGETS[1:]:
-        np.testing.assert_array_equal(outs[target], outs["cpu-wave64"], err_msg=target)
+        np.testing.assert_array_equal(out, want.astype(np.int32), err_msg=target)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_lane_outside_the_shuffle_reads_zero(tmp_path: Path, ptx: str, target: str) -> None:
+    """What cuda-samples' reduction kernel 7 depends on: wrong sums when such a lane read
+    the thread's own value instead."""
+    mod = build(ptx, target, tmp_path)
+    x = np.random.default_rng(9).integers(-1000, 1000, 64).astype(np.int32)
+    out = np.zeros(192, np.int32)
+    mod.launch("outside", (1,), (64,), [x, out, 5])
+    v, t = 3 * x.astype(np.int64), np.arange(64)
+    lane, took = t % 32, t % 32 < 8
+    base = t - lane
+    wants = [_shuffled(v, t + 4, lane + 4 < 32, took),
+             _shuffled(v, base + lane * 3 % 32, np.ones(64, bool), took),
+             _shuffled(v, base + (lane ^ 5), np.ones(64, bool), took)]
+    for k, want in enumerate(wants):
+        np.testing.assert_array_equal(out[64 * k:64 * (k + 1)],
+                                      np.where(took, want, -1).astype(np.int32), err_msg=k)
+    assert (out[:64][took] == 0).any() and (out[:64][took] != 0).any()
+    blocks = 3
+    x = np.random.default_rng(10).integers(-1000, 1000, blocks * 256).astype(np.int32)
+    sums = np.zeros(blocks, np.int32)
+    mod.launch("masked_tail", (blocks,), (256,), [x, sums])
+    np.testing.assert_array_equal(sums, x.reshape(blocks, 256).sum(axis=1))
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -322,14 +322,15 @@ PS_FN void ps_prefetch_span(const uint8_t *p, int64_t span, int write) {
 PS_FN uint32_t ps_pick32(bool c, uint32_t a, uint32_t b) { return c ? a : b; }
 
 /* ---- region loops: complete a shuffle for the threads that reached it this round (sep ==
- * ep): each reads its source lane's value if that lane took part, else its own ---- */
+ * ep): each reads its source lane's value if that lane took part, else 0 (what NVIDIA's
+ * GPUs return; out of range, the source lane is the thread's own) ---- */
 PS_FN void ps_shfl_complete(uint32_t n, uint32_t wave, uint32_t ep,
                             const uint32_t *restrict sep, const uint32_t *restrict src,
                             const uint32_t *restrict val, uint32_t *restrict res) {
     for (uint32_t i = 0; i < n; i++) {
         if (sep[i] != ep) continue;
         uint32_t s = (i & ~(wave - 1u)) + src[i];  /* wave: 32 or 64 */
-        res[i] = (src[i] < wave && s < n && sep[s] == ep) ? val[s] : val[i];
+        res[i] = (src[i] < wave && s < n && sep[s] == ep) ? val[s] : 0u;
     }
 }
 
@@ -356,7 +357,7 @@ PS_FN int ps_phase_collectives(uint32_t n, uint32_t wave, uint8_t *state, const 
             else if (c->src == PS_COLL_MATCH) c->res = ps_coll_match(coll, lo, hi, mask, c->val);
             else if (c->src >= PS_COLL_REDUX)
                 c->res = ps_coll_redux(coll, lo, hi, mask, i, c->src - PS_COLL_REDUX);
-            else c->res = (c->src < 64 && ((mask >> c->src) & 1u)) ? coll[lo + c->src].val : c->val;
+            else c->res = (c->src < 64 && ((mask >> c->src) & 1u)) ? coll[lo + c->src].val : 0;
             c->act = mask;
             state[i] = 0;
         }
@@ -565,7 +566,7 @@ PS_FN uint32_t ps_wave_permute(ps_tctx *c, uint32_t site, uint32_t v, uint32_t l
     if (!c->sched) return v;
     uint64_t mask;
     uint64_t *vals = ps_collect(c, site, v, &mask);
-    return (lane < 64 && ((mask >> lane) & 1u)) ? (uint32_t)vals[lane] : v;
+    return (lane < 64 && ((mask >> lane) & 1u)) ? (uint32_t)vals[lane] : 0u;
 }
 PS_FN uint64_t ps_wave_ballot(ps_tctx *c, uint32_t site, int p) {
     if (!c->sched) return p ? 1ull << PS_WAVE_LANE(c) : 0;

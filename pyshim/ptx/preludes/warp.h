@@ -7,7 +7,10 @@
  * On a 64-wide wavefront a CUDA warp is one 32-lane half: laneid = lane & 31, shuffles stay
  * in the half, ballots pick the half. `site` names the call site (the CPU device uses it to
  * group lanes that reach the same collective; GPUs ignore it). The membermask of *.sync
- * instructions needs no action: the collective itself synchronises the lanes that arrive. */
+ * instructions needs no action: the collective itself synchronises the lanes that arrive.
+ * A shuffle's source lane that does not arrive (outside the mask, past a partial warp's
+ * end) reads as 0: what an H200 returned, and what AMD's ds_bpermute gives for an inactive
+ * lane; out of range, the source lane is the thread's own and it reads its own value. */
 
 PS_FN uint32_t ps_laneid(PS_CTX) { return PS_WAVE_LANE(ctx) & 31u; }
 PS_FN uint32_t ps_half(PS_CTX) { return PS_WAVE_LANE(ctx) & 32u; }

@@ -164,7 +164,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
             if j - 1 in inline:
                 arr, mark, mode, d, full = inline[j - 1]
                 res = _shfl_read(arr, mark if not full else None, mode, d)
-                ok = f"({_shfl_source(mode, d, 'ps_i', '(ps_i & 31u)', valid=True)[0]})"
+                ok = f"({_shfl_source(mode, d, 'ps_i', '(ps_i & 31u)')[0]})"
             else:
                 res, ok = "ps_sres[ps_i]", "(ps_sok[ps_i] != 0)"
             r = r.replace("(uint32_t)coll[ps_i].res", res, 1).replace(
@@ -393,19 +393,21 @@ def _shfl_completion(inst: ir.Instruction, constants: dict[str, int]) -> list[st
     the whole warp (c = 0) and shfl.down by d (c = 31), the scan and reduction idioms, read
     lane l - d or l + d of the same warp: a shifted contiguous load into the guarded arrays
     rather than a gather. Anything else completes from the source lanes the threads
-    deposited (cpu.h ps_shfl_complete)."""
+    deposited (cpu.h ps_shfl_complete). A source lane in range that did not take part
+    gives 0, as on NVIDIA's GPUs."""
     generic = ["    ps_shfl_complete(n, wave, ps_ep, ps_sep, ps_ss, ps_sv, ps_sres); ps_ep++;"]
     const = _const_shfl(inst, constants)
     if const is None:
         return generic
-    cond, at = _shfl_source(*const, "i", "l")
+    inr, exists, at = _shfl_source(*const, "i", "l")
+    took = "e == ps_ep" if exists is None else f"{exists} && e == ps_ep"
     return ["    for (uint32_t w = 0; w < n; w += 32) {",
             "        const uint32_t lanes = n - w < 32u ? n - w : 32u;",
             '        _Pragma("omp simd")',
             "        for (uint32_t l = 0; l < lanes; l++) {",
             "            const uint32_t i = w + l;",
             f"            const uint32_t v = ps_sv[{at}], e = ps_sep[{at}];",
-            f"            if (ps_sep[i] == ps_ep) ps_sres[i] = ({cond} && e == ps_ep) ? v : ps_sv[i];",
+            f"            if (ps_sep[i] == ps_ep) ps_sres[i] = !({inr}) ? ps_sv[i] : ({took}) ? v : 0u;",
             "        }",
             "    }",
             "    ps_ep++;"]
@@ -430,16 +432,14 @@ def _const_shfl(inst: ir.Instruction, constants: dict[str, int]) -> tuple[str, i
     return None
 
 
-def _shfl_source(mode: str, d: int, i: str, lane: str,
-                 valid: bool = False) -> tuple[str, str]:
-    """For thread index `i` at warp lane `lane`, a constant shuffle's condition for its
-    source lane to exist and that lane's index in the guarded arrays (32 elements each side
-    absorb what the condition rules out). With `valid`, the condition is instead the
-    shuffle's in-range predicate, which does not ask whether the source thread exists."""
+def _shfl_source(mode: str, d: int, i: str, lane: str) -> tuple[str, str | None, str]:
+    """For thread index `i` at warp lane `lane`, a constant shuffle's in-range predicate
+    (PTX's p), the condition for its source thread to exist (None: it always does) and that
+    thread's index in the guarded arrays (32 elements each side absorb what the conditions
+    rule out)."""
     if mode == "up":
-        return f"{lane} >= {d}u", f"(int64_t){i} - {d}"
-    exists = "" if valid else f" && {i} + {d}u < n"
-    return f"{lane} + {d}u < 32u{exists}", f"{i} + {d}u"
+        return f"{lane} >= {d}u", None, f"(int64_t){i} - {d}"
+    return f"{lane} + {d}u < 32u", f"{i} + {d}u < n", f"{i} + {d}u"
 
 
 def _guarded_arrays(names: tuple[str, ...], zero: bool = True) -> list[str]:
@@ -457,12 +457,14 @@ def _guarded_arrays(names: tuple[str, ...], zero: bool = True) -> list[str]:
 
 def _shfl_read(arr: str, mark: int | None, mode: str, d: int) -> str:
     """The value thread ps_i reads from constant shuffle number `mark` (deposited in the
-    arrays `arr` by the region before): its source lane's, if that thread took part (all
-    did, when `mark` is None). Both lanes' values are loaded and one picked: a vector of
-    threads then reads two contiguous vectors instead of gathering."""
-    cond, at = _shfl_source(mode, d, "ps_i", "(ps_i & 31u)")
-    took = "" if mark is None else f" && ps_sep{arr}[{at}] == {mark}u"
-    return f"ps_pick32({cond}{took}, ps_sv{arr}[{at}], ps_sv{arr}[ps_i])"
+    arrays `arr` by the region before): out of range, its own; else its source lane's if
+    that thread took part (all that exist did, when `mark` is None), else 0, as NVIDIA's
+    GPUs return for a lane outside the shuffle. Every value is loaded and one picked: a
+    vector of threads then reads contiguous vectors instead of gathering."""
+    inr, exists, at = _shfl_source(mode, d, "ps_i", "(ps_i & 31u)")
+    took = exists if mark is None else f"ps_sep{arr}[{at}] == {mark}u"
+    src = f"ps_sv{arr}[{at}]" if took is None else f"ps_pick32({took}, ps_sv{arr}[{at}], 0u)"
+    return f"ps_pick32({inr}, {src}, ps_sv{arr}[ps_i])"
 
 
 def _constant_regs(k: ir.Function, plan) -> dict[str, int]:
