@@ -28,7 +28,8 @@ from pyshim.paths import SHIM_DIR
 # the speed of fma-bound kernels); the identity below then includes this CPU's features.
 # -fopenmp-simd: the `omp simd` marks on region loops whose threads may run in lockstep
 # (targets/cpu_regions.py) take effect, without linking an OpenMP runtime (clang-19: tiled
-# sgemm 52 -> 20 ms; the tree reduction 2.0 -> 4.6 ms, its regions' marks to be tuned).
+# sgemm 52 -> 20 ms; which regions are marked, and what that measured: passes/regions.py).
+# Hand-built experiments on generated kernels need these flags too, or measure other code.
 CPU_FLAGS = ("-std=gnu11", "-O2", "-march=native", "-shared", "-fPIC", "-fno-strict-aliasing",
              "-ffp-contract=off", "-fwrapv", "-fopenmp-simd", "-fvisibility=hidden",
              "-fno-math-errno", "-w")
