@@ -155,6 +155,23 @@ extern "C" __global__ void outside(const int *in, int *out, int k)
     }
 }
 
+// a lane tail: only threads with %tid.x & 31 == 7 store, at the end of a region (in a
+// 2-D block whose rows are not a multiple of 32 wide)
+extern "C" __global__ void lane_tail(const int *in, int *out)
+{
+    __shared__ int s[64];
+    int x = threadIdx.x, y = threadIdx.y, w = blockDim.x;
+    int v = in[(blockIdx.x * blockDim.y + y) * w + x];
+    for (int i = y * w + x; i < 64; i += w * blockDim.y)
+        s[i] = -1;
+    __syncthreads();
+    v = v * 3 + y;
+    if ((x & 31) == 7)
+        s[(y * 2 + (x >> 5)) & 63] = v;
+    __syncthreads();
+    out[(blockIdx.x * blockDim.y + y) * w + x] = s[(y * 2 + (x >> 5)) & 63] + s[(y + 1) & 63];
+}
+
 // a row-wise tree in a 2-D block: the guards test %tid.x only, so with one row a region
 // loops over the threads that pass them, with several rows over all
 extern "C" __global__ void rows(const float *in, float *out)
@@ -199,6 +216,9 @@ def test_plans(ptx: str) -> None:
     assert len(plans["scan"].ranges) == 4  # the guard's region and 3 shuffles
     assert {r for _, r in plans["warp_one"].ranges} == {(32, 64)}
     assert len(plans["warp_one"].ranges) == 6
+    # `if (lane == 31) sums[warp] = v` ends a SIMD region: a lane tail
+    assert [lane for _, (_, lane, _) in plans["scan"].tails] == [31]
+    assert [lane for _, (_, lane, _) in plans["lane_tail"].tails] == [7]
     src = translate(ptx, "cpu-wave64")
     for name in plans:
         assert f"/* kernel {name}: " in src and "region loops" in src.split(
@@ -427,3 +447,29 @@ def test_prefetch_of_the_block_after_next(ptx: str) -> None:
     assert [a["x"] for a in addrs] == [4, 4]
     assert "ps_pb + 8)" in addrs[0]["1"] and "ps_pb + 16)" in addrs[1]["1"]
     assert all("c.ctaid_x" in a["1"] and "256" in a["1"] for a in addrs)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("block", [(48, 2), (64, 1), (7, 3)])
+def test_lane_tail_runs_for_its_lane_only(tmp_path: Path, ptx: str, target: str,
+                                          block: tuple[int, int]) -> None:
+    """The tail runs after the region's loop, for threads with %tid.x & 31 == 7 alone
+    (whatever the block's shape): every other shared slot keeps its -1."""
+    mod = build(ptx, target, tmp_path)
+    w, h = block
+    grid = 2
+    x = np.random.default_rng(11).integers(-1000, 1000, grid * w * h).astype(np.int32)
+    out = np.zeros_like(x)
+    mod.launch("lane_tail", (grid,), (w, h), [x, out])
+    v = x.reshape(grid, h, w).astype(np.int64) * 3 + np.arange(h)[None, :, None]
+    want = np.empty_like(v)
+    for b in range(grid):
+        s = np.full(64, -1, np.int64)
+        for yy in range(h):
+            for xx in range(w):
+                if xx & 31 == 7:
+                    s[(yy * 2 + (xx >> 5)) & 63] = v[b, yy, xx]
+        for yy in range(h):
+            for xx in range(w):
+                want[b, yy, xx] = s[(yy * 2 + (xx >> 5)) & 63] + s[(yy + 1) & 63]
+    np.testing.assert_array_equal(out, want.reshape(-1).astype(np.int32))

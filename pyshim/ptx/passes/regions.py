@@ -60,6 +60,12 @@ class RegionPlan:
     # regions whose instructions are plain arithmetic, non-volatile loads and stores and
     # branches: their thread loop may run threads in SIMD lockstep (a warp's schedule)
     simd: frozenset[int] = frozenset()
+    # SIMD region -> (end, K, start): the region ends in a tail that only threads with
+    # %tid.x & 31 == K run (`if (lane == 31) sums[warp] = v`), as `@%p bra end; <tail>;
+    # end:` (start "") or `@%p bra start; bra end; start: <tail>; end:`. The tail then runs
+    # after the region's SIMD loop, in a loop over those threads alone, rather than as
+    # masked scatters inside it
+    tails: tuple[tuple[int, tuple[str, int, str]], ...] = ()
 
     @property
     def count(self) -> int:
@@ -170,9 +176,10 @@ def plan(fn: ir.Function, lockstep_only: bool = False) -> RegionPlan | None:
     backward = any(name in labels and label_at[name] < i for i, name in branches)
     ranges = _guard_ranges(body, region, labels) if not backward else ()
     uniform, remat = _invariants(body)
+    simd = _simd_regions(body, region, sync_at)
+    tails = _lane_tails(body, region, simd, sync_at) if not backward else ()
     return RegionPlan(tuple(syncs), frozenset(labels), backward, ranges, frozenset(uniform),
-                      tuple((region[i], body[i].site) for i in remat),
-                      _simd_regions(body, region, sync_at))
+                      tuple((region[i], body[i].site) for i in remat), simd, tails)
 
 
 # what a thread may do in a region that runs its threads in SIMD lockstep: no atomics (a
@@ -260,6 +267,83 @@ def _invariants(body: list) -> tuple[set[str], list[int]]:
             remat.add(s.operands[0].name)
             where.append(i)
     return uniform, where
+
+
+# what a lane tail may hold: shared memory and plain arithmetic
+_TAIL_SAFE = frozenset(("mov", "add", "sub", "mul", "mad", "shl", "shr", "and", "or", "xor",
+                        "not", "cvt", "cvta", "selp", "min", "max", "ld", "st"))
+
+
+def _lane_tails(body: list, region: list[int], simd: frozenset[int],
+                sync_at: set[int]) -> tuple[tuple[int, tuple[str, int, str]], ...]:
+    """SIMD regions that end in a tail only threads with %tid.x & 31 == K run: `@%p bra end;
+    <tail>; end: <sync>` or nvcc's `@%p bra start; bra end; start: <tail>; end: <sync>`,
+    with %p a comparison of %tid.x & 31 with K and the tail shared loads and stores and
+    plain arithmetic."""
+    defs: dict[str, list] = {}
+    for s in body:
+        if type(s) is ir.Instruction:
+            for name in ir.written(s):
+                defs.setdefault(name, []).append(s)
+
+    def only_def(name: str):
+        d = defs.get(name, [])
+        return d[0] if len(d) == 1 and d[0].pred is None else None
+
+    def is_lane(name: str) -> bool:
+        d = only_def(name)
+        if (d is None or d.opcode != "and" or len(d.operands) != 3
+                or type(d.operands[1]) is not ir.Reg or type(d.operands[2]) is not ir.Imm
+                or d.operands[2].kind != "int" or int(d.operands[2].value) != 31):
+            return False
+        t = only_def(d.operands[1].name)
+        return (t is not None and t.opcode == "mov" and len(t.operands) == 2
+                and type(t.operands[1]) is ir.Reg and t.operands[1].name == "%tid.x")
+
+    def target(s) -> str | None:
+        ok = (type(s) is ir.Instruction and s.opcode == "bra" and s.operands
+              and isinstance(s.operands[0], ir.Sym) and s.operands[0].name in labels)
+        return s.operands[0].name if ok else None
+
+    labels = {s.name: i for i, s in enumerate(body) if type(s) is ir.Label}
+    out = []
+    n = len(body)
+    for i, s in enumerate(body):
+        first = target(s)
+        if first is None or s.pred is None or region[i] not in simd:
+            continue
+        # `@%p bra end` runs the tail when %p fails; `@%p bra start; bra end; start:` when
+        # it holds
+        start = ""
+        t = labels[first]
+        lo = i + 1
+        if (i + 2 < n and type(body[i + 2]) is ir.Label and body[i + 2].name == first
+                and target(body[i + 1]) is not None and body[i + 1].pred is None):
+            start, t, lo = first, labels[target(body[i + 1])], i + 3
+        end = t
+        while end + 1 < n and type(body[end + 1]) is ir.Label:
+            end += 1
+        if (t < lo or region[t] != region[i] or end + 1 >= n or end + 1 not in sync_at
+                or region[end + 1] != region[i]):
+            continue
+        tail = body[lo:t]
+        if not tail or any(type(x) is not ir.Instruction or x.opcode not in _TAIL_SAFE
+                           or "volatile" in x.mods
+                           or (x.opcode in ("ld", "st") and "shared" not in x.mods)
+                           for x in tail):
+            continue
+        setp = only_def(s.pred)
+        # the tail runs when the lane equals K
+        want = ("eq" if s.pred_neg else "ne") if not start else ("ne" if s.pred_neg else "eq")
+        if (setp is None or setp.opcode != "setp" or len(setp.mods) != 2
+                or setp.mods[1] not in ("s32", "u32", "b32") or setp.mods[0] != want
+                or len(setp.operands) != 3 or type(setp.operands[1]) is not ir.Reg
+                or not is_lane(setp.operands[1].name)
+                or type(setp.operands[2]) is not ir.Imm or setp.operands[2].kind != "int"
+                or not 0 <= int(setp.operands[2].value) < 32):
+            continue
+        out.append((region[i], (body[t].name, int(setp.operands[2].value), start)))
+    return tuple(out)
 
 
 # the threads a guard `setp.<cmp> %p, %tid.x, K; @%p bra <end of region>` lets through

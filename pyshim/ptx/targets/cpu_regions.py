@@ -99,6 +99,18 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     uniform = {cname_reg(x) for x in plan.uniform}
     remat = _remat(k, plan, used, fe)
     crossing = [x for x in crossing if x not in uniform and x not in remat]
+    # lane tails (passes/regions.py): what a tail reads or writes is kept per thread, so
+    # the loop over its threads after the region's loop finds it
+    tails: dict[int, tuple[str, int, str]] = {}
+    for j, (label, lane, start) in plan.tails:
+        tails[j] = (cname_label(label), lane, cname_label(start) if start else "")
+        split = _split_tail(regions[j], *tails[j][::2])
+        if split is None:
+            del tails[j]
+        else:
+            crossing += sorted({x for x in REG.findall(split[1])
+                                if x in types and x not in uniform} - set(crossing))
+    crossing.sort()
     cross = set(crossing)
     local = [f"    {types[n]} {n};" for n in types if n not in cross]
 
@@ -205,6 +217,9 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
             simd = "ctx" not in _INVARIANT.sub("", r)
         if simd:  # (in scalar loops clang's own vectorizer then chose masked code: slower)
             r = _pointer_addresses(r, adds)
+        tail = _split_tail(r, *tails[j][::2]) if simd and j in tails and not paths else None
+        if tail is not None:
+            r, tail_code = tail
         tids = "" if simd else "                c.tid_x = x; c.linear = ps_i;"
         lo_hi = "ps_lo = 0; ps_hi = nx;"
         if j in ranges and not paths:
@@ -258,6 +273,22 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                       "            }",
                       "        }",
                       "    if (trap) return trap;"]
+            if tail is not None:
+                lane = tails[j][1]
+                loops += [f"    /* region {j}: its tail, which only threads with %tid.x & 31 == "
+                          f"{lane} run */",
+                          "    for (uint32_t z = 0; z < nz; z++)",
+                          "        for (uint32_t y = 0; y < ny; y++) {",
+                          "            uint32_t ps_row = (z * ny + y) * nx;",
+                          "            c.tid_y = y; c.tid_z = z;",
+                          f"            for (uint32_t x = (ps_lo & ~31u) + {lane}u; x < ps_hi; "
+                          "x += 32) {",
+                          "                uint32_t ps_i = ps_row + x;",
+                          f"                if (x < ps_lo || ps_pc[ps_i] > {j}u) continue;",
+                          tail_code,
+                          "            }",
+                          "        }",
+                          "    if (trap) return trap;"]
         if j in shfl_end:
             if j not in inline:  # (inline: the next region reads the source lanes)
                 loops += _shfl_completion(shfl_insts[int(ends[j][5:])], constants)
@@ -361,6 +392,29 @@ def _remat(k: ir.Function, plan, used: list[set[str]], fe) -> dict[str, tuple[in
                 del out[name]
                 changed = True
     return out
+
+
+def _split_tail(r: str, label: str, start: str = "") -> tuple[str, str] | None:
+    """Region text `r` without the lane tail that ends at `label` (its guard gone, and with
+    `start`, the branch around it and its label), and the tail; None unless the guard and
+    that branch are the only ones to those labels and nothing but labels follows."""
+    to = start or label
+    guard = re.search(rf"^[^\n]*\{{ goto {re.escape(to)}; \}}[^\n]*\n", r, re.M)
+    if guard is None or r.count(f"goto {to};") != 1:
+        return None
+    begin = guard.end()
+    if start:  # then `goto label;` and `start: ;`, the tail after them
+        around = re.match(rf"\s*goto {re.escape(label)};\s*{re.escape(start)}: ;[^\n]*\n",
+                          r[begin:])
+        if around is None or r.count(f"goto {label};") != 1:
+            return None
+        begin += around.end()
+    elif f"goto {label};" in r[:guard.start()] + r[begin:]:
+        return None
+    end = r.find(f"{label}: ;", begin)
+    if end < 0 or re.sub(r"L_[\w$]+: ;|\s", "", r[end:]):
+        return None
+    return r[:guard.start()] + r[end:], r[begin:end]
 
 
 def _shfl_deposit(r: str, sv: str = "ps_sv", sep: str | None = "ps_sep",
