@@ -210,7 +210,10 @@ extern "C" __global__ void dk_warp(const int *in, int *out) {
     unsigned b = __ballot_sync(0xffffffffu, v & 1);
     int s = v;
     for (int o = 16; o; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-    out[t] = s ^ (int)b ^ (__shfl_up_sync(0xffffffffu, v, 3) << 8);
+    // lanes 2..7 read lanes 8..13, outside the shuffle: NVIDIA's GPUs give 0
+    int part = -1;
+    if ((threadIdx.x & 31) < 8) part = __shfl_down_sync(0xffu, v, 6);
+    out[t] = s ^ (int)b ^ (__shfl_up_sync(0xffffffffu, v, 3) << 8) ^ (part << 3);
 }
 extern "C" __global__ void dk_hist(const unsigned *in, unsigned *hist, int n) {
     __shared__ unsigned h[16];
