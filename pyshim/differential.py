@@ -187,7 +187,11 @@ def build_roundtrip(src: Path, work: Path) -> tuple[Path, Path]:
 def roundtrip_example(src: Path, work: Path) -> dict:
     """Step 4 for one example: its program from P and from P' under pyshim on the CPU
     device. Returns the two runs' outputs and the programs' paths."""
-    exe_p, exe_p2 = build_roundtrip(src, work)
+    return roundtrip_runs(*build_roundtrip(src, work))
+
+
+def roundtrip_runs(exe_p: Path, exe_p2: Path) -> dict:
+    """The programs from P and from P' under pyshim on the CPU device, and how they differ."""
     run_p, run_p2 = pyshim_run([str(exe_p)]), pyshim_run([str(exe_p2)])
     return {"exe_p": exe_p, "exe_p2": exe_p2, "rc_p": run_p.returncode,
             "rc_p2": run_p2.returncode, "out_p": run_p.stdout, "out_p2": run_p2.stdout,
@@ -411,14 +415,12 @@ def judge_example(entry: dict, base: Path, native: dict | None) -> dict:
         result["same_output"] = not diff
     result["cuda_target"] = entry["cuda_target"]
     if "exe_p2" in entry:
-        run_p = pyshim_run([str(base / entry["exe_p"])])
-        run_p2 = pyshim_run([str(base / entry["exe_p2"])])
-        differences = _differences(run_p.stdout, run_p2.stdout)
-        same = run_p.returncode == run_p2.returncode and not differences \
-            and f"PASS {name}" in run_p2.stdout
+        rt = roundtrip_runs(base / entry["exe_p"], base / entry["exe_p2"])
+        same = rt["rc_p"] == rt["rc_p2"] and not rt["differences"] \
+            and f"PASS {name}" in rt["out_p2"]
         result["roundtrip"] = "same" if same else \
-            {"rc": [run_p.returncode, run_p2.returncode], "differences": differences,
-             "stderr": run_p2.stderr[-400:]}
+            {"rc": [rt["rc_p"], rt["rc_p2"]], "differences": rt["differences"],
+             "stderr": rt["err_p2"][-400:]}
         if gpu is not None and "exe_p2" in native:
             gpu_p2 = native["exe_p2"]
             gdiff = _differences(gpu["stdout"], gpu_p2["stdout"])
@@ -537,11 +539,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.driver_run:  # the child of driver_check, under pyshim or NVIDIA's libcuda
         print(json.dumps(driver_run(Path(args.driver_run).read_text())))
         return 0
+    folder = args.native or (args.judge[0] if args.judge else None)
+    if folder is not None and not (folder / MANIFEST).is_file():
+        print(f"differential: {folder} is not a prepared folder (no {MANIFEST}; "
+              "make one with --prepare)", file=sys.stderr)
+        return 2
     if args.native:
         print(json.dumps(run_prepared_natively(args.native), indent=1))
         return 0
     if args.judge:
-        native = json.loads(args.judge[1].read_text())
+        try:
+            native = json.loads(args.judge[1].read_text())
+        except (OSError, ValueError) as exc:
+            print(f"differential: cannot read the native runs {args.judge[1]}: {exc}",
+                  file=sys.stderr)
+            return 2
         results, driver = judge_prepared(args.judge[0], native)
         return report(results, driver, native.get("gpu"), args.json)
     if shutil.which("nvcc") is None:

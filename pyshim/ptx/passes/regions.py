@@ -269,6 +269,16 @@ def _invariants(body: list) -> tuple[set[str], list[int]]:
     return uniform, where
 
 
+def _definitions(body: list) -> dict[str, list]:
+    """Every register's defining instructions (a vector load's {%r1, %r2} defines both)."""
+    defs: dict[str, list] = {}
+    for s in body:
+        if type(s) is ir.Instruction:
+            for name in ir.written(s):
+                defs.setdefault(name, []).append(s)
+    return defs
+
+
 # what a lane tail may hold: shared memory and plain arithmetic
 _TAIL_SAFE = frozenset(("mov", "add", "sub", "mul", "mad", "shl", "shr", "and", "or", "xor",
                         "not", "cvt", "cvta", "selp", "min", "max", "ld", "st"))
@@ -280,11 +290,7 @@ def _lane_tails(body: list, region: list[int], simd: frozenset[int],
     <tail>; end: <sync>` or nvcc's `@%p bra start; bra end; start: <tail>; end: <sync>`,
     with %p a comparison of %tid.x & 31 with K and the tail shared loads and stores and
     plain arithmetic."""
-    defs: dict[str, list] = {}
-    for s in body:
-        if type(s) is ir.Instruction:
-            for name in ir.written(s):
-                defs.setdefault(name, []).append(s)
+    defs = _definitions(body)
 
     def only_def(name: str):
         d = defs.get(name, [])
@@ -367,12 +373,10 @@ def _guard_ranges(body: list, region: list[int],
         return ()  # (most kernels: no region opens with a comparison)
     # register -> (s, how): it holds %tid.x >> s ("shr") or %tid.x & -(1 << s) ("and")
     tid_of: dict[str, tuple[int, str]] = {}
-    defs: dict[str, int] = {}
+    defs = _definitions(body)
     for s in body:
         if type(s) is not ir.Instruction:
             continue
-        for name in ir.written(s):  # (a vector load's {%r1, %r2} defines them too)
-            defs[name] = defs.get(name, 0) + 1
         if s.operands and type(s.operands[0]) is ir.Reg:
             if (s.opcode == "mov" and s.pred is None and len(s.operands) == 2
                     and type(s.operands[1]) is ir.Reg and s.operands[1].name == "%tid.x"):
@@ -388,7 +392,7 @@ def _guard_ranges(body: list, region: list[int],
                 tid_of[s.operands[0].name] = (k, "shr")
             elif s.opcode == "and" and -(1 << 30) <= k < 0 and (-k) & (-k - 1) == 0:
                 tid_of[s.operands[0].name] = ((-k).bit_length() - 1, "and")
-    tid_of = {r: v for r, v in tid_of.items() if defs[r] == 1}
+    tid_of = {r: v for r, v in tid_of.items() if len(defs[r]) == 1}
     mentions: dict[str, int] = {}  # every register's count of mentions, once a guard needs it
     label_region = {b.name: region[j] for j, b in enumerate(body) if type(b) is ir.Label}
     starts_by_label = {label_region[x] for x in labels if x in label_region}

@@ -233,14 +233,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
             # one vector of threads per step: blocks are often only 16 or 32 wide
             pragma = [f'            _Pragma("omp simd {red}")',
                       '            _Pragma("clang loop interleave_count(1)")']
-        head = [f"    {lo_hi}",
-                "    for (uint32_t z = 0; z < nz; z++)",
-                "        for (uint32_t y = 0; y < ny; y++) {",
-                "            uint32_t ps_row = (z * ny + y) * nx;",
-                "            c.tid_y = y; c.tid_z = z;",
-                *pragma,
-                "            for (uint32_t x = ps_lo; x < ps_hi; x++) {",
-                "                uint32_t ps_i = ps_row + x;"]
+        head = [f"    {lo_hi}", *_row_loops(pragma, "x = ps_lo; x < ps_hi; x++")]
         if paths:
             loops += [f"ps_r{j}: {{  /* region {j} */",
                       "    uint32_t ps_fall = 0;",
@@ -277,13 +270,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                 lane = tails[j][1]
                 loops += [f"    /* region {j}: its tail, which only threads with %tid.x & 31 == "
                           f"{lane} run */",
-                          "    for (uint32_t z = 0; z < nz; z++)",
-                          "        for (uint32_t y = 0; y < ny; y++) {",
-                          "            uint32_t ps_row = (z * ny + y) * nx;",
-                          "            c.tid_y = y; c.tid_z = z;",
-                          f"            for (uint32_t x = (ps_lo & ~31u) + {lane}u; x < ps_hi; "
-                          "x += 32) {",
-                          "                uint32_t ps_i = ps_row + x;",
+                          *_row_loops([], f"x = (ps_lo & ~31u) + {lane}u; x < ps_hi; x += 32"),
                           f"                if (x < ps_lo || ps_pc[ps_i] > {j}u) continue;",
                           tail_code,
                           "            }",
@@ -392,6 +379,18 @@ def _remat(k: ir.Function, plan, used: list[set[str]], fe) -> dict[str, tuple[in
                 del out[name]
                 changed = True
     return out
+
+
+def _row_loops(pragma: list[str], x_loop: str) -> list[str]:
+    """The opening lines of a loop over the block's threads: rows (z, y), then `x_loop`
+    (the text inside `for (uint32_t ...)`), marked by `pragma`; ps_i is the thread."""
+    return ["    for (uint32_t z = 0; z < nz; z++)",
+            "        for (uint32_t y = 0; y < ny; y++) {",
+            "            uint32_t ps_row = (z * ny + y) * nx;",
+            "            c.tid_y = y; c.tid_z = z;",
+            *pragma,
+            f"            for (uint32_t {x_loop}) {{",
+            "                uint32_t ps_i = ps_row + x;"]
 
 
 def _split_tail(r: str, label: str, start: str = "") -> tuple[str, str] | None:
