@@ -172,6 +172,21 @@ extern "C" __global__ void lane_tail(const int *in, int *out)
     out[(blockIdx.x * blockDim.y + y) * w + x] = s[(y * 2 + (x >> 5)) & 63] + s[(y + 1) & 63];
 }
 
+// a guard on %tid.x that ends inside a warp: lanes 36..39 shuffle down from lanes 40..43,
+// which skip the shuffle (they read 0); in a 2-D block the guard applies row by row
+extern "C" __global__ void ranged(const int *in, int *out)
+{
+    __shared__ int s[128], r[128];
+    int t = threadIdx.y * blockDim.x + threadIdx.x;
+    s[t] = in[t] * 3;
+    r[t] = -1;
+    __syncthreads();
+    if (threadIdx.x < 40)
+        r[t] = __shfl_down_sync(0xffffffffu, s[t], 4);
+    __syncthreads();
+    out[t] = r[t];
+}
+
 // a row-wise tree in a 2-D block: the guards test %tid.x only, so with one row a region
 // loops over the threads that pass them, with several rows over all
 extern "C" __global__ void rows(const float *in, float *out)
@@ -406,6 +421,27 @@ def test_a_lane_outside_the_shuffle_reads_zero(tmp_path: Path, ptx: str, target:
     sums = np.zeros(blocks, np.int32)
     mod.launch("masked_tail", (blocks,), (256,), [x, sums])
     np.testing.assert_array_equal(sums, x.reshape(blocks, 256).sum(axis=1))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("block", [(64, 1), (48, 2)])
+def test_a_guard_range_ending_inside_a_warp(tmp_path: Path, ptx: str, target: str,
+                                            block: tuple[int, int]) -> None:
+    """A region loop runs only the guard's range in a 1-D block; the lanes of its last
+    warp past the range never run the loop, yet a lane in range shuffling from them reads
+    0 (and in a 2-D block, with the guard row by row, the same)."""
+    plans = {k.name: k.info.get("regions") for k in run_passes(parse(ptx)).kernels}
+    assert (0, 40) in {r for _, r in plans["ranged"].ranges}
+    mod = build(ptx, target, tmp_path)
+    w, h = block
+    x = np.random.default_rng(12).integers(-1000, 1000, w * h).astype(np.int32)
+    out = np.zeros_like(x)
+    mod.launch("ranged", (1,), block, [x, out])
+    t = np.arange(w * h)
+    took = t % w < 40
+    want = _shuffled(3 * x.astype(np.int64), t + 4, t % 32 + 4 < 32, took)
+    np.testing.assert_array_equal(out, np.where(took, want, -1).astype(np.int32))
+    assert (want[took & (t % 32 + 4 < 32)] == 0).any()
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -114,18 +114,18 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     cross = set(crossing)
     local = [f"    {types[n]} {n};" for n in types if n not in cross]
 
-    def reg(m: re.Match) -> str:
-        n = m.group(1)
-        return f"ps_s_{n}[ps_i]" if n in cross else n
-
     nreg = len(regions)
     # shuffles complete from per-thread arrays (ps_shfl_complete) instead of the generic
     # collective records: the regions around them stay free of the context, so SIMD
     shfl_insts = {s.site: s for s in k.body or () if type(s) is ir.Instruction
                   and s.opcode == "shfl"}
     shfl_end: set[int] = set()
-    # region -> (arrays, mark, mode, d, whether every thread deposits)
-    inline: dict[int, tuple[str, int, str, int, bool]] = {}
+    # region -> (the array the next region reads the source lanes from, mode, d)
+    inline: dict[int, tuple[str, str, int]] = {}
+    # crossing registers whose own arrays a shuffle's reader reads (no copy): guarded
+    aliased: set[str] = set()
+    # arrays a shuffle's reader may read past the block's last thread: zeroed there
+    zero_tail: set[str] = set()
     constants = _constant_regs(k, plan)
     adds = _base_offset_adds(k)
     # branches back to an earlier region (loops across regions): a region counter per thread
@@ -165,41 +165,70 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                 return done
             return m.group(0)
 
+        end = ends.get(j, "")
+        const = None
+        if end.startswith("coll:") and int(end[5:]) in shfl_insts and not paths:
+            const = _const_shfl(shfl_insts[int(end[5:])], constants)
+        # every thread of the block reaches the shuffle: none has left, none is ruled out by
+        # a guard range, none branches away in this region
+        full = (const is not None and not exited and j not in ranges
+                and not any(m.group(1) in start_of or m.group(1) in exit_gotos
+                            for m in _GOTO.finditer(r))
+                and "return 0;" not in r)
+        # the shuffled register's own array serves as the source lanes when every thread
+        # deposits and the next region does not assign it
+        source = _shfl_source_reg(r) if full else None
+        if (source is None or source not in cross or types[source] not in _WORD
+                or j + 1 >= nreg or re.search(rf"L->r\.{source} =|&L->r\.{source}\b",
+                                              regions[j + 1])):
+            source = None
+        # registers no later region (nor this one's tail) reads: locals of this region's
+        # loop, loaded from their arrays as it opens, instead of stores nobody reads
+        later = set().union(*used[j + 1:]) if j + 1 < nreg else set()
+        if j in tails:
+            later |= set(REG.findall(_split_tail(regions[j], *tails[j][::2])[1]))
+        own = set() if paths else {x for x in used[j] & cross if x not in later
+                                   and x != source}
+
+        def reg(m: re.Match, own: set[str] = own) -> str:
+            n = m.group(1)
+            return f"ps_s_{n}[ps_i]" if n in cross and n not in own else n
+
         need = {x for x in used[j] if x in remat and remat[x][0] < j}
         for x in sorted(remat, key=lambda x: -remat[x][1]):  # dependencies first, backwards
             if x in need:
                 need |= remat[x][2] & remat.keys()
-        pre = "".join(REG.sub(reg, fe.remat_code[remat[x][1]]) + "\n"
-                      for x in sorted(need, key=lambda x: remat[x][1]))
+        pre = "".join(f"{types[x]} {x} = ps_s_{x}[ps_i];\n" for x in sorted(own))
+        pre += "".join(REG.sub(reg, fe.remat_code[remat[x][1]]) + "\n"
+                       for x in sorted(need, key=lambda x: remat[x][1]))
         r = pre + REG.sub(reg, r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
         if j - 1 in shfl_end:  # the shuffle's result, as the region opens
             if j - 1 in inline:
-                arr, mark, mode, d, full = inline[j - 1]
-                res = _shfl_read(arr, mark if not full else None, mode, d)
+                arr, mode, d = inline[j - 1]
+                res = _shfl_read(arr, mode, d)
                 ok = f"({_shfl_source(mode, d, 'ps_i', '(ps_i & 31u)')[0]})"
             else:
                 res, ok = "ps_sres[ps_i]", "(ps_sok[ps_i] != 0)"
             r = r.replace("(uint32_t)coll[ps_i].res", res, 1).replace(
                 "(coll[ps_i].valid != 0)", ok, 1)
-        end = ends.get(j, "")
+        zero = None  # the shuffle array a thread that does not deposit zeroes
         if end.startswith("coll:") and int(end[5:]) in shfl_insts:
-            const = None if paths else _const_shfl(shfl_insts[int(end[5:])], constants)
             if const is not None:
                 # regions run once each, in order: the next region reads the source lane
-                # itself; consecutive shuffles alternate two sets of arrays. Where every
-                # thread of the block reaches the shuffle (none has left, none is ruled out
-                # by a guard range, none branches away in this region) every source lane
-                # took part; otherwise each shuffle marks its deposits with its own number
-                arr = "AB"[len(inline) % 2]
-                full = (not exited and j not in ranges
-                        and not any(m.group(1) in start_of or m.group(1) in exit_gotos
-                                    for m in _GOTO.finditer(r))
-                        and "return 0;" not in r)
-                deposit = _shfl_deposit(r, f"ps_sv{arr}",
-                                        None if full else f"ps_sep{arr}",
-                                        f"{len(inline) + 1}u", ok=None)
+                # itself, from the shuffled register's array or from one of two arrays the
+                # shuffles alternate. A thread that does not reach the shuffle zeroes its
+                # element, so a lane reading it gets 0, as on NVIDIA's GPUs
+                arr = f"ps_sv{'AB'[len(inline) % 2]}"
+                deposit = _shfl_deposit(r, arr, None, ok=None)
+                if deposit is not None and source is not None:
+                    deposit = deposit.replace(f"{arr}[ps_i] = (uint32_t)ps_s_{source}[ps_i];",
+                                              "", 1)
+                    arr = f"ps_s_{source}"
+                    aliased.add(source)
                 if deposit is not None:
-                    inline[j] = (arr, len(inline) + 1, *const, full)
+                    inline[j] = (arr, *const)
+                    zero_tail.add(arr)
+                    zero = None if full else arr
             else:
                 deposit = _shfl_deposit(r)
             if deposit is not None:
@@ -257,6 +286,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         else:
             loops += [f"    /* region {j} */",
                       *head,
+                      f"                {zero}[ps_i] = 0;" if zero else "",
                       f"                if (ps_pc[ps_i] > {j}u) continue;" if exited else "",
                       tids,
                       r,
@@ -266,6 +296,13 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                       "            }",
                       "        }",
                       "    if (trap) return trap;"]
+            if zero is not None and j in ranges:
+                # the lanes of the range's warps that the loop did not visit
+                loops += ["    if (ny == 1 && nz == 1) {",
+                          f"        for (uint32_t x = ps_lo & ~31u; x < ps_lo; x++) {zero}[x] = 0;",
+                          "        for (uint32_t x = ps_hi; x < n && x < ((ps_hi + 31u) & ~31u);"
+                          f" x++) {zero}[x] = 0;",
+                          "    }"]
             if tail is not None:
                 lane = tails[j][1]
                 loops += [f"    /* region {j}: its tail, which only threads with %tid.x & 31 == "
@@ -287,12 +324,18 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         loops.append("    return 0;")
     static = k.info.get("shared_size", 0)
     arrays = []
+    sizes = []
     for nm in crossing:
         # restrict: the kernel cannot address these arrays (they are the pyshim's own)
+        if nm in aliased:  # a shuffle's source lanes: 32 guard elements each side
+            arrays += [f"    {types[nm]} *restrict ps_s_{nm} = ({types[nm]} *)(ps_buf + ps_off)"
+                       " + 32;",
+                       "    ps_off += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;"]
+            sizes.append("    ps_size += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;")
+            continue
         arrays += [f"    {types[nm]} *restrict ps_s_{nm} = ({types[nm]} *)(ps_buf + ps_off);",
                    f"    ps_off += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;"]
-    sizes = [f"    ps_size += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;"
-             for nm in crossing]
+        sizes.append(f"    ps_size += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;")
     # the collective records only for collectives that are not shuffles completed from
     # the shuffle arrays (and for any text still naming them)
     colls = any(e.startswith("coll") and j not in shfl_end for j, e in ends.items()) or any(
@@ -319,13 +362,12 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                    *_guarded_arrays(("ps_sep", "ps_ss", "ps_sv", "ps_sres")),
                    "    uint8_t *restrict ps_sok = ps_buf + ps_off;",
                    "    ps_off += ((uint64_t)n + 63) & ~63ull;"]
-    if inline:
-        # values read from outside the block are never picked (the shuffle's condition):
-        # only the marks, which are, start zeroed, and only if some shuffle needs them
-        marks = not all(v[-1] for v in inline.values())
-        sizes.append("    ps_size += 4 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull);")
+    if any(v[0].startswith("ps_sv") for v in inline.values()):
+        sizes.append("    ps_size += 2 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull);")
         arrays += _guarded_arrays(("ps_svA", "ps_svB"), zero=False)
-        arrays += _guarded_arrays(("ps_sepA", "ps_sepB"), zero=marks)
+    # a shfl.down past the block's last thread reads 0 there (a lane past a partial warp's
+    # end); below the first thread the shuffle's condition never picks the value
+    arrays += [f"    memset({x} + n, 0, 32 * 4);" for x in sorted(zero_tail)]
     return "\n".join([
         f"/* kernel {k.name}: {nreg} region loops */",
         f"static int k{index}_run_block(const pyshim_launch *lp, const pyshim_block *b,"
@@ -508,16 +550,26 @@ def _guarded_arrays(names: tuple[str, ...], zero: bool = True) -> list[str]:
             "    } }"]
 
 
-def _shfl_read(arr: str, mark: int | None, mode: str, d: int) -> str:
-    """The value thread ps_i reads from constant shuffle number `mark` (deposited in the
-    arrays `arr` by the region before): out of range, its own; else its source lane's if
-    that thread took part (all that exist did, when `mark` is None), else 0, as NVIDIA's
-    GPUs return for a lane outside the shuffle. Every value is loaded and one picked: a
-    vector of threads then reads contiguous vectors instead of gathering."""
-    inr, exists, at = _shfl_source(mode, d, "ps_i", "(ps_i & 31u)")
-    took = exists if mark is None else f"ps_sep{arr}[{at}] == {mark}u"
-    src = f"ps_sv{arr}[{at}]" if took is None else f"ps_pick32({took}, ps_sv{arr}[{at}], 0u)"
-    return f"ps_pick32({inr}, {src}, ps_sv{arr}[ps_i])"
+def _shfl_read(arr: str, mode: str, d: int) -> str:
+    """The value thread ps_i reads from a constant shuffle deposited in array `arr` by the
+    region before: out of range, its own; else its source lane's element, which a lane
+    that did not take part (or past the block's end) left 0, as NVIDIA's GPUs return for a
+    lane outside the shuffle. Both values are loaded and one picked: a vector of threads
+    then reads contiguous vectors instead of gathering."""
+    inr, _exists, at = _shfl_source(mode, d, "ps_i", "(ps_i & 31u)")
+    return f"ps_pick32({inr}, {arr}[{at}], {arr}[ps_i])"
+
+
+# register types a shuffle's source array may have (shfl is .b32)
+_WORD = frozenset(("uint32_t", "int32_t"))
+_SOURCE = re.compile(r"ctx->coll\[PS_LINEAR\(ctx\)\]\.val = L->r\.(\w+);")
+
+
+def _shfl_source_reg(r: str) -> str | None:
+    """The register (C name) a region's closing shuffle deposits, if it is a plain
+    register."""
+    found = _SOURCE.findall(r)
+    return found[-1] if len(found) == 1 else None
 
 
 def _constant_regs(k: ir.Function, plan) -> dict[str, int]:
