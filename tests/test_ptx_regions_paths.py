@@ -187,6 +187,18 @@ extern "C" __global__ void ranged(const int *in, int *out)
     out[t] = r[t];
 }
 
+// `i < n` on the load and again on the store, around a barrier: a block whose threads all
+// pass both runs the regions without them
+extern "C" __global__ void guarded(int n, const int *in, int *out)
+{
+    __shared__ int s[256];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    s[threadIdx.x] = i < n ? in[i] : 1000;
+    __syncthreads();
+    if (i < n)
+        out[i] = s[threadIdx.x] + 2 * s[blockDim.x - 1 - threadIdx.x];
+}
+
 // a row-wise tree in a 2-D block: the guards test %tid.x only, so with one row a region
 // loops over the threads that pass them, with several rows over all
 extern "C" __global__ void rows(const float *in, float *out)
@@ -442,6 +454,25 @@ def test_a_guard_range_ending_inside_a_warp(tmp_path: Path, ptx: str, target: st
     want = _shuffled(3 * x.astype(np.int64), t + 4, t % 32 + 4 < 32, took)
     np.testing.assert_array_equal(out, np.where(took, want, -1).astype(np.int32))
     assert (want[took & (t % 32 + 4 < 32)] == 0).any()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_blocks_inside_the_guard_run_without_it(tmp_path: Path, ptx: str, target: str) -> None:
+    """Region loops decide once per block that no thread takes `i >= n` (cpu_guards.py):
+    inner blocks run unguarded copies of both regions, the last block the guarded ones,
+    which neither read past n nor write there."""
+    if target == "cpu-wave64":
+        src = translate(ptx, target).split("/* kernel guarded: ")[1].split("/* kernel ")[0]
+        assert "region loops" in src.splitlines()[0] and "if (ps_gk0) {" in src
+    mod = build(ptx, target, tmp_path)
+    n, grid = 600, 3
+    x = np.random.default_rng(13).integers(-1000, 1000, grid * 256).astype(np.int32)
+    out = np.full(grid * 256, -7, np.int32)
+    mod.launch("guarded", (grid,), (256,), [n, x, out])
+    s = np.where(np.arange(grid * 256) < n, x, 1000).reshape(grid, 256)
+    want = (s + 2 * s[:, ::-1]).reshape(-1)
+    np.testing.assert_array_equal(out[:n], want[:n])
+    assert (out[n:] == -7).all()
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -361,3 +361,50 @@ def fast_body(body: str, p: Plan) -> str | None:
     if body.count("\n") > MAX_LINES:
         return None
     return "".join(out) + body[at:]
+
+
+@dataclass(slots=True)
+class BranchGuards:
+    setup: list[str]                      # C statements in run_block, then
+    never: dict[tuple[str, bool], str]    # (predicate C name, negated) -> C: no thread of
+    #                                       the block takes a branch on it
+
+
+def branch_guards(k: ir.Function) -> BranchGuards | None:
+    """For region loops: the branches anywhere in kernel k on a predicate defined once, in
+    the straight-line opening, as a comparison of values affine in the thread index (nvcc's
+    `i < n` tested again around a kernel's last store), with the C condition that no thread
+    of the block takes each; None if there are none."""
+    body = k.body or []
+    count: dict[str, int] = {}
+    for s in body:
+        if type(s) is ir.Instruction:
+            for name in ir.written(s):
+                count[name] = count.get(name, 0) + 1
+    an = _Analysis(k)
+    for s in body:
+        if type(s) is ir.Label:
+            break
+        if type(s) is not ir.Instruction:
+            continue
+        if s.opcode in ("ret", "exit", "brx", "call"):
+            break
+        if s.opcode != "bra":
+            an.step(s)
+    em = _Emitter()
+    never: dict[tuple[str, bool], str] = {}
+    for s in body:
+        if (type(s) is ir.Instruction and s.opcode == "bra" and s.pred is not None
+                and count.get(s.pred) == 1):
+            p = an.env.get(s.pred)
+            key = (cname_reg(s.pred), s.pred_neg)
+            if isinstance(p, (Cmp, Logic)) and key not in never:
+                never[key] = em.never(p, not s.pred_neg)
+    if not never:
+        return None
+    setup = ["    int ps_ovf = 0;", *em.setup]
+    if any("ps_ovf" in x for x in em.setup):
+        never = {key: f"(!ps_ovf && {c})" for key, c in never.items()}
+    else:
+        setup = setup[1:]
+    return BranchGuards(setup, never)

@@ -21,7 +21,7 @@ from pyshim.ptx import ir, pointer_regs
 from pyshim.ptx.function import cname_label, cname_reg
 from pyshim.ptx.layout import param_layout
 from pyshim.ptx.passes.regions import exit_labels
-from pyshim.ptx.targets import cpu_prefetch
+from pyshim.ptx.targets import cpu_guards, cpu_prefetch
 from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK
 
 _BARRIER = re.compile(r"\{ return (\d+)u; \} ps_at_\1: ;")
@@ -142,10 +142,15 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                   *(f"    case {j}u: goto ps_r{j};" for j in range(nreg)),
                   "    default: return 0;",
                   "    }"]
-    exits = False
+    exits = False  # whether some thread may have left
+    ahead = -1     # the furthest region a branch so far goes to
     ranges = dict(plan.ranges)
+    # branches no thread of a block may take, decided once per block (cpu_guards.py)
+    guards = None if paths else cpu_guards.branch_guards(k)
+    guard_names = {key: f"ps_gk{i}" for i, key in enumerate(guards.never)} if guards else {}
     for j, r in enumerate(regions):
-        exited = exits  # whether threads may have left before this region
+        # whether some thread may wait beyond this region: it has left, or branched past
+        exited = exits or ahead > j
         leave = f"goto ps_next_{j};"
         done = (f"{{ ps_pc[ps_i] = 0xffffffffu; {leave} }}" if paths
                 else f"goto ps_exit_{j};")
@@ -234,11 +239,12 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
             if deposit is not None:
                 r = deposit
                 shfl_end.add(j)
-        r2 = _GOTO.sub(jump, r)
-        r2 = r2.replace("return 0;", done)
-        if r2 != r:
-            exits = True
-        r = r2
+        for m in _GOTO.finditer(r):
+            if m.group(1) in start_of:
+                ahead = max(ahead, start_of[m.group(1)])
+            exits = exits or m.group(1) in exit_gotos
+        exits = exits or "return 0;" in r
+        r = _GOTO.sub(jump, r).replace("return 0;", done)
         if re.search(r"\breturn\b", r):
             return None
         if simd:
@@ -284,18 +290,29 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
             # region, which they would run anyway (ps_pc <= j + 1)
             loops.append(f"    /* region {j}: nothing to run */")
         else:
-            loops += [f"    /* region {j} */",
-                      *head,
-                      f"                {zero}[ps_i] = 0;" if zero else "",
-                      f"                if (ps_pc[ps_i] > {j}u) continue;" if exited else "",
-                      tids,
-                      r,
-                      f"                goto ps_next_{j};",
-                      f"                ps_exit_{j}: ps_pc[ps_i] = 0xffffffffu;",
-                      f"                ps_next_{j}: ;",
-                      "            }",
-                      "        }",
-                      "    if (trap) return trap;"]
+            opening = [*head,
+                       f"                {zero}[ps_i] = 0;" if zero else "",
+                       f"                if (ps_pc[ps_i] > {j}u) continue;" if exited else "",
+                       tids]
+            closing = [f"                goto ps_next_{j};",
+                       # (after the last region nobody reads the exit mark)
+                       f"                ps_exit_{j}: "
+                       + ("ps_pc[ps_i] = 0xffffffffu;" if j + 1 < nreg else ";"),
+                       f"                ps_next_{j}: ;",
+                       "            }",
+                       "        }"]
+            fast, conds = _unguarded(r, guard_names)
+            loops.append(f"    /* region {j} */")
+            if conds:
+                # a block where no thread takes these branches (the `i < n` of most
+                # kernels, tested again around the last store) runs a copy without them:
+                # no masked loads and stores, which streamed at half the speed
+                loops += [f"    if ({' && '.join(conds)}) {{",
+                          *(_FAST_LABEL.sub(r"\1_f", x) for x in [*opening, fast, *closing]),
+                          "    } else {", *opening, r, *closing, "    }"]
+            else:
+                loops += [*opening, r, *closing]
+            loops.append("    if (trap) return trap;")
             if zero is not None and j in ranges:
                 # the lanes of the range's warps that the loop did not visit
                 loops += ["    if (ny == 1 && nz == 1) {",
@@ -381,6 +398,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         "    const uint32_t nx = c.ntid_x, ny = c.ntid_y, nz = c.ntid_z, n = c.nthreads;",
         "    uint32_t ps_j = 0, ps_lo, ps_hi;",
         "    (void)ps_j; (void)ps_lo; (void)ps_hi;",
+        *_guard_setup(guards, guard_names, loops),
         prologue,
         *local,
         "    uint64_t ps_size = ((uint64_t)n * 4 + 63) & ~63ull;",
@@ -395,6 +413,18 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         *arrays,
         *loops,
         "}"])
+
+
+def _guard_setup(guards, names: dict[tuple[str, bool], str], loops: list[str]) -> list[str]:
+    """run_block lines computing the block-level conditions the region loops test."""
+    used = [(key, name) for key, name in names.items()
+            if any(f"if ({name}" in x or f" && {name}" in x for x in loops)]
+    if not used:
+        return []
+    return ["    const int64_t ps_box[3] = {(int64_t)nx - 1, (int64_t)ny - 1, (int64_t)nz - 1};",
+            *guards.setup,
+            *(f"    const int {name} = nx && ny && nz && {guards.never[key]};"
+              for key, name in used)]
 
 
 def _remat(k: ir.Function, plan, used: list[set[str]], fe) -> dict[str, tuple[int, int, set[str]]]:
@@ -456,6 +486,28 @@ def _split_tail(r: str, label: str, start: str = "") -> tuple[str, str] | None:
     if end < 0 or re.sub(r"L_[\w$]+: ;|\s", "", r[end:]):
         return None
     return r[:guard.start()] + r[end:], r[begin:end]
+
+
+_BRANCH = re.compile(r"if \((!?)(?:ps_s_)?(r_\w+)(?:\[ps_i\])?\) "
+                     r"\{ (?:goto [\w$]+;|\{ [^{}]* \}) \}")
+_FAST_LABEL = re.compile(r"\b(L_[\w$]+|ps_exit_\d+|ps_next_\d+)\b")
+
+
+def _unguarded(r: str, names: dict[tuple[str, bool], str]) -> tuple[str, list[str]]:
+    """Region text `r` without its branches on predicates that `names` maps (with the
+    negation) to a block-level condition that no thread takes them, and those
+    conditions."""
+    conds: list[str] = []
+
+    def drop(m: re.Match) -> str:
+        name = names.get((m.group(2), m.group(1) == "!"))
+        if name is None:
+            return m.group(0)
+        if name not in conds:
+            conds.append(name)
+        return ""
+
+    return _BRANCH.sub(drop, r), conds
 
 
 def _shfl_deposit(r: str, sv: str = "ps_sv", sep: str | None = "ps_sep",
