@@ -488,17 +488,25 @@ def test_shuffle_up_keeps_the_value_of_the_first_lanes(tmp_path: Path, ptx: str,
 
 
 def test_prefetch_of_the_block_after_next(ptx: str) -> None:
-    """Region loops prefetch, for the block two along %ctaid.x, the footprint of each global
-    access whose address is affine in %tid and %ctaid (cpu_prefetch.py): scan reads 4 bytes
-    per thread from `in` (a read) and writes as many to `out` (a write); the other kernels'
-    blocks keep working (every test above runs with the hints, also past the grid's end)."""
+    """The CPU device prefetches, for the block two along %ctaid.x, the footprint of each
+    global access whose address is affine in %tid and %ctaid (cpu_prefetch.py): scan reads
+    4 bytes per thread from `in` (a read) and writes as many to `out` (a write); a 2-D
+    block's footprint goes row by row. The other kernels' blocks keep working (every test
+    above runs with the hints, also past the grid's end)."""
     from pyshim.ptx.targets import cpu_prefetch
 
     kernels = {k.name: k for k in run_passes(parse(ptx)).kernels}
     lines = cpu_prefetch.lines(kernels["scan"])
-    calls = [x.strip() for x in lines if "ps_prefetch_span(" in x]
+    calls = [x.strip() for x in lines if "ps_prefetch_box(" in x]
     assert len(calls) == 2
     assert calls[0].endswith(", 0);") and calls[1].endswith(", 1);")  # in: read, out: write
+    assert all(", (int64_t)4, (int64_t)0, (int64_t)0, ps_box, 4, " in x for x in calls)
+    # rows: in[(blockIdx.x * blockDim.y + ty) * 32 + tx], 4 bytes along x and 128 along y;
+    # out[blockIdx.x * blockDim.y + ty], 4 along y only
+    rows = [x.strip() for x in cpu_prefetch.lines(kernels["rows"]) if "ps_prefetch_box(" in x]
+    assert len(rows) == 2
+    assert ", (int64_t)4, (int64_t)128, (int64_t)0, ps_box, 4, 0);" in rows[0]
+    assert ", (int64_t)0, (int64_t)4, (int64_t)0, ps_box, 4, 1);" in rows[1]
     setup = [x for x in lines if "const int64_t ps_g" in x]
     assert setup and all("((int64_t)c.ctaid_x + 2)" in x for x in setup)
     an = cpu_prefetch._Addresses(kernels["scan"])

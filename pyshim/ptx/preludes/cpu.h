@@ -306,14 +306,27 @@ PS_FN int64_t ps_cmul(int64_t a, int64_t b, int *ovf) {
 PS_FN int ps_aff_s32(int64_t lo, int64_t hi) { return lo >= INT32_MIN && hi <= INT32_MAX; }
 PS_FN int ps_aff_u31(int64_t lo, int64_t hi) { return lo >= 0 && hi <= INT32_MAX; }
 
-/* ---- region loops: prefetch a later block's footprint (targets/cpu_prefetch.py); a
- * span past 16 KB is a strided pattern and is left to the hardware ---- */
-PS_FN void ps_prefetch_span(const uint8_t *p, int64_t span, int write) {
-    if (span <= 0 || span > 16384) return;
-    for (int64_t k = 0; k < span; k += 64) {
-        if (write) __builtin_prefetch(p + k, 1, 3);
-        else __builtin_prefetch(p + k, 0, 3);
-    }
+/* ---- prefetch a later block's footprint (targets/cpu_prefetch.py): an access of `width`
+ * bytes at p + cx * x + cy * y + cz * z over the block's box of thread indices, row by row
+ * along x. Nothing when a row spans more than 16 KB (a strided pattern, left to the
+ * hardware) or the box has more than 64 rows. The addresses are integers until prefetched:
+ * a hint at a wrong address (past the grid's end) costs a wasted line, never a fault ---- */
+PS_FN void ps_prefetch_box(uint64_t p, int64_t cx, int64_t cy, int64_t cz,
+                           const int64_t box[3], int64_t width, int write) {
+    const int64_t ax = cx < 0 ? -cx : cx;
+    if (box[0] < 0 || box[1] < 0 || box[2] < 0 || ax > 16384 || width <= 0) return;
+    const int64_t span = ax * box[0] + width;
+    const int64_t ny = cy ? box[1] + 1 : 1, nz = cz ? box[2] + 1 : 1;
+    if (span > 16384 || ny * nz > 64) return;
+    const uint64_t start = p + (uint64_t)(cx < 0 ? cx * box[0] : 0);
+    for (int64_t z = 0; z < nz; z++)
+        for (int64_t y = 0; y < ny; y++) {
+            const uint64_t row = start + (uint64_t)(cy * y) + (uint64_t)(cz * z);
+            for (uint64_t a = row & ~63ull; a < row + (uint64_t)span; a += 64) {
+                if (write) __builtin_prefetch((const void *)(uintptr_t)a, 1, 3);
+                else __builtin_prefetch((const void *)(uintptr_t)a, 0, 3);
+            }
+        }
 }
 
 /* ---- region loops: a value of one of two lanes; both loads happen in the caller, so a

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pyshim.ptx import ir
 from pyshim.ptx.function import cname_reg, cname_var
 from pyshim.ptx.layout import param_layout, var_bytes
-from pyshim.ptx.targets import cpu_guards
+from pyshim.ptx.targets import cpu_guards, cpu_prefetch
 from pyshim.ptx.targets.base import RESUME_MARK, Target
 from pyshim.ptx.targets.cpu_regions import DECL, REG, param_copies, region_kernel
 
@@ -146,6 +146,7 @@ class CpuTarget(Target):
                 if static or any(x in body for x in _NAMES_SHARED) else
                 "    ps_ctx_init_unshared(&c, l, b, params, &trap);",
                 *param_copies(k),
+                *cpu_prefetch.lines(k),
                 "    const uint32_t nx = c.ntid_x, ny = c.ntid_y, nz = c.ntid_z;",
                 "    uint32_t i;"]
         if fast is not None:
