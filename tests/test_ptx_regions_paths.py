@@ -250,6 +250,9 @@ def test_plans(ptx: str) -> None:
     for name in plans:
         assert f"/* kernel {name}: " in src and "region loops" in src.split(
             f"/* kernel {name}: ")[1].splitlines()[0]
+    # each kernel's loops twice: once for 1-D blocks of whole warps (every test here runs
+    # both copies: 1-D blocks of 64 or 256 threads, and 2-D or partial-warp ones)
+    assert src.count("(nx & 31u) == 0) {  /* 1-D, whole warps */") == len(plans)
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -339,6 +339,13 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
             loops += ["    goto ps_dispatch;", "}"]
     if not paths:
         loops.append("    return 0;")
+    if sum(x.count("\n") + 1 for x in loops) <= MAX_1D_LINES:
+        # a 1-D block of whole warps (most launches) runs a copy of the loops in which the
+        # compiler knows that: every x loop a whole number of vectors, no row loops (scan
+        # 1.76 -> 1.50 ms interleaved)
+        loops = ["    if (ny == 1 && nz == 1 && (nx & 31u) == 0) {  /* 1-D, whole warps */",
+                 *(_COPY_LABEL.sub(r"\1_w", x) for x in loops),
+                 "    }", *loops]
     static = k.info.get("shared_size", 0)
     arrays = []
     sizes = []
@@ -491,6 +498,10 @@ def _split_tail(r: str, label: str, start: str = "") -> tuple[str, str] | None:
 _BRANCH = re.compile(r"if \((!?)(?:ps_s_)?(r_\w+)(?:\[ps_i\])?\) "
                      r"\{ (?:goto [\w$]+;|\{ [^{}]* \}) \}")
 _FAST_LABEL = re.compile(r"\b(L_[\w$]+|ps_exit_\d+|ps_next_\d+)\b")
+# every label of the region loops: their copy for 1-D blocks renames them
+_COPY_LABEL = re.compile(r"\b(L_[\w$]+|ps_exit_\d+\w*|ps_next_\d+\w*|ps_r\d+|ps_dispatch)\b")
+# region loops longer than this get no copy for 1-D blocks (it doubles their compile time)
+MAX_1D_LINES = 2000
 
 
 def _unguarded(r: str, names: dict[tuple[str, bool], str]) -> tuple[str, list[str]]:
