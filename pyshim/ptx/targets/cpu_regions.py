@@ -232,7 +232,8 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                     aliased.add(source)
                 if deposit is not None:
                     inline[j] = (arr, *const)
-                    zero_tail.add(arr)
+                    if const[0] == "down":  # (shfl.up never reads past the last thread)
+                        zero_tail.add(arr)
                     zero = None if full else arr
             else:
                 deposit = _shfl_deposit(r)
