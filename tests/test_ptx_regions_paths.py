@@ -199,6 +199,22 @@ extern "C" __global__ void guarded(int n, const int *in, int *out)
         out[i] = s[threadIdx.x] + 2 * s[blockDim.x - 1 - threadIdx.x];
 }
 
+// shuffles up and down between 32-bit arithmetic, shifts, comparisons and selects: in a
+// 1-D block of whole warps, one chain of warp vectors (cpu_warpvec.py)
+extern "C" __global__ void mix(const int *in, int *out)
+{
+    int t = threadIdx.x, lane = t & 31;
+    int i = blockIdx.x * blockDim.x + t;
+    int v = in[i];
+    int u = __shfl_up_sync(0xffffffffu, v, 3);
+    int w = lane >= 3 ? u - (v ^ lane) : (v << 2);
+    w = __shfl_down_sync(0xffffffffu, w, 5) + (w >> 3);
+    unsigned z = (unsigned)w >> 4;
+    int q = w < -3 ? (int)(z * 3u) : w - lane;
+    __syncthreads();
+    out[i] = q;
+}
+
 // a row-wise tree in a 2-D block: the guards test %tid.x only, so with one row a region
 // loops over the threads that pass them, with several rows over all
 extern "C" __global__ void rows(const float *in, float *out)
@@ -253,6 +269,10 @@ def test_plans(ptx: str) -> None:
     # each kernel's loops twice: once for 1-D blocks of whole warps (every test here runs
     # both copies: 1-D blocks of 64 or 256 threads, and 2-D or partial-warp ones)
     assert src.count("(nx & 31u) == 0) {  /* 1-D, whole warps */") == len(plans)
+    # shuffle chains as warp vectors: scan's warp scan, masked_tail's warp sums, mix
+    chains = {name: src.split(f"/* kernel {name}: ")[1].split("/* kernel ")[0].count(
+        "warp vectors (cpu_warpvec.py)") for name in plans}
+    assert {name for name, n in chains.items() if n} == {"scan", "masked_tail", "mix"}
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -476,6 +496,38 @@ def test_blocks_inside_the_guard_run_without_it(tmp_path: Path, ptx: str, target
     want = (s + 2 * s[:, ::-1]).reshape(-1)
     np.testing.assert_array_equal(out[:n], want[:n])
     assert (out[n:] == -7).all()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("block", [64, 48])
+def test_warp_vectors_compute_what_region_loops_do(tmp_path: Path, ptx: str, target: str,
+                                                   block: int) -> None:
+    """mix's chain, as warp vectors in 1-D blocks of whole warps (64) and as region loops
+    otherwise (48), against numpy: wrapping 32-bit arithmetic, arithmetic and logical
+    shifts, signed and unsigned comparisons, a lane past a partial warp's end reading 0."""
+    mod = build(ptx, target, tmp_path)
+    grid = 2
+    x = np.random.default_rng(14).integers(-2**31, 2**31, grid * block).astype(np.int32)
+    out = np.zeros_like(x)
+    mod.launch("mix", (grid,), (block,), [x, out])
+    t = np.arange(grid * block)
+    lane = (t % block) % 32
+    v = x.astype(np.int64)
+
+    def wrap(a: np.ndarray) -> np.ndarray:
+        return ((a + 2**31) % 2**32) - 2**31
+
+    def shuffled(a: np.ndarray, off: int, inrange: np.ndarray) -> np.ndarray:
+        src = t + off
+        same_block = (src // block == t // block) & (src >= 0)
+        return np.where(inrange, np.where(same_block, a[np.clip(src, 0, len(a) - 1)], 0), a)
+
+    u = shuffled(v, -3, lane >= 3)
+    w = np.where(lane >= 3, wrap(u - (v ^ lane)), wrap(v << 2))
+    w = wrap(shuffled(w, 5, lane + 5 < 32) + (w >> 3))
+    z = (w % 2**32) >> 4
+    q = np.where(w < -3, wrap((z * 3) % 2**32), wrap(w - lane))
+    np.testing.assert_array_equal(out, q.astype(np.int32))
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -167,6 +167,7 @@ class Translator:
         starts = plan.labels if plan is not None else frozenset()
         remat = {site for _, site in plan.remat} if plan is not None else set()
         fe.remat_code = {}
+        fe.inst_code = {}  # phase mode: each instruction's C (region loops' warp vectors)
         n = 0
         for s in body:
             ts = type(s)
@@ -176,6 +177,8 @@ class Translator:
                     lines.append(emit(fe, s))
                     if s.site in remat:  # region loops recompute it where regions start
                         fe.remat_code[s.site] = lines[-1]
+                    if plan is not None:
+                        fe.inst_code[s.site] = lines[-1]
                 except PtxError as e:
                     src = self.module.source
                     if src is not None and not e.line:

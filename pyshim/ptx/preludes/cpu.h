@@ -329,6 +329,13 @@ PS_FN void ps_prefetch_box(uint64_t p, int64_t cx, int64_t cy, int64_t cz,
         }
 }
 
+/* ---- region loops' warp vectors (targets/cpu_warpvec.py): a register of a warp's 32
+ * lanes; comparisons give 0 or all ones per lane ---- */
+typedef uint32_t ps_v32u __attribute__((vector_size(128)));
+typedef int32_t ps_v32i __attribute__((vector_size(128)));
+static const ps_v32u ps_iota32 __attribute__((unused)) = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+                                  17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+
 /* ---- region loops: a value of one of two lanes; both loads happen in the caller, so a
  * vectorised loop reads two contiguous vectors and blends them (a conditional expression
  * of two array elements becomes a gather through a selected address) ---- */

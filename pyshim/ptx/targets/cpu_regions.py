@@ -21,7 +21,7 @@ from pyshim.ptx import ir, pointer_regs
 from pyshim.ptx.function import cname_label, cname_reg
 from pyshim.ptx.layout import param_layout
 from pyshim.ptx.passes.regions import exit_labels
-from pyshim.ptx.targets import cpu_guards, cpu_prefetch
+from pyshim.ptx.targets import cpu_guards, cpu_prefetch, cpu_warpvec
 from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK
 
 _BARRIER = re.compile(r"\{ return (\d+)u; \} ps_at_\1: ;")
@@ -102,12 +102,14 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     # lane tails (passes/regions.py): what a tail reads or writes is kept per thread, so
     # the loop over its threads after the region's loop finds it
     tails: dict[int, tuple[str, int, str]] = {}
+    tail_regs: dict[int, set[str]] = {}
     for j, (label, lane, start) in plan.tails:
         tails[j] = (cname_label(label), lane, cname_label(start) if start else "")
         split = _split_tail(regions[j], *tails[j][::2])
         if split is None:
             del tails[j]
         else:
+            tail_regs[j] = set(REG.findall(split[1]))
             crossing += sorted({x for x in REG.findall(split[1])
                                 if x in types and x not in uniform} - set(crossing))
     crossing.sort()
@@ -122,6 +124,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     shfl_end: set[int] = set()
     # region -> (the array the next region reads the source lanes from, mode, d)
     inline: dict[int, tuple[str, str, int]] = {}
+    full_shfl: set[int] = set()  # inline shuffles every thread of the block reaches
     # crossing registers whose own arrays a shuffle's reader reads (no copy): guarded
     aliased: set[str] = set()
     # arrays a shuffle's reader may read past the block's last thread: zeroed there
@@ -142,6 +145,8 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                   *(f"    case {j}u: goto ps_r{j};" for j in range(nreg)),
                   "    default: return 0;",
                   "    }"]
+    spans: dict[int, tuple[int, int]] = {}  # region -> its loop's lines in `loops`
+    plain: set[int] = set()  # SIMD regions every thread runs, no branch out, no guard copy
     exits = False  # whether some thread may have left
     ahead = -1     # the furthest region a branch so far goes to
     ranges = dict(plan.ranges)
@@ -232,6 +237,8 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                     aliased.add(source)
                 if deposit is not None:
                     inline[j] = (arr, *const)
+                    if full:
+                        full_shfl.add(j)
                     if const[0] == "down":  # (shfl.up never reads past the last thread)
                         zero_tail.add(arr)
                     zero = None if full else arr
@@ -303,6 +310,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                        "            }",
                        "        }"]
             fast, conds = _unguarded(r, guard_names)
+            span_start = len(loops)
             loops.append(f"    /* region {j} */")
             if conds:
                 # a block where no thread takes these branches (the `i < n` of most
@@ -314,6 +322,10 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
             else:
                 loops += [*opening, r, *closing]
             loops.append("    if (trap) return trap;")
+            spans[j] = (span_start, len(loops))
+            if (simd and not exited and j not in ranges and not conds and not zero
+                    and not _GOTO.search(r) and "ps_pc[" not in r):
+                plain.add(j)  # (a region a warp-vector chain may replace)
             if zero is not None and j in ranges:
                 # the lanes of the range's warps that the loop did not visit
                 loops += ["    if (ny == 1 && nz == 1) {",
@@ -343,9 +355,16 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     if sum(x.count("\n") + 1 for x in loops) <= MAX_1D_LINES:
         # a 1-D block of whole warps (most launches) runs a copy of the loops in which the
         # compiler knows that: every x loop a whole number of vectors, no row loops (scan
-        # 1.76 -> 1.50 ms interleaved)
+        # 1.76 -> 1.50 ms interleaved); chains of shuffle regions there run as warp vectors
+        one_d = list(loops)
+        chains = [] if paths else _warp_chains(k, plan, fe, inline, full_shfl, plain, ends,
+                                               tails, tail_regs, cross, types, used, nreg)
+        for first, last, code in reversed(chains):
+            one_d[spans[first][0]:spans[last][1]] = [
+                f"    /* regions {first}-{last}: warp vectors (cpu_warpvec.py) */", *code,
+                "    ps_lo = 0; ps_hi = nx;", "    if (trap) return trap;"]
         loops = ["    if (ny == 1 && nz == 1 && (nx & 31u) == 0) {  /* 1-D, whole warps */",
-                 *(_COPY_LABEL.sub(r"\1_w", x) for x in loops),
+                 *(_COPY_LABEL.sub(r"\1_w", x) for x in one_d),
                  "    }", *loops]
     static = k.info.get("shared_size", 0)
     arrays = []
@@ -421,6 +440,80 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         *arrays,
         *loops,
         "}"])
+
+
+def _warp_chains(k: ir.Function, plan, fe, inline, full_shfl, plain, ends, tails, tail_regs,
+                 cross, types, used, nreg) -> list[tuple[int, int, list[str]]]:
+    """Chains of regions j0..j1 the 1-D copy runs as warp vectors (cpu_warpvec.py): each
+    entered through a full constant shuffle at the end of region j0 - 1 (its source in an
+    array), each region plain SIMD, each but the last ending in such a shuffle, the last
+    at a barrier (after which its lane tail, if any, runs as before)."""
+    body = k.body or []
+    syncs = set(plan.syncs)
+    region, r = [], 0
+    for s in body:
+        if type(s) is ir.Label and s.name in plan.labels:
+            r += 1
+        region.append(r)
+        if type(s) is ir.Instruction and s.site in syncs:
+            r += 1
+    by_region: dict[int, list] = {}
+    for s, rg in zip(body, region, strict=True):
+        by_region.setdefault(rg, []).append(s)
+    uniform = set(plan.uniform)
+    constants = _constant_regs(k, plan)
+    sites = {s.site: s for s in body if type(s) is ir.Instruction}
+    remat = {sites[site].operands[0].name: sites[site] for _, site in plan.remat
+             if site in sites}
+    arrays = {}
+    for s in body:
+        if type(s) is ir.Instruction:
+            for name in ir.written(s):
+                if cname_reg(name) in cross:
+                    arrays[name] = types[cname_reg(name)]
+    scalar = {site: REG.sub(lambda m: m.group(1), code) for site, code in fe.inst_code.items()
+              if site in sites and sites[site].operands
+              and type(sites[site].operands[0]) is ir.Reg
+              and sites[site].operands[0].name in uniform}
+    out = []
+    j = 1
+    while j < nreg:
+        if not (j - 1 in inline and j - 1 in full_shfl and j in plain
+                and inline[j - 1][0].startswith(("ps_s_", "ps_sv"))):
+            j += 1
+            continue
+        last = j
+        while last in full_shfl and last + 1 in plain:
+            last += 1
+        if ends.get(last, "bar") not in ("bar", "") or last in full_shfl:
+            j = last + 1
+            continue
+        insts = [by_region[j - 1][-1]]
+        for rg in range(j, last + 1):
+            for s in by_region.get(rg, []):
+                if type(s) is ir.Instruction and s.opcode == "bar":
+                    break
+                if rg == last and last in tails and type(s) is ir.Instruction and s.opcode == "bra":
+                    break  # the lane tail's guard: the tail runs after the chain
+                if type(s) is not ir.Instruction:
+                    insts = []
+                    break
+                insts.append(s)
+            if not insts:
+                break
+        # what regions after the chain, and its last region's tail, read from the arrays
+        later = set().union(*used[last + 1:]) if last + 1 < nreg else set()
+        later |= tail_regs.get(last, set())
+        consts = {s.site: _const_shfl(s, constants) for s in insts if s.opcode == "shfl"}
+        code = None
+        if insts and all(c is not None for c in consts.values()):
+            stores = {name for name in arrays if cname_reg(name) in later}
+            code = cpu_warpvec.chain_loop(insts, inline[j - 1][0], uniform, remat, arrays,
+                                          scalar, consts, stores)
+        if code is not None:
+            out.append((j, last, code))
+        j = last + 1
+    return out
 
 
 def _guard_setup(guards, names: dict[tuple[str, bool], str], loops: list[str]) -> list[str]:
