@@ -11,6 +11,14 @@ read directly by the next region when regions run in order), the others as phase
 (cpu.h ps_phase_collectives). Registers live where a region starts are per-thread arrays
 (struct of arrays), unless they are the same for the whole block (one scalar) or recomputed
 from %tid where each region starts; all others are locals of the block function.
+
+Three things make the loops cheaper. A region that branches on a predicate no thread of
+the block takes (decided once per block, cpu_guards.branch_guards) runs a copy without the
+branch, so without masked loads and stores. A constant shuffle's reader reads the shuffled
+register's own array when every thread deposits, and a thread that skips a shuffle zeroes
+its element instead of every thread writing a round mark. And 1-D blocks of whole warps
+run a copy of all the loops in which the compiler knows every x loop is a whole number of
+vectors, and chains of shuffle regions run as warp vectors (cpu_warpvec.py).
 """
 
 from __future__ import annotations
