@@ -140,8 +140,9 @@ static void *pool_worker(void *arg)
     return NULL;
 }
 
-/* Each worker on its own CPU of the process's set, when there are enough of them (unless
- * PYSHIM_CPU_PIN=0). Why: a launch wakes all workers from one thread, and the scheduler
+/* Each worker on its own CPU, when there is one worker per CPU of the process's set (the
+ * default; with fewer, processes that each pinned to the first CPUs would crowd them), unless
+ * PYSHIM_CPU_PIN=0. Why: a launch wakes all workers from one thread, and the scheduler
  * tends to queue a woken thread on the waker's CPU; a kernel of a few milliseconds can then
  * run its workers on one CPU while another idles, until load balancing moves one. In eight
  * runs of the kernel benchmarks each on the 2-core CI machine, scan took 2.1-2.3 ms instead
@@ -153,7 +154,7 @@ static void pin_worker(pthread_t t, int i, int n)
     if (env != NULL && strcmp(env, "0") == 0)
         return;
     cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < n)
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) != n)
         return;
     for (int cpu = 0, k = 0; cpu < CPU_SETSIZE; cpu++) {
         if (!CPU_ISSET(cpu, &allowed))
