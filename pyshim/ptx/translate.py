@@ -165,9 +165,9 @@ class Translator:
         emit = instructions.emit
         plan = f.info.get("regions") if fe.reg_prefix else None
         starts = plan.labels if plan is not None else frozenset()
-        remat = {site for _, site in plan.remat} if plan is not None else set()
-        fe.remat_code = {}
-        fe.inst_code = {}  # phase mode: each instruction's C (region loops' warp vectors)
+        # region loops: each instruction's C, for the registers they recompute where regions
+        # start and the uniform definitions warp vectors keep scalar
+        fe.inst_code = {}
         n = 0
         for s in body:
             ts = type(s)
@@ -175,8 +175,6 @@ class Translator:
                 n += 1
                 try:
                     lines.append(emit(fe, s))
-                    if s.site in remat:  # region loops recompute it where regions start
-                        fe.remat_code[s.site] = lines[-1]
                     if plan is not None:
                         fe.inst_code[s.site] = lines[-1]
                 except PtxError as e:

@@ -509,6 +509,13 @@ def _lockstep_loop(stmts: list) -> bool:
     return False
 
 
+def region_numbers(body: list, p: RegionPlan) -> list[int]:
+    """The region number of every statement of `body`, the body plan `p` was made for."""
+    syncs = set(p.syncs)
+    return _regions(body, {i for i, s in enumerate(body)
+                           if type(s) is ir.Instruction and s.site in syncs}, set(p.labels))
+
+
 def _regions(body: list, sync_at: set[int], labels: set[str]) -> list[int]:
     """The region number of every body statement, given the splits."""
     out = []

@@ -23,6 +23,7 @@ and a block at an edge, runs the full body.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pyshim.ptx import ir
@@ -306,6 +307,23 @@ class _Emitter:
         return "(" + " && ".join(checks + [never]) + ")"
 
 
+def _opening(body: list, an: _Analysis) -> Iterator[ir.Instruction]:
+    """The branches of the straight-line opening of `body` (before its first label, up to a
+    ret, exit, brx or call), in order, with `an` stepped through every other instruction
+    before each."""
+    for s in body:
+        if type(s) is ir.Label:
+            return
+        if type(s) is not ir.Instruction:
+            continue
+        if s.opcode in ("ret", "exit", "brx", "call"):
+            return
+        if s.opcode == "bra":
+            yield s
+        else:
+            an.step(s)
+
+
 def plan(k: ir.Function) -> Plan | None:
     """The opening guards of thread-loop kernel k that a whole block can be shown not to
     take, or None."""
@@ -321,22 +339,13 @@ def plan(k: ir.Function) -> Plan | None:
     an = _Analysis(k)
     em = _Emitter()
     branches, conds = [], ["!ps_ovf"]
-    for s in body[:last + 1]:
-        if type(s) is ir.Label:
+    for s in _opening(body[:last + 1], an):
+        if s.pred is None or not s.operands or type(s.operands[0]) is not ir.Sym:
             break
-        if type(s) is not ir.Instruction:
-            continue
-        if s.opcode in ("ret", "exit", "brx", "call"):
-            break
-        if s.opcode == "bra":
-            if s.pred is None or not s.operands or type(s.operands[0]) is not ir.Sym:
-                break
-            p = an.env.get(s.pred)
-            if isinstance(p, (Cmp, Logic)):
-                branches.append((cname_reg(s.pred), s.pred_neg, cname_label(s.operands[0].name)))
-                conds.append(em.never(p, not s.pred_neg))  # (after the setup it needs)
-            continue
-        an.step(s)
+        p = an.env.get(s.pred)
+        if isinstance(p, (Cmp, Logic)):
+            branches.append((cname_reg(s.pred), s.pred_neg, cname_label(s.operands[0].name)))
+            conds.append(em.never(p, not s.pred_neg))  # (after the setup it needs)
     if not branches:
         return None
     setup = ["    int ps_ovf = 0;", *em.setup]
@@ -382,15 +391,8 @@ def branch_guards(k: ir.Function) -> BranchGuards | None:
             for name in ir.written(s):
                 count[name] = count.get(name, 0) + 1
     an = _Analysis(k)
-    for s in body:
-        if type(s) is ir.Label:
-            break
-        if type(s) is not ir.Instruction:
-            continue
-        if s.opcode in ("ret", "exit", "brx", "call"):
-            break
-        if s.opcode != "bra":
-            an.step(s)
+    for _ in _opening(body, an):
+        pass
     em = _Emitter()
     never: dict[tuple[str, bool], str] = {}
     for s in body:

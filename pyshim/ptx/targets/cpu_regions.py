@@ -28,7 +28,7 @@ import re
 from pyshim.ptx import ir, pointer_regs
 from pyshim.ptx.function import cname_label, cname_reg
 from pyshim.ptx.layout import param_layout
-from pyshim.ptx.passes.regions import exit_labels
+from pyshim.ptx.passes.regions import exit_labels, region_numbers
 from pyshim.ptx.targets import cpu_guards, cpu_prefetch, cpu_warpvec
 from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK
 
@@ -217,7 +217,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
             if x in need:
                 need |= remat[x][2] & remat.keys()
         pre = "".join(f"{types[x]} {x} = ps_s_{x}[ps_i];\n" for x in sorted(own))
-        pre += "".join(REG.sub(reg, fe.remat_code[remat[x][1]]) + "\n"
+        pre += "".join(REG.sub(reg, fe.inst_code[remat[x][1]]) + "\n"
                        for x in sorted(need, key=lambda x: remat[x][1]))
         r = pre + REG.sub(reg, r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
         if j - 1 in shfl_end:  # the shuffle's result, as the region opens
@@ -325,7 +325,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                 # kernels, tested again around the last store) runs a copy without them:
                 # no masked loads and stores, which streamed at half the speed
                 loops += [f"    if ({' && '.join(conds)}) {{",
-                          *(_FAST_LABEL.sub(r"\1_f", x) for x in [*opening, fast, *closing]),
+                          *(_LABEL.sub(r"\1_f", x) for x in [*opening, fast, *closing]),
                           "    } else {", *opening, r, *closing, "    }"]
             else:
                 loops += [*opening, r, *closing]
@@ -366,13 +366,13 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         # 1.76 -> 1.50 ms interleaved); chains of shuffle regions there run as warp vectors
         one_d = list(loops)
         chains = [] if paths else _warp_chains(k, plan, fe, inline, full_shfl, plain, ends,
-                                               tails, tail_regs, cross, types, used, nreg)
+                                               tail_regs, cross, types, used, nreg)
         for first, last, code in reversed(chains):
             one_d[spans[first][0]:spans[last][1]] = [
                 f"    /* regions {first}-{last}: warp vectors (cpu_warpvec.py) */", *code,
                 "    ps_lo = 0; ps_hi = nx;", "    if (trap) return trap;"]
         loops = ["    if (ny == 1 && nz == 1 && (nx & 31u) == 0) {  /* 1-D, whole warps */",
-                 *(_COPY_LABEL.sub(r"\1_w", x) for x in one_d),
+                 *(_LABEL.sub(r"\1_w", x) for x in one_d),
                  "    }", *loops]
     static = k.info.get("shared_size", 0)
     arrays = []
@@ -450,21 +450,14 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         "}"])
 
 
-def _warp_chains(k: ir.Function, plan, fe, inline, full_shfl, plain, ends, tails, tail_regs,
+def _warp_chains(k: ir.Function, plan, fe, inline, full_shfl, plain, ends, tail_regs,
                  cross, types, used, nreg) -> list[tuple[int, int, list[str]]]:
     """Chains of regions j0..j1 the 1-D copy runs as warp vectors (cpu_warpvec.py): each
     entered through a full constant shuffle at the end of region j0 - 1 (its source in an
     array), each region plain SIMD, each but the last ending in such a shuffle, the last
     at a barrier (after which its lane tail, if any, runs as before)."""
     body = k.body or []
-    syncs = set(plan.syncs)
-    region, r = [], 0
-    for s in body:
-        if type(s) is ir.Label and s.name in plan.labels:
-            r += 1
-        region.append(r)
-        if type(s) is ir.Instruction and s.site in syncs:
-            r += 1
+    region = region_numbers(body, plan)
     by_region: dict[int, list] = {}
     for s, rg in zip(body, region, strict=True):
         by_region.setdefault(rg, []).append(s)
@@ -501,7 +494,7 @@ def _warp_chains(k: ir.Function, plan, fe, inline, full_shfl, plain, ends, tails
             for s in by_region.get(rg, []):
                 if type(s) is ir.Instruction and s.opcode == "bar":
                     break
-                if rg == last and last in tails and type(s) is ir.Instruction and s.opcode == "bra":
+                if rg == last and last in tail_regs and type(s) is ir.Instruction and s.opcode == "bra":
                     break  # the lane tail's guard: the tail runs after the chain
                 if type(s) is not ir.Instruction:
                     insts = []
@@ -545,7 +538,7 @@ def _remat(k: ir.Function, plan, used: list[set[str]], fe) -> dict[str, tuple[in
     out: dict[str, tuple[int, int, set[str]]] = {}
     for region, site in plan.remat:
         inst = sites.get(site)
-        if inst is None or site not in fe.remat_code:
+        if inst is None or site not in fe.inst_code:
             continue
         deps = {cname_reg(op.name) for op in inst.operands[1:]
                 if type(op) is ir.Reg and "." not in op.name}
@@ -599,9 +592,9 @@ def _split_tail(r: str, label: str, start: str = "") -> tuple[str, str] | None:
 
 _BRANCH = re.compile(r"if \((!?)(?:ps_s_)?(r_\w+)(?:\[ps_i\])?\) "
                      r"\{ (?:goto [\w$]+;|\{ [^{}]* \}) \}")
-_FAST_LABEL = re.compile(r"\b(L_[\w$]+|ps_exit_\d+|ps_next_\d+)\b")
-# every label of the region loops: their copy for 1-D blocks renames them
-_COPY_LABEL = re.compile(r"\b(L_[\w$]+|ps_exit_\d+\w*|ps_next_\d+\w*|ps_r\d+|ps_dispatch)\b")
+# every label of the region loops: a copy of some of them (a region without its guards,
+# the loops for 1-D blocks) renames them
+_LABEL = re.compile(r"\b(L_[\w$]+|ps_exit_\d+\w*|ps_next_\d+\w*|ps_r\d+|ps_dispatch)\b")
 # region loops longer than this get no copy for 1-D blocks (it doubles their compile time)
 MAX_1D_LINES = 2000
 
