@@ -108,3 +108,14 @@ def test_kernel_fault_is_a_sticky_illegal_address(root: Path, fault: str) -> Non
     assert "faulted: SIGSEGV at address" in proc.stderr, proc.stderr
     if fault in ("dead", "null"):
         assert "kernel _Z8store_toPi: block (3,0,0) faulted" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("grid", ["spin1", "spin64"])
+def test_kernel_watchdog_ends_a_kernel_that_never_returns(root: Path, grid: str) -> None:
+    """PYSHIM_KERNEL_TIMEOUT=1: a kernel spinning forever (one block on the stream's thread,
+    64 on the pool) ends with cudaErrorLaunchTimeout, sticky, and the program exits."""
+    exe = nvcc(MISUSE / "rt_kernel_fault.cu", "-cudart", "shared")
+    proc = run(exe, root, grid, PYSHIM_KERNEL_TIMEOUT="1")
+    assert_all_passed(proc)
+    assert "PASS sync reports the fault: cudaErrorLaunchTimeout" in proc.stdout
+    assert "ran past PYSHIM_KERNEL_TIMEOUT=1 s" in proc.stderr, proc.stderr

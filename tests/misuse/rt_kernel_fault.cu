@@ -30,6 +30,12 @@ __global__ void store_every(int *p, int n)
         p[i] = i;
 }
 
+__global__ void spin(volatile int *flag)
+{
+    while (*flag == 0) {
+    }
+}
+
 __global__ void load_from(const int *p, int *out)
 {
     out[threadIdx.x] = p[threadIdx.x * 1024];
@@ -54,6 +60,7 @@ int main(int argc, char **argv)
     atexit(cleanup);
     signal(SIGUSR1, on_usr1);
     int *ok = NULL;
+    cudaError_t want = cudaErrorIllegalAddress;
     EXPECT("malloc", cudaMalloc(&ok, 1024 * sizeof(int)), cudaSuccess);
     if (strcmp(what, "dead") == 0) {
         store_to<<<8, 32>>>((int *)0xdead00000000ull);
@@ -64,15 +71,20 @@ int main(int argc, char **argv)
         EXPECT("malloc big", cudaMalloc(&big, 64 << 20), cudaSuccess);
         EXPECT("free big", cudaFree(big), cudaSuccess);
         load_from<<<1, 64>>>(big, ok);   // one block: runs on the stream's own thread
+    } else if (strcmp(what, "spin1") == 0 || strcmp(what, "spin64") == 0) {
+        // never ends: PYSHIM_KERNEL_TIMEOUT ends it with cudaErrorLaunchTimeout
+        EXPECT("memset flag", cudaMemset(ok, 0, 4), cudaSuccess);
+        spin<<<what[4] == '1' ? 1 : 64, 32>>>(ok);
+        want = cudaErrorLaunchTimeout;
     } else if (strcmp(what, "overrun") == 0) {
         // far past the end of a small allocation: past everything the arena mapped
         store_every<<<1, 1>>>(ok + (1ull << 40) / sizeof(int), 1);
     }
     EXPECT("launch returns", cudaGetLastError(), cudaSuccess);
-    EXPECT("sync reports the fault", cudaDeviceSynchronize(), cudaErrorIllegalAddress);
-    EXPECT("sticky: later sync", cudaDeviceSynchronize(), cudaErrorIllegalAddress);
-    EXPECT("sticky: later malloc", cudaMalloc(&ok, 64), cudaErrorIllegalAddress);
-    EXPECT("sticky: get last error", cudaGetLastError(), cudaErrorIllegalAddress);
+    EXPECT("sync reports the fault", cudaDeviceSynchronize(), want);
+    EXPECT("sticky: later sync", cudaDeviceSynchronize(), want);
+    EXPECT("sticky: later malloc", cudaMalloc(&ok, 64), want);
+    EXPECT("sticky: get last error", cudaGetLastError(), want);
     // the program's own signals still work
     raise(SIGUSR1);
     printf("%s program's own handler ran\n", got_usr1 ? "PASS" : "FAIL");
