@@ -31,15 +31,22 @@ static CUresult check_dims(unsigned gx, unsigned gy, unsigned gz, unsigned bx, u
     if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0)
         return CUDA_ERROR_INVALID_VALUE;
     CUcontext ctx = pyshim_current_ctx();
-    const hipDeviceProp_t *p = pyshim_device_prop(pyshim_ctx_valid(ctx) ? ctx->device : 0);
-    if (p == NULL)
-        return CUDA_SUCCESS;
-    if ((int)bx > p->maxThreadsDim[0] || (int)by > p->maxThreadsDim[1] ||
-        (int)bz > p->maxThreadsDim[2] ||
-        (unsigned long long)bx * by * bz > (unsigned long long)p->maxThreadsPerBlock)
+    int dev = pyshim_ctx_valid(ctx) ? ctx->device : 0;
+    /* the limits the program was told (cuDeviceGetAttribute's, the device identity's) */
+    static const CUdevice_attribute limits[7] = {
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z,
+    };
+    int lim[7];
+    for (int i = 0; i < 7; i++)
+        if (pyshim_device_attribute(&lim[i], limits[i], dev) != CUDA_SUCCESS)
+            return CUDA_SUCCESS;
+    if (bx > (unsigned)lim[0] || by > (unsigned)lim[1] || bz > (unsigned)lim[2] ||
+        (unsigned long long)bx * by * bz > (unsigned long long)lim[3])
         return CUDA_ERROR_INVALID_VALUE;
-    if ((long long)gx > p->maxGridSize[0] || (long long)gy > p->maxGridSize[1] ||
-        (long long)gz > p->maxGridSize[2])
+    if (gx > (unsigned)lim[4] || gy > (unsigned)lim[5] || gz > (unsigned)lim[6])
         return CUDA_ERROR_INVALID_VALUE;
     return CUDA_SUCCESS;
 }

@@ -43,6 +43,11 @@ PYSHIM_RT_HIDDEN int pyshim_rt_record(int cuda_err);
 PYSHIM_RT_HIDDEN int pyshim_rt_from_hip(int hip_err);
 PYSHIM_RT_HIDDEN void pyshim_rt_clear_errors(void);
 
+/* ---- the driver (driver_init.c) ---- */
+/* Non-zero once the first runtime call has initialised libcuda.so.1 (or found none). */
+PYSHIM_RT_HIDDEN extern volatile int pyshim_rt_driver_ready;
+PYSHIM_RT_HIDDEN void pyshim_rt_driver_init(void);
+
 /* ---- device properties (device.c) ---- */
 /* cudaError_t; fills this library's cudaDeviceProp layout (13.0's or 12.9's). */
 PYSHIM_RT_HIDDEN int pyshim_rt_device_properties(void *prop, int device);
