@@ -284,6 +284,24 @@ def test_device_identity(libs: Path, cudart: str, cc: str | None, wave: str) -> 
     assert got["clusters"] == [0]  # no backend launches clusters
 
 
+@needs_translator
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_kernel_attributes_and_launch_bounds(libs: Path, cudart: str) -> None:
+    """A compute_75 kernel reports ptxVersion/binaryVersion 75 (not the backend's 94),
+    every cudaLaunchKernelEx attribute runs the kernel with its meaning (events fire,
+    partial clusters refused), a launch past __launch_bounds__ is an invalid value and
+    leaves the device usable; through our runtime and through NVIDIA's over our driver."""
+    exe = nvcc(RT_DIR / "rt_kernel_attrs.cu", "-arch=compute_75", "-cudart", cudart,
+               f"-L{libs / 'lib'}", "-lcuda", name=f"rt_kernel_attrs_{cudart}")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert "ALL PASSED" in proc.stdout
+    assert "attrs ptxVersion 75 binaryVersion 75" in proc.stdout
+    assert "its launch bounds allow 64" in proc.stderr
+    if cudart == "static":
+        assert "PASS cuFuncGetAttribute(PTX_VERSION) (75)" in proc.stdout
+
+
 def test_under_pyshim_run(libs: Path) -> None:
     """Through the launcher, which preloads libcuda.so.1 and both libcudart libraries."""
     exe = nvcc(RT_DIR / "rt_api.cu", "-cudart", "shared")

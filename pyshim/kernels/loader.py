@@ -62,6 +62,18 @@ class LoadedModule:
     # __managed__ variables (.attribute(.managed)): on the CPU device plain globals; an AMD
     # runtime must back them with managed memory for the host to see them
     managed: list[str] = field(default_factory=list)
+    # the virtual architecture the PTX was written for (".target sm_75" -> 75): what
+    # cuFuncGetAttribute(PTX_VERSION / BINARY_VERSION) reports for its kernels
+    ptx_target: int = 0
+
+
+_TARGET = re.compile(rb"^\s*\.target\s+(?:sm|compute)_(\d+)", re.M)
+
+
+def ptx_target(ptx: str) -> int:
+    """The number of the first `.target sm_XX` (sm_90a -> 90), 0 if none."""
+    m = _TARGET.search(ptx.encode("utf-8", "replace")[:65536])
+    return int(m.group(1)) if m else 0
 
 
 def extract_ptx(data: bytes) -> str:
@@ -193,7 +205,8 @@ def load_module(data: bytes, target: str) -> LoadedModule:
                  st.get("lines", 0), len(info["kernels"]), target, seconds)
     return LoadedModule(path=path, kernels=info["kernels"], globals=info["globals"],
                         cached=cached, seconds=seconds, target=target,
-                        stats=meta.get("stats", {}), managed=info.get("managed", []))
+                        stats=meta.get("stats", {}), managed=info.get("managed", []),
+                        ptx_target=ptx_target(ptx))
 
 
 def _names(ptx: str) -> dict:

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/embed_bridge.h"
 #include "internal.h"
 
 #define LIB_MAGIC 0x4c494231u /* "LIB1" */
@@ -34,6 +35,7 @@ struct pyshim_library {
         CUresult result; /* its outcome, returned to every later use */
         hipModule_t module;
         char *kernels;   /* the translator's kernel names, one per line */
+        int ptx_target;  /* ".target sm_75" -> 75, as the translator read it */
     } dev[PYSHIM_MAX_DEVICES];
     struct func_node *funcs;
     struct pyshim_library *next_live; /* the registry of libraries, for device resets */
@@ -105,6 +107,7 @@ static CUresult ensure_loaded(struct pyshim_library *lib, int *dev_out)
         lib->dev[d].kernels = NULL;
         CUresult rc = pyshim_py_translate(lib->image, lib->size, target, path, sizeof path,
                                           &lib->dev[d].kernels);
+        lib->dev[d].ptx_target = rc == CUDA_SUCCESS ? pyshim_embed_last_ptx_target() : 0;
         if (rc == CUDA_SUCCESS) {
             /* HIP loads onto its current device: make sure that is `d` */
             int cur = -1;
@@ -265,6 +268,19 @@ CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out)
     *out = f->hip[d];
     pthread_mutex_unlock(&lib->lock);
     return rc;
+}
+
+int pyshim_function_ptx_target(CUfunction f)
+{
+    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC || !lib_valid(f->lib))
+        return 0;
+    int d = current_device();
+    if (d < 0 || d >= PYSHIM_MAX_DEVICES)
+        return 0;
+    pthread_mutex_lock(&f->lib->lock);
+    int v = f->lib->dev[d].ptx_target;
+    pthread_mutex_unlock(&f->lib->lock);
+    return v;
 }
 
 /* ---- libraries ---- */

@@ -72,6 +72,8 @@ PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_stub(const void *stub)
 PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_handle(const void *handle);
 /* Translate and load its module if needed, then the HIP function. */
 PYSHIM_RT_HIDDEN int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip);
+/* The PTX target of its module once loaded (compute_75 -> 75), 0 if unknown. */
+PYSHIM_RT_HIDDEN int pyshim_rt_func_ptx_target(const struct pyshim_rt_func *f);
 /* A registered variable's device address and size, by its host shadow. */
 PYSHIM_RT_HIDDEN int pyshim_rt_symbol(const void *shadow, void **dptr, size_t *size);
 /* Forget every loaded module (cudaDeviceReset); registrations stay. */
@@ -95,6 +97,8 @@ struct pyshim_rt_func_attrs {
     int max_threads, regs, ptx_version, binary_version, max_dynamic_shared;
 };
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_func_attrs(void *fn, struct pyshim_rt_func_attrs *out);
+/* The kernel's launch bound (threads per block), 0 if the backend does not say. */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_max_threads(void *fn);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_device_count(int *count);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_attribute(int *value, int hip_attr, int device);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_occupancy(int *blocks, void *fn, int block_size,
