@@ -119,6 +119,21 @@ CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc)
     return cuFuncGetName(name, (CUfunction)(void *)hfunc);
 }
 
+/* from the kernel's PTX signature, in CUDA's packed layout (the translator reports it) */
+CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
+                                    size_t *paramSize)
+{
+    if (func == NULL || paramOffset == NULL || paramSize == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    return pyshim_function_param_info(func, paramIndex, paramOffset, paramSize);
+}
+
+CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset,
+                                      size_t *paramSize)
+{
+    return cuFuncGetParamInfo((CUfunction)(void *)kernel, paramIndex, paramOffset, paramSize);
+}
+
 CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 {
     if (hmod == NULL)
