@@ -298,6 +298,11 @@ def _build_libcuda(lib_dir: Path, work: Path, force: bool) -> tuple[Path, bool]:
         f'-DPYSHIM_PYTHON_EXE="{sys.executable}"',
         f'-DPYSHIM_REPO_DIR="{REPO_DIR}"',
     ]
+    from pyshim.codegen.export_tables import generate as export_tables_header
+
+    et = export_tables_header(work / "gen-export")
+    # the header's digest in the flags: a changed spec recompiles what includes it
+    flags += [f"-I{et.parent}", f"-DPYSHIM_ET_DIGEST={_digest([et.read_bytes()])[:16]}"]
     core_sources = sorted(p for p in CORE_DIR.glob("*.c") if p.name != "proc_table.c")
     core_objs = compile_objects(core_sources, work / "obj", flags)
     common_objs = compile_objects([COMMON_DIR / n for n in COMMON_SOURCES], work / "obj-common",
