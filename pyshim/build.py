@@ -409,14 +409,21 @@ def _component_blas(root: Path) -> object:
     return build_shim_blas(root / "lib", root / "cpu")
 
 
+def _component_jit(root: Path) -> object:
+    from pyshim.build_jit import build_jit
+
+    return build_jit(root)
+
+
 # the libraries besides the CPU device and libcuda, each from its own build module;
 # a component whose module is missing from this checkout is skipped with a message
 OPTIONAL_COMPONENTS = {
     "cpu-blas": _component_cpu_blas,  # librocblas/librocsolver of the CPU device
     "cudart": _component_cudart,  # libcudart.so.13/.12
     "blas": _component_blas,  # libcublas/libcusolver
+    "jit": _component_jit,  # LD_AUDIT module, NVRTC/nvJitLink wrappers, ptxas
 }
-ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas")
+ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas", "jit")
 
 
 def build_all(force: bool = False, cpu: bool = True,
