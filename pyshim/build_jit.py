@@ -41,6 +41,7 @@ class JitLibrary:
     overridden: set[str]    # of exports: pyshim's C
     versions: list[str]     # nvJitLink-style symbol versions ("" unversioned first)
     companions: list[str]
+    own_namespace: bool = True
 
 
 def load_spec(path: Path = SPEC) -> list[JitLibrary]:
@@ -62,7 +63,8 @@ def load_spec(path: Path = SPEC) -> list[JitLibrary]:
                 raise BuildError(f"{path.name}: overridden {missing} not exported")
             overridden.update(names)
         out.append(JitLibrary(lib["soname"], lib["wrapper"], int(lib["missing_status"]),
-                              exports, overridden, versions, list(lib.get("companions", []))))
+                              exports, overridden, versions, list(lib.get("companions", [])),
+                              bool(lib.get("own_namespace", True))))
     return out
 
 
@@ -74,6 +76,7 @@ def forward_source(lib: JitLibrary) -> str:
              "#define _GNU_SOURCE", "#include <dlfcn.h>", "#include <stddef.h>",
              '#include "wrapper.h"', "",
              f'const char pyshim_jit_soname[] = "{lib.soname}";',
+             f"const int pyshim_jit_own_namespace = {int(lib.own_namespace)};",
              "const char *const pyshim_jit_companions[] = {"
              + "".join(f'"{c}", ' for c in lib.companions) + "NULL};", "",
              "static int missing(void)", "{",

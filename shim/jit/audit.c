@@ -9,8 +9,10 @@
  *   soname=path    replace: every request for soname loads path (pyshim's library)
  *   soname=@path   wrap: path is a pyshim wrapper that forwards to NVIDIA's library; the
  *                  request's own file (the absolute path asked for, or the file the search
- *                  found) is remembered, and the wrapper's own request for soname is
- *                  answered with it, so the wrapper loads the very library the program chose.
+ *                  found) is remembered, and the wrapper's own request for soname (or for
+ *                  "pyshim-original:<soname>", from a wrapper that loads it into the base
+ *                  namespace) is answered with it: the wrapper loads the very library the
+ *                  program chose.
  * Each redirection is appended to $PYSHIM_REPORT as `redirect <requested> <target>`.
  *
  * This module runs in the linker's audit namespace with its own copy of libc: it uses only
@@ -132,8 +134,18 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
     return 0; /* no symbol-binding audit: bindings stay as fast as without LD_AUDIT */
 }
 
+#define ORIGINAL_PREFIX "pyshim-original:"
+
 char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
 {
+    /* a wrapper asking for NVIDIA's library in the base namespace: a name no loaded object
+     * matches (its own soname would), answered with the file the program chose */
+    if (strncmp(name, ORIGINAL_PREFIX, sizeof ORIGINAL_PREFIX - 1) == 0) {
+        struct entry *w = lookup(name + sizeof ORIGINAL_PREFIX - 1);
+        if (w == NULL || !w->wrap)
+            return (char *)name;
+        return w->original[0] != '\0' ? w->original : w->soname;
+    }
     struct entry *e = lookup(name);
     if (e == NULL)
         return (char *)name;

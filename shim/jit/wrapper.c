@@ -6,6 +6,10 @@
  * program chose. In its own namespace NVIDIA's library is invisible to the program's later
  * dlopen/dlsym calls, which keep finding the wrapper (a second copy in the base namespace
  * would answer a dlopen of the same soname or path directly, bypassing the wrapper).
+ * A library that fails in a namespace of its own (nvJitLink 13.5 crashes in nvJitLinkCreate
+ * there once NVVM has run in the process) is loaded into the base namespace instead
+ * (`own_namespace = false` in the spec): a later dlopen of its exact path then reaches
+ * NVIDIA's library directly, which cuda-pathfinder, loading each library once, never does.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -64,9 +68,19 @@ static void load_companions(void *real)
     closedir(d);
 }
 
+static void *load_real(void)
+{
+    if (!pyshim_jit_own_namespace) {
+        char name[256];
+        snprintf(name, sizeof name, "pyshim-original:%s", pyshim_jit_soname);
+        return dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    }
+    return dlmopen(LM_ID_NEWLM, pyshim_jit_soname, RTLD_NOW | RTLD_LOCAL);
+}
+
 static void load_once(void)
 {
-    void *real = dlmopen(LM_ID_NEWLM, pyshim_jit_soname, RTLD_NOW | RTLD_LOCAL);
+    void *real = load_real();
     if (real == NULL) {
         pyshim_jit_log("NVIDIA's %s cannot be loaded (%s): its functions fail",
                        pyshim_jit_soname, dlerror());

@@ -19,6 +19,7 @@ void pyshim_jit_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* generated */
 extern const char pyshim_jit_soname[];
 extern const char *const pyshim_jit_companions[];
+extern const int pyshim_jit_own_namespace; /* dlmopen(LM_ID_NEWLM) rather than dlopen */
 void pyshim_jit_resolve(void *handle);
 
 #endif
