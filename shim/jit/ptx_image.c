@@ -87,13 +87,13 @@ uint8_t *pyshim_ptx_elf(const char *ptx, size_t len, unsigned sm, size_t *size)
     out[4] = 2;    /* ELFCLASS64 */
     out[5] = 1;    /* little-endian */
     out[6] = 1;    /* EV_CURRENT */
-    out[7] = 0x33; /* the CUDA ABI */
+    out[7] = 0x41; /* the CUDA ABI of CUDA 13's cubins, ABI version 8: the SM in e_flags 8-15 */
     out[8] = 8;
     put16(out + 16, 2); /* ET_EXEC */
     put16(out + 18, EM_CUDA);
     put32(out + 20, 1);
     put64(out + 40, shoff);
-    put32(out + 48, sm & 0xff);
+    put32(out + 48, 0x06000000u | ((sm & 0xffu) << 8));
     put16(out + 52, 64);
     put16(out + 58, 64);
     put16(out + 60, 3);
