@@ -117,3 +117,19 @@ def test_replaced_library_loaded_by_path_is_pyshims(shim: Path, tmp_path: Path) 
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0] == "0"
     assert str(shim / "lib" / "libcuda.so.1") in proc.stdout
+
+
+CLIENT_PYTHON = Path(os.environ.get("PYSHIM_CLIENTS_PYTHON", "/work/venvs/clients/bin/python"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CLIENT_PYTHON.exists(), reason="no Python with cuda-bindings "
+                    "($PYSHIM_CLIENTS_PYTHON)")
+def test_cuda_bindings_runtime_works(shim: Path) -> None:
+    # its static cudart asks for TOOLS_CONTEXT (21318c60-...); refused, every runtime call
+    # failed with cudaErrorSymbolNotFound
+    proc = pyshim_run(str(CLIENT_PYTHON), str(HERE / "cuda_runtime_client.py"))
+    assert proc.returncode == 0, proc.stderr
+    assert "SymbolNotFound" not in proc.stdout
+    assert "count <cudaError_t.cudaSuccess: 0> 1" in proc.stdout
+    assert ") 1 1" in proc.stdout  # the memset bytes came back
