@@ -13,7 +13,10 @@ command line; tests/test_real_clients.py is the CI tier.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
+import io
 import json
 import os
 import signal
@@ -55,8 +58,22 @@ def venv_python(venv: Path) -> Path:
     return venv / "bin" / "python"
 
 
+@contextlib.contextmanager
+def _locked(name: str):
+    """One builder at a time (pytest-xdist runs the tier's tests in two workers)."""
+    lock = cache_dir() / "clients" / f".{name}.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
 def ensure_venv(venv: Path | None = None) -> Path:
-    venv = venv or venv_dir()
+    with _locked("venv"):
+        return _ensure_venv(venv or venv_dir())
+
+
+def _ensure_venv(venv: Path) -> Path:
     python = venv_python(venv)
     done = venv / ".pyshim-installed"
     if python.exists() and (done.exists() or os.environ.get("PYSHIM_CLIENTS_VENV")):
@@ -95,6 +112,11 @@ def _simple_index_sdist(name: str, version: str) -> tuple[str, str]:
 def cupy_tests() -> Path:
     """CuPy's tests/ from its sdist (hash-checked), extracted beside its pytest configuration
     but without the cupy/ source tree, so `import cupy` is the installed wheel."""
+    with _locked("cupy-tests"):
+        return _cupy_tests()
+
+
+def _cupy_tests() -> Path:
     name, version = CUPY_SDIST
     root = cache_dir() / "clients" / f"cupy-tests-{version}"
     if (root / "tests" / "cupy_tests").is_dir():
@@ -107,8 +129,6 @@ def cupy_tests() -> Path:
     tmp = root.with_name(root.name + ".part")
     tmp.mkdir(parents=True, exist_ok=True)
     prefix = f"{name}-{version}/"
-    import io
-
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         members = [m for m in tar.getmembers()
                    if m.name.startswith(prefix + "tests/") or m.name == prefix + "pyproject.toml"]
