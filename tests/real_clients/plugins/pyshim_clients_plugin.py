@@ -9,8 +9,10 @@ earlier result, and the test that was running is named by its "start" line.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -33,6 +35,33 @@ def initialize_from_pytest_config(request):
     if request.cls is not None:
         request.cls._dump_failed_filechecks = request.config.getoption(
             "--dump-failed-filechecks")
+
+
+_NUMBA_TESTS = ("numba_cuda", "numba", "cuda", "tests")
+
+
+def _installed_name(path: Path) -> str | None:
+    """numba.cuda.tests.X.Y for a test module of the installed numba-cuda wheel."""
+    parts = path.with_suffix("").parts
+    for i in range(len(parts) - len(_NUMBA_TESTS)):
+        if parts[i:i + len(_NUMBA_TESTS)] == _NUMBA_TESTS:
+            return ".".join(parts[i + 1:])
+    return None
+
+
+class _InstalledModule(pytest.Module):
+    """A test module imported under its installed name: worker processes that tests spawn
+    unpickle their functions by that name (pytest's importlib mode names them cuda.tests.*,
+    which no other process can import)."""
+
+    def _getobj(self):
+        return importlib.import_module(_installed_name(self.path))
+
+
+def pytest_pycollect_makemodule(module_path, parent):
+    if module_path.name != "__init__.py" and _installed_name(module_path):
+        return _InstalledModule.from_parent(parent, path=module_path)
+    return None
 
 
 def pytest_collection_finish(session):
