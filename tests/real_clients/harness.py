@@ -145,6 +145,7 @@ class Module:
     name: str            # what the reports call it
     target: str          # what pytest is given (a dotted module with --pyargs, or a path)
     args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
 
 
 def numba_modules(python: Path) -> list[Module]:
@@ -166,8 +167,9 @@ def cupy_modules(root: Path) -> list[Module]:
         for path in sorted((root / "tests" / "cupy_tests" / group).rglob("test_*.py")):
             rel = path.relative_to(root)
             # jitify preprocessing spins holding the GIL past any per-test timeout
+            # one device: multi-GPU tests skip only when CUPY_TEST_GPU_LIMIT says so
             out.append(Module("cupy", str(rel.relative_to("tests/cupy_tests")), str(rel),
-                              ["-k", "not jitify"]))
+                              ["-k", "not jitify"], {"CUPY_TEST_GPU_LIMIT": "1"}))
     return out
 
 
@@ -204,11 +206,15 @@ def run_module(mod: Module, python: Path, cwd: Path, out_dir: Path, env_extra: d
     results = out_dir / (mod.name.replace("/", "__") + ".jsonl")
     results.unlink(missing_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(mod.env)
     env.update(env_extra)
     # the client's Python sees the plugin only: never this checkout's pyshim package
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [env_extra.get("PYTHONPATH"), str(PLUGINS)]))
     env["PYSHIM_CLIENTS_RESULTS"] = str(results)
+    # the clients' own kernel caches start empty: a cubin cached by an earlier run (or
+    # another pyshim) would hide what this one does
     env.setdefault("NUMBA_CACHE_DIR", str(out_dir / "numba-cache"))
+    env.setdefault("CUPY_CACHE_DIR", str(out_dir / "cupy-cache"))
     launcher = [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(REPO_DIR)!r}); "
                 "from pyshim.cli import main; sys.exit(main())", "run", "--"]
     cmd = [*launcher, str(python), "-m", "pytest", "-q", "-p", "pyshim_clients_plugin",
