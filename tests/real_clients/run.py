@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -75,6 +76,7 @@ def run_suite(suite: str, *, subset: str = "all", only: list[str] | None = None,
     cwd.mkdir(parents=True, exist_ok=True)
     name = suite + (f"-{tag}" if tag else "")
     out_dir = build_dir() / "real_clients" / name
+    shutil.rmtree(out_dir, ignore_errors=True)  # the clients' kernel caches in it too
     results = []
     for i, mod in enumerate(mods):
         r = harness.run_module(mod, python, cwd, out_dir, env or {}, timeout, per_test_timeout)
