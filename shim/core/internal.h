@@ -111,6 +111,10 @@ struct CUfunc_st {
 int pyshim_func_valid(CUfunction f);
 /* Make sure the function's module is translated and loaded; returns its HIP function. */
 CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out);
+/* The PTX target its module was written for (compute_75 -> 75), 0 if unknown. */
+int pyshim_function_ptx_target(CUfunction f);
+/* Parameter `index`'s offset and size in the packed parameter buffer. */
+CUresult pyshim_function_param_info(CUfunction f, size_t index, size_t *offset, size_t *size);
 
 /* ---- 3D copy descriptors (memcpy3d.c), also used by graph memcpy nodes ---- */
 CUresult pyshim_memcpy3d_to_hip(const CUDA_MEMCPY3D *c, HIP_MEMCPY3D *h);
