@@ -160,3 +160,13 @@ def test_device_memory_lives_outside_the_heap_rounded_up(root: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "arena ok" in proc.stdout
+
+
+def test_program_keeps_its_own_segv_handler_for_host_faults(root: Path) -> None:
+    """pyshim's fault handler takes only faults of kernel code: a SIGSEGV handler the
+    program installed before CUDA started still gets a fault of its host code after
+    kernels ran (it recovers with siglongjmp and the device keeps working)."""
+    proc = run(nvcc(MISUSE / "rt_kernel_fault.cu", "-cudart", "shared"), root, "hostfault")
+    assert_all_passed(proc)
+    assert "PASS program's SIGSEGV handler got the host fault" in proc.stdout
+    assert "faulted" not in proc.stderr, proc.stderr
