@@ -81,7 +81,7 @@ def test_getrf(cs, h, rng, pre) -> None:
         unflat(buf, m, n, lda)[...] = a
         lw = lwork(cs, n_(pre, "getrf_bufferSize"), h, m, n, buf, lda)
         work = np.zeros(max(1, lw), H.DTYPE[pre])
-        ipiv, info = np.zeros(min(m, n), np.int32), np.full(1, -7, np.int32)
+        ipiv, info = np.zeros(min(m, n), np.int32), H.device_array(np.full(1, -7, np.int32))
         cs.call(n_(pre, "getrf"), h, m, n, buf, lda, work, ipiv, info)
         lu, piv = sla.lu_factor(a)
         assert info[0] == 0
@@ -104,7 +104,7 @@ def test_potrf_potri(cs, h, rng, pre) -> None:
         buf = fort(a)
         lw = lwork(cs, n_(pre, "potrf_bufferSize"), h, uplo, n, buf, n)
         work = np.zeros(max(1, lw), H.DTYPE[pre])
-        info = np.full(1, -7, np.int32)
+        info = H.device_array(np.full(1, -7, np.int32))
         cs.call(n_(pre, "potrf"), h, uplo, n, buf, n, work, lw, info)
         assert info[0] == 0
         low = np.linalg.cholesky(a)
@@ -135,7 +135,7 @@ def test_potrf_batched(cs, h, rng, pre) -> None:
     mats = [spd(rng, pre, n) for _ in range(batch)]
     mats[1][0, 0] = -1.0  # the second one fails at its first minor
     bufs = [fort(a) for a in mats]
-    info = np.full(batch, -7, np.int32)
+    info = H.device_array(np.full(batch, -7, np.int32))
     cs.call(n_(pre, "potrfBatched"), h, LOWER, n, bufs, n, info, batch)
     assert list(info) == [0, 1, 0]
     for i in (0, 2):
@@ -145,7 +145,7 @@ def test_potrf_batched(cs, h, rng, pre) -> None:
     good = [bufs[0], bufs[2]]
     rhs = [H.rand(rng, pre, n) for _ in good]
     xs = [r.copy() for r in rhs]
-    one = np.full(1, -7, np.int32)
+    one = H.device_array(np.full(1, -7, np.int32))
     cs.call(n_(pre, "potrsBatched"), h, LOWER, n, 1, good, n, xs, n, one, 2)
     assert one[0] == 0
     for a, x, r in zip((mats[0], mats[2]), xs, rhs, strict=True):
@@ -163,7 +163,7 @@ def test_sytrf(cs, h, rng, pre) -> None:
         buf = fort(a)
         lw = lwork(cs, n_(pre, "sytrf_bufferSize"), h, n, buf, n)
         work = np.zeros(max(1, lw), H.DTYPE[pre])
-        ipiv, info = np.zeros(n, np.int32), np.full(1, -7, np.int32)
+        ipiv, info = np.zeros(n, np.int32), H.device_array(np.full(1, -7, np.int32))
         cs.call(n_(pre, "sytrf"), h, uplo, n, buf, n, ipiv, work, lw, info)
         ldu, piv, inf = sytrf(a, lower=int(uplo == LOWER))
         assert info[0] == inf == 0
@@ -203,7 +203,7 @@ def test_getrs_potrs(cs, h, rng, pre) -> None:
     a = (H.rand(rng, pre, n * n).reshape(n, n) + n * np.eye(n)).astype(H.DTYPE[pre])
     b = H.rand(rng, pre, n * nrhs).reshape(n, nrhs)
     lu = fort(a)
-    ipiv, info = np.zeros(n, np.int32), np.full(1, -7, np.int32)
+    ipiv, info = np.zeros(n, np.int32), H.device_array(np.full(1, -7, np.int32))
     cs.call(n_(pre, "getrf"), h, n, n, lu, n, None, ipiv, info)
     for t, opa in ((OP_N, a), (OP_T, a.T), (OP_C, a.conj().T)):
         x = fort(b)
@@ -230,7 +230,7 @@ def test_qr(cs, h, rng, pre) -> None:
     buf, tau = fort(a), np.zeros(n, H.DTYPE[pre])
     lw = lwork(cs, n_(pre, "geqrf_bufferSize"), h, m, n, buf, m)
     work = np.zeros(max(1, lw), H.DTYPE[pre])
-    info = np.full(1, -7, np.int32)
+    info = H.device_array(np.full(1, -7, np.int32))
     cs.call(n_(pre, "geqrf"), h, m, n, buf, m, tau, work, lw, info)
     assert info[0] == 0
     qr, tau_ref, _w, _i = getattr(lapack, f"{pre}geqrf")(a)
@@ -270,7 +270,7 @@ def test_eigen_and_svd(cs, h, rng, pre) -> None:
         buf, w = fort(a), np.zeros(n, H.RTYPE[pre])
         lw = lwork(cs, n_(pre, EV[pre] + "_bufferSize"), h, 1, uplo, n, buf, n, w)
         work = np.zeros(max(1, lw), H.DTYPE[pre])
-        info = np.full(1, -7, np.int32)
+        info = H.device_array(np.full(1, -7, np.int32))
         cs.call(n_(pre, EV[pre]), h, 1, uplo, n, buf, n, w, work, lw, info)
         assert info[0] == 0
         H.close(w, np.linalg.eigvalsh(a), pre, n)
@@ -282,7 +282,7 @@ def test_eigen_and_svd(cs, h, rng, pre) -> None:
     work = np.zeros(max(1, lw), H.DTYPE[pre])
     buf, s = fort(g), np.zeros(k, H.RTYPE[pre])
     u, vt = np.zeros(m * m, H.DTYPE[pre]), np.zeros(k * k, H.DTYPE[pre])
-    info = np.full(1, -7, np.int32)
+    info = H.device_array(np.full(1, -7, np.int32))
     cs.call(n_(pre, "gesvd"), h, ord("A"), ord("A"), m, k, buf, m, s, u, m, vt, k, work, lw,
             None, info)
     assert info[0] == 0
@@ -311,7 +311,7 @@ def test_jacobi_eigensolver(cs, h, rng, pre) -> None:
                 info_obj)
         assert lw.value >= 0
         work = np.zeros(max(1, lw.value), H.DTYPE[pre])
-        info = np.full(1, -7, np.int32)
+        info = H.device_array(np.full(1, -7, np.int32))
         cs.call(n_(pre, EVJ[pre]), h, 1, uplo, n, buf, n, w, work, lw.value, info, info_obj)
         assert info[0] == 0
         H.close(w, np.linalg.eigvalsh(a), pre, n)
@@ -350,7 +350,7 @@ def test_generic_64bit_api(cs, h, rng, pre) -> None:
     params = ctypes.c_void_p()
     cs.call("cusolverDnCreateParams", ctypes.byref(params))
     cs.call("cusolverDnSetAdvOptions", params, 0, 1)  # CUSOLVERDN_GETRF, CUSOLVER_ALG_1
-    info = np.full(1, -7, np.int32)
+    info = H.device_array(np.full(1, -7, np.int32))
     s = spd(rng, pre, n)
     b = H.rand(rng, pre, n * nrhs).reshape(n, nrhs)
     f = fort(s)
@@ -364,7 +364,7 @@ def test_generic_64bit_api(cs, h, rng, pre) -> None:
     H.close(s @ unflat(x, n, nrhs), b, pre, n)
     # LU with 64-bit pivots, then solve
     a = (H.rand(rng, pre, n * n).reshape(n, n) + n * np.eye(n)).astype(H.DTYPE[pre])
-    lu, ipiv = fort(a), np.zeros(n, np.int64)
+    lu, ipiv = fort(a), H.device_array(np.zeros(n, np.int64))
     work = xquery(cs, "cusolverDnXgetrf_bufferSize", h, params, n, n, dt, lu, n, dt)
     cs.call("cusolverDnXgetrf", h, params, n, n, dt, lu, n, ipiv, dt, work, work.nbytes, None,
             0, info)

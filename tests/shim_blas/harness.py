@@ -102,6 +102,19 @@ def load() -> tuple[Lib, Lib]:
     return Lib(lib / "libcublas.so.13", "cublas"), Lib(lib / "libcusolver.so.12", "cusolver")
 
 
+def device_array(like: np.ndarray) -> np.ndarray:
+    """A copy of `like` in device memory (hipMalloc: host memory on the CPU device, so numpy
+    reads it). Where the libraries copy or memset (devInfo, info arrays, SetMatrix), the
+    device side must be device memory, as on CUDA: a numpy array there is an error."""
+    hip = ctypes.CDLL("libamdhip64.so.7")
+    ptr = ctypes.c_void_p()
+    assert hip.hipMalloc(ctypes.byref(ptr), ctypes.c_size_t(max(1, like.nbytes))) == 0
+    buf = (ctypes.c_uint8 * max(1, like.nbytes)).from_address(ptr.value)
+    arr = np.frombuffer(buf, dtype=like.dtype, count=like.size).reshape(like.shape)
+    arr[...] = like
+    return arr
+
+
 def write_coverage(name: str, entries: set[str]) -> None:
     out = os.environ.get("PYSHIM_BLAS_COVERAGE")
     if out:
