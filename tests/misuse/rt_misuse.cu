@@ -134,6 +134,20 @@ int main()
     EXPECT("graph create", cudaGraphCreate(&g, 0), cudaSuccess);
     EXPECT("graph destroy", cudaGraphDestroy(g), cudaSuccess);
 
+    // functions that are not kernels
+    cudaFuncAttributes fa;
+    EXPECT("func attributes forged", cudaFuncGetAttributes(&fa, BOGUS),
+           cudaErrorInvalidDeviceFunction);
+    void *no_args[1] = {NULL};
+    EXPECT("launch forged function", cudaLaunchKernel(BOGUS, dim3(1), dim3(1), no_args, 0, 0),
+           cudaErrorInvalidDeviceFunction);
+    EXPECT("launch host function", cudaLaunchKernel((const void *)&main, dim3(1), dim3(1),
+           no_args, 0, 0), cudaErrorInvalidDeviceFunction);
+    EXPECT("graph exec launch forged", cudaGraphLaunch((cudaGraphExec_t)BOGUS, 0),
+           cudaErrorInvalidValue);
+    EXPECT("memcpy to symbol forged", cudaMemcpyToSymbol(BOGUS, host, 4),
+           cudaErrorInvalidSymbol);
+
     // the device still works after all of it
     touch<<<1, 16>>>(d);
     EXPECT("launch after misuse", cudaGetLastError(), cudaSuccess);
