@@ -2,6 +2,7 @@
  * unsupported-call log (its counts are shim/common/unsupported.c), size queries,
  * per-handle side state. */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blas_internal.h"
@@ -122,4 +123,58 @@ void pyshim_blas_handle_forget(const void *handle)
     if (i >= 0)
         handles[i].handle = NULL;
     pthread_mutex_unlock(&lock);
+}
+
+/* ---- live objects (cusolverDnParams, syevjInfo): a pointer the caller passes is looked up
+ * here before it is read through, so a forged or destroyed one is an error code ---- */
+
+static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
+static const void **objects;
+static size_t nobjects, capobjects;
+
+int pyshim_blas_object_add(const void *p)
+{
+    pthread_mutex_lock(&objects_lock);
+    if (nobjects == capobjects) {
+        size_t cap = capobjects ? capobjects * 2 : 16;
+        const void **n = realloc(objects, cap * sizeof *n);
+        if (n == NULL) {
+            pthread_mutex_unlock(&objects_lock);
+            return 0;
+        }
+        objects = n;
+        capobjects = cap;
+    }
+    objects[nobjects++] = p;
+    pthread_mutex_unlock(&objects_lock);
+    return 1;
+}
+
+/* A linear scan: a program holds a handful of these. */
+static long object_index(const void *p)
+{
+    for (size_t i = 0; i < nobjects; i++)
+        if (objects[i] == p)
+            return (long)i;
+    return -1;
+}
+
+int pyshim_blas_object_live(const void *p)
+{
+    if (p == NULL)
+        return 0;
+    pthread_mutex_lock(&objects_lock);
+    int live = object_index(p) >= 0;
+    pthread_mutex_unlock(&objects_lock);
+    return live;
+}
+
+int pyshim_blas_object_remove(const void *p)
+{
+    pthread_mutex_lock(&objects_lock);
+    long i = p != NULL ? object_index(p) : -1;
+    if (i >= 0)
+        objects[i] = objects[--nobjects];
+    pthread_mutex_unlock(&objects_lock);
+    return i >= 0;
 }

@@ -44,4 +44,10 @@ int pyshim_blas_handle_set(const void *handle, int slot, int value);
 void pyshim_blas_handle_forget(const void *handle);
 enum { PYSHIM_SLOT_CUBLAS_MATH = 0, PYSHIM_SLOT_CUSOLVER_MATH = 1, PYSHIM_SLOTS = 2 };
 
+/* Objects handed out by pointer (cusolverDnParams, syevjInfo): live ones are in a set, so
+ * validity is decided before reading through what the caller passed. 0 add: no memory. */
+int pyshim_blas_object_add(const void *p);
+int pyshim_blas_object_live(const void *p);
+int pyshim_blas_object_remove(const void *p);
+
 #endif

@@ -35,14 +35,19 @@ PYSHIM_EXPORT cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params
         return CUSOLVER_STATUS_ALLOC_FAILED;
     p->magic = PARAMS_MAGIC;
     p->getrf_algo = CUSOLVER_ALG_0;
+    if (!pyshim_blas_object_add(p)) {
+        free(p);
+        return CUSOLVER_STATUS_ALLOC_FAILED;
+    }
     *params = p;
     return CUSOLVER_STATUS_SUCCESS;
 }
 
 PYSHIM_EXPORT cusolverStatus_t cusolverDnDestroyParams(cusolverDnParams_t params)
 {
-    if (!params || params->magic != PARAMS_MAGIC)
+    if (!pyshim_blas_object_live(params) || params->magic != PARAMS_MAGIC)
         return CUSOLVER_STATUS_INVALID_VALUE;
+    pyshim_blas_object_remove(params);
     params->magic = 0;
     free(params);
     return CUSOLVER_STATUS_SUCCESS;
@@ -53,7 +58,7 @@ PYSHIM_EXPORT cusolverStatus_t cusolverDnSetAdvOptions(cusolverDnParams_t params
                                                        cusolverDnFunction_t function,
                                                        cusolverAlgMode_t algo)
 {
-    if (!params || params->magic != PARAMS_MAGIC)
+    if (!pyshim_blas_object_live(params) || params->magic != PARAMS_MAGIC)
         return CUSOLVER_STATUS_INVALID_VALUE;
     if (function != CUSOLVERDN_GETRF || (algo != CUSOLVER_ALG_0 && algo != CUSOLVER_ALG_1))
         return CUSOLVER_STATUS_INVALID_VALUE;
@@ -95,7 +100,7 @@ static cudaDataType real_type(int prec)
 static cusolverStatus_t check_types(cusolverDnParams_t params, cudaDataType data,
                                     cudaDataType compute, int *prec)
 {
-    if (params && params->magic != PARAMS_MAGIC)
+    if (params && (!pyshim_blas_object_live(params) || params->magic != PARAMS_MAGIC))
         return CUSOLVER_STATUS_INVALID_VALUE;
     *prec = precision(data);
     if (*prec < 0 || compute != data)

@@ -31,19 +31,24 @@ PYSHIM_EXPORT cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)
     if (!p)
         return CUSOLVER_STATUS_ALLOC_FAILED;
     *p = (struct syevjInfo){.magic = INFO_MAGIC, .max_sweeps = 100, .sort = 1};
+    if (!pyshim_blas_object_add(p)) {
+        free(p);
+        return CUSOLVER_STATUS_ALLOC_FAILED;
+    }
     *info = p;
     return CUSOLVER_STATUS_SUCCESS;
 }
 
 static int bad(syevjInfo_t info)
 {
-    return !info || info->magic != INFO_MAGIC;
+    return !pyshim_blas_object_live(info) || info->magic != INFO_MAGIC;
 }
 
 PYSHIM_EXPORT cusolverStatus_t cusolverDnDestroySyevjInfo(syevjInfo_t info)
 {
     if (bad(info))
         return CUSOLVER_STATUS_INVALID_VALUE;
+    pyshim_blas_object_remove(info);
     info->magic = 0;
     free(info);
     return CUSOLVER_STATUS_SUCCESS;
@@ -140,7 +145,7 @@ static void outs_free(struct outs *o)
         rocblas_handle h = (rocblas_handle)handle;                                           \
         struct syevjInfo defaults = {.magic = INFO_MAGIC, .max_sweeps = 100, .sort = 1};     \
         syevjInfo_t p = params ? params : &defaults;                                         \
-        if (bad(p) || lwork < 0)                                                             \
+        if ((params && bad(params)) || lwork < 0)                                            \
             return CUSOLVER_STATUS_INVALID_VALUE;                                            \
         struct outs o;                                                                       \
         if (outs_alloc(&o)) {                                                                \

@@ -412,6 +412,11 @@ def test_generic_64bit_api(cs, h, rng, pre) -> None:
                   ctypes.byref(dev), ctypes.byref(host)) == ST_NOT_SUPPORTED
     assert cs.raw("cusolverDnSetAdvOptions", params, 1, 0) == ST_INVALID_VALUE
     cs.call("cusolverDnDestroyParams", params)
+    # destroyed or forged: refused without reading through them (issue 19)
+    for bad in (params, ctypes.c_void_p(0x1234)):
+        assert cs.raw("cusolverDnSetAdvOptions", bad, 0, 0) == ST_INVALID_VALUE
+        assert cs.raw("cusolverDnDestroyParams", bad) == ST_INVALID_VALUE
+        assert cs.raw("cusolverDnDestroySyevjInfo", bad) == ST_INVALID_VALUE
     cs.ok("cusolverDnCreateParams", "cusolverDnSetAdvOptions", "cusolverDnDestroyParams",
           *(f"cusolverDnX{r}" for r in ("potrf", "potrs", "getrf", "getrs", "geqrf", "syevd",
                                         "gesvd")))
