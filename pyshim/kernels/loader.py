@@ -68,6 +68,8 @@ class LoadedModule:
     # each kernel's parameters as (offset, size) in CUDA's packed layout: what
     # cuFuncGetParamInfo / cuKernelGetParamInfo report
     params: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    # bytes of the module's .const variables: cuFuncGetAttribute(CONST_SIZE_BYTES)
+    const_bytes: int = 0
 
 
 _TARGET = re.compile(rb"^\s*\.target\s+(?:sm|compute)_(\d+)", re.M)
@@ -195,7 +197,7 @@ def load_module(data: bytes, target: str) -> LoadedModule:
             info = json.loads(info_path.read_text())
         except (OSError, ValueError):
             info = None
-    if info is None or "params" not in info:  # entries cached before params were kept
+    if info is None or "const_bytes" not in info:  # cached before these facts were kept
         info = _names(ptx)
         cache.store(key, ".json", json.dumps(info).encode())
     seconds = time.perf_counter() - t0
@@ -210,16 +212,18 @@ def load_module(data: bytes, target: str) -> LoadedModule:
                         cached=cached, seconds=seconds, target=target,
                         stats=meta.get("stats", {}), managed=info.get("managed", []),
                         ptx_target=ptx_target(ptx),
-                        params={k: [tuple(p) for p in v] for k, v in info["params"].items()})
+                        params={k: [tuple(p) for p in v] for k, v in info["params"].items()},
+                        const_bytes=int(info.get("const_bytes", 0)))
 
 
 def _names(ptx: str) -> dict:
     from pyshim.ptx.parser import parse
 
     m = parse(ptx)
-    from pyshim.ptx.layout import param_layout
+    from pyshim.ptx.layout import param_layout, var_bytes
 
     return {"kernels": [k.name for k in m.kernels],
+            "const_bytes": sum(var_bytes(v) for v in m.variables if v.space == "const"),
             "params": {k.name: [[off, size] for off, size, _ in param_layout(k.params)[0]]
                        for k in m.kernels},
             "globals": [v.name for v in m.variables if v.space in ("global", "const")],

@@ -37,7 +37,9 @@ struct pyshim_library {
         char *kernels;   /* the translator's kernel names, one per line */
         char *params;    /* "name\toffset:size,...\n" per kernel: their parameter layouts */
         int ptx_target;  /* ".target sm_75" -> 75, as the translator read it */
+        unsigned long long const_bytes; /* of its .const variables */
     } dev[PYSHIM_MAX_DEVICES];
+    unsigned int max_registers; /* CU_JIT_MAX_REGISTERS given at load; 0: none */
     struct func_node *funcs;
     struct pyshim_library *next_live; /* the registry of libraries, for device resets */
 };
@@ -132,6 +134,7 @@ static CUresult ensure_loaded(struct pyshim_library *lib, int *dev_out)
         CUresult rc = pyshim_py_translate(lib->image, lib->size, target, path, sizeof path,
                                           &lib->dev[d].kernels);
         lib->dev[d].ptx_target = rc == CUDA_SUCCESS ? pyshim_embed_last_ptx_target() : 0;
+        lib->dev[d].const_bytes = rc == CUDA_SUCCESS ? pyshim_embed_last_const_bytes() : 0;
         free(lib->dev[d].params);
         lib->dev[d].params = NULL;
         if (rc == CUDA_SUCCESS)
@@ -336,16 +339,30 @@ CUresult pyshim_function_param_info(CUfunction f, size_t index, size_t *offset, 
     return rc;
 }
 
-int pyshim_function_ptx_target(CUfunction f)
+int pyshim_function_facts(CUfunction f, struct pyshim_function_facts *out)
 {
+    memset(out, 0, sizeof *out);
     if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC || !lib_valid(f->lib))
         return 0;
     int d = current_device();
     if (d < 0 || d >= PYSHIM_MAX_DEVICES)
         return 0;
     pthread_mutex_lock(&f->lib->lock);
-    int v = f->lib->dev[d].ptx_target;
+    out->ptx_target = f->lib->dev[d].ptx_target;
+    out->const_bytes = f->lib->dev[d].const_bytes;
+    out->max_registers = f->lib->max_registers;
     pthread_mutex_unlock(&f->lib->lock);
+    return 1;
+}
+
+/* CU_JIT_MAX_REGISTERS among a load's JIT options (maxrregcount); 0 if absent */
+static unsigned int jit_max_registers(unsigned int n, const CUjit_option *options,
+                                      void *const *values)
+{
+    unsigned int v = 0;
+    for (unsigned int i = 0; options != NULL && values != NULL && i < n; i++)
+        if (options[i] == CU_JIT_MAX_REGISTERS)
+            v = (unsigned int)(uintptr_t)values[i];
     return v;
 }
 
@@ -356,9 +373,6 @@ CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_o
                                    CUlibraryOption *libraryOptions, void **libraryOptionValues,
                                    unsigned int numLibraryOptions)
 {
-    (void)jitOptions;
-    (void)jitOptionsValues;
-    (void)numJitOptions;
     (void)libraryOptions;
     (void)libraryOptionValues;
     (void)numLibraryOptions;
@@ -371,6 +385,7 @@ CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_o
     rc = create(&lib, code);
     if (rc != CUDA_SUCCESS)
         return rc;
+    lib->max_registers = jit_max_registers(numJitOptions, jitOptions, jitOptionsValues);
     if (pyshim_trace_enabled())
         pyshim_log("cuLibraryLoadData: %zu-byte image%s", lib->size,
                    pyshim_current_ctx() == NULL ? ", no current context" : "");
@@ -519,6 +534,8 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigne
 {
     pyshim_clear_translate_error();
     CUresult rc = cuModuleLoadData(module, image);
+    if (rc == CUDA_SUCCESS)
+        AS_LIB(*module)->max_registers = jit_max_registers(numOptions, options, optionValues);
     fill_jit_logs(numOptions, options, optionValues, rc);
     return rc;
 }

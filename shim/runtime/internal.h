@@ -72,8 +72,10 @@ PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_stub(const void *stub)
 PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_handle(const void *handle);
 /* Translate and load its module if needed, then the HIP function. */
 PYSHIM_RT_HIDDEN int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip);
-/* The PTX target of its module once loaded (compute_75 -> 75), 0 if unknown. */
-PYSHIM_RT_HIDDEN int pyshim_rt_func_ptx_target(const struct pyshim_rt_func *f);
+/* What the translator said of its module once loaded: the PTX target (compute_75 -> 75;
+ * 0 unknown) and the bytes of its .const variables. */
+PYSHIM_RT_HIDDEN void pyshim_rt_func_facts(const struct pyshim_rt_func *f, int *ptx_target,
+                                           size_t *const_bytes);
 /* A registered variable's device address and size, by its host shadow. */
 PYSHIM_RT_HIDDEN int pyshim_rt_symbol(const void *shadow, void **dptr, size_t *size);
 /* Forget every loaded module (cudaDeviceReset); registrations stay. */

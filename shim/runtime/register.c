@@ -29,6 +29,7 @@ struct pyshim_rt_fatbin {
     int load_result;
     void *module;
     int ptx_target;    /* ".target sm_75" -> 75, as the translator read it; 0 unknown */
+    unsigned long long const_bytes; /* of its .const variables */
     struct pyshim_rt_fatbin *next;
 };
 
@@ -271,18 +272,19 @@ static int fatbin_load(struct pyshim_rt_fatbin *fb)
         else
             fb->load_result = pyshim_rt_hip_load(fb->image, fb->size, &fb->module);
         fb->ptx_target = fb->load_result == cudaSuccess ? pyshim_embed_last_ptx_target() : 0;
+        fb->const_bytes = fb->load_result == cudaSuccess ? pyshim_embed_last_const_bytes() : 0;
         if (fb->load_result == cudaSuccess)
             fb->load_result = bind_managed(fb);
     }
     return fb->load_result;
 }
 
-int pyshim_rt_func_ptx_target(const struct pyshim_rt_func *f)
+void pyshim_rt_func_facts(const struct pyshim_rt_func *f, int *ptx_target, size_t *const_bytes)
 {
     pthread_mutex_lock(&load_lock);
-    int v = f->fatbin != NULL ? f->fatbin->ptx_target : 0;
+    *ptx_target = f != NULL && f->fatbin != NULL ? f->fatbin->ptx_target : 0;
+    *const_bytes = f != NULL && f->fatbin != NULL ? (size_t)f->fatbin->const_bytes : 0;
     pthread_mutex_unlock(&load_lock);
-    return v;
 }
 
 int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip)

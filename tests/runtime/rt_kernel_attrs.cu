@@ -14,9 +14,11 @@ __global__ void __launch_bounds__(64) bounded(int *p)
     p[threadIdx.x] = threadIdx.x;
 }
 
+__constant__ int table[20] = {2};
+
 __global__ void plain(int *p)
 {
-    p[threadIdx.x] = 2 * threadIdx.x;
+    p[threadIdx.x] = table[0] * threadIdx.x;
 }
 
 static int failures;
@@ -41,6 +43,8 @@ int main(void)
            a.binaryVersion, a.maxThreadsPerBlock);
     check("ptxVersion is the PTX target", a.ptxVersion == 75, a.ptxVersion);
     check("binaryVersion is the PTX target", a.binaryVersion == 75, a.binaryVersion);
+    check("constSizeBytes counts the __constant__ table", a.constSizeBytes >= sizeof table,
+          (long long)a.constSizeBytes);
 
 
     e = cudaFuncGetAttributes(&a, (const void *)bounded);

@@ -39,6 +39,19 @@ static const char *ptx =
     "    ret;\n}\n"
     ".visible .entry other()\n{\n    ret;\n}\n";
 
+/* many registers, a register bound, and __constant__ data */
+static const char *regs_ptx =
+    ".version 7.0\n.target sm_75\n.address_size 64\n"
+    ".visible .const .align 8 .b8 table[80];\n"
+    ".visible .entry heavy(.param .u64 p)\n.maxnreg 38\n{\n"
+    "    .reg .b32 %r<200>;\n    .reg .b64 %rd<4>;\n"
+    "    ld.param.u64 %rd1, [p];\n    ld.const.u32 %r1, [table];\n"
+    "    st.global.u32 [%rd1], %r1;\n    ret;\n}\n"
+    ".visible .entry plain(.param .u64 p)\n{\n"
+    "    .reg .b32 %r<200>;\n    .reg .b64 %rd<4>;\n"
+    "    ld.param.u64 %rd1, [p];\n    mov.u32 %r1, 3;\n"
+    "    st.global.u32 [%rd1], %r1;\n    ret;\n}\n";
+
 #define LOADS 6
 
 /* CUDA 11.3's ABI, which CUDA 13's header no longer declares; programs built then call it */
@@ -173,6 +186,30 @@ int main(void)
            "a library kernel runs with its library's global (%u)", got);
     EXPECT(cuLibraryUnload(lib2) == CUDA_SUCCESS && cuLibraryUnload(lib) == CUDA_SUCCESS,
            "cuLibraryUnload");
+
+    /* kernel attributes: registers bounded as asked, __constant__ data counted */
+    CUmodule rm = NULL;
+    CUfunction heavy = NULL, plainf = NULL;
+    int regs = -1, cbytes = -1;
+    EXPECT(cuModuleLoadData(&rm, regs_ptx) == CUDA_SUCCESS &&
+               cuModuleGetFunction(&heavy, rm, "heavy") == CUDA_SUCCESS &&
+               cuModuleGetFunction(&plainf, rm, "plain") == CUDA_SUCCESS,
+           "load the register-hungry module");
+    EXPECT(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, heavy) == CUDA_SUCCESS &&
+               regs > 0 && regs <= 38,
+           ".maxnreg 38 bounds NUM_REGS (%d)", regs);
+    EXPECT(cuFuncGetAttribute(&cbytes, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, heavy) ==
+                   CUDA_SUCCESS && cbytes >= 80,
+           "CONST_SIZE_BYTES counts the module's __constant__ data (%d)", cbytes);
+    cuModuleUnload(rm);
+    CUjit_option jo[] = {CU_JIT_MAX_REGISTERS};
+    void *jv[] = {(void *)(uintptr_t)16};
+    EXPECT(cuModuleLoadDataEx(&rm, regs_ptx, 1, jo, jv) == CUDA_SUCCESS &&
+               cuModuleGetFunction(&plainf, rm, "plain") == CUDA_SUCCESS &&
+               cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, plainf) == CUDA_SUCCESS &&
+               regs > 0 && regs <= 16,
+           "CU_JIT_MAX_REGISTERS 16 at load bounds NUM_REGS (%d)", regs);
+    cuModuleUnload(rm);
 
     /* cuStreamGetCaptureInfo, every ABI */
     CUstream s;
