@@ -298,6 +298,11 @@ def _build_libcuda(lib_dir: Path, work: Path, force: bool) -> tuple[Path, bool]:
         f'-DPYSHIM_PYTHON_EXE="{sys.executable}"',
         f'-DPYSHIM_REPO_DIR="{REPO_DIR}"',
     ]
+    from pyshim.codegen.export_tables import generate as export_tables_header
+
+    et = export_tables_header(work / "gen-export")
+    # the header's digest in the flags: a changed spec recompiles what includes it
+    flags += [f"-I{et.parent}", f"-DPYSHIM_ET_DIGEST={_digest([et.read_bytes()])[:16]}"]
     core_sources = sorted(p for p in CORE_DIR.glob("*.c") if p.name != "proc_table.c")
     core_objs = compile_objects(core_sources, work / "obj", flags)
     common_objs = compile_objects([COMMON_DIR / n for n in COMMON_SOURCES], work / "obj-common",
@@ -404,14 +409,21 @@ def _component_blas(root: Path) -> object:
     return build_shim_blas(root / "lib", root / "cpu")
 
 
+def _component_jit(root: Path) -> object:
+    from pyshim.build_jit import build_jit
+
+    return build_jit(root)
+
+
 # the libraries besides the CPU device and libcuda, each from its own build module;
 # a component whose module is missing from this checkout is skipped with a message
 OPTIONAL_COMPONENTS = {
     "cpu-blas": _component_cpu_blas,  # librocblas/librocsolver of the CPU device
     "cudart": _component_cudart,  # libcudart.so.13/.12
     "blas": _component_blas,  # libcublas/libcusolver
+    "jit": _component_jit,  # LD_AUDIT module, NVRTC/nvJitLink wrappers, ptxas
 }
-ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas")
+ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas", "jit")
 
 
 def build_all(force: bool = False, cpu: bool = True,

@@ -44,9 +44,12 @@ CFLAGS = ["-std=c11", "-O2", "-fPIC", "-fno-plt", "-Wall", "-Wextra", "-Werror",
 INIT_CODE = """\
 import sys
 
-for _p in reversed({paths!r}):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
+# our package first; the packages of the Python pyshim was built with last, so that a
+# program's own Python (a virtualenv) keeps its own versions of them
+_repo, *_more = {paths!r}
+if _repo not in sys.path:
+    sys.path.insert(0, _repo)
+sys.path.extend(_p for _p in _more if _p not in sys.path)
 
 from {module} import ffi  # noqa: E402  (the module cffi made of this libcudart)
 

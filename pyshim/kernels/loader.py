@@ -131,10 +131,19 @@ def _ptx_from_elf(data: bytes) -> str:
         names = fatbin.cubin_kernels(data)
     except FatbinError:
         names = []
-    arch = data[0x30] if len(data) > 0x34 else 0  # cubin e_flags: low byte is the SM
+    arch = cubin_arch(data)
     kernels = ", ".join(names) if names else "none found"
     raise NoKernelImage(f"ELF image holds no PTX (SASS for sm_{arch}; kernels: {kernels}); "
                         "rebuild with PTX, e.g. -gencode arch=compute_XX,code=compute_XX")
+
+
+def cubin_arch(elf: bytes) -> int:
+    """The SM number a cubin is for, from its e_flags: bits 8-15 in the CUDA ABI of CUDA
+    12.8+ (EI_OSABI 0x41, ABI version 8: sm_110a is 0x6e02), the low byte before (0x33)."""
+    if len(elf) < 0x34:
+        return 0
+    flags = struct.unpack_from("<I", elf, 0x30)[0]
+    return (flags >> 8) & 0xff if elf[7] == 0x41 or elf[8] >= 8 else flags & 0xff
 
 
 def _check_target(target: str) -> None:

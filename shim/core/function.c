@@ -13,7 +13,7 @@ CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
     if (pFunc == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     CUfunction f = (CUfunction)(void *)kernel;
-    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
+    if (!pyshim_func_valid(f))
         return CUDA_ERROR_INVALID_HANDLE;
     *pFunc = f;
     return CUDA_SUCCESS;
@@ -24,7 +24,7 @@ CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
     CUfunction f = (CUfunction)(void *)kernel;
     if (pLib == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
+    if (!pyshim_func_valid(f))
         return CUDA_ERROR_INVALID_HANDLE;
     *pLib = (CUlibrary)(void *)f->lib;
     return CUDA_SUCCESS;
@@ -129,7 +129,7 @@ CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
     /* a NULL function is an invalid value, as cuda.h documents, not a bad handle */
     if (name == NULL || hfunc == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    if (hfunc->magic != PYSHIM_FUNC_MAGIC)
+    if (!pyshim_func_valid(hfunc))
         return CUDA_ERROR_INVALID_HANDLE;
     *name = hfunc->name;
     return CUDA_SUCCESS;
@@ -159,7 +159,7 @@ CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 {
     if (hmod == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    if (hfunc == NULL || hfunc->magic != PYSHIM_FUNC_MAGIC)
+    if (!pyshim_func_valid(hfunc))
         return CUDA_ERROR_INVALID_HANDLE;
     *hmod = (CUmodule)(void *)hfunc->lib;
     return CUDA_SUCCESS;

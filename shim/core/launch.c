@@ -58,7 +58,7 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     CUresult rc = pyshim_need_ctx();
     if (rc != CUDA_SUCCESS)
         return rc;
-    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
+    if (!pyshim_func_valid(f))
         return CUDA_ERROR_INVALID_HANDLE;
     rc = check_dims(gx, gy, gz, bx, by, bz);
     if (rc != CUDA_SUCCESS)

@@ -51,7 +51,7 @@ static struct pyshim_library *live;
 
 static int lib_valid(const struct pyshim_library *lib)
 {
-    return lib != NULL && lib->magic == LIB_MAGIC;
+    return pyshim_handles_contains(&pyshim_known_libraries, lib) && lib->magic == LIB_MAGIC;
 }
 
 /* The device modules load on: the current context's, else HIP's current device. */
@@ -171,6 +171,11 @@ static CUresult create(struct pyshim_library **out, const void *data)
         free(image);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
+    if (!pyshim_handles_add(&pyshim_known_libraries, lib)) {
+        free(lib);
+        free(image);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     lib->image = image;
     lib->size = size;
     lib->magic = LIB_MAGIC;
@@ -248,6 +253,12 @@ static CUresult get_function(struct CUfunc_st **out, struct pyshim_library *lib,
             pthread_mutex_unlock(&lib->lock);
             return CUDA_ERROR_OUT_OF_MEMORY;
         }
+        if (!pyshim_handles_add(&pyshim_known_functions, &n->func)) {
+            free(n);
+            free(copy);
+            pthread_mutex_unlock(&lib->lock);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
         n->func.magic = PYSHIM_FUNC_MAGIC;
         n->func.lib = lib;
         n->func.name = copy;
@@ -284,7 +295,7 @@ static CUresult get_global(CUdeviceptr *dptr, size_t *bytes, struct pyshim_libra
 
 CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out)
 {
-    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
+    if (!pyshim_func_valid(f))
         return CUDA_ERROR_INVALID_HANDLE;
     struct pyshim_library *lib = f->lib;
     int d;
@@ -305,7 +316,7 @@ CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out)
 
 CUresult pyshim_function_param_info(CUfunction f, size_t index, size_t *offset, size_t *size)
 {
-    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC || !lib_valid(f->lib))
+    if (!pyshim_func_valid(f) || !lib_valid(f->lib))
         return CUDA_ERROR_INVALID_HANDLE;
     int d;
     CUresult rc = ensure_loaded(f->lib, &d);
@@ -342,7 +353,7 @@ CUresult pyshim_function_param_info(CUfunction f, size_t index, size_t *offset, 
 int pyshim_function_facts(CUfunction f, struct pyshim_function_facts *out)
 {
     memset(out, 0, sizeof *out);
-    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC || !lib_valid(f->lib))
+    if (!pyshim_func_valid(f) || !lib_valid(f->lib))
         return 0;
     int d = current_device();
     if (d < 0 || d >= PYSHIM_MAX_DEVICES)
