@@ -302,6 +302,20 @@ def test_kernel_attributes_and_launch_bounds(libs: Path, cudart: str) -> None:
         assert "PASS cuFuncGetAttribute(PTX_VERSION) (75)" in proc.stdout
 
 
+@needs_translator
+@pytest.mark.parametrize("cc,arch", [(None, 750), ("9.0", 900)])
+def test_multi_arch_fatbin_runs_the_ptx_for_the_presented_arch(libs: Path, cc: str | None,
+                                                               arch: int) -> None:
+    """An 8.6 device runs compute_75's PTX, not compute_90's (which may hold Hopper-only
+    instructions); a 9.0 one runs compute_90's."""
+    exe = nvcc(RT_DIR / "rt_arch_choice.cu", "-cudart", "shared",
+               "-gencode", "arch=compute_75,code=compute_75",
+               "-gencode", "arch=compute_90,code=compute_90")
+    proc = run(exe, libs, **({"PYSHIM_DEVICE_CC": cc} if cc else {}))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"arch {arch} (cudaSuccess)" in proc.stdout
+
+
 def test_under_pyshim_run(libs: Path) -> None:
     """Through the launcher, which preloads libcuda.so.1 and both libcudart libraries."""
     exe = nvcc(RT_DIR / "rt_api.cu", "-cudart", "shared")

@@ -81,6 +81,17 @@ def ptx_target(ptx: str) -> int:
     return int(m.group(1)) if m else 0
 
 
+def device_arch() -> int:
+    """The compute capability the device presents (86 for 8.6): as NVIDIA's driver does,
+    the PTX to JIT is the newest written for an arch the device has, so a fat binary's
+    compute_90 PTX (which may use Hopper-only instructions) is not taken for an 8.6 device
+    when it also carries compute_75's."""
+    from pyshim.device_identity import presented
+
+    identity, _ = presented()
+    return identity.major * 10 + identity.minor
+
+
 def extract_ptx(data: bytes) -> str:
     """The PTX to translate from a container, PTX text or ELF."""
     from pyshim.binary import fatbin
@@ -89,7 +100,7 @@ def extract_ptx(data: bytes) -> str:
     data = bytes(data)
     if len(data) >= 4 and struct.unpack_from("<I", data)[0] == FATBIN_MAGIC:
         try:
-            return fatbin.choose_ptx(fatbin.entries(data)).ptx()
+            return fatbin.choose_ptx(fatbin.entries(data), max_arch=device_arch()).ptx()
         except NoPtxError as exc:
             raise NoKernelImage(str(exc)) from None
         except FatbinError as exc:
@@ -124,7 +135,7 @@ def _ptx_from_elf(data: bytes) -> str:
             pos = data.find(magic, pos + 4)
     if entries:
         try:
-            return fatbin.choose_ptx(entries).ptx()
+            return fatbin.choose_ptx(entries, max_arch=device_arch()).ptx()
         except NoPtxError as exc:
             raise NoKernelImage(str(exc)) from None
     try:
