@@ -316,6 +316,19 @@ def test_multi_arch_fatbin_runs_the_ptx_for_the_presented_arch(libs: Path, cc: s
     assert f"arch {arch} (cudaSuccess)" in proc.stdout
 
 
+@needs_translator
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_library_management(libs: Path, cudart: str) -> None:
+    """cudaLibraryLoadData (four loads of one image at once, each its own global),
+    cudaLibraryGetKernel/Global/KernelCount/EnumerateKernels, kernels launched by their
+    cudaKernel_t, cudaGetKernel, cudaKernelSetAttributeForDevice, cudaStreamGetCaptureInfo
+    during a capture, unloading; through our runtime and NVIDIA's over our driver."""
+    exe = nvcc(RT_DIR / "rt_library.cu", "-cudart", cudart, name=f"rt_library_{cudart}")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert "ALL PASSED" in proc.stdout
+
+
 def test_under_pyshim_run(libs: Path) -> None:
     """Through the launcher, which preloads libcuda.so.1 and both libcudart libraries."""
     exe = nvcc(RT_DIR / "rt_api.cu", "-cudart", "shared")

@@ -222,6 +222,20 @@ static void destroy(struct pyshim_library *lib)
 /* A function handle of `lib`. `lazy` (libraries): the handle is made without translating;
  * the module is translated and the name looked up at first launch or attribute query,
  * so launch-configuration errors are reported before translation errors. */
+/* Whether `name` is one of the newline-separated `names`. */
+static int listed(const char *names, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = names; p != NULL && *p != '\0';) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol != NULL ? (size_t)(eol - p) : strlen(p);
+        if (n == len && strncmp(p, name, len) == 0)
+            return 1;
+        p = eol != NULL ? eol + 1 : NULL;
+    }
+    return 0;
+}
+
 static CUresult get_function(struct CUfunc_st **out, struct pyshim_library *lib,
                              const char *name, int lazy)
 {
@@ -243,6 +257,15 @@ static CUresult get_function(struct CUfunc_st **out, struct pyshim_library *lib,
         hipFunction_t f = NULL;
         if (!lazy && hipModuleGetFunction(&f, lib->dev[d].module, name) != hipSuccess) {
             pthread_mutex_unlock(&lib->lock);
+            return CUDA_ERROR_NOT_FOUND;
+        }
+        /* lazily, a name is checked once the module is loaded here anyway (its kernel
+         * list is known then); before, the first launch reports it */
+        int here = current_device();
+        if (lazy && here >= 0 && here < PYSHIM_MAX_DEVICES && lib->dev[here].tried &&
+            lib->dev[here].result == CUDA_SUCCESS && !listed(lib->dev[here].kernels, name)) {
+            pthread_mutex_unlock(&lib->lock);
+            pyshim_log("kernel %s is not in its module", name);
             return CUDA_ERROR_NOT_FOUND;
         }
         n = calloc(1, sizeof *n);
