@@ -593,6 +593,27 @@ def test_program_linked_against_cuda_12_9(libs: Path, cuda12: tuple[Path, Path])
     assert "PASS SM count agrees" in proc.stdout and "PASS clock rate agrees" in proc.stdout
 
 
+@pytest.mark.network
+@pytest.mark.parametrize("cc", [None, "9.0"])
+def test_device_identity_in_cuda_12_9_layout(libs: Path, cuda12: tuple[Path, Path],
+                                             cc: str | None) -> None:
+    """libcudart.so.12's cudaGetDeviceProperties (12.9's layout) presents the same identity
+    as cudaDeviceGetAttribute and the driver."""
+    from pyshim.device_identity import default, identities, parse_cc
+
+    inc, lib = cuda12
+    exe = nvcc(RT_DIR / "rt_identity.cu", f"-I{inc}", "-cudart", "none", f"-L{lib}",
+               "-l:libcudart.so.12", f"-L{libs / 'lib'}", "-lcuda", name="rt_identity12")
+    assert imports(exe)["cudaGetDeviceProperties_v2"] == "libcudart.so.12"
+    proc = run(exe, libs, **({"PYSHIM_DEVICE_CC": cc} if cc else {}))
+    assert proc.returncode == 0 and "PASS identity agrees" in proc.stdout, (
+        proc.stdout + proc.stderr)
+    want = identities()[parse_cc(cc)] if cc else default()
+    got = _identity_lines(proc.stdout)
+    assert got["cc"] == [want.major, want.minor] and got["warp"] == [32]
+    assert got["threads/sm"] == [want.threads_per_sm]
+
+
 @needs_translator
 @pytest.mark.network
 def test_kernel_program_linked_against_cuda_12_9(libs: Path, cuda12: tuple[Path, Path]) -> None:
