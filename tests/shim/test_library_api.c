@@ -54,6 +54,13 @@ static const char *regs_ptx =
 
 #define LOADS 6
 
+static int destroyed;
+
+static void on_destroy(void *p)
+{
+    *(int *)p += 1;
+}
+
 /* CUDA 11.3's ABI, which CUDA 13's header no longer declares; programs built then call it */
 CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream,
                                            CUstreamCaptureStatus *captureStatus_out,
@@ -245,10 +252,50 @@ int main(void)
     EXPECT(rc == CUDA_SUCCESS && by_proc != NULL &&
                by_proc(s, &st2, &id2, NULL, NULL, NULL, NULL) == CUDA_SUCCESS && id2 == id,
            "cuGetProcAddress(cuStreamGetCaptureInfo, 13000) works (%d)", rc);
+    /* a kernel in the capture, and a user object the graph keeps alive (cuda.core ties a
+     * graph's Python arguments to it this way) */
+    unsigned int gstep = 5;
+    void *gparams[] = {&out, &gstep};
+    CUkernel gk = NULL;
+    CUlibrary glib = NULL;
+    cuLibraryLoadData(&glib, ptx, NULL, NULL, 0, NULL, NULL, 0);
+    cuLibraryGetKernel(&gk, glib, "bump");
+    EXPECT(cuLaunchKernel((CUfunction)gk, 1, 1, 1, 1, 1, 1, 0, s, gparams, NULL) == CUDA_SUCCESS,
+           "a launch captured into the graph");
     CUgraph captured = NULL;
     EXPECT(cuStreamEndCapture(s, &captured) == CUDA_SUCCESS && captured != NULL,
            "cuStreamEndCapture");
-    cuGraphDestroy(captured);
+    CUuserObject uo = NULL;
+    EXPECT(cuUserObjectCreate(&uo, &destroyed, on_destroy, 1,
+                              CU_USER_OBJECT_NO_DESTRUCTOR_SYNC) == CUDA_SUCCESS,
+           "cuUserObjectCreate");
+    EXPECT(cuUserObjectRetain(uo, 2) == CUDA_SUCCESS && cuUserObjectRelease(uo, 2) == CUDA_SUCCESS,
+           "cuUserObjectRetain / cuUserObjectRelease");
+    EXPECT(cuGraphRetainUserObject(captured, uo, 1, CU_GRAPH_USER_OBJECT_MOVE) == CUDA_SUCCESS,
+           "cuGraphRetainUserObject (moving the creator's reference)");
+    CUDA_GRAPH_INSTANTIATE_PARAMS ip;
+    memset(&ip, 0, sizeof ip);
+    ip.flags = CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD;
+    ip.hUploadStream = s;
+    ip.result_out = CUDA_GRAPH_INSTANTIATE_ERROR;
+    CUgraphExec exec = NULL;
+    rc = cuGraphInstantiateWithParams(&exec, captured, &ip);
+    EXPECT(rc == CUDA_SUCCESS && exec != NULL && ip.result_out == CUDA_GRAPH_INSTANTIATE_SUCCESS,
+           "cuGraphInstantiateWithParams with an upload (%d)", rc);
+    EXPECT(cuGraphDestroy(captured) == CUDA_SUCCESS && destroyed == 0,
+           "the exec keeps the user object alive after the graph is gone");
+    unsigned int before = 0, after = 0;
+    CUdeviceptr gcounter;
+    size_t gsize;
+    cuLibraryGetGlobal(&gcounter, &gsize, glib, "counter");
+    cuMemcpyDtoH(&before, gcounter, 4);
+    EXPECT(cuGraphLaunch(exec, s) == CUDA_SUCCESS && cuGraphExecDestroy(exec) == CUDA_SUCCESS,
+           "cuGraphLaunch, then cuGraphExecDestroy at once");
+    EXPECT(cuStreamSynchronize(s) == CUDA_SUCCESS && cuMemcpyDtoH(&after, gcounter, 4) == 0 &&
+               after == before + 5,
+           "the launched graph ran its kernel (%u -> %u)", before, after);
+    EXPECT(destroyed == 1, "the destructor ran once, after the launch's work (%d)", destroyed);
+    cuLibraryUnload(glib);
     cuStreamDestroy(s);
 
     printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
