@@ -165,6 +165,17 @@ int main(void)
     EXPECT(cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 1024, k, dev) ==
                CUDA_SUCCESS,
            "cuKernelSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    /* occupancy within the limits the device presents */
+    int max_blocks = 0, max_threads_sm = 0, occ = -1;
+    cuDeviceGetAttribute(&max_blocks, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, dev);
+    cuDeviceGetAttribute(&max_threads_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+                         dev);
+    EXPECT(cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kf, 32, 0) == CUDA_SUCCESS &&
+               occ > 0 && occ <= max_blocks,
+           "occupancy at 32 threads: %d blocks (the device has %d per SM)", occ, max_blocks);
+    EXPECT(cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kf, 1024, 0) == CUDA_SUCCESS &&
+               occ > 0 && occ * 1024 <= max_threads_sm,
+           "occupancy at 1024 threads: %d blocks (%d threads per SM)", occ, max_threads_sm);
     size_t off = 99, size = 99;
     rc = cuKernelGetParamInfo(k, 1, &off, &size);
     EXPECT(rc == CUDA_SUCCESS && off == 8 && size == 4,
