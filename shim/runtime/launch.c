@@ -387,6 +387,21 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlock
     int rc = resolve_stub(func, &fn);
     if (rc == cudaSuccess)
         rc = pyshim_rt_hip_occupancy(numBlocks, fn, blockSize, dynamicSMemSize, flags);
+    if (rc == cudaSuccess && blockSize > 0) {
+        /* within the presented identity's resident blocks and threads per multiprocessor,
+         * as libcuda's occupancy answers (the backend's own limits may be higher) */
+        int dev = 0, blocks = 0, threads = 0;
+        if (cudaGetDevice(&dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&blocks, cudaDevAttrMaxBlocksPerMultiprocessor, dev) ==
+                cudaSuccess &&
+            cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev) ==
+                cudaSuccess) {
+            if (*numBlocks > blocks)
+                *numBlocks = blocks;
+            if (*numBlocks > threads / blockSize)
+                *numBlocks = threads / blockSize;
+        }
+    }
     return (cudaError_t)pyshim_rt_record(rc);
 }
 

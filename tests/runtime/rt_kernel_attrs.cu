@@ -47,6 +47,11 @@ int main(void)
           (long long)a.constSizeBytes);
 
 
+    int occ = -1, max_blocks = 0;
+    cudaDeviceGetAttribute(&max_blocks, cudaDevAttrMaxBlocksPerMultiprocessor, 0);
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, plain, 32, 0);
+    check("occupancy within the device's resident blocks", e == cudaSuccess && occ > 0 &&
+          occ <= max_blocks, occ);
     e = cudaFuncGetAttributes(&a, (const void *)bounded);
     check("bounded maxThreadsPerBlock", e == cudaSuccess && a.maxThreadsPerBlock == 64,
           a.maxThreadsPerBlock);
