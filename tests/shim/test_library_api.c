@@ -47,6 +47,7 @@ static const char *regs_ptx =
     "    .reg .b32 %r<200>;\n    .reg .b64 %rd<4>;\n"
     "    ld.param.u64 %rd1, [p];\n    ld.const.u32 %r1, [table];\n"
     "    st.global.u32 [%rd1], %r1;\n    ret;\n}\n"
+    ".visible .entry exact(.param .u64 p)\n.reqntid 64, 1, 1\n{\n    ret;\n}\n"
     ".visible .entry plain(.param .u64 p)\n{\n"
     "    .reg .b32 %r<200>;\n    .reg .b64 %rd<4>;\n"
     "    ld.param.u64 %rd1, [p];\n    mov.u32 %r1, 3;\n"
@@ -219,6 +220,14 @@ int main(void)
     EXPECT(cuFuncGetAttribute(&cbytes, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, heavy) ==
                    CUDA_SUCCESS && cbytes >= 80,
            "CONST_SIZE_BYTES counts the module's __constant__ data (%d)", cbytes);
+    CUfunction exact = NULL;
+    void *eparams[] = {&out};
+    EXPECT(cuModuleGetFunction(&exact, rm, "exact") == CUDA_SUCCESS &&
+               cuLaunchKernel(exact, 1, 1, 1, 32, 1, 1, 0, NULL, eparams, NULL) ==
+                   CUDA_ERROR_INVALID_VALUE &&
+               cuLaunchKernel(exact, 1, 1, 1, 64, 1, 1, 0, NULL, eparams, NULL) == CUDA_SUCCESS &&
+               cuCtxSynchronize() == CUDA_SUCCESS,
+           "a block other than .reqntid is CUDA_ERROR_INVALID_VALUE, the right one runs");
     cuModuleUnload(rm);
     CUjit_option jo[] = {CU_JIT_MAX_REGISTERS};
     void *jv[] = {(void *)(uintptr_t)16};
