@@ -53,6 +53,23 @@ static const char *regs_ptx =
     "    ld.param.u64 %rd1, [p];\n    mov.u32 %r1, 3;\n"
     "    st.global.u32 [%rd1], %r1;\n    ret;\n}\n";
 
+/* shared and local arrays asking for more alignment than the window's natural 16 bytes */
+static const char *align_ptx =
+    ".version 7.0\n.target sm_75\n.address_size 64\n"
+    ".shared .align 4 .b8 small[4];\n"
+    ".shared .align 256 .b8 big[256];\n"
+    ".visible .entry where(.param .u64 p)\n{\n"
+    "    .local .align 256 .b8 lbig[256];\n"
+    "    .reg .b64 %rd<6>;\n    .reg .b32 %r<2>;\n"
+    "    ld.param.u64 %rd1, [p];\n"
+    "    mov.u64 %rd2, big;\n    cvta.shared.u64 %rd3, %rd2;\n"
+    "    st.global.u64 [%rd1], %rd3;\n"
+    "    mov.u64 %rd4, lbig;\n    cvta.local.u64 %rd5, %rd4;\n"
+    "    st.global.u64 [%rd1+8], %rd5;\n"
+    "    mov.u32 %r1, 1;\n    st.shared.u32 [small], %r1;\n    st.shared.u32 [big], %r1;\n"
+    "    st.local.u32 [lbig], %r1;\n"
+    "    ret;\n}\n";
+
 #define LOADS 6
 
 static int destroyed;
@@ -237,6 +254,20 @@ int main(void)
                regs > 0 && regs <= 16,
            "CU_JIT_MAX_REGISTERS 16 at load bounds NUM_REGS (%d)", regs);
     cuModuleUnload(rm);
+
+    /* .align on shared and local arrays holds for their addresses */
+    CUmodule am = NULL;
+    CUfunction where = NULL;
+    unsigned long long addrs[2] = {1, 1};
+    void *aparams[] = {&out};
+    EXPECT(cuModuleLoadData(&am, align_ptx) == CUDA_SUCCESS &&
+               cuModuleGetFunction(&where, am, "where") == CUDA_SUCCESS &&
+               cuLaunchKernel(where, 1, 1, 1, 1, 1, 1, 0, NULL, aparams, NULL) == CUDA_SUCCESS &&
+               cuMemcpyDtoH(addrs, out, sizeof addrs) == CUDA_SUCCESS,
+           "a kernel reports its arrays' addresses");
+    EXPECT(addrs[0] % 256 == 0, ".shared .align 256 is 256-aligned (offset %llu)", addrs[0] % 256);
+    EXPECT(addrs[1] % 256 == 0, ".local .align 256 is 256-aligned (offset %llu)", addrs[1] % 256);
+    cuModuleUnload(am);
 
     /* cuStreamGetCaptureInfo, every ABI */
     CUstream s;
