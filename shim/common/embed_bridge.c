@@ -145,7 +145,7 @@ static void write_all(int fd, const uint8_t *p, size_t n)
 /* pyshim/embed/worker.py: the image on stdin, "0\t<answer>" or "1\t<error>" on stdout.
  * Fills `out` with the answer and `*status` (0/1; left at -1 when there is none). */
 static void translate_in_subprocess(const void *image, size_t size, const char *target,
-                                    char *out, size_t out_len, int *status)
+                                    char *out, size_t out_len, int *status, int trace)
 {
     static const char code[] =
         "import sys; sys.path.insert(0, '" PYSHIM_REPO_DIR "')\n"
@@ -201,7 +201,7 @@ static void translate_in_subprocess(const void *image, size_t size, const char *
     if (got >= 2 && (out[0] == '0' || out[0] == '1') && out[1] == '\t') {
         *status = out[0] - '0';
         memmove(out, out + 2, got - 1);
-    } else {
+    } else if (trace) {
         pyshim_common_log("the translator subprocess gave no answer (exit status %d)", wstatus);
     }
 }
@@ -264,7 +264,8 @@ int pyshim_embed_translate_image(const struct pyshim_embed_library *lib, const v
         }
     }
     if (use_subprocess && status == -1)
-        translate_in_subprocess(image, size, target, out, ANSWER_BYTES, &status);
+        translate_in_subprocess(image, size, target, out, ANSWER_BYTES, &status,
+                                lib->trace_enabled != NULL && lib->trace_enabled());
     if (home_was_set) {
         /* the interpreter has read it; the program's children must not inherit it */
         home_was_set = 0;
