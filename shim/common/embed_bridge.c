@@ -206,6 +206,13 @@ static void translate_in_subprocess(const void *image, size_t size, const char *
     }
 }
 
+static _Thread_local int last_ptx_target;
+
+int pyshim_embed_last_ptx_target(void)
+{
+    return last_ptx_target;
+}
+
 /* The translator's answer `out` (with its `status`) as the library's code. */
 static int answer(const struct pyshim_embed_library *lib, int status, char *out, char *path,
                   size_t path_len, char **kernels, char *error, size_t error_len)
@@ -228,10 +235,18 @@ static int answer(const struct pyshim_embed_library *lib, int status, char *out,
         int rc = lib->from_driver_name(out);
         return rc == lib->success ? lib->unknown : rc;
     }
-    /* "path\nkernel\nkernel...": the module file is the first line */
+    /* "path\tptx=75\nkernel\nkernel...": the module file and its PTX target are the
+     * first line */
     char *names = strchr(out, '\n');
     if (names != NULL)
         *names++ = '\0';
+    char *facts = strchr(out, '\t');
+    last_ptx_target = 0;
+    if (facts != NULL) {
+        *facts++ = '\0';
+        if (strncmp(facts, "ptx=", 4) == 0)
+            last_ptx_target = atoi(facts + 4);
+    }
     if (strlen(out) + 1 > path_len)
         return lib->invalid_value;
     memcpy(path, out, strlen(out) + 1);

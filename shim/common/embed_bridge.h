@@ -47,5 +47,8 @@ PYSHIM_COMMON_HIDDEN int pyshim_embed_translate_image(const struct pyshim_embed_
                                                       const char *target, char *path,
                                                       size_t path_len, char **kernels,
                                                       char *error, size_t error_len);
+/* The PTX target of the calling thread's last successful translation (".target sm_75"
+ * -> 75; 0 if the translator did not say): a kernel's PTX_VERSION / BINARY_VERSION. */
+PYSHIM_COMMON_HIDDEN int pyshim_embed_last_ptx_target(void);
 
 #endif
