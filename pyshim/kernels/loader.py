@@ -94,6 +94,14 @@ def extract_ptx(data: bytes) -> str:
 def _ptx_from_elf(data: bytes) -> str:
     from pyshim.binary import fatbin
     from pyshim.binary.errors import FatbinError, NoPtxError
+    from pyshim.kernels import ptx_link
+
+    inputs = ptx_link.link_inputs(data)
+    if inputs is not None:  # a cuLink* link image (shim/core/link.c)
+        try:
+            return ptx_link.link_image_ptx(inputs, extract_ptx)
+        except ptx_link.PtxLinkError as exc:
+            raise InvalidImage(str(exc)) from None
 
     entries = []
     magic = struct.pack("<I", FATBIN_MAGIC)
