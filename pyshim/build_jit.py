@@ -42,7 +42,7 @@ class JitLibrary:
     overridden: set[str]    # of exports: pyshim's C
     versions: list[str]     # nvJitLink-style symbol versions ("" unversioned first)
     companions: list[str]
-    own_namespace: bool = True
+    own_namespace: bool = False
 
 
 def load_spec(path: Path = SPEC) -> list[JitLibrary]:
@@ -65,7 +65,7 @@ def load_spec(path: Path = SPEC) -> list[JitLibrary]:
             overridden.update(names)
         out.append(JitLibrary(lib["soname"], lib["wrapper"], int(lib["missing_status"]),
                               exports, overridden, versions, list(lib.get("companions", [])),
-                              bool(lib.get("own_namespace", True))))
+                              bool(lib.get("own_namespace", False))))
     return out
 
 

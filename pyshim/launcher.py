@@ -190,11 +190,15 @@ def _audit_environment(env: dict[str, str], lib: Path, preloaded: tuple[str, ...
     replaced = [*preloaded, *REPLACED]
     env["PYSHIM_AUDIT_MAP"] = audit_map(lib, replaced)
     env["LD_AUDIT"] = ":".join([str(audit), *([env["LD_AUDIT"]] if env.get("LD_AUDIT") else [])])
-    # the wrappers load NVIDIA's library into a namespace of its own, whose libc needs
-    # static TLS beyond the 512 bytes glibc keeps spare (2048 measured enough for NVRTC 13.5)
-    tunables = [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t]
-    if not any(t.startswith("glibc.rtld.optional_static_tls=") for t in tunables):
-        env["GLIBC_TUNABLES"] = ":".join([*tunables, f"glibc.rtld.optional_static_tls={STATIC_TLS}"])
+    from pyshim.build_jit import load_spec
+
+    if any(lib.own_namespace for lib in load_spec()):
+        # a wrapper loads NVIDIA's library into a namespace of its own, whose libc needs
+        # static TLS beyond the 512 bytes glibc keeps spare (2048 was enough for NVRTC 13.5)
+        tunables = [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t]
+        if not any(t.startswith("glibc.rtld.optional_static_tls=") for t in tunables):
+            env["GLIBC_TUNABLES"] = ":".join(
+                [*tunables, f"glibc.rtld.optional_static_tls={STATIC_TLS}"])
     ptxas_dir = lib.parent / "bin"
     if (ptxas_dir / "ptxas").exists():
         env["PATH"] = os.pathsep.join([str(ptxas_dir), *([env["PATH"]] if env.get("PATH") else [])])
