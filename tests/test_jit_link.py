@@ -92,7 +92,7 @@ MOD_A = """.version 8.0
 .extern .func (.param .b32 r) f (.param .b32 x);
 .extern .global .align 4 .u32 v;
 .weak .func g() { ret; }
-.visible .entry k() { ret; }
+.visible .entry k() { call g; call f; ret; }
 """
 MOD_B = """.version 9.0
 .target sm_80
@@ -100,6 +100,8 @@ MOD_B = """.version 9.0
 .visible .global .align 4 .u32 v;
 .weak .func g() { ret; }
 .visible .func (.param .b32 r) f (.param .b32 x) { ret; }
+.func unused() { call missing_driver_function; ret; }
+.global .align 8 .u64 table[1] = {unused};
 """
 
 
@@ -111,11 +113,28 @@ def test_link_ptx_resolves_externs_and_keeps_one_weak_copy() -> None:
     assert out.index(".global .align 4 .u32 v") < out.index(".entry k")
     # the function's declaration stays as a prototype ahead of its use
     assert out.index(".func (.param .b32 r) f (.param .b32 x);") < out.index(".entry k")
+    # what no kernel reaches and the host cannot name is left out, as nvlink leaves unused
+    # library code (an -rdc=true program's device-runtime unit)
+    assert "unused" not in out and "table" not in out
 
 
 def test_link_ptx_refuses_two_strong_definitions() -> None:
     with pytest.raises(PtxLinkError, match="k is defined in more than one module"):
         link_ptx([MOD_A, MOD_B + ".visible .entry k() { exit; }\n"])
+
+
+def test_rdc_program_with_two_translation_units(inputs: dict[str, Path],
+                                                tmp_path: Path) -> None:
+    # the kernel calls a function and uses a variable of the other unit; nvcc also embeds
+    # the device runtime's unit
+    exe = tmp_path / "rdc"
+    subprocess.run(["nvcc", "-rdc=true", "-gencode=arch=compute_75,code=compute_75",
+                    str(HERE / "rdc_main.cu"), str(HERE / "link_helper.cu"), "-o", str(exe)],
+                   check=True, capture_output=True)
+    proc = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", str(exe)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "no error 1 3 5 counter 64" in proc.stdout
 
 
 def test_link_ptx_of_one_module_is_that_module() -> None:

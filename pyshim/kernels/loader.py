@@ -72,7 +72,10 @@ def extract_ptx(data: bytes) -> str:
     data = bytes(data)
     if len(data) >= 4 and struct.unpack_from("<I", data)[0] == FATBIN_MAGIC:
         try:
-            return fatbin.choose_ptx(fatbin.entries(data)).ptx()
+            containers = _back_to_back(data)
+            if len(containers) > 1:
+                return _link_units(containers)
+            return fatbin.choose_ptx(containers[0].entries).ptx()
         except NoPtxError as exc:
             raise NoKernelImage(str(exc)) from None
         except FatbinError as exc:
@@ -89,6 +92,41 @@ def extract_ptx(data: bytes) -> str:
             raise InvalidImage(f"PTX image is not UTF-8 text ({exc})") from None
     raise InvalidImage("module image is neither a fat binary, PTX text nor an ELF file "
                        f"(starts with {data[:8].hex()})")
+
+
+def _back_to_back(data: bytes) -> list:
+    """The fat binary containers that follow each other from the start of `data` (an
+    -rdc=true program's relocatable units, one per translation unit, are passed so)."""
+    from pyshim.binary import fatbin
+
+    out = [fatbin.parse(data, 0)]
+    pos = out[0].size
+    while pos + 16 <= len(data) and struct.unpack_from("<I", data, pos)[0] == FATBIN_MAGIC:
+        out.append(fatbin.parse(data, pos))
+        pos += out[-1].size
+    return out
+
+
+def _link_units(containers: list) -> str:
+    """One module from the PTX of several units, linked as nvlink links -rdc=true code; a
+    unit with no PTX at all (the device-link stub nvcc adds) has nothing to link."""
+    from pyshim.binary import fatbin
+    from pyshim.binary.errors import NoPtxError
+    from pyshim.kernels import ptx_link
+
+    modules, names = [], []
+    for i, c in enumerate(containers):
+        try:
+            modules.append(fatbin.choose_ptx(c.entries).ptx())
+            names.append(f"translation unit {i + 1}")
+        except NoPtxError:
+            continue
+    if not modules:
+        return fatbin.choose_ptx(containers[0].entries).ptx()  # raises, naming the SASS
+    try:
+        return ptx_link.link_ptx(modules, names)
+    except ptx_link.PtxLinkError as exc:
+        raise InvalidImage(str(exc)) from None
 
 
 def _ptx_from_elf(data: bytes) -> str:

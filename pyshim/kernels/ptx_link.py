@@ -5,8 +5,9 @@ hands over) become one module the translator takes, as ptxas + nvlink would link
 
 The header is the newest `.version`, the highest `.target` and `.address_size`; variables
 come first, then functions in module order; an `.extern` declaration that another module
-satisfies is dropped (a function's stays as a plain prototype), and
-of two definitions of the same `.weak` symbol the first is kept. Two strong
+satisfies is dropped (a function's stays as a plain prototype), of two definitions of the
+same `.weak` symbol the first is kept, and what no kernel reaches (nor the host names) is
+left out. Two strong
 definitions of one name are an error naming it, as nvlink's "multiple definition" is.
 """
 
@@ -66,7 +67,8 @@ def _statements(body: str) -> list[_Statement]:
             depth += 1
         elif c == "}":
             depth -= 1
-            if depth == 0 and paren == 0:
+            # a body ends its statement; an initializer's braces ({1, 2}) do not
+            if depth == 0 and paren == 0 and "=" not in body[start:i].split("{", 1)[0]:
                 out.append(_describe(body[start:i + 1], has_body=True))
                 start = i + 1
         elif c == ";" and depth == 0 and paren == 0:
@@ -146,10 +148,43 @@ def link_ptx(modules: list[str], names: list[str] | None = None) -> str:
                         continue  # the variable is defined (first, above)
                     text = re.sub(r"\.extern\b", "", text, count=1)
             (functions if _is_function(s) else variables).append(text)
+    functions, variables = _reachable(functions, variables)
     head = [f".version {version[0]}.{version[1]}", f".target {target}",
             f".address_size {max(sizes) if sizes else '64'}"]
     body = [t.strip("\n") for t in variables + functions]
     return "\n".join(head) + "\n" + "\n".join(body) + "\n"
+
+
+_IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def _reachable(functions: list[str], variables: list[str]) -> tuple[list[str], list[str]]:
+    """The functions kernels can reach and the variables they or the host can, as nvlink
+    keeps of a library only what is used: an -rdc=true program carries the device
+    runtime's unit, whose functions call driver-side ones nothing defines and whose tables
+    hold kernel addresses. A variable the host can name (.visible, .weak, .extern) stays."""
+    def describe(text: str) -> _Statement:
+        return _describe(text, has_body="{" in text)
+
+    fdefs = {st.name: text for text in functions
+             if (st := describe(text)).name is not None and st.defines}
+    vinfo = [(text, describe(text)) for text in variables]
+    vdefs = {st.name: text for text, st in vinfo if st.name is not None}
+    words = {name: set(_IDENT.findall(_COMMENT.sub(" ", text))) for name, text in
+             [*fdefs.items(), *vdefs.items()]}
+    live: set[str] = {name for name, text in fdefs.items()
+                      if ".entry" in text.split("{", 1)[0].split()}
+    live |= {st.name for text, st in vinfo if st.name is not None and
+             {".visible", ".weak", ".extern"} & set(_COMMENT.sub(" ", text).split())}
+    todo = list(live)
+    while todo:
+        for w in words.get(todo.pop(), ()):
+            if (w in fdefs or w in vdefs) and w not in live:
+                live.add(w)
+                todo.append(w)
+    keep_f = [t for t in functions if (n := describe(t).name) not in fdefs or n in live]
+    keep_v = [t for t, st in vinfo if st.name not in vdefs or st.name in live]
+    return keep_f, keep_v
 
 
 def _is_function(s: _Statement) -> bool:
