@@ -45,7 +45,7 @@ FLAG_ZSTD = 0x8000
 MAX_CONTAINER = 1 << 32
 # the newest PTX ISA and SM arch the translator is written for (nvcc 13.0: ISA 9.0, and
 # sm_120 is the newest arch CUDA 13.0 knows); an arch is only a number here ("sm_90a" = 90)
-SUPPORTED_PTX_ISA = (9, 9)
+SUPPORTED_PTX_ISA = (9, 0)
 SUPPORTED_ARCH = 120
 
 _WRAPPER = struct.Struct("<IIQQ")
