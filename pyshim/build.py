@@ -28,7 +28,8 @@ from pyshim.paths import PACKAGE_DIR, REPO_DIR, SHIM_DIR, build_dir
 CORE_DIR = SHIM_DIR / "core"
 # C shared with libcudart and the BLAS shims, compiled into each (shim/common)
 COMMON_DIR = SHIM_DIR / "common"
-COMMON_SOURCES = ["elf_write.c", "embed_bridge.c", "fatbin_extent.c", "log.c", "unsupported.c"]
+COMMON_SOURCES = ["device_identity.c", "elf_write.c", "embed_bridge.c", "fatbin_extent.c", "log.c",
+                  "unsupported.c"]
 EMBED_DIR = PACKAGE_DIR / "embed"
 CUDA_TOOLKIT_INCLUDE = Path("/usr/local/cuda/include")
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-D__HIP_PLATFORM_AMD__"]
@@ -96,7 +97,7 @@ def compile_objects(sources: list[Path], obj_dir: Path, flags: list[str]) -> lis
     are unchanged (the stamp beside each object records them)."""
     obj_dir.mkdir(parents=True, exist_ok=True)
     headers = [*sorted(CORE_DIR.glob("*.h")), *sorted(CORE_DIR.glob("*.inc")),
-               *sorted(COMMON_DIR.glob("*.h"))]
+               *sorted(COMMON_DIR.glob("*.h")), *sorted(COMMON_DIR.glob("*.inc"))]
     header_digest = _file_digest(headers)
     objs = []
     for src in sources:

@@ -35,6 +35,9 @@ environment:
   PYSHIM_TRACE=1     log export-table and proc-address traffic
   PYSHIM_REPORT=F    append unsupported-call counts to F at exit
   PYSHIM_ROCM_LIB    where ROCm's libamdhip64.so.7 lives (default: /opt/rocm/lib ...)
+  PYSHIM_DEVICE_CC=8.6
+                     the NVIDIA compute capability the device presents itself as
+                     (default 8.6; 7.5 8.0 8.6 8.7 8.9 9.0 10.0 12.0)
   PYSHIM_TRANSLATOR=subprocess
                      translate PTX in a separate Python process instead of one
                      embedded in the program (automatic when the program runs
@@ -123,7 +126,13 @@ def choose_backend(requested: str) -> tuple[str, Path | None]:
             raise LaunchError("--backend hip: no AMD GPU visible (/dev/kfd is missing)")
         return "hip", lib
     if requested == "auto":
-        print("pyshim: no AMD GPU found; running on the CPU device", file=sys.stderr)
+        from pyshim.device_identity import presented
+
+        identity, complaint = presented()
+        if complaint:
+            print(f"pyshim: {complaint}", file=sys.stderr)
+        print(f"pyshim: no AMD GPU found; running on the CPU device, presented as "
+              f"{identity.describe()}", file=sys.stderr)
     return "cpu", None
 
 

@@ -62,6 +62,21 @@ class LoadedModule:
     # __managed__ variables (.attribute(.managed)): on the CPU device plain globals; an AMD
     # runtime must back them with managed memory for the host to see them
     managed: list[str] = field(default_factory=list)
+    # the virtual architecture the PTX was written for (".target sm_75" -> 75): what
+    # cuFuncGetAttribute(PTX_VERSION / BINARY_VERSION) reports for its kernels
+    ptx_target: int = 0
+    # each kernel's parameters as (offset, size) in CUDA's packed layout: what
+    # cuFuncGetParamInfo / cuKernelGetParamInfo report
+    params: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+
+
+_TARGET = re.compile(rb"^\s*\.target\s+(?:sm|compute)_(\d+)", re.M)
+
+
+def ptx_target(ptx: str) -> int:
+    """The number of the first `.target sm_XX` (sm_90a -> 90), 0 if none."""
+    m = _TARGET.search(ptx.encode("utf-8", "replace")[:65536])
+    return int(m.group(1)) if m else 0
 
 
 def extract_ptx(data: bytes) -> str:
@@ -235,7 +250,7 @@ def load_module(data: bytes, target: str) -> LoadedModule:
             info = json.loads(info_path.read_text())
         except (OSError, ValueError):
             info = None
-    if info is None:
+    if info is None or "params" not in info:  # entries cached before params were kept
         info = _names(ptx)
         cache.store(key, ".json", json.dumps(info).encode())
     seconds = time.perf_counter() - t0
@@ -248,13 +263,19 @@ def load_module(data: bytes, target: str) -> LoadedModule:
                  st.get("lines", 0), len(info["kernels"]), target, seconds)
     return LoadedModule(path=path, kernels=info["kernels"], globals=info["globals"],
                         cached=cached, seconds=seconds, target=target,
-                        stats=meta.get("stats", {}), managed=info.get("managed", []))
+                        stats=meta.get("stats", {}), managed=info.get("managed", []),
+                        ptx_target=ptx_target(ptx),
+                        params={k: [tuple(p) for p in v] for k, v in info["params"].items()})
 
 
 def _names(ptx: str) -> dict:
     from pyshim.ptx.parser import parse
 
     m = parse(ptx)
+    from pyshim.ptx.layout import param_layout
+
     return {"kernels": [k.name for k in m.kernels],
+            "params": {k.name: [[off, size] for off, size, _ in param_layout(k.params)[0]]
+                       for k in m.kernels},
             "globals": [v.name for v in m.variables if v.space in ("global", "const")],
             "managed": [v.name for v in m.variables if "managed" in v.attributes]}
