@@ -137,3 +137,30 @@ CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
         (hipGraphNode_t *)phGraphNode, (hipGraph_t)hGraph, (const hipGraphNode_t *)dependencies,
         numDependencies, &h, NULL));
 }
+
+/* CUDA_GRAPH_INSTANTIATE_PARAMS has its fields in another order than HIP's struct; an
+ * upload (CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD) only moves work ahead of the first launch, so
+ * instantiating without it gives the same graph. */
+CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                              CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+    if (phGraphExec == NULL || hGraph == NULL || instantiateParams == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    unsigned long long flags =
+        instantiateParams->flags & ~(cuuint64_t)CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD;
+    rc = pyshim_cu_from_hip(
+        hipGraphInstantiateWithFlags((hipGraphExec_t *)phGraphExec, (hipGraph_t)hGraph, flags));
+    instantiateParams->hErrNode_out = NULL;
+    instantiateParams->result_out =
+        rc == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
+    return rc;
+}
+
+CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                                   CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+    return cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
+}

@@ -15,12 +15,14 @@
 struct ihipGraph {
     cpu_cmd **cmds;
     size_t n, cap;
+    cpu_user_refs refs; /* user objects it holds (user_object.c) */
 };
 
 struct hipGraphExec {
     cpu_cmd **cmds;
     hipGraphNode_t *nodes;           /* the graph node each command was made from */
     size_t n;
+    cpu_user_refs refs; /* its graph's user objects, held again */
 };
 
 static cpu_handle_set graph_handles = CPU_HANDLE_SET_INIT;
@@ -70,8 +72,14 @@ hipError_t hipGraphDestroy(hipGraph_t graph)
     if (graph == NULL || !cpu_handles_remove(&graph_handles, graph))
         return cpu_ret(hipErrorInvalidValue);
     free_cmds(graph->cmds, graph->n);
+    cpu_user_refs_release(&graph->refs);
     free(graph);
     return hipSuccess;
+}
+
+cpu_user_refs *cpu_graph_user_refs(hipGraph_t graph)
+{
+    return graph != NULL && cpu_handles_contains(&graph_handles, graph) ? &graph->refs : NULL;
 }
 
 /* A node is its command; nodes are kept in insertion order, which is a topological order
@@ -289,9 +297,11 @@ static hipError_t instantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph)
         ok = (e->cmds[i] = cpu_cmd_clone(graph->cmds[i])) != NULL;
         e->nodes[i] = (hipGraphNode_t)graph->cmds[i];
     }
-    if (!ok || !cpu_handles_add(&exec_handles, e)) {
+    if (!ok || !cpu_user_refs_copy(&e->refs, &graph->refs) ||
+        !cpu_handles_add(&exec_handles, e)) {
         free_cmds(e->cmds, e->n);
         free(e->nodes);
+        cpu_user_refs_release(&e->refs);
         free(e);
         return hipErrorOutOfMemory;
     }
@@ -326,6 +336,7 @@ hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)
     /* Launches already enqueued hold their own copies of the commands. */
     free_cmds(graphExec->cmds, graphExec->n);
     free(graphExec->nodes);
+    cpu_user_refs_release(&graphExec->refs);
     free(graphExec);
     return hipSuccess;
 }

@@ -217,6 +217,20 @@ struct ihipGraph *cpu_capture_graph_locked(unsigned long long id);
 bool cpu_graph_append(struct ihipGraph *g, cpu_cmd *c);
 struct ihipGraph *cpu_graph_new(void);
 
+/* user objects a graph or an instantiated graph holds references to (user_object.c) */
+struct cpu_user_ref {
+    hipUserObject_t object;
+    unsigned int count;
+};
+typedef struct cpu_user_refs {
+    struct cpu_user_ref *items;
+    size_t n, cap;
+} cpu_user_refs;
+bool cpu_user_refs_add(cpu_user_refs *r, hipUserObject_t object, unsigned int count);
+bool cpu_user_refs_copy(cpu_user_refs *to, const cpu_user_refs *from);
+void cpu_user_refs_release(cpu_user_refs *r);
+cpu_user_refs *cpu_graph_user_refs(hipGraph_t graph); /* NULL: not a graph */
+
 /* ---- event.c ---- */
 
 struct ihipEvent_t {
