@@ -462,6 +462,7 @@ hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph)
             cpu_cmd_free(c);
     }
     pthread_mutex_unlock(&cpu_sched_lock);
+    ok = ok && cpu_user_refs_copy(&g->refs, &originalGraph->refs); /* a clone holds them too */
     if (!ok) {
         hipGraphDestroy(g);
         return cpu_ret(hipErrorOutOfMemory);
