@@ -3,7 +3,9 @@
 The program's dynamic loader is pointed at pyshim's libraries: build/lib (libcuda.so.1,
 and libcudart when built) first, then the backend's libamdhip64.so.7: ROCm's when an AMD
 GPU is visible, else the CPU device's. LD_PRELOAD binds programs whose RPATH names
-another libcuda to ours. The program then replaces this process (exec), so its exit
+another libcuda to ours; the LD_AUDIT module (build/lib/libpyshim_audit.so) redirects every
+request for an NVIDIA soname, a dlopen by absolute path included, to pyshim's library or JIT
+wrapper, and build/bin (pyshim's ptxas) goes first on PATH. The program then replaces this process (exec), so its exit
 status and signals are its own.
 """
 
