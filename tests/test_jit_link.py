@@ -118,6 +118,14 @@ def test_link_ptx_resolves_externs_and_keeps_one_weak_copy() -> None:
     assert "unused" not in out and "table" not in out
 
 
+def test_link_ptx_keeps_one_copy_of_a_common_variable() -> None:
+    # numba-cuda's debug builds define each function's environment in every module
+    env = ".common .global .align 8 .u64 env;\n"
+    out = link_ptx([MOD_A + env + ".visible .entry k2() { ld.global.u64 %rd1, [env]; }\n",
+                    MOD_B + env])
+    assert out.count(".common .global .align 8 .u64 env;") == 1
+
+
 def test_link_ptx_refuses_two_strong_definitions() -> None:
     with pytest.raises(PtxLinkError, match="k is defined in more than one module"):
         link_ptx([MOD_A, MOD_B + ".visible .entry k() { exit; }\n"])

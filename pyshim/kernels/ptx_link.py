@@ -6,9 +6,9 @@ hands over) become one module the translator takes, as ptxas + nvlink would link
 The header is the newest `.version`, the highest `.target` and `.address_size`; variables
 come first, then functions in module order; an `.extern` declaration that another module
 satisfies is dropped (a function's stays as a plain prototype), of two definitions of the
-same `.weak` symbol the first is kept, and what no kernel reaches (nor the host names) is
-left out. Two strong
-definitions of one name are an error naming it, as nvlink's "multiple definition" is.
+same `.weak` or `.common` symbol the first is kept, and what no kernel reaches (nor the host
+names) is left out. Two strong definitions of one name are an error naming it, as nvlink's
+"multiple definition" is.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def _describe(text: str, has_body: bool) -> _Statement:
     head = _COMMENT.sub(" ", text.split("{", 1)[0] if has_body else text)
     words = head.split()
     extern = ".extern" in words
-    weak = ".weak" in words
+    weak = ".weak" in words or ".common" in words  # .common: one copy, as C's tentative defs
     if ".func" in words or ".entry" in words:
         m = _NAME_AFTER.search(head)
         return _Statement(text, m.group(1) if m else None, extern, weak, has_body)
