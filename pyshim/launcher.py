@@ -3,7 +3,9 @@
 The program's dynamic loader is pointed at pyshim's libraries: build/lib (libcuda.so.1,
 and libcudart when built) first, then the backend's libamdhip64.so.7: ROCm's when an AMD
 GPU is visible, else the CPU device's. LD_PRELOAD binds programs whose RPATH names
-another libcuda to ours. The program then replaces this process (exec), so its exit
+another libcuda to ours; the LD_AUDIT module (build/lib/libpyshim_audit.so) redirects every
+request for an NVIDIA soname, a dlopen by absolute path included, to pyshim's library or JIT
+wrapper, and build/bin (pyshim's ptxas) goes first on PATH. The program then replaces this process (exec), so its exit
 status and signals are its own.
 """
 
@@ -199,11 +201,15 @@ def _audit_environment(env: dict[str, str], lib: Path, preloaded: tuple[str, ...
     replaced = [*preloaded, *REPLACED]
     env["PYSHIM_AUDIT_MAP"] = audit_map(lib, replaced)
     env["LD_AUDIT"] = ":".join([str(audit), *([env["LD_AUDIT"]] if env.get("LD_AUDIT") else [])])
-    # the wrappers load NVIDIA's library into a namespace of its own, whose libc needs
-    # static TLS beyond the 512 bytes glibc keeps spare (2048 measured enough for NVRTC 13.5)
-    tunables = [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t]
-    if not any(t.startswith("glibc.rtld.optional_static_tls=") for t in tunables):
-        env["GLIBC_TUNABLES"] = ":".join([*tunables, f"glibc.rtld.optional_static_tls={STATIC_TLS}"])
+    from pyshim.build_jit import load_spec
+
+    if any(lib.own_namespace for lib in load_spec()):
+        # a wrapper loads NVIDIA's library into a namespace of its own, whose libc needs
+        # static TLS beyond the 512 bytes glibc keeps spare (2048 was enough for NVRTC 13.5)
+        tunables = [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t]
+        if not any(t.startswith("glibc.rtld.optional_static_tls=") for t in tunables):
+            env["GLIBC_TUNABLES"] = ":".join(
+                [*tunables, f"glibc.rtld.optional_static_tls={STATIC_TLS}"])
     ptxas_dir = lib.parent / "bin"
     if (ptxas_dir / "ptxas").exists():
         env["PATH"] = os.pathsep.join([str(ptxas_dir), *([env["PATH"]] if env.get("PATH") else [])])
