@@ -40,7 +40,7 @@ THRESHOLDS = HERE / "thresholds.toml"
 PACKAGES = ["numba-cuda[cu13]==0.30.4", "cupy-cuda13x[ctk]==14.2.0", "cuda-python==13.4.4",
             "cuda-core==1.2.2",
             # the clients' own test requirements (numba.cuda.testing imports filecheck)
-            "pytest>=8", "pytest-timeout", "filecheck", "scipy"]
+            "pytest>=8", "pytest-timeout", "filecheck", "ml_dtypes", "scipy"]
 CUPY_SDIST = ("cupy", "14.2.0")
 
 
