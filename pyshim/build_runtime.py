@@ -48,6 +48,10 @@ for _p in reversed({paths!r}):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
+from pyshim.embed.signals import release_sigint  # noqa: E402
+
+release_sigint()  # the program's signals stay its own (pyshim/embed/signals.py)
+
 from {module} import ffi  # noqa: E402  (the module cffi made of this libcudart)
 
 from pyshim.embed import translate as _translate  # noqa: E402

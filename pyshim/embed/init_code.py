@@ -8,6 +8,10 @@ for _p in reversed(PYSHIM_SEARCH_PATHS):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
+from pyshim.embed.signals import release_sigint  # noqa: E402
+
+release_sigint()  # before anything imports `signal` and keeps Python's SIGINT handler
+
 from _pyshim_cuda import ffi  # noqa: E402  (the module cffi made of libcuda.so.1)
 
 from pyshim.embed import translate as _translate  # noqa: E402
