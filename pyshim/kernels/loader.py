@@ -177,8 +177,8 @@ def load_module(data: bytes, target: str) -> LoadedModule:
     info = None
     if info_path is not None:
         try:
-            info = json.loads(info_path.read_text())
-        except (OSError, ValueError):
+            info = json.loads(cache.read_entry(info_path))
+        except (cache.CacheError, ValueError):
             info = None
     if info is None:
         info = _names(ptx)
