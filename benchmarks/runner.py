@@ -27,6 +27,7 @@ SUITES: dict[str, str] = {
     "translator": "benchmarks.translator",
     "kernels": "benchmarks.kernels_suite",
     "blas": "benchmarks.blas",
+    "numba": "benchmarks.numba_cuda",
 }
 
 

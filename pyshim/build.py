@@ -28,7 +28,7 @@ from pyshim.paths import PACKAGE_DIR, REPO_DIR, SHIM_DIR, build_dir
 CORE_DIR = SHIM_DIR / "core"
 # C shared with libcudart and the BLAS shims, compiled into each (shim/common)
 COMMON_DIR = SHIM_DIR / "common"
-COMMON_SOURCES = ["embed_bridge.c", "fatbin_extent.c", "log.c", "unsupported.c"]
+COMMON_SOURCES = ["device_identity.c", "embed_bridge.c", "fatbin_extent.c", "log.c", "unsupported.c"]
 EMBED_DIR = PACKAGE_DIR / "embed"
 CUDA_TOOLKIT_INCLUDE = Path("/usr/local/cuda/include")
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-D__HIP_PLATFORM_AMD__"]
@@ -96,7 +96,7 @@ def compile_objects(sources: list[Path], obj_dir: Path, flags: list[str]) -> lis
     are unchanged (the stamp beside each object records them)."""
     obj_dir.mkdir(parents=True, exist_ok=True)
     headers = [*sorted(CORE_DIR.glob("*.h")), *sorted(CORE_DIR.glob("*.inc")),
-               *sorted(COMMON_DIR.glob("*.h"))]
+               *sorted(COMMON_DIR.glob("*.h")), *sorted(COMMON_DIR.glob("*.inc"))]
     header_digest = _file_digest(headers)
     objs = []
     for src in sources:
@@ -298,6 +298,11 @@ def _build_libcuda(lib_dir: Path, work: Path, force: bool) -> tuple[Path, bool]:
         f'-DPYSHIM_PYTHON_EXE="{sys.executable}"',
         f'-DPYSHIM_REPO_DIR="{REPO_DIR}"',
     ]
+    from pyshim.codegen.export_tables import generate as export_tables_header
+
+    et = export_tables_header(work / "gen-export")
+    # the header's digest in the flags: a changed spec recompiles what includes it
+    flags += [f"-I{et.parent}", f"-DPYSHIM_ET_DIGEST={_digest([et.read_bytes()])[:16]}"]
     core_sources = sorted(p for p in CORE_DIR.glob("*.c") if p.name != "proc_table.c")
     core_objs = compile_objects(core_sources, work / "obj", flags)
     common_objs = compile_objects([COMMON_DIR / n for n in COMMON_SOURCES], work / "obj-common",
@@ -404,14 +409,21 @@ def _component_blas(root: Path) -> object:
     return build_shim_blas(root / "lib", root / "cpu")
 
 
+def _component_jit(root: Path) -> object:
+    from pyshim.build_jit import build_jit
+
+    return build_jit(root)
+
+
 # the libraries besides the CPU device and libcuda, each from its own build module;
 # a component whose module is missing from this checkout is skipped with a message
 OPTIONAL_COMPONENTS = {
     "cpu-blas": _component_cpu_blas,  # librocblas/librocsolver of the CPU device
     "cudart": _component_cudart,  # libcudart.so.13/.12
     "blas": _component_blas,  # libcublas/libcusolver
+    "jit": _component_jit,  # LD_AUDIT module, NVRTC/nvJitLink wrappers, ptxas
 }
-ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas")
+ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas", "jit")
 
 
 def build_all(force: bool = False, cpu: bool = True,

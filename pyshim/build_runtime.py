@@ -31,7 +31,7 @@ RUNTIME_DIR = SHIM_DIR / "runtime"
 # C shared with libcuda.so.1 (the embedded-Python door, fat binary sizes, logging and
 # unsupported-call counts), compiled into each library with its symbols hidden
 COMMON_DIR = SHIM_DIR / "common"
-COMMON_SOURCES = ["embed_bridge.c", "fatbin_extent.c", "log.c", "unsupported.c"]
+COMMON_SOURCES = ["device_identity.c", "embed_bridge.c", "fatbin_extent.c", "log.c", "unsupported.c"]
 EMBED_DIR = PACKAGE_DIR / "embed"
 CC = os.environ.get("CC", "cc")
 # -fno-plt: a thunk calls HIP through the GOT slot it has just checked for NULL
@@ -44,9 +44,12 @@ CFLAGS = ["-std=c11", "-O2", "-fPIC", "-fno-plt", "-Wall", "-Wextra", "-Werror",
 INIT_CODE = """\
 import sys
 
-for _p in reversed({paths!r}):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
+# our package first; the packages of the Python pyshim was built with last, so that a
+# program's own Python (a virtualenv) keeps its own versions of them
+_repo, *_more = {paths!r}
+if _repo not in sys.path:
+    sys.path.insert(0, _repo)
+sys.path.extend(_p for _p in _more if _p not in sys.path)
 
 from pyshim.embed.signals import release_sigint  # noqa: E402
 
@@ -160,7 +163,8 @@ def _compile(major: int, work: Path, gen_dir: Path) -> list[Path]:
     obj_dir = work / f"obj{major}"
     obj_dir.mkdir(parents=True, exist_ok=True)
     headers = [*sorted(RUNTIME_DIR.glob("*.h")), *sorted(gen_dir.glob("*.h")),
-               *sorted(gen_dir.glob("*.inc")), *sorted(COMMON_DIR.glob("*.h"))]
+               *sorted(gen_dir.glob("*.inc")), *sorted(COMMON_DIR.glob("*.h")),
+               *sorted(COMMON_DIR.glob("*.inc"))]
     header_key = _digest(b for h in headers for b in (h.name.encode(), h.read_bytes()))
     objs = []
     for src in sources(major, gen_dir):

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from pyshim.codegen import trace as codegen
+from pyshim.codegen.export_tables import generate as export_tables_header
 from pyshim.paths import SHIM_DIR, build_dir
 
 TRACE_DIR = SHIM_DIR / "trace"
@@ -85,8 +86,10 @@ def build_trace(out_dir: Path | None = None, force: bool = False) -> Path:
     with open(work / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # parallel test workers build it once
         codegen.generate(gen_dir)
+        export_tables_header(gen_dir)
         srcs = sources(gen_dir)
-        inputs = [*srcs, TRACE_DIR / "trace.h", gen_dir / "trace_enums.h"]
+        inputs = [*srcs, TRACE_DIR / "trace.h", gen_dir / "trace_enums.h",
+                  gen_dir / "export_tables.h"]
         stamp = _stamp([*CFLAGS, *LDFLAGS, str(out)], inputs)
         stamp_file = work / f"{LIBRARY}.stamp"
         if (not force and out.exists() and stamp_file.exists()

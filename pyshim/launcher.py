@@ -21,6 +21,9 @@ from pyshim.paths import build_dir
 ROCM_LIB_DIRS = ("/opt/rocm/lib", "/opt/rocm/lib64", "/usr/lib/x86_64-linux-gnu")
 HIP_SONAME = "libamdhip64.so.7"
 PRELOADED = ("libcuda.so.1", "libcudart.so.13", "libcudart.so.12")
+STATIC_TLS = 8192
+# pyshim's libraries that replace NVIDIA's wherever a program loads them from (LD_AUDIT)
+REPLACED = ("libcublas.so.13", "libcublas.so.12", "libcusolver.so.12", "libcusolver.so.11")
 
 EPILOG = """\
 backends:
@@ -33,6 +36,9 @@ environment:
   PYSHIM_TRACE=1     log export-table and proc-address traffic
   PYSHIM_REPORT=F    append unsupported-call counts to F at exit
   PYSHIM_ROCM_LIB    where ROCm's libamdhip64.so.7 lives (default: /opt/rocm/lib ...)
+  PYSHIM_DEVICE_CC=8.6
+                     the NVIDIA compute capability the device presents itself as
+                     (default 8.6; 7.5 8.0 8.6 8.7 8.9 9.0 10.0 12.0)
   PYSHIM_TRANSLATOR=subprocess
                      translate PTX in a separate Python process instead of one
                      embedded in the program (automatic when the program runs
@@ -121,7 +127,13 @@ def choose_backend(requested: str) -> tuple[str, Path | None]:
             raise LaunchError("--backend hip: no AMD GPU visible (/dev/kfd is missing)")
         return "hip", lib
     if requested == "auto":
-        print("pyshim: no AMD GPU found; running on the CPU device", file=sys.stderr)
+        from pyshim.device_identity import presented
+
+        identity, complaint = presented()
+        if complaint:
+            print(f"pyshim: {complaint}", file=sys.stderr)
+        print(f"pyshim: no AMD GPU found; running on the CPU device, presented as "
+              f"{identity.describe()}", file=sys.stderr)
     return "cpu", None
 
 
@@ -172,7 +184,30 @@ def program_env(backend: str, rocm_dir: Path | None, base: dict[str, str],
         preload.append(env["LD_PRELOAD"])
     env["LD_PRELOAD"] = ":".join(preload)
     env["PYSHIM_BACKEND"] = backend
+    _audit_environment(env, lib, names)
     return env
+
+
+def _audit_environment(env: dict[str, str], lib: Path, preloaded: tuple[str, ...]) -> None:
+    """LD_AUDIT: pyshim's libraries (and JIT wrappers) are the ones loaded whatever path the
+    program asks for (a dlopen by absolute path into a wheel escapes LD_PRELOAD); ptxas:
+    pyshim's first on PATH. Nothing when the jit component is not built."""
+    from pyshim.build_jit import AUDIT, audit_map
+
+    audit = lib / AUDIT
+    if not audit.exists():
+        return
+    replaced = [*preloaded, *REPLACED]
+    env["PYSHIM_AUDIT_MAP"] = audit_map(lib, replaced)
+    env["LD_AUDIT"] = ":".join([str(audit), *([env["LD_AUDIT"]] if env.get("LD_AUDIT") else [])])
+    # the wrappers load NVIDIA's library into a namespace of its own, whose libc needs
+    # static TLS beyond the 512 bytes glibc keeps spare (2048 measured enough for NVRTC 13.5)
+    tunables = [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t]
+    if not any(t.startswith("glibc.rtld.optional_static_tls=") for t in tunables):
+        env["GLIBC_TUNABLES"] = ":".join([*tunables, f"glibc.rtld.optional_static_tls={STATIC_TLS}"])
+    ptxas_dir = lib.parent / "bin"
+    if (ptxas_dir / "ptxas").exists():
+        env["PATH"] = os.pathsep.join([str(ptxas_dir), *([env["PATH"]] if env.get("PATH") else [])])
 
 
 def resolve_program(program: str) -> str:

@@ -8,6 +8,8 @@ one record per line, fields separated by single spaces, names never contain spac
     call <name> <count>                            an entry point was called (when tracing)
     kernel <name> translated|cached <ms>           a kernel's module was translated / loaded
     error <name> <code>                            <name> returned error <code> (number or name)
+    redirect <requested> <loaded>                  the LD_AUDIT module loaded pyshim's library
+                                                   <loaded> where <requested> was asked for
     # anything                                     a comment (ignored)
 
 Unknown kinds and malformed lines are kept in `malformed` with their line number, never
@@ -27,7 +29,7 @@ from pathlib import Path
 from pyshim.check.tables import TABLE_LIBRARIES, Tables, load
 
 SCHEMA_VERSION = 1
-KINDS = ("unsupported", "call", "kernel", "error")
+KINDS = ("unsupported", "call", "kernel", "error", "redirect")
 _KERNEL_HOW = ("translated", "cached")
 
 
@@ -60,6 +62,7 @@ def parse_lines(lines: Iterable[str]) -> dict:
     errors: dict[tuple[str, str], int] = {}
     kernels: dict[str, _Kernel] = {}
     malformed: list[dict[str, object]] = []
+    redirects: dict[tuple[str, str], int] = {}
     for number, raw in enumerate(lines, 1):
         line = raw.rstrip("\n")
         if not line.strip() or line.lstrip().startswith("#"):
@@ -83,6 +86,11 @@ def parse_lines(lines: Iterable[str]) -> dict:
                     k.translate_ms += ms
                 else:
                     k.cached += 1
+            elif kind == "redirect":
+                if len(parts) != 3:
+                    raise ValueError("expected 'redirect <requested> <loaded>'")
+                rkey = (parts[1], parts[2])
+                redirects[rkey] = redirects.get(rkey, 0) + 1
             elif kind == "error":
                 if len(parts) != 3:
                     raise ValueError("expected 'error <name> <code>'")
@@ -92,7 +100,10 @@ def parse_lines(lines: Iterable[str]) -> dict:
                 raise ValueError(f"unknown record kind {kind!r} (known: {', '.join(KINDS)})")
         except ValueError as exc:
             malformed.append({"line": number, "text": line[:200], "why": str(exc)})
-    return _assemble(unsupported, calls, errors, kernels, malformed)
+    report = _assemble(unsupported, calls, errors, kernels, malformed)
+    report["redirects"] = [{"requested": r, "loaded": t, "count": c}
+                           for (r, t), c in sorted(redirects.items())]
+    return report
 
 
 def _describe(name: str, tables: Tables) -> dict[str, object]:
@@ -177,6 +188,8 @@ def format_text(report: dict) -> str:
         lines.append(f"  unsupported {u['name']} x{u['count']}{why}")
     for e in report["errors"]:
         lines.append(f"  error {e['name']} -> {e['code']} x{e['count']}")
+    for r in report.get("redirects", []):
+        lines.append(f"  redirected {r['requested']} -> {r['loaded']} x{r['count']}")
     for m in report["malformed"]:
         lines.append(f"  malformed line {m['line']}: {m['why']}: {m['text']!r}")
     return "\n".join(lines)

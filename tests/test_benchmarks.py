@@ -50,7 +50,8 @@ def quick_run() -> list[dict]:
     env = {**os.environ, "PYTHONPATH": str(REPO_DIR)}
     # every suite but blas, whose scripts belong to the cuBLAS tests (the blas adapter is
     # tested below with scripts of our own)
-    suites = ",".join(n for n in SUITES if n != "blas")
+    # (numba needs the clients' virtualenv: tests/test_real_clients.py runs it)
+    suites = ",".join(n for n in SUITES if n not in ("blas", "numba"))
     proc = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--json",
                            "--only", suites],
                           cwd=REPO_DIR, capture_output=True, text=True, env=env, timeout=300)
@@ -267,10 +268,11 @@ def test_a_missing_baseline_leaves_out_its_comparisons_only() -> None:
     assert not any("pocl" in n for n in names)
 
 
-def test_host_cpu_code_is_never_built_with_werror() -> None:
-    """-march=native code is for whatever CPU runs it: a warning of a compiler that only half
-    knows that CPU must not fail the build."""
+def test_host_compiled_loops_never_fail_on_warnings() -> None:
+    # the C loops are built for the host CPU (-march=native) at run time: a compiler that half
+    # knows a new CPU warns about the -march flag itself, which must not fail the build
     from benchmarks.build import loop_flags
 
     flags = loop_flags()
-    assert "-march=native" in flags and "-Werror" not in flags
+    assert "-march=native" in flags
+    assert not any(f.startswith("-Werror") for f in flags)

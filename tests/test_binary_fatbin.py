@@ -78,11 +78,15 @@ def test_choose_ptx_prefers_isa_version_then_arch():
     def ptx(index, version, arch):
         return dataclasses.replace(base, index=index, version=version, arch=arch)
 
-    items = [ptx(0, (8, 5), 90), ptx(1, (9, 0), 75), ptx(2, (9, 0), 86), ptx(3, (9, 9), 100)]
-    assert fatbin.choose_ptx(items).index == 2
+    items = [ptx(0, (8, 5), 90), ptx(1, (9, 0), 75), ptx(2, (9, 0), 86), ptx(3, (9, 9), 100),
+             ptx(4, (10, 0), 120)]
+    assert fatbin.choose_ptx(items).index == 3  # every 9.x; ISA 10 is unknown
+    assert fatbin.choose_ptx(items, max_isa=(9, 0)).index == 2
     assert fatbin.choose_ptx(items, max_isa=(8, 8)).index == 0
-    with pytest.raises(UnsupportedPtxVersion, match=r"PTX ISA 8\.5, 9\.0, 9\.9 only.*7\.8"):
+    with pytest.raises(UnsupportedPtxVersion, match=r"PTX ISA 10\.0, 8\.5, 9\.0, 9\.9 only.*7\.8"):
         fatbin.choose_ptx(items, max_isa=(7, 8))
+    with pytest.raises(UnsupportedPtxVersion, match=r"PTX ISA 10\.0 only.*up to 9\.x"):
+        fatbin.choose_ptx(items[4:])
     with pytest.raises(NoPtxError, match="no entries"):
         fatbin.choose_ptx([])
 

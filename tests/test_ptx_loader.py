@@ -66,6 +66,22 @@ def test_fatbin_container(tmp_path):
 
 
 @needs_nvcc
+def test_every_ptx_isa_9_loads(tmp_path):
+    """CuPy's CUB fat binary holds PTX ISA 9.2 only (CUDA 13.2's CCCL): a 9.x newer than the
+    toolkit's translates like any other; only instructions the translator lacks refuse."""
+    data = bytearray(_nvcc(tmp_path, "-fatbin", "-gencode", "arch=compute_75,code=compute_75"))
+    from pyshim.binary import fatbin
+
+    (entry,) = fatbin.entries(bytes(data))
+    struct_at = entry.offset + 0x18  # the entry's ISA version: minor, major (u16 each)
+    data[struct_at:struct_at + 4] = (2).to_bytes(2, "little") + (9).to_bytes(2, "little")
+    assert fatbin.entries(bytes(data))[0].version == (9, 2)
+    assert "matmul" in load_module(bytes(data), "cpu-wave64").kernels
+    text = SAMPLE.replace(b".version ", b".version 9.2 //", 1)
+    assert "saxpy" in load_module(text, "cpu-wave64").kernels
+
+
+@needs_nvcc
 def test_host_object_with_compressed_ptx(tmp_path):
     data = _nvcc(tmp_path, "-c")  # a host object: its .nv_fatbin holds zstd-compressed PTX
     mod = load_module(data, "cpu-wave64")

@@ -77,3 +77,25 @@ def test_instruction(module, index):
                     f"{spec.id}: inputs {args[:len(arrays)]} -> {out[i]!r}, expected {want!r}"
 
     check()
+
+
+@pytest.mark.parametrize("name", ["cvt.rn.bf16.s64", "cvt.rn.bf16.u64", "cvt.rz.f32.s64",
+                                  "cvt.rp.f32.u64", "cvt.rm.bf16.s64"])
+def test_int64_conversions_near_ties(module, name):
+    """Integers just off a tie of the narrow format, past 2**53: a plain (double) rounds
+    them onto the tie, and the second rounding then goes the wrong way."""
+    index = next(i for i, s in enumerate(SPECS) if s.id == name)
+    spec = SPECS[index]
+    base = [(1 << 62) + (1 << 54), (1 << 62) + (1 << 39), (1 << 60) + (1 << 52) * 3,
+            (1 << 63) - 1, (1 << 53) + 1, 1 << 53]
+    vals = [v + d for v in base for d in (-1, 0, 1)]
+    if spec.srcs[0] == "s64":
+        vals = [v for v in vals if v < 1 << 63] + [-v for v in vals if v <= 1 << 63]
+    else:
+        vals += [(1 << 64) - 1, (1 << 64) - 2049, (1 << 63) + (1 << 39) + 1]
+    vals = (vals * N)[:N]
+    a = np.array(vals, dtype=ops.DTYPE[spec.srcs[0]])
+    out = np.zeros(N, dtype=ops.DTYPE[spec.dst])
+    module.launch(f"k{index}", (1,), (N,), [a, out, N])
+    for v, got in zip(vals, out, strict=True):
+        assert _same(spec, spec.ref(v, 0, 0), got), f"{name}({v}) -> {got!r}"

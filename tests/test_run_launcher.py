@@ -64,6 +64,25 @@ def test_auto_without_a_gpu_says_so_once(shim: Path) -> None:
     assert out.stderr.count("running on the CPU device") == 1
 
 
+def test_notice_says_what_the_device_presents_itself_as(shim: Path) -> None:
+    if launcher.amd_gpu_visible():
+        pytest.skip("an AMD GPU is visible here")
+    from pyshim.device_identity import default
+
+    out = pyshim_run("true")
+    assert f"compute capability {default().cc} " in out.stderr, out.stderr
+    assert "warpSize 32" in out.stderr
+    env = dict(os.environ, PYSHIM_DEVICE_CC="9.0")
+    out = subprocess.run([sys.executable, "-m", "pyshim", "run", "true"], capture_output=True,
+                         text=True, timeout=300, env=env)
+    assert "compute capability 9.0 (Hopper" in out.stderr, out.stderr
+    env["PYSHIM_DEVICE_CC"] = "9.4"  # gfx942's number is no NVIDIA capability
+    out = subprocess.run([sys.executable, "-m", "pyshim", "run", "true"], capture_output=True,
+                         text=True, timeout=300, env=env)
+    assert "PYSHIM_DEVICE_CC=9.4 is not a compute capability" in out.stderr
+    assert f"compute capability {default().cc} " in out.stderr
+
+
 def test_hip_backend_without_rocm_is_a_clear_error() -> None:
     if launcher.amd_gpu_visible():
         pytest.skip("ROCm is present here")

@@ -233,6 +233,75 @@ def test_runtime_api_program(libs: Path, tmp_path: Path) -> None:
         assert "cudaGraphCreate -> cudaSuccess" in proc.stdout
 
 
+def _identity_lines(stdout: str) -> dict[str, list[int]]:
+    """"identity threads/sm 1536 blocks/sm 16 ..." lines -> {"threads/sm": [1536], ...}"""
+    found: dict[str, list[int]] = {}
+    for line in stdout.splitlines():
+        if line.startswith("identity "):
+            words = line.split()[1:]
+            key = None
+            for w in words:
+                if re.fullmatch(r"-?\d+(\.\d+)?", w) and key is not None:
+                    found.setdefault(key, []).extend(int(x) for x in w.split("."))
+                else:
+                    key = w
+    return found
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+@pytest.mark.parametrize("cc,wave", [(None, "64"), (None, "32"), ("9.0", "64"), ("7.5", "32")])
+def test_device_identity(libs: Path, cudart: str, cc: str | None, wave: str) -> None:
+    """Every path a program reads the device from (our runtime's cudaGetDeviceProperties
+    and cudaDeviceGetAttribute, NVIDIA's static runtime over our driver, the driver's own
+    attributes) presents the same NVIDIA identity: a real compute capability, 32-lane warps
+    on the wave64 device too, and that capability's limits; and the driver API works right
+    after the runtime's first call."""
+    from pyshim.device_identity import default, identities, parse_cc
+
+    exe = nvcc(RT_DIR / "rt_identity.cu", "-cudart", cudart, f"-L{libs / 'lib'}", "-lcuda",
+               name=f"rt_identity_{cudart}")
+    extra = {"PYSHIM_CPU_WAVE": wave}
+    if cc is not None:
+        extra["PYSHIM_DEVICE_CC"] = cc
+    proc = run(exe, libs, **extra)
+    assert proc.returncode == 0 and "PASS identity agrees" in proc.stdout, (
+        proc.stdout + proc.stderr)
+    assert "cuDeviceGet after cudaGetDeviceCount -> CUDA_SUCCESS" in proc.stdout
+    want = identities()[parse_cc(cc)] if cc is not None else default()
+    got = _identity_lines(proc.stdout)
+    assert got["cc"] == [want.major, want.minor]
+    assert got["warp"] == [32]
+    assert got["dims"] == [1024, 1024, 64] and got["grid"] == [2**31 - 1, 65535, 65535]
+    assert got["threads/sm"] == [want.threads_per_sm]
+    assert got["blocks/sm"] == [want.blocks_per_sm]
+    assert got["regs/block"] == [65536] and got["regs/sm"] == [65536]
+    assert got["shared/block"] == [48 * 1024] and got["const"] == [64 * 1024]
+    # the identity's shared memory, capped by what the backend really has per block
+    assert 48 * 1024 <= got["optin"][0] <= want.shared_optin_kib * 1024
+    assert got["shared/sm"][0] <= want.shared_per_sm_kib * 1024
+    if want.shared_optin_kib == 64:
+        assert got["optin"] == [64 * 1024]
+    assert got["clusters"] == [0]  # no backend launches clusters
+
+
+@needs_translator
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_kernel_attributes_and_launch_bounds(libs: Path, cudart: str) -> None:
+    """A compute_75 kernel reports ptxVersion/binaryVersion 75 (not the backend's 94),
+    every cudaLaunchKernelEx attribute runs the kernel with its meaning (events fire,
+    partial clusters refused), a launch past __launch_bounds__ is an invalid value and
+    leaves the device usable; through our runtime and through NVIDIA's over our driver."""
+    exe = nvcc(RT_DIR / "rt_kernel_attrs.cu", "-arch=compute_75", "-cudart", cudart,
+               f"-L{libs / 'lib'}", "-lcuda", name=f"rt_kernel_attrs_{cudart}")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert "ALL PASSED" in proc.stdout
+    assert "attrs ptxVersion 75 binaryVersion 75" in proc.stdout
+    assert "its launch bounds allow 64" in proc.stderr
+    if cudart == "static":
+        assert "PASS cuFuncGetAttribute(PTX_VERSION) (75)" in proc.stdout
+
+
 def test_under_pyshim_run(libs: Path) -> None:
     """Through the launcher, which preloads libcuda.so.1 and both libcudart libraries."""
     exe = nvcc(RT_DIR / "rt_api.cu", "-cudart", "shared")

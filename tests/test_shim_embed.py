@@ -71,10 +71,10 @@ def libcuda() -> Path:
     return build_dir() / "lib" / "libcuda.so.1"
 
 
-def run_host(python: str, libcuda: Path, tmp_path: Path, **env: str
+def run_host(python: str, libcuda: Path, tmp_path: Path, prefix: str = "", **env: str
              ) -> subprocess.CompletedProcess[str]:
     script = tmp_path / "host.py"
-    script.write_text(SCRIPT)
+    script.write_text(prefix + SCRIPT)
     full = dict(os.environ, LD_LIBRARY_PATH=str(build_dir() / "cpu"), PYSHIM_BACKEND="cpu",
                 PYSHIM_TRACE="1", **env)
     return subprocess.run([python, str(script), str(libcuda)], capture_output=True, text=True,
@@ -93,6 +93,32 @@ def test_forced_translator_subprocess(libcuda: Path, tmp_path: Path) -> None:
     assert out.returncode == 0, out.stdout + out.stderr
     assert "PASS python host" in out.stdout
     assert "bogus" in out.stderr  # the worker's error message reaches the log
+
+
+def test_python_without_cffi_gets_a_translator_subprocess(libcuda: Path, tmp_path: Path
+                                                         ) -> None:
+    """A virtualenv of our Python without cffi (a user's venv): cffi cannot start in it, so
+    the translator runs in a subprocess, decided once and said in one line."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    probe = subprocess.run([python, "-c", "import _cffi_backend"], capture_output=True)
+    assert probe.returncode != 0, "the fresh virtualenv can import cffi"
+    out = run_host(python, libcuda, tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS python host" in out.stdout
+    assert out.stderr.count("cannot import _cffi_backend") == 1, out.stderr
+    assert "Failed to initialize" not in out.stderr  # cffi never tried
+
+
+def test_host_whose_pyshim_is_another_package(libcuda: Path, tmp_path: Path) -> None:
+    """The program's Python already has a `pyshim` that is not ours: the init code fails
+    (cffi says why), and that module and every later one translate in a subprocess."""
+    prefix = "import sys, types; sys.modules['pyshim'] = types.ModuleType('pyshim')\n"
+    out = run_host(sys.executable, libcuda, tmp_path, prefix=prefix)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS python host" in out.stdout
+    assert out.stderr.count("did not start: it runs in a subprocess") == 1, out.stderr
 
 
 def _other_python() -> str | None:

@@ -37,3 +37,22 @@ def test_modules_and_libraries(tmp_path: Path) -> None:
     assert "no_such_kernel" in out.stderr
     assert "claims 65551 bytes that are not there" in out.stderr
     assert "linking 2 inputs (a.ptx, b.ptx" in out.stderr
+
+
+def test_library_management_and_capture_info(tmp_path: Path) -> None:
+    """One image with a __device__ global loaded six times at once (the CPU device gave the
+    third load hipErrorHostMemoryAlreadyRegistered), the cuLibrary* / cuKernel* family,
+    parameter info from the PTX signature, and cuStreamGetCaptureInfo's three ABIs."""
+    build.build_all()
+    lib = build_dir() / "lib"
+    exe = tmp_path / "test_library_api"
+    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{build.cuda_include()}",
+           str(REPO_DIR / "tests" / "shim" / "test_library_api.c"), "-o", str(exe), f"-L{lib}",
+           "-lcuda", "-Wl,--allow-shlib-undefined"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", str(exe)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS: 0 failure(s)" in out.stdout
+    assert out.stdout.count("ok ") >= 30

@@ -43,9 +43,12 @@ FLAG_ZSTD = 0x8000
 
 # sane cap on a container: the largest real ones (whole math libraries) are far below it
 MAX_CONTAINER = 1 << 32
-# the newest PTX ISA and SM arch the translator is written for (nvcc 13.0: ISA 9.0, and
-# sm_120 is the newest arch CUDA 13.0 knows); an arch is only a number here ("sm_90a" = 90)
-SUPPORTED_PTX_ISA = (9, 0)
+# the PTX ISA versions the translator takes: every 9.x (nvcc 13.0 writes 9.0, CUDA 13.2's
+# CCCL in CuPy's CUB fat binary 9.2). A new minor version adds instructions; the
+# translator refuses those it does not know by name, so the version itself refuses
+# nothing below ISA 10. The newest SM arch is only a preference among entries
+# (sm_120 is the newest CUDA 13.0 knows; "sm_90a" = 90)
+SUPPORTED_PTX_ISA = (9, 99)
 SUPPORTED_ARCH = 120
 
 _WRAPPER = struct.Struct("<IIQQ")
@@ -214,9 +217,9 @@ def choose_ptx(items: Iterable[Entry], max_isa: tuple[int, int] = SUPPORTED_PTX_
     usable = [e for e in ptx if e.version <= max_isa]
     if not usable:
         found = ", ".join(sorted({f"{e.version[0]}.{e.version[1]}" for e in ptx}))
+        limit = f"{max_isa[0]}.x" if max_isa[1] >= 99 else f"{max_isa[0]}.{max_isa[1]}"
         raise UnsupportedPtxVersion(
-            f"fat binary has PTX ISA {found} only; pyshim translates up to "
-            f"{max_isa[0]}.{max_isa[1]}")
+            f"fat binary has PTX ISA {found} only; pyshim translates up to {limit}")
     best_isa = max(e.version for e in usable)
     same_isa = [e for e in usable if e.version == best_isa]
     fitting = [e for e in same_isa if e.arch <= max_arch]

@@ -4,9 +4,12 @@
 import sys
 
 PYSHIM_SEARCH_PATHS = []
-for _p in reversed(PYSHIM_SEARCH_PATHS):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
+# our package first; the packages of the Python pyshim was built with last, so that a
+# program's own Python (a virtualenv) keeps its own versions of them
+_repo, *_more = PYSHIM_SEARCH_PATHS
+if _repo not in sys.path:
+    sys.path.insert(0, _repo)
+sys.path.extend(_p for _p in _more if _p not in sys.path)
 
 from pyshim.embed.signals import release_sigint  # noqa: E402
 

@@ -62,6 +62,21 @@ class LoadedModule:
     # __managed__ variables (.attribute(.managed)): on the CPU device plain globals; an AMD
     # runtime must back them with managed memory for the host to see them
     managed: list[str] = field(default_factory=list)
+    # the virtual architecture the PTX was written for (".target sm_75" -> 75): what
+    # cuFuncGetAttribute(PTX_VERSION / BINARY_VERSION) reports for its kernels
+    ptx_target: int = 0
+    # each kernel's parameters as (offset, size) in CUDA's packed layout: what
+    # cuFuncGetParamInfo / cuKernelGetParamInfo report
+    params: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+
+
+_TARGET = re.compile(rb"^\s*\.target\s+(?:sm|compute)_(\d+)", re.M)
+
+
+def ptx_target(ptx: str) -> int:
+    """The number of the first `.target sm_XX` (sm_90a -> 90), 0 if none."""
+    m = _TARGET.search(ptx.encode("utf-8", "replace")[:65536])
+    return int(m.group(1)) if m else 0
 
 
 def extract_ptx(data: bytes) -> str:
@@ -114,10 +129,19 @@ def _ptx_from_elf(data: bytes) -> str:
         names = fatbin.cubin_kernels(data)
     except FatbinError:
         names = []
-    arch = data[0x30] if len(data) > 0x34 else 0  # cubin e_flags: low byte is the SM
+    arch = cubin_arch(data)
     kernels = ", ".join(names) if names else "none found"
     raise NoKernelImage(f"ELF image holds no PTX (SASS for sm_{arch}; kernels: {kernels}); "
                         "rebuild with PTX, e.g. -gencode arch=compute_XX,code=compute_XX")
+
+
+def cubin_arch(elf: bytes) -> int:
+    """The SM number a cubin is for, from its e_flags: bits 8-15 in the CUDA ABI of CUDA
+    12.8+ (EI_OSABI 0x41, ABI version 8: sm_110a is 0x6e02), the low byte before (0x33)."""
+    if len(elf) < 0x34:
+        return 0
+    flags = struct.unpack_from("<I", elf, 0x30)[0]
+    return (flags >> 8) & 0xff if elf[7] == 0x41 or elf[8] >= 8 else flags & 0xff
 
 
 def _check_target(target: str) -> None:
@@ -180,7 +204,7 @@ def load_module(data: bytes, target: str) -> LoadedModule:
             info = json.loads(cache.read_entry(info_path))
         except (cache.CacheError, ValueError):
             info = None
-    if info is None:
+    if info is None or "params" not in info:  # entries cached before params were kept
         info = _names(ptx)
         cache.store(key, ".json", json.dumps(info).encode())
     seconds = time.perf_counter() - t0
@@ -193,13 +217,19 @@ def load_module(data: bytes, target: str) -> LoadedModule:
                  st.get("lines", 0), len(info["kernels"]), target, seconds)
     return LoadedModule(path=path, kernels=info["kernels"], globals=info["globals"],
                         cached=cached, seconds=seconds, target=target,
-                        stats=meta.get("stats", {}), managed=info.get("managed", []))
+                        stats=meta.get("stats", {}), managed=info.get("managed", []),
+                        ptx_target=ptx_target(ptx),
+                        params={k: [tuple(p) for p in v] for k, v in info["params"].items()})
 
 
 def _names(ptx: str) -> dict:
     from pyshim.ptx.parser import parse
 
     m = parse(ptx)
+    from pyshim.ptx.layout import param_layout
+
     return {"kernels": [k.name for k in m.kernels],
+            "params": {k.name: [[off, size] for off, size, _ in param_layout(k.params)[0]]
+                       for k in m.kernels},
             "globals": [v.name for v in m.variables if v.space in ("global", "const")],
             "managed": [v.name for v in m.variables if "managed" in v.attributes]}

@@ -464,22 +464,44 @@ def _setp(fe: Fe, inst: I) -> str:
     return " ".join(out)
 
 
+# what set writes for true in a half or 16-bit destination: 1.0 in the half type, all ones
+SET_TRUE_16 = {"f16": "0x3c00u", "bf16": "0x3f80u", "u16": "0xffffu", "s16": "0xffffu"}
+
+
 def _set(fe: Fe, inst: I) -> str:
-    """set.CmpOp{.BoolOp}{.ftz}.dtype.stype (PTX ISA 9.7.3.8): setp's comparison as a
-    value, all ones (u32/s32) or 1.0f (f32) when true, 0 when false."""
+    """set.CmpOp{.BoolOp}{.ftz}.dtype.stype (PTX ISA 9.7.3.8, 9.7.4.8): setp's comparison as
+    a value, all ones (integer types) or 1.0 (f32, f16, bf16) when true, 0 when false; for
+    f16x2/bf16x2 sources each half compares on its own into its half of d."""
     mods = list(inst.mods)
-    if len(mods) < 3 or mods[-2] not in ("u32", "s32", "f32"):
+    if len(mods) < 3:
         raise fe.unsupported(inst)
     stype, dtype, cmp = mods[-1], mods[-2], mods[0]
     boolop = next((m for m in mods[1:-2] if m in BOOL_OPS), None)
     ops = _nops(fe, inst, 3, 4)
     if (boolop is None) != (len(ops) == 3):
         raise fe.bad(inst, "a combining predicate needs .and/.or/.xor")
-    if stype in HALF2 or stype not in FLOAT and stype not in INT and stype not in HALF:
+    cc = f" {BOOL_OPS[boolop]} {fe.src(ops[3], 'pred', inst)}" if boolop is not None else ""
+    if stype in HALF2:
+        if dtype not in (stype, "u32", "s32") or cmp not in FLOAT_CMP:
+            raise fe.unsupported(inst)
+        base = "f16" if stype == "f16x2" else "bf16"
+        one = SET_TRUE_16[base] if dtype == stype else "0xffffu"
+        sa, sb = fe.src(ops[1], "b32", inst), fe.src(ops[2], "b32", inst)
+        halves = []
+        for shift in (0, 16):
+            c = FLOAT_CMP[cmp].format(a=_h_in(base, f"(uint16_t)({sa} >> {shift})"),
+                                      b=_h_in(base, f"(uint16_t)({sb} >> {shift})"))
+            halves.append(f"((({c}){cc}) ? {one} : 0u)")
+        return fe.dst(ops[0], "b32", f"({halves[0]} | ({halves[1]} << 16))", inst)
+    if dtype not in ("u32", "s32", "f32") and dtype not in SET_TRUE_16:
+        raise fe.unsupported(inst)
+    if stype not in FLOAT and stype not in INT and stype not in HALF:
         raise fe.unsupported(inst)
     c = _compare(fe, inst, cmp, stype, ops[1], ops[2])
     if boolop is not None:
-        c = f"({c} {BOOL_OPS[boolop]} {fe.src(ops[3], 'pred', inst)})"
+        c = f"({c}{cc})"
+    if dtype in SET_TRUE_16:
+        return fe.dst(ops[0], "b16", f"(uint16_t)(({c}) ? {SET_TRUE_16[dtype]} : 0u)", inst)
     val = f"(({c}) ? 1.0f : 0.0f)" if dtype == "f32" else f"(({c}) ? 0xffffffffu : 0u)"
     return fe.dst(ops[0], dtype, val, inst)
 
@@ -829,6 +851,20 @@ def _float_in(ty: str, expr: str) -> str:
     return _h_in(ty, expr) if ty in HALF else expr
 
 
+def _i64_as_double(x: str, ty: str) -> str:
+    """A 64-bit integer as a double that rounds to f32, f16 or bf16 as the integer does.
+    Past 2**53 a plain (double) rounds once already (a second rounding can then land on a
+    tie that the integer was not on); there the bits below 4096 become one sticky bit
+    (2048), which keeps the value strictly inside the same interval between neighbours of
+    those formats, whose spacing is a multiple of 4096 there. That value is exact in a
+    double."""
+    c = C_TYPE[ty]
+    small = (f"({x}) >= -9007199254740992LL && ({x}) <= 9007199254740992LL" if ty == "s64"
+             else f"({x}) <= 9007199254740992ull")
+    return (f"({small} ? (double)({x}) : (double)((({x}) & ~({c})4095) | "
+            f"(({c})((({x}) & 4095) != 0) << 11)))")
+
+
 def _cvt(fe: Fe, inst: I) -> str:
     if len(inst.mods) < 2:
         raise fe.unsupported(inst)
@@ -886,13 +922,12 @@ def _cvt(fe: Fe, inst: I) -> str:
             r = f"(double){x}"
         elif dt == "f32":
             if m and big:
-                raise fe.unsupported(inst, "directed rounding of a 64-bit integer")
-            r = f"ps_d2f_dir((double){x}, {m})" if m else f"(float){x}"
+                r = f"ps_d2f_dir({_i64_as_double(x, at)}, {m})"
+            else:
+                r = f"ps_d2f_dir((double){x}, {m})" if m else f"(float){x}"
         else:
-            if big:
-                raise fe.unsupported(inst)
-            r = (f"ps_d2h_mode((double){x}, {m})" if dt == "f16" else
-                 f"ps_d2bf_mode((double){x}, {m})")
+            v = _i64_as_double(x, at) if big else f"(double){x}"
+            r = f"ps_d2h_mode({v}, {m})" if dt == "f16" else f"ps_d2bf_mode({v}, {m})"
             if sat:
                 raise fe.unsupported(inst)
             return fe.dst(d, dt, r, inst)

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,15 +45,32 @@ int pyshim_embed_translate(const void *image, size_t size, const char *target, c
                            size_t out_len, int *status);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-/* the library whose call runs prepare(): set by the calling thread just before */
-static _Thread_local const struct pyshim_embed_library *preparing;
-static int prepare_failed;
 static int home_was_set;
-static int use_subprocess; /* another Python runs this process */
+/* the translator runs in a subprocess: another Python runs this process, or this process's
+ * Python cannot host ours (set once by prepare(), or once after a failed start) */
+static _Atomic int use_subprocess;
 
-static int tracing(void)
+/* Whether the Python already running this process can import `module` (from its own
+ * sys.path: cffi imports its backend before our init code can add any). Resolved by name:
+ * the caller knows that the running Python is the libpython we link. */
+static int host_can_import(const char *module)
 {
-    return preparing->trace_enabled != NULL && preparing->trace_enabled();
+    int (*ensure)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "PyGILState_Ensure");
+    void (*release)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "PyGILState_Release");
+    void *(*import)(const char *) =
+        (void *(*)(const char *))dlsym(RTLD_DEFAULT, "PyImport_ImportModule");
+    void (*clear)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "PyErr_Clear");
+    void (*decref)(void *) = (void (*)(void *))dlsym(RTLD_DEFAULT, "Py_DecRef");
+    if (ensure == NULL || release == NULL || import == NULL || clear == NULL || decref == NULL)
+        return 1; /* cannot tell: let cffi try (a failed start still falls back) */
+    int gil = ensure();
+    void *m = import(module);
+    if (m != NULL)
+        decref(m);
+    else
+        clear();
+    release(gil);
+    return m != NULL;
 }
 
 static void prepare(void)
@@ -73,9 +91,16 @@ static void prepare(void)
     int running = first != NULL && ((int (*)(void))first)();
     if (ours != NULL)
         dlclose(ours); /* NOLOAD took a reference */
+    if (running && first == mine && !host_can_import("_cffi_backend")) {
+        /* the program's own Python (a virtualenv without cffi, say): cffi would fail to
+         * start there and print a page about it, and no kernel would load */
+        pyshim_common_log("this program's Python cannot import _cffi_backend: the PTX "
+                          "translator runs in a subprocess of %s", PYSHIM_PYTHON_EXE);
+        use_subprocess = 1;
+        return;
+    }
     if (first != NULL && first != mine) {
-        if (tracing())
-            pyshim_common_log("another Python runs this process: translating in a subprocess");
+        pyshim_common_log("another Python runs this process: translating in a subprocess");
         use_subprocess = 1;
         return;
     }
@@ -88,16 +113,16 @@ static void prepare(void)
                  (unsigned long)PYSHIM_PYTHON_VERSION_HEX >> 24,
                  ((unsigned long)PYSHIM_PYTHON_VERSION_HEX >> 16) & 0xff);
         if (access(probe, R_OK) != 0) {
-            if (tracing())
-                pyshim_common_log(
-                    "PYTHONHOME=%s is not this Python's: translating in a subprocess", home);
+            pyshim_common_log(
+                "PYTHONHOME=%s is not this Python's: translating in a subprocess", home);
             use_subprocess = 1;
             return;
         }
     }
     if (dlopen(PYSHIM_LIBPYTHON, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL) == NULL) {
-        pyshim_common_log("cannot make %s global: %s", PYSHIM_LIBPYTHON, dlerror());
-        prepare_failed = 1;
+        pyshim_common_log("cannot make %s global (%s): translating in a subprocess",
+                          PYSHIM_LIBPYTHON, dlerror());
+        use_subprocess = 1;
         return;
     }
     /* The interpreter finds its standard library from the program's path, which is the
@@ -120,7 +145,7 @@ static void write_all(int fd, const uint8_t *p, size_t n)
 /* pyshim/embed/worker.py: the image on stdin, "0\t<answer>" or "1\t<error>" on stdout.
  * Fills `out` with the answer and `*status` (0/1; left at -1 when there is none). */
 static void translate_in_subprocess(const void *image, size_t size, const char *target,
-                                    char *out, size_t out_len, int *status, int trace)
+                                    char *out, size_t out_len, int *status)
 {
     static const char code[] =
         "import sys; sys.path.insert(0, '" PYSHIM_REPO_DIR "')\n"
@@ -176,9 +201,16 @@ static void translate_in_subprocess(const void *image, size_t size, const char *
     if (got >= 2 && (out[0] == '0' || out[0] == '1') && out[1] == '\t') {
         *status = out[0] - '0';
         memmove(out, out + 2, got - 1);
-    } else if (trace) {
+    } else {
         pyshim_common_log("the translator subprocess gave no answer (exit status %d)", wstatus);
     }
+}
+
+static _Thread_local int last_ptx_target;
+
+int pyshim_embed_last_ptx_target(void)
+{
+    return last_ptx_target;
 }
 
 /* The translator's answer `out` (with its `status`) as the library's code. */
@@ -203,10 +235,18 @@ static int answer(const struct pyshim_embed_library *lib, int status, char *out,
         int rc = lib->from_driver_name(out);
         return rc == lib->success ? lib->unknown : rc;
     }
-    /* "path\nkernel\nkernel...": the module file is the first line */
+    /* "path\tptx=75\nkernel\nkernel...": the module file and its PTX target are the
+     * first line */
     char *names = strchr(out, '\n');
     if (names != NULL)
         *names++ = '\0';
+    char *facts = strchr(out, '\t');
+    last_ptx_target = 0;
+    if (facts != NULL) {
+        *facts++ = '\0';
+        if (strncmp(facts, "ptx=", 4) == 0)
+            last_ptx_target = atoi(facts + 4);
+    }
     if (strlen(out) + 1 > path_len)
         return lib->invalid_value;
     memcpy(path, out, strlen(out) + 1);
@@ -221,20 +261,25 @@ int pyshim_embed_translate_image(const struct pyshim_embed_library *lib, const v
 {
     if (kernels != NULL)
         *kernels = NULL;
-    preparing = lib;
     pthread_once(&once, prepare);
-    if (prepare_failed)
-        return lib->jit_compiler_not_found;
     char *out = malloc(ANSWER_BYTES);
     if (out == NULL)
         return lib->out_of_memory;
     int status = -1;
     out[0] = '\0';
-    if (use_subprocess)
-        translate_in_subprocess(image, size, target, out, ANSWER_BYTES, &status,
-                                lib->trace_enabled != NULL && lib->trace_enabled());
-    else
+    if (!use_subprocess) {
         pyshim_embed_translate(image, size, target, out, ANSWER_BYTES, &status);
+        if (status == -1) {
+            /* the init code failed (cffi said why, above): the program's Python cannot
+             * host the translator; this and every later module go to a subprocess */
+            int was = 0;
+            if (atomic_compare_exchange_strong(&use_subprocess, &was, 1))
+                pyshim_common_log("the embedded PTX translator did not start: it runs in a "
+                                  "subprocess of %s from now on", PYSHIM_PYTHON_EXE);
+        }
+    }
+    if (use_subprocess && status == -1)
+        translate_in_subprocess(image, size, target, out, ANSWER_BYTES, &status);
     if (home_was_set) {
         /* the interpreter has read it; the program's children must not inherit it */
         home_was_set = 0;

@@ -32,8 +32,6 @@ struct pyshim_embed_library {
     /* the code for a driver error name the translator reports ("CUDA_ERROR_INVALID_PTX");
      * `success` (read as `unknown`) or `unknown` when it has none */
     int (*from_driver_name)(const char *name);
-    /* NULL, or whether to say on stderr why the translator runs in a subprocess */
-    int (*trace_enabled)(void);
     /* the line logged when the translator did not start */
     const char *not_started;
 };
@@ -47,5 +45,8 @@ PYSHIM_COMMON_HIDDEN int pyshim_embed_translate_image(const struct pyshim_embed_
                                                       const char *target, char *path,
                                                       size_t path_len, char **kernels,
                                                       char *error, size_t error_len);
+/* The PTX target of the calling thread's last successful translation (".target sm_75"
+ * -> 75; 0 if the translator did not say): a kernel's PTX_VERSION / BINARY_VERSION. */
+PYSHIM_COMMON_HIDDEN int pyshim_embed_last_ptx_target(void);
 
 #endif

@@ -14,6 +14,8 @@
 /* __fatBinC_Wrapper_t (nvcc's host code) and the fat binary container it points at */
 #define PYSHIM_COMMON_FATBIN_WRAPPER_MAGIC 0x466243B1u
 #define PYSHIM_COMMON_FATBIN_CONTAINER_MAGIC 0xBA55ED50u
+/* larger than any real module image: a header that claims more is corrupt */
+#define PYSHIM_COMMON_MAX_IMAGE ((uint64_t)1 << 34)
 
 /* memcpy that returns -1 instead of crashing when `src` is not readable for `n` bytes. */
 PYSHIM_COMMON_HIDDEN int pyshim_common_safe_copy(void *dst, const void *src, size_t n);

@@ -48,9 +48,16 @@ CUcontext pyshim_primary_ctx(int device)
     return &primaries[device];
 }
 
+/* Decided by address, never by reading through `ctx`: a primary is an element of our
+ * array, a created context is in the live set. */
 int pyshim_ctx_valid(CUcontext ctx)
 {
-    return ctx != NULL && ctx->magic == PYSHIM_CTX_MAGIC;
+    if (ctx == NULL)
+        return 0;
+    uintptr_t a = (uintptr_t)ctx, base = (uintptr_t)primaries;
+    if (primaries != NULL && a >= base && a < base + (size_t)num_primaries * sizeof *primaries)
+        return (a - base) % sizeof *primaries == 0;
+    return pyshim_handles_contains(&pyshim_live_contexts, ctx) && ctx->magic == PYSHIM_CTX_MAGIC;
 }
 
 CUcontext pyshim_current_ctx(void)
@@ -164,8 +171,13 @@ CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsi
     ctx->magic = PYSHIM_CTX_MAGIC;
     ctx->device = dev;
     ctx->flags = flags;
+    if (!pyshim_handles_add(&pyshim_live_contexts, ctx)) {
+        free(ctx);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     rc = cuCtxPushCurrent_v2(ctx);
     if (rc != CUDA_SUCCESS) {
+        pyshim_handles_remove(&pyshim_live_contexts, ctx);
         free(ctx);
         return rc;
     }
@@ -185,6 +197,8 @@ CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
         return rc;
     if (!pyshim_ctx_valid(ctx) || ctx->is_primary)
         return CUDA_ERROR_INVALID_CONTEXT;
+    if (!pyshim_handles_remove(&pyshim_live_contexts, ctx))
+        return CUDA_ERROR_INVALID_CONTEXT;   /* another thread destroyed it meanwhile */
     pyshim_cls_destroy_all(ctx);
     /* remove it from this thread's stack; other threads must not use it any more */
     for (int i = 0; i < depth; i++)

@@ -1,12 +1,37 @@
 /*
  * cuDeviceGetAttribute: every CU_DEVICE_ATTRIBUTE_* answered from the backend's
- * hipDeviceProp_t (one query per device, cached). cudart asks for 111 of them at start-up
- * and fails to initialise if any returns an error, so attributes HIP has no field for get
- * a documented constant (0 = "not supported" is an accepted answer) rather than an error.
+ * hipDeviceProp_t (one query per device, cached), then passed through the NVIDIA device
+ * identity (common/device_identity.h: compute capability, warp size, per-capability
+ * limits). cudart asks for 111 of them at start-up and fails to initialise if any returns
+ * an error, so attributes HIP has no field for get a documented constant (0 = "not
+ * supported" is an accepted answer) rather than an error.
  */
 #include <limits.h>
 
+#include "common/device_identity.h"
 #include "internal.h"
+
+#define SAME_NUMBER(name)                                                                  \
+    _Static_assert((int)CU_DEVICE_ATTRIBUTE_##name == (int)PYSHIM_ATTR_##name, #name)
+SAME_NUMBER(MAX_THREADS_PER_BLOCK);
+SAME_NUMBER(MAX_BLOCK_DIM_X);
+SAME_NUMBER(MAX_BLOCK_DIM_Y);
+SAME_NUMBER(MAX_BLOCK_DIM_Z);
+SAME_NUMBER(MAX_GRID_DIM_X);
+SAME_NUMBER(MAX_GRID_DIM_Y);
+SAME_NUMBER(MAX_GRID_DIM_Z);
+SAME_NUMBER(MAX_SHARED_MEMORY_PER_BLOCK);
+SAME_NUMBER(TOTAL_CONSTANT_MEMORY);
+SAME_NUMBER(WARP_SIZE);
+SAME_NUMBER(MAX_REGISTERS_PER_BLOCK);
+SAME_NUMBER(MAX_THREADS_PER_MULTIPROCESSOR);
+SAME_NUMBER(COMPUTE_CAPABILITY_MAJOR);
+SAME_NUMBER(COMPUTE_CAPABILITY_MINOR);
+SAME_NUMBER(MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+SAME_NUMBER(MAX_REGISTERS_PER_MULTIPROCESSOR);
+SAME_NUMBER(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+SAME_NUMBER(MAX_BLOCKS_PER_MULTIPROCESSOR);
+SAME_NUMBER(CLUSTER_LAUNCH);
 
 static int clamp(size_t v)
 {
@@ -182,6 +207,7 @@ CUresult pyshim_device_attribute(int *value, CUdevice_attribute attrib, int devi
     default:
         return CUDA_ERROR_INVALID_VALUE;
     }
-    *value = v;
+    long long cuda = pyshim_identity_value((int)attrib, v);
+    *value = cuda > INT_MAX ? INT_MAX : (int)cuda;
     return CUDA_SUCCESS;
 }

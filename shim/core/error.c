@@ -56,6 +56,10 @@ CUresult pyshim_cu_from_hip(hipError_t err)
         return CUDA_ERROR_INVALID_HANDLE;
     case hipErrorRuntimeMemory:
         return CUDA_ERROR_OUT_OF_MEMORY;
+    case hipErrorContextIsDestroyed:
+        /* HIP's answer to a stream/event handle that is not a live one (contexts are ours:
+         * a destroyed CUcontext never reaches HIP); CUDA documents CUDA_ERROR_INVALID_HANDLE */
+        return CUDA_ERROR_INVALID_HANDLE;
     default:
         break;
     }

@@ -3,6 +3,7 @@
  * cuLibraryGetKernel) and a CUfunction are the same struct here, so each cuKernel* entry
  * point is its cuFunc* twin.
  */
+#include "common/device_identity.h"
 #include "internal.h"
 
 CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
@@ -10,7 +11,7 @@ CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
     if (pFunc == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     CUfunction f = (CUfunction)(void *)kernel;
-    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
+    if (!pyshim_func_valid(f))
         return CUDA_ERROR_INVALID_HANDLE;
     *pFunc = f;
     return CUDA_SUCCESS;
@@ -21,7 +22,7 @@ CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
     CUfunction f = (CUfunction)(void *)kernel;
     if (pLib == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
+    if (!pyshim_func_valid(f))
         return CUDA_ERROR_INVALID_HANDLE;
     *pLib = (CUlibrary)(void *)f->lib;
     return CUDA_SUCCESS;
@@ -35,6 +36,14 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
     CUresult rc = pyshim_function_resolve(hfunc, &f);
     if (rc != CUDA_SUCCESS)
         return rc;
+    if (attrib == CU_FUNC_ATTRIBUTE_PTX_VERSION || attrib == CU_FUNC_ATTRIBUTE_BINARY_VERSION) {
+        /* the backend's numbers are its own architecture's (gfx942: 94); CUDA's are the
+         * virtual architecture the PTX was written for, and the binary compiled from it
+         * (programs read >= 90 as "Hopper features are in this kernel") */
+        int v = pyshim_function_ptx_target(hfunc);
+        *pi = v > 0 ? v : pyshim_identity_cc();
+        return CUDA_SUCCESS;
+    }
     /* CU_FUNC_ATTRIBUTE_* 0..9 and hipFunction_attribute share their order */
     if (attrib <= CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) {
         hipError_t err = hipFuncGetAttribute(pi, (hipFunction_attribute)attrib, f);
@@ -46,10 +55,6 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
     }
     /* descriptive attributes the backend does not track: neutral answers */
     switch (attrib) {
-    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
-        *pi = 75; /* the PTX every nvcc 13 binary carries is compute_75 or newer */
-        return CUDA_SUCCESS;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
         *pi = -1;
         return CUDA_SUCCESS;
@@ -100,9 +105,10 @@ CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CU
 
 CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
 {
-    if (name == NULL)
+    /* a NULL function is an invalid value, as cuda.h documents, not a bad handle */
+    if (name == NULL || hfunc == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    if (hfunc == NULL || hfunc->magic != PYSHIM_FUNC_MAGIC)
+    if (!pyshim_func_valid(hfunc))
         return CUDA_ERROR_INVALID_HANDLE;
     *name = hfunc->name;
     return CUDA_SUCCESS;
@@ -113,11 +119,26 @@ CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc)
     return cuFuncGetName(name, (CUfunction)(void *)hfunc);
 }
 
+/* from the kernel's PTX signature, in CUDA's packed layout (the translator reports it) */
+CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
+                                    size_t *paramSize)
+{
+    if (func == NULL || paramOffset == NULL || paramSize == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    return pyshim_function_param_info(func, paramIndex, paramOffset, paramSize);
+}
+
+CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset,
+                                      size_t *paramSize)
+{
+    return cuFuncGetParamInfo((CUfunction)(void *)kernel, paramIndex, paramOffset, paramSize);
+}
+
 CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 {
     if (hmod == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    if (hfunc == NULL || hfunc->magic != PYSHIM_FUNC_MAGIC)
+    if (!pyshim_func_valid(hfunc))
         return CUDA_ERROR_INVALID_HANDLE;
     *hmod = (CUmodule)(void *)hfunc->lib;
     return CUDA_SUCCESS;

@@ -9,6 +9,7 @@
 #include <cuda.h>
 #include <hip/hip_runtime_api.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 
 /* The driver version we report; cudart 13 refuses anything older. */
@@ -31,6 +32,20 @@ CUresult pyshim_cu_from_name(const char *name);
 /* CUDA_SUCCESS once cuInit succeeded, else CUDA_ERROR_NOT_INITIALIZED. */
 CUresult pyshim_check_init(void);
 int pyshim_device_count(void);
+
+/* ---- handle sets (handles.c): what the caller passes is checked here before use ---- */
+typedef struct pyshim_handle_set {
+    pthread_mutex_t lock;
+    uintptr_t *items; /* sorted */
+    size_t n, cap;
+} pyshim_handle_set;
+#define PYSHIM_HANDLE_SET_INIT {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0}
+int pyshim_handles_add(pyshim_handle_set *s, const void *h); /* 0: out of memory */
+int pyshim_handles_remove(pyshim_handle_set *s, const void *h);
+int pyshim_handles_contains(pyshim_handle_set *s, const void *h);
+extern pyshim_handle_set pyshim_live_contexts;   /* created (not primary) contexts */
+extern pyshim_handle_set pyshim_known_libraries; /* every library/module struct ever made */
+extern pyshim_handle_set pyshim_known_functions; /* every CUfunction/CUkernel struct */
 
 /* ---- contexts (context.c) ---- */
 #define PYSHIM_CTX_MAGIC 0x43545831u /* "CTX1" */
@@ -92,8 +107,14 @@ struct CUfunc_st {
     char *name;
     hipFunction_t hip[PYSHIM_MAX_DEVICES]; /* per device, resolved on first use there */
 };
+/* A live function handle: one we made (checked before it is read) and not destroyed. */
+int pyshim_func_valid(CUfunction f);
 /* Make sure the function's module is translated and loaded; returns its HIP function. */
 CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out);
+/* The PTX target its module was written for (compute_75 -> 75), 0 if unknown. */
+int pyshim_function_ptx_target(CUfunction f);
+/* Parameter `index`'s offset and size in the packed parameter buffer. */
+CUresult pyshim_function_param_info(CUfunction f, size_t index, size_t *offset, size_t *size);
 
 /* ---- 3D copy descriptors (memcpy3d.c), also used by graph memcpy nodes ---- */
 CUresult pyshim_memcpy3d_to_hip(const CUDA_MEMCPY3D *c, HIP_MEMCPY3D *h);

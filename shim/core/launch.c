@@ -31,15 +31,22 @@ static CUresult check_dims(unsigned gx, unsigned gy, unsigned gz, unsigned bx, u
     if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0)
         return CUDA_ERROR_INVALID_VALUE;
     CUcontext ctx = pyshim_current_ctx();
-    const hipDeviceProp_t *p = pyshim_device_prop(pyshim_ctx_valid(ctx) ? ctx->device : 0);
-    if (p == NULL)
-        return CUDA_SUCCESS;
-    if ((int)bx > p->maxThreadsDim[0] || (int)by > p->maxThreadsDim[1] ||
-        (int)bz > p->maxThreadsDim[2] ||
-        (unsigned long long)bx * by * bz > (unsigned long long)p->maxThreadsPerBlock)
+    int dev = pyshim_ctx_valid(ctx) ? ctx->device : 0;
+    /* the limits the program was told (cuDeviceGetAttribute's, the device identity's) */
+    static const CUdevice_attribute limits[7] = {
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z,
+    };
+    int lim[7];
+    for (int i = 0; i < 7; i++)
+        if (pyshim_device_attribute(&lim[i], limits[i], dev) != CUDA_SUCCESS)
+            return CUDA_SUCCESS;
+    if (bx > (unsigned)lim[0] || by > (unsigned)lim[1] || bz > (unsigned)lim[2] ||
+        (unsigned long long)bx * by * bz > (unsigned long long)lim[3])
         return CUDA_ERROR_INVALID_VALUE;
-    if ((long long)gx > p->maxGridSize[0] || (long long)gy > p->maxGridSize[1] ||
-        (long long)gz > p->maxGridSize[2])
+    if (gx > (unsigned)lim[4] || gy > (unsigned)lim[5] || gz > (unsigned)lim[6])
         return CUDA_ERROR_INVALID_VALUE;
     return CUDA_SUCCESS;
 }
@@ -51,7 +58,7 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     CUresult rc = pyshim_need_ctx();
     if (rc != CUDA_SUCCESS)
         return rc;
-    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
+    if (!pyshim_func_valid(f))
         return CUDA_ERROR_INVALID_HANDLE;
     rc = check_dims(gx, gy, gz, bx, by, bz);
     if (rc != CUDA_SUCCESS)
@@ -60,6 +67,16 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     rc = pyshim_function_resolve(f, &hf);
     if (rc != CUDA_SUCCESS)
         return rc;
+    /* past the kernel's own bounds (.maxntid, __launch_bounds__): CUDA refuses the launch
+     * as an invalid value; ROCm (and so the CPU device) would fail it as a launch failure,
+     * which is sticky */
+    int bound = 0;
+    if (hipFuncGetAttribute(&bound, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, hf) == hipSuccess &&
+        bound > 0 && (unsigned long long)bx * by * bz > (unsigned long long)bound) {
+        pyshim_log("launch of %s with %u threads per block refused: its launch bounds allow %d",
+                   f->name, bx * by * bz, bound);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
     void *hip_extra[MAX_EXTRA];
     void **extra_arg = NULL;
     if (extra != NULL) {
@@ -108,21 +125,76 @@ CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsign
                   sharedMemBytes, hStream, kernelParams, extra, 1, 0);
 }
 
+CUresult CUDAAPI cuEventRecord_ptsz(CUevent e, CUstream s); /* cuda.h names it by macro only */
+
+/* cuLaunchKernelEx's attributes, each with its meaning on a backend that runs a stream's
+ * kernels one after another: scheduling hints (priority, access-policy window, memory
+ * sync domains, carveout, preferred clusters) change nothing that a program can observe;
+ * programmatic stream serialization only allows an overlap, so stream order is correct;
+ * the programmatic and launch-completion events are recorded after the kernel, which is
+ * later than NVIDIA may fire them and so satisfies every wait; cooperative launches run
+ * as such; cluster dimensions are checked and the blocks run without clusters (the
+ * device reports no cluster launch, and the translator refuses cluster instructions). */
 static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, void **extra,
                           int per_thread)
 {
-    if (c == NULL)
+    if (c == NULL || (c->numAttrs > 0 && c->attrs == NULL))
         return CUDA_ERROR_INVALID_VALUE;
+    int cooperative = 0;
+    CUevent after[2];
+    int n_after = 0;
     for (unsigned i = 0; i < c->numAttrs; i++) {
-        /* attributes that change semantics (clusters, cooperative) cannot be ignored */
-        CUlaunchAttributeID id = c->attrs[i].id;
-        if (id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE || id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
-            pyshim_unsupported("cuLaunchKernelEx (cooperative/cluster attribute)");
-            return CUDA_ERROR_NOT_SUPPORTED;
+        const CUlaunchAttribute *a = &c->attrs[i];
+        switch (a->id) {
+        case CU_LAUNCH_ATTRIBUTE_IGNORE:
+        case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+        case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+        case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+        case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
+        case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+        case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+        case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+        case CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION:
+        case CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE:
+        case CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+        case CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING:
+            break;
+        case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+            cooperative = a->value.cooperative != 0;
+            break;
+        case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {
+            unsigned x = a->value.clusterDim.x, y = a->value.clusterDim.y,
+                     z = a->value.clusterDim.z;
+            /* a grid of whole clusters, at most 8 blocks each (CUDA's portable size) */
+            if (x == 0 || y == 0 || z == 0 || c->gridDimX % x || c->gridDimY % y ||
+                c->gridDimZ % z || (unsigned long long)x * y * z > 8)
+                return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+            break;
+        }
+        case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT:
+            if (a->value.programmaticEvent.event != NULL && n_after < 2)
+                after[n_after++] = a->value.programmaticEvent.event;
+            break;
+        case CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT:
+            if (a->value.launchCompletionEvent.event != NULL && n_after < 2)
+                after[n_after++] = a->value.launchCompletionEvent.event;
+            break;
+        default:
+            pyshim_log("cuLaunchKernelEx: launch attribute %d is not one CUDA 13 defines",
+                       (int)a->id);
+            return CUDA_ERROR_INVALID_VALUE;
         }
     }
-    return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
-                  c->blockDimZ, c->sharedMemBytes, c->hStream, params, extra, per_thread, 0);
+    CUresult rc = launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
+                         c->blockDimZ, c->sharedMemBytes, c->hStream, params, extra, per_thread,
+                         cooperative);
+    for (int i = 0; i < n_after && rc == CUDA_SUCCESS; i++) {
+        if (per_thread)
+            rc = cuEventRecord_ptsz(after[i], c->hStream);
+        else
+            rc = cuEventRecord(after[i], c->hStream);
+    }
+    return rc;
 }
 
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,

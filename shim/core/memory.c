@@ -219,10 +219,12 @@ CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute
     if (rc != CUDA_SUCCESS)
         return rc;
     hipPointerAttribute_t a = {0};
-    int known = query(ptr, &a);
-    if (!known && attribute != CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+    /* NVIDIA documents CUDA_ERROR_INVALID_VALUE for a pointer no context allocated, mapped
+     * or registered, whatever the attribute (cuPointerGetAttributes, plural, answers such
+     * a pointer with defaults instead) */
+    if (!query(ptr, &a))
         return CUDA_ERROR_INVALID_VALUE;
-    return pointer_attribute(data, attribute, &a, known, ptr);
+    return pointer_attribute(data, attribute, &a, 1, ptr);
 }
 
 CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,

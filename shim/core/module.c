@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/embed_bridge.h"
 #include "internal.h"
 
 #define LIB_MAGIC 0x4c494231u /* "LIB1" */
@@ -34,6 +35,8 @@ struct pyshim_library {
         CUresult result; /* its outcome, returned to every later use */
         hipModule_t module;
         char *kernels;   /* the translator's kernel names, one per line */
+        char *params;    /* "name\toffset:size,...\n" per kernel: their parameter layouts */
+        int ptx_target;  /* ".target sm_75" -> 75, as the translator read it */
     } dev[PYSHIM_MAX_DEVICES];
     struct func_node *funcs;
     struct pyshim_library *next_live; /* the registry of libraries, for device resets */
@@ -46,7 +49,7 @@ static struct pyshim_library *live;
 
 static int lib_valid(const struct pyshim_library *lib)
 {
-    return lib != NULL && lib->magic == LIB_MAGIC;
+    return pyshim_handles_contains(&pyshim_known_libraries, lib) && lib->magic == LIB_MAGIC;
 }
 
 /* The device modules load on: the current context's, else HIP's current device. */
@@ -85,6 +88,29 @@ static void target_name(int dev, char *out, size_t len)
     snprintf(out, len, "hip-wave%d:%s", wave, arch);
 }
 
+/* The translator's kernel lines are "name\tlayout": keep the whole lines as the parameter
+ * table and the names alone, one per line, as the kernel list. */
+static void split_params(char **kernels, char **params)
+{
+    if (*kernels == NULL || strchr(*kernels, '\t') == NULL)
+        return;
+    *params = strdup(*kernels);
+    char *w = *kernels;
+    for (const char *r = *kernels; *r != '\0';) {
+        const char *eol = strchr(r, '\n');
+        size_t len = eol != NULL ? (size_t)(eol - r) : strlen(r);
+        const char *tab = memchr(r, '\t', len);
+        size_t name_len = tab != NULL ? (size_t)(tab - r) : len;
+        memmove(w, r, name_len);
+        w += name_len;
+        if (eol == NULL)
+            break;
+        *w++ = '\n';
+        r = eol + 1;
+    }
+    *w = '\0';
+}
+
 /* Translate and load `lib` on the current device (once); *dev_out says which device. */
 static CUresult ensure_loaded(struct pyshim_library *lib, int *dev_out)
 {
@@ -105,6 +131,11 @@ static CUresult ensure_loaded(struct pyshim_library *lib, int *dev_out)
         lib->dev[d].kernels = NULL;
         CUresult rc = pyshim_py_translate(lib->image, lib->size, target, path, sizeof path,
                                           &lib->dev[d].kernels);
+        lib->dev[d].ptx_target = rc == CUDA_SUCCESS ? pyshim_embed_last_ptx_target() : 0;
+        free(lib->dev[d].params);
+        lib->dev[d].params = NULL;
+        if (rc == CUDA_SUCCESS)
+            split_params(&lib->dev[d].kernels, &lib->dev[d].params);
         if (rc == CUDA_SUCCESS) {
             /* HIP loads onto its current device: make sure that is `d` */
             int cur = -1;
@@ -137,6 +168,11 @@ static CUresult create(struct pyshim_library **out, const void *data)
         free(image);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
+    if (!pyshim_handles_add(&pyshim_known_libraries, lib)) {
+        free(lib);
+        free(image);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     lib->image = image;
     lib->size = size;
     lib->magic = LIB_MAGIC;
@@ -166,6 +202,8 @@ static void destroy(struct pyshim_library *lib)
         if (lib->dev[d].module != NULL)
             hipModuleUnload(lib->dev[d].module);
         lib->dev[d].module = NULL;
+        free(lib->dev[d].params);
+        lib->dev[d].params = NULL;
         free(lib->dev[d].kernels);
         lib->dev[d].kernels = NULL;
     }
@@ -212,6 +250,12 @@ static CUresult get_function(struct CUfunc_st **out, struct pyshim_library *lib,
             pthread_mutex_unlock(&lib->lock);
             return CUDA_ERROR_OUT_OF_MEMORY;
         }
+        if (!pyshim_handles_add(&pyshim_known_functions, &n->func)) {
+            free(n);
+            free(copy);
+            pthread_mutex_unlock(&lib->lock);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
         n->func.magic = PYSHIM_FUNC_MAGIC;
         n->func.lib = lib;
         n->func.name = copy;
@@ -248,7 +292,7 @@ static CUresult get_global(CUdeviceptr *dptr, size_t *bytes, struct pyshim_libra
 
 CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out)
 {
-    if (f == NULL || f->magic != PYSHIM_FUNC_MAGIC)
+    if (!pyshim_func_valid(f))
         return CUDA_ERROR_INVALID_HANDLE;
     struct pyshim_library *lib = f->lib;
     int d;
@@ -265,6 +309,55 @@ CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out)
     *out = f->hip[d];
     pthread_mutex_unlock(&lib->lock);
     return rc;
+}
+
+CUresult pyshim_function_param_info(CUfunction f, size_t index, size_t *offset, size_t *size)
+{
+    if (!pyshim_func_valid(f) || !lib_valid(f->lib))
+        return CUDA_ERROR_INVALID_HANDLE;
+    int d;
+    CUresult rc = ensure_loaded(f->lib, &d);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    rc = CUDA_ERROR_INVALID_VALUE; /* past its last parameter (or none known) */
+    size_t name_len = strlen(f->name);
+    pthread_mutex_lock(&f->lib->lock);
+    for (const char *line = f->lib->dev[d].params; line != NULL && *line != '\0';) {
+        const char *eol = strchr(line, '\n');
+        if (strncmp(line, f->name, name_len) == 0 && line[name_len] == '\t') {
+            const char *p = line + name_len + 1;
+            for (size_t i = 0; p != NULL && (eol == NULL || p < eol); i++) {
+                unsigned long long o, z;
+                if (sscanf(p, "%llu:%llu", &o, &z) != 2)
+                    break;
+                if (i == index) {
+                    *offset = (size_t)o;
+                    *size = (size_t)z;
+                    rc = CUDA_SUCCESS;
+                    break;
+                }
+                p = strchr(p, ',');
+                p = p != NULL ? p + 1 : NULL;
+            }
+            break;
+        }
+        line = eol != NULL ? eol + 1 : NULL;
+    }
+    pthread_mutex_unlock(&f->lib->lock);
+    return rc;
+}
+
+int pyshim_function_ptx_target(CUfunction f)
+{
+    if (!pyshim_func_valid(f) || !lib_valid(f->lib))
+        return 0;
+    int d = current_device();
+    if (d < 0 || d >= PYSHIM_MAX_DEVICES)
+        return 0;
+    pthread_mutex_lock(&f->lib->lock);
+    int v = f->lib->dev[d].ptx_target;
+    pthread_mutex_unlock(&f->lib->lock);
+    return v;
 }
 
 /* ---- libraries ---- */

@@ -252,3 +252,133 @@ CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatu
     *status = (CUstreamCaptureStatus)s;
     return pyshim_cu_from_hip(err);
 }
+
+/* cuStreamGetCaptureInfo in its three ABIs (CUDA 10.1's 3 parameters, 11.3's _v2 with the
+ * graph and its dependencies, 12.3's _v3 adding edge data): one implementation over HIP's
+ * _v2. Edges carry no data here (HIP's graphs have none), which CUDA reports as NULL. */
+#pragma weak hipStreamGetCaptureInfo_v2
+
+static CUresult capture_info(CUstream hStream, int per_thread, CUstreamCaptureStatus *status,
+                             cuuint64_t *id, CUgraph *graph, const CUgraphNode **deps,
+                             const CUgraphEdgeData **edges, size_t *num_deps)
+{
+    if (status == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    hipStream_t s = pyshim_hip_stream(hStream, per_thread);
+    hipStreamCaptureStatus hs = hipStreamCaptureStatusNone;
+    unsigned long long hid = 0;
+    hipGraph_t hg = NULL;
+    const hipGraphNode_t *hd = NULL;
+    size_t hn = 0;
+    hipError_t err;
+    /* `s` already names the per-thread stream for a _ptsz call */
+    if (hipStreamGetCaptureInfo_v2 != NULL) {
+        err = hipStreamGetCaptureInfo_v2(s, &hs, &hid, &hg, &hd, &hn);
+    } else {
+        err = hipStreamGetCaptureInfo(s, &hs, &hid);
+        if (err == hipSuccess && hs == hipStreamCaptureStatusActive &&
+            (graph != NULL || deps != NULL || num_deps != NULL)) {
+            pyshim_unsupported("cuStreamGetCaptureInfo (the backend does not report the "
+                               "capture's graph)");
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
+    }
+    if (err != hipSuccess)
+        return pyshim_cu_from_hip(err);
+    /* CU_STREAM_CAPTURE_STATUS_* equal hipStreamCaptureStatus*; CUgraph, CUgraphNode are
+     * HIP's handles in the shim (as cuGraphCreate returns them) */
+    *status = (CUstreamCaptureStatus)hs;
+    if (id != NULL)
+        *id = hid;
+    if (graph != NULL)
+        *graph = (CUgraph)(void *)hg;
+    if (deps != NULL)
+        *deps = (const CUgraphNode *)(const void *)hd;
+    if (edges != NULL)
+        *edges = NULL;
+    if (num_deps != NULL)
+        *num_deps = hn;
+    return CUDA_SUCCESS;
+}
+
+#undef cuStreamGetCaptureInfo
+#undef cuStreamGetCaptureInfo_v2
+CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out);
+CUresult CUDAAPI cuStreamGetCaptureInfo_ptsz(CUstream hStream,
+                                             CUstreamCaptureStatus *captureStatus_out,
+                                             cuuint64_t *id_out);
+CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream,
+                                           CUstreamCaptureStatus *captureStatus_out,
+                                           cuuint64_t *id_out, CUgraph *graph_out,
+                                           const CUgraphNode **dependencies_out,
+                                           size_t *numDependencies_out);
+CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream,
+                                                CUstreamCaptureStatus *captureStatus_out,
+                                                cuuint64_t *id_out, CUgraph *graph_out,
+                                                const CUgraphNode **dependencies_out,
+                                                size_t *numDependencies_out);
+CUresult CUDAAPI cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream,
+                                                CUstreamCaptureStatus *captureStatus_out,
+                                                cuuint64_t *id_out, CUgraph *graph_out,
+                                                const CUgraphNode **dependencies_out,
+                                                const CUgraphEdgeData **edgeData_out,
+                                                size_t *numDependencies_out);
+
+CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out)
+{
+    return capture_info(hStream, 0, captureStatus_out, id_out, NULL, NULL, NULL, NULL);
+}
+
+CUresult CUDAAPI cuStreamGetCaptureInfo_ptsz(CUstream hStream,
+                                             CUstreamCaptureStatus *captureStatus_out,
+                                             cuuint64_t *id_out)
+{
+    return capture_info(hStream, 1, captureStatus_out, id_out, NULL, NULL, NULL, NULL);
+}
+
+CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream,
+                                           CUstreamCaptureStatus *captureStatus_out,
+                                           cuuint64_t *id_out, CUgraph *graph_out,
+                                           const CUgraphNode **dependencies_out,
+                                           size_t *numDependencies_out)
+{
+    return capture_info(hStream, 0, captureStatus_out, id_out, graph_out, dependencies_out,
+                        NULL, numDependencies_out);
+}
+
+CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream,
+                                                CUstreamCaptureStatus *captureStatus_out,
+                                                cuuint64_t *id_out, CUgraph *graph_out,
+                                                const CUgraphNode **dependencies_out,
+                                                size_t *numDependencies_out)
+{
+    return capture_info(hStream, 1, captureStatus_out, id_out, graph_out, dependencies_out,
+                        NULL, numDependencies_out);
+}
+
+CUresult CUDAAPI cuStreamGetCaptureInfo_v3(CUstream hStream,
+                                           CUstreamCaptureStatus *captureStatus_out,
+                                           cuuint64_t *id_out, CUgraph *graph_out,
+                                           const CUgraphNode **dependencies_out,
+                                           const CUgraphEdgeData **edgeData_out,
+                                           size_t *numDependencies_out)
+{
+    return capture_info(hStream, 0, captureStatus_out, id_out, graph_out, dependencies_out,
+                        edgeData_out, numDependencies_out);
+}
+
+CUresult CUDAAPI cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream,
+                                                CUstreamCaptureStatus *captureStatus_out,
+                                                cuuint64_t *id_out, CUgraph *graph_out,
+                                                const CUgraphNode **dependencies_out,
+                                                const CUgraphEdgeData **edgeData_out,
+                                                size_t *numDependencies_out)
+{
+    return capture_info(hStream, 1, captureStatus_out, id_out, graph_out, dependencies_out,
+                        edgeData_out, numDependencies_out);
+}

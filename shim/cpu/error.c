@@ -107,6 +107,8 @@ static const error_text errors[] = {
     E(hipErrorHostMemoryAlreadyRegistered, "part or all of the requested memory range is already mapped"),
     E(hipErrorHostMemoryNotRegistered, "pointer does not correspond to a registered memory region"),
     E(hipErrorLaunchFailure, "unspecified launch failure"),
+    /* HIP has no name for CUDA's 715; a kernel fault on an illegal instruction gives it */
+    {CPU_ERROR_ILLEGAL_INSTRUCTION, "hipErrorIllegalInstruction", "an illegal instruction was encountered"},
     E(hipErrorCooperativeLaunchTooLarge, "too many blocks in cooperative launch"),
     E(hipErrorNotSupported, "operation not supported"),
     E(hipErrorStreamCaptureUnsupported, "operation not permitted when stream is capturing"),

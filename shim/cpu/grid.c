@@ -22,7 +22,8 @@ typedef struct grid_job {
     uint64_t total;             /* blocks in the grid */
     uint64_t chunk;             /* blocks taken per pull */
     _Atomic uint64_t next;      /* next block index to hand out */
-    _Atomic int trap;           /* first nonzero trap code */
+    _Atomic int trap;           /* first nonzero trap code, or -signal for a fault */
+    _Atomic uintptr_t fault_addr;
     _Atomic bool no_shared;     /* a worker could not allocate the dynamic shared buffer */
     _Atomic uint64_t trap_block;
     uint64_t done;              /* blocks accounted for (lock held) */
@@ -62,6 +63,47 @@ static uint64_t skip_all(grid_job *j)
     }
 }
 
+static void record_trap(grid_job *j, int code, uint64_t block, uintptr_t addr)
+{
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&j->trap, &expected, code)) {
+        atomic_store(&j->trap_block, block);
+        atomic_store(&j->fault_addr, addr);
+    }
+}
+
+/* Runs blocks [start, end) of `j` (the first one is `blk`) under a fault guard: a block
+ * that faults is abandoned and fails the launch, the thread lives on. One sigsetjmp per
+ * range, not per block (it is cheap, but blocks can be tiny). */
+static void run_range(grid_job *j, pyshim_block blk, uint64_t start, uint64_t end)
+{
+    const cpu_grid_job *job = j->job;
+    const pyshim_dim3 g = job->launch.grid;
+    volatile uint64_t b = start;   /* read after a fault: which block it was */
+    cpu_guard guard;
+    if (sigsetjmp(guard.env, 0) != 0) {
+        record_trap(j, -guard.sig, b, (uintptr_t)guard.addr);
+        return;
+    }
+    cpu_guard_push(&guard);
+    for (; b < end; b++) {
+        if (atomic_load_explicit(&j->trap, memory_order_relaxed) != 0 ||
+            atomic_load_explicit(&j->no_shared, memory_order_relaxed))
+            break;   /* the launch fails: skip the rest */
+        int rc = job->kernel->run_block(&job->launch, &blk, job->params);
+        if (rc != 0)
+            record_trap(j, rc, b, 0);
+        if (++blk.ctaid.x == g.x) {
+            blk.ctaid.x = 0;
+            if (++blk.ctaid.y == g.y) {
+                blk.ctaid.y = 0;
+                blk.ctaid.z++;
+            }
+        }
+    }
+    cpu_guard_pop();
+}
+
 /* Runs blocks of `j` until its counter runs out; returns how many this worker took. */
 static uint64_t run_chunks(grid_job *j, uint32_t smid, void **shared, size_t *shared_cap)
 {
@@ -94,24 +136,7 @@ static uint64_t run_chunks(grid_job *j, uint32_t smid, void **shared, size_t *sh
             .smid = smid,
             .dyn_shared = *shared,
         };
-        for (uint64_t b = start; b < end; b++) {
-            if (atomic_load_explicit(&j->trap, memory_order_relaxed) != 0 ||
-                atomic_load_explicit(&j->no_shared, memory_order_relaxed))
-                break;   /* the launch fails: skip the rest */
-            int rc = job->kernel->run_block(&job->launch, &blk, job->params);
-            if (rc != 0) {
-                int expected = 0;
-                if (atomic_compare_exchange_strong(&j->trap, &expected, rc))
-                    atomic_store(&j->trap_block, b);
-            }
-            if (++blk.ctaid.x == g.x) {
-                blk.ctaid.x = 0;
-                if (++blk.ctaid.y == g.y) {
-                    blk.ctaid.y = 0;
-                    blk.ctaid.z++;
-                }
-            }
-        }
+        run_range(j, blk, start, end);
     }
     return taken;
 }
@@ -119,6 +144,7 @@ static uint64_t run_chunks(grid_job *j, uint32_t smid, void **shared, size_t *sh
 static void *pool_worker(void *arg)
 {
     uint32_t smid = (uint32_t)(uintptr_t)arg;
+    cpu_guard_prepare();
     void *shared = NULL;
     size_t shared_cap = 0;
     pthread_mutex_lock(&pool_lock);
@@ -193,7 +219,26 @@ static void start_pool(void)
  * cudaErrorAssert; every other code (PTX `trap`, a failed check) is a launch failure. */
 static hipError_t trap_error(int code)
 {
+    if (code < 0)
+        return cpu_fault_error(-code);
     return code == CPU_TRAP_ASSERT ? hipErrorAssert : hipErrorLaunchFailure;
+}
+
+/* The log line of a failed launch: the kernel, the block, and for a fault its signal and
+ * address (CUDA's sticky error follows from it). */
+static hipError_t report_trap(const cpu_grid_job *job, int code, uint64_t b, uintptr_t addr)
+{
+    const pyshim_dim3 g = job->launch.grid;
+    unsigned x = (unsigned)(b % g.x), y = (unsigned)(b / g.x % g.y),
+             z = (unsigned)(b / ((uint64_t)g.x * g.y));
+    hipError_t err = trap_error(code);
+    if (code < 0)
+        cpu_log("kernel %s: block (%u,%u,%u) faulted: %s at address %p (%s)", job->kernel->name,
+                x, y, z, cpu_fault_name(-code), (void *)addr, hipGetErrorName(err));
+    else
+        cpu_log("kernel %s: block (%u,%u,%u) trapped with code %d", job->kernel->name, x, y, z,
+                code);
+    return err;
 }
 
 /* A one-block grid runs on the calling (stream) thread: waking a worker and waiting for
@@ -215,11 +260,15 @@ static hipError_t run_inline(const cpu_grid_job *job)
         shared_cap = need;
     }
     pyshim_block blk = {.ctaid = {0, 0, 0}, .smid = 0, .dyn_shared = shared};
-    int rc = job->kernel->run_block(&job->launch, &blk, job->params);
-    if (rc == 0)
-        return hipSuccess;
-    cpu_log("kernel %s: block (0,0,0) trapped with code %d", job->kernel->name, rc);
-    return trap_error(rc);
+    cpu_guard_prepare();
+    grid_job j = {.job = job, .total = 1, .chunk = 1};
+    atomic_init(&j.trap, 0);
+    atomic_init(&j.no_shared, false);
+    atomic_init(&j.trap_block, 0);
+    atomic_init(&j.fault_addr, 0);
+    run_range(&j, blk, 0, 1);
+    int trap = atomic_load(&j.trap);
+    return trap == 0 ? hipSuccess : report_trap(job, trap, 0, atomic_load(&j.fault_addr));
 }
 
 hipError_t cpu_grid_run(const cpu_grid_job *job)
@@ -238,6 +287,7 @@ hipError_t cpu_grid_run(const cpu_grid_job *job)
     atomic_init(&j.next, 0);
     atomic_init(&j.trap, 0);
     atomic_init(&j.trap_block, 0);
+    atomic_init(&j.fault_addr, 0);
     atomic_init(&j.no_shared, false);
     pthread_mutex_lock(&pool_lock);
     if (jobs_tail != NULL)
@@ -267,9 +317,5 @@ hipError_t cpu_grid_run(const cpu_grid_job *job)
     int trap = atomic_load(&j.trap);
     if (trap == 0)
         return hipSuccess;
-    uint64_t b = atomic_load(&j.trap_block);
-    cpu_log("kernel %s: block (%u,%u,%u) trapped with code %d", job->kernel->name,
-            (unsigned)(b % g.x), (unsigned)(b / g.x % g.y), (unsigned)(b / ((uint64_t)g.x * g.y)),
-            trap);
-    return trap_error(trap);
+    return report_trap(job, trap, atomic_load(&j.trap_block), atomic_load(&j.fault_addr));
 }

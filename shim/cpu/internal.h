@@ -8,6 +8,7 @@
 
 #include <hip/hip_runtime_api.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,6 +80,39 @@ void cpu_mem_reset(void);
 /* An ordinary device allocation / its immediate free (for mempool.c). */
 hipError_t cpu_mem_alloc_device(void **ptr, size_t size);
 void cpu_mem_free_device(void *ptr);
+
+/* ---- arena.c: the address range all device memory comes from ---- */
+
+/* `size` bytes (> 0) aligned to CPU_ALIGN, rounded up as a GPU driver rounds; NULL when
+ * out of memory. */
+void *cpu_arena_alloc(size_t size);
+void cpu_arena_free(void *ptr, size_t size);   /* `size` as allocated */
+/* True for any address the arena may hand out, allocated now or not (freed memory). */
+bool cpu_arena_contains(const void *p);
+
+/* An API call's range [p, p + len): inside one allocation the device knows, or (when
+ * `host_ok`) pageable host memory, *pageable then set. hipErrorInvalidValue for unknown
+ * device pointers, freed device memory and ranges past an allocation's end. */
+hipError_t cpu_mem_check_range(const void *p, size_t len, bool host_ok, bool *pageable);
+
+/* ---- fault.c: faults in kernel code become errors ---- */
+
+typedef struct cpu_guard {
+    sigjmp_buf env;
+    volatile int sig;                /* the signal that ended the guarded code, or 0 */
+    void *volatile addr;             /* its faulting address */
+} cpu_guard;
+
+/* Installs the fault handlers (once) and this thread's alternate signal stack. */
+void cpu_guard_prepare(void);
+/* Arms `g` on this thread, after `sigsetjmp(g->env, 0)` returned 0; a fault then returns
+ * there with 1 (the guard is disarmed). */
+void cpu_guard_push(cpu_guard *g);
+void cpu_guard_pop(void);
+hipError_t cpu_fault_error(int sig);   /* hipErrorIllegalAddress & co */
+const char *cpu_fault_name(int sig);
+/* CUDA's cudaErrorIllegalInstruction: HIP has no name for it, the number is CUDA's. */
+#define CPU_ERROR_ILLEGAL_INSTRUCTION ((hipError_t)715)
 
 /* ---- context.c ---- */
 

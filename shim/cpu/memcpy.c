@@ -61,14 +61,46 @@ static void run_fill(cpu_cmd *c)
             fill_row(op->dst + z * op->slice + y * op->pitch, op->width, op->value, op->elem);
 }
 
-static bool known_memory(const void *p)
+/* Runs a copy through pageable host memory on the calling thread, after the work before it
+ * on `s`, with a fault guard: host memory the process cannot access is an error code, as
+ * NVIDIA's driver reports a pageable copy it cannot stage, never a crash. */
+static hipError_t run_guarded(cpu_cmd *c, struct ihipStream_t *s)
 {
-    return cpu_mem_lookup(p, NULL);
+    if (!cpu_stream_idle_for_inline(s)) {
+        cpu_cmd *mark = cpu_cmd_new(NULL, 0);
+        uint64_t seq;
+        if (mark == NULL) {
+            free(c);
+            return hipErrorOutOfMemory;
+        }
+        hipError_t err = cpu_stream_enqueue(s, mark, &seq);
+        if (err == hipSuccess)
+            err = cpu_stream_wait_seq(s, seq);
+        if (err != hipSuccess) {
+            free(c);
+            return err;
+        }
+    }
+    cpu_guard g;
+    cpu_guard_prepare();
+    if (sigsetjmp(g.env, 0) == 0) {
+        cpu_guard_push(&g);
+        c->run(c);
+        cpu_guard_pop();
+    } else {
+        cpu_log("copy: %s at address %p: host memory the process cannot access",
+                cpu_fault_name(g.sig), g.addr);
+        free(c);
+        return hipErrorInvalidValue;
+    }
+    free(c);
+    return cpu_sticky_error();
 }
 
-/* Enqueues a copy or fill on the stream named by `stream`; waits when `sync`. */
+/* Enqueues a copy or fill on the stream named by `stream`; waits when `sync`. A `pageable`
+ * one runs guarded on the calling thread (unless the stream is being captured). */
 static hipError_t submit(cpu_cmd_fn run, const void *op, size_t op_size, hipStream_t stream,
-                         bool spt, bool sync)
+                         bool spt, bool sync, bool pageable)
 {
     struct ihipStream_t *s;
     hipError_t err = cpu_stream_resolve(stream, spt, &s);
@@ -78,6 +110,8 @@ static hipError_t submit(cpu_cmd_fn run, const void *op, size_t op_size, hipStre
     if (c == NULL)
         return hipErrorOutOfMemory;
     memcpy(c->payload, op, op_size);
+    if (pageable && !cpu_stream_capturing(s))
+        return run_guarded(c, s);
     if (sync && cpu_stream_idle_for_inline(s)) {
         run(c);
         free(c);
@@ -96,10 +130,36 @@ static bool valid_kind(hipMemcpyKind kind)
            kind == hipMemcpyDeviceToDeviceNoCU;
 }
 
-/* hipSuccess for a copy to do, or the error; *empty when there is nothing to copy. */
-static hipError_t check_copy(const copy_op *op, hipMemcpyKind kind, bool *empty)
+/* Bytes from the first to the last one a strided access touches; false on overflow. */
+static bool span_of(size_t width, size_t height, size_t depth, size_t pitch, size_t slice,
+                    size_t *out)
+{
+    size_t a, b;
+    if (__builtin_mul_overflow(depth - 1, slice, &a) ||
+        __builtin_mul_overflow(height - 1, pitch, &b) || __builtin_add_overflow(a, b, &a) ||
+        __builtin_add_overflow(a, width, &a))
+        return false;
+    *out = a;
+    return true;
+}
+
+/* Which sides of a copy of this kind may be pageable host memory (cudaMemcpyDefault:
+ * either, as NVIDIA's driver infers a side the device does not know to be host memory). */
+static void host_sides(hipMemcpyKind kind, bool *src_host, bool *dst_host)
+{
+    *src_host = kind == hipMemcpyHostToHost || kind == hipMemcpyHostToDevice ||
+                kind == hipMemcpyDefault;
+    *dst_host = kind == hipMemcpyHostToHost || kind == hipMemcpyDeviceToHost ||
+                kind == hipMemcpyDefault;
+}
+
+/* hipSuccess for a copy to do, or the error; *empty when there is nothing to copy,
+ * *pageable when a side is host memory the device does not know. Every device side must
+ * lie inside one live allocation. */
+static hipError_t check_copy(const copy_op *op, hipMemcpyKind kind, bool *empty, bool *pageable)
 {
     *empty = false;
+    *pageable = false;
     if (!valid_kind(kind))
         return hipErrorInvalidMemcpyDirection;
     if (op->width == 0 || op->height == 0 || op->depth == 0) {
@@ -110,18 +170,29 @@ static hipError_t check_copy(const copy_op *op, hipMemcpyKind kind, bool *empty)
         return hipErrorInvalidValue;
     if ((op->height > 1 || op->depth > 1) && (op->width > op->dpitch || op->width > op->spitch))
         return hipErrorInvalidPitchValue;
+    size_t sspan, dspan;
+    if (!span_of(op->width, op->height, op->depth, op->spitch, op->sslice, &sspan) ||
+        !span_of(op->width, op->height, op->depth, op->dpitch, op->dslice, &dspan))
+        return hipErrorInvalidValue;
+    bool src_host, dst_host, sp, dp;
+    host_sides(kind, &src_host, &dst_host);
+    hipError_t err = cpu_mem_check_range(op->src, sspan, src_host, &sp);
+    if (err == hipSuccess)
+        err = cpu_mem_check_range(op->dst, dspan, dst_host, &dp);
+    if (err != hipSuccess)
+        return err;
+    *pageable = sp || dp;
     return hipSuccess;
 }
 
 static hipError_t copy3d(const copy_op *op, hipMemcpyKind kind, hipStream_t stream, bool spt,
                          bool sync)
 {
-    bool empty;
-    hipError_t err = check_copy(op, kind, &empty);
+    bool empty, pageable;
+    hipError_t err = check_copy(op, kind, &empty, &pageable);
     if (err != hipSuccess || empty)
         return err;
-    bool pageable = !known_memory(op->dst) || !known_memory(op->src);
-    return submit(run_copy, op, sizeof *op, stream, spt, sync || pageable);
+    return submit(run_copy, op, sizeof *op, stream, spt, sync || pageable, pageable);
 }
 
 static hipError_t copy1d(void *dst, const void *src, size_t n, hipMemcpyKind kind,
@@ -257,6 +328,16 @@ static hipError_t param2d_side(hipMemoryType type, const void *host, const void 
     }
 }
 
+/* The copy kind a descriptor's two memory types amount to (unified: either, as Default). */
+static hipMemcpyKind kind_of(hipMemoryType src, hipMemoryType dst)
+{
+    if (src == hipMemoryTypeUnified || dst == hipMemoryTypeUnified)
+        return hipMemcpyDefault;
+    bool sh = src == hipMemoryTypeHost, dh = dst == hipMemoryTypeHost;
+    return sh ? (dh ? hipMemcpyHostToHost : hipMemcpyHostToDevice)
+              : (dh ? hipMemcpyDeviceToHost : hipMemcpyDeviceToDevice);
+}
+
 static hipError_t memcpy_param2d(const hip_Memcpy2D *p, hipStream_t stream, bool sync)
 {
     if (p == NULL)
@@ -274,7 +355,7 @@ static hipError_t memcpy_param2d(const hip_Memcpy2D *p, hipStream_t stream, bool
     copy_op op = {(char *)dst + p->dstY * dpitch + p->dstXInBytes,
                   (const char *)src + p->srcY * spitch + p->srcXInBytes,
                   dpitch, spitch, 0, 0, p->WidthInBytes, p->Height, 1};
-    return copy3d(&op, hipMemcpyDefault, stream, false, sync);
+    return copy3d(&op, kind_of(p->srcMemoryType, p->dstMemoryType), stream, false, sync);
 }
 
 hipError_t hipDrvMemcpy2DUnaligned(const hip_Memcpy2D *pCopy)
@@ -326,8 +407,8 @@ static hipError_t memcpy3d(const struct hipMemcpy3DParms *p, hipStream_t stream,
 
 static hipError_t copy_cmd(const copy_op *op, hipMemcpyKind kind, cpu_cmd **out)
 {
-    bool empty;
-    hipError_t err = check_copy(op, kind, &empty);
+    bool empty, pageable;
+    hipError_t err = check_copy(op, kind, &empty, &pageable);
     if (err != hipSuccess)
         return err;
     cpu_cmd *c = cpu_cmd_new(empty ? NULL : run_copy, sizeof *op);
@@ -408,7 +489,7 @@ static hipError_t drv_memcpy3d(const HIP_MEMCPY3D *p, hipStream_t stream, bool s
     hipError_t err = drv_copy_op(p, &op, &empty);
     if (err != hipSuccess || empty)
         return err;
-    return copy3d(&op, hipMemcpyDefault, stream, false, sync);
+    return copy3d(&op, kind_of(p->srcMemoryType, p->dstMemoryType), stream, false, sync);
 }
 
 /* A graph node's copy from cuMemcpy3D's descriptor (cuGraphAddMemcpyNode). */
@@ -423,7 +504,7 @@ hipError_t cpu_drv_copy3d_cmd(const HIP_MEMCPY3D *p, cpu_cmd **out)
         *out = cpu_cmd_new(NULL, 0);
         return *out ? hipSuccess : hipErrorOutOfMemory;
     }
-    return copy_cmd(&op, hipMemcpyDefault, out);
+    return copy_cmd(&op, kind_of(p->srcMemoryType, p->dstMemoryType), out);
 }
 
 hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy)
@@ -438,13 +519,22 @@ hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t stream)
 
 /* ---- memsets ---- */
 
+/* A memset's target is device memory: inside one live allocation the device knows (a
+ * pageable host pointer is hipErrorInvalidValue, as cudaMemset answers). */
 static hipError_t check_fill(const fill_op *op)
 {
     if (op->dst == NULL)
         return hipErrorInvalidValue;
-    if ((op->height > 1 || op->depth > 1) && op->width * op->elem > op->pitch)
+    size_t row;
+    if (__builtin_mul_overflow(op->width, (size_t)op->elem, &row))
+        return hipErrorInvalidValue;
+    if ((op->height > 1 || op->depth > 1) && row > op->pitch)
         return hipErrorInvalidPitchValue;
-    return hipSuccess;
+    size_t span;
+    bool pageable;
+    if (!span_of(row, op->height, op->depth, op->pitch, op->slice, &span))
+        return hipErrorInvalidValue;
+    return cpu_mem_check_range(op->dst, span, false, &pageable);
 }
 
 static hipError_t fill(void *dst, size_t pitch, size_t slice, size_t width, size_t height,
@@ -457,7 +547,7 @@ static hipError_t fill(void *dst, size_t pitch, size_t slice, size_t width, size
     hipError_t err = check_fill(&op);
     if (err != hipSuccess)
         return err;
-    return submit(run_fill, &op, sizeof op, stream, spt, sync || !known_memory(dst));
+    return submit(run_fill, &op, sizeof op, stream, spt, sync, false);
 }
 
 hipError_t cpu_memset_cmd(const hipMemsetParams *p, cpu_cmd **out)

@@ -86,6 +86,22 @@ bool cpu_mem_lookup(const void *p, cpu_alloc *out)
     return i >= 0;
 }
 
+hipError_t cpu_mem_check_range(const void *p, size_t len, bool host_ok, bool *pageable)
+{
+    *pageable = false;
+    pthread_mutex_lock(&reg_lock);
+    long i = find_locked((uintptr_t)p);
+    size_t left = i >= 0 ? regs[i].size - ((uintptr_t)p - regs[i].base) : 0;
+    pthread_mutex_unlock(&reg_lock);
+    if (i >= 0)
+        return len <= left ? hipSuccess : hipErrorInvalidValue;
+    /* the arena's addresses are device memory, allocated or not: never pageable memory */
+    if (!host_ok || p == NULL || cpu_arena_contains(p))
+        return hipErrorInvalidValue;
+    *pageable = true;
+    return hipSuccess;
+}
+
 hipError_t cpu_mem_register(void *base, size_t size, cpu_mem_kind kind, unsigned flags)
 {
     pthread_mutex_lock(&reg_lock);
@@ -105,7 +121,7 @@ void cpu_mem_unregister(void *base)
     pthread_mutex_unlock(&reg_lock);
 }
 
-/* Allocates `size` bytes aligned to CPU_ALIGN and registers them as `kind`. */
+/* Allocates `size` bytes from the arena (aligned to CPU_ALIGN) and registers them as `kind`. */
 static hipError_t allocate(void **ptr, size_t size, cpu_mem_kind kind, unsigned flags)
 {
     if (ptr == NULL)
@@ -115,14 +131,14 @@ static hipError_t allocate(void **ptr, size_t size, cpu_mem_kind kind, unsigned 
         return hipSuccess;    /* HIP hands out a null pointer for zero bytes */
     if (size > cpu_dev()->total_mem)
         return hipErrorOutOfMemory;
-    void *p = NULL;
-    if (posix_memalign(&p, CPU_ALIGN, size) != 0)
+    void *p = cpu_arena_alloc(size);
+    if (p == NULL)
         return hipErrorOutOfMemory;
     pthread_mutex_lock(&reg_lock);
     hipError_t err = insert_locked((uintptr_t)p, size, kind, flags);
     pthread_mutex_unlock(&reg_lock);
     if (err != hipSuccess) {
-        free(p);
+        cpu_arena_free(p, size);
         return err;
     }
     *ptr = p;
@@ -147,13 +163,14 @@ static hipError_t release_ex(void *ptr, unsigned mask, bool sync)
     pthread_mutex_lock(&reg_lock);
     long i = find_locked((uintptr_t)ptr);
     bool ok = i >= 0 && regs[i].base == (uintptr_t)ptr && (mask & (1u << regs[i].kind));
+    size_t size = ok ? regs[i].size : 0;
     if (ok)
         remove_locked((size_t)i);
     pthread_mutex_unlock(&reg_lock);
     if (!ok)
         return hipErrorInvalidValue;
     cpu_pool_forget(ptr);   /* a stream-ordered allocation may also be freed by hipFree */
-    free(ptr);
+    cpu_arena_free(ptr, size);
     return hipSuccess;
 }
 
@@ -171,7 +188,7 @@ void cpu_mem_reset(void)
     for (size_t i = 0; i < nregs; i++) {
         cpu_mem_kind k = regs[i].kind;
         if (k == CPU_MEM_DEVICE || k == CPU_MEM_MANAGED || k == CPU_MEM_HOST) {
-            free((void *)regs[i].base);
+            cpu_arena_free((void *)regs[i].base, regs[i].size);
             continue;
         }
         regs[keep++] = regs[i];

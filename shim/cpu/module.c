@@ -28,6 +28,10 @@ struct ihipModule_t {
     void *dl;
     const pyshim_module_desc *desc;
     struct ihipModuleSymbol_t *functions;   /* one per kernel */
+    /* -1, or the memfd of a private copy, open as long as the module is: dlopen knows
+     * objects by path, so a later copy given the same /proc/self/fd/N would get this
+     * instance back (and its globals, already registered) instead of its own */
+    int memfd;
 };
 
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -142,6 +146,8 @@ static void forget_module(struct ihipModule_t *m)
         cpu_handles_remove(&function_handles, &m->functions[i]);
     unregister_globals(m->desc, m->desc->num_globals);
     dlclose(m->dl);
+    if (m->memfd >= 0)
+        close(m->memfd);
     free(m->functions);
     free(m);
 }
@@ -188,6 +194,7 @@ static hipError_t open_module(hipModule_t *out, const char *path, const char *or
         return err;
     }
     m->magic = CPU_MAGIC_MODULE;
+    m->memfd = -1;
     m->dl = dl;
     m->desc = d;
     bool listed = cpu_handles_add(&module_handles, m);
@@ -266,7 +273,10 @@ static hipError_t open_private(hipModule_t *module, const void *bytes, size_t si
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     hipError_t err = open_module(module, path, origin);
-    close(fd);   /* the mapping keeps the code alive */
+    if (err == hipSuccess)
+        (*module)->memfd = fd;
+    else
+        close(fd);
     return err;
 }
 

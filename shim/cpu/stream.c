@@ -768,6 +768,50 @@ hipError_t hipStreamGetCaptureInfo_spt(hipStream_t stream, hipStreamCaptureStatu
     return capture_status(stream, true, pCaptureStatus, pId);
 }
 
+/* The graph a capture records into, and its dependencies: the CPU device's graphs run
+ * their nodes in the order they were added, so a capture has no explicit dependency set
+ * (0 nodes) and whatever is added next follows everything captured so far. */
+static hipError_t capture_info_v2(hipStream_t stream, bool spt, hipStreamCaptureStatus *status,
+                                  unsigned long long *id, hipGraph_t *graph,
+                                  const hipGraphNode_t **deps, size_t *num_deps)
+{
+    hipError_t err = capture_status(stream, spt, status, id);
+    if (err != hipSuccess)
+        return err;
+    struct ihipStream_t *s;
+    if (cpu_stream_resolve(stream, spt, &s) != hipSuccess)
+        return cpu_ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&cpu_sched_lock);
+    struct ihipGraph *g = *status == hipStreamCaptureStatusActive ? s->capture : NULL;
+    pthread_mutex_unlock(&cpu_sched_lock);
+    if (graph != NULL)
+        *graph = g;
+    if (deps != NULL)
+        *deps = NULL;
+    if (num_deps != NULL)
+        *num_deps = 0;
+    return hipSuccess;
+}
+
+hipError_t hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCaptureStatus *captureStatus_out,
+                                      unsigned long long *id_out, hipGraph_t *graph_out,
+                                      const hipGraphNode_t **dependencies_out,
+                                      size_t *numDependencies_out)
+{
+    return capture_info_v2(stream, false, captureStatus_out, id_out, graph_out,
+                           dependencies_out, numDependencies_out);
+}
+
+hipError_t hipStreamGetCaptureInfo_v2_spt(hipStream_t stream,
+                                          hipStreamCaptureStatus *captureStatus_out,
+                                          unsigned long long *id_out, hipGraph_t *graph_out,
+                                          const hipGraphNode_t **dependencies_out,
+                                          size_t *numDependencies_out)
+{
+    return capture_info_v2(stream, true, captureStatus_out, id_out, graph_out,
+                           dependencies_out, numDependencies_out);
+}
+
 /* ---- stream attributes: the priority is the stream's; the rest are accepted hints ---- */
 
 hipError_t hipStreamGetAttribute(hipStream_t stream, hipLaunchAttributeID attr,

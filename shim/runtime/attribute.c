@@ -10,8 +10,28 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/device_identity.h"
 #include "cuda_side.h"
 #include "runtime_enums.h"
+
+/* cudaDeviceAttr and common/device_identity.h number the identity's attributes alike */
+#define SAME_NUMBER(cuda, ours) _Static_assert((int)cudaDevAttr##cuda == (int)PYSHIM_ATTR_##ours, #cuda)
+SAME_NUMBER(MaxThreadsPerBlock, MAX_THREADS_PER_BLOCK);
+SAME_NUMBER(MaxBlockDimZ, MAX_BLOCK_DIM_Z);
+SAME_NUMBER(MaxGridDimZ, MAX_GRID_DIM_Z);
+SAME_NUMBER(MaxSharedMemoryPerBlock, MAX_SHARED_MEMORY_PER_BLOCK);
+SAME_NUMBER(TotalConstantMemory, TOTAL_CONSTANT_MEMORY);
+SAME_NUMBER(WarpSize, WARP_SIZE);
+SAME_NUMBER(MaxRegistersPerBlock, MAX_REGISTERS_PER_BLOCK);
+SAME_NUMBER(MaxThreadsPerMultiProcessor, MAX_THREADS_PER_MULTIPROCESSOR);
+SAME_NUMBER(ComputeCapabilityMajor, COMPUTE_CAPABILITY_MAJOR);
+SAME_NUMBER(ComputeCapabilityMinor, COMPUTE_CAPABILITY_MINOR);
+SAME_NUMBER(MaxSharedMemoryPerMultiprocessor, MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+SAME_NUMBER(MaxRegistersPerMultiprocessor, MAX_REGISTERS_PER_MULTIPROCESSOR);
+SAME_NUMBER(MaxSharedMemoryPerBlockOptin, MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+SAME_NUMBER(MaxBlocksPerMultiprocessor, MAX_BLOCKS_PER_MULTIPROCESSOR);
+SAME_NUMBER(ClusterLaunch, CLUSTER_LAUNCH);
+#undef SAME_NUMBER
 
 enum kind { INT, UINT, SIZE, ZERO };
 
@@ -112,7 +132,13 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     int hip_attr = pyshim_cudaDeviceAttr_to_hipDeviceAttribute_t((int)attr);
     if (hip_attr != PYSHIM_RT_UNMAPPED) {
         int rc = pyshim_rt_hip_attribute(value, hip_attr, device);
-        return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
+        if (rc != cudaSuccess)
+            return pyshim_rt_fail(rc);
+        /* HIP's numbers as the NVIDIA identity presents them (compute capability, warp
+         * size, limits); cudaGetDeviceProperties' fields are converted the same way */
+        long long cuda = pyshim_identity_value((int)attr, *value);
+        *value = cuda > 0x7fffffff ? 0x7fffffff : (int)cuda;
+        return cudaSuccess;
     }
     const struct from_prop *row = NULL;
     for (size_t i = 0; i < sizeof table / sizeof table[0] && row == NULL; i++)

@@ -122,6 +122,15 @@ int pyshim_rt_hip_props(int device, void *buf, size_t len)
     return rt(hipGetDevicePropertiesR0600((hipDeviceProp_tR0600 *)buf, device));
 }
 
+int pyshim_rt_hip_max_threads(void *fn)
+{
+    int v = 0;
+    if (hipFuncGetAttribute(&v, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, (hipFunction_t)fn) !=
+        hipSuccess)
+        return 0;
+    return v;
+}
+
 int pyshim_rt_hip_func_attrs(void *fn, struct pyshim_rt_func_attrs *out)
 {
     hipFunction_t f = (hipFunction_t)fn;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/device_identity.h"
 #include "cuda_side.h"
 
 /* first pass over the generated map: every row checked against this header's layout */
@@ -19,6 +20,36 @@
                    "cudaDeviceProp." #field " is not where the tables say");
 #include "runtime_devprop.inc"
 #undef PYSHIM_RT_PROP
+
+/* The NVIDIA identity's numbers in place of HIP's (the same rule as libcuda's
+ * cuDeviceGetAttribute: common/device_identity.h) */
+static void present_identity(struct cudaDeviceProp *p)
+{
+#define INT_AS(attr, field) p->field = (int)pyshim_identity_value(cudaDevAttr##attr, p->field)
+#define SIZE_AS(attr, field)                                                               \
+    p->field = (size_t)pyshim_identity_value(cudaDevAttr##attr, (long long)p->field)
+    INT_AS(ComputeCapabilityMajor, major);
+    INT_AS(ComputeCapabilityMinor, minor);
+    INT_AS(WarpSize, warpSize);
+    INT_AS(MaxThreadsPerBlock, maxThreadsPerBlock);
+    INT_AS(MaxBlockDimX, maxThreadsDim[0]);
+    INT_AS(MaxBlockDimY, maxThreadsDim[1]);
+    INT_AS(MaxBlockDimZ, maxThreadsDim[2]);
+    INT_AS(MaxGridDimX, maxGridSize[0]);
+    INT_AS(MaxGridDimY, maxGridSize[1]);
+    INT_AS(MaxGridDimZ, maxGridSize[2]);
+    SIZE_AS(MaxSharedMemoryPerBlock, sharedMemPerBlock);
+    SIZE_AS(TotalConstantMemory, totalConstMem);
+    INT_AS(MaxRegistersPerBlock, regsPerBlock);
+    INT_AS(MaxThreadsPerMultiProcessor, maxThreadsPerMultiProcessor);
+    SIZE_AS(MaxSharedMemoryPerMultiprocessor, sharedMemPerMultiprocessor);
+    INT_AS(MaxRegistersPerMultiprocessor, regsPerMultiprocessor);
+    SIZE_AS(MaxSharedMemoryPerBlockOptin, sharedMemPerBlockOptin);
+    INT_AS(MaxBlocksPerMultiprocessor, maxBlocksPerMultiProcessor);
+    INT_AS(ClusterLaunch, clusterLaunch);
+#undef INT_AS
+#undef SIZE_AS
+}
 
 int pyshim_rt_device_properties(void *prop, int device)
 {
@@ -35,6 +66,7 @@ int pyshim_rt_device_properties(void *prop, int device)
 #define PYSHIM_RT_PROP(cuda_off, hip_off, size, field) memcpy(out + cuda_off, hip + hip_off, size);
 #include "runtime_devprop.inc"
 #undef PYSHIM_RT_PROP
+    present_identity(prop);
     return cudaSuccess;
 }
 

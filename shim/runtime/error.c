@@ -44,6 +44,11 @@ int pyshim_rt_record(int err)
 
 int pyshim_rt_from_hip(int hip_err)
 {
+    /* ROCm (and the CPU device, which follows it) answers a stream or event handle that is
+     * not a live one with hipErrorContextIsDestroyed; CUDA documents
+     * cudaErrorInvalidResourceHandle, and the runtime API has no contexts to destroy */
+    if (hip_err == 709)   /* hipErrorContextIsDestroyed (HIP's headers are not included here) */
+        return cudaErrorInvalidResourceHandle;
     return pyshim_cudaError_t_from_hipError_t(hip_err);
 }
 

@@ -43,6 +43,11 @@ PYSHIM_RT_HIDDEN int pyshim_rt_record(int cuda_err);
 PYSHIM_RT_HIDDEN int pyshim_rt_from_hip(int hip_err);
 PYSHIM_RT_HIDDEN void pyshim_rt_clear_errors(void);
 
+/* ---- the driver (driver_init.c) ---- */
+/* Non-zero once the first runtime call has initialised libcuda.so.1 (or found none). */
+PYSHIM_RT_HIDDEN extern volatile int pyshim_rt_driver_ready;
+PYSHIM_RT_HIDDEN void pyshim_rt_driver_init(void);
+
 /* ---- device properties (device.c) ---- */
 /* cudaError_t; fills this library's cudaDeviceProp layout (13.0's or 12.9's). */
 PYSHIM_RT_HIDDEN int pyshim_rt_device_properties(void *prop, int device);
@@ -67,6 +72,8 @@ PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_stub(const void *stub)
 PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_handle(const void *handle);
 /* Translate and load its module if needed, then the HIP function. */
 PYSHIM_RT_HIDDEN int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip);
+/* The PTX target of its module once loaded (compute_75 -> 75), 0 if unknown. */
+PYSHIM_RT_HIDDEN int pyshim_rt_func_ptx_target(const struct pyshim_rt_func *f);
 /* A registered variable's device address and size, by its host shadow. */
 PYSHIM_RT_HIDDEN int pyshim_rt_symbol(const void *shadow, void **dptr, size_t *size);
 /* Forget every loaded module (cudaDeviceReset); registrations stay. */
@@ -90,6 +97,8 @@ struct pyshim_rt_func_attrs {
     int max_threads, regs, ptx_version, binary_version, max_dynamic_shared;
 };
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_func_attrs(void *fn, struct pyshim_rt_func_attrs *out);
+/* The kernel's launch bound (threads per block), 0 if the backend does not say. */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_max_threads(void *fn);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_device_count(int *count);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_attribute(int *value, int hip_attr, int device);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_occupancy(int *blocks, void *fn, int block_size,

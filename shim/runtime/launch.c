@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 #include <string.h>
 
+#include "common/device_identity.h"
 #include "cuda_side.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -85,6 +86,14 @@ static cudaError_t launch(struct pyshim_rt_func *f, dim3 g, dim3 b, void **args,
     int rc = pyshim_rt_func_resolve(f, &fn);
     if (rc != cudaSuccess)
         return (cudaError_t)pyshim_rt_record(rc);
+    /* past the kernel's own bounds (__launch_bounds__, .maxntid): NVIDIA's runtime reports
+     * an invalid value; the backend would fail the launch, which is sticky */
+    int bound = pyshim_rt_hip_max_threads(fn);
+    if (bound > 0 && (unsigned long long)b.x * b.y * b.z > (unsigned long long)bound) {
+        pyshim_rt_log("launch of %s with %u threads per block refused: its launch bounds "
+                      "allow %d", f->name, b.x * b.y * b.z, bound);
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
+    }
     const unsigned grid[3] = {g.x, g.y, g.z}, block[3] = {b.x, b.y, b.z};
     rc = pyshim_rt_hip_launch(fn, grid, block, shm, hip_stream(stream, per_thread), args);
     return (cudaError_t)pyshim_rt_record(rc);
@@ -136,40 +145,74 @@ cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
     return __cudaGetKernel(kernelPtr, entryFuncAddr);
 }
 
-/* cudaLaunchKernelEx: the attributes that only tune scheduling are accepted and ignored
- * (the backend has no such controls); any other one is refused by name. */
+/* cuda_runtime_api.h names it by macro only */
+cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream);
+
+/* cudaLaunchKernelEx's attributes, each with its meaning on a backend that runs a stream's
+ * kernels one after another (libcuda's cuLaunchKernelEx does the same): scheduling hints
+ * change nothing a program can observe; programmatic stream serialization only allows an
+ * overlap, so stream order is correct; the programmatic and launch-completion events are
+ * recorded after the kernel, later than NVIDIA may fire them, which satisfies every wait;
+ * cluster dimensions are checked and the blocks run without clusters (the device reports
+ * no cluster launch). A cooperative launch is refused by name. */
 static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func, void **args,
                              int per_thread)
 {
     PYSHIM_RT_STICKY_CHECK();
     if (config == NULL || (config->numAttrs > 0 && config->attrs == NULL))
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
+    cudaEvent_t after[2];
+    int n_after = 0;
     for (unsigned i = 0; i < config->numAttrs; i++) {
         const cudaLaunchAttribute *a = &config->attrs[i];
         switch (a->id) {
         case cudaLaunchAttributeIgnore:
         case cudaLaunchAttributeAccessPolicyWindow:
         case cudaLaunchAttributeSynchronizationPolicy:
+        case cudaLaunchAttributeClusterSchedulingPolicyPreference:
+        case cudaLaunchAttributeProgrammaticStreamSerialization:
         case cudaLaunchAttributePriority:
         case cudaLaunchAttributeMemSyncDomain:
         case cudaLaunchAttributeMemSyncDomainMap:
+        case cudaLaunchAttributePreferredClusterDimension:
+        case cudaLaunchAttributeDeviceUpdatableKernelNode:
+        case cudaLaunchAttributePreferredSharedMemoryCarveout:
+#if CUDART_VERSION >= 13000
+        case cudaLaunchAttributeNvlinkUtilCentricScheduling:
+#endif
+            break;
+        case cudaLaunchAttributeProgrammaticEvent:
+            if (a->val.programmaticEvent.event != NULL && n_after < 2)
+                after[n_after++] = a->val.programmaticEvent.event;
+            break;
+        case cudaLaunchAttributeLaunchCompletionEvent:
+            if (a->val.launchCompletionEvent.event != NULL && n_after < 2)
+                after[n_after++] = a->val.launchCompletionEvent.event;
             break;
         case cudaLaunchAttributeCooperative:
             if (a->val.cooperative == 0)
                 break;
             return (cudaError_t)pyshim_rt_note_unsupported("cudaLaunchKernelExC (cooperative)");
-        case cudaLaunchAttributeClusterDimension:
-            if (a->val.clusterDim.x * a->val.clusterDim.y * a->val.clusterDim.z <= 1)
-                break;
-            return (cudaError_t)pyshim_rt_note_unsupported("cudaLaunchKernelExC (clusters)");
+        case cudaLaunchAttributeClusterDimension: {
+            unsigned x = a->val.clusterDim.x, y = a->val.clusterDim.y, z = a->val.clusterDim.z;
+            /* a grid of whole clusters, at most 8 blocks each (CUDA's portable size) */
+            if (x == 0 || y == 0 || z == 0 || config->gridDim.x % x || config->gridDim.y % y ||
+                config->gridDim.z % z || (unsigned long long)x * y * z > 8)
+                return (cudaError_t)pyshim_rt_record(cudaErrorInvalidClusterSize);
+            break;
+        }
         default:
-            pyshim_rt_log("cudaLaunchKernelExC: launch attribute %d is not supported",
+            pyshim_rt_log("cudaLaunchKernelExC: launch attribute %d is not one CUDA defines",
                           (int)a->id);
-            return (cudaError_t)pyshim_rt_note_unsupported("cudaLaunchKernelExC (attribute)");
+            return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
         }
     }
-    return launch(pyshim_rt_func_by_handle(func), config->gridDim, config->blockDim, args,
-                  config->dynamicSmemBytes, config->stream, per_thread);
+    cudaError_t rc = launch(pyshim_rt_func_by_handle(func), config->gridDim, config->blockDim,
+                            args, config->dynamicSmemBytes, config->stream, per_thread);
+    for (int i = 0; i < n_after && rc == cudaSuccess; i++)
+        rc = per_thread ? cudaEventRecord_ptsz(after[i], config->stream)
+                        : cudaEventRecord(after[i], config->stream);
+    return rc;
 }
 
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
@@ -277,6 +320,11 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
         rc = pyshim_rt_hip_func_attrs(fn, &a);
     if (rc != cudaSuccess)
         return (cudaError_t)pyshim_rt_record(rc);
+    /* HIP's versions are its own architecture's (gfx942: 94); CUDA's are the virtual
+     * architecture the kernel's PTX was written for (programs read >= 90 as "built with
+     * Hopper features"), and the binary compiled from it */
+    int target = pyshim_rt_func_ptx_target(pyshim_rt_func_by_stub(func));
+    a.ptx_version = a.binary_version = target > 0 ? target : pyshim_identity_cc();
     memset(attr, 0, sizeof *attr);
     attr->sharedSizeBytes = a.shared;
     attr->constSizeBytes = a.constant;

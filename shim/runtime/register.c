@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/embed_bridge.h"
 #include "internal.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -27,6 +28,7 @@ struct pyshim_rt_fatbin {
     int loaded;        /* load attempted since the last reset */
     int load_result;
     void *module;
+    int ptx_target;    /* ".target sm_75" -> 75, as the translator read it; 0 unknown */
     struct pyshim_rt_fatbin *next;
 };
 
@@ -268,10 +270,19 @@ static int fatbin_load(struct pyshim_rt_fatbin *fb)
             fb->load_result = cudaErrorInvalidKernelImage;
         else
             fb->load_result = pyshim_rt_hip_load(fb->image, fb->size, &fb->module);
+        fb->ptx_target = fb->load_result == cudaSuccess ? pyshim_embed_last_ptx_target() : 0;
         if (fb->load_result == cudaSuccess)
             fb->load_result = bind_managed(fb);
     }
     return fb->load_result;
+}
+
+int pyshim_rt_func_ptx_target(const struct pyshim_rt_func *f)
+{
+    pthread_mutex_lock(&load_lock);
+    int v = f->fatbin != NULL ? f->fatbin->ptx_target : 0;
+    pthread_mutex_unlock(&load_lock);
+    return v;
 }
 
 int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip)

@@ -24,11 +24,14 @@
 #include "trace.h"
 #include "trace_enums.h"
 
+#include "export_tables.h"
+
 #define TRAMPS 24    /* slots with a trampoline: the tables cudart uses have <= 16 */
 #define MAX_COPY 256 /* a larger size word: too odd to copy, pass it through */
 
 enum mode { SIZED, UNSIZED, UNCHANGED };
 
+/* which tables exist and how each is traced: tables/export_tables.toml */
 struct table {
     uint8_t uuid[16];
     const char *name;
@@ -41,27 +44,10 @@ struct table {
     void *real[TRAMPS];
 };
 
-static struct table tables[] = {
-    {{0x6b, 0xd5, 0xfb, 0x6c, 0x5b, 0xf4, 0xe7, 0x4a, 0x89, 0x87, 0xd9, 0x39, 0x12, 0xfd, 0x9d,
-      0xf9},
-     "CUDART_INTERFACE", UNCHANGED, 0, "its address is hashed by INTEGRITY_CHECK", NULL, {0},
-     {0}},
-    {{0xa0, 0x94, 0x79, 0x8c, 0x2e, 0x74, 0x2e, 0x74, 0x93, 0xf2, 0x08, 0x00, 0x20, 0x0c, 0x0a,
-      0x66},
-     "TOOLS_RUNTIME_CALLBACK_HOOKS", SIZED, 0, NULL, NULL, {0}, {0}},
-    {{0x42, 0xd8, 0x5a, 0x81, 0x23, 0xf6, 0xcb, 0x47, 0x82, 0x98, 0xf6, 0xe7, 0x8a, 0x3a, 0xec,
-      0xdc},
-     "TOOLS_TLS", SIZED, 0, NULL, NULL, {0}, {0}},
-    {{0xc6, 0x93, 0x33, 0x6e, 0x11, 0x21, 0xdf, 0x11, 0xa8, 0xc3, 0x68, 0xf3, 0x55, 0xd8, 0x95,
-      0x93},
-     "CONTEXT_LOCAL_STORAGE", UNSIZED, 3, NULL, NULL, {0}, {0}},
-    {{0x26, 0x3e, 0x88, 0x60, 0x7c, 0xd2, 0x61, 0x43, 0x92, 0xf6, 0xbb, 0xd5, 0x00, 0x6d, 0xfa,
-      0x7e},
-     "CONTEXT_CHECKS", SIZED, 0, NULL, NULL, {0}, {0}},
-    {{0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b, 0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1,
-      0xf2},
-     "INTEGRITY_CHECK", UNCHANGED, 0, "it hashes table addresses", NULL, {0}, {0}},
-};
+#define TABLE(id, text, uuid, slots, sized, traced, why)                                   \
+    {uuid, text, !(traced) ? UNCHANGED : (sized) ? SIZED : UNSIZED, (sized) ? 0 : (slots), \
+     why, NULL, {0}, {0}},
+static struct table tables[] = {PYSHIM_EXPORT_TABLES(TABLE)};
 #define NTABLES (sizeof tables / sizeof tables[0])
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -107,10 +93,15 @@ static uintptr_t call_slot(unsigned t, unsigned s, uintptr_t a, uintptr_t b, uin
      tramp_##t##_15, tramp_##t##_16, tramp_##t##_17, tramp_##t##_18, tramp_##t##_19,      \
      tramp_##t##_20, tramp_##t##_21, tramp_##t##_22, tramp_##t##_23}
 
-TRAMPS_OF(0) TRAMPS_OF(1) TRAMPS_OF(2) TRAMPS_OF(3) TRAMPS_OF(4) TRAMPS_OF(5)
+#define MAX_TABLES 16 /* rows of trampolines; the spec may list up to this many tables */
+TRAMPS_OF(0) TRAMPS_OF(1) TRAMPS_OF(2) TRAMPS_OF(3) TRAMPS_OF(4) TRAMPS_OF(5) TRAMPS_OF(6)
+TRAMPS_OF(7) TRAMPS_OF(8) TRAMPS_OF(9) TRAMPS_OF(10) TRAMPS_OF(11) TRAMPS_OF(12)
+TRAMPS_OF(13) TRAMPS_OF(14) TRAMPS_OF(15)
 
-static const raw_slot trampolines[][TRAMPS] = {ROW(0), ROW(1), ROW(2), ROW(3), ROW(4), ROW(5)};
-_Static_assert(sizeof trampolines / sizeof trampolines[0] == NTABLES, "a row per table");
+static const raw_slot trampolines[MAX_TABLES][TRAMPS] = {
+    ROW(0), ROW(1), ROW(2),   ROW(3),   ROW(4),   ROW(5),   ROW(6),   ROW(7),
+    ROW(8), ROW(9), ROW(10), ROW(11), ROW(12), ROW(13), ROW(14), ROW(15)};
+_Static_assert(PYSHIM_EXPORT_TABLE_COUNT <= MAX_TABLES, "a row of trampolines per table");
 
 /* The traced copy of table t (real: what the driver returned), or NULL to pass it on. */
 static const void *copy_of(unsigned t, const void *real, const char **why)

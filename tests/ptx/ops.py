@@ -71,6 +71,10 @@ def bf16_bits(x: np.float32) -> int:
     return r & 0xFFFF
 
 
+def bf2f(h: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", (h & 0xFFFF) << 16))[0]
+
+
 def h2f(h: int) -> float:
     return float(np.uint16(h).view(np.float16))
 
@@ -283,6 +287,44 @@ def specs() -> list[Spec]:
     add(Spec("cvt.f32.f16", "cvt.f32.f16 %d, %a;", ("b16",), "f32", lambda a, b, c: f32(h2f(a))))
     add(Spec("cvt.rn.bf16.f32", "cvt.rn.bf16.f32 %d, %a;", ("f32",), "b16",
              lambda a, b, c: _bf_canon(bf16_bits(f32(a)))))
+    # set with half sources or destinations: 1.0 in the half type or all ones when true,
+    # f16x2/bf16x2 half by half (numba's bf16 comparisons emit set.nan.bf16.bf16)
+    cmps = (("lt", lambda a, b: a < b), ("ne", lambda a, b: a < b or a > b),
+            ("equ", lambda a, b: not (a < b or a > b)), ("gtu", lambda a, b: not (a <= b)),
+            ("num", lambda a, b: a == a and b == b), ("nan", lambda a, b: a != a or b != b))
+    half_f = {"f16": h2f, "bf16": bf2f}
+    one = {"f16": 0x3C00, "bf16": 0x3F80, "u16": 0xFFFF, "s16": 0xFFFF}
+    for cmp, fn in cmps:
+        for st_, dt in (("bf16", "bf16"), ("f16", "f16"), ("bf16", "u16"), ("f16", "s16")):
+            add(Spec(f"set.{cmp}.{dt}.{st_}", f"set.{cmp}.{dt}.{st_} %d, %a, %b;", ("b16", "b16"),
+                     "b16", lambda a, b, c, f=fn, h=half_f[st_], t=one[dt]:
+                     t if f(h(a), h(b)) else 0))
+        for base, dt in (("bf16", "bf16x2"), ("f16", "f16x2"), ("bf16", "u32")):
+            st_ = base + "x2"
+            t = one[base] if dt == st_ else 0xFFFF
+            add(Spec(f"set.{cmp}.{dt}.{st_}", f"set.{cmp}.{dt}.{st_} %d, %a, %b;", ("b32", "b32"),
+                     "b32", lambda a, b, c, f=fn, h=half_f[base], t=t:
+                     (t if f(h(a & 0xFFFF), h(b & 0xFFFF)) else 0)
+                     | ((t if f(h(a >> 16), h(b >> 16)) else 0) << 16)))
+    add(Spec("set.lt.f16.f32", "set.lt.f16.f32 %d, %a, %b;", ("f32", "f32"), "b16",
+             lambda a, b, c: 0x3C00 if f32(a) < f32(b) else 0))
+    add(Spec("set.lt.and.bf16.bf16", "set.lt.and.bf16.bf16 %d, %a, %b, %c;",
+             ("b16", "b16", "pred"), "b16",
+             lambda a, b, c: 0x3F80 if bf2f(a) < bf2f(b) and c else 0))
+    # 64-bit integers to f16/bf16 (CuPy's int64 -> float16 copies) and, with directed
+    # rounding, to f32: rounded once, exactly, from the integer (a value past 2**53 is
+    # not first rounded to a double)
+    for it in ("s64", "u64"):
+        for mode in ("rn", "rz", "rm", "rp"):
+            for rng in (None, (-70000, 70000) if it == "s64" else (0, 70000)):
+                add(Spec(f"cvt.{mode}.f16.{it}" + ("" if rng is None else ".small"),
+                         f"cvt.{mode}.f16.{it} %d, %a;", (it,), "b16",
+                         lambda a, b, c, m=mode: _int_to_h(a, m), ranges=(rng,)))
+            add(Spec(f"cvt.{mode}.bf16.{it}", f"cvt.{mode}.bf16.{it} %d, %a;", (it,), "b16",
+                     lambda a, b, c, m=mode: _int_to_bf(a, m)))
+            if mode != "rn":
+                add(Spec(f"cvt.{mode}.f32.{it}", f"cvt.{mode}.f32.{it} %d, %a;", (it,), "f32",
+                         lambda a, b, c, m=mode: f32(_int_round(a, m, 24, 127))))
     add(Spec("add.f16", "add.f16 %d, %a, %b;", ("b16", "b16"), "b16",
              lambda a, b, c: _h_canon(f2h_bits(f32(h2f(a)) + f32(h2f(b))))))
     add(Spec("mul.f16x2", "mul.f16x2 %d, %a, %b;", ("b32", "b32"), "b32",
@@ -388,6 +430,36 @@ def _d2f_rz(a: float):
     if math.isinf(r) or abs(float(r)) > abs(a):
         r = np.nextafter(r, f32(0)) if not math.isinf(r) else f32(math.copysign(3.4028234663852886e38, a))
     return f32(r)
+
+
+def _int_round(a: int, mode: str, p: int, emax: int) -> float:
+    """Integer a rounded exactly to a binary format of p significand bits whose largest
+    finite value is below 2**(emax + 1) (f16: 11, 15; bf16: 8, 127; f32: 24, 127)."""
+    if a == 0:
+        return 0.0
+    neg, m = a < 0, abs(a)
+    shift = m.bit_length() - p
+    if shift > 0:
+        q, rem = divmod(m, 1 << shift)
+        half = 1 << (shift - 1)
+        up = {"rn": rem > half or (rem == half and q & 1), "rz": False,
+              "rm": rem != 0 and neg, "rp": rem != 0 and not neg}[mode]
+        m = (q + up) << shift
+    top = ((1 << p) - 1) << (emax + 1 - p)  # the largest finite value
+    if m > top:
+        to_inf = mode == "rn" or (mode == "rp" and not neg) or (mode == "rm" and neg)
+        r = math.inf if to_inf else float(top)
+    else:
+        r = float(m)
+    return -r if neg else r
+
+
+def _int_to_h(a: int, mode: str) -> int:
+    return f2h_bits(f64(_int_round(a, mode, 11, 15)))
+
+
+def _int_to_bf(a: int, mode: str) -> int:
+    return struct.unpack("<I", struct.pack("<f", _int_round(a, mode, 8, 127)))[0] >> 16
 
 
 def _h_canon(h: int) -> int:

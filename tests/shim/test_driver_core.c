@@ -68,6 +68,9 @@ static const uint8_t UUID_CHECKS[16] = {0x26, 0x3e, 0x88, 0x60, 0x7c, 0xd2, 0x61
                                         0x92, 0xf6, 0xbb, 0xd5, 0x00, 0x6d, 0xfa, 0x7e};
 static const uint8_t UUID_INTEGRITY[16] = {0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b,
                                            0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2};
+/* cuda-bindings' static cudart refuses every runtime call without this one (issue 15) */
+static const uint8_t UUID_TOOLS_CONTEXT[16] = {0x21, 0x31, 0x8c, 0x60, 0x97, 0x14, 0x32, 0x48,
+                                               0x8c, 0xa6, 0x41, 0xff, 0x73, 0x24, 0xc8, 0xf2};
 static const uint8_t UUID_PROBE[16] = {0xf8, 0xcf, 0xf9, 0x51, 0x21, 0x46, 0x8b, 0x4e,
                                        0xb9, 0xe2, 0xfb, 0x46, 0x9e, 0x7c, 0x0d, 0xd9};
 
@@ -227,6 +230,20 @@ int main(int argc, char **argv)
     EXPECT(buf != NULL && n >= 14, "HOOKS[6] gives %zu bytes", n);
     (void)table(get_table, UUID_TLS, &rc);
     EXPECT(rc == CUDA_SUCCESS, "TOOLS_TLS");
+
+    void *const *tctx = table(get_table, UUID_TOOLS_CONTEXT, &rc);
+    EXPECT(rc == CUDA_SUCCESS && tctx != NULL && (uintptr_t)tctx[0] >= 5 * sizeof(void *),
+           "TOOLS_CONTEXT exists with a size word covering slot 4");
+    unsigned long long id4 = 0, id_api = 1;
+    CUresult (*get_id)(CUcontext, unsigned long long *) =
+        (CUresult (*)(CUcontext, unsigned long long *))dlsym(lib, "cuCtxGetId");
+    EXPECT(rc == CUDA_SUCCESS &&
+               ((CUresult (*)(CUcontext, unsigned long long *))tctx[4])(primary, &id4) ==
+                   CUDA_SUCCESS &&
+               get_id(primary, &id_api) == CUDA_SUCCESS && id4 == id_api,
+           "TOOLS_CONTEXT[4] is the context's id, as cuCtxGetId (%llu, %llu)", id4, id_api);
+    EXPECT(rc == CUDA_SUCCESS && ((CUresult (*)(void))tctx[7])() == CUDA_ERROR_NOT_SUPPORTED,
+           "an unimplemented TOOLS_CONTEXT slot fails instead of crashing");
 
     void *const *checks = table(get_table, UUID_CHECKS, &rc);
     uint32_t r1 = 77;

@@ -144,11 +144,24 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     # those before the one it waits for (ps_pc)
     paths = bool(plan.labels) and plan.backward
     loops = []
+    # regions that start at a block barrier; when a thread may still come to one from a
+    # region after it (a branch past the barrier that loops back to it), the threads on
+    # their way run before any barrier completes, not in region order (numba's reduce)
+    after_bar = [j for j in range(1, nreg) if ends[j - 1] == "bar"]
+    late = paths and _late_arrivals(regions, start_of, after_bar)
     if paths:
+        if late:
+            waiting = sum(1 << j for j in after_bar)
+            pick = [f"    for (ps_j = 0; ps_j < {nreg}u && (!ps_cnt[ps_j] || "
+                    f"((0x{waiting:x}ull >> ps_j) & 1u)); ps_j++) ;",
+                    f"    if (ps_j == {nreg}u)",
+                    f"        for (ps_j = 0; ps_j < {nreg}u && !ps_cnt[ps_j]; ps_j++) ;"]
+        else:
+            pick = [f"    for (ps_j = 0; ps_j < {nreg}u && !ps_cnt[ps_j]; ps_j++) ;"]
         loops += [f"    uint32_t ps_cnt[{nreg + 1}] = {{0}};  /* threads waiting at each region */",
                   "    ps_cnt[0] = n;",
                   "ps_dispatch:",
-                  f"    for (ps_j = 0; ps_j < {nreg}u && !ps_cnt[ps_j]; ps_j++) ;",
+                  *pick,
                   "    switch (ps_j) {",
                   *(f"    case {j}u: goto ps_r{j};" for j in range(nreg)),
                   "    default: return 0;",
@@ -597,6 +610,26 @@ _BRANCH = re.compile(r"if \((!?)(?:ps_s_)?(r_\w+)(?:\[ps_i\])?\) "
 _LABEL = re.compile(r"\b(L_[\w$]+|ps_exit_\d+\w*|ps_next_\d+\w*|ps_r\d+|ps_dispatch)\b")
 # region loops longer than this get no copy for 1-D blocks (it doubles their compile time)
 MAX_1D_LINES = 2000
+
+
+def _late_arrivals(regions: list[str], start_of: dict[str, int], after_bar: list[int]
+                   ) -> bool:
+    """Whether a thread can wait at a region after barrier region b without having passed
+    b, and then come back to b: reachable from region 0 along branches and fall-throughs
+    that avoid b, and reaching b."""
+    succ = [{start_of[m.group(1)] for m in _GOTO.finditer(r) if m.group(1) in start_of}
+            | ({j + 1} if j + 1 < len(regions) else set()) for j, r in enumerate(regions)]
+
+    def reach(first: int, avoid: int) -> set[int]:
+        seen, todo = {first}, [first]
+        while todo:
+            for t in succ[todo.pop()]:
+                if t not in seen and t != avoid:
+                    seen.add(t)
+                    todo.append(t)
+        return seen
+
+    return any(c > b and b in reach(c, -1) for b in after_bar for c in reach(0, b))
 
 
 def _unguarded(r: str, names: dict[tuple[str, bool], str]) -> tuple[str, list[str]]:

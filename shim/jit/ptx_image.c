@@ -1,0 +1,140 @@
+/*
+ * PTX wrapped as a cubin-shaped ELF. pyshim's loader finds the fat binary container in any
+ * ELF (it searches for the container magic), and a caller that checks for an ELF cubin
+ * (the \x7fELF magic, e_machine EM_CUDA) sees one. The container layout is the one
+ * pyshim/binary/fatbin.py parses (notes/cuda-driver-contract.md, "Fat binaries").
+ */
+#include "ptx_image.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FATBIN_MAGIC 0xBA55ED50u
+#define EM_CUDA 190
+#define ENTRY_HEADER 64
+#define KIND_PTX 1
+#define FLAG_64BIT 0x1
+#define FLAG_LINUX 0x10
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+unsigned pyshim_arch_number(const char *arch)
+{
+    if (arch == NULL)
+        return 0;
+    const char *p = strchr(arch, '_');
+    if (p == NULL)
+        return 0;
+    unsigned n = 0;
+    for (p++; *p >= '0' && *p <= '9'; p++)
+        n = n * 10 + (unsigned)(*p - '0');
+    return n;
+}
+
+/* the PTX ISA version of `.version X.Y` (0.0 when absent: the loader then reads the text) */
+static void isa_version(const char *ptx, size_t len, unsigned *major, unsigned *minor)
+{
+    *major = *minor = 0;
+    const char *end = ptx + len;
+    for (const char *p = ptx; p + 8 < end; p++) {
+        if (memcmp(p, ".version", 8) != 0)
+            continue;
+        p += 8;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        while (p < end && *p >= '0' && *p <= '9')
+            *major = *major * 10 + (unsigned)(*p++ - '0');
+        if (p < end && *p == '.')
+            for (p++; p < end && *p >= '0' && *p <= '9'; p++)
+                *minor = *minor * 10 + (unsigned)(*p - '0');
+        return;
+    }
+}
+
+uint8_t *pyshim_ptx_elf(const char *ptx, size_t len, unsigned sm, size_t *size)
+{
+    while (len > 0 && ptx[len - 1] == '\0')
+        len--;
+    size_t payload = (len + 1 + 7) & ~(size_t)7; /* NUL-terminated, padded to 8 */
+    size_t container = 16 + ENTRY_HEADER + payload;
+    static const char shstrtab[] = "\0.shstrtab\0.nv_fatbin\0";
+    size_t fatbin_off = 64;
+    size_t strtab_off = fatbin_off + container;
+    size_t shoff = (strtab_off + sizeof shstrtab + 7) & ~(size_t)7;
+    size_t total = shoff + 3 * 64;
+    uint8_t *out = calloc(1, total);
+    if (out == NULL)
+        return NULL;
+
+    /* ELF header: 64-bit little-endian executable for EM_CUDA, as cubins are */
+    memcpy(out, "\x7f" "ELF", 4);
+    out[4] = 2;    /* ELFCLASS64 */
+    out[5] = 1;    /* little-endian */
+    out[6] = 1;    /* EV_CURRENT */
+    out[7] = 0x41; /* the CUDA ABI of CUDA 13's cubins, ABI version 8: the SM in e_flags 8-15 */
+    out[8] = 8;
+    put16(out + 16, 2); /* ET_EXEC */
+    put16(out + 18, EM_CUDA);
+    put32(out + 20, 1);
+    put64(out + 40, shoff);
+    put32(out + 48, 0x06000000u | ((sm & 0xffu) << 8));
+    put16(out + 52, 64);
+    put16(out + 58, 64);
+    put16(out + 60, 3);
+    put16(out + 62, 1); /* .shstrtab */
+
+    /* the fat binary container with one PTX entry */
+    uint8_t *c = out + fatbin_off;
+    put32(c, FATBIN_MAGIC);
+    put16(c + 4, 1);
+    put16(c + 6, 16);
+    put64(c + 8, ENTRY_HEADER + payload);
+    uint8_t *e = c + 16;
+    unsigned major, minor;
+    isa_version(ptx, len, &major, &minor);
+    put16(e + 0x00, KIND_PTX);
+    put16(e + 0x02, 0x0101);
+    put32(e + 0x04, ENTRY_HEADER);
+    put32(e + 0x08, (uint32_t)payload);
+    put16(e + 0x18, (uint16_t)minor);
+    put16(e + 0x1a, (uint16_t)major);
+    put32(e + 0x1c, sm);
+    put64(e + 0x28, FLAG_64BIT | FLAG_LINUX);
+    put64(e + 0x38, payload);
+    memcpy(e + ENTRY_HEADER, ptx, len);
+
+    memcpy(out + strtab_off, shstrtab, sizeof shstrtab);
+
+    /* section headers: null, .shstrtab, .nv_fatbin */
+    uint8_t *sh = out + shoff + 64;
+    put32(sh + 0, 1);
+    put32(sh + 4, 3); /* SHT_STRTAB */
+    put64(sh + 24, strtab_off);
+    put64(sh + 32, sizeof shstrtab);
+    put64(sh + 48, 1);
+    sh += 64;
+    put32(sh + 0, 11);
+    put32(sh + 4, 1); /* SHT_PROGBITS */
+    put64(sh + 8, 2); /* SHF_ALLOC */
+    put64(sh + 24, fatbin_off);
+    put64(sh + 32, container);
+    put64(sh + 48, 8);
+    *size = total;
+    return out;
+}
