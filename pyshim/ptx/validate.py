@@ -85,24 +85,33 @@ class _Checker:
     def declared(self, s: ir.Instruction) -> None:
         """A register named like a declared range (%r12 with %r<10>) must be in it (other
         names may be special registers, which are nobody's declarations)."""
-        names = [s.pred] if s.pred else []
+        types = self.types
+        if s.pred and s.pred not in types:
+            self.undeclared(s, s.pred)
         for o in s.operands:
-            items = o.items if type(o) in (ir.Vec, ir.Args) else [o]
-            for x in items:
-                if type(x) is ir.Addr:
-                    x = x.base
-                if type(x) is ir.PredPair:
-                    names += [x.first.name, x.second.name]
-                elif type(x) is ir.Neg:
-                    names.append(x.reg.name)
-                elif type(x) is ir.Reg:
-                    names.append(x.name)
-        for name in names:
-            if name in self.types:
-                continue
-            m = _NUMBERED.fullmatch(name.lstrip("!"))
-            if m and m.group(1) in self.ranges:
-                raise self.fail(f"{s.opcode}: register {name} is not declared", s.tok)
+            t = type(o)
+            if t is ir.Reg:
+                if o.name not in types:
+                    self.undeclared(s, o.name)
+            elif t is ir.Addr:
+                if type(o.base) is ir.Reg and o.base.name not in types:
+                    self.undeclared(s, o.base.name)
+            elif t is ir.PredPair:
+                for r in (o.first, o.second):
+                    if r.name not in types:
+                        self.undeclared(s, r.name)
+            elif t is ir.Neg:
+                if o.reg.name not in types:
+                    self.undeclared(s, o.reg.name)
+            elif t is ir.Vec or t is ir.Args:
+                for x in o.items:
+                    if type(x) is ir.Reg and x.name not in types:
+                        self.undeclared(s, x.name)
+
+    def undeclared(self, s: ir.Instruction, name: str) -> None:
+        m = _NUMBERED.fullmatch(name.lstrip("!"))
+        if m and m.group(1) in self.ranges:
+            raise self.fail(f"{s.opcode}: register {name} is not declared", s.tok)
 
     def reg_type(self, op: ir.Operand) -> str | None:
         if type(op) is ir.Reg:
@@ -232,8 +241,11 @@ class _Checker:
 
     def exact(self, s: ir.Instruction) -> None:
         t = _type_of(s.mods)
-        if t is None or any(type(o) is ir.Vec for o in s.operands):
+        if t is None:
             return
+        for o in s.operands:
+            if type(o) is ir.Vec:
+                return
         if s.opcode == "mov" and len(s.operands) != 2:
             return
         size = _SIZE[t]
