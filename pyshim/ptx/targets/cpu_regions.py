@@ -788,7 +788,8 @@ def _base_offset_adds(k: ir.Function) -> dict[str, tuple[str, str]]:
 _ADDR_USE = re.compile(r"\(uint8_t \*\)\(uintptr_t\)(r_\w+)\b(?!\[)")
 # every assignment `name = ` (group 1: an `&` just before it, which a definition may not
 # have) and every `&name`, found in one scan of a region
-_ASSIGN_OR_ADDR = re.compile(r"(?<![\w.>])(&?)([A-Za-z_]\w*) = |&([A-Za-z_]\w*)\b")
+# (registers only: every name the rewrite asks about is a register's C name, r_...)
+_ASSIGN_OR_ADDR = re.compile(r"(?<![\w.>])(&?)(r_\w*) = |&(r_\w*)\b")
 _C_NAME = re.compile(r"\w+")
 
 
