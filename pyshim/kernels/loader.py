@@ -261,8 +261,8 @@ def load_module(data: bytes, target: str) -> LoadedModule:
     info = None
     if info_path is not None:
         try:
-            info = json.loads(info_path.read_text())
-        except (OSError, ValueError):
+            info = json.loads(cache.read_entry(info_path))
+        except (cache.CacheError, ValueError):
             info = None
     if info is None or "const_bytes" not in info:  # cached before these facts were kept
         info = _names(ptx)
