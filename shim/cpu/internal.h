@@ -264,6 +264,23 @@ hipError_t cpu_copy1d_cmd(void *dst, const void *src, size_t n, hipMemcpyKind ki
 hipError_t cpu_memset_cmd(const hipMemsetParams *p, cpu_cmd **out);
 cpu_cmd *cpu_host_fn_cmd(hipHostFn_t fn, void *user_data);
 
+/* ---- user_object.c: the user-object references a graph, an exec or a launch holds ---- */
+typedef struct cpu_user_refs {
+    hipUserObject_t *objs;
+    unsigned *counts;
+    size_t n;
+} cpu_user_refs;
+/* Take `count` more references to `o` (`move`: the caller's own, not new ones). */
+hipError_t cpu_user_refs_add(cpu_user_refs *r, hipUserObject_t o, unsigned count, bool move);
+hipError_t cpu_user_refs_remove(cpu_user_refs *r, hipUserObject_t o, unsigned count);
+/* Drop every reference (destructors run when they were the last). */
+void cpu_user_refs_clear(cpu_user_refs *r);
+/* dst = a new reference to everything src holds. False: out of memory. */
+bool cpu_user_refs_copy(cpu_user_refs *dst, const cpu_user_refs *src);
+/* A host command holding one launch's references, dropped when it runs; NULL when there
+ * are none (or no memory: the launch then holds none). */
+cpu_cmd *cpu_user_refs_launch_cmd(const cpu_user_refs *r);
+
 /* ---- grid.c: the worker pool that runs the blocks of a launch ---- */
 
 typedef struct cpu_grid_job {
