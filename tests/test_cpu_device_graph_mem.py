@@ -21,6 +21,7 @@ def test_graph_memory_nodes_addresses_frees_and_accounting() -> None:
     assert v["attrs_launched"] == "0,4096,4096,4096"     # allocated then freed by the graph
     assert v["attrs_kept"] == "1000,4096,5096,5096"      # not freed by its graph: still in use
     assert v["hipfree_graph_memory"] == "hipSuccess"
+    assert v["memset_before_launch"] == v["memset_after_hipfree"] == "hipErrorInvalidValue"
     assert v["used_after_hipfree"] == "0"
     assert v["used_after_freeasync"] == "0"              # relaunched, then freed on the stream
     assert v["capture_free_plain_memory"] == "hipErrorStreamCaptureUnsupported"

@@ -92,6 +92,8 @@ def test_driver_api_misuse(root: Path) -> None:
                  "ModuleLoadData ELF e_shoff=0x4141...: CUDA_ERROR_INVALID_IMAGE",
                  "ModuleLoadFatBinary wrapper bad aux: CUDA_ERROR_INVALID_IMAGE",
                  "LaunchKernel forged: CUDA_ERROR_INVALID_HANDLE",
+                 "LinkDestroy forged: CUDA_ERROR_INVALID_HANDLE",
+                 "LinkDestroy stale: CUDA_ERROR_INVALID_HANDLE",
                  "kernel result"):
         assert f"PASS {case}" in proc.stdout, case
 

@@ -12,6 +12,7 @@
 pyshim_handle_set pyshim_live_contexts = PYSHIM_HANDLE_SET_INIT;
 pyshim_handle_set pyshim_known_libraries = PYSHIM_HANDLE_SET_INIT;
 pyshim_handle_set pyshim_known_functions = PYSHIM_HANDLE_SET_INIT;
+pyshim_handle_set pyshim_live_links = PYSHIM_HANDLE_SET_INIT;
 
 /* Index of the first item >= h. Lock held. */
 static size_t lower_bound(const pyshim_handle_set *s, uintptr_t h)

@@ -46,6 +46,7 @@ int pyshim_handles_contains(pyshim_handle_set *s, const void *h);
 extern pyshim_handle_set pyshim_live_contexts;   /* created (not primary) contexts */
 extern pyshim_handle_set pyshim_known_libraries; /* every library/module struct ever made */
 extern pyshim_handle_set pyshim_known_functions; /* every CUfunction/CUkernel struct */
+extern pyshim_handle_set pyshim_live_links;       /* CUlinkStates not yet destroyed */
 
 /* ---- contexts (context.c) ---- */
 #define PYSHIM_CTX_MAGIC 0x43545831u /* "CTX1" */

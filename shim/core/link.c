@@ -36,7 +36,15 @@ static const char *const INPUT_SECTIONS[] = {
 };
 #define N_INPUT_TYPES (sizeof INPUT_SECTIONS / sizeof INPUT_SECTIONS[0])
 
-#define AS_LINK(s) ((struct link_state *)(void *)(s))
+/* The state behind a handle the caller passes, or NULL: looked up in the live set before
+ * anything is read through it, so a forged or destroyed state is an error, not a read. */
+static struct link_state *live_link(CUlinkState state)
+{
+    struct link_state *st = (struct link_state *)(void *)state;
+    if (!pyshim_handles_contains(&pyshim_live_links, st) || st->magic != LINK_MAGIC)
+        return NULL;
+    return st;
+}
 
 CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options,
                                  void **optionValues, CUlinkState *stateOut)
@@ -53,6 +61,10 @@ CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options,
     if (st == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
     st->magic = LINK_MAGIC;
+    if (!pyshim_handles_add(&pyshim_live_links, st)) {
+        free(st);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     *stateOut = (CUlinkState)(void *)st;
     return CUDA_SUCCESS;
 }
@@ -64,8 +76,8 @@ CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *
     (void)numOptions;
     (void)options;
     (void)optionValues;
-    struct link_state *st = AS_LINK(state);
-    if (st == NULL || st->magic != LINK_MAGIC)
+    struct link_state *st = live_link(state);
+    if (st == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
     if (data == NULL || size == 0)
         return CUDA_ERROR_INVALID_VALUE;
@@ -127,8 +139,8 @@ static unsigned current_sm(void)
 
 CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
 {
-    struct link_state *st = AS_LINK(state);
-    if (st == NULL || st->magic != LINK_MAGIC)
+    struct link_state *st = live_link(state);
+    if (st == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
     if (cubinOut == NULL || sizeOut == NULL || st->count == 0)
         return CUDA_ERROR_INVALID_VALUE;
@@ -164,8 +176,8 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *size
 
 CUresult CUDAAPI cuLinkDestroy(CUlinkState state)
 {
-    struct link_state *st = AS_LINK(state);
-    if (st == NULL || st->magic != LINK_MAGIC)
+    struct link_state *st = live_link(state);
+    if (st == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
     for (unsigned int i = 0; i < st->count; i++) {
         free(st->data[i]);
@@ -173,6 +185,7 @@ CUresult CUDAAPI cuLinkDestroy(CUlinkState state)
     }
     free(st->image);
     st->magic = 0;
+    pyshim_handles_remove(&pyshim_live_links, st);
     free(st);
     return CUDA_SUCCESS;
 }

@@ -37,11 +37,20 @@ static graph_alloc *find_locked(const void *ptr)
     return NULL;
 }
 
+/* In use, the memory is in the allocation map (copies, memsets, pointer queries see it);
+ * freed, it leaves the map and only its address range stays held for the next launch, so
+ * a copy into freed graph memory is an error as after any free. */
 static void set_live_locked(graph_alloc *a, bool live)
 {
     if (a->live == live)
         return;
     a->live = live;
+    if (a->ptr != NULL) {
+        if (live)
+            (void)cpu_mem_register(a->ptr, a->size, CPU_MEM_DEVICE, 0);
+        else
+            cpu_mem_unregister(a->ptr);
+    }
     if (live) {
         used += a->size;
         if (used > used_high)
@@ -97,7 +106,7 @@ static void release_alloc(cpu_cmd *c)
     pthread_mutex_unlock(&gm_lock);
     if (last) {
         if (a->ptr != NULL)
-            cpu_mem_free_device(a->ptr);
+            cpu_arena_free(a->ptr, a->size);   /* out of the map already (not live) */
         free(a);
     }
 }
@@ -117,8 +126,9 @@ hipError_t cpu_graph_alloc_cmd(hipMemAllocNodeParams *p, cpu_cmd **out)
     graph_alloc *a = calloc(1, sizeof *a);
     cpu_cmd *c = cpu_cmd_new(run_alloc, sizeof a);
     void *ptr = NULL;
-    hipError_t err = a != NULL && c != NULL ? cpu_mem_alloc_device(&ptr, p->bytesize)
-                                            : hipErrorOutOfMemory;
+    hipError_t err = hipErrorOutOfMemory;
+    if (a != NULL && c != NULL && (ptr = cpu_arena_alloc(p->bytesize)) != NULL)
+        err = hipSuccess;   /* held, not yet allocated: the map gets it at the launch */
     if (err != hipSuccess) {
         free(a);
         free(c);
@@ -175,10 +185,24 @@ bool cpu_graph_mem_free(const void *ptr)
     return a != NULL;
 }
 
+bool cpu_graph_mem_held(const void *p, size_t len)
+{
+    uintptr_t a = (uintptr_t)p;
+    bool held = false;
+    pthread_mutex_lock(&gm_lock);
+    for (graph_alloc *g = allocs; g != NULL && !held; g = g->next)
+        held = g->ptr != NULL && a >= (uintptr_t)g->ptr && a - (uintptr_t)g->ptr <= g->size &&
+               len <= g->size - (a - (uintptr_t)g->ptr);
+    pthread_mutex_unlock(&gm_lock);
+    return held;
+}
+
 void cpu_graph_mem_reset(void)
 {
     pthread_mutex_lock(&gm_lock);
     for (graph_alloc *a = allocs; a != NULL; a = a->next) {
+        if (!a->live && a->ptr != NULL)
+            cpu_arena_free(a->ptr, a->size);   /* live ones: the map's reset frees them */
         a->ptr = NULL;   /* the reset freed it; the graphs still naming it are unusable */
         a->live = false;
     }

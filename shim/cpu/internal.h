@@ -305,6 +305,9 @@ hipError_t cpu_graph_alloc_cmd(hipMemAllocNodeParams *p, cpu_cmd **out);
 hipError_t cpu_graph_free_cmd(void *ptr, cpu_cmd **out);
 /* Marks graph memory free (hipFree, hipFreeAsync, free nodes); false if it is not. */
 bool cpu_graph_mem_free(const void *ptr);
+/* [p, p + len) lies in memory a graph allocation node holds, allocated now or not: work
+ * ordered after the graph's launch (graph nodes, stream operations) may name it. */
+bool cpu_graph_mem_held(const void *p, size_t len);
 void cpu_graph_mem_reset(void);   /* a device reset freed all memory */
 
 /* ---- printf.c ---- */

@@ -156,7 +156,19 @@ static void host_sides(hipMemcpyKind kind, bool *src_host, bool *dst_host)
 /* hipSuccess for a copy to do, or the error; *empty when there is nothing to copy,
  * *pageable when a side is host memory the device does not know. Every device side must
  * lie inside one live allocation. */
-static hipError_t check_copy(const copy_op *op, hipMemcpyKind kind, bool *empty, bool *pageable)
+/* A device range: known to the map now, or (for work that runs later, after the graph
+ * launch that allocates it) memory a graph allocation node holds. */
+static hipError_t check_device_side(const void *p, size_t len, bool host_ok, bool *pageable,
+                                    bool deferred)
+{
+    hipError_t err = cpu_mem_check_range(p, len, host_ok, pageable);
+    if (err == hipErrorInvalidValue && deferred && cpu_graph_mem_held(p, len))
+        err = hipSuccess;
+    return err;
+}
+
+static hipError_t check_copy(const copy_op *op, hipMemcpyKind kind, bool *empty, bool *pageable,
+                             bool deferred)
 {
     *empty = false;
     *pageable = false;
@@ -176,9 +188,9 @@ static hipError_t check_copy(const copy_op *op, hipMemcpyKind kind, bool *empty,
         return hipErrorInvalidValue;
     bool src_host, dst_host, sp, dp;
     host_sides(kind, &src_host, &dst_host);
-    hipError_t err = cpu_mem_check_range(op->src, sspan, src_host, &sp);
+    hipError_t err = check_device_side(op->src, sspan, src_host, &sp, deferred);
     if (err == hipSuccess)
-        err = cpu_mem_check_range(op->dst, dspan, dst_host, &dp);
+        err = check_device_side(op->dst, dspan, dst_host, &dp, deferred);
     if (err != hipSuccess)
         return err;
     *pageable = sp || dp;
@@ -189,7 +201,7 @@ static hipError_t copy3d(const copy_op *op, hipMemcpyKind kind, hipStream_t stre
                          bool sync)
 {
     bool empty, pageable;
-    hipError_t err = check_copy(op, kind, &empty, &pageable);
+    hipError_t err = check_copy(op, kind, &empty, &pageable, !sync);
     if (err != hipSuccess || empty)
         return err;
     return submit(run_copy, op, sizeof *op, stream, spt, sync || pageable, pageable);
@@ -408,7 +420,7 @@ static hipError_t memcpy3d(const struct hipMemcpy3DParms *p, hipStream_t stream,
 static hipError_t copy_cmd(const copy_op *op, hipMemcpyKind kind, cpu_cmd **out)
 {
     bool empty, pageable;
-    hipError_t err = check_copy(op, kind, &empty, &pageable);
+    hipError_t err = check_copy(op, kind, &empty, &pageable, true);
     if (err != hipSuccess)
         return err;
     cpu_cmd *c = cpu_cmd_new(empty ? NULL : run_copy, sizeof *op);
@@ -521,7 +533,7 @@ hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t stream)
 
 /* A memset's target is device memory: inside one live allocation the device knows (a
  * pageable host pointer is hipErrorInvalidValue, as cudaMemset answers). */
-static hipError_t check_fill(const fill_op *op)
+static hipError_t check_fill(const fill_op *op, bool deferred)
 {
     if (op->dst == NULL)
         return hipErrorInvalidValue;
@@ -534,7 +546,7 @@ static hipError_t check_fill(const fill_op *op)
     bool pageable;
     if (!span_of(row, op->height, op->depth, op->pitch, op->slice, &span))
         return hipErrorInvalidValue;
-    return cpu_mem_check_range(op->dst, span, false, &pageable);
+    return check_device_side(op->dst, span, false, &pageable, deferred);
 }
 
 static hipError_t fill(void *dst, size_t pitch, size_t slice, size_t width, size_t height,
@@ -544,7 +556,7 @@ static hipError_t fill(void *dst, size_t pitch, size_t slice, size_t width, size
     if (width == 0 || height == 0 || depth == 0)
         return hipSuccess;
     fill_op op = {dst, pitch, slice, width, height, depth, value, elem};
-    hipError_t err = check_fill(&op);
+    hipError_t err = check_fill(&op, !sync);
     if (err != hipSuccess)
         return err;
     return submit(run_fill, &op, sizeof op, stream, spt, sync, false);
@@ -557,7 +569,7 @@ hipError_t cpu_memset_cmd(const hipMemsetParams *p, cpu_cmd **out)
     size_t pitch = p->height > 1 ? p->pitch : p->width * p->elementSize;
     fill_op op = {p->dst, pitch, 0, p->width, p->height, 1, p->value, p->elementSize};
     bool empty = p->width == 0 || p->height == 0;
-    hipError_t err = empty ? hipSuccess : check_fill(&op);
+    hipError_t err = empty ? hipSuccess : check_fill(&op, true);
     if (err != hipSuccess)
         return err;
     cpu_cmd *c = cpu_cmd_new(empty ? NULL : run_fill, sizeof op);

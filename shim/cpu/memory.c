@@ -537,7 +537,9 @@ hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
     }
     if (dev_ptr == NULL)
         return hipSuccess;
-    if (!cpu_mem_lookup(dev_ptr, &a) || a.base != (uintptr_t)dev_ptr || a.kind != CPU_MEM_DEVICE)
+    bool graph_mem = cpu_graph_mem_held(dev_ptr, 0);   /* maybe allocated by a launch ahead */
+    if (!graph_mem &&
+        (!cpu_mem_lookup(dev_ptr, &a) || a.base != (uintptr_t)dev_ptr || a.kind != CPU_MEM_DEVICE))
         return cpu_ret(hipErrorInvalidValue);
     cpu_cmd *c = cpu_cmd_new(run_free, sizeof dev_ptr);
     if (c == NULL)

@@ -80,11 +80,14 @@ int main(void)
     void *kept = ap.dptr;
     hipGraphExec_t ge2;
     CHECK(hipGraphInstantiate(&ge2, g2, NULL, NULL, 0));
+    /* not allocated before the launch, nor after it is freed: not device memory then */
+    SHOW("memset_before_launch", hipMemset(kept, 1, 1000));
     CHECK(hipGraphLaunch(ge2, s));
     CHECK(hipStreamSynchronize(s));
     show_attrs("attrs_kept");
     CHECK(hipMemset(kept, 1, 1000));   /* usable as device memory */
     SHOW("hipfree_graph_memory", hipFree(kept));
+    SHOW("memset_after_hipfree", hipMemset(kept, 1, 1000));
     printf("used_after_hipfree=%llu\n", gattr(hipGraphMemAttrUsedMemCurrent));
     CHECK(hipGraphLaunch(ge2, s));
     CHECK(hipFreeAsync(kept, s));

@@ -144,6 +144,19 @@ int main(int argc, char **argv)
     EXPECT("EventRecord forged", cuEventRecord((CUevent)0x1234, 0), CUDA_ERROR_INVALID_HANDLE);
     EXPECT("EventSynchronize forged", cuEventSynchronize((CUevent)0x1234),
            CUDA_ERROR_INVALID_HANDLE);
+    // link states: a forged or destroyed one is a handle error, never a read through it
+    void *cubin;
+    size_t cubin_size;
+    EXPECT("LinkAddData forged",
+           cuLinkAddData((CUlinkState)0x1234, CU_JIT_INPUT_PTX, host, 16, "x", 0, NULL, NULL),
+           CUDA_ERROR_INVALID_HANDLE);
+    EXPECT("LinkComplete forged", cuLinkComplete((CUlinkState)BOGUS_HIGH, &cubin, &cubin_size),
+           CUDA_ERROR_INVALID_HANDLE);
+    EXPECT("LinkDestroy forged", cuLinkDestroy((CUlinkState)0x1234), CUDA_ERROR_INVALID_HANDLE);
+    CUlinkState link;
+    EXPECT("LinkCreate", cuLinkCreate(0, NULL, NULL, &link), CUDA_SUCCESS);
+    EXPECT("LinkDestroy", cuLinkDestroy(link), CUDA_SUCCESS);
+    EXPECT("LinkDestroy stale", cuLinkDestroy(link), CUDA_ERROR_INVALID_HANDLE);
 
     // malformed images
     CUmodule mod;
