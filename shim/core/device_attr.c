@@ -158,7 +158,9 @@ CUresult pyshim_device_attribute(int *value, CUdevice_attribute attrib, int devi
     case CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: v = p->deferredMappingHipArraySupported; break;
     case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: v = p->ipcEventSupported; break;
     case CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS: v = p->unifiedFunctionPointers; break;
-    case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: {
+    case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
+    /* ROCm's (and the CPU device's) VMM exports POSIX file descriptors on Linux */
+    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: {
         int h = 0;
         v = hipDeviceGetAttribute(&h, hipDeviceAttributeVirtualMemoryManagementSupported,
                                   device) == hipSuccess ? h : 0;
@@ -177,7 +179,6 @@ CUresult pyshim_device_attribute(int *value, CUdevice_attribute attrib, int devi
     case CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID: v = 0; break;
     case CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: v = 1; break;
     case CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES:
-    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED:
     case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED:
     case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED:
     case CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED:

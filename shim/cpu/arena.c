@@ -200,3 +200,60 @@ void cpu_arena_free(void *ptr, size_t size)
         large_free_locked((uintptr_t)ptr, size);
     pthread_mutex_unlock(&arena_lock);
 }
+
+/* ---- address space for virtual memory management (vmm.c) ---- */
+
+/* Held address space, still inaccessible: taken as large allocations are, less the
+ * mprotect. Lock held. */
+static uintptr_t reserve_locked(size_t len)
+{
+    for (size_t i = 0; i < nholes; i++) {
+        if (holes[i].size < len)
+            continue;
+        uintptr_t p = holes[i].base;
+        holes[i].base += len;
+        holes[i].size -= len;
+        if (holes[i].size == 0) {
+            memmove(&holes[i], &holes[i + 1], (nholes - i - 1) * sizeof *holes);
+            nholes--;
+        }
+        return p;
+    }
+    if (arena_end - arena_bump < len)
+        return 0;
+    uintptr_t p = arena_bump;
+    arena_bump += len;
+    return p;
+}
+
+void *cpu_arena_reserve(size_t len, size_t align)
+{
+    pthread_once(&arena_once, reserve);
+    if (arena_base == 0 || len == 0 || len % LARGE_GRAIN != 0 || len > arena_end - arena_base)
+        return NULL;
+    if (align < LARGE_GRAIN)
+        align = LARGE_GRAIN;
+    size_t extra = align - LARGE_GRAIN;   /* every range starts on a 2 MiB boundary */
+    pthread_mutex_lock(&arena_lock);
+    uintptr_t p = len + extra >= len ? reserve_locked(len + extra) : 0;
+    if (p != 0 && extra != 0) {
+        /* keep the aligned part; the head and tail go back to the holes */
+        uintptr_t q = (p + align - 1) & ~(uintptr_t)(align - 1);
+        if (q > p)
+            large_free_locked(p, q - p);
+        if (p + len + extra > q + len)
+            large_free_locked(q + len, p + len + extra - (q + len));
+        p = q;
+    }
+    pthread_mutex_unlock(&arena_lock);
+    return (void *)p;
+}
+
+void cpu_arena_unreserve(void *ptr, size_t len)
+{
+    if (ptr == NULL || !cpu_arena_contains(ptr))
+        return;
+    pthread_mutex_lock(&arena_lock);
+    large_free_locked((uintptr_t)ptr, len);
+    pthread_mutex_unlock(&arena_lock);
+}

@@ -100,7 +100,7 @@ static int attribute(const cpu_device *d, hipDeviceAttribute_t attr, int *out)
     case hipDeviceAttributeUnifiedAddressing: v = p->unifiedAddressing; break;
     case hipDeviceAttributeWarpSize: v = p->warpSize; break;
     case hipDeviceAttributeMemoryPoolsSupported: v = p->memoryPoolsSupported; break;
-    case hipDeviceAttributeVirtualMemoryManagementSupported: v = 0; break;
+    case hipDeviceAttributeVirtualMemoryManagementSupported: v = 1; break;   /* vmm.c */
     case hipDeviceAttributeHostRegisterSupported: v = p->hostRegisterSupported; break;
     case hipDeviceAttributeMemoryPoolSupportedHandleTypes:
         v = (int)p->memoryPoolSupportedHandleTypes; break;

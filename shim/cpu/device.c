@@ -414,6 +414,7 @@ hipError_t hipDeviceReset(void)
         return cpu_ret(hipErrorNotSupported);
     cpu_graph_mem_reset();
     cpu_mem_reset();
+    cpu_vmm_reset();
     cpu_pool_reset();
     cpu_clear_sticky_error();
     return hipSuccess;

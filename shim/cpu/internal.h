@@ -60,6 +60,7 @@ typedef enum cpu_mem_kind {
     CPU_MEM_HOST,               /* hipHostMalloc (pinned host) */
     CPU_MEM_REGISTERED,         /* hipHostRegister'ed user memory (not ours to free) */
     CPU_MEM_MODULE_GLOBAL,      /* a module's .global variable (freed with the module) */
+    CPU_MEM_MAPPED,             /* a hipMemMap'ed range with access granted (vmm.c) */
 } cpu_mem_kind;
 
 typedef struct cpu_alloc {
@@ -89,6 +90,15 @@ void *cpu_arena_alloc(size_t size);
 void cpu_arena_free(void *ptr, size_t size);   /* `size` as allocated */
 /* True for any address the arena may hand out, allocated now or not (freed memory). */
 bool cpu_arena_contains(const void *p);
+/* Address space only (PROT_NONE), for hipMemAddressReserve: `len` a multiple of 2 MiB,
+ * aligned to `align` (a power of two; at least 2 MiB). NULL when there is none. */
+void *cpu_arena_reserve(size_t len, size_t align);
+void cpu_arena_unreserve(void *ptr, size_t len);
+
+/* ---- vmm.c: virtual memory management ---- */
+
+/* Drops every mapping, reservation and physical allocation (hipDeviceReset). */
+void cpu_vmm_reset(void);
 
 /* An API call's range [p, p + len): inside one allocation the device knows, or (when
  * `host_ok`) pageable host memory, *pageable then set. hipErrorInvalidValue for unknown

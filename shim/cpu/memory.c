@@ -92,6 +92,12 @@ hipError_t cpu_mem_check_range(const void *p, size_t len, bool host_ok, bool *pa
     pthread_mutex_lock(&reg_lock);
     long i = find_locked((uintptr_t)p);
     size_t left = i >= 0 ? regs[i].size - ((uintptr_t)p - regs[i].base) : 0;
+    /* mappings that abut (a pool mapped chunk by chunk) are one range to a copy */
+    for (size_t j = (size_t)i; i >= 0 && left < len && regs[j].kind == CPU_MEM_MAPPED &&
+                               j + 1 < nregs && regs[j + 1].kind == CPU_MEM_MAPPED &&
+                               regs[j + 1].base == regs[j].base + regs[j].size;
+         j++)
+        left += regs[j + 1].size;
     pthread_mutex_unlock(&reg_lock);
     if (i >= 0)
         return len <= left ? hipSuccess : hipErrorInvalidValue;
@@ -191,6 +197,8 @@ void cpu_mem_reset(void)
             cpu_arena_free((void *)regs[i].base, regs[i].size);
             continue;
         }
+        if (k == CPU_MEM_MAPPED)
+            continue;   /* vmm.c's reset unmaps it */
         regs[keep++] = regs[i];
     }
     nregs = keep;
@@ -390,6 +398,7 @@ static hipMemoryType memory_type(cpu_mem_kind k)
 {
     switch (k) {
     case CPU_MEM_DEVICE:
+    case CPU_MEM_MAPPED:
     case CPU_MEM_MODULE_GLOBAL: return hipMemoryTypeDevice;
     case CPU_MEM_MANAGED: return hipMemoryTypeManaged;
     default: return hipMemoryTypeHost;
@@ -411,7 +420,8 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void
     attributes->type = memory_type(a.kind);
     attributes->device = 0;
     attributes->devicePointer = (void *)ptr;
-    attributes->hostPointer = a.kind == CPU_MEM_DEVICE ? NULL : (void *)ptr;
+    bool device_only = a.kind == CPU_MEM_DEVICE || a.kind == CPU_MEM_MAPPED;
+    attributes->hostPointer = device_only ? NULL : (void *)ptr;
     attributes->isManaged = a.kind == CPU_MEM_MANAGED;
     attributes->allocationFlags = a.flags;
     return hipSuccess;
@@ -436,7 +446,8 @@ static hipError_t pointer_attribute(void *data, hipPointer_attribute attribute, 
     case HIP_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data = memory_type(a.kind); return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_DEVICE_POINTER: *(void **)data = (void *)ptr; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_HOST_POINTER:
-        *(void **)data = a.kind == CPU_MEM_DEVICE ? NULL : (void *)ptr;
+        *(void **)data =
+            (a.kind == CPU_MEM_DEVICE || a.kind == CPU_MEM_MAPPED) ? NULL : (void *)ptr;
         return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(int *)data = 1; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data = a.id; return hipSuccess;
