@@ -6,8 +6,11 @@ forged and released handles) is the CUDA error NVIDIA documents, not a crash."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
+import pytest
 from test_misuse import MISUSE, assert_all_passed, nvcc, root, run  # noqa: F401
 
 from pyshim.paths import REPO_DIR
@@ -32,3 +35,20 @@ def test_one_allocation_mapped_twice_aliases(root: Path) -> None:  # noqa: F811
     # the refusals say why
     assert "is not inside one reserved address range" in proc.stderr
     assert "is not a live allocation handle" in proc.stderr
+
+
+CLIENT_PYTHON = Path(os.environ.get("PYSHIM_CLIENTS_PYTHON", "/work/venvs/clients/bin/python"))
+
+
+@pytest.mark.skipif(not CLIENT_PYTHON.exists(), reason="no client venv with cuda-bindings")
+def test_cuda_bindings_maps_one_allocation_twice(root: Path) -> None:  # noqa: F811
+    e = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LD_LIBRARY_PATH")}
+    e.update(LD_LIBRARY_PATH=f"{root / 'lib'}:{root / 'cpu'}", PYSHIM_BACKEND="cpu")
+    proc = subprocess.run([str(CLIENT_PYTHON), str(VMM / "bindings_vmm.py")], env=e,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    assert "vmm 1" in lines
+    assert "alias 7856341278563412" in lines   # 0x12345678 little-endian, twice
+    assert "unmap across reservations CUDA_ERROR_INVALID_VALUE" in lines
+    assert lines[-1] == "done"

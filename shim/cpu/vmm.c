@@ -99,13 +99,14 @@ static long mapping_at(uintptr_t p)
     return -1;
 }
 
-/* [p, p + len) as whole mappings that abut: the first's index and how many, else false.
+/* [p, p + len) as whole mappings that abut, in one reservation: the first's index and how
+ * many, else false.
  * CUDA's unmap and access calls take the ranges mappings were made with. Lock held. */
 static bool whole_mappings(uintptr_t p, size_t len, size_t *first, size_t *count)
 {
     long i = mapping_at(p);
-    if (len == 0 || i < 0 || maps[i].base != p)
-        return false;
+    if (len == 0 || i < 0 || maps[i].base != p || reservation_of(p, len) == NULL)
+        return false;   /* mappings in two reservations that happen to abut are not one */
     uintptr_t end = p + len, at = p;
     size_t j = (size_t)i;
     while (j < nmaps && maps[j].base == at && at < end) {
