@@ -413,8 +413,8 @@ hipError_t hipDeviceReset(void)
     if (cpu_device_wait_idle() == hipErrorNotSupported)
         return cpu_ret(hipErrorNotSupported);
     cpu_graph_mem_reset();
-    cpu_mem_reset();
     cpu_vmm_reset();
+    cpu_mem_reset();
     cpu_pool_reset();
     cpu_clear_sticky_error();
     return hipSuccess;

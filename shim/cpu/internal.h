@@ -76,6 +76,8 @@ bool cpu_mem_lookup(const void *p, cpu_alloc *out);
 /* Registers a range we did not allocate (module globals). */
 hipError_t cpu_mem_register(void *base, size_t size, cpu_mem_kind kind, unsigned flags);
 void cpu_mem_unregister(void *base);
+/* Physical memory allocated outside the map (vmm.c), for hipMemGetInfo. */
+void cpu_mem_account(size_t bytes, bool add);
 /* Frees every allocation hipDeviceReset owns (device, managed, host-pinned). */
 void cpu_mem_reset(void);
 /* An ordinary device allocation / its immediate free (for mempool.c). */
@@ -97,7 +99,8 @@ void cpu_arena_unreserve(void *ptr, size_t len);
 
 /* ---- vmm.c: virtual memory management ---- */
 
-/* Drops every mapping, reservation and physical allocation (hipDeviceReset). */
+/* Drops every mapping, reservation and physical allocation (hipDeviceReset, before the
+ * map's own reset). */
 void cpu_vmm_reset(void);
 
 /* An API call's range [p, p + len): inside one allocation the device knows, or (when

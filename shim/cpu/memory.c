@@ -13,7 +13,7 @@ static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static cpu_alloc *regs = NULL;
 static size_t nregs = 0, capregs = 0;
 static uint64_t next_id = 1;
-static size_t allocated_bytes = 0;   /* device + managed, for hipMemGetInfo */
+static size_t allocated_bytes = 0;   /* device + managed + VMM physical, for hipMemGetInfo */
 
 /* Index of the first entry whose base is > p. */
 static size_t upper_bound(uintptr_t p)
@@ -187,6 +187,16 @@ static hipError_t release(void *ptr, unsigned mask)
 
 #define KIND_BIT(k) (1u << (k))
 
+void cpu_mem_account(size_t bytes, bool add)
+{
+    pthread_mutex_lock(&reg_lock);
+    if (add)
+        allocated_bytes += bytes;
+    else
+        allocated_bytes -= bytes < allocated_bytes ? bytes : allocated_bytes;
+    pthread_mutex_unlock(&reg_lock);
+}
+
 void cpu_mem_reset(void)
 {
     pthread_mutex_lock(&reg_lock);
@@ -198,7 +208,7 @@ void cpu_mem_reset(void)
             continue;
         }
         if (k == CPU_MEM_MAPPED)
-            continue;   /* vmm.c's reset unmaps it */
+            continue;   /* vmm.c's reset, run first, has unmapped them */
         regs[keep++] = regs[i];
     }
     nregs = keep;

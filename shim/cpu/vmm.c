@@ -77,6 +77,7 @@ static void phys_drop_if_unused(phys *m)
         return;
     cpu_handles_remove(&live_phys, m);
     close(m->fd);
+    cpu_mem_account(m->size, false);
     free(m);
 }
 
@@ -178,6 +179,7 @@ static hipError_t new_phys(int fd, size_t size, const hipMemAllocationProp *prop
         return hipErrorOutOfMemory;
     }
     *m = (phys){.fd = fd, .size = size, .prop = *prop, .user_refs = 1};
+    cpu_mem_account(size, true);
     *handle = (hipMemGenericAllocationHandle_t)(void *)m;
     return hipSuccess;
 }
@@ -477,11 +479,8 @@ hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *hand
 void cpu_vmm_reset(void)
 {
     pthread_mutex_lock(&vmm_lock);
-    /* the map's reset dropped the mapped ranges already: make them inaccessible */
-    for (size_t i = 0; i < nmaps; i++) {
-        maps[i].access = 0;
+    for (size_t i = 0; i < nmaps; i++)
         maps[i].mem->user_refs = 0;
-    }
     unmap_locked(0, nmaps);
     for (size_t i = 0; i < nresv; i++)
         cpu_arena_unreserve((void *)resv[i].base, resv[i].size);

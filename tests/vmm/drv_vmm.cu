@@ -244,6 +244,20 @@ int main(int argc, char **argv)
     EXPECT("free va2", cuMemAddressFree(va2, 2 * g), CUDA_SUCCESS);
     EXPECT("free va again", cuMemAddressFree(va, 4 * g), CUDA_ERROR_INVALID_VALUE);
     EXPECT("context still healthy", cuCtxSynchronize(), CUDA_SUCCESS);
+
+    // a device reset drops every VMM object: mappings, reservations, handles
+    CUmemGenericAllocationHandle last;
+    EXPECT("create 4 granules", cuMemCreate(&last, 4 * g, &plain, 0), CUDA_SUCCESS);
+    CUdeviceptr vr;
+    EXPECT("reserve before reset", cuMemAddressReserve(&vr, 4 * g, 0, 0, 0), CUDA_SUCCESS);
+    EXPECT("map before reset", cuMemMap(vr, 4 * g, 0, last, 0), CUDA_SUCCESS);
+    EXPECT("access before reset", cuMemSetAccess(vr, 4 * g, &acc, 1), CUDA_SUCCESS);
+    EXPECT("reset", cuDevicePrimaryCtxReset(dev), CUDA_SUCCESS);
+    EXPECT("set current after reset", cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+    EXPECT("copy to a mapping the reset dropped", cuMemcpyHtoD(vr, host, 16),
+           CUDA_ERROR_INVALID_VALUE);
+    EXPECT("release after reset", cuMemRelease(last), CUDA_ERROR_INVALID_VALUE);
+    EXPECT("free reservation after reset", cuMemAddressFree(vr, 4 * g), CUDA_ERROR_INVALID_VALUE);
     if (failures == 0)
         printf("ALL PASSED\n");
     return failures != 0;
