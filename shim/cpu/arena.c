@@ -257,3 +257,38 @@ void cpu_arena_unreserve(void *ptr, size_t len)
     large_free_locked((uintptr_t)ptr, len);
     pthread_mutex_unlock(&arena_lock);
 }
+
+void *cpu_arena_reserve_at(void *addr, size_t len)
+{
+    pthread_once(&arena_once, reserve);
+    uintptr_t a = (uintptr_t)addr;
+    if (arena_base == 0 || len == 0 || len % LARGE_GRAIN != 0 || a % LARGE_GRAIN != 0 ||
+        a < arena_base || a >= arena_end || len > arena_end - a)
+        return NULL;
+    uintptr_t got = 0;
+    pthread_mutex_lock(&arena_lock);
+    if (a >= arena_bump) {
+        /* beyond the used part: what lies between goes to the holes */
+        if (a > arena_bump)
+            large_free_locked(arena_bump, a - arena_bump);
+        arena_bump = a + len;
+        got = a;
+    } else {
+        for (size_t i = 0; i < nholes && got == 0; i++) {
+            hole h = holes[i];
+            if (a < h.base || a - h.base > h.size || len > h.size - (a - h.base))
+                continue;
+            /* split the hole around [a, a + len) */
+            size_t head = a - h.base, tail = h.size - head - len;
+            memmove(&holes[i], &holes[i + 1], (nholes - i - 1) * sizeof *holes);
+            nholes--;
+            if (head)
+                large_free_locked(h.base, head);
+            if (tail)
+                large_free_locked(a + len, tail);
+            got = a;
+        }
+    }
+    pthread_mutex_unlock(&arena_lock);
+    return (void *)got;
+}

@@ -96,6 +96,8 @@ bool cpu_arena_contains(const void *p);
  * aligned to `align` (a power of two; at least 2 MiB). NULL when there is none. */
 void *cpu_arena_reserve(size_t len, size_t align);
 void cpu_arena_unreserve(void *ptr, size_t len);
+/* The same at `addr` exactly, if that address space is free; else NULL. */
+void *cpu_arena_reserve_at(void *addr, size_t len);
 
 /* ---- vmm.c: virtual memory management ---- */
 

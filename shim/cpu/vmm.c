@@ -91,6 +91,28 @@ static span *reservation_of(uintptr_t p, size_t len)
     return NULL;
 }
 
+/* The reservation starting at p, or NULL. Lock held. */
+static span *reservation_at(uintptr_t p)
+{
+    for (size_t i = 0; i < nresv; i++)
+        if (resv[i].base == p)
+            return &resv[i];
+    return NULL;
+}
+
+/* [p, p + len) is reserved: one reservation, or several that abut. Lock held. */
+static bool reserved(uintptr_t p, size_t len)
+{
+    span *r = reservation_of(p, 1);
+    while (r != NULL) {
+        uintptr_t end = r->base + r->size;
+        if (end - p >= len)
+            return true;
+        r = reservation_at(end);
+    }
+    return false;
+}
+
 /* Index of the mapping containing p, or -1. Lock held. */
 static long mapping_at(uintptr_t p)
 {
@@ -100,14 +122,15 @@ static long mapping_at(uintptr_t p)
     return -1;
 }
 
-/* [p, p + len) as whole mappings that abut, in one reservation: the first's index and how
+/* [p, p + len) as whole mappings that abut (also across reservations that abut, as a
+ * range grown at its end by a reservation at a fixed address): the first's index and how
  * many, else false.
  * CUDA's unmap and access calls take the ranges mappings were made with. Lock held. */
 static bool whole_mappings(uintptr_t p, size_t len, size_t *first, size_t *count)
 {
     long i = mapping_at(p);
-    if (len == 0 || i < 0 || maps[i].base != p || reservation_of(p, len) == NULL)
-        return false;   /* mappings in two reservations that happen to abut are not one */
+    if (len == 0 || i < 0 || maps[i].base != p)
+        return false;
     uintptr_t end = p + len, at = p;
     size_t j = (size_t)i;
     while (j < nmaps && maps[j].base == at && at < end) {
@@ -254,14 +277,16 @@ hipError_t hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle,
 hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr,
                                 unsigned long long flags)
 {
-    (void)addr; /* a hint, as on CUDA: the arena decides */
     if (ptr == NULL || size == 0 || size % GRANULE != 0 || flags != 0 ||
         (alignment & (alignment - 1)) != 0)
         return cpu_ret(hipErrorInvalidValue);
     pthread_mutex_lock(&vmm_lock);
     hipError_t err = hipErrorOutOfMemory;
     if (grow((void **)&resv, &capresv, nresv, sizeof *resv)) {
-        void *p = cpu_arena_reserve(size, alignment);
+        /* the hint first (growing a range in place at its end), as CUDA does when it can */
+        void *p = addr != NULL ? cpu_arena_reserve_at(addr, size) : NULL;
+        if (p == NULL)
+            p = cpu_arena_reserve(size, alignment);
         if (p != NULL) {
             resv[nresv++] = (span){(uintptr_t)p, size};
             *ptr = p;
@@ -279,18 +304,26 @@ hipError_t hipMemAddressFree(void *devPtr, size_t size)
     if (cpu_device_wait_idle() == hipErrorNotSupported)
         return cpu_ret(hipErrorNotSupported);
     pthread_mutex_lock(&vmm_lock);
-    span *r = reservation_of((uintptr_t)devPtr, size);
-    bool ok = r != NULL && r->base == (uintptr_t)devPtr && r->size == size;
+    /* whole reservations: one, or several that abut (a range grown at its end) */
+    uintptr_t p = (uintptr_t)devPtr, at = p;
+    span *r;
+    while (at - p < size && (r = reservation_at(at)) != NULL)
+        at += r->size;
+    bool ok = at - p == size;
     if (ok) {
         /* mappings left in it go with it (CUDA leaves that undefined) */
         size_t i = 0;
         while (i < nmaps)
-            if (maps[i].base >= r->base && maps[i].base - r->base < r->size)
+            if (maps[i].base >= p && maps[i].base - p < size)
                 unmap_locked(i, 1);
             else
                 i++;
-        cpu_arena_unreserve(devPtr, size);
-        *r = resv[--nresv];
+        for (at = p; at - p < size;) {
+            r = reservation_at(at);
+            at += r->size;
+            cpu_arena_unreserve((void *)r->base, r->size);
+            *r = resv[--nresv];
+        }
     }
     pthread_mutex_unlock(&vmm_lock);
     return ok ? hipSuccess : cpu_ret(hipErrorInvalidValue);
@@ -312,8 +345,8 @@ hipError_t hipMemMap(void *ptr, size_t size, size_t offset, hipMemGenericAllocat
     }
     if (offset > m->size || size > m->size - offset)
         goto out;
-    if (reservation_of(p, size) == NULL) {
-        cpu_log("hipMemMap: [%p, +0x%zx) is not inside one reserved address range", ptr, size);
+    if (!reserved(p, size)) {
+        cpu_log("hipMemMap: [%p, +0x%zx) is not reserved address space", ptr, size);
         goto out;
     }
     size_t at = 0;

@@ -213,19 +213,23 @@ int main(int argc, char **argv)
     EXPECT("set access unmapped", cuMemSetAccess(va + 3 * g, g, &acc, 1),
            CUDA_ERROR_INVALID_VALUE);
     EXPECT("free wrong size", cuMemAddressFree(va, 2 * g), CUDA_ERROR_INVALID_VALUE);
-    // two reservations that abut are still two: one unmap may not span them
+    // growing a range in place: a reservation at the fixed address where the last one ends;
+    // the two are then one range to map, grant, unmap and free (cuda.core's fast path)
     CUdeviceptr r1 = 0, r2 = 0;
-    for (int tries = 0; tries < 4 && r2 != r1 + g; tries++) {
-        EXPECT("reserve r1", cuMemAddressReserve(&r1, g, 0, 0, 0), CUDA_SUCCESS);
-        EXPECT("reserve r2", cuMemAddressReserve(&r2, g, 0, 0, 0), CUDA_SUCCESS);
-    }
-    TRUE("two reservations abut", r2 == r1 + g);
-    EXPECT("map r1", cuMemMap(r1, g, 0, mem2, 0), CUDA_SUCCESS);
-    EXPECT("map r2", cuMemMap(r2, g, 0, mem2, 0), CUDA_SUCCESS);
-    EXPECT("unmap across reservations", cuMemUnmap(r1, 2 * g), CUDA_ERROR_INVALID_VALUE);
-    EXPECT("unmap r1", cuMemUnmap(r1, g), CUDA_SUCCESS);
-    EXPECT("free r2 with its mapping", cuMemAddressFree(r2, g), CUDA_SUCCESS);
-    EXPECT("free r1", cuMemAddressFree(r1, g), CUDA_SUCCESS);
+    EXPECT("reserve r1", cuMemAddressReserve(&r1, g, 0, 0, 0), CUDA_SUCCESS);
+    EXPECT("reserve r2 at r1's end", cuMemAddressReserve(&r2, g, 0, r1 + g, 0), CUDA_SUCCESS);
+    TRUE("the hint is honoured", r2 == r1 + g);
+    EXPECT("map across reservations", cuMemMap(r1, 2 * g, 0, mem, 0), CUDA_SUCCESS);
+    EXPECT("access across reservations", cuMemSetAccess(r1, 2 * g, &acc, 1), CUDA_SUCCESS);
+    EXPECT("read across reservations", cuMemcpyDtoH(&one, r1 + 4, 4), CUDA_SUCCESS);
+    TRUE("the mapping is the allocation", one > 3.14f && one < 3.15f);
+    CUdeviceptr taken;
+    EXPECT("reserve at a taken address", cuMemAddressReserve(&taken, g, 0, r1, 0), CUDA_SUCCESS);
+    TRUE("a taken hint is not honoured", taken != r1 && taken != r2);
+    EXPECT("free the other", cuMemAddressFree(taken, g), CUDA_SUCCESS);
+    EXPECT("unmap across reservations", cuMemUnmap(r1, 2 * g), CUDA_SUCCESS);
+    EXPECT("free part of a grown range", cuMemAddressFree(r1, 3 * g), CUDA_ERROR_INVALID_VALUE);
+    EXPECT("free both reservations at once", cuMemAddressFree(r1, 2 * g), CUDA_SUCCESS);
     EXPECT("copy into reserved, unmapped", cuMemcpyHtoD(va + 3 * g, host, 16),
            CUDA_ERROR_INVALID_VALUE);
 
