@@ -311,10 +311,11 @@ hipError_t hipMemAddressFree(void *devPtr, size_t size)
         at += r->size;
     bool ok = at - p == size;
     if (ok) {
-        /* mappings left in it go with it (CUDA leaves that undefined) */
+        /* mappings left in it go with it (CUDA leaves that undefined), also one that
+         * reaches into it from an abutting reservation: its pages are about to go */
         size_t i = 0;
         while (i < nmaps)
-            if (maps[i].base >= p && maps[i].base - p < size)
+            if (maps[i].base < p + size && maps[i].base + maps[i].size > p)
                 unmap_locked(i, 1);
             else
                 i++;

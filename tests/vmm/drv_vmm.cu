@@ -228,6 +228,13 @@ int main(int argc, char **argv)
     TRUE("a taken hint is not honoured", taken != r1 && taken != r2);
     EXPECT("free the other", cuMemAddressFree(taken, g), CUDA_SUCCESS);
     EXPECT("unmap across reservations", cuMemUnmap(r1, 2 * g), CUDA_SUCCESS);
+    EXPECT("map across again", cuMemMap(r1, 2 * g, 0, mem, 0), CUDA_SUCCESS);
+    EXPECT("access across again", cuMemSetAccess(r1, 2 * g, &acc, 1), CUDA_SUCCESS);
+    EXPECT("free the second reservation alone", cuMemAddressFree(r2, g), CUDA_SUCCESS);
+    EXPECT("the mapping reaching into it went too", cuMemcpyDtoH(&one, r1 + 4, 4),
+           CUDA_ERROR_INVALID_VALUE);
+    EXPECT("reserve r2 again", cuMemAddressReserve(&r2, g, 0, r1 + g, 0), CUDA_SUCCESS);
+    TRUE("the hint is honoured again", r2 == r1 + g);
     EXPECT("free part of a grown range", cuMemAddressFree(r1, 3 * g), CUDA_ERROR_INVALID_VALUE);
     EXPECT("free both reservations at once", cuMemAddressFree(r1, 2 * g), CUDA_SUCCESS);
     EXPECT("copy into reserved, unmapped", cuMemcpyHtoD(va + 3 * g, host, 16),
