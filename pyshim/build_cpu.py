@@ -84,6 +84,36 @@ def _stamp(includes: list[Path]) -> str:
     return h.hexdigest()
 
 
+def _check_exports(lib: Path) -> None:
+    """`pyshim check` computes the CPU device's exports from the sources (it must work
+    without a build): the built library must agree, or its gap list would be wrong."""
+    from pyshim.check.backends import cpu_exports_from_sources, library_exports
+
+    built, scanned = library_exports(lib), cpu_exports_from_sources(CPU_DIR)
+    if built != scanned:
+        lib.unlink(missing_ok=True)
+        raise BuildError(f"{SONAME} exports disagree with the definitions found in "
+                         f"{CPU_DIR}: only built {sorted(built - scanned)}, only in the "
+                         f"sources {sorted(scanned - built)} (fix pyshim.check.backends)")
+
+
+def _write_gaps(out_dir: Path) -> None:
+    """The generated list of table targets the CPU device lacks (tables change without a
+    rebuild of the library, so it is rewritten on every build)."""
+    import json
+
+    from pyshim.check.backends import CPU, table_gaps
+
+    gaps = {api: {ep: g[CPU] for ep, g in eps.items() if CPU in g}
+            for api, eps in table_gaps().items()}
+    path = out_dir / f"{SONAME}.gaps.json"
+    text = json.dumps(gaps, indent=1, sort_keys=True) + "\n"
+    if not path.exists() or path.read_text() != text:
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, path)
+
+
 def build_cpu_device(out_dir: Path | None = None) -> Path:
     """Builds libamdhip64.so.7 (and the libamdhip64.so link) into `out_dir`; returns it."""
     out_dir = Path(out_dir) if out_dir is not None else default_out_dir()
@@ -100,8 +130,10 @@ def build_cpu_device(out_dir: Path | None = None) -> Path:
             if proc.returncode != 0:
                 tmp.unlink(missing_ok=True)
                 raise BuildError(f"building {SONAME} failed:\n{proc.stdout}{proc.stderr}")
+            _check_exports(tmp)
             os.replace(tmp, target)
             stamp_file.write_text(stamp)
+        _write_gaps(out_dir)
         link = out_dir / LIB_NAME
         if not link.is_symlink() or os.readlink(link) != SONAME:
             link.unlink(missing_ok=True)

@@ -17,12 +17,14 @@ TOP = {"schema": int, "binaries": list, "summary": dict}
 SUMMARY = {"files": int, "verdicts": dict, "skipped_no_cuda": int, "seconds": float}
 BINARY = {"path": str, "verdict": str, "reasons": list, "notes": list, "cuda_access": list,
           "cuda_libraries": list, "dependencies": list, "static_cudart": (dict, NULLABLE),
-          "entry_points": list, "kernels": list, "needed_by": (str, NULLABLE), "stats": dict}
+          "entry_points": list, "kernels": list, "needed_by": (str, NULLABLE), "stats": dict,
+          "backend_gaps": dict}
 STATIC_CUDART = {"version": (str, NULLABLE), "driver_abi": (int, NULLABLE), "evidence": str,
                  "calls_visible": bool}
 DEPENDENCY = {"soname": str, "family": str, "replaced": bool, "path": (str, NULLABLE)}
 ENTRY_POINT = {"name": str, "library": str, "status": str, "via": str,
-               "reason": (str, NULLABLE)}
+               "reason": (str, NULLABLE), "backend_gaps": dict}
+BACKENDS = {"cpu", "rocm"}
 KERNEL = {"name": str, "ptx": list, "ptx_archs": list, "sass": list,
           "translates": (bool, NULLABLE), "unsupported_instructions": list, "notes": list}
 STATUSES = {"direct", "converted", "adapter", "shim", "unsupported", "unknown", "not-replaced"}
@@ -52,6 +54,10 @@ def _check(doc: dict) -> None:
         for e in b["entry_points"]:
             _shape(e, ENTRY_POINT, "entry point")
             assert e["status"] in STATUSES and e["via"] in VIAS
+            assert set(e["backend_gaps"]) <= BACKENDS
+            assert all(isinstance(t, str) for t in e["backend_gaps"].values())
+        assert set(b["backend_gaps"]) <= BACKENDS
+        assert all(isinstance(n, str) for ns in b["backend_gaps"].values() for n in ns)
         for k in b["kernels"]:
             _shape(k, KERNEL, "kernel")
             assert all(x.startswith("compute_") for x in k["ptx_archs"])

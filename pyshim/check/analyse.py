@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pyshim.binary.elf import HostElf
 from pyshim.binary.errors import BinaryError
-from pyshim.check import hooks, libraries, static_cudart
+from pyshim.check import backends, hooks, libraries, static_cudart
 from pyshim.check import kernels as kernel_scan
 from pyshim.check.tables import TABLE_LIBRARIES, Tables
 
@@ -39,10 +39,12 @@ class EntryPoint:
     status: str  # a table class, "unknown" (not in the tables) or "not-replaced"
     via: str  # "import" (dynamic symbol), "call" (static cudart), "cuGetProcAddress"
     reason: str | None = None
+    # backend -> the HIP target it lacks, for an entry point the tables forward to HIP
+    backend_gaps: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         return {"name": self.name, "library": self.library, "status": self.status,
-                "via": self.via, "reason": self.reason}
+                "via": self.via, "reason": self.reason, "backend_gaps": self.backend_gaps}
 
 
 @dataclass
@@ -72,6 +74,8 @@ class BinaryReport:
     uses_cuda: bool = False
     needed_by: str | None = None  # checked because this file depends on it
     stats: dict[str, int] = field(default_factory=dict)
+    # backend -> entry points used (not merely nameable) whose HIP target it lacks
+    backend_gaps: dict[str, list[str]] = field(default_factory=dict)
 
     def gap(self, reason: str) -> None:
         self.reasons.append(reason)
@@ -92,6 +96,7 @@ class BinaryReport:
             "entry_points": [e.to_dict() for e in self.entry_points],
             "kernels": [k.to_dict() for k in self.kernels],
             "needed_by": self.needed_by, "stats": self.stats,
+            "backend_gaps": self.backend_gaps,
         }
 
 
@@ -266,6 +271,30 @@ def _entry_gaps(report: BinaryReport) -> None:
                    f"{_names(unknown)}")
 
 
+_BACKEND_LABELS = {backends.CPU: "the CPU device", backends.ROCM: "ROCm (tables/rocm.json)"}
+
+
+def _backend_gaps(report: BinaryReport, tables: Tables, have: backends.Backends) -> None:
+    """Entry points the tables forward to a HIP function some backend does not have: they
+    are `direct` (or converted, adapter) yet fail there at run time."""
+    for e in report.entry_points:
+        if e.status not in backends.FORWARDING:
+            continue
+        st = tables.driver_status(e.name) if e.via == "cuGetProcAddress" else tables.lookup(e.name)
+        if st is not None:
+            e.backend_gaps = have.missing(st.target)
+    for backend, label in _BACKEND_LABELS.items():
+        used = sorted({e.name for e in report.entry_points
+                       if backend in e.backend_gaps and e.via != "cuGetProcAddress"})
+        if not used:
+            continue
+        report.backend_gaps[backend] = used
+        targets = {e.name: e.backend_gaps[backend] for e in report.entry_points
+                   if backend in e.backend_gaps}
+        report.gap(f"on {label}: {len(used)} entry point(s) whose HIP target it lacks fail "
+                   f"at run time: {_names([f'{n} ({targets[n]})' for n in used])}")
+
+
 def analyse(path: str | os.PathLike[str], tables: Tables, *, translate: bool = True,
             budget: kernel_scan.Budget | None = None,
             progress: Callable[[str], None] | None = None) -> tuple[BinaryReport, list[Path]]:
@@ -295,6 +324,7 @@ def analyse(path: str | os.PathLike[str], tables: Tables, *, translate: bool = T
     report.uses_cuda = bool(report.cuda_libraries or report.entry_points or report.kernels
                             or cudart.present or report.stats.get("containers"))
     _entry_gaps(report)
+    _backend_gaps(report, tables, backends.load())
     own = libraries.classify(p.name)
     # NVIDIA's carry a cudart or kernels; pyshim's own libraries of these names carry neither
     if own is not None and own.replaced and (cudart.present or report.kernels):

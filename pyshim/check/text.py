@@ -5,6 +5,12 @@ from __future__ import annotations
 from collections import Counter
 
 _SHOW_KERNELS = 20
+_BACKENDS = {"cpu": "the CPU device", "rocm": "ROCm"}
+
+
+def _missing_on(gaps: dict[str, str]) -> str:
+    """'not on the CPU device (no hipArray3DCreate)' for each backend lacking the target."""
+    return "; ".join(f"not on {_BACKENDS.get(b, b)} (no {t})" for b, t in sorted(gaps.items()))
 
 
 def format_binary(b: dict) -> str:
@@ -25,10 +31,16 @@ def format_binary(b: dict) -> str:
             if e["status"] in ("unsupported", "unknown"):
                 why = f": {e['reason']}" if e.get("reason") else ""
                 lines.append(f"      {e['status']:<12} {e['name']} [{e['library']}]{why}")
+            elif e.get("backend_gaps"):
+                lines.append(f"      {e['status']:<12} {e['name']} [{e['library']}]: "
+                             + _missing_on(e["backend_gaps"]))
     if asked:
         counts = Counter(e["status"] for e in asked)
         lines.append(f"  driver entry points it can look up by name: {len(asked)} (" +
                      ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + ")")
+        lacking = Counter(b for e in asked for b in e.get("backend_gaps", {}))
+        for backend, n in sorted(lacking.items()):
+            lines.append(f"      {n} of them have no HIP target on {_BACKENDS.get(backend, backend)}")
     ks = b["kernels"]
     if ks:
         ok = sum(k["translates"] is True for k in ks)
