@@ -9,10 +9,9 @@ import json
 import test_check as tc
 
 from pyshim.build_cpu import SONAME, build_cpu_device
-from pyshim.check import backends
+from pyshim.check import backends, check_report
 from pyshim.check.tables import load as load_tables
 from pyshim.check.text import format_report
-from pyshim.check import check_report
 
 # CUDA arrays: the tables map them `direct` to hipMallocArray & co.
 ARRAY_SOURCE = r"""
@@ -102,3 +101,18 @@ def test_static_cudart_program_using_arrays_reports_the_cpu_gap():
 
 def test_shared_cudart_program_using_arrays_reports_the_cpu_gap():
     _array_program_checks(["-cudart", "shared"], "arrays-shared")
+
+
+def test_tables_stats_counts_what_the_built_cpu_device_can_run():
+    from pyshim.tables.stats import is_mapped, stats
+
+    have = built_exports()
+    s = stats()
+    for api in ("driver", "runtime"):
+        with open(tc.paths.TABLES_DIR / f"{api}.json") as f:
+            eps = json.load(f)["entry_points"].values()
+        runs = sum(1 for e in eps if is_mapped(e) and not (
+            e["class"] in backends.FORWARDING and backends.hip_owned(e["target"])
+            and e["target"] not in have))
+        assert s[api]["cpu_device"] == runs < s[api]["mapped"]
+    assert s["cublas"]["cpu_device"] is None

@@ -40,9 +40,11 @@ def test_stats_json_shape():
     s = stats()
     assert set(s) == {"driver", "runtime", "cublas", "cusolver"}
     for row in s.values():
-        assert set(row) == {"entry_points", "symbols", "mapped", "unsupported", "by_class"}
+        assert set(row) == {"entry_points", "symbols", "mapped", "unsupported", "by_class",
+                            "cpu_device"}
         assert sum(row["by_class"].values()) == row["entry_points"]
         assert row["unsupported"] == row["by_class"]["unsupported"]
+        assert row["cpu_device"] is None or 0 <= row["cpu_device"] <= row["mapped"]
 
 
 def test_every_target_exists_in_rocm(tables, rocm):

@@ -23,6 +23,11 @@ def is_mapped(entry: dict) -> bool:
 
 
 def stats(tables_dir: Path = TABLES_DIR) -> dict[str, dict]:
+    from pyshim.check.backends import CPU, table_gaps
+
+    # mapped entry points whose HIP target the CPU device also has (driver and runtime; the
+    # CPU device's BLAS libraries have their own stub lists, not counted here)
+    cpu_gaps = table_gaps(tables_dir)
     out = {}
     for key in API_KEYS:
         eps = load(key, tables_dir)["entry_points"]
@@ -35,15 +40,19 @@ def stats(tables_dir: Path = TABLES_DIR) -> dict[str, dict]:
             "mapped": sum(1 for e in eps.values() if is_mapped(e)),
             "unsupported": by_class["unsupported"],
             "by_class": by_class,
+            "cpu_device": (sum(1 for n, e in eps.items() if is_mapped(e)
+                               and CPU not in cpu_gaps[key].get(n, {}))
+                           if key in cpu_gaps else None),
         }
     return out
 
 
 def format_text(s: dict[str, dict]) -> str:
-    cols = ("entry points", "symbols", "mapped") + CLASSES
+    cols = ("entry points", "symbols", "mapped", "cpu device") + CLASSES
     lines = [f"{'api':<10}" + "".join(f"{c:>13}" for c in cols)]
     for key, row in s.items():
-        vals = [row["entry_points"], row["symbols"], row["mapped"]] + \
+        cpu = "-" if row.get("cpu_device") is None else row["cpu_device"]
+        vals = [row["entry_points"], row["symbols"], row["mapped"], cpu] + \
             [row["by_class"][c] for c in CLASSES]
         lines.append(f"{key:<10}" + "".join(f"{v:>13}" for v in vals))
     return "\n".join(lines)
