@@ -45,6 +45,10 @@ def translate(data: bytes, target: str) -> tuple[int, str]:
 
 
 def _report(lines: list[str]) -> None:
+    import os
+
+    if not os.environ.get("PYSHIM_REPORT"):
+        return  # no run report asked for: spare the translator subprocess its import
     try:
         from pyshim.report import append_raw
 

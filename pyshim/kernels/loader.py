@@ -100,7 +100,10 @@ def extract_ptx(data: bytes) -> str:
     data = bytes(data)
     if len(data) >= 4 and struct.unpack_from("<I", data)[0] == FATBIN_MAGIC:
         try:
-            return fatbin.choose_ptx(fatbin.entries(data), max_arch=device_arch()).ptx()
+            containers = _back_to_back(data)
+            if len(containers) > 1:
+                return _link_units(containers)
+            return fatbin.choose_ptx(containers[0].entries, max_arch=device_arch()).ptx()
         except NoPtxError as exc:
             raise NoKernelImage(str(exc)) from None
         except FatbinError as exc:
@@ -119,9 +122,53 @@ def extract_ptx(data: bytes) -> str:
                        f"(starts with {data[:8].hex()})")
 
 
+def _back_to_back(data: bytes) -> list:
+    """The fat binary containers that follow each other from the start of `data` (an
+    -rdc=true program's relocatable units, one per translation unit, are passed so)."""
+    from pyshim.binary import fatbin
+
+    out = [fatbin.parse(data, 0)]
+    pos = out[0].size
+    while pos + 16 <= len(data) and struct.unpack_from("<I", data, pos)[0] == FATBIN_MAGIC:
+        out.append(fatbin.parse(data, pos))
+        pos += out[-1].size
+    return out
+
+
+def _link_units(containers: list) -> str:
+    """One module from the PTX of several units, linked as nvlink links -rdc=true code; a
+    unit with no PTX at all (the device-link stub nvcc adds) has nothing to link."""
+    from pyshim.binary import fatbin
+    from pyshim.binary.errors import NoPtxError
+    from pyshim.kernels import ptx_link
+
+    modules, names = [], []
+    for i, c in enumerate(containers):
+        try:
+            modules.append(fatbin.choose_ptx(c.entries, max_arch=device_arch()).ptx())
+            names.append(f"translation unit {i + 1}")
+        except NoPtxError:
+            continue
+    if not modules:
+        # raises, naming the SASS
+        return fatbin.choose_ptx(containers[0].entries, max_arch=device_arch()).ptx()
+    try:
+        return ptx_link.link_ptx(modules, names)
+    except ptx_link.PtxLinkError as exc:
+        raise InvalidImage(str(exc)) from None
+
+
 def _ptx_from_elf(data: bytes) -> str:
     from pyshim.binary import fatbin
     from pyshim.binary.errors import FatbinError, NoPtxError
+    from pyshim.kernels import ptx_link
+
+    inputs = ptx_link.link_inputs(data)
+    if inputs is not None:  # a cuLink* link image (shim/core/link.c)
+        try:
+            return ptx_link.link_image_ptx(inputs, extract_ptx)
+        except ptx_link.PtxLinkError as exc:
+            raise InvalidImage(str(exc)) from None
 
     entries = []
     magic = struct.pack("<I", FATBIN_MAGIC)
@@ -214,8 +261,8 @@ def load_module(data: bytes, target: str) -> LoadedModule:
     info = None
     if info_path is not None:
         try:
-            info = json.loads(info_path.read_text())
-        except (OSError, ValueError):
+            info = json.loads(cache.read_entry(info_path))
+        except (cache.CacheError, ValueError):
             info = None
     if info is None or "const_bytes" not in info:  # cached before these facts were kept
         info = _names(ptx)

@@ -32,6 +32,8 @@ struct pyshim_embed_library {
     /* the code for a driver error name the translator reports ("CUDA_ERROR_INVALID_PTX");
      * `success` (read as `unknown`) or `unknown` when it has none */
     int (*from_driver_name)(const char *name);
+    /* NULL, or whether to say on stderr when the translator subprocess gives no answer */
+    int (*trace_enabled)(void);
     /* the line logged when the translator did not start */
     const char *not_started;
 };

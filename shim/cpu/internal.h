@@ -101,6 +101,7 @@ typedef struct cpu_guard {
     sigjmp_buf env;
     volatile int sig;                /* the signal that ended the guarded code, or 0 */
     void *volatile addr;             /* its faulting address */
+    _Atomic bool *abort;             /* set: the watchdog's signal ends the guarded code */
 } cpu_guard;
 
 /* Installs the fault handlers (once) and this thread's alternate signal stack. */
@@ -108,7 +109,13 @@ void cpu_guard_prepare(void);
 /* Arms `g` on this thread, after `sigsetjmp(g->env, 0)` returned 0; a fault then returns
  * there with 1 (the guard is disarmed). */
 void cpu_guard_push(cpu_guard *g);
+/* The same, and the watchdog's signal also returns there while *abort is set. */
+void cpu_guard_push_abortable(cpu_guard *g, _Atomic bool *abort);
 void cpu_guard_pop(void);
+/* The signal the kernel watchdog (PYSHIM_KERNEL_TIMEOUT) sends to a launch's threads, and
+ * its handler's installation; cpu_fault_error maps it to hipErrorLaunchTimeOut. */
+int cpu_timeout_signal(void);
+void cpu_timeout_install(void);
 hipError_t cpu_fault_error(int sig);   /* hipErrorIllegalAddress & co */
 const char *cpu_fault_name(int sig);
 /* CUDA's cudaErrorIllegalInstruction: HIP has no name for it, the number is CUDA's. */

@@ -42,6 +42,7 @@ static const struct pyshim_embed_library libcudart = {
     .invalid_value = 1,            /* cudaErrorInvalidValue */
     .unknown = ERR_UNKNOWN,
     .from_driver_name = from_driver_name,
+    .trace_enabled = NULL,
     .not_started = "the PTX translator did not start (see the messages above)",
 };
 

@@ -182,7 +182,8 @@ PS_FN int ps_vprintf(const ps_tctx *c, uint64_t fmt, uint64_t args) {
                               (const void *)(uintptr_t)args);
 }
 
-/* ---- the block's shared window: one per worker thread, grown on demand ---- */
+/* ---- the block's shared window: one per worker thread, grown on demand; page-aligned,
+ * so that a .shared variable's .align (numba's alignment=256) holds for its address ---- */
 static __thread uint8_t *ps_tls_shared;
 static __thread uint64_t ps_tls_shared_size;
 /* page-aligned, so that a variable's .align (up to a page: numba's alignment=256, CUDA's
