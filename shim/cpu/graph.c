@@ -9,6 +9,7 @@
  * the same commands directly.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -27,6 +28,8 @@ struct hipGraphExec {
 
 static cpu_handle_set graph_handles = CPU_HANDLE_SET_INIT;
 static cpu_handle_set exec_handles = CPU_HANDLE_SET_INIT;
+/* every node of a live graph: the calls that name a node without its graph look it up */
+static cpu_handle_set node_handles = CPU_HANDLE_SET_INIT;
 
 struct ihipGraph *cpu_graph_new(void)
 {
@@ -40,11 +43,15 @@ struct ihipGraph *cpu_graph_new(void)
 
 bool cpu_graph_append(struct ihipGraph *g, cpu_cmd *c)
 {
+    if (!cpu_handles_add(&node_handles, c))
+        return false;
     if (g->n == g->cap) {
         size_t cap = g->cap ? g->cap * 2 : 16;
         cpu_cmd **cmds = realloc(g->cmds, cap * sizeof *cmds);
-        if (cmds == NULL)
+        if (cmds == NULL) {
+            cpu_handles_remove(&node_handles, c);
             return false;
+        }
         g->cmds = cmds;
         g->cap = cap;
     }
@@ -71,6 +78,8 @@ hipError_t hipGraphDestroy(hipGraph_t graph)
 {
     if (graph == NULL || !cpu_handles_remove(&graph_handles, graph))
         return cpu_ret(hipErrorInvalidValue);
+    for (size_t i = 0; i < graph->n; i++)
+        cpu_handles_remove(&node_handles, graph->cmds[i]);
     free_cmds(graph->cmds, graph->n);
     cpu_user_refs_clear(&graph->users);
     free(graph);
@@ -508,4 +517,87 @@ hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph)
     }
     *pGraphClone = g;
     return hipSuccess;
+}
+
+/* ---- copy and memset nodes given new parameters ---- */
+
+/* Gives graph node `node` the command `fresh` (same kind, same payload size): the node
+ * keeps its handle, which is its command's address. Takes `fresh`. */
+static void replace_in_place(cpu_cmd *node, cpu_cmd *fresh)
+{
+    pthread_mutex_lock(&cpu_sched_lock);
+    node->run = fresh->run;
+    node->release = fresh->release;
+    node->fixup = fresh->fixup;
+    memcpy(node->payload, fresh->payload, node->payload_size);
+    pthread_mutex_unlock(&cpu_sched_lock);
+    free(fresh);
+}
+
+hipError_t hipDrvGraphMemcpyNodeGetParams(hipGraphNode_t hNode, HIP_MEMCPY3D *nodeParams)
+{
+    if (nodeParams == NULL || !cpu_handles_contains(&node_handles, hNode) ||
+        !cpu_cmd_drv_copy_desc((const cpu_cmd *)hNode, nodeParams))
+        return cpu_ret(hipErrorInvalidValue);
+    return hipSuccess;
+}
+
+hipError_t hipDrvGraphMemcpyNodeSetParams(hipGraphNode_t hNode, const HIP_MEMCPY3D *nodeParams)
+{
+    if (nodeParams == NULL || !cpu_handles_contains(&node_handles, hNode) ||
+        !cpu_cmd_drv_copy_desc((const cpu_cmd *)hNode, NULL))
+        return cpu_ret(hipErrorInvalidValue);
+    cpu_cmd *c = NULL;
+    hipError_t err = cpu_drv_copy3d_cmd(nodeParams, &c);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    replace_in_place((cpu_cmd *)hNode, c);
+    return hipSuccess;
+}
+
+hipError_t hipGraphMemsetNodeSetParams(hipGraphNode_t node, const hipMemsetParams *pNodeParams)
+{
+    if (pNodeParams == NULL || !cpu_handles_contains(&node_handles, node) ||
+        !cpu_cmd_is_fill((const cpu_cmd *)node))
+        return cpu_ret(hipErrorInvalidValue);
+    cpu_cmd *c = NULL;
+    hipError_t err = cpu_memset_cmd(pNodeParams, &c);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    replace_in_place((cpu_cmd *)node, c);
+    return hipSuccess;
+}
+
+/* An instantiated graph's memset node: later launches fill with the new parameters; the
+ * graph and launches already enqueued are unchanged (as for kernel nodes). */
+hipError_t hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                           const hipMemsetParams *pNodeParams)
+{
+    if (hGraphExec == NULL || !cpu_handles_contains(&exec_handles, hGraphExec) ||
+        pNodeParams == NULL || node == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    size_t i = 0;
+    while (i < hGraphExec->n && hGraphExec->nodes[i] != node)
+        i++;
+    if (i == hGraphExec->n || !cpu_cmd_is_fill(hGraphExec->cmds[i])) {
+        cpu_log("hipGraphExecMemsetNodeSetParams: the node is not a memset node of the graph "
+                "this exec was instantiated from");
+        return cpu_ret(hipErrorInvalidValue);
+    }
+    cpu_cmd *c = NULL;
+    hipError_t err = cpu_memset_cmd(pNodeParams, &c);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    cpu_cmd_free(hGraphExec->cmds[i]);
+    hGraphExec->cmds[i] = c;
+    return hipSuccess;
+}
+
+hipError_t hipDrvGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t hNode,
+                                              const hipMemsetParams *memsetParams, hipCtx_t ctx)
+{
+    hipError_t err = check_ctx(ctx);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    return hipGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams);
 }

@@ -262,6 +262,10 @@ hipError_t cpu_drv_copy3d_cmd(const HIP_MEMCPY3D *p, cpu_cmd **out);
 hipError_t cpu_copy1d_cmd(void *dst, const void *src, size_t n, hipMemcpyKind kind,
                           cpu_cmd **out);
 hipError_t cpu_memset_cmd(const hipMemsetParams *p, cpu_cmd **out);
+/* True for a memset command (cpu_memset_cmd's). */
+bool cpu_cmd_is_fill(const cpu_cmd *c);
+/* True for a driver-API copy node's command; *out (optional) gets its descriptor. */
+bool cpu_cmd_drv_copy_desc(const cpu_cmd *c, HIP_MEMCPY3D *out);
 cpu_cmd *cpu_host_fn_cmd(hipHostFn_t fn, void *user_data);
 
 /* ---- user_object.c: the user-object references a graph, an exec or a launch holds ---- */

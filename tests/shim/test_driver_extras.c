@@ -1,0 +1,229 @@
+/*
+ * Driver calls cuda-python's own tests (cuda-bindings tests/test_cuda.py) make, through
+ * the shim's libcuda.so.1 (linked with -lcuda): the polymorphic graph-node calls over the
+ * typed node adders, copy/memset node parameters read back and replaced, the global
+ * coredump settings, and the SM resource of a device split into groups.
+ * No kernels (no translator needed). Prints ok/FAIL lines; exit status 1 if any failed.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <cuda.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define EXPECT(cond, ...)                                                                \
+    do {                                                                                 \
+        int ok_ = (cond);                                                                \
+        printf(ok_ ? "ok " : "FAIL ");                                                   \
+        failures += !ok_;                                                                \
+        printf(__VA_ARGS__);                                                             \
+        printf("\n");                                                                    \
+        fflush(stdout);                                                                  \
+    } while (0)
+
+enum { N = 1024 };
+
+static bool all_equal(const unsigned char *p, size_t n, unsigned char v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != v)
+            return false;
+    return true;
+}
+
+static void graph_nodes(void)
+{
+    CUstream stream;
+    CUdeviceptr a, b;
+    static unsigned char host[N];
+    EXPECT(cuStreamCreate(&stream, 0) == CUDA_SUCCESS, "cuStreamCreate");
+    EXPECT(cuMemAlloc(&a, N) == CUDA_SUCCESS && cuMemAlloc(&b, N) == CUDA_SUCCESS,
+           "cuMemAlloc x2");
+    memset(host, 2, N);
+    cuMemcpyHtoD(a, host, N);
+    cuMemcpyHtoD(b, host, N);
+
+    CUgraph graph;
+    EXPECT(cuGraphCreate(&graph, 0) == CUDA_SUCCESS, "cuGraphCreate");
+    CUgraphNodeParams ms;
+    memset(&ms, 0, sizeof ms);
+    ms.type = CU_GRAPH_NODE_TYPE_MEMSET;
+    ms.memset.dst = a;
+    ms.memset.elementSize = 1;
+    ms.memset.width = N;
+    ms.memset.height = 1;
+    ms.memset.value = 1;
+    CUgraphNode set_node = NULL, copy_node = NULL;
+    CUresult rc = cuGraphAddNode(&set_node, graph, NULL, NULL, 0, &ms);
+    EXPECT(rc == CUDA_SUCCESS && set_node != NULL, "cuGraphAddNode(memset) -> %d", rc);
+
+    CUgraphNodeParams cp;
+    memset(&cp, 0, sizeof cp);
+    cp.type = CU_GRAPH_NODE_TYPE_MEMCPY;
+    cp.memcpy.copyParams.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    cp.memcpy.copyParams.srcDevice = b;
+    cp.memcpy.copyParams.dstMemoryType = CU_MEMORYTYPE_HOST;
+    cp.memcpy.copyParams.dstHost = host;
+    cp.memcpy.copyParams.WidthInBytes = N;
+    cp.memcpy.copyParams.Height = 1;
+    cp.memcpy.copyParams.Depth = 1;
+    CUgraphEdgeData edge;
+    memset(&edge, 0, sizeof edge);
+    rc = cuGraphAddNode(&copy_node, graph, &set_node, &edge, 1, &cp);
+    EXPECT(rc == CUDA_SUCCESS && copy_node != NULL,
+           "cuGraphAddNode(memcpy, a default edge) -> %d", rc);
+
+    CUgraphExec exec;
+    EXPECT(cuGraphInstantiate(&exec, graph, 0) == CUDA_SUCCESS, "cuGraphInstantiate");
+    memset(host, 0, N);
+    EXPECT(cuGraphLaunch(exec, stream) == CUDA_SUCCESS &&
+               cuStreamSynchronize(stream) == CUDA_SUCCESS,
+           "cuGraphLaunch + sync");
+    EXPECT(all_equal(host, N, 2), "the memcpy node copied b (2s) to the host");
+    cuMemcpyDtoH(host, a, N);
+    EXPECT(all_equal(host, N, 1), "the memset node filled a with 1s");
+
+    CUDA_MEMCPY3D got;
+    memset(&got, 0xff, sizeof got);
+    rc = cuGraphMemcpyNodeGetParams(copy_node, &got);
+    EXPECT(rc == CUDA_SUCCESS && got.srcDevice == b && got.dstHost == host &&
+               got.srcMemoryType == CU_MEMORYTYPE_DEVICE &&
+               got.dstMemoryType == CU_MEMORYTYPE_HOST && got.WidthInBytes == N,
+           "cuGraphMemcpyNodeGetParams reads the descriptor back -> %d", rc);
+    EXPECT(cuGraphMemcpyNodeGetParams(set_node, &got) == CUDA_ERROR_INVALID_VALUE,
+           "cuGraphMemcpyNodeGetParams of a memset node: INVALID_VALUE");
+
+    /* the graph's copy node now reads a; the exec made before keeps reading b */
+    cp.memcpy.copyParams.srcDevice = a;
+    rc = cuGraphNodeSetParams(copy_node, &cp);
+    EXPECT(rc == CUDA_SUCCESS, "cuGraphNodeSetParams(memcpy) -> %d", rc);
+    EXPECT(cuGraphMemcpyNodeGetParams(copy_node, &got) == CUDA_SUCCESS && got.srcDevice == a,
+           "the node's new source reads back");
+
+    ms.memset.value = 11;
+    rc = cuGraphExecNodeSetParams(exec, set_node, &ms);
+    EXPECT(rc == CUDA_SUCCESS, "cuGraphExecNodeSetParams(memset) -> %d", rc);
+    memset(host, 0, N);
+    cuGraphLaunch(exec, stream);
+    cuStreamSynchronize(stream);
+    EXPECT(all_equal(host, N, 2), "the exec's copy node still copies b");
+    cuMemcpyDtoH(host, a, N);
+    EXPECT(all_equal(host, N, 11), "the exec's memset node now fills with 11");
+
+    CUgraphExec exec2;
+    memset(host, 0, N);
+    EXPECT(cuGraphInstantiate(&exec2, graph, 0) == CUDA_SUCCESS &&
+               cuGraphLaunch(exec2, stream) == CUDA_SUCCESS &&
+               cuStreamSynchronize(stream) == CUDA_SUCCESS,
+           "a second instantiation runs");
+    EXPECT(all_equal(host, N, 1), "it copies a (the graph's memset still fills 1s)");
+
+    /* a wrong type and the types without a typed equivalent are refused */
+    EXPECT(cuGraphExecNodeSetParams(exec, copy_node, &ms) == CUDA_ERROR_INVALID_VALUE,
+           "cuGraphExecNodeSetParams(memset params on a memcpy node): INVALID_VALUE");
+    CUgraphNodeParams cond;
+    memset(&cond, 0, sizeof cond);
+    cond.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+    CUgraphNode n3;
+    EXPECT(cuGraphAddNode(&n3, graph, NULL, NULL, 0, &cond) == CUDA_ERROR_NOT_SUPPORTED,
+           "cuGraphAddNode(conditional): NOT_SUPPORTED");
+    EXPECT(cuGraphAddNode(&n3, graph, NULL, NULL, 0, NULL) == CUDA_ERROR_INVALID_VALUE,
+           "cuGraphAddNode(NULL params): INVALID_VALUE");
+    CUgraphNodeParams empty;
+    memset(&empty, 0, sizeof empty);
+    empty.type = CU_GRAPH_NODE_TYPE_EMPTY;
+    size_t count = 0;
+    EXPECT(cuGraphAddNode(&n3, graph, NULL, NULL, 0, &empty) == CUDA_SUCCESS &&
+               cuGraphGetNodes(graph, NULL, &count) == CUDA_SUCCESS && count == 3,
+           "cuGraphAddNode(empty) adds a third node (%zu)", count);
+
+    cuGraphExecDestroy(exec2);
+    cuGraphExecDestroy(exec);
+    cuGraphDestroy(graph);
+    cuMemFree(a);
+    cuMemFree(b);
+    cuStreamDestroy(stream);
+}
+
+static void coredump(void)
+{
+    bool flag = true;
+    size_t size = sizeof flag;
+    char path[1024];
+    EXPECT(cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, &flag, &size) ==
+                   CUDA_SUCCESS &&
+               !flag,
+           "ENABLE_ON_EXCEPTION defaults to false");
+    size = sizeof flag;
+    EXPECT(cuCoredumpGetAttributeGlobal(CU_COREDUMP_TRIGGER_HOST, &flag, &size) ==
+                   CUDA_SUCCESS &&
+               flag,
+           "TRIGGER_HOST defaults to true");
+    size = sizeof path;
+    char want[512];
+    snprintf(want, sizeof want, "core.cuda.");
+    EXPECT(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, path, &size) == CUDA_SUCCESS &&
+               strncmp(path, want, strlen(want)) == 0,
+           "FILE defaults to core.cuda.HOSTNAME.PID (%s)", path);
+    size = 0;
+    EXPECT(cuCoredumpGetAttributeGlobal(CU_COREDUMP_PIPE, NULL, &size) == CUDA_SUCCESS &&
+               size == 1024,
+           "a NULL value asks the size (%zu)", size);
+
+    flag = false;
+    size = sizeof flag;
+    EXPECT(cuCoredumpSetAttributeGlobal(CU_COREDUMP_TRIGGER_HOST, &flag, &size) ==
+               CUDA_SUCCESS,
+           "set TRIGGER_HOST false");
+    char file[] = "corefile";
+    size = strlen(file);
+    EXPECT(cuCoredumpSetAttributeGlobal(CU_COREDUMP_FILE, file, &size) == CUDA_SUCCESS,
+           "set FILE");
+    flag = true;
+    size = sizeof flag;
+    EXPECT(cuCoredumpGetAttributeGlobal(CU_COREDUMP_TRIGGER_HOST, &flag, &size) ==
+                   CUDA_SUCCESS &&
+               !flag,
+           "TRIGGER_HOST reads back false");
+    size = sizeof path;
+    EXPECT(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, path, &size) == CUDA_SUCCESS &&
+               strcmp(path, "corefile") == 0,
+           "FILE reads back (%s)", path);
+    size = 4;
+    EXPECT(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, path, &size) ==
+               CUDA_ERROR_INVALID_VALUE,
+           "a buffer too small for the string: INVALID_VALUE");
+    size = sizeof flag;
+    EXPECT(cuCoredumpGetAttributeGlobal(CU_COREDUMP_MAX, &flag, &size) ==
+               CUDA_ERROR_INVALID_VALUE,
+           "an unknown attribute: INVALID_VALUE");
+
+    flag = true;
+    size = sizeof flag;
+    cuCoredumpSetAttributeGlobal(CU_COREDUMP_ENABLE_USER_TRIGGER, &flag, &size);
+    char pipe[] = "corepipe";
+    size = strlen(pipe);
+    EXPECT(cuCoredumpSetAttributeGlobal(CU_COREDUMP_PIPE, pipe, &size) ==
+               CUDA_ERROR_NOT_PERMITTED,
+           "PIPE may not change once ENABLE_USER_TRIGGER is set: NOT_PERMITTED");
+}
+
+int main(void)
+{
+    CUdevice dev;
+    CUcontext ctx;
+    if (cuInit(0) != CUDA_SUCCESS || cuDeviceGet(&dev, 0) != CUDA_SUCCESS ||
+        cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
+        cuCtxSetCurrent(ctx) != CUDA_SUCCESS) {
+        printf("FAIL no device\n");
+        return 1;
+    }
+    graph_nodes();
+    coredump();
+    printf("PASS: %d failure(s)\n", failures);
+    return failures != 0;
+}
