@@ -212,6 +212,56 @@ static void coredump(void)
            "PIPE may not change once ENABLE_USER_TRIGGER is set: NOT_PERMITTED");
 }
 
+static void dev_resource(CUdevice dev)
+{
+    int sms = 0, major = 0;
+    cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    unsigned g = major >= 9 ? 8 : 2; /* NVIDIA's minimum partition below / from CC 9.0 */
+    CUdevResource r;
+    memset(&r, 0, sizeof r);
+    CUresult rc = cuDeviceGetDevResource(dev, &r, CU_DEV_RESOURCE_TYPE_SM);
+    EXPECT(rc == CUDA_SUCCESS && r.type == CU_DEV_RESOURCE_TYPE_SM && (int)r.sm.smCount == sms,
+           "cuDeviceGetDevResource(SM): %u SMs, the presented MULTIPROCESSOR_COUNT (%d) -> %d",
+           r.sm.smCount, sms, rc);
+    EXPECT(r.sm.minSmPartitionSize == g && r.sm.smCoscheduledAlignment == g,
+           "CC %d: SM partitions of at least %u, aligned to %u (%u, %u)", major, g, g,
+           r.sm.minSmPartitionSize, r.sm.smCoscheduledAlignment);
+    CUdevResource bad;
+    EXPECT(cuDeviceGetDevResource(dev, &bad, CU_DEV_RESOURCE_TYPE_INVALID) ==
+               CUDA_ERROR_INVALID_RESOURCE_TYPE,
+           "cuDeviceGetDevResource(INVALID type): INVALID_RESOURCE_TYPE");
+    EXPECT(cuDeviceGetDevResource(99, &bad, CU_DEV_RESOURCE_TYPE_SM) == CUDA_ERROR_INVALID_DEVICE,
+           "cuDeviceGetDevResource(device 99): INVALID_DEVICE");
+
+    unsigned n = 0;
+    rc = cuDevSmResourceSplitByCount(NULL, &n, &r, NULL, 0, 2);
+    EXPECT(rc == CUDA_SUCCESS && n == (unsigned)sms / g,
+           "a NULL result asks how many groups of %u: %u (of %d SMs)", g, n, sms);
+    CUdevResource groups[64], rem;
+    unsigned want = n < 64 ? n : 64;
+    n = want;
+    rc = cuDevSmResourceSplitByCount(groups, &n, &r, &rem, 0, 1);
+    bool sizes = true;
+    for (unsigned i = 0; i < n; i++)
+        sizes = sizes && groups[i].type == CU_DEV_RESOURCE_TYPE_SM && groups[i].sm.smCount == g;
+    EXPECT(rc == CUDA_SUCCESS && n == want && sizes && rem.sm.smCount == (unsigned)sms - g * n,
+           "minCount 1 rounds up to %u: %u groups, %u SMs left", g, n, rem.sm.smCount);
+    n = 1;
+    EXPECT(cuDevSmResourceSplitByCount(groups, &n, &rem, NULL, 0, 1) ==
+               CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION,
+           "a split's remainder cannot be split again");
+    n = 1;
+    EXPECT(cuDevSmResourceSplitByCount(groups, &n, &r, NULL, 0, (unsigned)sms + 1) ==
+               CUDA_ERROR_INVALID_VALUE,
+           "minCount above the SM count: INVALID_VALUE");
+    n = 0;
+    rc = cuDevSmResourceSplitByCount(NULL, &n, &r, NULL,
+                                     CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING, 1);
+    EXPECT(rc == CUDA_SUCCESS && n == (unsigned)sms,
+           "IGNORE_SM_COSCHEDULING: groups of one SM (%u)", n);
+}
+
 int main(void)
 {
     CUdevice dev;
@@ -224,6 +274,7 @@ int main(void)
     }
     graph_nodes();
     coredump();
+    dev_resource(dev);
     printf("PASS: %d failure(s)\n", failures);
     return failures != 0;
 }
