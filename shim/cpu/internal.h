@@ -68,6 +68,7 @@ typedef struct cpu_alloc {
     cpu_mem_kind kind;
     unsigned flags;
     uint64_t id;
+    bool sync_memops_off;            /* hipPointerSetAttribute(SYNC_MEMOPS, 0) */
 } cpu_alloc;
 
 /* Finds the allocation containing `p`; copies it to *out. Returns false when none does. */

@@ -61,7 +61,7 @@ static hipError_t insert_locked(uintptr_t base, size_t size, cpu_mem_kind kind, 
     }
     size_t i = upper_bound(base);
     memmove(&regs[i + 1], &regs[i], (nregs - i) * sizeof *regs);
-    regs[i] = (cpu_alloc){base, size, kind, flags, next_id++};
+    regs[i] = (cpu_alloc){base, size, kind, flags, next_id++, false};
     nregs++;
     if (kind == CPU_MEM_DEVICE || kind == CPU_MEM_MANAGED)
         allocated_bytes += size;
@@ -438,7 +438,7 @@ static hipError_t pointer_attribute(void *data, hipPointer_attribute attribute, 
     case HIP_POINTER_ATTRIBUTE_HOST_POINTER:
         *(void **)data = a.kind == CPU_MEM_DEVICE ? NULL : (void *)ptr;
         return hipSuccess;
-    case HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(int *)data = 1; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(int *)data = !a.sync_memops_off; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data = a.id; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_IS_MANAGED: *(int *)data = a.kind == CPU_MEM_MANAGED; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; return hipSuccess;
@@ -475,10 +475,16 @@ hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_att
 hipError_t hipPointerSetAttribute(const void *value, hipPointer_attribute attribute,
                                   hipDeviceptr_t ptr)
 {
-    /* Only SYNC_MEMOPS is settable, and every copy here is synchronous with memory. */
+    /* Only SYNC_MEMOPS is settable. Every copy here is synchronous with memory whatever it
+     * says; the setting is kept so that it reads back as set. */
     if (value == NULL || attribute != HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS)
         return cpu_ret(hipErrorInvalidValue);
-    return cpu_mem_lookup(ptr, NULL) ? hipSuccess : cpu_ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&reg_lock);
+    long i = find_locked((uintptr_t)ptr);
+    if (i >= 0)
+        regs[i].sync_memops_off = *(const int *)value == 0;
+    pthread_mutex_unlock(&reg_lock);
+    return i >= 0 ? hipSuccess : cpu_ret(hipErrorInvalidValue);
 }
 
 hipError_t hipMemPtrGetInfo(void *ptr, size_t *size)

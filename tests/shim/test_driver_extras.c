@@ -2,7 +2,8 @@
  * Driver calls cuda-python's own tests (cuda-bindings tests/test_cuda.py) make, through
  * the shim's libcuda.so.1 (linked with -lcuda): the polymorphic graph-node calls over the
  * typed node adders, copy/memset node parameters read back and replaced, the global
- * coredump settings, and the SM resource of a device split into groups.
+ * coredump settings, the SM resource of a device split into groups, memory pools made
+ * from CUmemPoolProps and the pointer attributes cuda-bindings asks of managed memory.
  * No kernels (no translator needed). Prints ok/FAIL lines; exit status 1 if any failed.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -262,6 +263,69 @@ static void dev_resource(CUdevice dev)
            "IGNORE_SM_COSCHEDULING: groups of one SM (%u)", n);
 }
 
+static void pools_and_pointers(void)
+{
+    CUmemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = 0;
+    CUmemoryPool pool = NULL;
+    CUresult rc = cuMemPoolCreate(&pool, &props);
+    EXPECT(rc == CUDA_SUCCESS && pool != NULL, "cuMemPoolCreate -> %d", rc);
+    cuuint64_t threshold = 9, got64 = 0;
+    int zero = 0, reuse = 1;
+    EXPECT(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold) ==
+                   CUDA_SUCCESS &&
+               cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &zero) ==
+                   CUDA_SUCCESS &&
+               cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &got64) ==
+                   CUDA_SUCCESS &&
+               cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &reuse) ==
+                   CUDA_SUCCESS &&
+               got64 == 9 && reuse == 0,
+           "a created pool's attributes read back as set");
+    props.usage = 1; /* CU_MEM_POOL_CREATE_USAGE_HW_DECOMPRESS */
+    CUmemoryPool p2;
+    EXPECT(cuMemPoolCreate(&p2, &props) == CUDA_ERROR_NOT_SUPPORTED,
+           "cuMemPoolCreate for hardware decompression: NOT_SUPPORTED");
+    EXPECT(cuMemPoolDestroy(pool) == CUDA_SUCCESS, "cuMemPoolDestroy");
+
+    CUdeviceptr m;
+    EXPECT(cuMemAllocManaged(&m, 4096, CU_MEM_ATTACH_GLOBAL) == CUDA_SUCCESS,
+           "cuMemAllocManaged");
+    unsigned int flags = 0, rdma = 7;
+    int ipc = 7;
+    unsigned long long handles = 7;
+    void *from_pool = (void *)1;
+    EXPECT(cuPointerGetAttribute(&flags, CU_POINTER_ATTRIBUTE_ACCESS_FLAGS, m) == CUDA_SUCCESS &&
+               flags == CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE,
+           "ACCESS_FLAGS: read-write (%u)", flags);
+    EXPECT(cuPointerGetAttribute(&rdma, CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE, m) ==
+                   CUDA_SUCCESS &&
+               cuPointerGetAttribute(&ipc, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, m) ==
+                   CUDA_SUCCESS &&
+               cuPointerGetAttribute(&handles, CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES, m) ==
+                   CUDA_SUCCESS &&
+               cuPointerGetAttribute(&from_pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, m) ==
+                   CUDA_SUCCESS,
+           "RDMA, legacy IPC, handle types and pool are answered");
+    EXPECT(rdma == 0 && ipc == 0 && handles == 0 && from_pool == NULL,
+           "managed memory: no RDMA, no legacy IPC, no handle types, no pool");
+    int sync = 1, off = 0, on = 1;
+    EXPECT(cuPointerSetAttribute(&off, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, m) == CUDA_SUCCESS &&
+               cuPointerGetAttribute(&sync, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, m) ==
+                   CUDA_SUCCESS &&
+               sync == 0,
+           "SYNC_MEMOPS set to 0 reads back 0");
+    EXPECT(cuPointerSetAttribute(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, m) == CUDA_SUCCESS &&
+               cuPointerGetAttribute(&sync, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, m) ==
+                   CUDA_SUCCESS &&
+               sync == 1,
+           "... and back to 1");
+    cuMemFree(m);
+}
+
 int main(void)
 {
     CUdevice dev;
@@ -275,6 +339,7 @@ int main(void)
     graph_nodes();
     coredump();
     dev_resource(dev);
+    pools_and_pointers();
     printf("PASS: %d failure(s)\n", failures);
     return failures != 0;
 }
