@@ -63,7 +63,8 @@ def test_driver_calls_of_cuda_bindings_tests(tmp_path: Path) -> None:
     cuGraphExecNodeSetParams over the typed node calls (memset, memcpy: parameters read
     back and replaced, the exec apart from its graph), the global coredump settings with
     cuda.h's defaults, cuDeviceGetDevResource + cuDevSmResourceSplitByCount, cuMemPoolCreate,
-    pointer attributes (access flags, pool, SYNC_MEMOPS read back as set). All were
+    pointer attributes (access flags, pool, SYNC_MEMOPS read back as set), managed-memory
+    advice and prefetches read back by cuMemRangeGetAttribute(s). All were
     CUDA_ERROR_NOT_SUPPORTED stubs before."""
     build.build_all()
     lib = build_dir() / "lib"
@@ -77,6 +78,6 @@ def test_driver_calls_of_cuda_bindings_tests(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "PASS: 0 failure(s)" in out.stdout
-    assert out.stdout.count("ok ") >= 50
+    assert out.stdout.count("ok ") >= 60
     # a node type without a typed equivalent is refused by name
     assert "cuGraphAddNode for a conditional node" in out.stderr

@@ -70,6 +70,7 @@ static hipError_t insert_locked(uintptr_t base, size_t size, cpu_mem_kind kind, 
 
 static void remove_locked(size_t i)
 {
+    cpu_advice_forget(regs[i].base, regs[i].size);
     if (regs[i].kind == CPU_MEM_DEVICE || regs[i].kind == CPU_MEM_MANAGED)
         allocated_bytes -= regs[i].size;
     memmove(&regs[i], &regs[i + 1], (nregs - i - 1) * sizeof *regs);
@@ -561,6 +562,11 @@ static bool known_range(const void *p, size_t count)
     return (uintptr_t)p - a.base + count <= a.size;
 }
 
+bool cpu_mem_range_known(const void *p, size_t count)
+{
+    return known_range(p, count);
+}
+
 /* Device and host share memory: a prefetch has nothing to move, only checks to make. */
 hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream)
 {
@@ -569,7 +575,10 @@ hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hi
         return cpu_ret(hipErrorInvalidDevice);
     if (!known_range(dev_ptr, count))
         return cpu_ret(hipErrorInvalidValue);
-    return cpu_ret(cpu_stream_resolve(stream, false, &s));
+    hipError_t err = cpu_stream_resolve(stream, false, &s);
+    if (err == hipSuccess)
+        err = cpu_advice_prefetch(dev_ptr, count, device);
+    return cpu_ret(err);
 }
 
 hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advice, int device)
@@ -586,7 +595,7 @@ hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advic
     case hipMemAdviseSetAccessedBy:
     case hipMemAdviseUnsetAccessedBy:
     case hipMemAdviseSetCoarseGrain:
-    case hipMemAdviseUnsetCoarseGrain: return hipSuccess;
+    case hipMemAdviseUnsetCoarseGrain: return cpu_ret(cpu_advice_record(dev_ptr, count, advice, device));
     default: return cpu_ret(hipErrorInvalidValue);
     }
 }

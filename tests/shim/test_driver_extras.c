@@ -3,7 +3,8 @@
  * the shim's libcuda.so.1 (linked with -lcuda): the polymorphic graph-node calls over the
  * typed node adders, copy/memset node parameters read back and replaced, the global
  * coredump settings, the SM resource of a device split into groups, memory pools made
- * from CUmemPoolProps and the pointer attributes cuda-bindings asks of managed memory.
+ * from CUmemPoolProps, the pointer attributes cuda-bindings asks of managed memory, and
+ * managed-memory advice read back as range attributes.
  * No kernels (no translator needed). Prints ok/FAIL lines; exit status 1 if any failed.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -326,6 +327,65 @@ static void pools_and_pointers(void)
     cuMemFree(m);
 }
 
+static void range_attributes(CUdevice dev)
+{
+    enum { SZ = 4 * 4096 };
+    CUdeviceptr m;
+    EXPECT(cuMemAllocManaged(&m, SZ, CU_MEM_ATTACH_GLOBAL) == CUDA_SUCCESS, "cuMemAllocManaged");
+    CUmemLocation gpu = {CU_MEM_LOCATION_TYPE_DEVICE, (int)dev};
+    CUmemLocation host = {CU_MEM_LOCATION_TYPE_HOST, CU_DEVICE_CPU};
+    int rm = -7, pref = -7, last = -7, by[3] = {-7, -7, -7};
+    EXPECT(cuMemRangeGetAttribute(&rm, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m, SZ) ==
+                   CUDA_SUCCESS &&
+               cuMemRangeGetAttribute(&pref, 4, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, m,
+                                      SZ) == CUDA_SUCCESS &&
+               rm == 0 && pref == -2,
+           "no advice: not read-mostly, no preferred location (%d, %d)", rm, pref);
+    /* the first half read-mostly; all of it preferred on the host, accessed by both */
+    cuMemAdvise(m, SZ / 2, CU_MEM_ADVISE_SET_READ_MOSTLY, gpu);
+    cuMemAdvise(m, SZ, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, host);
+    cuMemAdvise(m, SZ, CU_MEM_ADVISE_SET_ACCESSED_BY, host);
+    cuMemAdvise(m, SZ, CU_MEM_ADVISE_SET_ACCESSED_BY, gpu);
+    cuMemRangeGetAttribute(&rm, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m, SZ);
+    int rm_half = -7;
+    cuMemRangeGetAttribute(&rm_half, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m, SZ / 2);
+    EXPECT(rm == 0 && rm_half == 1, "read-mostly over the advised half only (%d, %d)", rm,
+           rm_half);
+    cuMemRangeGetAttribute(&pref, 4, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, m, SZ);
+    EXPECT(pref == CU_DEVICE_CPU, "preferred location: the host (%d)", pref);
+    CUresult rc = cuMemRangeGetAttribute(by, sizeof by, CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, m, SZ);
+    EXPECT(rc == CUDA_SUCCESS && by[0] == (int)dev && by[1] == CU_DEVICE_CPU && by[2] == -2,
+           "accessed by: the device, the host, then -2 (%d %d %d)", by[0], by[1], by[2]);
+    cuMemAdvise(m, SZ, CU_MEM_ADVISE_UNSET_ACCESSED_BY, host);
+    cuMemRangeGetAttribute(by, sizeof by, CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, m, SZ);
+    EXPECT(by[0] == (int)dev && by[1] == -2, "unset for the host: the device alone (%d %d)",
+           by[0], by[1]);
+    cuMemRangeGetAttribute(&last, 4, CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, m, SZ);
+    int last_after = -7;
+    cuMemPrefetchAsync_v2(m, SZ, gpu, 0, NULL);
+    cuCtxSynchronize();
+    cuMemRangeGetAttribute(&last_after, 4, CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, m, SZ);
+    EXPECT(last == -2 && last_after == (int)dev, "last prefetch location: none, then the device "
+           "(%d, %d)", last, last_after);
+    void *datas[2] = {&rm_half, &pref};
+    size_t sizes[2] = {4, 4};
+    CUmem_range_attribute attrs[2] = {CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY,
+                                      CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION};
+    rm_half = pref = -7;
+    rc = cuMemRangeGetAttributes(datas, sizes, attrs, 2, m, SZ / 2);
+    EXPECT(rc == CUDA_SUCCESS && rm_half == 1 && pref == CU_DEVICE_CPU,
+           "cuMemRangeGetAttributes answers each as the singular does -> %d", rc);
+    EXPECT(cuMemRangeGetAttribute(&rm, 2, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m, SZ) ==
+               CUDA_ERROR_INVALID_VALUE,
+           "a data size that is not 4: INVALID_VALUE");
+    static int plain[1024];
+    EXPECT(cuMemRangeGetAttribute(&rm, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY,
+                                  (CUdeviceptr)(uintptr_t)plain, sizeof plain) ==
+               CUDA_ERROR_INVALID_VALUE,
+           "memory the device does not know: INVALID_VALUE");
+    cuMemFree(m);
+}
+
 int main(void)
 {
     CUdevice dev;
@@ -340,6 +400,7 @@ int main(void)
     coredump();
     dev_resource(dev);
     pools_and_pointers();
+    range_attributes(dev);
     printf("PASS: %d failure(s)\n", failures);
     return failures != 0;
 }
