@@ -331,3 +331,23 @@ CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphN
     return pyshim_cu_from_hip(hipDrvGraphExecMemsetNodeSetParams(
         (hipGraphExec_t)hGraphExec, (hipGraphNode_t)hNode, &h, NULL));
 }
+
+/* HIP numbers node types as CUDA does up to memory-free (11); its symbol copies are copies */
+CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
+{
+    if (hNode == NULL || type == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    hipGraphNodeType h;
+    hipError_t err = hipGraphNodeGetType((hipGraphNode_t)hNode, &h);
+    if (err != hipSuccess)
+        return pyshim_cu_from_hip(err);
+    if (h == hipGraphNodeTypeMemcpyFromSymbol || h == hipGraphNodeTypeMemcpyToSymbol)
+        *type = CU_GRAPH_NODE_TYPE_MEMCPY;
+    else if (h == hipGraphNodeTypeBatchMemOp)
+        *type = CU_GRAPH_NODE_TYPE_BATCH_MEM_OP;
+    else if ((int)h <= (int)hipGraphNodeTypeMemFree)
+        *type = (CUgraphNodeType)h;
+    else
+        return unsupported_type("cuGraphNodeGetType (a HIP node type CUDA lacks)", (CUgraphNodeType)h);
+    return CUDA_SUCCESS;
+}

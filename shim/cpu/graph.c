@@ -601,3 +601,29 @@ hipError_t hipDrvGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGrap
         return cpu_ret(err);
     return hipGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams);
 }
+
+/* A node's type, from the command it is. */
+hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *pType)
+{
+    if (pType == NULL || !cpu_handles_contains(&node_handles, node))
+        return cpu_ret(hipErrorInvalidValue);
+    const cpu_cmd *c = (const cpu_cmd *)node;
+    int mem = cpu_cmd_graph_mem_kind(c);
+    if (cpu_cmd_is_launch(c))
+        *pType = hipGraphNodeTypeKernel;
+    else if (cpu_cmd_is_copy(c))
+        *pType = hipGraphNodeTypeMemcpy;
+    else if (cpu_cmd_is_fill(c))
+        *pType = hipGraphNodeTypeMemset;
+    else if (cpu_cmd_is_host_fn(c))
+        *pType = hipGraphNodeTypeHost;
+    else if (mem != 0)
+        *pType = mem == 1 ? hipGraphNodeTypeMemAlloc : hipGraphNodeTypeMemFree;
+    else if (c->run == NULL)
+        *pType = hipGraphNodeTypeEmpty;
+    else {
+        cpu_log("hipGraphNodeGetType: a captured command of a kind with no node type here");
+        return cpu_ret(hipErrorNotSupported);
+    }
+    return hipSuccess;
+}

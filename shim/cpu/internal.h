@@ -270,6 +270,12 @@ hipError_t cpu_drv_copy3d_cmd(const HIP_MEMCPY3D *p, cpu_cmd **out);
 hipError_t cpu_copy1d_cmd(void *dst, const void *src, size_t n, hipMemcpyKind kind,
                           cpu_cmd **out);
 hipError_t cpu_memset_cmd(const hipMemsetParams *p, cpu_cmd **out);
+/* True for a copy command (a copy node's, captured or built). */
+bool cpu_cmd_is_copy(const cpu_cmd *c);
+/* True for a host-function command (cpu_host_fn_cmd's). */
+bool cpu_cmd_is_host_fn(const cpu_cmd *c);
+/* 1 for a graph memory-allocation command, 2 for a memory-free one, else 0. */
+int cpu_cmd_graph_mem_kind(const cpu_cmd *c);
 /* True for a memset command (cpu_memset_cmd's). */
 bool cpu_cmd_is_fill(const cpu_cmd *c);
 /* True for a driver-API copy node's command; *out (optional) gets its descriptor. */

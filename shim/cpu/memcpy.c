@@ -406,13 +406,19 @@ static hipError_t memcpy3d(const struct hipMemcpy3DParms *p, hipStream_t stream,
 
 /* ---- commands for graph nodes: the same checks, no stream ---- */
 
+/* an empty copy node: a command of its own kind, so its node type stays "memcpy" */
+static void run_copy_empty(cpu_cmd *c)
+{
+    (void)c;
+}
+
 static hipError_t copy_cmd(const copy_op *op, hipMemcpyKind kind, cpu_cmd **out)
 {
     bool empty, pageable;
     hipError_t err = check_copy(op, kind, &empty, &pageable);
     if (err != hipSuccess)
         return err;
-    cpu_cmd *c = cpu_cmd_new(empty ? NULL : run_copy, sizeof *op);
+    cpu_cmd *c = cpu_cmd_new(empty ? run_copy_empty : run_copy, sizeof *op);
     if (c == NULL)
         return hipErrorOutOfMemory;
     memcpy(c->payload, op, sizeof *op);
@@ -609,6 +615,11 @@ hipError_t cpu_memset_cmd(const hipMemsetParams *p, cpu_cmd **out)
     memcpy(c->payload, &op, sizeof op);
     *out = c;
     return hipSuccess;
+}
+
+bool cpu_cmd_is_copy(const cpu_cmd *c)
+{
+    return c->run == run_copy || c->run == run_copy_empty || cpu_cmd_drv_copy_desc(c, NULL);
 }
 
 bool cpu_cmd_is_fill(const cpu_cmd *c)

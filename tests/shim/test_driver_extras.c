@@ -78,6 +78,13 @@ static void graph_nodes(void)
     rc = cuGraphAddNode(&copy_node, graph, &set_node, &edge, 1, &cp);
     EXPECT(rc == CUDA_SUCCESS && copy_node != NULL,
            "cuGraphAddNode(memcpy, a default edge) -> %d", rc);
+    CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY, type2 = CU_GRAPH_NODE_TYPE_EMPTY;
+    EXPECT(cuGraphNodeGetType(copy_node, &type) == CUDA_SUCCESS &&
+               cuGraphNodeGetType(set_node, &type2) == CUDA_SUCCESS &&
+               type == CU_GRAPH_NODE_TYPE_MEMCPY && type2 == CU_GRAPH_NODE_TYPE_MEMSET,
+           "cuGraphNodeGetType: memcpy and memset (%d, %d)", (int)type, (int)type2);
+    EXPECT(cuGraphNodeGetType((CUgraphNode)&type, &type) == CUDA_ERROR_INVALID_VALUE,
+           "cuGraphNodeGetType of something that is no node: INVALID_VALUE");
 
     CUgraphExec exec;
     EXPECT(cuGraphInstantiate(&exec, graph, 0) == CUDA_SUCCESS, "cuGraphInstantiate");
@@ -142,6 +149,8 @@ static void graph_nodes(void)
     EXPECT(cuGraphAddNode(&n3, graph, NULL, NULL, 0, &empty) == CUDA_SUCCESS &&
                cuGraphGetNodes(graph, NULL, &count) == CUDA_SUCCESS && count == 3,
            "cuGraphAddNode(empty) adds a third node (%zu)", count);
+    EXPECT(cuGraphNodeGetType(n3, &type) == CUDA_SUCCESS && type == CU_GRAPH_NODE_TYPE_EMPTY,
+           "... of type empty (%d)", (int)type);
 
     cuGraphExecDestroy(exec2);
     cuGraphExecDestroy(exec);
