@@ -31,6 +31,16 @@ static cpu_handle_set exec_handles = CPU_HANDLE_SET_INIT;
 /* every node of a live graph: the calls that name a node without its graph look it up */
 static cpu_handle_set node_handles = CPU_HANDLE_SET_INIT;
 
+static int node_type(const cpu_cmd *c);
+
+/* Same kind of node: same type (an empty copy and a full one are both copies), or for
+ * commands without a node type, the same command. */
+static bool same_kind(const cpu_cmd *a, const cpu_cmd *b)
+{
+    int ta = node_type(a), tb = node_type(b);
+    return ta >= 0 || tb >= 0 ? ta == tb : a->run == b->run;
+}
+
 struct ihipGraph *cpu_graph_new(void)
 {
     struct ihipGraph *g = calloc(1, sizeof *g);
@@ -428,7 +438,7 @@ hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph,
         return cpu_ret(hipErrorGraphExecUpdateFailure);
     }
     for (size_t i = 0; i < hGraph->n; i++)
-        if (hGraph->cmds[i]->run != hGraphExec->cmds[i]->run) {
+        if (!same_kind(hGraph->cmds[i], hGraphExec->cmds[i])) {
             *updateResult_out = hipGraphExecUpdateErrorNodeTypeChanged;
             if (hErrorNode_out != NULL)
                 *hErrorNode_out = (hipGraphNode_t)hGraph->cmds[i];
@@ -602,28 +612,34 @@ hipError_t hipDrvGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGrap
     return hipGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams);
 }
 
-/* A node's type, from the command it is. */
+/* A node's type, from the command it is; -1 for a captured command of another kind. */
+static int node_type(const cpu_cmd *c)
+{
+    int mem = cpu_cmd_graph_mem_kind(c);
+    if (cpu_cmd_is_launch(c))
+        return hipGraphNodeTypeKernel;
+    if (cpu_cmd_is_copy(c))
+        return hipGraphNodeTypeMemcpy;
+    if (cpu_cmd_is_fill(c))
+        return hipGraphNodeTypeMemset;
+    if (cpu_cmd_is_host_fn(c))
+        return hipGraphNodeTypeHost;
+    if (mem != 0)
+        return mem == 1 ? hipGraphNodeTypeMemAlloc : hipGraphNodeTypeMemFree;
+    if (c->run == NULL)
+        return hipGraphNodeTypeEmpty;
+    return -1;
+}
+
 hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *pType)
 {
     if (pType == NULL || !cpu_handles_contains(&node_handles, node))
         return cpu_ret(hipErrorInvalidValue);
-    const cpu_cmd *c = (const cpu_cmd *)node;
-    int mem = cpu_cmd_graph_mem_kind(c);
-    if (cpu_cmd_is_launch(c))
-        *pType = hipGraphNodeTypeKernel;
-    else if (cpu_cmd_is_copy(c))
-        *pType = hipGraphNodeTypeMemcpy;
-    else if (cpu_cmd_is_fill(c))
-        *pType = hipGraphNodeTypeMemset;
-    else if (cpu_cmd_is_host_fn(c))
-        *pType = hipGraphNodeTypeHost;
-    else if (mem != 0)
-        *pType = mem == 1 ? hipGraphNodeTypeMemAlloc : hipGraphNodeTypeMemFree;
-    else if (c->run == NULL)
-        *pType = hipGraphNodeTypeEmpty;
-    else {
+    int t = node_type((const cpu_cmd *)node);
+    if (t < 0) {
         cpu_log("hipGraphNodeGetType: a captured command of a kind with no node type here");
         return cpu_ret(hipErrorNotSupported);
     }
+    *pType = (hipGraphNodeType)t;
     return hipSuccess;
 }

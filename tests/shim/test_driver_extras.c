@@ -152,6 +152,30 @@ static void graph_nodes(void)
     EXPECT(cuGraphNodeGetType(n3, &type) == CUDA_SUCCESS && type == CU_GRAPH_NODE_TYPE_EMPTY,
            "... of type empty (%d)", (int)type);
 
+    /* cuGraphExecUpdate: same node types in the same order is an update, even when a copy
+     * becomes empty; another type in a node's place is not */
+    CUgraph g2, g3;
+    CUgraphNode a2, b2, a3, b3;
+    cuGraphCreate(&g2, 0);
+    cuGraphCreate(&g3, 0);
+    CUgraphNodeParams cp0 = cp;
+    cp0.memcpy.copyParams.WidthInBytes = 0;
+    cuGraphAddNode(&a2, g2, NULL, NULL, 0, &ms);
+    cuGraphAddNode(&b2, g2, &a2, NULL, 1, &cp0);
+    cuGraphAddNode(&a3, g3, NULL, NULL, 0, &cp);
+    cuGraphAddNode(&b3, g3, &a3, NULL, 1, &ms);
+    CUgraphExecUpdateResultInfo info;
+    memset(&info, 0, sizeof info);
+    rc = cuGraphExecUpdate(exec2, g2, &info);
+    EXPECT(rc == CUDA_SUCCESS && info.result == CU_GRAPH_EXEC_UPDATE_SUCCESS,
+           "cuGraphExecUpdate from a graph whose copy is empty: an update -> %d", rc);
+    rc = cuGraphExecUpdate(exec2, g3, &info);
+    EXPECT(rc != CUDA_SUCCESS && info.result == CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED,
+           "cuGraphExecUpdate with a copy where a memset was: NODE_TYPE_CHANGED (%d)",
+           (int)info.result);
+    cuGraphDestroy(g2);
+    cuGraphDestroy(g3);
+
     cuGraphExecDestroy(exec2);
     cuGraphExecDestroy(exec);
     cuGraphDestroy(graph);
