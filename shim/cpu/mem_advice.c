@@ -27,7 +27,19 @@ static size_t nrecs, caprecs;
 
 static hipError_t add(const void *p, size_t count, enum advice_kind kind, int device, bool set)
 {
+    uintptr_t lo = (uintptr_t)p, hi = lo + count;
     pthread_mutex_lock(&adv_lock);
+    /* the new record hides older ones of its kind inside its range: drop them, so advice
+     * repeated in a loop does not pile up */
+    size_t kept = 0;
+    for (size_t i = 0; i < nrecs; i++) {
+        const advice *r = &recs[i];
+        bool hidden = r->kind == kind && r->lo >= lo && r->hi <= hi &&
+                      (kind != ACCESSED_BY || r->device == device);
+        if (!hidden)
+            recs[kept++] = recs[i];
+    }
+    nrecs = kept;
     if (nrecs == caprecs) {
         size_t cap = caprecs ? caprecs * 2 : 32;
         advice *n = realloc(recs, cap * sizeof *n);
@@ -38,7 +50,7 @@ static hipError_t add(const void *p, size_t count, enum advice_kind kind, int de
         recs = n;
         caprecs = cap;
     }
-    recs[nrecs++] = (advice){(uintptr_t)p, (uintptr_t)p + count, kind, device, set};
+    recs[nrecs++] = (advice){lo, hi, kind, device, set};
     pthread_mutex_unlock(&adv_lock);
     return hipSuccess;
 }
