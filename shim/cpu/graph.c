@@ -643,3 +643,71 @@ hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *pType)
     *pType = (hipGraphNodeType)t;
     return hipSuccess;
 }
+
+/* The exec's command for graph node `node` when `is_kind` accepts it, else -1 (logged). */
+static long exec_index(hipGraphExec_t exec, hipGraphNode_t node, bool (*is_kind)(const cpu_cmd *),
+                       const char *call)
+{
+    if (exec == NULL || !cpu_handles_contains(&exec_handles, exec) || node == NULL)
+        return -1;
+    for (size_t i = 0; i < exec->n; i++)
+        if (exec->nodes[i] == node) {
+            if (is_kind(exec->cmds[i]))
+                return (long)i;
+            break;
+        }
+    cpu_log("%s: the node is not a node of that kind in the graph this exec was instantiated "
+            "from", call);
+    return -1;
+}
+
+static bool is_drv_copy(const cpu_cmd *c)
+{
+    return cpu_cmd_drv_copy_desc(c, NULL);
+}
+
+hipError_t hipDrvGraphExecMemcpyNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t hNode,
+                                              const HIP_MEMCPY3D *copyParams, hipCtx_t ctx)
+{
+    hipError_t err = check_ctx(ctx);
+    if (err != hipSuccess || copyParams == NULL)
+        return cpu_ret(err != hipSuccess ? err : hipErrorInvalidValue);
+    long i = exec_index(hGraphExec, hNode, is_drv_copy, "hipDrvGraphExecMemcpyNodeSetParams");
+    if (i < 0)
+        return cpu_ret(hipErrorInvalidValue);
+    cpu_cmd *c = NULL;
+    err = cpu_drv_copy3d_cmd(copyParams, &c);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    cpu_cmd_free(hGraphExec->cmds[i]);
+    hGraphExec->cmds[i] = c;
+    return hipSuccess;
+}
+
+hipError_t hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
+{
+    if (pNodeParams == NULL || pNodeParams->fn == NULL ||
+        !cpu_handles_contains(&node_handles, node) || !cpu_cmd_is_host_fn((const cpu_cmd *)node))
+        return cpu_ret(hipErrorInvalidValue);
+    cpu_cmd *c = cpu_host_fn_cmd(pNodeParams->fn, pNodeParams->userData);
+    if (c == NULL)
+        return cpu_ret(hipErrorOutOfMemory);
+    replace_in_place((cpu_cmd *)node, c);
+    return hipSuccess;
+}
+
+hipError_t hipGraphExecHostNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                         const hipHostNodeParams *pNodeParams)
+{
+    if (pNodeParams == NULL || pNodeParams->fn == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    long i = exec_index(hGraphExec, node, cpu_cmd_is_host_fn, "hipGraphExecHostNodeSetParams");
+    if (i < 0)
+        return cpu_ret(hipErrorInvalidValue);
+    cpu_cmd *c = cpu_host_fn_cmd(pNodeParams->fn, pNodeParams->userData);
+    if (c == NULL)
+        return cpu_ret(hipErrorOutOfMemory);
+    cpu_cmd_free(hGraphExec->cmds[i]);
+    hGraphExec->cmds[i] = c;
+    return hipSuccess;
+}

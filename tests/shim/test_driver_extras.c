@@ -37,6 +37,69 @@ static bool all_equal(const unsigned char *p, size_t n, unsigned char v)
     return true;
 }
 
+static int host_hits[3];
+
+static void CUDA_CB hit(void *which)
+{
+    host_hits[(intptr_t)which]++;
+}
+
+/* host nodes and copy nodes given new parameters, in the graph and in an exec */
+static void host_and_copy_updates(CUstream stream)
+{
+    CUgraph graph;
+    cuGraphCreate(&graph, 0);
+    CUgraphNodeParams hp;
+    memset(&hp, 0, sizeof hp);
+    hp.type = CU_GRAPH_NODE_TYPE_HOST;
+    hp.host.fn = hit;
+    hp.host.userData = (void *)0;
+    CUgraphNode host_node = NULL, copy_node = NULL;
+    CUresult rc = cuGraphAddNode(&host_node, graph, NULL, NULL, 0, &hp);
+    EXPECT(rc == CUDA_SUCCESS, "cuGraphAddNode(host) -> %d", rc);
+    static unsigned char src1[64], src2[64], dst[64];
+    memset(src1, 5, sizeof src1);
+    memset(src2, 6, sizeof src2);
+    CUgraphNodeParams cp;
+    memset(&cp, 0, sizeof cp);
+    cp.type = CU_GRAPH_NODE_TYPE_MEMCPY;
+    cp.memcpy.copyParams.srcMemoryType = CU_MEMORYTYPE_HOST;
+    cp.memcpy.copyParams.srcHost = src1;
+    cp.memcpy.copyParams.dstMemoryType = CU_MEMORYTYPE_HOST;
+    cp.memcpy.copyParams.dstHost = dst;
+    cp.memcpy.copyParams.WidthInBytes = sizeof dst;
+    cp.memcpy.copyParams.Height = 1;
+    cp.memcpy.copyParams.Depth = 1;
+    rc = cuGraphAddNode(&copy_node, graph, &host_node, NULL, 1, &cp);
+    EXPECT(rc == CUDA_SUCCESS, "cuGraphAddNode(host-to-host memcpy) -> %d", rc);
+    CUgraphExec exec;
+    cuGraphInstantiate(&exec, graph, 0);
+    hp.host.userData = (void *)1;
+    rc = cuGraphNodeSetParams(host_node, &hp);
+    EXPECT(rc == CUDA_SUCCESS, "cuGraphNodeSetParams(host) -> %d", rc);
+    hp.host.userData = (void *)2;
+    cp.memcpy.copyParams.srcHost = src2;
+    CUresult rc2 = cuGraphExecNodeSetParams(exec, host_node, &hp);
+    CUresult rc3 = cuGraphExecNodeSetParams(exec, copy_node, &cp);
+    EXPECT(rc2 == CUDA_SUCCESS && rc3 == CUDA_SUCCESS,
+           "cuGraphExecNodeSetParams(host, memcpy) -> %d, %d", rc2, rc3);
+    cuGraphLaunch(exec, stream);
+    cuStreamSynchronize(stream);
+    EXPECT(host_hits[0] == 0 && host_hits[1] == 0 && host_hits[2] == 1 && dst[0] == 6,
+           "the exec runs its new host function and copies the new source (%d %d %d, %d)",
+           host_hits[0], host_hits[1], host_hits[2], dst[0]);
+    CUgraphExec exec2;
+    cuGraphInstantiate(&exec2, graph, 0);
+    cuGraphLaunch(exec2, stream);
+    cuStreamSynchronize(stream);
+    EXPECT(host_hits[1] == 1 && dst[0] == 5,
+           "an exec made after cuGraphNodeSetParams runs the graph's new host function, and "
+           "the graph's own copy source (%d, %d)", host_hits[1], dst[0]);
+    cuGraphExecDestroy(exec2);
+    cuGraphExecDestroy(exec);
+    cuGraphDestroy(graph);
+}
+
 static void graph_nodes(void)
 {
     CUstream stream;
@@ -179,6 +242,7 @@ static void graph_nodes(void)
     cuGraphExecDestroy(exec2);
     cuGraphExecDestroy(exec);
     cuGraphDestroy(graph);
+    host_and_copy_updates(stream);
     cuMemFree(a);
     cuMemFree(b);
     cuStreamDestroy(stream);
