@@ -76,13 +76,6 @@ bool cpu_mem_lookup(const void *p, cpu_alloc *out);
 /* Registers a range we did not allocate (module globals). */
 hipError_t cpu_mem_register(void *base, size_t size, cpu_mem_kind kind, unsigned flags);
 void cpu_mem_unregister(void *base);
-/* True when [p, p + count) lies inside one allocation the device knows. */
-bool cpu_mem_range_known(const void *p, size_t count);
-/* mem_advice.c: advice and prefetches kept for hipMemRangeGetAttribute; forget is called
- * with the allocation registry's lock held when an allocation goes. */
-hipError_t cpu_advice_record(const void *p, size_t count, hipMemoryAdvise advice, int device);
-hipError_t cpu_advice_prefetch(const void *p, size_t count, int device);
-void cpu_advice_forget(uintptr_t base, size_t size);
 /* Frees every allocation hipDeviceReset owns (device, managed, host-pinned). */
 void cpu_mem_reset(void);
 /* An ordinary device allocation / its immediate free (for mempool.c). */
@@ -280,6 +273,14 @@ int cpu_cmd_graph_mem_kind(const cpu_cmd *c);
 bool cpu_cmd_is_fill(const cpu_cmd *c);
 /* True for a driver-API copy node's command; *out (optional) gets its descriptor. */
 bool cpu_cmd_drv_copy_desc(const cpu_cmd *c, HIP_MEMCPY3D *out);
+
+/* True when [p, p + count) lies inside one allocation the device knows. */
+bool cpu_mem_range_known(const void *p, size_t count);
+/* mem_advice.c: advice and prefetches kept for hipMemRangeGetAttribute; forget is called
+ * with the allocation registry's lock held when an allocation goes. */
+hipError_t cpu_advice_record(const void *p, size_t count, hipMemoryAdvise advice, int device);
+hipError_t cpu_advice_prefetch(const void *p, size_t count, int device);
+void cpu_advice_forget(uintptr_t base, size_t size);
 cpu_cmd *cpu_host_fn_cmd(hipHostFn_t fn, void *user_data);
 
 /* ---- user_object.c: the user-object references a graph, an exec or a launch holds ---- */
