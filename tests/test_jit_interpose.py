@@ -161,6 +161,15 @@ def test_numba_default_lto_kernel_and_linked_ptx(shim: Path) -> None:
 
 @pytest.mark.slow
 @clients
+def test_numba_max_registers_reaches_num_regs(shim: Path) -> None:
+    # nvJitLink's -maxrregcount travels in the link image; the loader writes .maxnreg
+    # (NUM_REGS read 175 / 255 for max_registers=38)
+    out = client_run("numba_regs_client.py")
+    assert "max_registers=38:" in out and "max_registers=24:" in out, out
+
+
+@pytest.mark.slow
+@clients
 def test_cupy_kernels_compiled_to_cubins(shim: Path, tmp_path: Path) -> None:
     # a cache of its own: CuPy's default one may hold SASS from runs without pyshim
     out = client_run("cupy_client.py", env={"CUPY_CACHE_DIR": str(tmp_path)})

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim.kernels.ptx_link import PtxLinkError, link_ptx
+from pyshim.kernels.ptx_link import PtxLinkError, bound_registers, link_ptx
 from pyshim.paths import build_dir
 
 HERE = Path(__file__).parent / "jit"
@@ -147,3 +147,22 @@ def test_rdc_program_with_two_translation_units(inputs: dict[str, Path],
 
 def test_link_ptx_of_one_module_is_that_module() -> None:
     assert link_ptx([MOD_A]) == MOD_A
+
+
+def test_bound_registers_marks_every_kernel_without_a_bound_of_its_own() -> None:
+    ptx = (".version 8.0\n.target sm_75\n.address_size 64\n"
+           ".visible .entry a(.param .u64 p)\n{\n    ret;\n}\n"
+           ".visible .entry b()\n.maxnreg 16\n{\n    ret;\n}\n"
+           ".extern .func (.param .b32 r) f(.param .b32 x);\n"
+           ".visible .entry c()\n.maxntid 64, 1, 1\n{\n    ret;\n}\n")
+    out = bound_registers(ptx, 38)
+    assert out.count(".maxnreg 38") == 2  # a and c; b keeps its own 16
+    assert ".maxnreg 16" in out
+    a, b, c = out.split(".visible .entry ")[1:]
+    assert ".maxnreg 38" in a.split("{")[0] and ".maxnreg 38" in c.split("{")[0]
+    assert ".maxnreg 38" not in b
+    from pyshim.ptx.parser import parse
+
+    kernels = {k.name: k for k in parse(out).kernels}
+    assert kernels["a"].directives["maxnreg"] == [38]
+    assert kernels["b"].directives["maxnreg"] == [16]

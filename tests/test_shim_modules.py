@@ -56,3 +56,28 @@ def test_library_management_and_capture_info(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stdout + out.stderr
     assert "PASS: 0 failure(s)" in out.stdout
     assert out.stdout.count("ok ") >= 30
+
+
+def test_driver_calls_of_cuda_bindings_tests(tmp_path: Path) -> None:
+    """cuda-bindings' own tests/test_cuda.py: cuGraphAddNode / cuGraphNodeSetParams /
+    cuGraphExecNodeSetParams over the typed node calls (memset, memcpy: parameters read
+    back and replaced, the exec apart from its graph), the global coredump settings with
+    cuda.h's defaults, cuDeviceGetDevResource + cuDevSmResourceSplitByCount, cuMemPoolCreate,
+    pointer attributes (access flags, pool, SYNC_MEMOPS read back as set), managed-memory
+    advice and prefetches read back by cuMemRangeGetAttribute(s). All were
+    CUDA_ERROR_NOT_SUPPORTED stubs before."""
+    build.build_all()
+    lib = build_dir() / "lib"
+    exe = tmp_path / "test_driver_extras"
+    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{build.cuda_include()}",
+           str(REPO_DIR / "tests" / "shim" / "test_driver_extras.c"), "-o", str(exe),
+           f"-L{lib}", "-lcuda", "-Wl,--allow-shlib-undefined"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", str(exe)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS: 0 failure(s)" in out.stdout
+    assert out.stdout.count("ok ") >= 60
+    # a node type without a typed equivalent is refused by name
+    assert "cuGraphAddNode for a conditional node" in out.stderr

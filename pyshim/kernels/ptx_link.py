@@ -398,4 +398,26 @@ def link_image_ptx(inputs: list[tuple[str, bytes]], extract) -> str:  # type: ig
         names.append("the LTO-IR inputs")
     if not modules:
         raise PtxLinkError("the link's inputs hold no PTX (SASS only?)")
-    return link_ptx(modules, names)
+    linked = link_ptx(modules, names)
+    bound = next((d.decode() for t, d in inputs if t == "maxrregcount"), "")
+    return bound_registers(linked, int(bound)) if bound.isdigit() and int(bound) > 0 else linked
+
+
+_ENTRY = re.compile(r"\.entry\s+[\w$.]+")
+
+
+def bound_registers(ptx: str, limit: int) -> str:
+    """`.maxnreg limit` on every kernel that has no register bound of its own: what a link
+    with -maxrregcount (numba's max_registers) asked ptxas for, in the PTX pyshim runs."""
+    out, pos = [], 0
+    for m in _ENTRY.finditer(ptx):
+        brace = ptx.find("{", m.end())
+        if brace < 0:
+            break
+        head = ptx[m.end():brace]
+        if ";" not in head and ".maxnreg" not in head:  # a declaration ends in ";"
+            out.append(ptx[pos:brace])
+            out.append(f".maxnreg {limit}\n")
+            pos = brace
+    out.append(ptx[pos:])
+    return "".join(out)

@@ -123,10 +123,10 @@ long long pyshim_identity_value(int attr, long long backend)
     case PYSHIM_ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR:
         return cap(r->smem_sm_kib * 1024LL, backend);
     case PYSHIM_ATTR_TOTAL_CONSTANT_MEMORY: return cap(64 * 1024, backend);
-    case PYSHIM_ATTR_MAX_REGISTERS_PER_BLOCK: return 65536;
-    case PYSHIM_ATTR_MAX_REGISTERS_PER_MULTIPROCESSOR: return 65536;
-    case PYSHIM_ATTR_MAX_THREADS_PER_MULTIPROCESSOR: return r->threads_sm;
-    case PYSHIM_ATTR_MAX_BLOCKS_PER_MULTIPROCESSOR: return r->blocks_sm;
+    case PYSHIM_ATTR_MAX_REGISTERS_PER_BLOCK: return cap(65536, backend);
+    case PYSHIM_ATTR_MAX_REGISTERS_PER_MULTIPROCESSOR: return cap(65536, backend);
+    case PYSHIM_ATTR_MAX_THREADS_PER_MULTIPROCESSOR: return cap(r->threads_sm, backend);
+    case PYSHIM_ATTR_MAX_BLOCKS_PER_MULTIPROCESSOR: return cap(r->blocks_sm, backend);
     /* clusters need both the capability and a backend that launches them */
     case PYSHIM_ATTR_CLUSTER_LAUNCH: return r->clusters && backend > 0;
     default: return backend;

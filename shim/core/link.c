@@ -26,6 +26,7 @@ struct link_state {
     size_t size[MAX_INPUTS];
     char *name[MAX_INPUTS];
     CUjitInputType type[MAX_INPUTS];
+    unsigned int max_registers; /* CU_JIT_MAX_REGISTERS: the loader writes .maxnreg */
     uint8_t *image; /* the link image, made by cuLinkComplete */
 };
 
@@ -49,9 +50,6 @@ static struct link_state *live_link(CUlinkState state)
 CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options,
                                  void **optionValues, CUlinkState *stateOut)
 {
-    (void)numOptions;
-    (void)options;
-    (void)optionValues;
     if (stateOut == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     CUresult rc = pyshim_need_ctx();
@@ -61,6 +59,10 @@ CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options,
     if (st == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
     st->magic = LINK_MAGIC;
+    /* the other options tune NVIDIA's JIT; a register bound is one the program reads back */
+    for (unsigned int i = 0; options != NULL && optionValues != NULL && i < numOptions; i++)
+        if (options[i] == CU_JIT_MAX_REGISTERS)
+            st->max_registers = (unsigned int)(uintptr_t)optionValues[i];
     if (!pyshim_handles_add(&pyshim_live_links, st)) {
         free(st);
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -145,16 +147,16 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *size
     if (cubinOut == NULL || sizeOut == NULL || st->count == 0)
         return CUDA_ERROR_INVALID_VALUE;
     CUjitInputType t0 = st->type[0];
-    if (st->count == 1 &&
+    if (st->count == 1 && st->max_registers == 0 &&
         (t0 == CU_JIT_INPUT_PTX || t0 == CU_JIT_INPUT_CUBIN || t0 == CU_JIT_INPUT_FATBINARY)) {
         /* owned by the state until cuLinkDestroy, as CUDA specifies */
         *cubinOut = st->data[0];
         *sizeOut = st->size[0];
         return CUDA_SUCCESS;
     }
-    struct pyshim_common_section sections[MAX_INPUTS + 1];
+    struct pyshim_common_section sections[MAX_INPUTS + 2];
     char names[MAX_INPUTS][160]; /* .pyshim.link.<type>:<input name>, for messages */
-    char arch[16];
+    char arch[16], bound[16];
     unsigned sm = current_sm();
     snprintf(arch, sizeof arch, "sm_%u", sm);
     for (unsigned int i = 0; i < st->count; i++) {
@@ -163,8 +165,14 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *size
     }
     sections[st->count] = (struct pyshim_common_section){".pyshim.link.arch", arch,
                                                           strlen(arch)};
+    unsigned int n = st->count + 1;
+    if (st->max_registers > 0) {
+        snprintf(bound, sizeof bound, "%u", st->max_registers);
+        sections[n++] = (struct pyshim_common_section){".pyshim.link.maxrregcount", bound,
+                                                       strlen(bound)};
+    }
     size_t size = 0;
-    uint8_t *image = pyshim_common_elf(sections, st->count + 1, sm, &size);
+    uint8_t *image = pyshim_common_elf(sections, n, sm, &size);
     if (image == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
     free(st->image);

@@ -108,3 +108,20 @@ CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advi
 {
     return advise(devPtr, count, advice, device == CU_DEVICE_CPU ? hipCpuDeviceId : device);
 }
+
+/* The plural form: each attribute as cuMemRangeGetAttribute answers it (HIP's array of
+ * attributes is of another enum type, so the call is not forwarded whole). */
+CUresult CUDAAPI cuMemRangeGetAttributes(void **data, size_t *dataSizes,
+                                         CUmem_range_attribute *attributes,
+                                         size_t numAttributes, CUdeviceptr devPtr, size_t count)
+{
+    if (numAttributes > 0 && (data == NULL || dataSizes == NULL || attributes == NULL))
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < numAttributes; i++) {
+        CUresult rc = cuMemRangeGetAttribute(data[i], dataSizes[i], attributes[i], devPtr,
+                                             count);
+        if (rc != CUDA_SUCCESS)
+            return rc;
+    }
+    return CUDA_SUCCESS;
+}

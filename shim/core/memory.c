@@ -1,4 +1,6 @@
 /* Allocation and pointer queries. CUdeviceptr is an integer; HIP uses void pointers. */
+#include <string.h>
+
 #include "internal.h"
 
 #define DPTR(p) ((void *)(uintptr_t)(p))
@@ -154,6 +156,16 @@ static CUmemorytype memorytype_from_hip(enum hipMemoryType t)
     }
 }
 
+/* One attribute asked of the backend; memory it does not know answers zero (NULL). */
+static CUresult backend_attribute(void *data, size_t size, hipPointer_attribute attribute,
+                                  int known, CUdeviceptr ptr)
+{
+    memset(data, 0, size);
+    if (!known)
+        return CUDA_SUCCESS;
+    return pyshim_cu_from_hip(hipPointerGetAttribute(data, attribute, DPTR(ptr)));
+}
+
 static CUresult pointer_attribute(void *data, CUpointer_attribute attribute,
                                   const hipPointerAttribute_t *a, int known, CUdeviceptr ptr)
 {
@@ -177,14 +189,40 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute attribute,
         *(int *)data = known ? a->device : -2;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
-        *(int *)data = 1;
-        return CUDA_SUCCESS;
+        if (!known) {
+            *(int *)data = 1;
+            return CUDA_SUCCESS;
+        }
+        return backend_attribute(data, sizeof(int), HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS, known,
+                                 ptr);
     case CU_POINTER_ATTRIBUTE_BUFFER_ID:
         *(unsigned long long *)data = known ? (unsigned long long)ptr : 0;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MAPPED:
         *(int *)data = known;
         return CUDA_SUCCESS;
+    /* what only the backend knows about the allocation (IPC, RDMA, access, its pool) */
+    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+        return backend_attribute(data, sizeof(int), HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE,
+                                 known, ptr);
+    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+        return backend_attribute(data, sizeof(int),
+                                 HIP_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE, known, ptr);
+    case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+        return backend_attribute(data, sizeof(int), HIP_POINTER_ATTRIBUTE_ACCESS_FLAGS, known,
+                                 ptr);
+    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+        return backend_attribute(data, sizeof(void *), HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE,
+                                 known, ptr);
+    case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES: {
+        /* a bitmask in an unsigned long long (HIP answers an int) */
+        int mask = 0;
+        CUresult rc = backend_attribute(&mask, sizeof mask,
+                                        HIP_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES, known, ptr);
+        if (rc == CUDA_SUCCESS)
+            *(unsigned long long *)data = (unsigned int)mask;
+        return rc;
+    }
     case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
     case CU_POINTER_ATTRIBUTE_RANGE_SIZE: {
         hipDeviceptr_t base = NULL;

@@ -9,6 +9,7 @@
  * the same commands directly.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -27,6 +28,18 @@ struct hipGraphExec {
 
 static cpu_handle_set graph_handles = CPU_HANDLE_SET_INIT;
 static cpu_handle_set exec_handles = CPU_HANDLE_SET_INIT;
+/* every node of a live graph: the calls that name a node without its graph look it up */
+static cpu_handle_set node_handles = CPU_HANDLE_SET_INIT;
+
+static int node_type(const cpu_cmd *c);
+
+/* Same kind of node: same type (an empty copy and a full one are both copies), or for
+ * commands without a node type, the same command. */
+static bool same_kind(const cpu_cmd *a, const cpu_cmd *b)
+{
+    int ta = node_type(a), tb = node_type(b);
+    return ta >= 0 || tb >= 0 ? ta == tb : a->run == b->run;
+}
 
 struct ihipGraph *cpu_graph_new(void)
 {
@@ -40,11 +53,15 @@ struct ihipGraph *cpu_graph_new(void)
 
 bool cpu_graph_append(struct ihipGraph *g, cpu_cmd *c)
 {
+    if (!cpu_handles_add(&node_handles, c))
+        return false;
     if (g->n == g->cap) {
         size_t cap = g->cap ? g->cap * 2 : 16;
         cpu_cmd **cmds = realloc(g->cmds, cap * sizeof *cmds);
-        if (cmds == NULL)
+        if (cmds == NULL) {
+            cpu_handles_remove(&node_handles, c);
             return false;
+        }
         g->cmds = cmds;
         g->cap = cap;
     }
@@ -71,6 +88,8 @@ hipError_t hipGraphDestroy(hipGraph_t graph)
 {
     if (graph == NULL || !cpu_handles_remove(&graph_handles, graph))
         return cpu_ret(hipErrorInvalidValue);
+    for (size_t i = 0; i < graph->n; i++)
+        cpu_handles_remove(&node_handles, graph->cmds[i]);
     free_cmds(graph->cmds, graph->n);
     cpu_user_refs_clear(&graph->users);
     free(graph);
@@ -419,7 +438,7 @@ hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph,
         return cpu_ret(hipErrorGraphExecUpdateFailure);
     }
     for (size_t i = 0; i < hGraph->n; i++)
-        if (hGraph->cmds[i]->run != hGraphExec->cmds[i]->run) {
+        if (!same_kind(hGraph->cmds[i], hGraphExec->cmds[i])) {
             *updateResult_out = hipGraphExecUpdateErrorNodeTypeChanged;
             if (hErrorNode_out != NULL)
                 *hErrorNode_out = (hipGraphNode_t)hGraph->cmds[i];
@@ -507,5 +526,188 @@ hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph)
         return cpu_ret(hipErrorOutOfMemory);
     }
     *pGraphClone = g;
+    return hipSuccess;
+}
+
+/* ---- copy and memset nodes given new parameters ---- */
+
+/* Gives graph node `node` the command `fresh` (same kind, same payload size): the node
+ * keeps its handle, which is its command's address. Takes `fresh`. */
+static void replace_in_place(cpu_cmd *node, cpu_cmd *fresh)
+{
+    pthread_mutex_lock(&cpu_sched_lock);
+    node->run = fresh->run;
+    node->release = fresh->release;
+    node->fixup = fresh->fixup;
+    memcpy(node->payload, fresh->payload, node->payload_size);
+    pthread_mutex_unlock(&cpu_sched_lock);
+    free(fresh);
+}
+
+hipError_t hipDrvGraphMemcpyNodeGetParams(hipGraphNode_t hNode, HIP_MEMCPY3D *nodeParams)
+{
+    if (nodeParams == NULL || !cpu_handles_contains(&node_handles, hNode) ||
+        !cpu_cmd_drv_copy_desc((const cpu_cmd *)hNode, nodeParams))
+        return cpu_ret(hipErrorInvalidValue);
+    return hipSuccess;
+}
+
+hipError_t hipDrvGraphMemcpyNodeSetParams(hipGraphNode_t hNode, const HIP_MEMCPY3D *nodeParams)
+{
+    if (nodeParams == NULL || !cpu_handles_contains(&node_handles, hNode) ||
+        !cpu_cmd_drv_copy_desc((const cpu_cmd *)hNode, NULL))
+        return cpu_ret(hipErrorInvalidValue);
+    cpu_cmd *c = NULL;
+    hipError_t err = cpu_drv_copy3d_cmd(nodeParams, &c);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    replace_in_place((cpu_cmd *)hNode, c);
+    return hipSuccess;
+}
+
+hipError_t hipGraphMemsetNodeSetParams(hipGraphNode_t node, const hipMemsetParams *pNodeParams)
+{
+    if (pNodeParams == NULL || !cpu_handles_contains(&node_handles, node) ||
+        !cpu_cmd_is_fill((const cpu_cmd *)node))
+        return cpu_ret(hipErrorInvalidValue);
+    cpu_cmd *c = NULL;
+    hipError_t err = cpu_memset_cmd(pNodeParams, &c);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    replace_in_place((cpu_cmd *)node, c);
+    return hipSuccess;
+}
+
+/* An instantiated graph's memset node: later launches fill with the new parameters; the
+ * graph and launches already enqueued are unchanged (as for kernel nodes). */
+hipError_t hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                           const hipMemsetParams *pNodeParams)
+{
+    if (hGraphExec == NULL || !cpu_handles_contains(&exec_handles, hGraphExec) ||
+        pNodeParams == NULL || node == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    size_t i = 0;
+    while (i < hGraphExec->n && hGraphExec->nodes[i] != node)
+        i++;
+    if (i == hGraphExec->n || !cpu_cmd_is_fill(hGraphExec->cmds[i])) {
+        cpu_log("hipGraphExecMemsetNodeSetParams: the node is not a memset node of the graph "
+                "this exec was instantiated from");
+        return cpu_ret(hipErrorInvalidValue);
+    }
+    cpu_cmd *c = NULL;
+    hipError_t err = cpu_memset_cmd(pNodeParams, &c);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    cpu_cmd_free(hGraphExec->cmds[i]);
+    hGraphExec->cmds[i] = c;
+    return hipSuccess;
+}
+
+hipError_t hipDrvGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t hNode,
+                                              const hipMemsetParams *memsetParams, hipCtx_t ctx)
+{
+    hipError_t err = check_ctx(ctx);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    return hipGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams);
+}
+
+/* A node's type, from the command it is; -1 for a captured command of another kind. */
+static int node_type(const cpu_cmd *c)
+{
+    int mem = cpu_cmd_graph_mem_kind(c);
+    if (cpu_cmd_is_launch(c))
+        return hipGraphNodeTypeKernel;
+    if (cpu_cmd_is_copy(c))
+        return hipGraphNodeTypeMemcpy;
+    if (cpu_cmd_is_fill(c))
+        return hipGraphNodeTypeMemset;
+    if (cpu_cmd_is_host_fn(c))
+        return hipGraphNodeTypeHost;
+    if (mem != 0)
+        return mem == 1 ? hipGraphNodeTypeMemAlloc : hipGraphNodeTypeMemFree;
+    if (c->run == NULL)
+        return hipGraphNodeTypeEmpty;
+    return -1;
+}
+
+hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *pType)
+{
+    if (pType == NULL || !cpu_handles_contains(&node_handles, node))
+        return cpu_ret(hipErrorInvalidValue);
+    int t = node_type((const cpu_cmd *)node);
+    if (t < 0) {
+        cpu_log("hipGraphNodeGetType: a captured command of a kind with no node type here");
+        return cpu_ret(hipErrorNotSupported);
+    }
+    *pType = (hipGraphNodeType)t;
+    return hipSuccess;
+}
+
+/* The exec's command for graph node `node` when `is_kind` accepts it, else -1 (logged). */
+static long exec_index(hipGraphExec_t exec, hipGraphNode_t node, bool (*is_kind)(const cpu_cmd *),
+                       const char *call)
+{
+    if (exec == NULL || !cpu_handles_contains(&exec_handles, exec) || node == NULL)
+        return -1;
+    for (size_t i = 0; i < exec->n; i++)
+        if (exec->nodes[i] == node) {
+            if (is_kind(exec->cmds[i]))
+                return (long)i;
+            break;
+        }
+    cpu_log("%s: the node is not a node of that kind in the graph this exec was instantiated "
+            "from", call);
+    return -1;
+}
+
+static bool is_drv_copy(const cpu_cmd *c)
+{
+    return cpu_cmd_drv_copy_desc(c, NULL);
+}
+
+hipError_t hipDrvGraphExecMemcpyNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t hNode,
+                                              const HIP_MEMCPY3D *copyParams, hipCtx_t ctx)
+{
+    hipError_t err = check_ctx(ctx);
+    if (err != hipSuccess || copyParams == NULL)
+        return cpu_ret(err != hipSuccess ? err : hipErrorInvalidValue);
+    long i = exec_index(hGraphExec, hNode, is_drv_copy, "hipDrvGraphExecMemcpyNodeSetParams");
+    if (i < 0)
+        return cpu_ret(hipErrorInvalidValue);
+    cpu_cmd *c = NULL;
+    err = cpu_drv_copy3d_cmd(copyParams, &c);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    cpu_cmd_free(hGraphExec->cmds[i]);
+    hGraphExec->cmds[i] = c;
+    return hipSuccess;
+}
+
+hipError_t hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
+{
+    if (pNodeParams == NULL || pNodeParams->fn == NULL ||
+        !cpu_handles_contains(&node_handles, node) || !cpu_cmd_is_host_fn((const cpu_cmd *)node))
+        return cpu_ret(hipErrorInvalidValue);
+    cpu_cmd *c = cpu_host_fn_cmd(pNodeParams->fn, pNodeParams->userData);
+    if (c == NULL)
+        return cpu_ret(hipErrorOutOfMemory);
+    replace_in_place((cpu_cmd *)node, c);
+    return hipSuccess;
+}
+
+hipError_t hipGraphExecHostNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                         const hipHostNodeParams *pNodeParams)
+{
+    if (pNodeParams == NULL || pNodeParams->fn == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    long i = exec_index(hGraphExec, node, cpu_cmd_is_host_fn, "hipGraphExecHostNodeSetParams");
+    if (i < 0)
+        return cpu_ret(hipErrorInvalidValue);
+    cpu_cmd *c = cpu_host_fn_cmd(pNodeParams->fn, pNodeParams->userData);
+    if (c == NULL)
+        return cpu_ret(hipErrorOutOfMemory);
+    cpu_cmd_free(hGraphExec->cmds[i]);
+    hGraphExec->cmds[i] = c;
     return hipSuccess;
 }

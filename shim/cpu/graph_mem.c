@@ -152,6 +152,13 @@ hipError_t cpu_graph_alloc_cmd(hipMemAllocNodeParams *p, cpu_cmd **out)
 
 /* ---- the free node's command: payload is the address ---- */
 
+static void run_free_node(cpu_cmd *c);
+
+int cpu_cmd_graph_mem_kind(const cpu_cmd *c)
+{
+    return c->run == run_alloc ? 1 : c->run == run_free_node ? 2 : 0;
+}
+
 static void run_free_node(cpu_cmd *c)
 {
     void *ptr;

@@ -69,6 +69,7 @@ typedef struct cpu_alloc {
     cpu_mem_kind kind;
     unsigned flags;
     uint64_t id;
+    bool sync_memops_off;            /* hipPointerSetAttribute(SYNC_MEMOPS, 0) */
 } cpu_alloc;
 
 /* Finds the allocation containing `p`; copies it to *out. Returns false when none does. */
@@ -277,6 +278,24 @@ hipError_t cpu_drv_copy3d_cmd(const HIP_MEMCPY3D *p, cpu_cmd **out);
 hipError_t cpu_copy1d_cmd(void *dst, const void *src, size_t n, hipMemcpyKind kind,
                           cpu_cmd **out);
 hipError_t cpu_memset_cmd(const hipMemsetParams *p, cpu_cmd **out);
+/* True for a copy command (a copy node's, captured or built). */
+bool cpu_cmd_is_copy(const cpu_cmd *c);
+/* True for a host-function command (cpu_host_fn_cmd's). */
+bool cpu_cmd_is_host_fn(const cpu_cmd *c);
+/* 1 for a graph memory-allocation command, 2 for a memory-free one, else 0. */
+int cpu_cmd_graph_mem_kind(const cpu_cmd *c);
+/* True for a memset command (cpu_memset_cmd's). */
+bool cpu_cmd_is_fill(const cpu_cmd *c);
+/* True for a driver-API copy node's command; *out (optional) gets its descriptor. */
+bool cpu_cmd_drv_copy_desc(const cpu_cmd *c, HIP_MEMCPY3D *out);
+
+/* True when [p, p + count) lies inside one allocation the device knows. */
+bool cpu_mem_range_known(const void *p, size_t count);
+/* mem_advice.c: advice and prefetches kept for hipMemRangeGetAttribute; forget is called
+ * with the allocation registry's lock held when an allocation goes. */
+hipError_t cpu_advice_record(const void *p, size_t count, hipMemoryAdvise advice, int device);
+hipError_t cpu_advice_prefetch(const void *p, size_t count, int device);
+void cpu_advice_forget(uintptr_t base, size_t size);
 cpu_cmd *cpu_host_fn_cmd(hipHostFn_t fn, void *user_data);
 
 /* ---- user_object.c: the user-object references a graph, an exec or a launch holds ---- */

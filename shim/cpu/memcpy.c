@@ -5,6 +5,7 @@
  * the device does not know (pageable host memory) also completes before returning, as
  * CUDA's staging of pageable transfers does, so the caller may reuse the buffer at once.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -417,13 +418,19 @@ static hipError_t memcpy3d(const struct hipMemcpy3DParms *p, hipStream_t stream,
 
 /* ---- commands for graph nodes: the same checks, no stream ---- */
 
+/* an empty copy node: a command of its own kind, so its node type stays "memcpy" */
+static void run_copy_empty(cpu_cmd *c)
+{
+    (void)c;
+}
+
 static hipError_t copy_cmd(const copy_op *op, hipMemcpyKind kind, cpu_cmd **out)
 {
     bool empty, pageable;
     hipError_t err = check_copy(op, kind, &empty, &pageable, true);
     if (err != hipSuccess)
         return err;
-    cpu_cmd *c = cpu_cmd_new(empty ? NULL : run_copy, sizeof *op);
+    cpu_cmd *c = cpu_cmd_new(empty ? run_copy_empty : run_copy, sizeof *op);
     if (c == NULL)
         return hipErrorOutOfMemory;
     memcpy(c->payload, op, sizeof *op);
@@ -504,19 +511,55 @@ static hipError_t drv_memcpy3d(const HIP_MEMCPY3D *p, hipStream_t stream, bool s
     return copy3d(&op, kind_of(p->srcMemoryType, p->dstMemoryType), stream, false, sync);
 }
 
+/* A driver-API copy node's command: the copy, then the descriptor it was made from
+ * (cuGraphMemcpyNodeGetParams reads it back). Its own run functions tell it apart. */
+typedef struct drv_copy_payload {
+    copy_op op;
+    HIP_MEMCPY3D desc;
+} drv_copy_payload;
+
+static void run_drv_copy(cpu_cmd *c)
+{
+    run_copy(c); /* reads the copy_op at the payload's start */
+}
+
+static void run_drv_copy_empty(cpu_cmd *c)
+{
+    (void)c;
+}
+
 /* A graph node's copy from cuMemcpy3D's descriptor (cuGraphAddMemcpyNode). */
 hipError_t cpu_drv_copy3d_cmd(const HIP_MEMCPY3D *p, cpu_cmd **out)
 {
-    copy_op op;
+    drv_copy_payload pl;
+    memset(&pl, 0, sizeof pl);
     bool empty;
-    hipError_t err = drv_copy_op(p, &op, &empty);
+    hipError_t err = drv_copy_op(p, &pl.op, &empty);
     if (err != hipSuccess)
         return err;
-    if (empty) {
-        *out = cpu_cmd_new(NULL, 0);
-        return *out ? hipSuccess : hipErrorOutOfMemory;
+    if (!empty) {
+        bool none, pageable;
+        err = check_copy(&pl.op, kind_of(p->srcMemoryType, p->dstMemoryType), &none, &pageable);
+        if (err != hipSuccess)
+            return err;
+        empty = none;
     }
-    return copy_cmd(&op, kind_of(p->srcMemoryType, p->dstMemoryType), out);
+    pl.desc = *p;
+    cpu_cmd *c = cpu_cmd_new(empty ? run_drv_copy_empty : run_drv_copy, sizeof pl);
+    if (c == NULL)
+        return hipErrorOutOfMemory;
+    memcpy(c->payload, &pl, sizeof pl);
+    *out = c;
+    return hipSuccess;
+}
+
+bool cpu_cmd_drv_copy_desc(const cpu_cmd *c, HIP_MEMCPY3D *out)
+{
+    if (c->run != run_drv_copy && c->run != run_drv_copy_empty)
+        return false;
+    if (out != NULL)
+        memcpy(out, c->payload + offsetof(drv_copy_payload, desc), sizeof *out);
+    return true;
 }
 
 hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy)
@@ -562,6 +605,12 @@ static hipError_t fill(void *dst, size_t pitch, size_t slice, size_t width, size
     return submit(run_fill, &op, sizeof op, stream, spt, sync, false);
 }
 
+/* an empty memset node: a command of its own kind, so it can be given new parameters */
+static void run_fill_empty(cpu_cmd *c)
+{
+    (void)c;
+}
+
 hipError_t cpu_memset_cmd(const hipMemsetParams *p, cpu_cmd **out)
 {
     if (p == NULL || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4))
@@ -572,12 +621,22 @@ hipError_t cpu_memset_cmd(const hipMemsetParams *p, cpu_cmd **out)
     hipError_t err = empty ? hipSuccess : check_fill(&op, true);
     if (err != hipSuccess)
         return err;
-    cpu_cmd *c = cpu_cmd_new(empty ? NULL : run_fill, sizeof op);
+    cpu_cmd *c = cpu_cmd_new(empty ? run_fill_empty : run_fill, sizeof op);
     if (c == NULL)
         return hipErrorOutOfMemory;
     memcpy(c->payload, &op, sizeof op);
     *out = c;
     return hipSuccess;
+}
+
+bool cpu_cmd_is_copy(const cpu_cmd *c)
+{
+    return c->run == run_copy || c->run == run_copy_empty || cpu_cmd_drv_copy_desc(c, NULL);
+}
+
+bool cpu_cmd_is_fill(const cpu_cmd *c)
+{
+    return c->run == run_fill || c->run == run_fill_empty;
 }
 
 #define FILL1D(dst, n, v, elem, stream, spt, sync) \

@@ -61,7 +61,7 @@ static hipError_t insert_locked(uintptr_t base, size_t size, cpu_mem_kind kind, 
     }
     size_t i = upper_bound(base);
     memmove(&regs[i + 1], &regs[i], (nregs - i) * sizeof *regs);
-    regs[i] = (cpu_alloc){base, size, kind, flags, next_id++};
+    regs[i] = (cpu_alloc){base, size, kind, flags, next_id++, false};
     nregs++;
     if (kind == CPU_MEM_DEVICE || kind == CPU_MEM_MANAGED)
         allocated_bytes += size;
@@ -70,6 +70,7 @@ static hipError_t insert_locked(uintptr_t base, size_t size, cpu_mem_kind kind, 
 
 static void remove_locked(size_t i)
 {
+    cpu_advice_forget(regs[i].base, regs[i].size);
     if (regs[i].kind == CPU_MEM_DEVICE || regs[i].kind == CPU_MEM_MANAGED)
         allocated_bytes -= regs[i].size;
     memmove(&regs[i], &regs[i + 1], (nregs - i - 1) * sizeof *regs);
@@ -459,7 +460,7 @@ static hipError_t pointer_attribute(void *data, hipPointer_attribute attribute, 
         *(void **)data =
             (a.kind == CPU_MEM_DEVICE || a.kind == CPU_MEM_MAPPED) ? NULL : (void *)ptr;
         return hipSuccess;
-    case HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(int *)data = 1; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(int *)data = !a.sync_memops_off; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data = a.id; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_IS_MANAGED: *(int *)data = a.kind == CPU_MEM_MANAGED; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; return hipSuccess;
@@ -496,10 +497,16 @@ hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_att
 hipError_t hipPointerSetAttribute(const void *value, hipPointer_attribute attribute,
                                   hipDeviceptr_t ptr)
 {
-    /* Only SYNC_MEMOPS is settable, and every copy here is synchronous with memory. */
+    /* Only SYNC_MEMOPS is settable. Every copy here is synchronous with memory whatever it
+     * says; the setting is kept so that it reads back as set. */
     if (value == NULL || attribute != HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS)
         return cpu_ret(hipErrorInvalidValue);
-    return cpu_mem_lookup(ptr, NULL) ? hipSuccess : cpu_ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&reg_lock);
+    long i = find_locked((uintptr_t)ptr);
+    if (i >= 0)
+        regs[i].sync_memops_off = *(const int *)value == 0;
+    pthread_mutex_unlock(&reg_lock);
+    return i >= 0 ? hipSuccess : cpu_ret(hipErrorInvalidValue);
 }
 
 hipError_t hipMemPtrGetInfo(void *ptr, size_t *size)
@@ -578,6 +585,11 @@ static bool known_range(const void *p, size_t count)
     return (uintptr_t)p - a.base + count <= a.size;
 }
 
+bool cpu_mem_range_known(const void *p, size_t count)
+{
+    return known_range(p, count);
+}
+
 /* Device and host share memory: a prefetch has nothing to move, only checks to make. */
 hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream)
 {
@@ -586,7 +598,10 @@ hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hi
         return cpu_ret(hipErrorInvalidDevice);
     if (!known_range(dev_ptr, count))
         return cpu_ret(hipErrorInvalidValue);
-    return cpu_ret(cpu_stream_resolve(stream, false, &s));
+    hipError_t err = cpu_stream_resolve(stream, false, &s);
+    if (err == hipSuccess)
+        err = cpu_advice_prefetch(dev_ptr, count, device);
+    return cpu_ret(err);
 }
 
 hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advice, int device)
@@ -603,7 +618,7 @@ hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advic
     case hipMemAdviseSetAccessedBy:
     case hipMemAdviseUnsetAccessedBy:
     case hipMemAdviseSetCoarseGrain:
-    case hipMemAdviseUnsetCoarseGrain: return hipSuccess;
+    case hipMemAdviseUnsetCoarseGrain: return cpu_ret(cpu_advice_record(dev_ptr, count, advice, device));
     default: return cpu_ret(hipErrorInvalidValue);
     }
 }

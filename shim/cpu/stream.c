@@ -593,6 +593,11 @@ static void run_host_call(cpu_cmd *c)
         h->callback(h->handle, cpu_sticky_error(), h->user_data);
 }
 
+bool cpu_cmd_is_host_fn(const cpu_cmd *c)
+{
+    return c->run == run_host_call;
+}
+
 cpu_cmd *cpu_host_fn_cmd(hipHostFn_t fn, void *user_data)
 {
     cpu_cmd *c = cpu_cmd_new(run_host_call, sizeof(host_call));

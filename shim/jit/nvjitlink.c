@@ -56,6 +56,7 @@ struct input {
 struct link {
     nvJitLinkHandle handle;
     unsigned sm;
+    unsigned maxrreg; /* -maxrregcount=N, carried to pyshim's loader as .maxnreg N */
     int lto_ptx;      /* -ptx added to an -lto link */
     int real_inputs;  /* inputs NVIDIA's nvJitLink was given */
     int n;            /* inputs kept (all of a plain link; the non-LTO-IR of an -lto one) */
@@ -80,7 +81,7 @@ static struct link *find(nvJitLinkHandle h)
 static nvJitLinkResult create(create_fn real, nvJitLinkHandle *handle, uint32_t n,
                               const char **options)
 {
-    unsigned sm = 0;
+    unsigned sm = 0, maxrreg = 0;
     int lto = 0, ptx = 0;
     for (uint32_t i = 0; options != NULL && i < n; i++) {
         const char *o = options[i];
@@ -88,6 +89,8 @@ static nvJitLinkResult create(create_fn real, nvJitLinkHandle *handle, uint32_t 
             continue;
         if (strncmp(o, "-arch=", 6) == 0)
             sm = pyshim_arch_number(o + 6);
+        else if (strncmp(o, "-maxrregcount=", 14) == 0)
+            maxrreg = (unsigned)strtoul(o + 14, NULL, 10);
         else if (strcmp(o, "-lto") == 0)
             lto = 1;
         else if (strcmp(o, "-ptx") == 0)
@@ -113,6 +116,7 @@ static nvJitLinkResult create(create_fn real, nvJitLinkHandle *handle, uint32_t 
         return rc;
     l->handle = *handle;
     l->sm = sm;
+    l->maxrreg = maxrreg;
     l->lto_ptx = add_ptx;
     pthread_mutex_lock(&lock);
     l->next = links;
@@ -242,9 +246,9 @@ static nvJitLinkResult complete(complete_fn real, nvJitLinkHandle h)
 /* a link image: the linked PTX (if any) and the inputs kept, as shim/core/link.c makes */
 static uint8_t *link_image(struct link *l, const char *ptx, size_t len, size_t *size)
 {
-    struct pyshim_common_section sec[MAX_INPUTS + 2];
+    struct pyshim_common_section sec[MAX_INPUTS + 3];
     char names[MAX_INPUTS + 1][160];
-    char arch[16];
+    char arch[16], maxrreg[16];
     size_t n = 0;
     if (ptx != NULL) {
         snprintf(names[n], sizeof names[n], ".pyshim.link.ptx:LTO-IR linked by nvJitLink");
@@ -258,6 +262,12 @@ static uint8_t *link_image(struct link *l, const char *ptx, size_t len, size_t *
     }
     snprintf(arch, sizeof arch, "sm_%u", l->sm);
     sec[n++] = (struct pyshim_common_section){".pyshim.link.arch", arch, strlen(arch)};
+    if (l->maxrreg > 0) {
+        /* ptxas would have bounded every kernel's registers: the loader writes .maxnreg */
+        snprintf(maxrreg, sizeof maxrreg, "%u", l->maxrreg);
+        sec[n++] = (struct pyshim_common_section){".pyshim.link.maxrregcount", maxrreg,
+                                                  strlen(maxrreg)};
+    }
     return pyshim_common_elf(sec, n, l->sm, size);
 }
 
@@ -295,9 +305,11 @@ static struct link *image_of(nvJitLinkHandle h, size_fn ptx_size, get_fn ptx_get
     }
     size_t size = 0;
     uint8_t *image;
-    if (ptx != NULL && l->n == 0)
+    /* a register bound travels only in a link image (its .pyshim.link.maxrregcount) */
+    if (ptx != NULL && l->n == 0 && l->maxrreg == 0)
         image = pyshim_ptx_elf(ptx, len, l->sm, &size);
-    else if (ptx == NULL && l->n == 1 && strcmp(l->in[0].section, "ptx") == 0)
+    else if (ptx == NULL && l->n == 1 && strcmp(l->in[0].section, "ptx") == 0 &&
+             l->maxrreg == 0)
         image = pyshim_ptx_elf((const char *)l->in[0].data, l->in[0].size, l->sm, &size);
     else
         image = link_image(l, ptx, len, &size);

@@ -254,6 +254,24 @@ int main(void)
                regs > 0 && regs <= 16,
            "CU_JIT_MAX_REGISTERS 16 at load bounds NUM_REGS (%d)", regs);
     cuModuleUnload(rm);
+    CUlinkState link = NULL;
+    void *linked = NULL;
+    size_t linked_size = 0;
+    CUjit_option lo[] = {CU_JIT_MAX_REGISTERS};
+    void *lv[] = {(void *)(uintptr_t)20};
+    regs = -1;
+    EXPECT(cuLinkCreate(1, lo, lv, &link) == CUDA_SUCCESS &&
+               cuLinkAddData(link, CU_JIT_INPUT_PTX, (void *)regs_ptx, strlen(regs_ptx),
+                             "regs.ptx", 0, NULL, NULL) == CUDA_SUCCESS &&
+               cuLinkComplete(link, &linked, &linked_size) == CUDA_SUCCESS &&
+               cuModuleLoadData(&rm, linked) == CUDA_SUCCESS &&
+               cuModuleGetFunction(&plainf, rm, "plain") == CUDA_SUCCESS &&
+               cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, plainf) == CUDA_SUCCESS &&
+               regs > 0 && regs <= 20,
+           "cuLinkCreate's CU_JIT_MAX_REGISTERS 20 bounds NUM_REGS of the linked module (%d)",
+           regs);
+    cuModuleUnload(rm);
+    cuLinkDestroy(link);
 
     /* .align on shared and local arrays holds for their addresses */
     CUmodule am = NULL;
