@@ -317,11 +317,8 @@ def generate(out_dir: Path) -> list[Path]:
     for major in MAJORS:
         syms = exported(major, runtime, cuda12)
         files[f"runtime_thunks_{major}.c"] = thunks(major, runtime, cuda12, rocm, enums)[0]
-        # NVIDIA's exports no pinned header declares (libcudart.so.12 takes .13's list,
-        # less what the headers say is 13 only)
+        # NVIDIA's exports no pinned header declares
         extra = export_stubs.extras(f"libcudart.so.{major}", syms)
-        if major != 13:
-            extra = sorted(set(extra) - set(cuda12["symbols_only_in_13"]))
         files[f"runtime_export_stubs_{major}.c"] = export_stubs.source(
             f"libcudart.so.{major}", "runtime", extra, typedefs)
         syms = sorted({*syms, *extra})

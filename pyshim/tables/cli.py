@@ -23,6 +23,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                                         "libraries (`nm -D`): what pyshim's must also export")
     ex.add_argument("--from", dest="lib_dir", type=Path, required=True,
                     help="a directory holding NVIDIA's libraries (a wheel's nvidia/cu13/lib)")
+    ex.add_argument("--version", default=None,
+                    help="the wheel's version, where DIR is not in an installed site-packages")
 
 
 def _progress(msg: str) -> None:
@@ -52,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "exports":
         from pyshim.tables.exports import refresh
 
-        written = refresh(args.lib_dir)
+        written = refresh(args.lib_dir, version=args.version)
         for path in written:
             _progress(f"wrote {path}")
         if not written:

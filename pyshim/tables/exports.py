@@ -40,8 +40,12 @@ class Library:
 LIBRARIES: tuple[Library, ...] = (
     Library("libcublas.so.13", "nvidia-cublas", "cublas", ("libcublas.so.12",)),
     Library("libcusolver.so.12", "nvidia-cusolver", "cusolver", ("libcusolver.so.11",)),
-    Library("libcudart.so.13", "nvidia-cuda-runtime", "runtime", ("libcudart.so.12",)),
+    Library("libcudart.so.13", "nvidia-cuda-runtime", "runtime"),
+    Library("libcudart.so.12", "nvidia-cuda-runtime-cu12", "runtime"),
 )
+# No list of NVIDIA's libcublas.so.12 or libcusolver.so.11 is committed (their cu12 wheels
+# are hundreds of MB): pyshim builds those sonames from the same sources as the newer ones,
+# so they export the newer lists' names, at their own version node.
 BY_SONAME = {lib.soname: lib for lib in LIBRARIES}
 
 _NM_LINE = re.compile(r"^[0-9a-fA-F]*\s+(\w)\s+([^@\s]+)(?:@@?(\S+))?$")
@@ -62,7 +66,7 @@ def nm_exports(path: Path) -> dict[str, str]:
 
 
 def _wheel_version(lib_dir: Path, wheel: str) -> str:
-    site = lib_dir.resolve().parents[2]  # <site>/nvidia/cu13/lib
+    site = lib_dir.resolve().parents[2]  # <site>/nvidia/cu13/lib, <site>/nvidia/cuda_runtime/lib
     prefix = wheel.replace("-", "_") + "-"
     for d in sorted(site.glob(prefix + "*.dist-info")):
         return d.name[len(prefix):-len(".dist-info")]
@@ -76,15 +80,16 @@ def render(lib: Library, syms: dict[str, str], version: str) -> str:
     return head + "".join(f"{name} {ver}\n" for name, ver in sorted(syms.items()))
 
 
-def refresh(lib_dir: Path, out_dir: Path = EXPORTS_DIR) -> list[Path]:
-    """Write <soname>.txt for each library found in lib_dir; return the files written."""
+def refresh(lib_dir: Path, out_dir: Path = EXPORTS_DIR, version: str | None = None) -> list[Path]:
+    """Write <soname>.txt for each library found in lib_dir; return the files written.
+    `version`: the wheel's version where lib_dir is not in an installed site-packages."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for lib in LIBRARIES:
         path = lib_dir / lib.soname
         if not path.is_file():
             continue
-        text = render(lib, nm_exports(path), _wheel_version(lib_dir, lib.wheel))
+        text = render(lib, nm_exports(path), version or _wheel_version(lib_dir, lib.wheel))
         target = out_dir / f"{lib.soname}.txt"
         if not target.exists() or target.read_text() != text:
             target.write_text(text)
