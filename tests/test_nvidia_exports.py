@@ -193,3 +193,51 @@ def test_stub_status_values_come_from_the_headers() -> None:
     cublas = typedefs["cuda_enums"]["cublasStatus_t"]["CUBLAS_STATUS_NOT_SUPPORTED"]
     assert re.search(rf"cusolverSpCreate\(void\)\n{{\n.*\n    return {cusolver};", text)
     assert re.search(rf"cublasSbatchGemm\(void\)\n{{\n.*\n    return {cublas};", text)
+
+
+def test_stats_rows_count_the_generated_stubs(tmp_path: Path) -> None:
+    from pyshim.codegen import blas, runtime
+    from pyshim.tables.stats import export_stats, format_exports
+
+    blas.generate(tmp_path)
+    runtime.generate(tmp_path)
+    files = {"libcublas.so.13": "cublas_export_stubs.c",
+             "libcusolver.so.12": "cusolver_export_stubs.c",
+             "libcudart.so.13": "runtime_export_stubs_13.c",
+             "libcudart.so.12": "runtime_export_stubs_12.c"}
+    rows = export_stats()
+    assert set(rows) == set(files)
+    for soname, row in rows.items():
+        text = (tmp_path / files[soname]).read_text()
+        stubs = re.findall(r"^PYSHIM_EXPORT int (\w+)\(void\)$", text, re.M)
+        assert row["export_list_stubs"] == len(stubs), soname
+        assert row["nvidia"] == len(exports.load(soname))
+        assert row["from_headers"] + row["export_list_stubs"] == row["nvidia"]
+    assert "libcusolver.so.12" in format_exports(rows)
+
+
+@pytest.mark.clients
+def test_nvidias_other_libraries_resolve_against_ours(libdirs) -> None:
+    """NVIDIA's libraries pyshim does not replace (libcusolverMg, libcurand, ...) import
+    versioned symbols from the ones it does: under pyshim run they bind to pyshim's, so
+    each import must be defined there at the same version."""
+    wheel = _client_lib_dir()
+    replaced = set(SONAMES)
+    unresolved = []
+    checked = 0
+    ours = {so: exports.nm_exports(_lib_path(libdirs, so)) for so in replaced}
+    for lib in sorted(wheel.glob("lib*.so*")):
+        if lib.name in replaced or lib.is_symlink():
+            continue
+        out = subprocess.run(["nm", "-D", "--undefined-only", "--with-symbol-versions",
+                              str(lib)], capture_output=True, text=True).stdout
+        for line in out.split("\n"):
+            ref = line.split()[-1] if line.split() else ""
+            name, _, ver = ref.partition("@")
+            if ver not in replaced:
+                continue
+            checked += 1
+            if ours[ver].get(name) != ver:
+                unresolved.append(f"{lib.name}: {ref}")
+    assert checked, "no NVIDIA library imports from a replaced soname"
+    assert not unresolved, unresolved[:20]

@@ -46,10 +46,15 @@ def _generate() -> dict[str, str] | None:
 
 def run(args: argparse.Namespace) -> int:
     if args.action == "stats":
-        from pyshim.tables.stats import format_text, stats
+        from pyshim.tables.stats import export_stats, format_exports, format_text, stats
 
         s = stats()
-        print(json.dumps(s, indent=2, sort_keys=True) if args.json else format_text(s))
+        if args.json:
+            print(json.dumps(s, indent=2, sort_keys=True))
+        else:
+            print(format_text(s))
+            print()
+            print(format_exports(export_stats()))
         return 0
     if args.action == "exports":
         from pyshim.tables.exports import refresh
