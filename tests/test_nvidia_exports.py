@@ -241,3 +241,23 @@ def test_nvidias_other_libraries_resolve_against_ours(libdirs) -> None:
                 unresolved.append(f"{lib.name}: {ref}")
     assert checked, "no NVIDIA library imports from a replaced soname"
     assert not unresolved, unresolved[:20]
+
+
+@pytest.mark.clients
+@pytest.mark.slow
+def test_cupy_cusolver_imports_with_pyshims_libcusolver(tmp_path: Path) -> None:
+    """The reported failure: `undefined symbol: cusolverSpDestroy, version
+    libcusolver.so.12` when CuPy's cuSOLVER module loaded pyshim's library."""
+    from pyshim import build
+
+    if not CLIENT_PYTHON.exists():
+        pytest.skip(f"no client venv ($PYSHIM_CLIENTS_PYTHON={CLIENT_PYTHON})")
+    build.build_all()
+    script = Path(__file__).parent / "jit" / "cupy_cusolver_client.py"
+    proc = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu",
+                           str(CLIENT_PYTHON), str(script)], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "CUPY_CACHE_DIR": str(tmp_path)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "spCreate refused: CUSOLVER_STATUS_NOT_SUPPORTED" in proc.stdout, proc.stdout
+    assert "dense solve ok" in proc.stdout
+    assert "cusolverSpCreate is not supported" in proc.stderr
