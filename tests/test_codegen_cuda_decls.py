@@ -8,8 +8,8 @@ import pytest
 
 from pyshim.codegen import cuda_decls
 
-REAL = {"driver": "cuda.h", "runtime": "cuda_runtime_api.h", "cublas": "cublas_v2.h",
-        "cusolver": "cusolverDn.h"}
+REAL = {"driver": ("cuda.h",), "runtime": ("cuda_runtime_api.h",), "cublas": ("cublas_v2.h",),
+        "cusolver": ("cusolverDn.h", "cusolverRf.h")}
 
 
 def _gcc(src, out, includes=()):
@@ -34,7 +34,8 @@ def test_own_declarations_compile_alone(gen, tmp_path, api):
 
 
 def _real_source(api: str) -> str:
-    return (f"#define __CUDA_API_VERSION_INTERNAL 1\n#include <{REAL[api]}>\n"
+    includes = "".join(f"#include <{h}>\n" for h in REAL[api])
+    return (f"#define __CUDA_API_VERSION_INTERNAL 1\n{includes}"
             f'#include "pyshim_cuda_{api}_checks.inc"\n'
             f"#define PYSHIM_CUDA_{api.upper()}_PROTOTYPES_ONLY\n"
             f'#include "pyshim_cuda_{api}.h"\n')

@@ -30,7 +30,7 @@ CLIENT_PYTHON = Path(os.environ.get("PYSHIM_CLIENTS_PYTHON", "/work/venvs/client
 # with the status its stub must return (the library's own NOT_SUPPORTED).
 STUBS = {
     "libcusolver.so.12": ("cusolverSpDestroy", 9),       # CUSOLVER_STATUS_NOT_SUPPORTED
-    "libcusolver.so.11": ("cusolverRfCreate", 9),
+    "libcusolver.so.11": ("cusolverSpCreate", 9),
     "libcublas.so.13": ("cublasXtCreate", 15),           # CUBLAS_STATUS_NOT_SUPPORTED
     "libcudart.so.13": ("cudaGLSetGLDevice", 801),       # cudaErrorNotSupported
 }
@@ -90,6 +90,10 @@ def test_generated_stubs_are_the_list_minus_the_tables(tmp_path: Path) -> None:
         script = (tmp_path / f"{soname}.map").read_text()
         assert set(exports.load(soname)) <= set(re.findall(r"^    (\w+);", script, re.M))
     assert "cusolverSpDestroy" in (tmp_path / "cusolver_export_stubs.c").read_text()
+    # cusolverRf.h is parsed: its entry points are typed stubs, not export-list ones
+    thunks = (tmp_path / "cusolver_thunks.c").read_text()
+    assert re.search(r"cusolverStatus_t cusolverRfCreate\(cusolverRfHandle_t \*\w+\)", thunks)
+    assert "cusolverRfCreate" not in (tmp_path / "cusolver_export_stubs.c").read_text()
 
 
 @pytest.mark.parametrize("soname", SONAMES)

@@ -364,7 +364,7 @@ def _body(lib: str, symbol: str, sig: dict, entry: dict, rocm_fns: dict, cv: Con
 
 PRELUDE = {
     "cublas": "#include <cublas_v2.h>\n",
-    "cusolver": "#include <cusolverDn.h>\n",
+    "cusolver": "#include <cusolverDn.h>\n#include <cusolverRf.h>\n",
 }
 
 

@@ -134,9 +134,17 @@ def cublas() -> Api:
 
 
 def cusolver() -> Api:
+    """libcusolver.so.12's declared API: dense (cusolverDn.h) and refactorization
+    (cusolverRf.h). cusolverMg.h is libcusolverMg.so.12's, a library pyshim does not
+    replace; cusolverSp.h needs cusparse.h, which no pin provides yet (its symbols come
+    from tables/exports/libcusolver.so.12.txt meanwhile)."""
     inc = [include_dir("cusolver12"), include_dir("cublas13"), *_cuda_includes()]
-    return build_api("cusolver", inc[0] / "cusolverDn.h", inc,
-                     ("/cusolverDn.h", "/cusolver_common.h"), prefix="cusolver")
+    dense = build_api("cusolver", inc[0] / "cusolverDn.h", inc,
+                      ("/cusolverDn.h", "/cusolver_common.h"), prefix="cusolver")
+    rf = build_api("cusolver", inc[0] / "cusolverRf.h", inc, ("/cusolverRf.h",),
+                   prefix="cusolverRf")
+    eps = dict(sorted({**dense.entry_points, **rf.entry_points}.items()))
+    return Api("cusolver", dense.header, eps, dense.headers + rf.headers)
 
 
 def cuda12_runtime() -> Api:
