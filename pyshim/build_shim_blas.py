@@ -29,7 +29,7 @@ COMMON_DIR = SHIM_DIR / "common"
 COMMON_SOURCES = ("log.c", "unsupported.c")
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden",
           "-D_GNU_SOURCE", "-D__HIP_PLATFORM_AMD__", "-DROCBLAS_NO_DEPRECATED_WARNINGS"]
-HEADER_KEYS = ("cublas13", "cusolver12", "cuda13-runtime", "cuda13-crt", "cuda13-cccl",
+HEADER_KEYS = ("cublas13", "cusolver12", "cusparse12", "cuda13-runtime", "cuda13-crt", "cuda13-cccl",
                "rocblas", "rocsolver", "hip", "hsa")
 # backend libraries each of ours needs, by SONAME (cuBLAS's batched getrf/getrs/getri/gels
 # are rocSOLVER's)

@@ -26,11 +26,12 @@ sys.path.insert(0, str(Path(__file__).parent / "shim_blas"))
 import env  # noqa: E402
 
 CLIENT_PYTHON = Path(os.environ.get("PYSHIM_CLIENTS_PYTHON", "/work/venvs/clients/bin/python"))
-# One symbol per library that NVIDIA exports and no pinned header declares to the tables,
-# with the status its stub must return (the library's own NOT_SUPPORTED).
+# One NOT_SUPPORTED stub per library, with the status it must return (the library's own):
+# from the export list only (no pinned header declares it), or, for libcusolver.so.11,
+# a cusolverSp.h declaration the tables now hold.
 STUBS = {
-    "libcusolver.so.12": ("cusolverSpDestroy", 9),       # CUSOLVER_STATUS_NOT_SUPPORTED
-    "libcusolver.so.11": ("cusolverSpCreate", 9),
+    "libcusolver.so.12": ("cusolverDnSpotrfHost", 9),    # CUSOLVER_STATUS_NOT_SUPPORTED
+    "libcusolver.so.11": ("cusolverSpDestroy", 9),
     "libcublas.so.13": ("cublasXtCreate", 15),           # CUBLAS_STATUS_NOT_SUPPORTED
     "libcudart.so.13": ("cudaGLSetGLDevice", 801),       # cudaErrorNotSupported
 }
@@ -89,11 +90,14 @@ def test_generated_stubs_are_the_list_minus_the_tables(tmp_path: Path) -> None:
             assert f'pyshim_blas_unsupported("{name}");' in text
         script = (tmp_path / f"{soname}.map").read_text()
         assert set(exports.load(soname)) <= set(re.findall(r"^    (\w+);", script, re.M))
-    assert "cusolverSpDestroy" in (tmp_path / "cusolver_export_stubs.c").read_text()
-    # cusolverRf.h is parsed: its entry points are typed stubs, not export-list ones
+    listed_only = (tmp_path / "cusolver_export_stubs.c").read_text()
+    assert "cusolverDnSpotrfHost" in listed_only and "pegasusCcsr2dense" in listed_only
+    # cusolverSp.h and cusolverRf.h are parsed: their entry points are typed stubs
     thunks = (tmp_path / "cusolver_thunks.c").read_text()
     assert re.search(r"cusolverStatus_t cusolverRfCreate\(cusolverRfHandle_t \*\w+\)", thunks)
-    assert "cusolverRfCreate" not in (tmp_path / "cusolver_export_stubs.c").read_text()
+    assert re.search(r"cusolverStatus_t cusolverSpDestroy\(cusolverSpHandle_t \w+\)", thunks)
+    for name in ("cusolverRfCreate", "cusolverSpDestroy", "cusolverSpDcsrlsvqr"):
+        assert f" {name}(void)" not in listed_only
 
 
 @pytest.mark.parametrize("soname", SONAMES)

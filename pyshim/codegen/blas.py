@@ -364,7 +364,10 @@ def _body(lib: str, symbol: str, sig: dict, entry: dict, rocm_fns: dict, cv: Con
 
 PRELUDE = {
     "cublas": "#include <cublas_v2.h>\n",
-    "cusolver": "#include <cusolverDn.h>\n#include <cusolverRf.h>\n",
+    # cusparse.h (cusolverSp.h's types) warns on its own deprecated types unless told not to
+    "cusolver": ("#define DISABLE_CUSPARSE_DEPRECATED 1\n"
+                 "#include <cusolverDn.h>\n#include <cusolverSp.h>\n"
+                 "#include <cusolverSp_LOWLEVEL_PREVIEW.h>\n#include <cusolverRf.h>\n"),
 }
 
 
