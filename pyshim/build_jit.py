@@ -140,7 +140,8 @@ def _link(out: Path, sources: list[Path], extra: list[str], work: Path,
     cmd = [CC, *CFLAGS, *(f"-I{p}" for p in incs), *map(str, sources), "-o", str(out) + ".tmp",
            *extra]
     stamp = work / (out.name + ".stamp")
-    key = _stamp(cmd, sources + [p for d in incs for p in sorted(d.glob("*.h"))])
+    headers = [p for d in [*incs, SHIM_DIR / "common"] for p in sorted(d.glob("*.h"))]
+    key = _stamp(cmd, sources + headers)
     if out.exists() and stamp.exists() and stamp.read_text() == key:
         return out
     _run(cmd)

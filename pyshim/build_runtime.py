@@ -139,6 +139,7 @@ def cflags(major: int, gen_dir: Path) -> list[str]:
 
 def sources(major: int, gen_dir: Path) -> list[Path]:
     return [*sorted(RUNTIME_DIR.glob("*.c")), gen_dir / f"runtime_thunks_{major}.c",
+            gen_dir / f"runtime_export_stubs_{major}.c",
             *(COMMON_DIR / n for n in COMMON_SOURCES)]
 
 

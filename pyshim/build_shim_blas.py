@@ -29,7 +29,7 @@ COMMON_DIR = SHIM_DIR / "common"
 COMMON_SOURCES = ("log.c", "unsupported.c")
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden",
           "-D_GNU_SOURCE", "-D__HIP_PLATFORM_AMD__", "-DROCBLAS_NO_DEPRECATED_WARNINGS"]
-HEADER_KEYS = ("cublas13", "cusolver12", "cuda13-runtime", "cuda13-crt", "cuda13-cccl",
+HEADER_KEYS = ("cublas13", "cusolver12", "cusparse12", "cuda13-runtime", "cuda13-crt", "cuda13-cccl",
                "rocblas", "rocsolver", "hip", "hsa")
 # backend libraries each of ours needs, by SONAME (cuBLAS's batched getrf/getrs/getri/gels
 # are rocSOLVER's)
@@ -86,7 +86,8 @@ def _fingerprint(lib: str, gen: list[Path], inc: list[Path], backend: Path, cc: 
 def _build_lib(lib: str, out_dir: Path, gen_dir: Path, inc: list[Path],
                backend: Path) -> list[Path]:
     cc = os.environ.get("CC", "gcc")
-    gen = [gen_dir / f"{lib}_thunks.c", gen_dir / f"{lib}_enums.h",
+    gen = [gen_dir / f"{lib}_thunks.c", gen_dir / f"{lib}_export_stubs.c",
+           gen_dir / f"{lib}_enums.h",
            *(gen_dir / f"{s}.map" for s in codegen.SONAMES[lib])]
     key = _fingerprint(lib, gen, inc, backend, cc)
     targets = [out_dir / s for s in codegen.SONAMES[lib]]
@@ -98,7 +99,7 @@ def _build_lib(lib: str, out_dir: Path, gen_dir: Path, inc: list[Path],
     # SHIM_DIR: the shared headers are included as "common/<name>.h"
     iflags = [f"-I{BLAS_SRC}", f"-I{SHIM_DIR}", f"-I{gen_dir}", *[f"-I{d}" for d in inc]]
     objects = []
-    for src in [gen_dir / f"{lib}_thunks.c", *sources(lib)]:
+    for src in [gen_dir / f"{lib}_thunks.c", gen_dir / f"{lib}_export_stubs.c", *sources(lib)]:
         obj = obj_dir / (src.stem + ".o")
         _run([cc, *CFLAGS, *iflags, "-c", str(src), "-o", str(obj)], f"compiling {src.name}")
         objects.append(obj)

@@ -8,8 +8,9 @@ import pytest
 
 from pyshim.codegen import cuda_decls
 
-REAL = {"driver": "cuda.h", "runtime": "cuda_runtime_api.h", "cublas": "cublas_v2.h",
-        "cusolver": "cusolverDn.h"}
+REAL = {"driver": ("cuda.h",), "runtime": ("cuda_runtime_api.h",), "cublas": ("cublas_v2.h",),
+        "cusolver": ("cusolverDn.h", "cusolverSp.h", "cusolverSp_LOWLEVEL_PREVIEW.h",
+                     "cusolverRf.h")}
 
 
 def _gcc(src, out, includes=()):
@@ -34,7 +35,10 @@ def test_own_declarations_compile_alone(gen, tmp_path, api):
 
 
 def _real_source(api: str) -> str:
-    return (f"#define __CUDA_API_VERSION_INTERNAL 1\n#include <{REAL[api]}>\n"
+    includes = "".join(f"#include <{h}>\n" for h in REAL[api])
+    # cusparse.h (cusolverSp.h's types) warns on its own deprecated types unless told not to
+    return (f"#define __CUDA_API_VERSION_INTERNAL 1\n#define DISABLE_CUSPARSE_DEPRECATED 1\n"
+            f"{includes}"
             f'#include "pyshim_cuda_{api}_checks.inc"\n'
             f"#define PYSHIM_CUDA_{api.upper()}_PROTOTYPES_ONLY\n"
             f'#include "pyshim_cuda_{api}.h"\n')
@@ -45,7 +49,7 @@ def cuda_includes():
     from pyshim.tables.fetch import include_dir
 
     return [include_dir(k) for k in ("cuda13-runtime", "cuda13-crt", "cuda13-profiler",
-                                     "cublas13", "cusolver12", "cuda13-cccl")]
+                                     "cublas13", "cusolver12", "cusparse12", "cuda13-cccl")]
 
 
 @pytest.mark.network

@@ -174,3 +174,18 @@ def test_cupy_kernels_compiled_to_cubins(shim: Path, tmp_path: Path) -> None:
     # a cache of its own: CuPy's default one may hold SASS from runs without pyshim
     out = client_run("cupy_client.py", env={"CUPY_CACHE_DIR": str(tmp_path)})
     assert "cupy elementwise ok" in out
+
+
+def test_nvrtc_needed_through_runpath_gets_the_wrapper(shim: Path, fake_nvrtc: Path,
+                                                       tmp_path: Path) -> None:
+    # DT_NEEDED libnvrtc.so.13 found through the program's RUNPATH: the audit module sees
+    # the search's candidate file, remembers it and loads the wrapper, which forwards to it
+    exe = tmp_path / "needs_nvrtc"
+    subprocess.run(["cc", str(HERE / "needs_nvrtc.c"), "-o", str(exe), f"-L{fake_nvrtc.parent}",
+                    "-l:libnvrtc.so.13", f"-Wl,-rpath,{fake_nvrtc.parent}",
+                    "-Wl,--enable-new-dtags"], check=True)
+    proc = pyshim_run(str(exe))
+    assert proc.returncode == 0, proc.stderr
+    assert "version 42 7" in proc.stdout
+    maps = proc.stdout.split("maps", 1)[1].split()
+    assert str(shim / "lib" / "jit" / "libnvrtc.so.13") in maps and str(fake_nvrtc) in maps

@@ -21,6 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyshim.codegen import export_stubs
 from pyshim.codegen.common import STAMP, c_ident, declare, enum_converter, load_table, param_names
 
 SONAMES = {"cublas": ("libcublas.so.13", "libcublas.so.12"),
@@ -363,7 +364,10 @@ def _body(lib: str, symbol: str, sig: dict, entry: dict, rocm_fns: dict, cv: Con
 
 PRELUDE = {
     "cublas": "#include <cublas_v2.h>\n",
-    "cusolver": "#include <cusolverDn.h>\n",
+    # cusparse.h (cusolverSp.h's types) warns on its own deprecated types unless told not to
+    "cusolver": ("#define DISABLE_CUSPARSE_DEPRECATED 1\n"
+                 "#include <cusolverDn.h>\n#include <cusolverSp.h>\n"
+                 "#include <cusolverSp_LOWLEVEL_PREVIEW.h>\n#include <cusolverRf.h>\n"),
 }
 
 
@@ -392,8 +396,8 @@ def version_script(soname: str, symbols: list[str]) -> str:
 
 
 def generate(out_dir: Path) -> list[Path]:
-    """Write <lib>_thunks.c, <lib>_enums.h, <soname>.map and <lib>_exports.txt for cuBLAS
-    and cuSOLVER into out_dir; files whose text is unchanged are left alone."""
+    """Write <lib>_thunks.c, <lib>_export_stubs.c, <lib>_enums.h, <soname>.map and
+    <lib>_exports.txt for cuBLAS and cuSOLVER into out_dir; files whose text is unchanged are left alone."""
     out_dir.mkdir(parents=True, exist_ok=True)
     rocm = load_table("rocm")
     enums = load_table("enums")
@@ -406,6 +410,11 @@ def generate(out_dir: Path) -> list[Path]:
         files[f"{lib}_thunks.c"] = text
         files[f"{lib}_enums.h"] = cv.header()
         syms = exported_symbols(lib, table)
+        # NVIDIA's exports no pinned header declares: stubs in their own translation unit
+        extra = export_stubs.extras(SONAMES[lib][0], syms)
+        files[f"{lib}_export_stubs.c"] = export_stubs.source(SONAMES[lib][0], "blas", extra,
+                                                             typedefs)
+        syms = sorted({*syms, *extra})
         files[f"{lib}_exports.txt"] = "\n".join(syms) + "\n"
         for soname in SONAMES[lib]:
             files[f"{soname}.map"] = version_script(soname, syms)

@@ -23,6 +23,7 @@ import re
 import sys
 from pathlib import Path
 
+from pyshim.codegen import export_stubs
 from pyshim.codegen.common import STAMP, c_ident, declare, enum_converter, load_table, param_names
 
 MAJORS = (13, 12)
@@ -316,6 +317,11 @@ def generate(out_dir: Path) -> list[Path]:
     for major in MAJORS:
         syms = exported(major, runtime, cuda12)
         files[f"runtime_thunks_{major}.c"] = thunks(major, runtime, cuda12, rocm, enums)[0]
+        # NVIDIA's exports no pinned header declares
+        extra = export_stubs.extras(f"libcudart.so.{major}", syms)
+        files[f"runtime_export_stubs_{major}.c"] = export_stubs.source(
+            f"libcudart.so.{major}", "runtime", extra, typedefs)
+        syms = sorted({*syms, *extra})
         files[f"libcudart.so.{major}.map"] = version_script(major, syms)
         files[f"runtime_exports_{major}.txt"] = "\n".join(syms) + "\n"
     paths = []

@@ -1,4 +1,4 @@
-"""`pyshim tables generate | check | stats [--json]`."""
+"""`pyshim tables generate | check | stats [--json] | exports --from DIR`."""
 
 from __future__ import annotations
 
@@ -19,6 +19,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                                  "(skipped, not failed, if a pinned package has vanished)")
     st = sub.add_parser("stats", help="coverage counts per API from the committed tables")
     st.add_argument("--json", action="store_true", help="machine-readable output")
+    ex = sub.add_parser("exports", help="refresh tables/exports/<soname>.txt from NVIDIA's "
+                                        "libraries (`nm -D`): what pyshim's must also export")
+    ex.add_argument("--from", dest="lib_dir", type=Path, required=True,
+                    help="a directory holding NVIDIA's libraries (a wheel's nvidia/cu13/lib)")
+    ex.add_argument("--version", default=None,
+                    help="the wheel's version, where DIR is not in an installed site-packages")
 
 
 def _progress(msg: str) -> None:
@@ -40,10 +46,25 @@ def _generate() -> dict[str, str] | None:
 
 def run(args: argparse.Namespace) -> int:
     if args.action == "stats":
-        from pyshim.tables.stats import format_text, stats
+        from pyshim.tables.stats import export_stats, format_exports, format_text, stats
 
         s = stats()
-        print(json.dumps(s, indent=2, sort_keys=True) if args.json else format_text(s))
+        if args.json:
+            print(json.dumps(s, indent=2, sort_keys=True))
+        else:
+            print(format_text(s))
+            print()
+            print(format_exports(export_stats()))
+        return 0
+    if args.action == "exports":
+        from pyshim.tables.exports import refresh
+
+        written = refresh(args.lib_dir, version=args.version)
+        for path in written:
+            _progress(f"wrote {path}")
+        if not written:
+            _progress(f"no NVIDIA library of a replaced soname in {args.lib_dir}")
+            return 1
         return 0
     files = _generate()
     if files is None:

@@ -134,9 +134,22 @@ def cublas() -> Api:
 
 
 def cusolver() -> Api:
-    inc = [include_dir("cusolver12"), include_dir("cublas13"), *_cuda_includes()]
-    return build_api("cusolver", inc[0] / "cusolverDn.h", inc,
-                     ("/cusolverDn.h", "/cusolver_common.h"), prefix="cusolver")
+    """libcusolver.so.12's declared API: dense (cusolverDn.h), sparse (cusolverSp.h and
+    its low-level cusolverSp_LOWLEVEL_PREVIEW.h; cusparse.h only for their types) and
+    refactorization (cusolverRf.h). cusolverMg.h is libcusolverMg.so.12's, a library
+    pyshim does not replace."""
+    inc = [include_dir("cusolver12"), include_dir("cusparse12"), include_dir("cublas13"),
+           *_cuda_includes()]
+    dense = build_api("cusolver", inc[0] / "cusolverDn.h", inc,
+                      ("/cusolverDn.h", "/cusolver_common.h"), prefix="cusolver")
+    sparse = build_api("cusolver", inc[0] / "cusolverSp_LOWLEVEL_PREVIEW.h", inc,
+                       ("/cusolverSp.h", "/cusolverSp_LOWLEVEL_PREVIEW.h", "/cusparse.h"),
+                       prefix="cusolverSp")
+    rf = build_api("cusolver", inc[0] / "cusolverRf.h", inc, ("/cusolverRf.h",),
+                   prefix="cusolverRf")
+    eps = dict(sorted({**dense.entry_points, **sparse.entry_points,
+                       **rf.entry_points}.items()))
+    return Api("cusolver", dense.header, eps, dense.headers + sparse.headers + rf.headers)
 
 
 def cuda12_runtime() -> Api:

@@ -31,6 +31,8 @@ SOURCES: tuple[Source, ...] = (
            ("nvidia/cuda_runtime/include/",)),
     Source("cublas13", PYPI, "nvidia-cublas", "13.0.2.14", ("nvidia/cu13/include/",)),
     Source("cusolver12", PYPI, "nvidia-cusolver", "12.0.4.66", ("nvidia/cu13/include/",)),
+    # cusparse.h: only for the types cusolverSp.h's declarations use
+    Source("cusparse12", PYPI, "nvidia-cusparse", "12.9.4.2", ("nvidia/cu13/include/",)),
     Source("hip-python", PYPI, "hip-python", "7.2.2.562.43", ("hip/",)),
     Source("hip-python-interop", PYPI, "hip-python-interop", "7.2.2.562.43", ("cuda/",)),
     Source("hip", DEBIAN, "libamdhip64-dev", "7.2.4-1~exp2", ("usr/include/",), "experimental"),

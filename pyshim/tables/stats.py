@@ -56,3 +56,34 @@ def format_text(s: dict[str, dict]) -> str:
             [row["by_class"][c] for c in CLASSES]
         lines.append(f"{key:<10}" + "".join(f"{v:>13}" for v in vals))
     return "\n".join(lines)
+
+
+def export_stats(tables_dir: Path = TABLES_DIR) -> dict[str, dict]:
+    """Per replaced soname: how many symbols NVIDIA's library exports
+    (tables/exports/<soname>.txt), how many of them the header-derived tables define, and
+    how many only the export list gives (NOT_SUPPORTED stubs with no signature)."""
+    from pyshim.codegen import blas, export_stubs, runtime
+    from pyshim.tables import exports
+
+    out = {}
+    for lib in exports.LIBRARIES:
+        if lib.api == "runtime":
+            major = int(lib.soname.rsplit(".", 1)[1])
+            defined = runtime.exported(major, load("runtime", tables_dir),
+                                       load("cuda12", tables_dir))
+        else:
+            defined = blas.exported_symbols(lib.api, load(lib.api, tables_dir))
+        listed = exports.load(lib.soname, tables_dir / "exports")
+        stubs = export_stubs.extras(lib.soname, defined)
+        out[lib.soname] = {"nvidia": len(listed), "from_headers": len(listed) - len(stubs),
+                           "export_list_stubs": len(stubs)}
+    return out
+
+
+def format_exports(s: dict[str, dict]) -> str:
+    cols = ("NVIDIA exports", "from headers", "list-only stubs")
+    lines = [f"{'soname':<20}" + "".join(f"{c:>17}" for c in cols)]
+    for soname, row in s.items():
+        vals = (row["nvidia"], row["from_headers"], row["export_list_stubs"])
+        lines.append(f"{soname:<20}" + "".join(f"{v:>17}" for v in vals))
+    return "\n".join(lines)
