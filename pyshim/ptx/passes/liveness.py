@@ -82,18 +82,33 @@ def live_at_sync(fn: ir.Function, labels: frozenset[str] = frozenset()) -> set[s
         succ.append(nxt)
         use.append(u)
         defs.append(d)
+    # a worklist, seeded last instruction first: straight-line code is then visited once,
+    # and a loop again only where its live sets grow (sweeping the whole body until nothing
+    # changed took three sweeps of an unrolled loop body of thousands of instructions)
+    preds: list[list[int]] = [[] for _ in range(n)]
+    for i, nxt in enumerate(succ):
+        for j in nxt:
+            preds[j].append(i)
     live_in: list[set[str]] = [set() for _ in range(n)]
-    changed = True
-    while changed:
-        changed = False
-        for i in range(n - 1, -1, -1):
-            out: set[str] = set()
-            for j in succ[i]:
+    work = list(range(n))
+    queued = [True] * n
+    while work:
+        i = work.pop()
+        queued[i] = False
+        nxt = succ[i]
+        if len(nxt) == 1:
+            out = live_in[nxt[0]]
+        else:
+            out = set()
+            for j in nxt:
                 out |= live_in[j]
-            new = use[i] | (out - defs[i])
-            if new != live_in[i]:
-                live_in[i] = new
-                changed = True
+        new = use[i] | (out - defs[i]) if defs[i] else use[i] | out
+        if new != live_in[i]:
+            live_in[i] = new
+            for p in preds[i]:
+                if not queued[p]:
+                    queued[p] = True
+                    work.append(p)
     live: set[str] = set()
     for i, s in enumerate(insts):
         if type(s) is ir.Instruction and s.opcode in SYNC_OPCODES:
