@@ -76,7 +76,12 @@ def live_at_sync(fn: ir.Function, labels: frozenset[str] = frozenset()) -> set[s
                 _regs(ops[0], d)
                 ops = ops[1:]
             for o in ops:
-                _regs(o, u)
+                if type(o) is ir.Reg:  # most operands: _regs' first case, without the call
+                    name = o.name
+                    if not name.startswith("%") or "." not in name:
+                        u.add(name)
+                elif type(o) is not ir.Imm:
+                    _regs(o, u)
             if s.pred is not None:
                 u.add(s.pred)
         succ.append(nxt)
