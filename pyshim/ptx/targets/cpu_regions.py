@@ -819,21 +819,23 @@ def _pointer_addresses(r: str, adds: dict[str, tuple[str, str]]) -> str:
             name, at = w.group(3), w.start()
         last_write[name] = at
     out, last = [], 0
+    word = _C_NAME.fullmatch
     for m in _ADDR_USE.finditer(r):
         name = m.group(1)
-        if name not in adds:
+        got = adds.get(name)
+        if got is None:
             continue
-        base, off = adds[name]
-        if not all(_C_NAME.fullmatch(x) for x in (name, base, off)):
+        base, off = got
+        if not (word(name) and word(base) and word(off)):
             continue  # (C names of registers are words; nothing else is rewritten)
-        found = defs.get(name, [])
-        if len(found) != 1 or found[0][0] > m.start():
+        found = defs.get(name)
+        if found is None or len(found) != 1 or found[0][0] > m.start():
             continue
         at = found[0][1]
         line = r[at:r.find(";", at)]
-        if any(f"(int64_t)({x}))" not in line for x in (base, off)):
+        if f"(int64_t)({base}))" not in line or f"(int64_t)({off}))" not in line:
             continue  # (not a plain 64-bit add of these two locals)
-        if any(last_write.get(x, -1) >= at for x in (base, off)):
+        if last_write.get(base, -1) >= at or last_write.get(off, -1) >= at:
             continue
         out += [r[last:m.start()], f"((uint8_t *)(uintptr_t){base} + (int64_t){off})"]
         last = m.end()
