@@ -90,11 +90,14 @@ def live_at_sync(fn: ir.Function, labels: frozenset[str] = frozenset()) -> set[s
     # a worklist, seeded last instruction first: straight-line code is then visited once,
     # and a loop again only where its live sets grow (sweeping the whole body until nothing
     # changed took three sweeps of an unrolled loop body of thousands of instructions)
-    preds: list[list[int]] = [[] for _ in range(n)]
+    # predecessors: i - 1 when it falls through to i (not listed), and the branches to i
+    # (one list per branch target only: a list per instruction made the collector run)
+    jumps_to: dict[int, list[int]] = {}
     for i, nxt in enumerate(succ):
         for j in nxt:
-            preds[j].append(i)
-    live_in: list[set[str]] = [set() for _ in range(n)]
+            if j != i + 1:
+                jumps_to.setdefault(j, []).append(i)
+    live_in: list[set[str] | frozenset[str]] = [frozenset()] * n  # (shared until set)
     work = list(range(n))
     queued = [True] * n
     while work:
@@ -110,7 +113,10 @@ def live_at_sync(fn: ir.Function, labels: frozenset[str] = frozenset()) -> set[s
         new = use[i] | (out - defs[i]) if defs[i] else use[i] | out
         if new != live_in[i]:
             live_in[i] = new
-            for p in preds[i]:
+            if i and i in succ[i - 1] and not queued[i - 1]:
+                queued[i - 1] = True
+                work.append(i - 1)
+            for p in jumps_to.get(i, ()):
                 if not queued[p]:
                     queued[p] = True
                     work.append(p)

@@ -805,14 +805,13 @@ def _pointer_addresses(r: str, adds: dict[str, tuple[str, str]]) -> str:
     Kept only where neither operand is assigned again after the definition.
     One scan of the region finds every definition and every later write: a scan per
     access made an unrolled loop body quadratic (3,642 PTX lines took 22 s)."""
-    # name -> (start, end) of each `name = ` not after an `&`
-    defs: dict[str, list[tuple[int, int]]] = {}
+    defs: dict[str, list[re.Match[str]]] = {}  # name -> its `name = ` not after an `&`
     last_write: dict[str, int] = {}  # name -> start of its last assignment or `&name`
     for w in _ASSIGN_OR_ADDR.finditer(r):
         which = w.lastindex
         if which == 2:
             name, at = "r" + w.group(2), w.start()
-            defs.setdefault(name, []).append((at, w.end()))
+            defs.setdefault(name, []).append(w)
         elif which == 1:
             name, at = w.group(1), w.start(1)
         else:
@@ -829,9 +828,9 @@ def _pointer_addresses(r: str, adds: dict[str, tuple[str, str]]) -> str:
         if not (word(name) and word(base) and word(off)):
             continue  # (C names of registers are words; nothing else is rewritten)
         found = defs.get(name)
-        if found is None or len(found) != 1 or found[0][0] > m.start():
+        if found is None or len(found) != 1 or found[0].start() > m.start():
             continue
-        at = found[0][1]
+        at = found[0].end()
         line = r[at:r.find(";", at)]
         if f"(int64_t)({base}))" not in line or f"(int64_t)({off}))" not in line:
             continue  # (not a plain 64-bit add of these two locals)
