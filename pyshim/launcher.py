@@ -329,8 +329,10 @@ def _run_with_report(program: str, argv: list[str], env: dict[str, str], report:
         if proc.poll() is None:  # an exception in the launcher itself: never orphan
             proc.kill()
             proc.wait()
-        finish_report(env, report)
-        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+        try:
+            finish_report(env, report)  # before the mask goes: a late signal must wait
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
     if proc.returncode < 0:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -178,3 +178,18 @@ def test_missing_file(kernels: str, tmp_path: Path) -> None:
     v = values(r)
     assert v["load_file"] == "hipErrorFileNotFound"
     assert "does-not-exist.so" in r.stderr
+
+
+@pytest.mark.parametrize("keep", [0.3, 0.6, 0.9])
+def test_truncated_module_file_is_invalid_image_not_sigbus(kernels: str, keep: float,
+                                                            tmp_path: Path) -> None:
+    """A cache entry cut short (a full disk, a killed writer) handed straight to
+    hipModuleLoad: dlopen mapped segments past the file's end and the process died of
+    SIGBUS. The file is now checked against the size its ELF headers describe."""
+    data = Path(kernels).read_bytes()
+    cut = tmp_path / "cut.so"
+    cut.write_bytes(data[:int(len(data) * keep)])
+    r = run("module", kernels, "file", str(cut))
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    assert values(r)["load_file"] == "hipErrorInvalidImage"
+    assert "truncated" in r.stderr and "cut.so" in r.stderr, r.stderr

@@ -149,16 +149,20 @@ def test_unsupported_type_combination_is_refused():
 
 
 def test_translator_speed_order_of_magnitude():
-    """The budget is >= 50k lines/s on a quiet machine (see the report); this shared CI
-    machine only guards against order-of-magnitude regressions: best of 3 > 15k lines/s."""
+    """The budget is >= 50k lines/s on a quiet machine (benchmarks/translator.py measures
+    it); here only an order-of-magnitude regression fails: best of 3 > 15k lines/s. Timed
+    in this process's CPU time, not wall time: the translator is single-threaded, and on a
+    shared machine the wall clock also counts the time other processes had the core (4.5k
+    lines/s wall was seen under load for a translator that runs 30k+ per CPU second)."""
     text = (Path(__file__).parent / "ptx" / "sample.ptx").read_text()
     lines = text.count("\n")
     best = 0.0
     for _ in range(3):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         translate(text)
-        best = max(best, lines / (time.perf_counter() - t0))
-    assert best > 15_000, f"translator: {best:.0f} lines/s"
+        # process_time ticks coarsely on some kernels: never divide by a zero interval
+        best = max(best, lines / max(time.process_time() - t0, 1e-6))
+    assert best > 15_000, f"translator: {best:.0f} lines/s of CPU time"
 
 
 def test_guard_predicates_and_double_colon_modifiers_from_cublas():

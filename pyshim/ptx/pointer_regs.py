@@ -200,6 +200,16 @@ class _Analysis:
 
     def base(self, ab: tuple[ir.Operand, ir.Operand]) -> tuple[str, ir.Operand]:
         """(base register, offset operand) of an add's two operands."""
+        a, b = ab
+        if type(a) is not ir.Imm and type(b) is not ir.Imm:
+            # both operands already answered (the common case along an unrolled chain of
+            # adds): _base_steps' result without starting its generators
+            na, nb = _name(a) or "", _name(b) or ""
+            pb, pa = self._pointer_like.get(nb), self._pointer_like.get(na)
+            if pb is not None and pa is not None:
+                score_b = 2 if pb else 0 if self.offset_like(nb) else 1
+                score_a = 2 if pa else 0 if self.offset_like(na) else 1
+                return (nb, a) if score_b > score_a else (na, b)
         return self._run(self._base_steps(ab))
 
     def _base_steps(self, ab: tuple[ir.Operand, ir.Operand]

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -227,9 +228,19 @@ hipError_t hipModuleLoad(hipModule_t *module, const char *fname)
     unsigned char head[sizeof(Elf64_Ehdr)];
     size_t got = fread(head, 1, sizeof head, f);
     const char *why = NULL;
-    if (elf_image_size(head, got, &why) == 0 && why != NULL) {
+    size_t want = elf_image_size(head, got, &why);
+    if (want == 0 && why != NULL) {
         fclose(f);
         cpu_log("hipModuleLoad: %s: %s", fname, why);
+        return cpu_ret(hipErrorInvalidImage);
+    }
+    /* dlopen maps the segments the headers describe: a file cut short (a truncated cache
+     * entry) faults with SIGBUS when they are touched past its end, so refuse it first */
+    struct stat st = {0};
+    if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size < want) {
+        fclose(f);
+        cpu_log("hipModuleLoad: %s: truncated: %lld bytes of the %zu its ELF headers describe",
+                fname, (long long)st.st_size, want);
         return cpu_ret(hipErrorInvalidImage);
     }
     pthread_mutex_lock(&module_lock);

@@ -5,6 +5,8 @@
  *   trap    a block traps: the launch fails at the next synchronisation
  *   assert  a block fails a device assert: hipErrorAssert at synchronisation, sticky
  *   image   hipModuleLoadData / hipModuleLoad of <other file>: print the result
+ *   file    hipModuleLoad of <other file> only (a truncated file: the bytes hipModuleLoadData
+ *           would read past its end are not there)
  */
 #include <pthread.h>
 #include <string.h>
@@ -433,6 +435,13 @@ static int mode_image(const char *path)
     return 0;
 }
 
+static int mode_file(const char *path)
+{
+    hipModule_t mod;
+    SHOW("load_file", hipModuleLoad(&mod, path));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3)
@@ -449,5 +458,7 @@ int main(int argc, char **argv)
         return mode_assert(argv[1]);
     if (strcmp(argv[2], "image") == 0 && argc > 3)
         return mode_image(argv[3]);
+    if (strcmp(argv[2], "file") == 0 && argc > 3)
+        return mode_file(argv[3]);
     return 5;
 }
