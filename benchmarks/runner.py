@@ -112,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{threads} threads per variant; load average {load:.1f} at start "
               "(figures are medians; a busy machine widens them)")
         print(table(items))
+    for name, why in ctx.missing.items():
+        print(f"benchmarks: baseline {name} is missing, its comparisons were left out: {why}",
+              file=sys.stderr)
     if failed:
         print(f"benchmarks: failed suites: {', '.join(failed)}", file=sys.stderr)
         return 1

@@ -95,6 +95,40 @@ def test_forced_translator_subprocess(libcuda: Path, tmp_path: Path) -> None:
     assert "bogus" in out.stderr  # the worker's error message reaches the log
 
 
+# appended to SCRIPT: the translator workers alive under this process, then one killed
+WORKERS = r'''
+import glob, os, signal, time
+def workers():
+    kids = set()
+    for f in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
+        kids.update(int(k) for k in open(f).read().split())
+    return [k for k in kids
+            if b"pyshim.embed.worker" in open(f"/proc/{k}/cmdline", "rb").read()]
+alive = workers()
+print("WORKERS", len(alive))
+os.kill(alive[0], signal.SIGKILL)
+time.sleep(0.2)
+again = ctypes.c_void_p()
+rc = lib.cuModuleLoadData(ctypes.byref(again), ptx.replace(b"entry k(", b"entry k2("))
+assert rc == 0, f"cuModuleLoadData after the worker died: {rc}"
+print("WORKERS", len(workers()))
+'''
+
+
+def test_translator_subprocess_is_kept_and_replaced(libcuda: Path, tmp_path: Path) -> None:
+    """One worker serves every module (a fresh Python per module cost 0.5-1 s before any
+    translation); one that dies is replaced at the next module."""
+    script = tmp_path / "host.py"
+    script.write_text(SCRIPT + WORKERS)
+    env = dict(os.environ, LD_LIBRARY_PATH=str(build_dir() / "cpu"), PYSHIM_BACKEND="cpu",
+               PYSHIM_TRANSLATOR="subprocess")
+    out = subprocess.run([sys.executable, str(script), str(libcuda)], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS python host" in out.stdout
+    assert out.stdout.count("WORKERS 1") == 2, out.stdout
+
+
 def test_python_without_cffi_gets_a_translator_subprocess(libcuda: Path, tmp_path: Path
                                                          ) -> None:
     """A virtualenv of our Python without cffi (a user's venv): cffi cannot start in it, so

@@ -115,7 +115,7 @@ class FunctionEmitter:
         self.reg_prefix = ""
         self.phase_arrays: set[str] = set()
         self.phase_decls: list[str] = []
-        self.phase_names: set[str] = set()
+        self.phase_names: set[str] = set()  # the C names of phase-mode registers
         self.shadow: list[dict[str, tuple[str, str]]] = [{}]
         self.ret_stmt = "return;"
         self._ptr_plan: pointer_regs.PointerPlan | None = None
@@ -149,6 +149,13 @@ class FunctionEmitter:
         self.dst_cache.clear()
         if self.reg_prefix:
             names = self.declare_phase_regs(v)
+        elif not v.count and self._other_spelling(v.name):
+            # inline asm's `{ .reg .u32 r0; ... }` in a kernel with `%r0`: a C block's `r_r0`
+            # would hide the kernel's register inside the block
+            self.tmp += 1
+            names = [f"{cname_reg(v.name)}_s{self.tmp}"]
+            self.shadow[-1][v.name] = (names[0], v.type)
+            self.reg_cache.pop(v.name, None)
         elif v.count:
             self.ranges[v.name] = (v.type, v.count)
             names = [cname_reg(f"{v.name}{i}") for i in range(v.count)]
@@ -165,7 +172,7 @@ class FunctionEmitter:
             self.phase_decls.extend(out)
             return ""
         shadowed = self.pointer_plan().regs
-        if shadowed and v.type in pointer_regs.REG64:
+        if shadowed and v.type in pointer_regs.REG64 and v.name not in self.shadow[-1]:
             concrete = [f"{v.name}{i}" for i in range(v.count)] if v.count else [v.name]
             ptrs = [cname_ptr(n) for n in concrete if n in shadowed]
             for i in range(0, len(ptrs), 16):
@@ -184,6 +191,8 @@ class FunctionEmitter:
         """The C name of register `name`'s pointer shadow, if it has one in this scope."""
         if name not in self.pointer_plan().regs or name in SPECIAL:
             return None
+        if self.creg(name) != cname_reg(name):
+            return None  # renamed (another register has its C name): no shadow
         if self.reg_type(name, inst) not in pointer_regs.REG64:
             return None  # an inner-scope redeclaration of another width has none
         return cname_ptr(name)
@@ -212,21 +221,35 @@ class FunctionEmitter:
 
     def declare_phase_regs(self, v: ir.Var) -> list[str]:
         """Phase mode keeps all registers in one struct, so a register declared again in an
-        inner scope gets its own member (r_p1_s3) for the extent of that scope."""
+        inner scope gets its own member (r_p1_s3) for the extent of that scope; so does one
+        whose C name another register has (inline asm's `r0` beside the kernel's `%r0`)."""
         concrete = [f"{v.name}{i}" for i in range(v.count)] if v.count else [v.name]
         out = []
         for name in concrete:
             self.reg_cache.pop(name, None)
-            if name in self.phase_names:
+            if cname_reg(name) in self.phase_names:
                 self.tmp += 1
                 cname = f"{cname_reg(name)}_s{self.tmp}"
                 self.shadow[-1][name] = (cname, v.type)
                 out.append(cname)
             else:
-                self.phase_names.add(name)
+                self.phase_names.add(cname_reg(name))
                 self.regs[name] = v.type
                 out.append(cname_reg(name))
         return out
+
+    def _other_spelling(self, name: str) -> bool:
+        """Whether another register of this function has name's C name (`r0`, `%r0`)."""
+        other = name[1:] if name.startswith("%") else "%" + name
+        if other in self.regs or self.is_scoped_reg(other):
+            return True
+        m = _RANGE.match(other)
+        r = self.ranges.get(m.group(1)) if m else None
+        return r is not None and int(m.group(2)) < r[1]
+
+    def is_scoped_reg(self, name: str) -> bool:
+        """Whether `name` is a register renamed in a scope now open."""
+        return any(name in scope for scope in self.shadow)
 
     def creg(self, name: str) -> str:
         """The C name of a register (inner-scope redeclarations in phase mode differ)."""
@@ -294,7 +317,7 @@ class FunctionEmitter:
     # ---- operand reads -------------------------------------------------------------------
     def src(self, op: ir.Operand, ty: str, inst: ir.Instruction) -> str:
         """C expression for operand `op` read as PTX type `ty`."""
-        if type(op) is ir.Sym and op.name in self.regs:
+        if type(op) is ir.Sym and (op.name in self.regs or self.is_scoped_reg(op.name)):
             op = ir.Reg(op.name)  # a register declared without '%' (nvcc: __$temp3)
         if type(op) is ir.Reg:
             key = (op.name, ty)
@@ -382,7 +405,7 @@ class FunctionEmitter:
 
     def dst(self, op: ir.Operand, ty: str, expr: str, inst: ir.Instruction) -> str:
         """C statement storing `expr` (of PTX type `ty`) into destination `op`."""
-        if type(op) is ir.Sym and op.name in self.regs:
+        if type(op) is ir.Sym and (op.name in self.regs or self.is_scoped_reg(op.name)):
             op = ir.Reg(op.name)
         if type(op) is ir.Reg:
             key = (op.name, ty)
@@ -484,7 +507,8 @@ class FunctionEmitter:
             if space == "shared":
                 return f"(PS_SHARED(ctx) + {op.offset})"
             return f"((uint8_t *)(uintptr_t){op.offset & (2**64 - 1)}ull)"
-        if type(base) is ir.Sym and base.name in self.regs and self.lookup(base.name) is None:
+        if type(base) is ir.Sym and (base.name in self.regs or self.is_scoped_reg(base.name)) \
+                and self.lookup(base.name) is None:
             base = ir.Reg(base.name)
         if type(base) is ir.Sym:
             v = self.lookup(base.name)

@@ -330,8 +330,10 @@ def _abs_neg(fe: Fe, inst: I) -> str:
 
 
 def _min_max(fe: Fe, inst: I) -> str:
-    ty = _type(fe, inst)
     mn = inst.opcode == "min"
+    if inst.mods and inst.mods[-1] in ("u16x2", "s16x2"):
+        return _min_max_16x2(fe, inst, mn)
+    ty = _type(fe, inst)
     nan = "NaN" in inst.mods
     if ty in HALF or ty in HALF2:
         fn = ("ps_minf" if mn else "ps_maxf") + ("_nan" if nan else "")
@@ -356,6 +358,27 @@ def _min_max(fe: Fe, inst: I) -> str:
         op = "<" if mn else ">"
         return fe.dst(d, ty, f"ps_relu_s32({x} {op} {y} ? {x} : {y})", inst)
     raise fe.unsupported(inst)
+
+
+def _min_max_16x2(fe: Fe, inst: I, mn: bool) -> str:
+    """min/max{.relu}.{u16x2,s16x2} (sm_90; CUDA 13's CUB reduces shorts with them): each
+    16-bit half on its own; .relu (signed only) clamps a negative result to 0."""
+    signed = inst.mods[-1] == "s16x2"
+    relu = "relu" in inst.mods[:-1]
+    if any(m != "relu" for m in inst.mods[:-1]) or (relu and not signed):
+        raise fe.unsupported(inst)
+    d, a, b = _nops(fe, inst, 3)
+    x, y = fe.src(a, "b32", inst), fe.src(b, "b32", inst)
+    t = "int16_t" if signed else "uint16_t"
+    op = "<" if mn else ">"
+    halves = []
+    for shift in (0, 16):
+        hx, hy = f"(({t})({x} >> {shift}))", f"(({t})({y} >> {shift}))"
+        v = f"({hx} {op} {hy} ? {hx} : {hy})"
+        if relu:
+            v = f"({v} < 0 ? 0 : {v})"
+        halves.append(f"((uint32_t)(uint16_t){v}{f' << {shift}' if shift else ''})")
+    return fe.dst(d, "b32", f"({halves[0]} | {halves[1]})", inst)
 
 
 def _logic(op: str) -> Callable[[Fe, I], str]:

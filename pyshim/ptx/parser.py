@@ -224,7 +224,8 @@ class _Parser:
     def _parse_var_decl(self, linkage: str, in_list: bool = False) -> list[ir.Var]:
         start = self.i
         tok = self.next()
-        space = tok[1:]
+        # inline asm writes `.reg.b16 x;`: the type (or vector width) glued to the space
+        space, *glued = tok[1:].split(".")
         if not tok.startswith(".") or space not in _SPACES:
             raise self.error(f"expected a declaration (.param, .reg, ...), found {tok!r}", start)
         align = 0
@@ -232,6 +233,13 @@ class _Parser:
         typ = ""
         ptr_space = ""
         attributes: list[str] = []
+        for part in glued:
+            if part in _TYPES:
+                typ = part
+            elif part in ("v2", "v4", "v8"):
+                vector = int(part[1:])
+            else:
+                raise self.error(f"unknown declaration {tok!r}", start)
         while True:
             t = self.peek()
             if t == ".attribute":
@@ -367,7 +375,7 @@ class _Parser:
                 raise self.error(f"unterminated body of {self.function}")
             t = toks[self.i]
             c = t[0]
-            if c == "." and t[1:] in _SPACES:
+            if c == "." and (t[1:] in _SPACES or t[1:].split(".", 1)[0] in _SPACES):
                 for v in self._parse_var_decl(""):
                     append(v)
             elif t == "}":

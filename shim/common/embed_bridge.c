@@ -131,39 +131,80 @@ static void prepare(void)
         home_was_set = setenv("PYTHONHOME", PYSHIM_PYTHONHOME, 0) == 0;
 }
 
-static void write_all(int fd, const uint8_t *p, size_t n)
+static int write_all(int fd, const void *buf, size_t n)
 {
+    const uint8_t *p = buf;
     while (n > 0) {
         ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
         if (w <= 0)
-            return; /* the worker is gone: it will give no answer */
+            return -1; /* the worker is gone */
         p += w;
         n -= (size_t)w;
     }
+    return 0;
 }
 
-/* pyshim/embed/worker.py: the image on stdin, "0\t<answer>" or "1\t<error>" on stdout.
- * Fills `out` with the answer and `*status` (0/1; left at -1 when there is none). */
-static void translate_in_subprocess(const void *image, size_t size, const char *target,
-                                    char *out, size_t out_len, int *status)
+static int read_all(int fd, void *buf, size_t n)
+{
+    uint8_t *p = buf;
+    while (n > 0) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* The translator subprocess (pyshim/embed/worker.py serve()), started at the first module
+ * and kept: a fresh Python per module cost 0.5-1 s before any translation (imports, the
+ * compiler's identity), which a test suite of thousands of kernels pays thousands of times.
+ * One request at a time: "TARGET\tSIZE\n" and the image on its stdin; "LEN\n" and the
+ * answer ("0\t<answer>" or "1\t<error>") on its stdout. */
+static pthread_mutex_t worker_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t worker_pid = -1;
+static pid_t worker_owner = -1; /* the process that started it (a forked child has none) */
+static int worker_in = -1, worker_out = -1;
+
+static void worker_stop(void)
+{
+    if (worker_in >= 0)
+        close(worker_in);
+    if (worker_out >= 0)
+        close(worker_out);
+    worker_in = worker_out = -1;
+    if (worker_pid > 0 && worker_owner == getpid()) {
+        int wstatus;
+        /* ECHILD: the host ignores SIGCHLD, so the worker was reaped for us */
+        while (waitpid(worker_pid, &wstatus, 0) < 0 && errno == EINTR)
+            ;
+    }
+    worker_pid = -1;
+}
+
+static int worker_start(void)
 {
     static const char code[] =
         "import sys; sys.path.insert(0, '" PYSHIM_REPO_DIR "')\n"
-        "from pyshim.embed.worker import main; sys.exit(main())";
+        "from pyshim.embed.worker import serve; sys.exit(serve())";
     int to_child[2], from_child[2];
     if (pipe2(to_child, O_CLOEXEC) != 0)
-        return;
+        return -1;
     if (pipe2(from_child, O_CLOEXEC) != 0) {
         close(to_child[0]);
         close(to_child[1]);
-        return;
+        return -1;
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, to_child[0], 0);
     posix_spawn_file_actions_adddup2(&fa, from_child[1], 1);
-    char *argv[] = {(char *)PYSHIM_PYTHON_EXE, (char *)"-I", (char *)"-c", (char *)code,
-                    (char *)target, NULL};
+    char *argv[] = {(char *)PYSHIM_PYTHON_EXE, (char *)"-I", (char *)"-c", (char *)code, NULL};
     pid_t pid;
     int err = posix_spawn(&pid, PYSHIM_PYTHON_EXE, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
@@ -174,43 +215,110 @@ static void translate_in_subprocess(const void *image, size_t size, const char *
                           strerror(err));
         close(to_child[1]);
         close(from_child[0]);
-        return;
+        return -1;
     }
-    /* a worker that dies early must not kill the program with SIGPIPE */
+    worker_pid = pid;
+    worker_owner = getpid();
+    worker_in = to_child[1];
+    worker_out = from_child[0];
+    return 0;
+}
+
+/* One request to the running worker; the answer (truncated to out_len - 1) in `out`. */
+static int worker_request(const void *image, size_t size, const char *target, char *out,
+                          size_t out_len, size_t *got)
+{
+    char head[512];
+    int hn = snprintf(head, sizeof head, "%s\t%zu\n", target, size);
+    if (hn < 0 || (size_t)hn >= sizeof head || write_all(worker_in, head, (size_t)hn) != 0 ||
+        write_all(worker_in, image, size) != 0)
+        return -1;
+    char line[32];
+    size_t n = 0;
+    for (;;) { /* "LEN\n" */
+        if (n + 1 >= sizeof line || read_all(worker_out, line + n, 1) != 0)
+            return -1;
+        if (line[n] == '\n')
+            break;
+        n++;
+    }
+    line[n] = '\0';
+    char *end;
+    unsigned long long len = strtoull(line, &end, 10);
+    if (n == 0 || *end != '\0')
+        return -1;
+    size_t keep = len < out_len - 1 ? (size_t)len : out_len - 1;
+    if (read_all(worker_out, out, keep) != 0)
+        return -1;
+    for (unsigned long long rest = len - keep; rest > 0;) {
+        char sink[4096];
+        size_t k = rest < sizeof sink ? (size_t)rest : sizeof sink;
+        if (read_all(worker_out, sink, k) != 0)
+            return -1;
+        rest -= k;
+    }
+    out[keep] = '\0';
+    *got = keep;
+    return 0;
+}
+
+/* Fills `out` with the worker's answer and `*status` (0/1; left at -1 when there is none).
+ * A worker that has died (or is a forked parent's) is replaced, once per request. */
+static void translate_in_subprocess(const void *image, size_t size, const char *target,
+                                    char *out, size_t out_len, int *status, int trace)
+{
+    /* a worker that dies must not kill the program with SIGPIPE */
     sigset_t pipe_set, old;
     sigemptyset(&pipe_set);
     sigaddset(&pipe_set, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-    write_all(to_child[1], image, size);
-    close(to_child[1]);
+    pthread_mutex_lock(&worker_lock);
+    if (worker_pid > 0 && worker_owner != getpid()) {
+        /* a forked child: the pipes are its parent's worker's; leave that one alone */
+        close(worker_in);
+        close(worker_out);
+        worker_in = worker_out = -1;
+        worker_pid = -1;
+    }
     size_t got = 0;
-    ssize_t r;
-    while (got + 1 < out_len && (r = read(from_child[0], out + got, out_len - 1 - got)) > 0)
-        got += (size_t)r;
-    out[got] = '\0';
-    close(from_child[0]);
-    int wstatus = 0;
-    /* ECHILD: the host ignores SIGCHLD, so the worker was reaped for us */
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-        ;
+    int ok = -1;
+    for (int attempt = 0; attempt < 2 && ok != 0; attempt++) {
+        if (worker_pid <= 0 && worker_start() != 0)
+            break;
+        ok = worker_request(image, size, target, out, out_len, &got);
+        if (ok != 0) {
+            if (trace)
+                pyshim_common_log("the translator subprocess gave no answer; starting another");
+            worker_stop();
+        }
+    }
+    pthread_mutex_unlock(&worker_lock);
     struct timespec zero = {0, 0};
     siginfo_t info;
     while (sigtimedwait(&pipe_set, &info, &zero) > 0)
         ; /* discard a SIGPIPE we caused */
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (got >= 2 && (out[0] == '0' || out[0] == '1') && out[1] == '\t') {
+    if (ok == 0 && got >= 2 && (out[0] == '0' || out[0] == '1') && out[1] == '\t') {
         *status = out[0] - '0';
         memmove(out, out + 2, got - 1);
     } else {
-        pyshim_common_log("the translator subprocess gave no answer (exit status %d)", wstatus);
+        out[0] = '\0';
+        if (trace)
+            pyshim_common_log("the translator subprocess gave no answer");
     }
 }
 
 static _Thread_local int last_ptx_target;
+static _Thread_local unsigned long long last_const_bytes;
 
 int pyshim_embed_last_ptx_target(void)
 {
     return last_ptx_target;
+}
+
+unsigned long long pyshim_embed_last_const_bytes(void)
+{
+    return last_const_bytes;
 }
 
 /* The translator's answer `out` (with its `status`) as the library's code. */
@@ -240,12 +348,21 @@ static int answer(const struct pyshim_embed_library *lib, int status, char *out,
     char *names = strchr(out, '\n');
     if (names != NULL)
         *names++ = '\0';
+    /* "\tkey=value" facts after the path; unknown keys are skipped */
     char *facts = strchr(out, '\t');
     last_ptx_target = 0;
-    if (facts != NULL) {
+    last_const_bytes = 0;
+    if (facts != NULL)
         *facts++ = '\0';
+    while (facts != NULL) {
+        char *next = strchr(facts, '\t');
+        if (next != NULL)
+            *next++ = '\0';
         if (strncmp(facts, "ptx=", 4) == 0)
             last_ptx_target = atoi(facts + 4);
+        else if (strncmp(facts, "const=", 6) == 0)
+            last_const_bytes = strtoull(facts + 6, NULL, 10);
+        facts = next;
     }
     if (strlen(out) + 1 > path_len)
         return lib->invalid_value;
@@ -279,7 +396,8 @@ int pyshim_embed_translate_image(const struct pyshim_embed_library *lib, const v
         }
     }
     if (use_subprocess && status == -1)
-        translate_in_subprocess(image, size, target, out, ANSWER_BYTES, &status);
+        translate_in_subprocess(image, size, target, out, ANSWER_BYTES, &status,
+                                lib->trace_enabled != NULL && lib->trace_enabled());
     if (home_was_set) {
         /* the interpreter has read it; the program's children must not inherit it */
         home_was_set = 0;

@@ -32,6 +32,7 @@ static const struct pyshim_embed_library libcuda = {
     .invalid_value = CUDA_ERROR_INVALID_VALUE,
     .unknown = CUDA_ERROR_UNKNOWN,
     .from_driver_name = from_driver_name,
+    .trace_enabled = pyshim_trace_enabled,
     .not_started = "the embedded Python translator did not start (see the messages above)",
 };
 

@@ -287,6 +287,22 @@ def specs() -> list[Spec]:
     add(Spec("cvt.f32.f16", "cvt.f32.f16 %d, %a;", ("b16",), "f32", lambda a, b, c: f32(h2f(a))))
     add(Spec("cvt.rn.bf16.f32", "cvt.rn.bf16.f32 %d, %a;", ("f32",), "b16",
              lambda a, b, c: _bf_canon(bf16_bits(f32(a)))))
+    # packed 16-bit min/max (sm_90; CUB's reductions of shorts), .relu for the signed ones
+    def minmax16x2(a, b, signed, mn, relu):
+        out = 0
+        for shift in (0, 16):
+            x, y = (a >> shift) & 0xFFFF, (b >> shift) & 0xFFFF
+            if signed:
+                x, y = wrap(x, "s16"), wrap(y, "s16")
+            v = min(x, y) if mn else max(x, y)
+            out |= ((max(v, 0) if relu else v) & 0xFFFF) << shift
+        return out
+    for op in ("min", "max"):
+        for ty, relu in (("u16x2", False), ("s16x2", False), ("s16x2", True)):
+            name = f"{op}{'.relu' if relu else ''}.{ty}"
+            add(Spec(name, f"{name} %d, %a, %b;", ("b32", "b32"), "b32",
+                     lambda a, b, c, s=ty[0] == "s", m=op == "min", r=relu:
+                     minmax16x2(a, b, s, m, r)))
     # set with half sources or destinations: 1.0 in the half type or all ones when true,
     # f16x2/bf16x2 half by half (numba's bf16 comparisons emit set.nan.bf16.bf16)
     cmps = (("lt", lambda a, b: a < b), ("ne", lambda a, b: a < b or a > b),
