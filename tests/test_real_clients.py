@@ -57,3 +57,20 @@ def test_client_fails_without_pyshim_and_runs_under_it(client):
     shimmed = subprocess.run([*launcher, python, "-c", PROBES[client]], env=env,
                              capture_output=True, text=True, timeout=300)
     assert shimmed.returncode == 0, shimmed.stdout + shimmed.stderr
+
+
+def test_numba_benchmark_runs_and_verifies():
+    """benchmarks/numba_suite.py at quick sizes: every kernel checked against numpy under
+    pyshim and under numba's simulator, each row present (no timing is judged)."""
+    import json
+
+    env = {**os.environ, "PYTHONPATH": str(REPO_DIR)}
+    proc = subprocess.run([sys.executable, "-m", "benchmarks", "--only", "numba", "--quick",
+                           "--json"], cwd=REPO_DIR, capture_output=True, text=True, env=env,
+                          timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    items = {d["name"]: d for d in json.loads(proc.stdout)}
+    for kernel in ("saxpy", "block_sum", "matmul"):
+        for row in ("vs_cudasim", "first_call", "translate"):
+            d = items[f"numba.{kernel}.{row}"]
+            assert d["verified"] and d["value"] > 0 and d["baseline"] > 0, d
