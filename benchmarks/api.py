@@ -82,10 +82,11 @@ def run(ctx: Context) -> list[Item]:
         items.append(item(f"launch.empty.grid{grid}.shim", shim, "us", hip,
                           "hipModuleLaunchKernel direct", repeats=r,
                           note=f"cuLaunchKernel + cuCtxSynchronize through the shim, {blocks}"))
-    pocl = pocl_empty_launch_us(ctx, 64)
-    items.append(item("launch.empty.grid64.vs_pocl", m["launch.64.hip"], "us", pocl,
-                      "PoCL via pyopencl", repeats=r,
-                      note="PoCL's figure includes pyopencl's Python overhead per launch"))
+    if ctx.pocl_or_none is not None:
+        pocl = pocl_empty_launch_us(ctx, 64)
+        items.append(item("launch.empty.grid64.vs_pocl", m["launch.64.hip"], "us", pocl,
+                          "PoCL via pyopencl", repeats=r,
+                          note="PoCL's figure includes pyopencl's Python overhead per launch"))
     cold, cached, first = m["load.cold"], m["load.cached"], m["load.first"]
     items.append(item("module_load.shim.cached", cached, "ms", cold,
                       "cold load (translate + cc)", budget="<= 10 ms", ok=cached <= 10.0,

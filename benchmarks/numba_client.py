@@ -1,4 +1,4 @@
-"""numba.cuda kernels timed inside the client's own Python (run by benchmarks/numba_cuda.py,
+"""numba.cuda kernels timed inside the client's own Python (run by benchmarks/numba_suite.py,
 once under `pyshim run` and once under numba's simulator, NUMBA_ENABLE_CUDASIM=1). Imports
 nothing of pyshim or of benchmarks/: it is what a numba user runs. Prints one JSON object:
 {kernel: {"first_s", "warm_s", "n"}}; a wrong result exits 1 before anything is timed."""

@@ -27,7 +27,7 @@ SUITES: dict[str, str] = {
     "translator": "benchmarks.translator",
     "kernels": "benchmarks.kernels_suite",
     "blas": "benchmarks.blas",
-    "numba": "benchmarks.numba_cuda",
+    "numba": "benchmarks.numba_suite",
 }
 
 
@@ -67,12 +67,17 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}" if abs(x) < 10 else f"{x:.1f}"
 
 
+def _ratio(r: float) -> str:
+    # numba's simulator is 10^4-10^5 times slower: two decimals would print 0.00
+    return f"{r:.2f}" if r == 0 or abs(r) >= 0.01 or math.isnan(r) else f"{r:.2g}"
+
+
 def table(items: list[Item]) -> str:
     rows = [("name", "value", "unit", "baseline", "(baseline is)", "ratio", "budget", "ok")]
     for it in items:
         ok = "-" if it.ok is None else ("yes" if it.ok else "MISSED")
         rows.append((it.name, _fmt(it.value), it.unit, _fmt(it.baseline), it.baseline_name,
-                     f"{it.ratio:.2f}", it.budget, ok))
+                     _ratio(it.ratio), it.budget, ok))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
              for r in rows]
@@ -107,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{threads} threads per variant; load average {load:.1f} at start "
               "(figures are medians; a busy machine widens them)")
         print(table(items))
+    for name, why in ctx.missing.items():
+        print(f"benchmarks: baseline {name} is missing, its comparisons were left out: {why}",
+              file=sys.stderr)
     if failed:
         print(f"benchmarks: failed suites: {', '.join(failed)}", file=sys.stderr)
         return 1

@@ -28,7 +28,8 @@ from pyshim.paths import PACKAGE_DIR, REPO_DIR, SHIM_DIR, build_dir
 CORE_DIR = SHIM_DIR / "core"
 # C shared with libcudart and the BLAS shims, compiled into each (shim/common)
 COMMON_DIR = SHIM_DIR / "common"
-COMMON_SOURCES = ["device_identity.c", "embed_bridge.c", "fatbin_extent.c", "log.c", "unsupported.c"]
+COMMON_SOURCES = ["device_identity.c", "elf_write.c", "embed_bridge.c", "fatbin_extent.c", "log.c",
+                  "unsupported.c"]
 EMBED_DIR = PACKAGE_DIR / "embed"
 CUDA_TOOLKIT_INCLUDE = Path("/usr/local/cuda/include")
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-D__HIP_PLATFORM_AMD__"]

@@ -23,6 +23,7 @@ from pyshim.paths import SHIM_DIR, TABLES_DIR, build_dir
 
 JIT_DIR = SHIM_DIR / "jit"
 SPEC = TABLES_DIR / "jit_libraries.toml"
+ELF_WRITE = SHIM_DIR / "common" / "elf_write.c"
 AUDIT = "libpyshim_audit.so"
 CC = os.environ.get("CC", "cc")
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror"]
@@ -41,7 +42,7 @@ class JitLibrary:
     overridden: set[str]    # of exports: pyshim's C
     versions: list[str]     # nvJitLink-style symbol versions ("" unversioned first)
     companions: list[str]
-    own_namespace: bool = True
+    own_namespace: bool = False
 
 
 def load_spec(path: Path = SPEC) -> list[JitLibrary]:
@@ -64,7 +65,7 @@ def load_spec(path: Path = SPEC) -> list[JitLibrary]:
             overridden.update(names)
         out.append(JitLibrary(lib["soname"], lib["wrapper"], int(lib["missing_status"]),
                               exports, overridden, versions, list(lib.get("companions", [])),
-                              bool(lib.get("own_namespace", True))))
+                              bool(lib.get("own_namespace", False))))
     return out
 
 
@@ -167,13 +168,14 @@ def build_jit(root: Path | None = None) -> list[Path]:
             _write(gen / f"{lib.wrapper}_names.h", names_header(lib))
             vs = _write(gen / f"{lib.wrapper}.map", version_script(lib))
             srcs = [JIT_DIR / f"{lib.wrapper}.c", JIT_DIR / "wrapper.c",
-                    JIT_DIR / "ptx_image.c", fwd, vs]
+                    JIT_DIR / "ptx_image.c", ELF_WRITE, fwd, vs]
             out = _link(jit_dir / lib.soname, srcs[:-1],
                         ["-shared", f"-Wl,-soname,{lib.soname}", f"-Wl,--version-script={vs}",
-                         "-ldl", "-lpthread"], work, [JIT_DIR, gen])
+                         "-ldl", "-lpthread"], work, [JIT_DIR, gen, SHIM_DIR])
             built.append(out)
-        built.append(_link(bin_dir / "ptxas", [JIT_DIR / "ptxas.c", JIT_DIR / "ptx_image.c"],
-                           [], work, [JIT_DIR]))
+        built.append(_link(bin_dir / "ptxas",
+                           [JIT_DIR / "ptxas.c", JIT_DIR / "ptx_image.c", ELF_WRITE], [], work,
+                           [JIT_DIR, SHIM_DIR]))
     return built
 
 

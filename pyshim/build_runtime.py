@@ -51,6 +51,10 @@ if _repo not in sys.path:
     sys.path.insert(0, _repo)
 sys.path.extend(_p for _p in _more if _p not in sys.path)
 
+from pyshim.embed.signals import release_sigint  # noqa: E402
+
+release_sigint()  # the program's signals stay its own (pyshim/embed/signals.py)
+
 from {module} import ffi  # noqa: E402  (the module cffi made of this libcudart)
 
 from pyshim.embed import translate as _translate  # noqa: E402

@@ -3,7 +3,9 @@
 The program's dynamic loader is pointed at pyshim's libraries: build/lib (libcuda.so.1,
 and libcudart when built) first, then the backend's libamdhip64.so.7: ROCm's when an AMD
 GPU is visible, else the CPU device's. LD_PRELOAD binds programs whose RPATH names
-another libcuda to ours. The program then replaces this process (exec), so its exit
+another libcuda to ours; the LD_AUDIT module (build/lib/libpyshim_audit.so) redirects every
+request for an NVIDIA soname, a dlopen by absolute path included, to pyshim's library or JIT
+wrapper, and build/bin (pyshim's ptxas) goes first on PATH. The program then replaces this process (exec), so its exit
 status and signals are its own.
 """
 
@@ -13,6 +15,7 @@ import argparse
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from pyshim.paths import build_dir
@@ -199,11 +202,15 @@ def _audit_environment(env: dict[str, str], lib: Path, preloaded: tuple[str, ...
     replaced = [*preloaded, *REPLACED]
     env["PYSHIM_AUDIT_MAP"] = audit_map(lib, replaced)
     env["LD_AUDIT"] = ":".join([str(audit), *([env["LD_AUDIT"]] if env.get("LD_AUDIT") else [])])
-    # the wrappers load NVIDIA's library into a namespace of its own, whose libc needs
-    # static TLS beyond the 512 bytes glibc keeps spare (2048 measured enough for NVRTC 13.5)
-    tunables = [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t]
-    if not any(t.startswith("glibc.rtld.optional_static_tls=") for t in tunables):
-        env["GLIBC_TUNABLES"] = ":".join([*tunables, f"glibc.rtld.optional_static_tls={STATIC_TLS}"])
+    from pyshim.build_jit import load_spec
+
+    if any(lib.own_namespace for lib in load_spec()):
+        # a wrapper loads NVIDIA's library into a namespace of its own, whose libc needs
+        # static TLS beyond the 512 bytes glibc keeps spare (2048 was enough for NVRTC 13.5)
+        tunables = [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t]
+        if not any(t.startswith("glibc.rtld.optional_static_tls=") for t in tunables):
+            env["GLIBC_TUNABLES"] = ":".join(
+                [*tunables, f"glibc.rtld.optional_static_tls={STATIC_TLS}"])
     ptxas_dir = lib.parent / "bin"
     if (ptxas_dir / "ptxas").exists():
         env["PATH"] = os.pathsep.join([str(ptxas_dir), *([env["PATH"]] if env.get("PATH") else [])])
@@ -246,6 +253,7 @@ def run(args: argparse.Namespace) -> int:
     sys.stderr.flush()
     if args.report:
         return _run_with_report(program, [args.program, *argv], env, args.report)
+    restore_inherited_signals()
     try:
         os.execve(program, [args.program, *argv], env)
     except OSError as exc:
@@ -254,27 +262,92 @@ def run(args: argparse.Namespace) -> int:
     return 0  # not reached
 
 
+# Python ignores these at start-up (so a closed pipe is an exception, not death) and an
+# exec'd program would inherit that: `pyshim run yes | head -1` exited 1, not 141. Every
+# signal Python *handles* reverts to its default at exec by itself; dispositions the
+# launcher inherited from its own parent (nohup's SIGHUP, a shell's background SIGINT)
+# are kept, as the program would get them natively.
+PYTHON_IGNORED = ("SIGPIPE", "SIGXFSZ", "SIGXFZ")
+# what the launcher passes on to the program while it waits for it with --report
+# (job control signals are not among them: Ctrl-Z must stop the launcher with the program,
+# or the shell would wait on a launcher that still runs)
+FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM",
+             "SIGWINCH")
+SI_KERNEL = 0x80  # si_code of a signal the terminal sent to the whole foreground group
+
+
+def restore_inherited_signals() -> None:
+    import signal
+
+    for name in PYTHON_IGNORED:
+        num = getattr(signal, name, None)
+        if num is not None:
+            signal.signal(num, signal.SIG_DFL)
+
+
 def _run_with_report(program: str, argv: list[str], env: dict[str, str], report: str) -> int:
-    """Run as a child (the report is written after it exits), then pass its exit status or
-    the signal that killed it through."""
+    """Run as a child, wait for it while forwarding the signals the launcher gets, write
+    the report when it ends (however it ends), then pass its exit status or the signal
+    that killed it through. The program never outlives a launcher that is told to stop:
+    a SIGTERM/SIGHUP goes to it, and the report is written once it has exited."""
     import signal
     import subprocess
 
     from pyshim.tracing import finish_report, report_environment
 
     env = report_environment(report, env)
-    # the child gets the terminal's signals itself; the launcher only waits
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    forwarded = {getattr(signal, n) for n in FORWARDED if hasattr(signal, n)}
+    waited = forwarded | {signal.SIGCHLD}
+    # blocked before the child exists, so no signal can kill the launcher in between
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, waited)
+
+    die_with_parent = _die_with_parent()
+
+    def in_child() -> None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+        die_with_parent()
+
     try:
-        proc = subprocess.run(argv, executable=program, env=env)
+        # restore_signals (the default) gives the child SIGPIPE/SIGXFSZ back
+        proc = subprocess.Popen(argv, executable=program, env=env, preexec_fn=in_child)
     except OSError as exc:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
         print(f"pyshim run: cannot execute {program}: {exc.strerror}", file=sys.stderr)
         return 126
+    try:
+        while proc.poll() is None:
+            info = signal.sigtimedwait(waited, 1.0)
+            if info is None or info.si_signo == signal.SIGCHLD:
+                continue
+            # a terminal's Ctrl-C, Ctrl-\ or hang-up reached the program already
+            if info.si_code != SI_KERNEL:
+                try:
+                    os.kill(proc.pid, info.si_signo)
+                except ProcessLookupError:
+                    pass
     finally:
-        signal.signal(signal.SIGINT, old)
-    finish_report(env, report)
+        if proc.poll() is None:  # an exception in the launcher itself: never orphan
+            proc.kill()
+            proc.wait()
+        finish_report(env, report)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
     if proc.returncode < 0:
         sys.stdout.flush()
+        sys.stderr.flush()
         signal.signal(-proc.returncode, signal.SIG_DFL)
         os.kill(os.getpid(), -proc.returncode)
     return proc.returncode
+
+
+def _die_with_parent() -> Callable[[], None]:
+    """What the child runs before exec so that a SIGKILLed launcher (which can forward
+    nothing) takes the program with it instead of leaving it running unseen. Made in the
+    parent: the child between fork and exec should only make the call."""
+    import ctypes
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return lambda: None
+    pr_set_pdeathsig, sigkill = 1, 9
+    return lambda: prctl(pr_set_pdeathsig, sigkill, 0, 0, 0) and None

@@ -67,7 +67,7 @@ def test_quick_run_has_every_figure(quick_run: list[dict]) -> None:
             "launch.empty.grid64", "launch.empty.grid1.shim", "launch.empty.grid64.shim",
             "launch.empty.grid64.vs_pocl", "module_load.shim.cached", "module_load.cached",
             "module_load.cold.translate", "translator.lines_per_s",
-            "translator.parse_lines_per_s"}
+            "translator.parse_lines_per_s", "translator.grid_stride_unrolled_lines_per_s"}
     want |= {f"kernel.{k}.vs_{b}" for k in KERNELS for b in ("c_loop", "pocl")}
     assert want <= set(names)
 
@@ -248,6 +248,24 @@ def test_outputs_are_cleared_before_the_last_check() -> None:
     case = cases.one_case("saxpy", quick=True)
     with pytest.raises(VerificationError, match="kernel saxpy on lazy"):
         _one_case(ctx, case, {"device": _Lazy(), "loop": _Lazy(), "pocl": _Lazy()}, "loop")
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_a_missing_baseline_leaves_out_its_comparisons_only() -> None:
+    """Without pyopencl the api and kernels suites still run and verify; the PoCL rows are
+    left out and the run says which baseline is missing (it used to fail both suites)."""
+    code = ("import sys; sys.modules['pyopencl'] = None\n"
+            "from benchmarks.runner import main\n"
+            "sys.exit(main(['--quick', '--json', '--only', 'api,kernels']))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO_DIR, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(REPO_DIR)},
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "baseline PoCL is missing" in proc.stderr and "pyopencl" in proc.stderr
+    names = {d["name"] for d in json.loads(proc.stdout)}
+    assert {f"kernel.{k}.vs_c_loop" for k in KERNELS} <= names
+    assert "api.cuStreamQuery" in names
+    assert not any("pocl" in n for n in names)
 
 
 def test_host_compiled_loops_never_fail_on_warnings() -> None:

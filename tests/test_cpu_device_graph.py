@@ -88,3 +88,10 @@ def test_clone_replays_the_same_work(gr: dict[str, str]) -> None:
     result = gr["explicit_replay"].split(",")[2]
     assert gr["clone_replay"] == f"{nodes},1,{result}"
     assert gr["clone_null"] == "hipErrorInvalidValue"
+
+
+def test_user_objects_live_while_a_graph_holds_them(gr: dict[str, str]) -> None:
+    # cuda.core keeps a captured graph's Python objects alive with user objects
+    assert gr["user_object"] == "0,0,1"  # graph, clone gone: the exec still holds it
+    assert gr["user_object_after_last"] == "hipErrorInvalidValue"
+    assert gr["user_object_flags"] == "hipErrorInvalidValue"  # NoDestructorSync is required

@@ -133,3 +133,35 @@ def test_cuda_bindings_runtime_works(shim: Path) -> None:
     assert "SymbolNotFound" not in proc.stdout
     assert "count <cudaError_t.cudaSuccess: 0> 1" in proc.stdout
     assert ") 1 1" in proc.stdout  # the memset bytes came back
+
+
+def client_run(script: str, *args: str, env: dict[str, str] | None = None) -> str:
+    proc = pyshim_run(str(CLIENT_PYTHON), str(HERE / script), *args, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+clients = pytest.mark.skipif(not CLIENT_PYTHON.exists(), reason="no Python with the real "
+                             "clients ($PYSHIM_CLIENTS_PYTHON)")
+
+
+@pytest.mark.slow
+@clients
+@pytest.mark.parametrize("target", ["cubin", "ptx"])
+def test_cuda_core_program_memory_launch_events_graphs(shim: Path, target: str) -> None:
+    assert f"OK {target}" in client_run("cuda_core_client.py", target)
+
+
+@pytest.mark.slow
+@clients
+def test_numba_default_lto_kernel_and_linked_ptx(shim: Path) -> None:
+    out = client_run("numba_lto_client.py", str(HERE / "triple.ptx"))
+    assert "lto kernel ok" in out and "linked ptx ok" in out
+
+
+@pytest.mark.slow
+@clients
+def test_cupy_kernels_compiled_to_cubins(shim: Path, tmp_path: Path) -> None:
+    # a cache of its own: CuPy's default one may hold SASS from runs without pyshim
+    out = client_run("cupy_client.py", env={"CUPY_CACHE_DIR": str(tmp_path)})
+    assert "cupy elementwise ok" in out

@@ -20,7 +20,9 @@ KEY = hashlib.sha256(b"some kernel").hexdigest()
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("PYSHIM_CACHE", str(tmp_path / "cache"))
-    return tmp_path / "cache" / "kernels"
+    cache.forget_private()
+    yield tmp_path / "cache" / "kernels"
+    cache.forget_private()
 
 
 def test_key_is_sha256_of_length_prefixed_parts():
@@ -53,7 +55,7 @@ def test_store_then_lookup(private_cache):
     path = cache.store(KEY, ".so", b"\x7fELF payload")
     assert path == private_cache / KEY[:2] / f"{KEY}.so"
     assert cache.lookup(KEY, ".so") == path
-    assert path.read_bytes() == b"\x7fELF payload"
+    assert cache.read_entry(path) == b"\x7fELF payload"
     assert cache.lookup(KEY, ".c") is None  # the suffix is part of the name
     assert stat.S_IMODE(private_cache.stat().st_mode) == 0o700
     assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0
@@ -68,7 +70,7 @@ def test_get_or_build_builds_once():
         return b"built"
 
     path, cached = cache.get_or_build(KEY, ".so", build)
-    assert (cached, path.read_bytes(), len(calls)) == (False, b"built", 1)
+    assert (cached, cache.read_entry(path), len(calls)) == (False, b"built", 1)
     path2, cached2 = cache.get_or_build(KEY, ".so", build)
     assert (path2, cached2, len(calls)) == (path, True, 1)
 
@@ -103,7 +105,7 @@ def test_world_writable_entry_is_refused_removed_and_rebuilt(caplog):
     assert not path.exists()
     assert "group/world-writable" in caplog.text and path.name in caplog.text
     path2, cached = cache.get_or_build(KEY, ".so", lambda: b"good")
-    assert (path2, cached, path2.read_bytes()) == (path, False, b"good")
+    assert (path2, cached, cache.read_entry(path2)) == (path, False, b"good")
 
 
 def test_group_writable_shard_directory_is_refused(caplog):
@@ -132,7 +134,7 @@ def test_directory_in_place_of_entry_is_refused():
     path.unlink()
     path.mkdir()
     assert cache.lookup(KEY, ".so") is None
-    assert cache.get_or_build(KEY, ".so", lambda: b"new")[0].read_bytes() == b"new"
+    assert cache.read_entry(cache.get_or_build(KEY, ".so", lambda: b"new")[0]) == b"new"
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="chown to another uid needs root")
@@ -153,7 +155,7 @@ def _hammer(root: str, worker: int, rounds: int) -> None:
         cache.store(key, ".so", payload)
         found = cache.lookup(key, ".so")
         assert found is not None
-        data = found.read_bytes()
+        data = cache.read_entry(found)
         assert len(data) == len(payload) and data[1:] == payload[1:], "torn entry"
 
 
@@ -186,7 +188,8 @@ def test_cli_info_and_clear(private_cache, capsys):
     cache.store(KEY, ".so", b"12345")
     assert pyshim_main(["cache", "info", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report == {"location": str(private_cache), "entries": 1, "bytes": 5}
+    assert report == {"location": str(private_cache), "entries": 1,
+                      "bytes": 5 + cache.RECORD_BYTES}
     assert pyshim_main(["cache", "info"]) == 0
     out = capsys.readouterr().out
     assert str(private_cache) in out and "entries:  1" in out
@@ -206,5 +209,5 @@ def test_file_in_place_of_shard_directory_is_replaced(private_cache, caplog):
     with caplog.at_level(logging.WARNING, logger="pyshim"):
         assert cache.lookup(KEY, ".so") is None
         path, cached = cache.get_or_build(KEY, ".so", lambda: b"ok")
-    assert not cached and path.read_bytes() == b"ok" and path.parent.is_dir()
+    assert not cached and cache.read_entry(path) == b"ok" and path.parent.is_dir()
     assert "not a directory" in caplog.text

@@ -108,3 +108,65 @@ def test_kernel_fault_is_a_sticky_illegal_address(root: Path, fault: str) -> Non
     assert "faulted: SIGSEGV at address" in proc.stderr, proc.stderr
     if fault in ("dead", "null"):
         assert "kernel _Z8store_toPi: block (3,0,0) faulted" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("grid", ["spin1", "spin64"])
+def test_kernel_watchdog_ends_a_kernel_that_never_returns(root: Path, grid: str) -> None:
+    """PYSHIM_KERNEL_TIMEOUT=1: a kernel spinning forever (one block on the stream's thread,
+    64 on the pool) ends with cudaErrorLaunchTimeout, sticky, and the program exits."""
+    exe = nvcc(MISUSE / "rt_kernel_fault.cu", "-cudart", "shared")
+    proc = run(exe, root, grid, PYSHIM_KERNEL_TIMEOUT="1")
+    assert_all_passed(proc)
+    assert "PASS sync reports the fault: cudaErrorLaunchTimeout" in proc.stdout
+    assert "ran past PYSHIM_KERNEL_TIMEOUT=1 s" in proc.stderr, proc.stderr
+
+
+ARENA_PROBE = r"""
+import ctypes, sys
+hip = ctypes.CDLL(sys.argv[1])
+ptrs = []
+for size in (40, 40, 1000, 3 << 20):
+    p = ctypes.c_void_p()
+    assert hip.hipMalloc(ctypes.byref(p), ctypes.c_size_t(size)) == 0
+    ptrs.append((p.value, size))
+heap = [line.split()[0] for line in open("/proc/self/maps") if line.rstrip().endswith("[heap]")]
+for lo_hi in heap:
+    lo, hi = (int(x, 16) for x in lo_hi.split("-"))
+    assert not any(lo <= p < hi for p, _ in ptrs), "device memory in the process heap"
+assert all(p % 256 == 0 for p, _ in ptrs)
+# what a numba test did: store 24 bytes past a 40-byte allocation (harmless on a GPU,
+# whose allocations are rounded up); glibc's heap must not notice
+first = ptrs[0][0]
+ctypes.memset(first, 0x55, 64)
+for p, _ in ptrs:
+    assert hip.hipFree(ctypes.c_void_p(p)) == 0
+junk = [bytearray(n) for n in range(1, 4000, 7)]
+del junk
+p = ctypes.c_void_p()
+assert hip.hipMalloc(ctypes.byref(p), ctypes.c_size_t(40)) == 0
+assert hip.hipFree(p) == 0
+print("arena ok")
+"""
+
+
+def test_device_memory_lives_outside_the_heap_rounded_up(root: Path) -> None:
+    """Device allocations come from the device's own mapping, rounded up as a GPU driver's
+    are: a store 24 bytes past a 40-byte allocation (a numba-cuda test does it) used to
+    overwrite glibc's chunk header and abort the process at the next free."""
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", ARENA_PROBE,
+                           str(root / "cpu" / "libamdhip64.so.7")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "arena ok" in proc.stdout
+
+
+def test_program_keeps_its_own_segv_handler_for_host_faults(root: Path) -> None:
+    """pyshim's fault handler takes only faults of kernel code: a SIGSEGV handler the
+    program installed before CUDA started still gets a fault of its host code after
+    kernels ran (it recovers with siglongjmp and the device keeps working)."""
+    proc = run(nvcc(MISUSE / "rt_kernel_fault.cu", "-cudart", "shared"), root, "hostfault")
+    assert_all_passed(proc)
+    assert "PASS program's SIGSEGV handler got the host fault" in proc.stdout
+    assert "faulted" not in proc.stderr, proc.stderr

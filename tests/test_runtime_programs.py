@@ -302,6 +302,33 @@ def test_kernel_attributes_and_launch_bounds(libs: Path, cudart: str) -> None:
         assert "PASS cuFuncGetAttribute(PTX_VERSION) (75)" in proc.stdout
 
 
+@needs_translator
+@pytest.mark.parametrize("cc,arch", [(None, 750), ("9.0", 900)])
+def test_multi_arch_fatbin_runs_the_ptx_for_the_presented_arch(libs: Path, cc: str | None,
+                                                               arch: int) -> None:
+    """An 8.6 device runs compute_75's PTX, not compute_90's (which may hold Hopper-only
+    instructions); a 9.0 one runs compute_90's."""
+    exe = nvcc(RT_DIR / "rt_arch_choice.cu", "-cudart", "shared",
+               "-gencode", "arch=compute_75,code=compute_75",
+               "-gencode", "arch=compute_90,code=compute_90")
+    proc = run(exe, libs, **({"PYSHIM_DEVICE_CC": cc} if cc else {}))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"arch {arch} (cudaSuccess)" in proc.stdout
+
+
+@needs_translator
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_library_management(libs: Path, cudart: str) -> None:
+    """cudaLibraryLoadData (four loads of one image at once, each its own global),
+    cudaLibraryGetKernel/Global/KernelCount/EnumerateKernels, kernels launched by their
+    cudaKernel_t, cudaGetKernel, cudaKernelSetAttributeForDevice, cudaStreamGetCaptureInfo
+    during a capture, unloading; through our runtime and NVIDIA's over our driver."""
+    exe = nvcc(RT_DIR / "rt_library.cu", "-cudart", cudart, name=f"rt_library_{cudart}")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert "ALL PASSED" in proc.stdout
+
+
 def test_under_pyshim_run(libs: Path) -> None:
     """Through the launcher, which preloads libcuda.so.1 and both libcudart libraries."""
     exe = nvcc(RT_DIR / "rt_api.cu", "-cudart", "shared")
@@ -564,6 +591,27 @@ def test_program_linked_against_cuda_12_9(libs: Path, cuda12: tuple[Path, Path])
     # 12.9's cudaDeviceProp layout (multiProcessorCount moved, clockRate exists): the
     # program compares the struct with cudaDeviceGetAttribute
     assert "PASS SM count agrees" in proc.stdout and "PASS clock rate agrees" in proc.stdout
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("cc", [None, "9.0"])
+def test_device_identity_in_cuda_12_9_layout(libs: Path, cuda12: tuple[Path, Path],
+                                             cc: str | None) -> None:
+    """libcudart.so.12's cudaGetDeviceProperties (12.9's layout) presents the same identity
+    as cudaDeviceGetAttribute and the driver."""
+    from pyshim.device_identity import default, identities, parse_cc
+
+    inc, lib = cuda12
+    exe = nvcc(RT_DIR / "rt_identity.cu", f"-I{inc}", "-cudart", "none", f"-L{lib}",
+               "-l:libcudart.so.12", f"-L{libs / 'lib'}", "-lcuda", name="rt_identity12")
+    assert imports(exe)["cudaGetDeviceProperties_v2"] == "libcudart.so.12"
+    proc = run(exe, libs, **({"PYSHIM_DEVICE_CC": cc} if cc else {}))
+    assert proc.returncode == 0 and "PASS identity agrees" in proc.stdout, (
+        proc.stdout + proc.stderr)
+    want = identities()[parse_cc(cc)] if cc else default()
+    got = _identity_lines(proc.stdout)
+    assert got["cc"] == [want.major, want.minor] and got["warp"] == [32]
+    assert got["threads/sm"] == [want.threads_per_sm]
 
 
 @needs_translator

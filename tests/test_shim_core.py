@@ -171,6 +171,6 @@ def test_translate_answers_the_path_then_the_kernels(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setitem(sys.modules, "pyshim.kernels.loader", Loader)
     assert translate.translate(b"ptx", "cpu-wave64") == (
-        0, "/cache/ab/module.so\tptx=0\n_Z3addPf\n_Z3subPf")
+        0, "/cache/ab/module.so\tptx=0\tconst=0\n_Z3addPf\n_Z3subPf")
     Loaded.ptx_target = 75  # type: ignore[attr-defined]
-    assert translate.translate(b"ptx", "cpu-wave64")[1].startswith("/cache/ab/module.so\tptx=75\n")
+    assert translate.translate(b"ptx", "cpu-wave64")[1].startswith("/cache/ab/module.so\tptx=75\tconst=0\n")

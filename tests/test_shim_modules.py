@@ -36,7 +36,7 @@ def test_modules_and_libraries(tmp_path: Path) -> None:
     assert "frobnicate" in out.stderr
     assert "no_such_kernel" in out.stderr
     assert "claims 65551 bytes that are not there" in out.stderr
-    assert "linking 2 inputs (a.ptx, b.ptx" in out.stderr
+    assert "is defined in more than one module (a.ptx, b.ptx)" in out.stderr
 
 
 def test_library_management_and_capture_info(tmp_path: Path) -> None:

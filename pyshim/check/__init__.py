@@ -77,6 +77,11 @@ def check_report(paths: list[str | Path], *, translate: bool = True,
         if real in done:
             continue
         done.add(real)
+        special = walk.special_kind(path)
+        if special is not None:
+            # opening a FIFO blocks until someone writes to it; a device is no program
+            print(f"pyshim check: {path}: {special}, not a file: skipped", file=sys.stderr)
+            continue
         say(f"checking {path} ({path.stat().st_size / 2**20:.1f} MiB)")
         budget = kernel_scan.Budget(ptx_bytes=ptx_budget, seconds=time_budget)
         try:

@@ -88,8 +88,10 @@ def _translate(entries: list[fatbin.Entry], names: list[str], by_name: dict[str,
                budget: Budget, scan: KernelScan) -> _Failed | None:
     """Dry-run the PTX the loader would choose for this container and mark its kernels;
     a module that fails with an unsupported instruction is returned for a second look."""
+    from pyshim.kernels.loader import device_arch
+
     try:
-        chosen = fatbin.choose_ptx(entries)
+        chosen = fatbin.choose_ptx(entries, max_arch=device_arch())
     except NoPtxError:
         return None  # SASS-only kernels are reported from the inventory
     except UnsupportedPtxVersion as exc:

@@ -11,6 +11,10 @@ if _repo not in sys.path:
     sys.path.insert(0, _repo)
 sys.path.extend(_p for _p in _more if _p not in sys.path)
 
+from pyshim.embed.signals import release_sigint  # noqa: E402
+
+release_sigint()  # before anything imports `signal` and keeps Python's SIGINT handler
+
 from _pyshim_cuda import ffi  # noqa: E402  (the module cffi made of libcuda.so.1)
 
 from pyshim.embed import translate as _translate  # noqa: E402

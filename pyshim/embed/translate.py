@@ -1,6 +1,6 @@
 """Module translation as libcuda.so.1 asks for it: image bytes + target -> loadable file.
 
-`translate` never raises: it returns (0, "path\\tptx=75\\nkernel\\t0:8,8:4\\nkernel...") or
+`translate` never raises: it returns (0, "path\\tptx=75\\tconst=80\\nkernel\\t0:8,8:4\\nkernel...") or
 (1, "CUDA_ERROR_NAME\\tmessage"), the form python_bridge.c turns into a module path, the
 module's kernel names, or a CUresult and one log line.
 """
@@ -35,7 +35,8 @@ def translate(data: bytes, target: str) -> tuple[int, str]:
     ms = (time.perf_counter() - start) * 1000.0
     how = "cached" if getattr(loaded, "cached", False) else "translated"
     _report([f"kernel {k} {how} {ms:.3f}" for k in names])
-    head = f"{loaded.path}\tptx={int(getattr(loaded, 'ptx_target', 0) or 0)}"
+    head = (f"{loaded.path}\tptx={int(getattr(loaded, 'ptx_target', 0) or 0)}"
+            f"\tconst={int(getattr(loaded, 'const_bytes', 0) or 0)}")
     params = getattr(loaded, "params", None) or {}
     # "name\toffset:size,offset:size": each kernel's parameter layout after its name
     lines = [f"{k}\t{','.join(f'{o}:{z}' for o, z in params[k])}" if k in params else k

@@ -17,6 +17,9 @@ from pyshim.embed.translate import translate
 
 
 def main() -> int:
+    from pyshim.kernels import cache
+
+    cache.memory_entries_allowed = False  # the parent loads the file after this process ends
     target = sys.argv[1] if len(sys.argv) > 1 else ""
     data = sys.stdin.buffer.read()
     code, text = translate(data, target)

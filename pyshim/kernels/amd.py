@@ -289,7 +289,7 @@ def compile_hip(source: str, arch: str, *, compiler: str | None = None,
         return build()
     key = cache.cache_key("amd-code-object", source, arch, compiler_identity(name))
     path, _ = cache.get_or_build(key, ".co", build)
-    return path.read_bytes()
+    return cache.read_entry(path)
 
 
 # ---- inspecting code objects ---------------------------------------------------------------

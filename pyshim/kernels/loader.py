@@ -68,6 +68,8 @@ class LoadedModule:
     # each kernel's parameters as (offset, size) in CUDA's packed layout: what
     # cuFuncGetParamInfo / cuKernelGetParamInfo report
     params: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    # bytes of the module's .const variables: cuFuncGetAttribute(CONST_SIZE_BYTES)
+    const_bytes: int = 0
 
 
 _TARGET = re.compile(rb"^\s*\.target\s+(?:sm|compute)_(\d+)", re.M)
@@ -79,6 +81,17 @@ def ptx_target(ptx: str) -> int:
     return int(m.group(1)) if m else 0
 
 
+def device_arch() -> int:
+    """The compute capability the device presents (86 for 8.6): as NVIDIA's driver does,
+    the PTX to JIT is the newest written for an arch the device has, so a fat binary's
+    compute_90 PTX (which may use Hopper-only instructions) is not taken for an 8.6 device
+    when it also carries compute_75's."""
+    from pyshim.device_identity import presented
+
+    identity, _ = presented()
+    return identity.major * 10 + identity.minor
+
+
 def extract_ptx(data: bytes) -> str:
     """The PTX to translate from a container, PTX text or ELF."""
     from pyshim.binary import fatbin
@@ -87,7 +100,10 @@ def extract_ptx(data: bytes) -> str:
     data = bytes(data)
     if len(data) >= 4 and struct.unpack_from("<I", data)[0] == FATBIN_MAGIC:
         try:
-            return fatbin.choose_ptx(fatbin.entries(data)).ptx()
+            containers = _back_to_back(data)
+            if len(containers) > 1:
+                return _link_units(containers)
+            return fatbin.choose_ptx(containers[0].entries, max_arch=device_arch()).ptx()
         except NoPtxError as exc:
             raise NoKernelImage(str(exc)) from None
         except FatbinError as exc:
@@ -106,9 +122,53 @@ def extract_ptx(data: bytes) -> str:
                        f"(starts with {data[:8].hex()})")
 
 
+def _back_to_back(data: bytes) -> list:
+    """The fat binary containers that follow each other from the start of `data` (an
+    -rdc=true program's relocatable units, one per translation unit, are passed so)."""
+    from pyshim.binary import fatbin
+
+    out = [fatbin.parse(data, 0)]
+    pos = out[0].size
+    while pos + 16 <= len(data) and struct.unpack_from("<I", data, pos)[0] == FATBIN_MAGIC:
+        out.append(fatbin.parse(data, pos))
+        pos += out[-1].size
+    return out
+
+
+def _link_units(containers: list) -> str:
+    """One module from the PTX of several units, linked as nvlink links -rdc=true code; a
+    unit with no PTX at all (the device-link stub nvcc adds) has nothing to link."""
+    from pyshim.binary import fatbin
+    from pyshim.binary.errors import NoPtxError
+    from pyshim.kernels import ptx_link
+
+    modules, names = [], []
+    for i, c in enumerate(containers):
+        try:
+            modules.append(fatbin.choose_ptx(c.entries, max_arch=device_arch()).ptx())
+            names.append(f"translation unit {i + 1}")
+        except NoPtxError:
+            continue
+    if not modules:
+        # raises, naming the SASS
+        return fatbin.choose_ptx(containers[0].entries, max_arch=device_arch()).ptx()
+    try:
+        return ptx_link.link_ptx(modules, names)
+    except ptx_link.PtxLinkError as exc:
+        raise InvalidImage(str(exc)) from None
+
+
 def _ptx_from_elf(data: bytes) -> str:
     from pyshim.binary import fatbin
     from pyshim.binary.errors import FatbinError, NoPtxError
+    from pyshim.kernels import ptx_link
+
+    inputs = ptx_link.link_inputs(data)
+    if inputs is not None:  # a cuLink* link image (shim/core/link.c)
+        try:
+            return ptx_link.link_image_ptx(inputs, extract_ptx)
+        except ptx_link.PtxLinkError as exc:
+            raise InvalidImage(str(exc)) from None
 
     entries = []
     magic = struct.pack("<I", FATBIN_MAGIC)
@@ -122,7 +182,7 @@ def _ptx_from_elf(data: bytes) -> str:
             pos = data.find(magic, pos + 4)
     if entries:
         try:
-            return fatbin.choose_ptx(entries).ptx()
+            return fatbin.choose_ptx(entries, max_arch=device_arch()).ptx()
         except NoPtxError as exc:
             raise NoKernelImage(str(exc)) from None
     try:
@@ -201,10 +261,10 @@ def load_module(data: bytes, target: str) -> LoadedModule:
     info = None
     if info_path is not None:
         try:
-            info = json.loads(info_path.read_text())
-        except (OSError, ValueError):
+            info = json.loads(cache.read_entry(info_path))
+        except (cache.CacheError, ValueError):
             info = None
-    if info is None or "params" not in info:  # entries cached before params were kept
+    if info is None or "const_bytes" not in info:  # cached before these facts were kept
         info = _names(ptx)
         cache.store(key, ".json", json.dumps(info).encode())
     seconds = time.perf_counter() - t0
@@ -219,16 +279,18 @@ def load_module(data: bytes, target: str) -> LoadedModule:
                         cached=cached, seconds=seconds, target=target,
                         stats=meta.get("stats", {}), managed=info.get("managed", []),
                         ptx_target=ptx_target(ptx),
-                        params={k: [tuple(p) for p in v] for k, v in info["params"].items()})
+                        params={k: [tuple(p) for p in v] for k, v in info["params"].items()},
+                        const_bytes=int(info.get("const_bytes", 0)))
 
 
 def _names(ptx: str) -> dict:
     from pyshim.ptx.parser import parse
 
     m = parse(ptx)
-    from pyshim.ptx.layout import param_layout
+    from pyshim.ptx.layout import param_layout, var_bytes
 
     return {"kernels": [k.name for k in m.kernels],
+            "const_bytes": sum(var_bytes(v) for v in m.variables if v.space == "const"),
             "params": {k.name: [[off, size] for off, size, _ in param_layout(k.params)[0]]
                        for k in m.kernels},
             "globals": [v.name for v in m.variables if v.space in ("global", "const")],

@@ -27,7 +27,9 @@ of a variable, or an add or mov of those) rather than an offset (mul.wide, shl, 
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass, field
+from typing import Any
 
 from pyshim.ptx import ir
 
@@ -139,11 +141,38 @@ class _Analysis:
                 self.defs.setdefault(d, []).append(inst)
         self._pointer_like: dict[str, bool] = {}
 
+    # pointer_like and base ask each other about the registers an address is built from;
+    # an unrolled loop chains thousands of adds, too deep for Python's recursion limit.
+    # So each is a generator that yields the register it needs an answer for, and _run
+    # answers them from an explicit stack, in the order (and with the memo and the cycle
+    # guard) a recursive walk would.
+    def _run(self, steps: Generator[str, bool, Any]) -> Any:
+        stack = [steps]
+        answer: bool | None = None
+        while True:
+            try:
+                want = stack[-1].send(answer)
+            except StopIteration as stop:
+                stack.pop()
+                if not stack:
+                    return stop.value
+                answer = stop.value
+                continue
+            hit = self._pointer_like.get(want)
+            if hit is not None:
+                answer = hit
+            else:
+                stack.append(self._pointer_like_steps(want))
+                answer = None
+
     def pointer_like(self, name: str) -> bool:
         """Whether some definition of `name` yields an address rather than an offset."""
         hit = self._pointer_like.get(name)
         if hit is not None:
             return hit
+        return bool(self._run(self._pointer_like_steps(name)))
+
+    def _pointer_like_steps(self, name: str) -> Generator[str, bool, bool]:
         self._pointer_like[name] = False  # a cycle through adds proves nothing
         found = False
         for inst in self.defs.get(name, ()):
@@ -154,11 +183,12 @@ class _Analysis:
                     and inst.operands[1].name not in self.regs:
                 found = True  # the address of a variable
             elif (src := _copy_source(inst, self.regs)) is not None:
-                found = self.pointer_like(src)
+                found = yield src
             elif (ab := _add_operands(inst, self.regs)) is not None:
-                found = self.pointer_like(self.base(ab)[0])
+                base = yield from self._base_steps(ab)
+                found = yield base[0]
             elif (mw := _mad_wide(inst, self.regs)) is not None:
-                found = self.pointer_like(mw[1])
+                found = yield mw[1]
             if found:
                 break
         self._pointer_like[name] = found
@@ -170,6 +200,10 @@ class _Analysis:
 
     def base(self, ab: tuple[ir.Operand, ir.Operand]) -> tuple[str, ir.Operand]:
         """(base register, offset operand) of an add's two operands."""
+        return self._run(self._base_steps(ab))
+
+    def _base_steps(self, ab: tuple[ir.Operand, ir.Operand]
+                    ) -> Generator[str, bool, tuple[str, ir.Operand]]:
         a, b = ab
         if type(a) is ir.Imm:
             return _name(b) or "", a
@@ -177,12 +211,14 @@ class _Analysis:
             return _name(a) or "", b
         na, nb = _name(a) or "", _name(b) or ""
 
-        def score(n: str) -> int:
-            if self.pointer_like(n):
+        def score(n: str) -> Generator[str, bool, int]:
+            if (yield n):
                 return 2
             return 0 if self.offset_like(n) else 1
 
-        return (nb, a) if score(nb) > score(na) else (na, b)
+        score_b = yield from score(nb)
+        score_a = yield from score(na)
+        return (nb, a) if score_b > score_a else (na, b)
 
 
 def plan(fn: ir.Function) -> PointerPlan:

@@ -23,6 +23,7 @@ from pyshim.ptx.parser import parse
 from pyshim.ptx.targets import get_target
 from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK, Target
 from pyshim.ptx.types import SIZE
+from pyshim.ptx.validate import validate
 
 # Bump when the generated code changes meaning (it is part of the kernel cache key, together
 # with a hash of the translator's own files: see translator_fingerprint).
@@ -236,6 +237,7 @@ def translate(ptx: str | bytes, target: str | Target = "cpu-wave64",
         ptx = ptx.decode("utf-8", errors="replace")
     t0 = time.perf_counter()
     module = parse(ptx)
+    validate(module)  # what ptxas refuses must not become C that crashes
     t1 = time.perf_counter()
     tgt = get_target(target) if isinstance(target, str) else target
     module = passes.run(module)

@@ -12,8 +12,16 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
-import clang.cindex as ci
+# Only parsing headers (`pyshim tables generate`) needs libclang; the dataclasses here are
+# also what reading the committed tables (`tables stats`, `check`) imports.
+ci: ModuleType | None
+try:
+    import clang.cindex as ci
+except ImportError as _exc:
+    ci = None
+    _NO_CLANG = str(_exc)
 
 
 class ParseError(RuntimeError):
@@ -81,6 +89,9 @@ def _system_include() -> str:
 
 @functools.cache
 def _index() -> ci.Index:
+    if ci is None:
+        raise ParseError(f"parsing headers needs libclang's Python bindings ({_NO_CLANG}): "
+                         "pip install libclang")
     return ci.Index.create()
 
 

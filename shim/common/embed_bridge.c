@@ -332,10 +332,16 @@ static void translate_in_subprocess(const void *image, size_t size, const char *
 }
 
 static _Thread_local int last_ptx_target;
+static _Thread_local unsigned long long last_const_bytes;
 
 int pyshim_embed_last_ptx_target(void)
 {
     return last_ptx_target;
+}
+
+unsigned long long pyshim_embed_last_const_bytes(void)
+{
+    return last_const_bytes;
 }
 
 /* The translator's answer `out` (with its `status`) as the library's code. */
@@ -365,12 +371,21 @@ static int answer(const struct pyshim_embed_library *lib, int status, char *out,
     char *names = strchr(out, '\n');
     if (names != NULL)
         *names++ = '\0';
+    /* "\tkey=value" facts after the path; unknown keys are skipped */
     char *facts = strchr(out, '\t');
     last_ptx_target = 0;
-    if (facts != NULL) {
+    last_const_bytes = 0;
+    if (facts != NULL)
         *facts++ = '\0';
+    while (facts != NULL) {
+        char *next = strchr(facts, '\t');
+        if (next != NULL)
+            *next++ = '\0';
         if (strncmp(facts, "ptx=", 4) == 0)
             last_ptx_target = atoi(facts + 4);
+        else if (strncmp(facts, "const=", 6) == 0)
+            last_const_bytes = strtoull(facts + 6, NULL, 10);
+        facts = next;
     }
     if (strlen(out) + 1 > path_len)
         return lib->invalid_value;

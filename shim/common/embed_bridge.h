@@ -50,5 +50,7 @@ PYSHIM_COMMON_HIDDEN int pyshim_embed_translate_image(const struct pyshim_embed_
 /* The PTX target of the calling thread's last successful translation (".target sm_75"
  * -> 75; 0 if the translator did not say): a kernel's PTX_VERSION / BINARY_VERSION. */
 PYSHIM_COMMON_HIDDEN int pyshim_embed_last_ptx_target(void);
+/* ... and the bytes of its module's .const variables (CONST_SIZE_BYTES). */
+PYSHIM_COMMON_HIDDEN unsigned long long pyshim_embed_last_const_bytes(void);
 
 #endif

@@ -164,3 +164,43 @@ CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
         return rc;
     return pyshim_cu_from_hip(hipMemGetInfo(free_bytes, total));
 }
+
+/* The pre-4.0 properties struct, from the same attributes (so the same NVIDIA identity) */
+CUresult CUDAAPI cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
+{
+    if (prop == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = check_device(dev);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    static const CUdevice_attribute ids[] = {
+        CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
+        CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z,
+        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+        CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+        CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, CU_DEVICE_ATTRIBUTE_WARP_SIZE,
+        CU_DEVICE_ATTRIBUTE_MAX_PITCH, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK,
+        CU_DEVICE_ATTRIBUTE_CLOCK_RATE, CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT,
+    };
+    int v[sizeof ids / sizeof ids[0]];
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        rc = pyshim_device_attribute(&v[i], ids[i], dev);
+        if (rc != CUDA_SUCCESS)
+            return rc;
+    }
+    prop->maxThreadsPerBlock = v[0];
+    prop->maxThreadsDim[0] = v[1];
+    prop->maxThreadsDim[1] = v[2];
+    prop->maxThreadsDim[2] = v[3];
+    prop->maxGridSize[0] = v[4];
+    prop->maxGridSize[1] = v[5];
+    prop->maxGridSize[2] = v[6];
+    prop->sharedMemPerBlock = v[7];
+    prop->totalConstantMemory = v[8];
+    prop->SIMDWidth = v[9];
+    prop->memPitch = v[10];
+    prop->regsPerBlock = v[11];
+    prop->clockRate = v[12];
+    prop->textureAlign = v[13];
+    return CUDA_SUCCESS;
+}

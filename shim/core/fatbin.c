@@ -23,9 +23,7 @@ CUresult pyshim_image_copy(const void *data, uint8_t **out, size_t *size)
     size_t units = 0;
     switch (pyshim_common_relocatable_copy(data, out, size, &units)) {
     case PYSHIM_COMMON_RELOC_OK:
-        if (units > 1)
-            pyshim_log("an -rdc=true program with %zu translation units: their PTX is passed "
-                       "back to back; kernels outside the first may not be found", units);
+        (void)units; /* the loader links the units' PTX (pyshim/kernels/ptx_link.py) */
         return CUDA_SUCCESS;
     case PYSHIM_COMMON_RELOC_BAD:
         return CUDA_ERROR_INVALID_IMAGE;

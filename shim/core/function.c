@@ -3,6 +3,8 @@
  * cuLibraryGetKernel) and a CUfunction are the same struct here, so each cuKernel* entry
  * point is its cuFunc* twin.
  */
+#include <limits.h>
+
 #include "common/device_identity.h"
 #include "internal.h"
 
@@ -36,13 +38,32 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
     CUresult rc = pyshim_function_resolve(hfunc, &f);
     if (rc != CUDA_SUCCESS)
         return rc;
-    if (attrib == CU_FUNC_ATTRIBUTE_PTX_VERSION || attrib == CU_FUNC_ATTRIBUTE_BINARY_VERSION) {
+    struct pyshim_function_facts facts;
+    pyshim_function_facts(hfunc, &facts);
+    switch (attrib) {
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
         /* the backend's numbers are its own architecture's (gfx942: 94); CUDA's are the
          * virtual architecture the PTX was written for, and the binary compiled from it
          * (programs read >= 90 as "Hopper features are in this kernel") */
-        int v = pyshim_function_ptx_target(hfunc);
-        *pi = v > 0 ? v : pyshim_identity_cc();
+        *pi = facts.ptx_target > 0 ? facts.ptx_target : pyshim_identity_cc();
         return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+        /* the module's __constant__ data (the backends report none) */
+        *pi = facts.const_bytes > INT_MAX ? INT_MAX : (int)facts.const_bytes;
+        return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: {
+        int regs = 0;
+        if (hipFuncGetAttribute(&regs, HIP_FUNC_ATTRIBUTE_NUM_REGS, f) != hipSuccess)
+            regs = 0;
+        /* a maxrregcount given at load bounds it, as ptxas would have */
+        if (facts.max_registers > 0 && regs > (int)facts.max_registers)
+            regs = (int)facts.max_registers;
+        *pi = regs;
+        return CUDA_SUCCESS;
+    }
+    default:
+        break;
     }
     /* CU_FUNC_ATTRIBUTE_* 0..9 and hipFunction_attribute share their order */
     if (attrib <= CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) {

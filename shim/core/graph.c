@@ -137,3 +137,47 @@ CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
         (hipGraphNode_t *)phGraphNode, (hipGraph_t)hGraph, (const hipGraphNode_t *)dependencies,
         numDependencies, &h, NULL));
 }
+
+/* CUDA 12's instantiation with parameters (cuda.core's): CUDA_GRAPH_INSTANTIATE_PARAMS and
+ * hipGraphInstantiateParams hold the same fields in another order; the result codes are
+ * numbered alike. */
+#pragma weak hipGraphInstantiateWithParams
+static CUresult instantiate_with_params(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                        CUDA_GRAPH_INSTANTIATE_PARAMS *p, int per_thread)
+{
+    if (phGraphExec == NULL || hGraph == NULL || p == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (hipGraphInstantiateWithParams == NULL) {
+        pyshim_unsupported("cuGraphInstantiateWithParams (the backend has no "
+                           "hipGraphInstantiateWithParams)");
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    hipGraphInstantiateParams h;
+    memset(&h, 0, sizeof h);
+    h.flags = p->flags;
+    h.uploadStream = pyshim_hip_stream(p->hUploadStream, per_thread);
+    hipGraphExec_t exec = NULL;
+    hipError_t err = hipGraphInstantiateWithParams(&exec, (hipGraph_t)hGraph, &h);
+    p->hErrNode_out = (CUgraphNode)h.errNode_out;
+    p->result_out = (CUgraphInstantiateResult)h.result_out;
+    if (err == hipSuccess)
+        *phGraphExec = (CUgraphExec)exec;
+    return pyshim_cu_from_hip(err);
+}
+
+CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                              CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+    return instantiate_with_params(phGraphExec, hGraph, instantiateParams, 0);
+}
+
+CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                                   CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams);
+CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                                   CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+    return instantiate_with_params(phGraphExec, hGraph, instantiateParams, 1);
+}

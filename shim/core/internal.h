@@ -111,8 +111,15 @@ struct CUfunc_st {
 int pyshim_func_valid(CUfunction f);
 /* Make sure the function's module is translated and loaded; returns its HIP function. */
 CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out);
-/* The PTX target its module was written for (compute_75 -> 75), 0 if unknown. */
-int pyshim_function_ptx_target(CUfunction f);
+/* What the translator and the load said about a function's module: the PTX target it was
+ * written for (compute_75 -> 75; 0 unknown), the bytes of its .const variables, and the
+ * CU_JIT_MAX_REGISTERS it was loaded with (0: none). 0 if `f` is no function. */
+struct pyshim_function_facts {
+    int ptx_target;
+    unsigned long long const_bytes;
+    unsigned int max_registers;
+};
+int pyshim_function_facts(CUfunction f, struct pyshim_function_facts *out);
 /* Parameter `index`'s offset and size in the packed parameter buffer. */
 CUresult pyshim_function_param_info(CUfunction f, size_t index, size_t *offset, size_t *size);
 

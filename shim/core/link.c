@@ -1,15 +1,19 @@
 /*
  * The driver's JIT linker (cuLinkCreate / AddData / Complete), for programs that build
- * a module from PTX at run time (numba, JIT libraries). pyshim translates PTX when a
- * module is loaded, so "linking" one input hands that input back unchanged: the
- * cuModuleLoadData that follows translates it. Linking several inputs together needs a
- * PTX linker, which pyshim does not have: refused with a message naming the inputs.
+ * a module at run time (numba, JIT libraries). pyshim translates PTX when a module is
+ * loaded, so linking only gathers: one PTX, cubin or fat binary input comes back
+ * unchanged, and anything else (several inputs; host objects, libraries, LTO-IR) comes back
+ * as a link image: a cubin-shaped ELF with one section per input in input order,
+ * `.pyshim.link.<type>:<input name>`, and `.pyshim.link.arch` naming the device's sm_XX. The cuModuleLoadData
+ * that follows hands it to the loader, which takes each input's PTX (LTO-IR through
+ * NVIDIA's nvJitLink) and links them (pyshim/kernels/ptx_link.py).
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elf_write.h"
 #include "internal.h"
 
 #define MAX_INPUTS 64
@@ -21,7 +25,16 @@ struct link_state {
     uint8_t *data[MAX_INPUTS];
     size_t size[MAX_INPUTS];
     char *name[MAX_INPUTS];
+    CUjitInputType type[MAX_INPUTS];
+    uint8_t *image; /* the link image, made by cuLinkComplete */
 };
+
+/* section names of the input types, in CUjitInputType order */
+static const char *const INPUT_SECTIONS[] = {
+    ".pyshim.link.cubin", ".pyshim.link.ptx", ".pyshim.link.fatbin", ".pyshim.link.object",
+    ".pyshim.link.library", ".pyshim.link.nvvm",
+};
+#define N_INPUT_TYPES (sizeof INPUT_SECTIONS / sizeof INPUT_SECTIONS[0])
 
 #define AS_LINK(s) ((struct link_state *)(void *)(s))
 
@@ -56,10 +69,10 @@ CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *
         return CUDA_ERROR_INVALID_HANDLE;
     if (data == NULL || size == 0)
         return CUDA_ERROR_INVALID_VALUE;
-    if (type != CU_JIT_INPUT_PTX && type != CU_JIT_INPUT_FATBINARY && type != CU_JIT_INPUT_CUBIN) {
-        pyshim_log("cuLinkAddData: %s: only PTX, cubin and fat binary inputs can be used "
-                   "(input type %d)", name != NULL ? name : "(unnamed)", (int)type);
-        return CUDA_ERROR_NOT_SUPPORTED;
+    if ((unsigned)type >= N_INPUT_TYPES) {
+        pyshim_log("cuLinkAddData: %s: unknown input type %d", name != NULL ? name : "(unnamed)",
+                   (int)type);
+        return CUDA_ERROR_INVALID_VALUE;
     }
     if (st->count == MAX_INPUTS)
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -71,6 +84,7 @@ CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *
     st->data[st->count] = copy;
     st->size[st->count] = size;
     st->name[st->count] = strdup(name != NULL ? name : "(unnamed)");
+    st->type[st->count] = type;
     st->count++;
     return CUDA_SUCCESS;
 }
@@ -97,6 +111,20 @@ CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const 
     return rc;
 }
 
+/* the current context's device as sm_XX (what LTO-IR is linked for) */
+static unsigned current_sm(void)
+{
+    CUdevice dev;
+    int major = 0, minor = 0;
+    if (cuCtxGetDevice(&dev) != CUDA_SUCCESS ||
+        cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) !=
+            CUDA_SUCCESS ||
+        cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) !=
+            CUDA_SUCCESS)
+        return 0;
+    return (unsigned)(major * 10 + minor);
+}
+
 CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
 {
     struct link_state *st = AS_LINK(state);
@@ -104,15 +132,33 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *size
         return CUDA_ERROR_INVALID_HANDLE;
     if (cubinOut == NULL || sizeOut == NULL || st->count == 0)
         return CUDA_ERROR_INVALID_VALUE;
-    if (st->count > 1) {
-        pyshim_log("cuLinkComplete: linking %u inputs (%s, %s, ...) needs a PTX linker, which "
-                   "pyshim does not have; load each module separately", st->count,
-                   st->name[0], st->name[1]);
-        return CUDA_ERROR_NOT_SUPPORTED;
+    CUjitInputType t0 = st->type[0];
+    if (st->count == 1 &&
+        (t0 == CU_JIT_INPUT_PTX || t0 == CU_JIT_INPUT_CUBIN || t0 == CU_JIT_INPUT_FATBINARY)) {
+        /* owned by the state until cuLinkDestroy, as CUDA specifies */
+        *cubinOut = st->data[0];
+        *sizeOut = st->size[0];
+        return CUDA_SUCCESS;
     }
-    /* owned by the state until cuLinkDestroy, as CUDA specifies */
-    *cubinOut = st->data[0];
-    *sizeOut = st->size[0];
+    struct pyshim_common_section sections[MAX_INPUTS + 1];
+    char names[MAX_INPUTS][160]; /* .pyshim.link.<type>:<input name>, for messages */
+    char arch[16];
+    unsigned sm = current_sm();
+    snprintf(arch, sizeof arch, "sm_%u", sm);
+    for (unsigned int i = 0; i < st->count; i++) {
+        snprintf(names[i], sizeof names[i], "%s:%s", INPUT_SECTIONS[st->type[i]], st->name[i]);
+        sections[i] = (struct pyshim_common_section){names[i], st->data[i], st->size[i]};
+    }
+    sections[st->count] = (struct pyshim_common_section){".pyshim.link.arch", arch,
+                                                          strlen(arch)};
+    size_t size = 0;
+    uint8_t *image = pyshim_common_elf(sections, st->count + 1, sm, &size);
+    if (image == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    free(st->image);
+    st->image = image;
+    *cubinOut = image;
+    *sizeOut = size;
     return CUDA_SUCCESS;
 }
 
@@ -125,6 +171,7 @@ CUresult CUDAAPI cuLinkDestroy(CUlinkState state)
         free(st->data[i]);
         free(st->name[i]);
     }
+    free(st->image);
     st->magic = 0;
     free(st);
     return CUDA_SUCCESS;

@@ -37,7 +37,9 @@ struct pyshim_library {
         char *kernels;   /* the translator's kernel names, one per line */
         char *params;    /* "name\toffset:size,...\n" per kernel: their parameter layouts */
         int ptx_target;  /* ".target sm_75" -> 75, as the translator read it */
+        unsigned long long const_bytes; /* of its .const variables */
     } dev[PYSHIM_MAX_DEVICES];
+    unsigned int max_registers; /* CU_JIT_MAX_REGISTERS given at load; 0: none */
     struct func_node *funcs;
     struct pyshim_library *next_live; /* the registry of libraries, for device resets */
 };
@@ -132,6 +134,7 @@ static CUresult ensure_loaded(struct pyshim_library *lib, int *dev_out)
         CUresult rc = pyshim_py_translate(lib->image, lib->size, target, path, sizeof path,
                                           &lib->dev[d].kernels);
         lib->dev[d].ptx_target = rc == CUDA_SUCCESS ? pyshim_embed_last_ptx_target() : 0;
+        lib->dev[d].const_bytes = rc == CUDA_SUCCESS ? pyshim_embed_last_const_bytes() : 0;
         free(lib->dev[d].params);
         lib->dev[d].params = NULL;
         if (rc == CUDA_SUCCESS)
@@ -219,6 +222,20 @@ static void destroy(struct pyshim_library *lib)
 /* A function handle of `lib`. `lazy` (libraries): the handle is made without translating;
  * the module is translated and the name looked up at first launch or attribute query,
  * so launch-configuration errors are reported before translation errors. */
+/* Whether `name` is one of the newline-separated `names`. */
+static int listed(const char *names, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = names; p != NULL && *p != '\0';) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol != NULL ? (size_t)(eol - p) : strlen(p);
+        if (n == len && strncmp(p, name, len) == 0)
+            return 1;
+        p = eol != NULL ? eol + 1 : NULL;
+    }
+    return 0;
+}
+
 static CUresult get_function(struct CUfunc_st **out, struct pyshim_library *lib,
                              const char *name, int lazy)
 {
@@ -240,6 +257,15 @@ static CUresult get_function(struct CUfunc_st **out, struct pyshim_library *lib,
         hipFunction_t f = NULL;
         if (!lazy && hipModuleGetFunction(&f, lib->dev[d].module, name) != hipSuccess) {
             pthread_mutex_unlock(&lib->lock);
+            return CUDA_ERROR_NOT_FOUND;
+        }
+        /* lazily, a name is checked once the module is loaded here anyway (its kernel
+         * list is known then); before, the first launch reports it */
+        int here = current_device();
+        if (lazy && here >= 0 && here < PYSHIM_MAX_DEVICES && lib->dev[here].tried &&
+            lib->dev[here].result == CUDA_SUCCESS && !listed(lib->dev[here].kernels, name)) {
+            pthread_mutex_unlock(&lib->lock);
+            pyshim_log("kernel %s is not in its module", name);
             return CUDA_ERROR_NOT_FOUND;
         }
         n = calloc(1, sizeof *n);
@@ -347,16 +373,30 @@ CUresult pyshim_function_param_info(CUfunction f, size_t index, size_t *offset, 
     return rc;
 }
 
-int pyshim_function_ptx_target(CUfunction f)
+int pyshim_function_facts(CUfunction f, struct pyshim_function_facts *out)
 {
+    memset(out, 0, sizeof *out);
     if (!pyshim_func_valid(f) || !lib_valid(f->lib))
         return 0;
     int d = current_device();
     if (d < 0 || d >= PYSHIM_MAX_DEVICES)
         return 0;
     pthread_mutex_lock(&f->lib->lock);
-    int v = f->lib->dev[d].ptx_target;
+    out->ptx_target = f->lib->dev[d].ptx_target;
+    out->const_bytes = f->lib->dev[d].const_bytes;
+    out->max_registers = f->lib->max_registers;
     pthread_mutex_unlock(&f->lib->lock);
+    return 1;
+}
+
+/* CU_JIT_MAX_REGISTERS among a load's JIT options (maxrregcount); 0 if absent */
+static unsigned int jit_max_registers(unsigned int n, const CUjit_option *options,
+                                      void *const *values)
+{
+    unsigned int v = 0;
+    for (unsigned int i = 0; options != NULL && values != NULL && i < n; i++)
+        if (options[i] == CU_JIT_MAX_REGISTERS)
+            v = (unsigned int)(uintptr_t)values[i];
     return v;
 }
 
@@ -367,9 +407,6 @@ CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_o
                                    CUlibraryOption *libraryOptions, void **libraryOptionValues,
                                    unsigned int numLibraryOptions)
 {
-    (void)jitOptions;
-    (void)jitOptionsValues;
-    (void)numJitOptions;
     (void)libraryOptions;
     (void)libraryOptionValues;
     (void)numLibraryOptions;
@@ -382,6 +419,7 @@ CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_o
     rc = create(&lib, code);
     if (rc != CUDA_SUCCESS)
         return rc;
+    lib->max_registers = jit_max_registers(numJitOptions, jitOptions, jitOptionsValues);
     if (pyshim_trace_enabled())
         pyshim_log("cuLibraryLoadData: %zu-byte image%s", lib->size,
                    pyshim_current_ctx() == NULL ? ", no current context" : "");
@@ -530,6 +568,8 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigne
 {
     pyshim_clear_translate_error();
     CUresult rc = cuModuleLoadData(module, image);
+    if (rc == CUDA_SUCCESS)
+        AS_LIB(*module)->max_registers = jit_max_registers(numOptions, options, optionValues);
     fill_jit_logs(numOptions, options, optionValues, rc);
     return rc;
 }

@@ -1,5 +1,27 @@
-/* Occupancy queries: the CUfunction (or CUkernel) is ours, so resolve it before asking HIP. */
+/* Occupancy queries: the CUfunction (or CUkernel) is ours, so resolve it before asking HIP,
+ * and the answer stays within the limits the device presents (its NVIDIA identity's resident
+ * blocks and threads per multiprocessor), so that blocks x multiprocessors is what a
+ * program sizing a persistent grid from the attributes would compute. */
 #include "internal.h"
+
+static int identity_limit(CUdevice_attribute attr, int device, int fallback)
+{
+    int v = 0;
+    return pyshim_device_attribute(&v, attr, device) == CUDA_SUCCESS && v > 0 ? v : fallback;
+}
+
+static int cap_blocks(int blocks, int block_size, int device)
+{
+    int by_blocks = identity_limit(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, device,
+                                   blocks);
+    int by_threads = identity_limit(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, device,
+                                    blocks * block_size) / block_size;
+    if (blocks > by_blocks)
+        blocks = by_blocks;
+    if (blocks > by_threads)
+        blocks = by_threads;
+    return blocks;
+}
 
 CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks,
                                                                      CUfunction func,
@@ -16,8 +38,11 @@ CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBl
     if (rc != CUDA_SUCCESS)
         return rc;
     /* CU_OCCUPANCY_DEFAULT / DISABLE_CACHING_OVERRIDE equal hipOccupancyDefault / ... */
-    return pyshim_cu_from_hip(hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
-        numBlocks, f, blockSize, dynamicSMemSize, flags));
+    hipError_t err = hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+        numBlocks, f, blockSize, dynamicSMemSize, flags);
+    if (err == hipSuccess)
+        *numBlocks = cap_blocks(*numBlocks, blockSize, pyshim_current_ctx()->device);
+    return pyshim_cu_from_hip(err);
 }
 
 CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func,
@@ -42,14 +67,17 @@ CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize
         return rc;
     int static_bytes = 0;
     hipFuncGetAttribute(&static_bytes, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
-    CUcontext ctx = pyshim_current_ctx();
-    const hipDeviceProp_t *p = pyshim_device_prop(ctx->device);
-    if (p == NULL)
+    int dev = pyshim_current_ctx()->device;
+    if (pyshim_device_prop(dev) == NULL)
         return CUDA_ERROR_INVALID_DEVICE;
-    /* what is left of one block's share of the multiprocessor's shared memory */
-    size_t per_block = p->sharedMemPerMultiprocessor / (size_t)numBlocks;
-    if (per_block > p->sharedMemPerBlock)
-        per_block = p->sharedMemPerBlock;
+    /* what is left of one block's share of the multiprocessor's shared memory, up to what a
+     * block may opt in to (the limits the device presents) */
+    size_t per_block = (size_t)identity_limit(
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, dev, 0) / (size_t)numBlocks;
+    size_t optin = (size_t)identity_limit(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                          dev, 0);
+    if (per_block > optin)
+        per_block = optin;
     *dynamicSmemSize = per_block > (size_t)static_bytes ? per_block - (size_t)static_bytes : 0;
     return CUDA_SUCCESS;
 }
@@ -80,7 +108,8 @@ CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(
     const hipDeviceProp_t *p = pyshim_device_prop(pyshim_current_ctx()->device);
     if (p == NULL)
         return CUDA_ERROR_INVALID_DEVICE;
-    int max_threads = p->maxThreadsPerBlock;
+    int max_threads = identity_limit(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                     pyshim_current_ctx()->device, p->maxThreadsPerBlock);
     int kernel_max = 0;
     if (hipFuncGetAttribute(&kernel_max, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f) ==
             hipSuccess && kernel_max > 0 && kernel_max < max_threads)
@@ -96,6 +125,7 @@ CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(
         if (hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
                 &blocks, f, threads, smem, flags) != hipSuccess)
             continue;
+        blocks = cap_blocks(blocks, threads, pyshim_current_ctx()->device);
         if (blocks * threads > best_blocks * best_threads) {
             best_blocks = blocks;
             best_threads = threads;

@@ -48,11 +48,10 @@ struct _rocblas_handle {
     int solver_alg_mode[8];
 };
 
-/* Guard: a null or destroyed handle is rocblas_status_invalid_handle. */
-static inline bool rb_bad_handle(rocblas_handle h)
-{
-    return h == NULL || h->magic != RB_HANDLE_MAGIC;
-}
+/* Guard: a null, destroyed or forged handle is rocblas_status_invalid_handle. Decided by
+ * membership in librocblas's set of live handles before anything is read through `h`
+ * (rocblas_handle.c); librocsolver asks librocblas (rocsolver_aux.c). */
+bool rb_bad_handle(rocblas_handle h);
 
 /* Wait for the handle's stream so the routine runs after earlier enqueued work (see the
  * execution model above). A stream being captured into a graph cannot be waited for, and

@@ -9,6 +9,7 @@
  * that overflows its stack must still reach the handler.
  */
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -56,6 +57,41 @@ static void chain(int sig, siginfo_t *si, void *uc)
     sigaction(sig, &dfl, NULL);
     if (si == NULL || si->si_code <= 0 || sig == SIGTRAP)
         raise(sig);
+}
+
+/* The watchdog's signal (grid.c): it ends the guarded code only when the guard's launch
+ * ran out of time; anywhere else (the worker is between blocks, or already on another
+ * launch) it is ignored, and the watchdog sends it again. */
+static void on_timeout(int sig, siginfo_t *si, void *uc)
+{
+    (void)si;
+    (void)uc;
+    cpu_guard *g = active_guard;
+    if (g == NULL || g->abort == NULL || !atomic_load(g->abort))
+        return;
+    active_guard = NULL;
+    g->sig = sig;
+    g->addr = NULL;
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, sig);
+    pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+    siglongjmp(g->env, 1);
+}
+
+int cpu_timeout_signal(void)
+{
+    return SIGRTMAX - 3;   /* glibc keeps the first real-time signals; programs rarely use these */
+}
+
+void cpu_timeout_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_timeout;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(cpu_timeout_signal(), &sa, NULL);
 }
 
 static void on_fault(int sig, siginfo_t *si, void *uc)
@@ -120,7 +156,14 @@ void cpu_guard_push(cpu_guard *g)
 {
     g->sig = 0;
     g->addr = NULL;
+    g->abort = NULL;
     active_guard = g;
+}
+
+void cpu_guard_push_abortable(cpu_guard *g, _Atomic bool *abort)
+{
+    cpu_guard_push(g);
+    g->abort = abort;
 }
 
 void cpu_guard_pop(void)
@@ -130,6 +173,8 @@ void cpu_guard_pop(void)
 
 hipError_t cpu_fault_error(int sig)
 {
+    if (sig == cpu_timeout_signal())
+        return hipErrorLaunchTimeOut;
     switch (sig) {
     case SIGSEGV:
     case SIGBUS: return hipErrorIllegalAddress;

@@ -15,12 +15,14 @@
 struct ihipGraph {
     cpu_cmd **cmds;
     size_t n, cap;
+    cpu_user_refs users;             /* hipGraphRetainUserObject */
 };
 
 struct hipGraphExec {
     cpu_cmd **cmds;
     hipGraphNode_t *nodes;           /* the graph node each command was made from */
     size_t n;
+    cpu_user_refs users;             /* the graph's, when instantiated */
 };
 
 static cpu_handle_set graph_handles = CPU_HANDLE_SET_INIT;
@@ -70,8 +72,26 @@ hipError_t hipGraphDestroy(hipGraph_t graph)
     if (graph == NULL || !cpu_handles_remove(&graph_handles, graph))
         return cpu_ret(hipErrorInvalidValue);
     free_cmds(graph->cmds, graph->n);
+    cpu_user_refs_clear(&graph->users);
     free(graph);
     return hipSuccess;
+}
+
+hipError_t hipGraphRetainUserObject(hipGraph_t graph, hipUserObject_t object,
+                                    unsigned int count, unsigned int flags)
+{
+    if (!cpu_handles_contains(&graph_handles, graph) || (flags & ~(unsigned)hipGraphUserObjectMove))
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(cpu_user_refs_add(&graph->users, object, count,
+                                     (flags & hipGraphUserObjectMove) != 0));
+}
+
+hipError_t hipGraphReleaseUserObject(hipGraph_t graph, hipUserObject_t object,
+                                     unsigned int count)
+{
+    if (!cpu_handles_contains(&graph_handles, graph))
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(cpu_user_refs_remove(&graph->users, object, count));
 }
 
 /* A node is its command; nodes are kept in insertion order, which is a topological order
@@ -289,8 +309,10 @@ static hipError_t instantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph)
         ok = (e->cmds[i] = cpu_cmd_clone(graph->cmds[i])) != NULL;
         e->nodes[i] = (hipGraphNode_t)graph->cmds[i];
     }
+    ok = ok && cpu_user_refs_copy(&e->users, &graph->users);
     if (!ok || !cpu_handles_add(&exec_handles, e)) {
         free_cmds(e->cmds, e->n);
+        cpu_user_refs_clear(&e->users);
         free(e->nodes);
         free(e);
         return hipErrorOutOfMemory;
@@ -319,12 +341,36 @@ hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t g
     return cpu_ret(instantiate(pGraphExec, graph));
 }
 
+/* CUDA 12's form (cuda.core instantiates this way): the flags as WithFlags takes them, an
+ * upload (nothing to do on this device) and the outcome in the parameters. */
+hipError_t hipGraphInstantiateWithParams(hipGraphExec_t *pGraphExec, hipGraph_t graph,
+                                         hipGraphInstantiateParams *instantiateParams)
+{
+    if (instantiateParams == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    unsigned long long flags = instantiateParams->flags;
+    instantiateParams->errNode_out = NULL;
+    hipError_t err = hipSuccess;
+    if (flags & hipGraphInstantiateFlagUpload) {
+        struct ihipStream_t *s;
+        err = cpu_stream_resolve(instantiateParams->uploadStream, false, &s);
+    }
+    if (err == hipSuccess)
+        err = hipGraphInstantiateWithFlags(pGraphExec, graph,
+                                           flags & ~(unsigned long long)hipGraphInstantiateFlagUpload);
+    instantiateParams->result_out =
+        err == hipSuccess ? hipGraphInstantiateSuccess : hipGraphInstantiateError;
+    return cpu_ret(err);
+}
+
 hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)
 {
     if (graphExec == NULL || !cpu_handles_remove(&exec_handles, graphExec))
         return cpu_ret(hipErrorInvalidValue);
     /* Launches already enqueued hold their own copies of the commands. */
     free_cmds(graphExec->cmds, graphExec->n);
+    /* a pending launch holds references of its own (graph_launch) */
+    cpu_user_refs_clear(&graphExec->users);
     free(graphExec->nodes);
     free(graphExec);
     return hipSuccess;
@@ -413,7 +459,11 @@ static hipError_t graph_launch(hipGraphExec_t exec, hipStream_t stream, bool spt
         if (err != hipSuccess)
             return err;
     }
-    return hipSuccess;
+    /* the user objects stay alive until this launch's work has run */
+    cpu_cmd *keep = cpu_user_refs_launch_cmd(&exec->users);
+    if (keep != NULL)
+        err = cpu_stream_enqueue(s, keep, NULL);
+    return err;
 }
 
 hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)
@@ -451,6 +501,7 @@ hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph)
             cpu_cmd_free(c);
     }
     pthread_mutex_unlock(&cpu_sched_lock);
+    ok = ok && cpu_user_refs_copy(&g->users, &originalGraph->users);
     if (!ok) {
         hipGraphDestroy(g);
         return cpu_ret(hipErrorOutOfMemory);

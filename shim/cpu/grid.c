@@ -9,9 +9,11 @@
  * buffer, grown to the largest launch seen.
  */
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -24,6 +26,7 @@ typedef struct grid_job {
     _Atomic uint64_t next;      /* next block index to hand out */
     _Atomic int trap;           /* first nonzero trap code, or -signal for a fault */
     _Atomic uintptr_t fault_addr;
+    _Atomic bool timed_out;     /* the watchdog ended it (PYSHIM_KERNEL_TIMEOUT) */
     _Atomic bool no_shared;     /* a worker could not allocate the dynamic shared buffer */
     _Atomic uint64_t trap_block;
     uint64_t done;              /* blocks accounted for (lock held) */
@@ -85,8 +88,12 @@ static void run_range(grid_job *j, pyshim_block blk, uint64_t start, uint64_t en
         record_trap(j, -guard.sig, b, (uintptr_t)guard.addr);
         return;
     }
-    cpu_guard_push(&guard);
+    cpu_guard_push_abortable(&guard, &j->timed_out);
     for (; b < end; b++) {
+        if (atomic_load_explicit(&j->timed_out, memory_order_relaxed)) {
+            record_trap(j, -cpu_timeout_signal(), b, 0);
+            break;
+        }
         if (atomic_load_explicit(&j->trap, memory_order_relaxed) != 0 ||
             atomic_load_explicit(&j->no_shared, memory_order_relaxed))
             break;   /* the launch fails: skip the rest */
@@ -139,6 +146,120 @@ static uint64_t run_chunks(grid_job *j, uint32_t smid, void **shared, size_t *sh
         run_range(j, blk, start, end);
     }
     return taken;
+}
+
+/* ---- the watchdog (PYSHIM_KERNEL_TIMEOUT=S): a launch running past S seconds is ended
+ * with hipErrorLaunchTimeOut, as a GPU's display watchdog ends one. Its threads get the
+ * timeout signal until they leave it (one that is between blocks ignores it and stops at
+ * the next block). Off by default: abandoning a kernel mid-block can leave what it locked
+ * (its own atomics, printf's lock) locked. */
+
+static double timeout_s = 0;            /* 0: no watchdog */
+static pthread_once_t timeout_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t watch_cond = PTHREAD_COND_INITIALIZER;
+static pthread_t pool_threads[1024];
+
+typedef struct watch {
+    grid_job *job;
+    pthread_t inline_thread;          /* a one-block grid's thread; else the pool's */
+    bool is_inline;
+    uint64_t deadline_ns;
+    struct watch *next;
+} watch;
+static watch *watches = NULL;
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&watch_lock);
+    for (;;) {
+        uint64_t now = cpu_now_ns(), next = now + 1000000000ull;
+        for (watch *w = watches; w != NULL; w = w->next) {
+            if (now < w->deadline_ns) {
+                if (w->deadline_ns < next)
+                    next = w->deadline_ns;
+                continue;
+            }
+            if (!atomic_exchange(&w->job->timed_out, true))
+                cpu_log("kernel %s: ran past PYSHIM_KERNEL_TIMEOUT=%g s: ended",
+                        w->job->job->kernel->name, timeout_s);
+            if (w->is_inline)
+                pthread_kill(w->inline_thread, cpu_timeout_signal());
+            else
+                for (int i = 0; i < pool_size; i++)
+                    pthread_kill(pool_threads[i], cpu_timeout_signal());
+            if (now + 100000000ull < next)
+                next = now + 100000000ull;   /* again, until the launch is over */
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t wait = next > now ? next - now : 0;
+        ts.tv_sec += (time_t)(wait / 1000000000ull);
+        ts.tv_nsec += (long)(wait % 1000000000ull);
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&watch_cond, &watch_lock, &ts);
+    }
+    return NULL;
+}
+
+static void read_timeout(void)
+{
+    const char *v = getenv("PYSHIM_KERNEL_TIMEOUT");
+    if (v == NULL || *v == 0)
+        return;
+    char *end;
+    double s = strtod(v, &end);
+    if (*end != 0 || !(s > 0) || s > 1e6) {
+        cpu_log("PYSHIM_KERNEL_TIMEOUT=%s: not a number of seconds > 0, ignored", v);
+        return;
+    }
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_destroy(&watch_cond);
+    pthread_cond_init(&watch_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    cpu_timeout_install();
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t t;
+    if (pthread_create(&t, &attr, watchdog, NULL) == 0)
+        timeout_s = s;
+    else
+        cpu_log("PYSHIM_KERNEL_TIMEOUT: cannot start the watchdog thread");
+    pthread_attr_destroy(&attr);
+}
+
+static void watch_start(watch *w, grid_job *j, bool is_inline)
+{
+    pthread_once(&timeout_once, read_timeout);
+    if (timeout_s <= 0)
+        return;
+    *w = (watch){.job = j, .inline_thread = pthread_self(), .is_inline = is_inline,
+                 .deadline_ns = cpu_now_ns() + (uint64_t)(timeout_s * 1e9)};
+    pthread_mutex_lock(&watch_lock);
+    w->next = watches;
+    watches = w;
+    pthread_cond_signal(&watch_cond);
+    pthread_mutex_unlock(&watch_lock);
+}
+
+static void watch_end(watch *w)
+{
+    if (timeout_s <= 0)
+        return;
+    pthread_mutex_lock(&watch_lock);
+    for (watch **p = &watches; *p != NULL; p = &(*p)->next)
+        if (*p == w) {
+            *p = w->next;
+            break;
+        }
+    pthread_mutex_unlock(&watch_lock);
 }
 
 static void *pool_worker(void *arg)
@@ -204,9 +325,10 @@ static void start_pool(void)
     pthread_attr_setstacksize(&attr, CPU_KERNEL_STACK);
     for (int i = 0; i < n; i++) {
         pthread_t t;
-        if (pthread_create(&t, &attr, pool_worker, (void *)(uintptr_t)i) == 0) {
+        if (pool_size < (int)(sizeof pool_threads / sizeof pool_threads[0]) &&
+            pthread_create(&t, &attr, pool_worker, (void *)(uintptr_t)i) == 0) {
             pin_worker(t, i, n);
-            pool_size++;
+            pool_threads[pool_size++] = t;
         } else
             cpu_log("cannot start kernel worker thread %d of %d", i, n);
     }
@@ -232,7 +354,10 @@ static hipError_t report_trap(const cpu_grid_job *job, int code, uint64_t b, uin
     unsigned x = (unsigned)(b % g.x), y = (unsigned)(b / g.x % g.y),
              z = (unsigned)(b / ((uint64_t)g.x * g.y));
     hipError_t err = trap_error(code);
-    if (code < 0)
+    if (code == -cpu_timeout_signal())
+        cpu_log("kernel %s: block (%u,%u,%u) was running when the watchdog ended the launch "
+                "(%s)", job->kernel->name, x, y, z, hipGetErrorName(err));
+    else if (code < 0)
         cpu_log("kernel %s: block (%u,%u,%u) faulted: %s at address %p (%s)", job->kernel->name,
                 x, y, z, cpu_fault_name(-code), (void *)addr, hipGetErrorName(err));
     else
@@ -266,7 +391,11 @@ static hipError_t run_inline(const cpu_grid_job *job)
     atomic_init(&j.no_shared, false);
     atomic_init(&j.trap_block, 0);
     atomic_init(&j.fault_addr, 0);
+    atomic_init(&j.timed_out, false);
+    watch w;
+    watch_start(&w, &j, true);
     run_range(&j, blk, 0, 1);
+    watch_end(&w);
     int trap = atomic_load(&j.trap);
     return trap == 0 ? hipSuccess : report_trap(job, trap, 0, atomic_load(&j.fault_addr));
 }
@@ -289,6 +418,9 @@ hipError_t cpu_grid_run(const cpu_grid_job *job)
     atomic_init(&j.trap_block, 0);
     atomic_init(&j.fault_addr, 0);
     atomic_init(&j.no_shared, false);
+    atomic_init(&j.timed_out, false);
+    watch w;
+    watch_start(&w, &j, false);
     pthread_mutex_lock(&pool_lock);
     if (jobs_tail != NULL)
         jobs_tail->next_job = &j;
@@ -309,6 +441,7 @@ hipError_t cpu_grid_run(const cpu_grid_job *job)
         }
     }
     pthread_mutex_unlock(&pool_lock);
+    watch_end(&w);
     if (atomic_load(&j.no_shared)) {
         cpu_log("kernel %s: cannot allocate %u bytes of dynamic shared memory",
                 job->kernel->name, job->launch.dyn_shared_bytes);

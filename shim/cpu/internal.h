@@ -101,6 +101,7 @@ typedef struct cpu_guard {
     sigjmp_buf env;
     volatile int sig;                /* the signal that ended the guarded code, or 0 */
     void *volatile addr;             /* its faulting address */
+    _Atomic bool *abort;             /* set: the watchdog's signal ends the guarded code */
 } cpu_guard;
 
 /* Installs the fault handlers (once) and this thread's alternate signal stack. */
@@ -108,7 +109,13 @@ void cpu_guard_prepare(void);
 /* Arms `g` on this thread, after `sigsetjmp(g->env, 0)` returned 0; a fault then returns
  * there with 1 (the guard is disarmed). */
 void cpu_guard_push(cpu_guard *g);
+/* The same, and the watchdog's signal also returns there while *abort is set. */
+void cpu_guard_push_abortable(cpu_guard *g, _Atomic bool *abort);
 void cpu_guard_pop(void);
+/* The signal the kernel watchdog (PYSHIM_KERNEL_TIMEOUT) sends to a launch's threads, and
+ * its handler's installation; cpu_fault_error maps it to hipErrorLaunchTimeOut. */
+int cpu_timeout_signal(void);
+void cpu_timeout_install(void);
 hipError_t cpu_fault_error(int sig);   /* hipErrorIllegalAddress & co */
 const char *cpu_fault_name(int sig);
 /* CUDA's cudaErrorIllegalInstruction: HIP has no name for it, the number is CUDA's. */
@@ -256,6 +263,23 @@ hipError_t cpu_copy1d_cmd(void *dst, const void *src, size_t n, hipMemcpyKind ki
                           cpu_cmd **out);
 hipError_t cpu_memset_cmd(const hipMemsetParams *p, cpu_cmd **out);
 cpu_cmd *cpu_host_fn_cmd(hipHostFn_t fn, void *user_data);
+
+/* ---- user_object.c: the user-object references a graph, an exec or a launch holds ---- */
+typedef struct cpu_user_refs {
+    hipUserObject_t *objs;
+    unsigned *counts;
+    size_t n;
+} cpu_user_refs;
+/* Take `count` more references to `o` (`move`: the caller's own, not new ones). */
+hipError_t cpu_user_refs_add(cpu_user_refs *r, hipUserObject_t o, unsigned count, bool move);
+hipError_t cpu_user_refs_remove(cpu_user_refs *r, hipUserObject_t o, unsigned count);
+/* Drop every reference (destructors run when they were the last). */
+void cpu_user_refs_clear(cpu_user_refs *r);
+/* dst = a new reference to everything src holds. False: out of memory. */
+bool cpu_user_refs_copy(cpu_user_refs *dst, const cpu_user_refs *src);
+/* A host command holding one launch's references, dropped when it runs; NULL when there
+ * are none (or no memory: the launch then holds none). */
+cpu_cmd *cpu_user_refs_launch_cmd(const cpu_user_refs *r);
 
 /* ---- grid.c: the worker pool that runs the blocks of a launch ---- */
 

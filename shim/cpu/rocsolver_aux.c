@@ -8,6 +8,14 @@
 #include "blas_common.h"
 #include <rocsolver/rocsolver.h>
 
+/* librocsolver has no set of its own: librocblas's rocblas_get_stream answers a handle
+ * that is not a live one with invalid_handle (and a live one with invalid_pointer, for the
+ * NULL out-pointer), reading nothing through it. */
+bool rb_bad_handle(rocblas_handle h)
+{
+    return h == NULL || rocblas_get_stream(h, NULL) == rocblas_status_invalid_handle;
+}
+
 RB_API rocblas_status rocsolver_create_handle(rocblas_handle *handle)
 {
     return rocblas_create_handle(handle);

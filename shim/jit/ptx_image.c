@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elf_write.h"
+
 #define FATBIN_MAGIC 0xBA55ED50u
-#define EM_CUDA 190
 #define ENTRY_HEADER 64
 #define KIND_PTX 1
 #define FLAG_64BIT 0x1
@@ -73,34 +74,10 @@ uint8_t *pyshim_ptx_elf(const char *ptx, size_t len, unsigned sm, size_t *size)
         len--;
     size_t payload = (len + 1 + 7) & ~(size_t)7; /* NUL-terminated, padded to 8 */
     size_t container = 16 + ENTRY_HEADER + payload;
-    static const char shstrtab[] = "\0.shstrtab\0.nv_fatbin\0";
-    size_t fatbin_off = 64;
-    size_t strtab_off = fatbin_off + container;
-    size_t shoff = (strtab_off + sizeof shstrtab + 7) & ~(size_t)7;
-    size_t total = shoff + 3 * 64;
-    uint8_t *out = calloc(1, total);
-    if (out == NULL)
+    uint8_t *c = calloc(1, container);
+    if (c == NULL)
         return NULL;
-
-    /* ELF header: 64-bit little-endian executable for EM_CUDA, as cubins are */
-    memcpy(out, "\x7f" "ELF", 4);
-    out[4] = 2;    /* ELFCLASS64 */
-    out[5] = 1;    /* little-endian */
-    out[6] = 1;    /* EV_CURRENT */
-    out[7] = 0x41; /* the CUDA ABI of CUDA 13's cubins, ABI version 8: the SM in e_flags 8-15 */
-    out[8] = 8;
-    put16(out + 16, 2); /* ET_EXEC */
-    put16(out + 18, EM_CUDA);
-    put32(out + 20, 1);
-    put64(out + 40, shoff);
-    put32(out + 48, 0x06000000u | ((sm & 0xffu) << 8));
-    put16(out + 52, 64);
-    put16(out + 58, 64);
-    put16(out + 60, 3);
-    put16(out + 62, 1); /* .shstrtab */
-
     /* the fat binary container with one PTX entry */
-    uint8_t *c = out + fatbin_off;
     put32(c, FATBIN_MAGIC);
     put16(c + 4, 1);
     put16(c + 6, 16);
@@ -118,23 +95,8 @@ uint8_t *pyshim_ptx_elf(const char *ptx, size_t len, unsigned sm, size_t *size)
     put64(e + 0x28, FLAG_64BIT | FLAG_LINUX);
     put64(e + 0x38, payload);
     memcpy(e + ENTRY_HEADER, ptx, len);
-
-    memcpy(out + strtab_off, shstrtab, sizeof shstrtab);
-
-    /* section headers: null, .shstrtab, .nv_fatbin */
-    uint8_t *sh = out + shoff + 64;
-    put32(sh + 0, 1);
-    put32(sh + 4, 3); /* SHT_STRTAB */
-    put64(sh + 24, strtab_off);
-    put64(sh + 32, sizeof shstrtab);
-    put64(sh + 48, 1);
-    sh += 64;
-    put32(sh + 0, 11);
-    put32(sh + 4, 1); /* SHT_PROGBITS */
-    put64(sh + 8, 2); /* SHF_ALLOC */
-    put64(sh + 24, fatbin_off);
-    put64(sh + 32, container);
-    put64(sh + 48, 8);
-    *size = total;
+    struct pyshim_common_section fatbin = {".nv_fatbin", c, container};
+    uint8_t *out = pyshim_common_elf(&fatbin, 1, sm, size);
+    free(c);
     return out;
 }

@@ -1,15 +1,16 @@
 /*
  * The shared runtime of pyshim's JIT-library wrappers (libnvrtc.so.13, libnvJitLink.so.13
  * in build/lib/jit). The LD_AUDIT module loads a wrapper wherever the program asked for
- * NVIDIA's library; the wrapper loads NVIDIA's own into a new link-map namespace
- * (dlmopen), by its soname: the audit module answers that request with the file the
- * program chose. In its own namespace NVIDIA's library is invisible to the program's later
- * dlopen/dlsym calls, which keep finding the wrapper (a second copy in the base namespace
- * would answer a dlopen of the same soname or path directly, bypassing the wrapper).
- * A library that fails in a namespace of its own (nvJitLink 13.5 crashes in nvJitLinkCreate
- * there once NVVM has run in the process) is loaded into the base namespace instead
- * (`own_namespace = false` in the spec): a later dlopen of its exact path then reaches
- * NVIDIA's library directly, which cuda-pathfinder, loading each library once, never does.
+ * NVIDIA's library; the wrapper loads NVIDIA's own by the name
+ * "pyshim-original:<soname>", which the audit module answers with the file the program
+ * chose (a name no loaded object matches: a plain dlopen of the soname would find the
+ * wrapper itself). NVIDIA's library is then in the base namespace, where a later dlopen of
+ * its exact path reaches it directly, bypassing the wrapper; cuda-pathfinder, which loads
+ * each library once, never does that.
+ * A namespace of its own (dlmopen, `own_namespace = true` in the spec) would hide it even
+ * from that, but NVIDIA's libraries are not built for it: in one, NVRTC's and nvJitLink's
+ * compiles crash once NVVM has run in the process (numba-cuda), and the namespace's libc
+ * needs static TLS beyond glibc's spare 512 bytes.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -41,9 +42,10 @@ static int load_status = -1;
 static void load_companions(void *real)
 {
     struct link_map *map = NULL;
-    Lmid_t lmid = 0;
+    Lmid_t lmid = LM_ID_BASE;
     if (pyshim_jit_companions[0] == NULL || dlinfo(real, RTLD_DI_LINKMAP, &map) != 0 ||
-        dlinfo(real, RTLD_DI_LMID, &lmid) != 0 || map == NULL || map->l_name == NULL)
+        (pyshim_jit_own_namespace && dlinfo(real, RTLD_DI_LMID, &lmid) != 0) || map == NULL ||
+        map->l_name == NULL)
         return;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", map->l_name);
@@ -61,7 +63,9 @@ static void load_companions(void *real)
                 continue;
             char path[4096 + 256];
             snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
-            if (dlmopen(lmid, path, RTLD_NOW | RTLD_LOCAL) == NULL)
+            void *h = pyshim_jit_own_namespace ? dlmopen(lmid, path, RTLD_NOW | RTLD_LOCAL)
+                                               : dlopen(path, RTLD_NOW | RTLD_LOCAL);
+            if (h == NULL)
                 pyshim_jit_log("cannot load %s: %s", path, dlerror());
         }
     }

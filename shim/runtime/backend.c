@@ -57,11 +57,11 @@ static void target_name(char *out, size_t len)
     snprintf(out, len, "hip-wave%d:%s", wave, arch);
 }
 
-int pyshim_rt_hip_load(const void *image, size_t size, void **module)
+int pyshim_rt_hip_load(const void *image, size_t size, void **module, char **kernels)
 {
     char target[320], path[4096];
     target_name(target, sizeof target);
-    int rc = pyshim_rt_py_translate(image, size, target, path, sizeof path);
+    int rc = pyshim_rt_py_translate(image, size, target, path, sizeof path, kernels);
     if (rc != 0)
         return rc;
     hipModule_t m = NULL;
@@ -299,4 +299,34 @@ int pyshim_rt_hip_graph_kernel_node(void **node, void *graph, void *const *deps,
     hipKernelNodeParams p = node_params(fn, grid, block, shmem, args, extra);
     return rt(hipGraphAddKernelNode((hipGraphNode_t *)node, (hipGraph_t)graph,
                                     (const hipGraphNode_t *)deps, ndeps, &p));
+}
+
+/* A capture's status, id, graph and dependencies (HIP's _v2 where the backend has it; the
+ * graph and dependencies are then not known: *have_graph 0). Handles pass as they are:
+ * cudaGraph_t and cudaGraphNode_t are HIP's in this library. */
+#pragma weak hipStreamGetCaptureInfo_v2
+int pyshim_rt_hip_capture_info(void *stream, int *status, unsigned long long *id, void **graph,
+                               const void **deps, size_t *num_deps, int *have_graph)
+{
+    hipStreamCaptureStatus st = hipStreamCaptureStatusNone;
+    unsigned long long cid = 0;
+    hipGraph_t g = NULL;
+    const hipGraphNode_t *d = NULL;
+    size_t n = 0;
+    hipError_t err;
+    *have_graph = hipStreamGetCaptureInfo_v2 != NULL;
+    if (*have_graph)
+        err = hipStreamGetCaptureInfo_v2((hipStream_t)stream, &st, &cid, &g, &d, &n);
+    else
+        err = hipStreamGetCaptureInfo((hipStream_t)stream, &st, &cid);
+    if (err != hipSuccess)
+        return rt(err);
+    /* cudaStreamCaptureStatus and hipStreamCaptureStatus number None/Active/Invalidated
+     * alike */
+    *status = (int)st;
+    *id = cid;
+    *graph = g;
+    *deps = (const void *)d;
+    *num_deps = n;
+    return 0;
 }

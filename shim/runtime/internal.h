@@ -72,16 +72,33 @@ PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_stub(const void *stub)
 PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_handle(const void *handle);
 /* Translate and load its module if needed, then the HIP function. */
 PYSHIM_RT_HIDDEN int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip);
-/* The PTX target of its module once loaded (compute_75 -> 75), 0 if unknown. */
-PYSHIM_RT_HIDDEN int pyshim_rt_func_ptx_target(const struct pyshim_rt_func *f);
+/* What the translator said of its module once loaded: the PTX target (compute_75 -> 75;
+ * 0 unknown) and the bytes of its .const variables. */
+PYSHIM_RT_HIDDEN void pyshim_rt_func_facts(const struct pyshim_rt_func *f, int *ptx_target,
+                                           size_t *const_bytes);
 /* A registered variable's device address and size, by its host shadow. */
 PYSHIM_RT_HIDDEN int pyshim_rt_symbol(const void *shadow, void **dptr, size_t *size);
+/* ---- libraries (cudaLibrary*, register.c): a private fat binary record each ---- */
+/* Copy and load an image (its extent found from its header); cudaError_t. */
+PYSHIM_RT_HIDDEN int pyshim_rt_library_load(const void *image, void **library);
+PYSHIM_RT_HIDDEN int pyshim_rt_library_unload(void *library);
+/* The kernel record of `name` (created on first request, then the same one). */
+PYSHIM_RT_HIDDEN int pyshim_rt_library_kernel(void *library, const char *name,
+                                              struct pyshim_rt_func **out);
+PYSHIM_RT_HIDDEN int pyshim_rt_library_global(void *library, const char *name, void **dptr,
+                                              size_t *size);
+/* Its kernels: *count, and the first `n` records into `out` (when not NULL). */
+PYSHIM_RT_HIDDEN int pyshim_rt_library_kernels(void *library, unsigned *count,
+                                               struct pyshim_rt_func **out, unsigned n);
+
 /* Forget every loaded module (cudaDeviceReset); registrations stay. */
 PYSHIM_RT_HIDDEN void pyshim_rt_unload_all(void);
 
 /* ---- HIP (backend.c) ---- */
 /* Translate an image (fatbin container, PTX ...) for the current device and load it. */
-PYSHIM_RT_HIDDEN int pyshim_rt_hip_load(const void *image, size_t size, void **module);
+/* `kernels` (optional): the translator's kernel lines, malloc'ed ("name\tlayout\n"...). */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_load(const void *image, size_t size, void **module,
+                                        char **kernels);
 PYSHIM_RT_HIDDEN void pyshim_rt_hip_unload(void *module);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_function(void *module, const char *name, void **fn);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_global(void *module, const char *name, void **dptr,
@@ -131,6 +148,12 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_prefetch(const void *ptr, size_t count, int d
                                             void *stream);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_advise(const void *ptr, size_t count, int advice,
                                           int device);
+/* hipStreamGetCaptureInfo[_v2]: status (a cudaStreamCaptureStatus), id, graph, dependencies;
+ * *have_graph 0 when the backend reports only the status and id. */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_capture_info(void *stream, int *status,
+                                                unsigned long long *id, void **graph,
+                                                const void **deps, size_t *num_deps,
+                                                int *have_graph);
 /* hipStreamAddCallback calling fn(ctx, cudaError_t of the stream) */
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_stream_callback(void *stream,
                                                    void (*fn)(void *ctx, int cuda_status),
@@ -139,7 +162,7 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_stream_callback(void *stream,
 /* ---- the embedded Python translator (python_bridge.c) ---- */
 /* cudaError_t; on success `path` holds the file to hipModuleLoad. */
 PYSHIM_RT_HIDDEN int pyshim_rt_py_translate(const void *image, size_t size, const char *target,
-                                            char *path, size_t path_len);
+                                            char *path, size_t path_len, char **kernels);
 
 /* ---- fat binaries (fatbin.c, over shim/common/fatbin_extent.c) ---- */
 /* Bytes of the image `data` points at and where it starts (the container for a wrapper);

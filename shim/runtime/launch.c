@@ -323,8 +323,11 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
     /* HIP's versions are its own architecture's (gfx942: 94); CUDA's are the virtual
      * architecture the kernel's PTX was written for (programs read >= 90 as "built with
      * Hopper features"), and the binary compiled from it */
-    int target = pyshim_rt_func_ptx_target(pyshim_rt_func_by_stub(func));
+    int target = 0;
+    size_t const_bytes = 0;
+    pyshim_rt_func_facts(pyshim_rt_func_by_stub(func), &target, &const_bytes);
     a.ptx_version = a.binary_version = target > 0 ? target : pyshim_identity_cc();
+    a.constant = const_bytes; /* the module's __constant__ data (the backends report none) */
     memset(attr, 0, sizeof *attr);
     attr->sharedSizeBytes = a.shared;
     attr->constSizeBytes = a.constant;
@@ -384,6 +387,21 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlock
     int rc = resolve_stub(func, &fn);
     if (rc == cudaSuccess)
         rc = pyshim_rt_hip_occupancy(numBlocks, fn, blockSize, dynamicSMemSize, flags);
+    if (rc == cudaSuccess && blockSize > 0) {
+        /* within the presented identity's resident blocks and threads per multiprocessor,
+         * as libcuda's occupancy answers (the backend's own limits may be higher) */
+        int dev = 0, blocks = 0, threads = 0;
+        if (cudaGetDevice(&dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&blocks, cudaDevAttrMaxBlocksPerMultiprocessor, dev) ==
+                cudaSuccess &&
+            cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev) ==
+                cudaSuccess) {
+            if (*numBlocks > blocks)
+                *numBlocks = blocks;
+            if (*numBlocks > threads / blockSize)
+                *numBlocks = threads / blockSize;
+        }
+    }
     return (cudaError_t)pyshim_rt_record(rc);
 }
 

@@ -46,11 +46,11 @@ static const struct pyshim_embed_library libcudart = {
     .not_started = "the PTX translator did not start (see the messages above)",
 };
 
-/* The kernel names the translator also lists serve the driver's module API, not this
- * library. */
+/* The kernel names the translator also lists serve the library API (cudaLibrary*): NULL
+ * when the caller does not need them. */
 int pyshim_rt_py_translate(const void *image, size_t size, const char *target, char *path,
-                           size_t path_len)
+                           size_t path_len, char **kernels)
 {
-    return pyshim_embed_translate_image(&libcudart, image, size, target, path, path_len, NULL,
-                                        NULL, 0);
+    return pyshim_embed_translate_image(&libcudart, image, size, target, path, path_len,
+                                        kernels, NULL, 0);
 }

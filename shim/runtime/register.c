@@ -29,6 +29,9 @@ struct pyshim_rt_fatbin {
     int load_result;
     void *module;
     int ptx_target;    /* ".target sm_75" -> 75, as the translator read it; 0 unknown */
+    unsigned long long const_bytes; /* of its .const variables */
+    int library;       /* cudaLibraryLoadData's: the image is ours (a copy) */
+    char *kernels;     /* a library's kernel lines from the translator */
     struct pyshim_rt_fatbin *next;
 };
 
@@ -268,21 +271,26 @@ static int fatbin_load(struct pyshim_rt_fatbin *fb)
         fb->loaded = 1;
         if (fb->size == 0)
             fb->load_result = cudaErrorInvalidKernelImage;
-        else
-            fb->load_result = pyshim_rt_hip_load(fb->image, fb->size, &fb->module);
+        else {
+            free(fb->kernels);
+            fb->kernels = NULL;
+            fb->load_result = pyshim_rt_hip_load(fb->image, fb->size, &fb->module,
+                                                 fb->library ? &fb->kernels : NULL);
+        }
         fb->ptx_target = fb->load_result == cudaSuccess ? pyshim_embed_last_ptx_target() : 0;
+        fb->const_bytes = fb->load_result == cudaSuccess ? pyshim_embed_last_const_bytes() : 0;
         if (fb->load_result == cudaSuccess)
             fb->load_result = bind_managed(fb);
     }
     return fb->load_result;
 }
 
-int pyshim_rt_func_ptx_target(const struct pyshim_rt_func *f)
+void pyshim_rt_func_facts(const struct pyshim_rt_func *f, int *ptx_target, size_t *const_bytes)
 {
     pthread_mutex_lock(&load_lock);
-    int v = f->fatbin != NULL ? f->fatbin->ptx_target : 0;
+    *ptx_target = f != NULL && f->fatbin != NULL ? f->fatbin->ptx_target : 0;
+    *const_bytes = f != NULL && f->fatbin != NULL ? (size_t)f->fatbin->const_bytes : 0;
     pthread_mutex_unlock(&load_lock);
-    return v;
 }
 
 int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip)
@@ -328,7 +336,8 @@ void pyshim_rt_unload_all(void)
         if (fb->module != NULL)
             pyshim_rt_hip_unload(fb->module);
         fb->module = NULL;
-        if (fb->load_result != cudaErrorCudartUnloading)
+        /* an unregistered fat binary or an unloaded library stays refused */
+        if (fb->load_result != cudaErrorCudartUnloading && fb->image != NULL)
             fb->loaded = 0;
     }
     for (size_t b = 0; b < BUCKETS; b++)
@@ -338,4 +347,212 @@ void pyshim_rt_unload_all(void)
         }
     pthread_mutex_unlock(&lock);
     pthread_mutex_unlock(&load_lock);
+}
+
+/* ---- libraries: cudaLibraryLoadData's images, each a fat binary record of its own ---- */
+
+#define MAX_LIBRARIES 4096
+static struct pyshim_rt_fatbin *libraries[MAX_LIBRARIES]; /* live ones, for handle checks */
+
+/* Call with `lock` held: the record of a live library handle, else NULL (never
+ * dereferences an unknown pointer). */
+static struct pyshim_rt_fatbin *library_of(void *handle)
+{
+    for (size_t i = 0; handle != NULL && i < MAX_LIBRARIES; i++)
+        if (libraries[i] == handle)
+            return libraries[i];
+    return NULL;
+}
+
+int pyshim_rt_library_load(const void *image, void **library)
+{
+    const void *start = NULL;
+    size_t size = pyshim_rt_image_extent(image, &start);
+    if (size == 0) {
+        pyshim_rt_log("cudaLibraryLoadData: the image is no fat binary, PTX text or ELF");
+        return cudaErrorInvalidKernelImage;
+    }
+    struct pyshim_rt_fatbin *fb = calloc(1, sizeof *fb);
+    void *copy = malloc(size + 1);
+    if (fb == NULL || copy == NULL) {
+        free(fb);
+        free(copy);
+        return cudaErrorMemoryAllocation;
+    }
+    memcpy(copy, start, size);
+    ((char *)copy)[size] = '\0'; /* PTX text is read as a C string */
+    fb->magic = FATBIN_MAGIC;
+    fb->image = copy;
+    fb->size = size;
+    fb->library = 1;
+    pthread_mutex_lock(&load_lock);
+    int rc = fatbin_load(fb);
+    pthread_mutex_unlock(&load_lock);
+    if (rc == cudaSuccess) {
+        rc = cudaErrorMemoryAllocation;
+        pthread_mutex_lock(&lock);
+        for (size_t i = 0; i < MAX_LIBRARIES; i++)
+            if (libraries[i] == NULL) {
+                libraries[i] = fb;
+                rc = cudaSuccess;
+                break;
+            }
+        if (rc == cudaSuccess) { /* a device reset unloads it like any fat binary */
+            fb->next = fatbins;
+            fatbins = fb;
+        }
+        pthread_mutex_unlock(&lock);
+    }
+    if (rc != cudaSuccess) {
+        if (fb->module != NULL)
+            pyshim_rt_hip_unload(fb->module);
+        free(fb->kernels);
+        free(copy);
+        free(fb);
+        return rc;
+    }
+    *library = fb;
+    return cudaSuccess;
+}
+
+int pyshim_rt_library_unload(void *library)
+{
+    pthread_mutex_lock(&load_lock);
+    pthread_mutex_lock(&lock);
+    struct pyshim_rt_fatbin *fb = library_of(library);
+    if (fb == NULL) {
+        pthread_mutex_unlock(&lock);
+        pthread_mutex_unlock(&load_lock);
+        return cudaErrorInvalidResourceHandle;
+    }
+    for (size_t i = 0; i < MAX_LIBRARIES; i++)
+        if (libraries[i] == fb)
+            libraries[i] = NULL;
+    /* its kernel records stay (a program may still hold them): they now fail */
+    for (size_t b = 0; b < BUCKETS; b++)
+        for (struct pyshim_rt_func *f = funcs[b]; f != NULL; f = f->next_in_bucket)
+            if (f->fatbin == fb) {
+                f->hip = NULL;
+                f->result = cudaErrorInvalidResourceHandle;
+                __atomic_store_n(&f->tried, 1, __ATOMIC_RELEASE);
+            }
+    pthread_mutex_unlock(&lock);
+    if (fb->module != NULL)
+        pyshim_rt_hip_unload(fb->module);
+    fb->module = NULL;
+    fb->loaded = 1;
+    fb->load_result = cudaErrorInvalidResourceHandle;
+    free((void *)fb->image);
+    fb->image = NULL;
+    free(fb->kernels);
+    fb->kernels = NULL;
+    pthread_mutex_unlock(&load_lock);
+    return cudaSuccess;
+}
+
+/* Call with `lock` held. */
+static struct pyshim_rt_func *library_func_locked(struct pyshim_rt_fatbin *fb, const char *name)
+{
+    for (size_t b = 0; b < BUCKETS; b++)
+        for (struct pyshim_rt_func *f = funcs[b]; f != NULL; f = f->next_in_bucket)
+            if (f->fatbin == fb && strcmp(f->name, name) == 0)
+                return f;
+    return NULL;
+}
+
+int pyshim_rt_library_kernel(void *library, const char *name, struct pyshim_rt_func **out)
+{
+    pthread_mutex_lock(&lock);
+    struct pyshim_rt_fatbin *fb = library_of(library);
+    struct pyshim_rt_func *f = fb != NULL ? library_func_locked(fb, name) : NULL;
+    pthread_mutex_unlock(&lock);
+    if (fb == NULL)
+        return cudaErrorInvalidResourceHandle;
+    if (f != NULL) {
+        *out = f;
+        return cudaSuccess;
+    }
+    void *hip = NULL;
+    pthread_mutex_lock(&load_lock);
+    int rc = fatbin_load(fb); /* again after a device reset */
+    if (rc == cudaSuccess && pyshim_rt_hip_function(fb->module, name, &hip) != cudaSuccess)
+        rc = cudaErrorSymbolNotFound;
+    pthread_mutex_unlock(&load_lock);
+    if (rc != cudaSuccess)
+        return rc;
+    f = calloc(1, sizeof *f);
+    char *copy = strdup(name);
+    if (f == NULL || copy == NULL) {
+        free(f);
+        free(copy);
+        return cudaErrorMemoryAllocation;
+    }
+    f->magic = PYSHIM_RT_FUNC_MAGIC;
+    f->stub = f; /* a library kernel has no host stub: it launches by its record */
+    f->name = copy;
+    f->fatbin = fb;
+    f->hip = hip;
+    f->result = cudaSuccess;
+    __atomic_store_n(&f->tried, 1, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&lock);
+    struct pyshim_rt_func *raced = library_of(library) == fb ? library_func_locked(fb, name)
+                                                             : NULL;
+    if (raced == NULL) {
+        size_t b = bucket(f), r = bucket(f);
+        f->next_in_bucket = funcs[b];
+        funcs[b] = f;
+        f->next_by_record = records[r];
+        records[r] = f;
+    }
+    pthread_mutex_unlock(&lock);
+    if (raced != NULL) {
+        free(copy);
+        free(f);
+        f = raced;
+    }
+    *out = f;
+    return cudaSuccess;
+}
+
+int pyshim_rt_library_global(void *library, const char *name, void **dptr, size_t *size)
+{
+    pthread_mutex_lock(&lock);
+    struct pyshim_rt_fatbin *fb = library_of(library);
+    pthread_mutex_unlock(&lock);
+    if (fb == NULL)
+        return cudaErrorInvalidResourceHandle;
+    pthread_mutex_lock(&load_lock);
+    int rc = fatbin_load(fb);
+    if (rc == cudaSuccess)
+        rc = pyshim_rt_hip_global(fb->module, name, dptr, size);
+    pthread_mutex_unlock(&load_lock);
+    return rc;
+}
+
+int pyshim_rt_library_kernels(void *library, unsigned *count, struct pyshim_rt_func **out,
+                              unsigned n)
+{
+    pthread_mutex_lock(&lock);
+    struct pyshim_rt_fatbin *fb = library_of(library);
+    pthread_mutex_unlock(&lock);
+    if (fb == NULL)
+        return cudaErrorInvalidResourceHandle;
+    pthread_mutex_lock(&load_lock);
+    char *lines = fb->kernels != NULL ? strdup(fb->kernels) : strdup("");
+    pthread_mutex_unlock(&load_lock);
+    if (lines == NULL)
+        return cudaErrorMemoryAllocation;
+    unsigned found = 0;
+    int rc = cudaSuccess;
+    char *save = NULL;
+    for (char *line = strtok_r(lines, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        line[strcspn(line, "\t")] = '\0'; /* "name\tparameter layout" */
+        if (out != NULL && found < n && rc == cudaSuccess)
+            rc = pyshim_rt_library_kernel(library, line, &out[found]);
+        found++;
+    }
+    free(lines);
+    *count = found;
+    return rc;
 }

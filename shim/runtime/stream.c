@@ -72,3 +72,126 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, c
     attributes->hostPointer = a.host_pointer;
     return cudaSuccess;
 }
+
+/* cudaStreamGetCaptureInfo: CUDA 13's one (7 parameters), CUDA 12's _v2 (6) and _v3 (7).
+ * Edges carry no data here (HIP's graphs have none), which CUDA reports as NULL. */
+static cudaError_t capture_info(cudaStream_t stream, int per_thread,
+                                enum cudaStreamCaptureStatus *status, unsigned long long *id,
+                                cudaGraph_t *graph, const cudaGraphNode_t **deps,
+                                const cudaGraphEdgeData **edges, size_t *num_deps)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (status == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidValue);
+    if (stream == cudaStreamLegacy)
+        stream = NULL;
+    else if (stream == NULL && per_thread)
+        stream = cudaStreamPerThread;
+    int st = 0, have_graph = 0;
+    unsigned long long cid = 0;
+    void *g = NULL;
+    const void *d = NULL;
+    size_t n = 0;
+    int rc = pyshim_rt_hip_capture_info(stream, &st, &cid, &g, &d, &n, &have_graph);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    if (!have_graph && st == cudaStreamCaptureStatusActive &&
+        (graph != NULL || deps != NULL || num_deps != NULL))
+        return (cudaError_t)pyshim_rt_note_unsupported(
+            "cudaStreamGetCaptureInfo (the backend does not report the capture's graph)");
+    *status = (enum cudaStreamCaptureStatus)st;
+    if (id != NULL)
+        *id = cid;
+    if (graph != NULL)
+        *graph = (cudaGraph_t)g;
+    if (deps != NULL)
+        *deps = (const cudaGraphNode_t *)d;
+    if (edges != NULL)
+        *edges = NULL;
+    if (num_deps != NULL)
+        *num_deps = n;
+    return cudaSuccess;
+}
+
+#if PYSHIM_CUDART_MAJOR == 12
+cudaError_t cudaStreamGetCaptureInfo_v2(cudaStream_t stream,
+                                        enum cudaStreamCaptureStatus *captureStatus_out,
+                                        unsigned long long *id_out, cudaGraph_t *graph_out,
+                                        const cudaGraphNode_t **dependencies_out,
+                                        size_t *numDependencies_out)
+{
+    return capture_info(stream, 0, captureStatus_out, id_out, graph_out, dependencies_out,
+                        NULL, numDependencies_out);
+}
+
+cudaError_t cudaStreamGetCaptureInfo_v2_ptsz(cudaStream_t stream,
+                                             enum cudaStreamCaptureStatus *captureStatus_out,
+                                             unsigned long long *id_out, cudaGraph_t *graph_out,
+                                             const cudaGraphNode_t **dependencies_out,
+                                             size_t *numDependencies_out);
+cudaError_t cudaStreamGetCaptureInfo_v2_ptsz(cudaStream_t stream,
+                                             enum cudaStreamCaptureStatus *captureStatus_out,
+                                             unsigned long long *id_out, cudaGraph_t *graph_out,
+                                             const cudaGraphNode_t **dependencies_out,
+                                             size_t *numDependencies_out)
+{
+    return capture_info(stream, 1, captureStatus_out, id_out, graph_out, dependencies_out,
+                        NULL, numDependencies_out);
+}
+
+cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t stream,
+                                        enum cudaStreamCaptureStatus *captureStatus_out,
+                                        unsigned long long *id_out, cudaGraph_t *graph_out,
+                                        const cudaGraphNode_t **dependencies_out,
+                                        const cudaGraphEdgeData **edgeData_out,
+                                        size_t *numDependencies_out)
+{
+    return capture_info(stream, 0, captureStatus_out, id_out, graph_out, dependencies_out,
+                        edgeData_out, numDependencies_out);
+}
+
+cudaError_t cudaStreamGetCaptureInfo_v3_ptsz(cudaStream_t stream,
+                                             enum cudaStreamCaptureStatus *captureStatus_out,
+                                             unsigned long long *id_out, cudaGraph_t *graph_out,
+                                             const cudaGraphNode_t **dependencies_out,
+                                             const cudaGraphEdgeData **edgeData_out,
+                                             size_t *numDependencies_out);
+cudaError_t cudaStreamGetCaptureInfo_v3_ptsz(cudaStream_t stream,
+                                             enum cudaStreamCaptureStatus *captureStatus_out,
+                                             unsigned long long *id_out, cudaGraph_t *graph_out,
+                                             const cudaGraphNode_t **dependencies_out,
+                                             const cudaGraphEdgeData **edgeData_out,
+                                             size_t *numDependencies_out)
+{
+    return capture_info(stream, 1, captureStatus_out, id_out, graph_out, dependencies_out,
+                        edgeData_out, numDependencies_out);
+}
+#else
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
+                                     enum cudaStreamCaptureStatus *captureStatus_out,
+                                     unsigned long long *id_out, cudaGraph_t *graph_out,
+                                     const cudaGraphNode_t **dependencies_out,
+                                     const cudaGraphEdgeData **edgeData_out,
+                                     size_t *numDependencies_out)
+{
+    return capture_info(stream, 0, captureStatus_out, id_out, graph_out, dependencies_out,
+                        edgeData_out, numDependencies_out);
+}
+
+cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream,
+                                          enum cudaStreamCaptureStatus *captureStatus_out,
+                                          unsigned long long *id_out, cudaGraph_t *graph_out,
+                                          const cudaGraphNode_t **dependencies_out,
+                                          const cudaGraphEdgeData **edgeData_out,
+                                          size_t *numDependencies_out);
+cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream,
+                                          enum cudaStreamCaptureStatus *captureStatus_out,
+                                          unsigned long long *id_out, cudaGraph_t *graph_out,
+                                          const cudaGraphNode_t **dependencies_out,
+                                          const cudaGraphEdgeData **edgeData_out,
+                                          size_t *numDependencies_out)
+{
+    return capture_info(stream, 1, captureStatus_out, id_out, graph_out, dependencies_out,
+                        edgeData_out, numDependencies_out);
+}
+#endif

@@ -5,6 +5,11 @@
 
 static int host_calls = 0;
 
+static void drop_user_object(void *p)
+{
+    ++*(int *)p;
+}
+
 static void count_call(void *p)
 {
     (void)p;
@@ -265,6 +270,28 @@ int main(int argc, char **argv)
     CHECK(hipGraphExecDestroy(exec3));
     CHECK(hipGraphDestroy(g3));
     CHECK(hipFree(mat));
+
+    /* user objects: the destructor runs when the last holder (caller, graph, clone, exec)
+     * lets go */
+    int drops = 0;
+    hipUserObject_t uo;
+    CHECK(hipUserObjectCreate(&uo, &drops, drop_user_object, 1, hipUserObjectNoDestructorSync));
+    hipGraph_t ug, uclone;
+    CHECK(hipGraphCreate(&ug, 0));
+    CHECK(hipGraphRetainUserObject(ug, uo, 1, hipGraphUserObjectMove)); /* the caller's ref */
+    CHECK(hipUserObjectRetain(uo, 2));
+    CHECK(hipUserObjectRelease(uo, 2));
+    CHECK(hipGraphClone(&uclone, ug));
+    hipGraphExec_t uexec;
+    CHECK(hipGraphInstantiate(&uexec, ug, NULL, NULL, 0));
+    CHECK(hipGraphDestroy(ug));
+    int after_graph = drops;
+    CHECK(hipGraphDestroy(uclone));
+    int after_clone = drops;
+    CHECK(hipGraphExecDestroy(uexec));
+    printf("user_object=%d,%d,%d\n", after_graph, after_clone, drops);
+    SHOW("user_object_after_last", hipUserObjectRelease(uo, 1));
+    SHOW("user_object_flags", hipUserObjectCreate(&uo, &drops, drop_user_object, 1, 0));
 
     CHECK(hipGraphExecDestroy(exec));
     SHOW("exec_destroy_twice", hipGraphExecDestroy(exec));

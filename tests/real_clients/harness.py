@@ -40,7 +40,7 @@ THRESHOLDS = HERE / "thresholds.toml"
 PACKAGES = ["numba-cuda[cu13]==0.30.4", "cupy-cuda13x[ctk]==14.2.0", "cuda-python==13.4.4",
             "cuda-core==1.2.2",
             # the clients' own test requirements (numba.cuda.testing imports filecheck)
-            "pytest>=8", "pytest-timeout", "filecheck", "scipy"]
+            "pytest>=8", "pytest-timeout", "filecheck", "ml_dtypes", "scipy"]
 CUPY_SDIST = ("cupy", "14.2.0")
 
 
@@ -188,15 +188,17 @@ class Result:
 
 
 def _outcome(records: list[dict]) -> tuple[str, str]:
-    """One test's outcome from its reports: a failed call is "failed", a failed setup or
-    teardown "error", else the call's outcome, else (skipped in setup) the setup's."""
-    call = next((r for r in records if r.get("when") == "call"), None)
-    if call is not None and call["outcome"] == "failed":
-        return "failed", call.get("message", "")
+    """One test's outcome from its reports: a failed call (or any failed subtest: each
+    reports a call of its own) is "failed", a failed setup or teardown "error", else the
+    call's outcome, else (skipped in setup) the setup's."""
+    calls = [r for r in records if r.get("when") == "call"]
+    failed = next((r for r in calls if r["outcome"] == "failed"), None)
+    if failed is not None:
+        return "failed", failed.get("message", "")
     bad = next((r for r in records if r["outcome"] in ("failed", "error")), None)
     if bad is not None:
         return "error", bad.get("message", "")
-    first = call or records[0]
+    first = calls[-1] if calls else records[0]
     return first["outcome"], first.get("message", "")
 
 

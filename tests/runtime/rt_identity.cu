@@ -99,6 +99,12 @@ int main(void)
     agree("l2CacheSize", p.l2CacheSize, cudaDevAttrL2CacheSize, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
     agree("clusterLaunch", p.clusterLaunch, cudaDevAttrClusterLaunch,
           CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH);
+    CUdevprop old;
+    if (cuDeviceGetProperties(&old, dev) != CUDA_SUCCESS || old.SIMDWidth != 32 ||
+        old.maxThreadsDim[2] != p.maxThreadsDim[2] || old.regsPerBlock != p.regsPerBlock) {
+        printf("FAIL cuDeviceGetProperties: SIMDWidth %d\n", old.SIMDWidth);
+        failures++;
+    }
     if (failures == 0)
         printf("PASS identity agrees\n");
     return failures != 0;

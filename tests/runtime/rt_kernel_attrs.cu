@@ -14,9 +14,11 @@ __global__ void __launch_bounds__(64) bounded(int *p)
     p[threadIdx.x] = threadIdx.x;
 }
 
+__constant__ int table[20] = {2};
+
 __global__ void plain(int *p)
 {
-    p[threadIdx.x] = 2 * threadIdx.x;
+    p[threadIdx.x] = table[0] * threadIdx.x;
 }
 
 static int failures;
@@ -41,8 +43,15 @@ int main(void)
            a.binaryVersion, a.maxThreadsPerBlock);
     check("ptxVersion is the PTX target", a.ptxVersion == 75, a.ptxVersion);
     check("binaryVersion is the PTX target", a.binaryVersion == 75, a.binaryVersion);
+    check("constSizeBytes counts the __constant__ table", a.constSizeBytes >= sizeof table,
+          (long long)a.constSizeBytes);
 
 
+    int occ = -1, max_blocks = 0;
+    cudaDeviceGetAttribute(&max_blocks, cudaDevAttrMaxBlocksPerMultiprocessor, 0);
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, plain, 32, 0);
+    check("occupancy within the device's resident blocks", e == cudaSuccess && occ > 0 &&
+          occ <= max_blocks, occ);
     e = cudaFuncGetAttributes(&a, (const void *)bounded);
     check("bounded maxThreadsPerBlock", e == cudaSuccess && a.maxThreadsPerBlock == 64,
           a.maxThreadsPerBlock);

@@ -39,7 +39,45 @@ static const char *ptx =
     "    ret;\n}\n"
     ".visible .entry other()\n{\n    ret;\n}\n";
 
+/* many registers, a register bound, and __constant__ data */
+static const char *regs_ptx =
+    ".version 7.0\n.target sm_75\n.address_size 64\n"
+    ".visible .const .align 8 .b8 table[80];\n"
+    ".visible .entry heavy(.param .u64 p)\n.maxnreg 38\n{\n"
+    "    .reg .b32 %r<200>;\n    .reg .b64 %rd<4>;\n"
+    "    ld.param.u64 %rd1, [p];\n    ld.const.u32 %r1, [table];\n"
+    "    st.global.u32 [%rd1], %r1;\n    ret;\n}\n"
+    ".visible .entry exact(.param .u64 p)\n.reqntid 64, 1, 1\n{\n    ret;\n}\n"
+    ".visible .entry plain(.param .u64 p)\n{\n"
+    "    .reg .b32 %r<200>;\n    .reg .b64 %rd<4>;\n"
+    "    ld.param.u64 %rd1, [p];\n    mov.u32 %r1, 3;\n"
+    "    st.global.u32 [%rd1], %r1;\n    ret;\n}\n";
+
+/* shared and local arrays asking for more alignment than the window's natural 16 bytes */
+static const char *align_ptx =
+    ".version 7.0\n.target sm_75\n.address_size 64\n"
+    ".shared .align 4 .b8 small[4];\n"
+    ".shared .align 256 .b8 big[256];\n"
+    ".visible .entry where(.param .u64 p)\n{\n"
+    "    .local .align 256 .b8 lbig[256];\n"
+    "    .reg .b64 %rd<6>;\n    .reg .b32 %r<2>;\n"
+    "    ld.param.u64 %rd1, [p];\n"
+    "    mov.u64 %rd2, big;\n    cvta.shared.u64 %rd3, %rd2;\n"
+    "    st.global.u64 [%rd1], %rd3;\n"
+    "    mov.u64 %rd4, lbig;\n    cvta.local.u64 %rd5, %rd4;\n"
+    "    st.global.u64 [%rd1+8], %rd5;\n"
+    "    mov.u32 %r1, 1;\n    st.shared.u32 [small], %r1;\n    st.shared.u32 [big], %r1;\n"
+    "    st.local.u32 [lbig], %r1;\n"
+    "    ret;\n}\n";
+
 #define LOADS 6
+
+static int destroyed;
+
+static void on_destroy(void *p)
+{
+    *(int *)p += 1;
+}
 
 /* CUDA 11.3's ABI, which CUDA 13's header no longer declares; programs built then call it */
 CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream,
@@ -145,6 +183,17 @@ int main(void)
     EXPECT(cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 1024, k, dev) ==
                CUDA_SUCCESS,
            "cuKernelSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    /* occupancy within the limits the device presents */
+    int max_blocks = 0, max_threads_sm = 0, occ = -1;
+    cuDeviceGetAttribute(&max_blocks, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, dev);
+    cuDeviceGetAttribute(&max_threads_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+                         dev);
+    EXPECT(cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kf, 32, 0) == CUDA_SUCCESS &&
+               occ > 0 && occ <= max_blocks,
+           "occupancy at 32 threads: %d blocks (the device has %d per SM)", occ, max_blocks);
+    EXPECT(cuOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kf, 1024, 0) == CUDA_SUCCESS &&
+               occ > 0 && occ * 1024 <= max_threads_sm,
+           "occupancy at 1024 threads: %d blocks (%d threads per SM)", occ, max_threads_sm);
     size_t off = 99, size = 99;
     rc = cuKernelGetParamInfo(k, 1, &off, &size);
     EXPECT(rc == CUDA_SUCCESS && off == 8 && size == 4,
@@ -173,6 +222,52 @@ int main(void)
            "a library kernel runs with its library's global (%u)", got);
     EXPECT(cuLibraryUnload(lib2) == CUDA_SUCCESS && cuLibraryUnload(lib) == CUDA_SUCCESS,
            "cuLibraryUnload");
+
+    /* kernel attributes: registers bounded as asked, __constant__ data counted */
+    CUmodule rm = NULL;
+    CUfunction heavy = NULL, plainf = NULL;
+    int regs = -1, cbytes = -1;
+    EXPECT(cuModuleLoadData(&rm, regs_ptx) == CUDA_SUCCESS &&
+               cuModuleGetFunction(&heavy, rm, "heavy") == CUDA_SUCCESS &&
+               cuModuleGetFunction(&plainf, rm, "plain") == CUDA_SUCCESS,
+           "load the register-hungry module");
+    EXPECT(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, heavy) == CUDA_SUCCESS &&
+               regs > 0 && regs <= 38,
+           ".maxnreg 38 bounds NUM_REGS (%d)", regs);
+    EXPECT(cuFuncGetAttribute(&cbytes, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, heavy) ==
+                   CUDA_SUCCESS && cbytes >= 80,
+           "CONST_SIZE_BYTES counts the module's __constant__ data (%d)", cbytes);
+    CUfunction exact = NULL;
+    void *eparams[] = {&out};
+    EXPECT(cuModuleGetFunction(&exact, rm, "exact") == CUDA_SUCCESS &&
+               cuLaunchKernel(exact, 1, 1, 1, 32, 1, 1, 0, NULL, eparams, NULL) ==
+                   CUDA_ERROR_INVALID_VALUE &&
+               cuLaunchKernel(exact, 1, 1, 1, 64, 1, 1, 0, NULL, eparams, NULL) == CUDA_SUCCESS &&
+               cuCtxSynchronize() == CUDA_SUCCESS,
+           "a block other than .reqntid is CUDA_ERROR_INVALID_VALUE, the right one runs");
+    cuModuleUnload(rm);
+    CUjit_option jo[] = {CU_JIT_MAX_REGISTERS};
+    void *jv[] = {(void *)(uintptr_t)16};
+    EXPECT(cuModuleLoadDataEx(&rm, regs_ptx, 1, jo, jv) == CUDA_SUCCESS &&
+               cuModuleGetFunction(&plainf, rm, "plain") == CUDA_SUCCESS &&
+               cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, plainf) == CUDA_SUCCESS &&
+               regs > 0 && regs <= 16,
+           "CU_JIT_MAX_REGISTERS 16 at load bounds NUM_REGS (%d)", regs);
+    cuModuleUnload(rm);
+
+    /* .align on shared and local arrays holds for their addresses */
+    CUmodule am = NULL;
+    CUfunction where = NULL;
+    unsigned long long addrs[2] = {1, 1};
+    void *aparams[] = {&out};
+    EXPECT(cuModuleLoadData(&am, align_ptx) == CUDA_SUCCESS &&
+               cuModuleGetFunction(&where, am, "where") == CUDA_SUCCESS &&
+               cuLaunchKernel(where, 1, 1, 1, 1, 1, 1, 0, NULL, aparams, NULL) == CUDA_SUCCESS &&
+               cuMemcpyDtoH(addrs, out, sizeof addrs) == CUDA_SUCCESS,
+           "a kernel reports its arrays' addresses");
+    EXPECT(addrs[0] % 256 == 0, ".shared .align 256 is 256-aligned (offset %llu)", addrs[0] % 256);
+    EXPECT(addrs[1] % 256 == 0, ".local .align 256 is 256-aligned (offset %llu)", addrs[1] % 256);
+    cuModuleUnload(am);
 
     /* cuStreamGetCaptureInfo, every ABI */
     CUstream s;
@@ -208,10 +303,50 @@ int main(void)
     EXPECT(rc == CUDA_SUCCESS && by_proc != NULL &&
                by_proc(s, &st2, &id2, NULL, NULL, NULL, NULL) == CUDA_SUCCESS && id2 == id,
            "cuGetProcAddress(cuStreamGetCaptureInfo, 13000) works (%d)", rc);
+    /* a kernel in the capture, and a user object the graph keeps alive (cuda.core ties a
+     * graph's Python arguments to it this way) */
+    unsigned int gstep = 5;
+    void *gparams[] = {&out, &gstep};
+    CUkernel gk = NULL;
+    CUlibrary glib = NULL;
+    cuLibraryLoadData(&glib, ptx, NULL, NULL, 0, NULL, NULL, 0);
+    cuLibraryGetKernel(&gk, glib, "bump");
+    EXPECT(cuLaunchKernel((CUfunction)gk, 1, 1, 1, 1, 1, 1, 0, s, gparams, NULL) == CUDA_SUCCESS,
+           "a launch captured into the graph");
     CUgraph captured = NULL;
     EXPECT(cuStreamEndCapture(s, &captured) == CUDA_SUCCESS && captured != NULL,
            "cuStreamEndCapture");
-    cuGraphDestroy(captured);
+    CUuserObject uo = NULL;
+    EXPECT(cuUserObjectCreate(&uo, &destroyed, on_destroy, 1,
+                              CU_USER_OBJECT_NO_DESTRUCTOR_SYNC) == CUDA_SUCCESS,
+           "cuUserObjectCreate");
+    EXPECT(cuUserObjectRetain(uo, 2) == CUDA_SUCCESS && cuUserObjectRelease(uo, 2) == CUDA_SUCCESS,
+           "cuUserObjectRetain / cuUserObjectRelease");
+    EXPECT(cuGraphRetainUserObject(captured, uo, 1, CU_GRAPH_USER_OBJECT_MOVE) == CUDA_SUCCESS,
+           "cuGraphRetainUserObject (moving the creator's reference)");
+    CUDA_GRAPH_INSTANTIATE_PARAMS ip;
+    memset(&ip, 0, sizeof ip);
+    ip.flags = CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD;
+    ip.hUploadStream = s;
+    ip.result_out = CUDA_GRAPH_INSTANTIATE_ERROR;
+    CUgraphExec exec = NULL;
+    rc = cuGraphInstantiateWithParams(&exec, captured, &ip);
+    EXPECT(rc == CUDA_SUCCESS && exec != NULL && ip.result_out == CUDA_GRAPH_INSTANTIATE_SUCCESS,
+           "cuGraphInstantiateWithParams with an upload (%d)", rc);
+    EXPECT(cuGraphDestroy(captured) == CUDA_SUCCESS && destroyed == 0,
+           "the exec keeps the user object alive after the graph is gone");
+    unsigned int before = 0, after = 0;
+    CUdeviceptr gcounter;
+    size_t gsize;
+    cuLibraryGetGlobal(&gcounter, &gsize, glib, "counter");
+    cuMemcpyDtoH(&before, gcounter, 4);
+    EXPECT(cuGraphLaunch(exec, s) == CUDA_SUCCESS && cuGraphExecDestroy(exec) == CUDA_SUCCESS,
+           "cuGraphLaunch, then cuGraphExecDestroy at once");
+    EXPECT(cuStreamSynchronize(s) == CUDA_SUCCESS && cuMemcpyDtoH(&after, gcounter, 4) == 0 &&
+               after == before + 5,
+           "the launched graph ran its kernel (%u -> %u)", before, after);
+    EXPECT(destroyed == 1, "the destructor ran once, after the launch's work (%d)", destroyed);
+    cuLibraryUnload(glib);
     cuStreamDestroy(s);
 
     printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);

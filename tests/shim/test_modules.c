@@ -189,9 +189,11 @@ int main(void)
                              NULL) == CUDA_SUCCESS &&
                cuLinkAddData(link, CU_JIT_INPUT_PTX, (void *)ptx, strlen(ptx), "b.ptx", 0, NULL,
                              NULL) == CUDA_SUCCESS &&
-               cuLinkComplete(link, &image, &image_size) == CUDA_ERROR_NOT_SUPPORTED &&
+               cuLinkComplete(link, &image, &image_size) == CUDA_SUCCESS &&
+               cuModuleLoadData(&mod, image) == CUDA_ERROR_INVALID_IMAGE &&
                cuLinkDestroy(link) == CUDA_SUCCESS,
-           "linking two inputs is refused");
+           "two inputs defining the same kernel link, and the module is refused, as nvlink's "
+           "multiple definition");
 
     /* the module API works too */
     EXPECT(cuModuleLoadData(&mod, ptx) == CUDA_SUCCESS, "cuModuleLoadData");

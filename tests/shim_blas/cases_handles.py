@@ -50,6 +50,18 @@ def h(cb: H.Lib):
     cb.call("cublasDestroy", handle)
 
 
+def device_array(hip: ctypes.CDLL, like: np.ndarray) -> np.ndarray:
+    """A zeroed array like `like` in device memory (hipMalloc: host memory on the CPU
+    device, so numpy can read it). Copies check that their device side is device memory,
+    as CUDA's do (a numpy array there is cublas's CUBLAS_STATUS_MAPPING_ERROR)."""
+    ptr = ctypes.c_void_p()
+    assert hip.hipMalloc(ctypes.byref(ptr), ctypes.c_size_t(like.nbytes)) == 0
+    buf = (ctypes.c_uint8 * like.nbytes).from_address(ptr.value)
+    arr = np.frombuffer(buf, dtype=like.dtype).reshape(like.shape)
+    arr[...] = 0
+    return arr
+
+
 def _header_macro(path: Path, macro: str) -> int:
     m = re.search(rf"#define\s+{macro}\s+(\d+)", path.read_text())
     assert m, f"{macro} not in {path}"
@@ -65,6 +77,20 @@ def test_create_destroy_and_null_handle(cb: H.Lib) -> None:
     x = np.ones(4, np.float32)
     assert cb.raw("cublasSscal", None, 4, np.ones(1, np.float32), x, 1) == ST_NOT_INITIALIZED
     cb.ok("cublasCreate", "cublasDestroy")
+
+
+def test_forged_and_stale_handles_are_refused(cb: H.Lib) -> None:
+    """A handle that is not a live one is never read through (issue 19): a forged number
+    or a destroyed handle is CUBLAS_STATUS_NOT_INITIALIZED, as for NULL."""
+    handle = ctypes.c_void_p()
+    cb.call("cublasCreate", ctypes.byref(handle))
+    cb.call("cublasDestroy", handle)
+    x = np.ones(4, np.float32)
+    for bad in (handle, ctypes.c_void_p(0x1234), ctypes.c_void_p(0x7F0000001000)):
+        assert cb.raw("cublasSetStream", bad, None) == ST_NOT_INITIALIZED
+        assert cb.raw("cublasSscal", bad, 4, np.ones(1, np.float32), x, 1) == ST_NOT_INITIALIZED
+        assert cb.raw("cublasDestroy", bad) == ST_NOT_INITIALIZED
+    cb.ok("cublasCreate", "cublasDestroy", "cublasSetStream", "cublasSscal")
 
 
 def test_stream(cb: H.Lib, hip: ctypes.CDLL, h) -> None:
@@ -131,11 +157,11 @@ def test_workspace(cb: H.Lib, h) -> None:
 @FAST
 @given(rows=st.integers(0, 9), cols=st.integers(0, 9), pad_a=st.integers(0, 3),
        pad_b=st.integers(0, 3), elem=st.sampled_from([1, 4, 8, 16]))
-def test_matrix_copies(cb: H.Lib, rows, cols, pad_a, pad_b, w, asyn, elem) -> None:
+def test_matrix_copies(cb: H.Lib, hip, rows, cols, pad_a, pad_b, w, asyn, elem) -> None:
     lda, ldb = max(1, rows) + pad_a, max(1, rows) + pad_b
     rng = np.random.default_rng(rows * 10 + cols)
     a = rng.integers(0, 255, size=max(1, lda * cols * elem), dtype=np.uint8)
-    b = np.zeros(max(1, ldb * cols * elem), np.uint8)
+    b = device_array(hip, np.zeros(max(1, ldb * cols * elem), np.uint8))
     back = np.zeros_like(a)
     sfx = ("Async" if asyn else "") + w
     extra = (None,) if asyn else ()
@@ -152,9 +178,9 @@ def test_matrix_copies(cb: H.Lib, rows, cols, pad_a, pad_b, w, asyn, elem) -> No
 @pytest.mark.parametrize("w", ["", "_64"])
 @FAST
 @given(n=st.integers(0, 20), incx=st.integers(1, 3), incy=st.integers(1, 3))
-def test_vector_copies(cb: H.Lib, n, incx, incy, w, asyn) -> None:
+def test_vector_copies(cb: H.Lib, hip, n, incx, incy, w, asyn) -> None:
     x = np.arange(1, 2 + n * incx, dtype=np.float64)
-    y = np.zeros(1 + n * incy)
+    y = device_array(hip, np.zeros(1 + n * incy))
     back = np.zeros_like(x)
     sfx = ("Async" if asyn else "") + w
     extra = (None,) if asyn else ()

@@ -186,6 +186,8 @@ PS_FN int ps_vprintf(const ps_tctx *c, uint64_t fmt, uint64_t args) {
  * so that a .shared variable's .align (numba's alignment=256) holds for its address ---- */
 static __thread uint8_t *ps_tls_shared;
 static __thread uint64_t ps_tls_shared_size;
+/* page-aligned, so that a variable's .align (up to a page: numba's alignment=256, CUDA's
+ * __align__) holds for its address, not only for its offset in the window */
 PS_FN uint8_t *ps_shared_window(uint64_t size) {
     if (size > ps_tls_shared_size) {
         free(ps_tls_shared);
@@ -203,7 +205,7 @@ PS_FN void *ps_phase_buffer(uint64_t size) {
     if (size > ps_tls_phase_size) {
         free(ps_tls_phase);
         uint64_t sz = (size + 4095) & ~4095ull;
-        ps_tls_phase = (uint8_t *)aligned_alloc(64, sz);
+        ps_tls_phase = (uint8_t *)aligned_alloc(4096, sz); /* as the shared window */
         ps_tls_phase_size = ps_tls_phase ? sz : 0;
     }
     return ps_tls_phase;

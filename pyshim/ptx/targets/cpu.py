@@ -237,6 +237,9 @@ class CpuTarget(Target):
                         and s.space == "local")
             regs = sum(max(s.count, 1) for s in k.body or () if type(s) is ir.Var
                        and s.space == "reg")
+            # .maxnreg N (maxrregcount, numba's max_registers) bounds what NVIDIA reports
+            if k.directives.get("maxnreg"):
+                regs = min(regs, k.directives["maxnreg"][0])
             maxnt = 1
             for d in k.directives.get("maxntid", []):
                 maxnt *= d

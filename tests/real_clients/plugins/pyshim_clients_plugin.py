@@ -79,10 +79,16 @@ def pytest_runtest_logstart(nodeid, location):
 
 
 def _message(report) -> str:
+    """The error's first line and, when it wraps another error (CuPy's "Only cupy raises
+    error" holds the real one in a traceback), its last line."""
     crash = getattr(report.longrepr, "reprcrash", None)
-    if crash is not None:
-        return str(crash.message)[:400]
-    return str(report.longrepr)[-400:]
+    text = str(crash.message) if crash is not None else str(report.longrepr)
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    if len(lines) == 1:
+        return lines[0][:400]
+    return (lines[0][:200] + " ... " + lines[-1][:300])
 
 
 def pytest_runtest_logreport(report):

@@ -1,3 +1,4 @@
+# (named numba_suite, not numba_cuda: the client script beside it would import it as numba-cuda)
 """numba.cuda under pyshim vs numba's own simulator (NUMBA_ENABLE_CUDASIM=1, what numba users
 without a GPU run today): the same kernels (benchmarks/numba_client.py) in the clients'
 virtualenv (tests/real_clients/harness.py: numba-cuda from PyPI), each result checked against
