@@ -325,13 +325,13 @@ def _load_lazy_module(ptx: str, ptx_bytes: bytes, target: str, t0: float
     from pyshim.ptx.translate import translate
 
     key = _lazy_module_key(ptx_bytes, target)
-    index = lazy.index_of(ptx_bytes)
     if cache.lookup(key, ".ptx") is None:
         cache.store(key, ".ptx", ptx_bytes)  # what each kernel's translation reads
 
     def build() -> bytes:
         try:
-            source = translate(index.data_module(), target, marker=("pyshim:lazy", key))
+            source = translate(lazy.index_of(ptx_bytes).data_module(), target,
+                               marker=("pyshim:lazy", key))
         except UnsupportedInstruction as exc:
             raise _NotLazy(str(exc)) from None
         return compile_cpu(source)
@@ -349,7 +349,7 @@ def _load_lazy_module(ptx: str, ptx_bytes: bytes, target: str, t0: float
         except (cache.CacheError, ValueError):
             info = None
     if info is None:
-        info = _names(index.skeleton())
+        info = _names(lazy.index_of(ptx_bytes).skeleton())
         cache.store(key, ".json", json.dumps(info).encode())
     seconds = time.perf_counter() - t0
     log.info("pyshim: module of %d kernels (%d PTX lines) indexed for lazy translation "
@@ -376,16 +376,15 @@ def _load_lazy_kernel(request: bytes, target: str, t0: float) -> LoadedModule:
         module_key, kernel = lazy.decode_request(request)
     except ValueError:
         raise InvalidImage("malformed lazy kernel request") from None
-    ptx_path = cache.lookup(module_key, ".ptx")
-    if ptx_path is None:
-        raise InvalidImage(f"kernel {kernel}: the PTX of its lazily loaded module is no "
-                           "longer in the kernel cache")
-    ptx_bytes = cache.read_entry(ptx_path)
     key = cache.cache_key(module_key, kernel, "kernel")
     meta: dict = {}
 
     def build() -> bytes:
-        index = lazy.index_of(ptx_bytes)
+        ptx_path = cache.lookup(module_key, ".ptx")
+        if ptx_path is None:
+            raise InvalidImage(f"kernel {kernel}: the PTX of its lazily loaded module is no "
+                               "longer in the kernel cache")
+        index = lazy.index_of(cache.read_entry(ptx_path))
         try:
             text = index.kernel_module(kernel)
         except KeyError:
