@@ -339,7 +339,7 @@ def _load_lazy_module(ptx: str, ptx_bytes: bytes, target: str, t0: float
     try:
         path, cached = cache.get_or_build(key, ".so", build)
     except _NotLazy as exc:
-        log.info("pyshim: module of %d kernels loaded eagerly: %s", len(index.kernels), exc)
+        log.info("pyshim: module of %d kernels loaded eagerly: %s", len(lazy.index_of(ptx_bytes).kernels), exc)
         return None
     info_path = cache.lookup(key, ".json")
     info = None

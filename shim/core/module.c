@@ -776,10 +776,18 @@ static CUresult enumerate(struct CUfunc_st **out, unsigned int n, struct pyshim_
     pthread_mutex_unlock(&lib->lock);
     if (names == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
+    /* a lazily loaded module's kernels are translated at their first use, not here */
+    hipDeviceptr_t key = NULL;
+    size_t key_len = 0;
+    pthread_mutex_lock(&lib->lock);
+    int lazy = lib->dev[d].module != NULL &&
+               hipModuleGetGlobal(&key, &key_len, lib->dev[d].module, "pyshim:lazy") ==
+                   hipSuccess;
+    pthread_mutex_unlock(&lib->lock);
     char *save = NULL;
     char *name = strtok_r(names, "\n", &save);
     for (unsigned int i = 0; i < n && rc == CUDA_SUCCESS && name != NULL; i++) {
-        rc = get_function(&out[i], lib, name, 0);
+        rc = get_function(&out[i], lib, name, lazy);
         name = strtok_r(NULL, "\n", &save);
     }
     free(names);
