@@ -7,6 +7,9 @@ one record per line, fields separated by single spaces, names never contain spac
     unsupported <name> <count>                     an entry point with no mapping was called
     call <name> <count>                            an entry point was called (when tracing)
     kernel <name> translated|cached <ms>           a kernel's module was translated / loaded
+    kernel <name> indexed <ms>                     its module was loaded lazily: the kernel
+                                                   is translated at first use (a later
+                                                   "translated" or "cached" record)
     error <name> <code>                            <name> returned error <code> (number or name)
     redirect <requested> <loaded>                  the LD_AUDIT module loaded pyshim's library
                                                    <loaded> where <requested> was asked for
@@ -30,13 +33,14 @@ from pyshim.check.tables import TABLE_LIBRARIES, Tables, load
 
 SCHEMA_VERSION = 1
 KINDS = ("unsupported", "call", "kernel", "error", "redirect")
-_KERNEL_HOW = ("translated", "cached")
+_KERNEL_HOW = ("translated", "cached", "indexed")
 
 
 @dataclass
 class _Kernel:
     translated: int = 0
     cached: int = 0
+    indexed: int = 0
     ms: list[float] = field(default_factory=list)
     translate_ms: float = 0.0
 
@@ -80,6 +84,9 @@ def parse_lines(lines: Iterable[str]) -> dict:
                     raise ValueError("expected 'kernel <name> translated|cached <ms>'")
                 ms = _ms(parts[3])
                 k = kernels.setdefault(parts[1], _Kernel())
+                if parts[2] == "indexed":
+                    k.indexed += 1
+                    continue
                 k.ms.append(ms)
                 if parts[2] == "translated":
                     k.translated += 1
@@ -124,7 +131,8 @@ def _assemble(unsupported: dict[str, int], calls: dict[str, int],
         "calls": [{"name": n, "count": c, **_describe(n, tables)}
                   for n, c in sorted(calls.items(), key=lambda kv: (-kv[1], kv[0]))],
         "kernels": [{"name": n, "translated": k.translated, "cached": k.cached,
-                     "ms_total": round(sum(k.ms), 3), "ms_max": round(max(k.ms), 3)}
+                     "indexed": k.indexed,
+                     "ms_total": round(sum(k.ms), 3), "ms_max": round(max(k.ms, default=0.0), 3)}
                     for n, k in sorted(kernels.items())],
         "errors": [{"name": n, "code": code, "count": c}
                    for (n, code), c in sorted(errors.items(), key=lambda kv: (-kv[1], kv[0]))],

@@ -129,6 +129,35 @@ def test_translator_subprocess_is_kept_and_replaced(libcuda: Path, tmp_path: Pat
     assert out.stdout.count("WORKERS 1") == 2, out.stdout
 
 
+FORK = r'''
+import os
+pid = os.fork()
+if pid == 0:  # the child translates with a worker of its own
+    child = ctypes.c_void_p()
+    rc = lib.cuModuleLoadData(ctypes.byref(child), ptx.replace(b"entry k(", b"entry kc("))
+    os._exit(0 if rc == 0 else 1)
+_, status = os.waitpid(pid, 0)
+assert status == 0, f"module load in a forked child: {status}"
+after = ctypes.c_void_p()
+rc = lib.cuModuleLoadData(ctypes.byref(after), ptx.replace(b"entry k(", b"entry kp("))
+assert rc == 0, f"module load in the parent after the fork: {rc}"
+print("FORK OK")
+'''
+
+
+def test_translator_subprocess_across_fork(libcuda: Path, tmp_path: Path) -> None:
+    """A forked child does not talk to its parent's worker (the two would mix their
+    requests on one pipe): it starts its own; the parent's keeps serving the parent."""
+    script = tmp_path / "host.py"
+    script.write_text(SCRIPT + FORK)
+    env = dict(os.environ, LD_LIBRARY_PATH=str(build_dir() / "cpu"), PYSHIM_BACKEND="cpu",
+               PYSHIM_TRANSLATOR="subprocess")
+    out = subprocess.run([sys.executable, str(script), str(libcuda)], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "FORK OK" in out.stdout
+
+
 def test_python_without_cffi_gets_a_translator_subprocess(libcuda: Path, tmp_path: Path
                                                          ) -> None:
     """A virtualenv of our Python without cffi (a user's venv): cffi cannot start in it, so

@@ -34,6 +34,8 @@ def translate(data: bytes, target: str) -> tuple[int, str]:
     names = [str(k) for k in getattr(loaded, "kernels", []) or []]
     ms = (time.perf_counter() - start) * 1000.0
     how = "cached" if getattr(loaded, "cached", False) else "translated"
+    if getattr(loaded, "lazy", False):  # kernels translated at first use, one by one
+        how = "indexed"
     _report([f"kernel {k} {how} {ms:.3f}" for k in names])
     head = (f"{loaded.path}\tptx={int(getattr(loaded, 'ptx_target', 0) or 0)}"
             f"\tconst={int(getattr(loaded, 'const_bytes', 0) or 0)}")

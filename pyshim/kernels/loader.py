@@ -70,6 +70,8 @@ class LoadedModule:
     params: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     # bytes of the module's .const variables: cuFuncGetAttribute(CONST_SIZE_BYTES)
     const_bytes: int = 0
+    # loaded lazily (pyshim/kernels/lazy.py): `path` holds the variables, no kernel yet
+    lazy: bool = False
 
 
 _TARGET = re.compile(rb"^\s*\.target\s+(?:sm|compute)_(\d+)", re.M)
@@ -239,9 +241,17 @@ def load_module(data: bytes, target: str) -> LoadedModule:
 
     t0 = time.perf_counter()
     _check_target(target)
+    from pyshim.kernels import lazy
+
+    if bytes(data[:len(lazy.REQUEST_MAGIC)]) == lazy.REQUEST_MAGIC:
+        return _load_lazy_kernel(bytes(data), target, t0)
     ptx = extract_ptx(data)
     ptx_bytes = ptx.encode("utf-8")
     meta: dict = {}
+    if lazy.wanted(ptx, target):
+        loaded = _load_lazy_module(ptx, ptx_bytes, target, t0)
+        if loaded is not None:
+            return loaded
     if target.startswith("hip"):
         from pyshim.kernels import amd
 
@@ -295,3 +305,100 @@ def _names(ptx: str) -> dict:
                        for k in m.kernels},
             "globals": [v.name for v in m.variables if v.space in ("global", "const")],
             "managed": [v.name for v in m.variables if "managed" in v.attributes]}
+
+
+def _lazy_module_key(ptx_bytes: bytes, target: str) -> str:
+    from pyshim.kernels import cache
+    from pyshim.kernels.compile import compiler_identity
+    from pyshim.ptx.translate import translator_fingerprint
+
+    return cache.cache_key(ptx_bytes, translator_fingerprint(), target, compiler_identity(),
+                           "lazy")
+
+
+def _load_lazy_module(ptx: str, ptx_bytes: bytes, target: str, t0: float
+                      ) -> LoadedModule | None:
+    """The data object and index of a huge module (lazy.py); None where it cannot be
+    loaded lazily (a variable initialised with a function's address), to load it eagerly."""
+    from pyshim.kernels import cache, lazy
+    from pyshim.kernels.compile import compile_cpu
+    from pyshim.ptx.translate import translate
+
+    key = _lazy_module_key(ptx_bytes, target)
+    if cache.lookup(key, ".ptx") is None:
+        cache.store(key, ".ptx", ptx_bytes)  # what each kernel's translation reads
+
+    def build() -> bytes:
+        try:
+            source = translate(lazy.index_of(ptx_bytes).data_module(), target,
+                               marker=("pyshim:lazy", key))
+        except UnsupportedInstruction as exc:
+            raise _NotLazy(str(exc)) from None
+        return compile_cpu(source)
+
+    try:
+        path, cached = cache.get_or_build(key, ".so", build)
+    except _NotLazy as exc:
+        log.info("pyshim: module of %d kernels loaded eagerly: %s", len(lazy.index_of(ptx_bytes).kernels), exc)
+        return None
+    info_path = cache.lookup(key, ".json")
+    info = None
+    if info_path is not None:
+        try:
+            info = json.loads(cache.read_entry(info_path))
+        except (cache.CacheError, ValueError):
+            info = None
+    if info is None:
+        info = _names(lazy.index_of(ptx_bytes).skeleton())
+        cache.store(key, ".json", json.dumps(info).encode())
+    seconds = time.perf_counter() - t0
+    log.info("pyshim: module of %d kernels (%d PTX lines) indexed for lazy translation "
+             "in %.3f s", len(info["kernels"]), ptx.count("\n") + 1, seconds)
+    return LoadedModule(path=path, kernels=info["kernels"], globals=info["globals"],
+                        cached=cached, seconds=seconds, target=target,
+                        managed=info.get("managed", []), ptx_target=ptx_target(ptx),
+                        params={k: [tuple(p) for p in v] for k, v in info["params"].items()},
+                        const_bytes=int(info.get("const_bytes", 0)), lazy=True)
+
+
+class _NotLazy(Exception):
+    pass
+
+
+def _load_lazy_kernel(request: bytes, target: str, t0: float) -> LoadedModule:
+    """One kernel of a lazily loaded module, translated and compiled with the functions it
+    calls; its variables are bound to the module's data object by libcuda."""
+    from pyshim.kernels import cache, lazy
+    from pyshim.kernels.compile import compile_cpu
+    from pyshim.ptx.translate import translate
+
+    try:
+        module_key, kernel = lazy.decode_request(request)
+    except ValueError:
+        raise InvalidImage("malformed lazy kernel request") from None
+    key = cache.cache_key(module_key, kernel, "kernel")
+    meta: dict = {}
+
+    def build() -> bytes:
+        ptx_path = cache.lookup(module_key, ".ptx")
+        if ptx_path is None:
+            raise InvalidImage(f"kernel {kernel}: the PTX of its lazily loaded module is no "
+                               "longer in the kernel cache")
+        index = lazy.index_of(cache.read_entry(ptx_path))
+        try:
+            text = index.kernel_module(kernel)
+        except KeyError:
+            raise LoaderError(f"kernel {kernel} is not in its module") from None
+        stats: dict = {}
+        source = translate(text, target, stats, bind_globals=True)
+        meta["stats"] = stats
+        return compile_cpu(source)
+
+    path, cached = cache.get_or_build(key, ".so", build)
+    seconds = time.perf_counter() - t0
+    if not cached:
+        st = meta.get("stats", {})
+        log.info("pyshim: kernel %s of a lazily loaded module: %d PTX lines translated and "
+                 "compiled in %.3f s", kernel, st.get("lines", 0), seconds)
+    return LoadedModule(path=path, kernels=[kernel], globals=[], cached=cached,
+                        seconds=seconds, target=target, stats=meta.get("stats", {}))

@@ -53,6 +53,12 @@ class Translator:
         # __managed__ variables (.attribute(.managed)), for runtimes that must back them
         module.info["managed"] = [v.name for v in module.variables if "managed" in v.attributes]
         self.kernel_shared: dict[str, int] | None = None
+        # lazy per-kernel objects (pyshim/kernels/lazy.py): the module's variables live in
+        # its data object; this object reads their addresses from a binding table
+        self.bind_globals = False
+        # more entries of the module descriptor's globals: (name, C address, size)
+        self.extra_globals: list[tuple[str, str, int]] = []
+        self.extra_defs: list[str] = []  # the C definitions of their storage
         self.stats = {"instructions": 0, "functions": 0, "kernels": 0}
 
     def error(self, cls: type[PtxError], message: str, tok: int, function: str) -> PtxError:
@@ -68,9 +74,13 @@ class Translator:
             raise UnsupportedInstruction(".address_size 32 (pyshim translates 64-bit PTX only)")
         out = [t.prelude(), "", "/* ---- module variables ---- */"]
         relocs: list[str] = []
+        bound = [v for v in self.module.variables if v.space in ("global", "const")]
+        if self.bind_globals and bound:
+            out.append(self.binding_table(bound))
         for v in self.module.variables:
             if v.space in ("global", "const"):
-                out.append(self.global_var(v, relocs))
+                if not self.bind_globals:
+                    out.append(self.global_var(v, relocs))
             elif v.space not in ("shared",):
                 raise self.error(UnsupportedInstruction,
                                  f"module-scope .{v.space} variable {v.name}", v.tok, "")
@@ -99,12 +109,27 @@ class Translator:
             out.append(t.kernel(i, k, body, fe))
             kernels.append(k)
             self.stats["kernels"] += 1
+        out += self.extra_defs
         out.append(t.module_descriptor(self, kernels))
         return "\n".join(out) + "\n"
 
     def signature(self, f: ir.Function) -> str:
         params = ["PS_CTX"] + [f"uint8_t *{cname_var(p.name)}" for p in f.returns + f.params]
         return f"{cname_fn(f.name)}({', '.join(params)})"
+
+    def binding_table(self, bound: list[ir.Var]) -> str:
+        """The slots libcuda fills with the addresses of the data object's variables."""
+        from pyshim.ptx.targets.cpu import c_string
+
+        names = "".join(v.name + "\0" for v in bound)
+        literal = '"' + "".join(c_string(v.name)[1:-1] + "\\000" for v in bound) + '"'
+        out = [f"static uint8_t *ps_bind[{len(bound)}];",
+               f"static char ps_bind_names[] = {literal};"]
+        out += [f"#define {cname_var(v.name)} (ps_bind[{i}])" for i, v in enumerate(bound)]
+        self.extra_globals += [("pyshim:bind-slots", "ps_bind", 8 * len(bound)),
+                               ("pyshim:bind-names", "ps_bind_names",
+                                len(names.encode()) + 1)]
+        return "\n".join(out)
 
     def global_var(self, v: ir.Var, relocs: list[str]) -> str:
         size = var_bytes(v)
@@ -231,7 +256,8 @@ def translate_module(module: ir.Module, target: str | Target = "cpu-wave64") -> 
 
 
 def translate(ptx: str | bytes, target: str | Target = "cpu-wave64",
-              stats: dict | None = None) -> str:
+              stats: dict | None = None, bind_globals: bool = False,
+              marker: tuple[str, str] | None = None) -> str:
     """PTX text -> source for `target` (raises PtxError / UnsupportedInstruction)."""
     if isinstance(ptx, bytes):
         ptx = ptx.decode("utf-8", errors="replace")
@@ -242,6 +268,12 @@ def translate(ptx: str | bytes, target: str | Target = "cpu-wave64",
     tgt = get_target(target) if isinstance(target, str) else target
     module = passes.run(module)
     tr = Translator(module, tgt)
+    tr.bind_globals = bind_globals
+    if marker is not None:  # (name, text): a descriptor global holding that text
+        from pyshim.ptx.targets.cpu import c_string
+
+        tr.extra_defs.append(f"static char ps_marker[] = {c_string(marker[1])};")
+        tr.extra_globals.append((marker[0], "ps_marker", len(marker[1].encode()) + 1))
     out = tr.translate()
     if stats is not None:
         stats.update(tr.stats)

@@ -187,8 +187,31 @@ static void worker_stop(void)
     worker_pid = -1;
 }
 
+/* In a forked child: the worker and its pipes are the parent's, and the lock may have been
+ * held by a thread the child does not have; start over (without blocking the fork while a
+ * module compiles in another thread). */
+static void worker_forget_in_child(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    worker_lock = fresh;
+    if (worker_in >= 0)
+        close(worker_in);
+    if (worker_out >= 0)
+        close(worker_out);
+    worker_in = worker_out = -1;
+    worker_pid = -1;
+}
+
+static pthread_once_t worker_atfork_once = PTHREAD_ONCE_INIT;
+
+static void worker_atfork(void)
+{
+    pthread_atfork(NULL, NULL, worker_forget_in_child);
+}
+
 static int worker_start(void)
 {
+    pthread_once(&worker_atfork_once, worker_atfork);
     static const char code[] =
         "import sys; sys.path.insert(0, '" PYSHIM_REPO_DIR "')\n"
         "from pyshim.embed.worker import serve; sys.exit(serve())";

@@ -23,6 +23,12 @@ struct func_node {
     struct func_node *next;
 };
 
+/* One kernel's own code object of a lazily loaded module (pyshim/kernels/lazy.py). */
+struct lazy_node {
+    hipModule_t module;
+    struct lazy_node *next;
+};
+
 struct pyshim_library {
     uint32_t magic;
     pthread_mutex_t lock;
@@ -38,11 +44,14 @@ struct pyshim_library {
         char *params;    /* "name\toffset:size,...\n" per kernel: their parameter layouts */
         int ptx_target;  /* ".target sm_75" -> 75, as the translator read it */
         unsigned long long const_bytes; /* of its .const variables */
+        struct lazy_node *lazy; /* kernels of a lazily loaded module, loaded one by one */
     } dev[PYSHIM_MAX_DEVICES];
     unsigned int max_registers; /* CU_JIT_MAX_REGISTERS given at load; 0: none */
     struct func_node *funcs;
     struct pyshim_library *next_live; /* the registry of libraries, for device resets */
 };
+
+static void unload_lazy(struct pyshim_library *lib, int d);
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pyshim_library *live;
@@ -202,6 +211,7 @@ static void destroy(struct pyshim_library *lib)
     pthread_mutex_lock(&lib->lock);
     lib->magic = 0;
     for (int d = 0; d < PYSHIM_MAX_DEVICES; d++) {
+        unload_lazy(lib, d);
         if (lib->dev[d].module != NULL)
             hipModuleUnload(lib->dev[d].module);
         lib->dev[d].module = NULL;
@@ -236,6 +246,100 @@ static int listed(const char *names, const char *name)
     return 0;
 }
 
+static void unload_lazy(struct pyshim_library *lib, int d)
+{
+    for (struct lazy_node *n = lib->dev[d].lazy, *next; n != NULL; n = next) {
+        next = n->next;
+        hipModuleUnload(n->module);
+        free(n);
+    }
+    lib->dev[d].lazy = NULL;
+}
+
+/* Fills a lazily translated kernel's binding table (its "pyshim:bind-slots", one per name
+ * in "pyshim:bind-names") with the addresses of the variables of the module's data object:
+ * all kernels of a module share those, and no symbol is looked up across objects. */
+static CUresult bind_globals(hipModule_t data, hipModule_t kernel, const char *name)
+{
+    hipDeviceptr_t slots = NULL, names = NULL;
+    size_t slots_size = 0, names_size = 0;
+    if (hipModuleGetGlobal(&slots, &slots_size, kernel, "pyshim:bind-slots") != hipSuccess)
+        return CUDA_SUCCESS; /* it uses no module variable */
+    if (hipModuleGetGlobal(&names, &names_size, kernel, "pyshim:bind-names") != hipSuccess ||
+        names_size == 0 || ((const char *)names)[names_size - 1] != '\0') {
+        pyshim_log("kernel %s: its binding table has no names", name);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    /* lazy loading is for the CPU device, where a module's globals are host memory */
+    void **slot = (void **)slots;
+    size_t i = 0;
+    for (const char *g = names; g < (const char *)names + names_size && *g != '\0';
+         g += strlen(g) + 1, i++) {
+        hipDeviceptr_t addr = NULL;
+        size_t bytes = 0;
+        if (i >= slots_size / sizeof(void *) ||
+            hipModuleGetGlobal(&addr, &bytes, data, g) != hipSuccess) {
+            pyshim_log("kernel %s: module variable %s is not in its module's data object",
+                       name, g);
+            return CUDA_ERROR_INVALID_IMAGE;
+        }
+        slot[i] = addr;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* Kernel `name` of module `lib` on device d; a lazily loaded module (its data object holds
+ * "pyshim:lazy", the module's cache key) translates and loads the kernel now. Called with
+ * lib->lock held. */
+static CUresult module_function(struct pyshim_library *lib, int d, const char *name,
+                                hipFunction_t *out)
+{
+    hipModule_t data = lib->dev[d].module;
+    if (hipModuleGetFunction(out, data, name) == hipSuccess)
+        return CUDA_SUCCESS;
+    for (struct lazy_node *n = lib->dev[d].lazy; n != NULL; n = n->next)
+        if (hipModuleGetFunction(out, n->module, name) == hipSuccess)
+            return CUDA_SUCCESS;
+    hipDeviceptr_t key = NULL;
+    size_t key_len = 0;
+    if (hipModuleGetGlobal(&key, &key_len, data, "pyshim:lazy") != hipSuccess || key_len < 2 ||
+        !listed(lib->dev[d].kernels, name))
+        return CUDA_ERROR_NOT_FOUND;
+    size_t name_len = strlen(name), cap = 16 + key_len + name_len;
+    char *request = malloc(cap);
+    if (request == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    int len = snprintf(request, cap, "PSLAZYK1\n%s\n%s\n", (const char *)key, name);
+    char target[320], path[4096];
+    target_name(d, target, sizeof target);
+    char *kernels = NULL;
+    CUresult rc = pyshim_py_translate(request, (size_t)len, target, path, sizeof path, &kernels);
+    free(request);
+    free(kernels);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    struct lazy_node *n = calloc(1, sizeof *n);
+    if (n == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    hipError_t err = hipModuleLoad(&n->module, path);
+    if (err != hipSuccess) {
+        pyshim_log("hipModuleLoad(%s) failed: %s", path, hipGetErrorName(err));
+        free(n);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    rc = bind_globals(data, n->module, name);
+    if (rc == CUDA_SUCCESS && hipModuleGetFunction(out, n->module, name) != hipSuccess)
+        rc = CUDA_ERROR_NOT_FOUND;
+    if (rc != CUDA_SUCCESS) {
+        hipModuleUnload(n->module);
+        free(n);
+        return rc;
+    }
+    n->next = lib->dev[d].lazy;
+    lib->dev[d].lazy = n;
+    return CUDA_SUCCESS;
+}
+
 static CUresult get_function(struct CUfunc_st **out, struct pyshim_library *lib,
                              const char *name, int lazy)
 {
@@ -255,9 +359,10 @@ static CUresult get_function(struct CUfunc_st **out, struct pyshim_library *lib,
         n = n->next;
     if (n == NULL) {
         hipFunction_t f = NULL;
-        if (!lazy && hipModuleGetFunction(&f, lib->dev[d].module, name) != hipSuccess) {
+        CUresult frc = lazy ? CUDA_SUCCESS : module_function(lib, d, name, &f);
+        if (frc != CUDA_SUCCESS) {
             pthread_mutex_unlock(&lib->lock);
-            return CUDA_ERROR_NOT_FOUND;
+            return frc;
         }
         /* lazily, a name is checked once the module is loaded here anyway (its kernel
          * list is known then); before, the first launch reports it */
@@ -326,11 +431,13 @@ CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out)
     if (rc != CUDA_SUCCESS)
         return rc;
     pthread_mutex_lock(&lib->lock);
-    if (f->hip[d] == NULL &&
-        hipModuleGetFunction(&f->hip[d], lib->dev[d].module, f->name) != hipSuccess) {
-        f->hip[d] = NULL;
-        rc = CUDA_ERROR_NOT_FOUND;
-        pyshim_log("kernel %s is not in its module", f->name);
+    if (f->hip[d] == NULL) {
+        rc = module_function(lib, d, f->name, &f->hip[d]);
+        if (rc != CUDA_SUCCESS) {
+            f->hip[d] = NULL;
+            if (rc == CUDA_ERROR_NOT_FOUND)
+                pyshim_log("kernel %s is not in its module", f->name);
+        }
     }
     *out = f->hip[d];
     pthread_mutex_unlock(&lib->lock);
@@ -669,10 +776,18 @@ static CUresult enumerate(struct CUfunc_st **out, unsigned int n, struct pyshim_
     pthread_mutex_unlock(&lib->lock);
     if (names == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
+    /* a lazily loaded module's kernels are translated at their first use, not here */
+    hipDeviceptr_t key = NULL;
+    size_t key_len = 0;
+    pthread_mutex_lock(&lib->lock);
+    int lazy = lib->dev[d].module != NULL &&
+               hipModuleGetGlobal(&key, &key_len, lib->dev[d].module, "pyshim:lazy") ==
+                   hipSuccess;
+    pthread_mutex_unlock(&lib->lock);
     char *save = NULL;
     char *name = strtok_r(names, "\n", &save);
     for (unsigned int i = 0; i < n && rc == CUDA_SUCCESS && name != NULL; i++) {
-        rc = get_function(&out[i], lib, name, 0);
+        rc = get_function(&out[i], lib, name, lazy);
         name = strtok_r(NULL, "\n", &save);
     }
     free(names);
@@ -729,6 +844,7 @@ void pyshim_modules_unload_device(int device)
     pthread_mutex_lock(&registry_lock);
     for (struct pyshim_library *lib = live; lib != NULL; lib = lib->next_live) {
         pthread_mutex_lock(&lib->lock);
+        unload_lazy(lib, device);
         if (lib->dev[device].module != NULL)
             hipModuleUnload(lib->dev[device].module);
         lib->dev[device].module = NULL;

@@ -258,11 +258,13 @@ class CpuTarget(Target):
                        + ",\n".join(descs) + "\n};")
         gl = []
         for v in tr.module.variables:
-            if v.space in ("global", "const"):
+            if v.space in ("global", "const") and not getattr(tr, "bind_globals", False):
                 size = var_bytes(v)
                 if v.dims and v.dims[0] == 0:
                     size = max(size, len(v.init or ()))
                 gl.append(f"    {{{c_string(v.name)}, {cname_var(v.name)}, {size}u}}")
+        gl += [f"    {{{c_string(n)}, {addr}, {size}u}}"
+               for n, addr, size in getattr(tr, "extra_globals", ())]
         if gl:
             out.append("static const pyshim_global_desc ps_globals[] = {\n"
                        + ",\n".join(gl) + "\n};")
