@@ -539,7 +539,8 @@ hipError_t cpu_drv_copy3d_cmd(const HIP_MEMCPY3D *p, cpu_cmd **out)
         return err;
     if (!empty) {
         bool none, pageable;
-        err = check_copy(&pl.op, kind_of(p->srcMemoryType, p->dstMemoryType), &none, &pageable);
+        err = check_copy(&pl.op, kind_of(p->srcMemoryType, p->dstMemoryType), &none, &pageable,
+                         true);
         if (err != hipSuccess)
             return err;
         empty = none;
