@@ -51,5 +51,9 @@ def test_shared_functions_are_local_in_each_library(embedding_libs: list[Path]) 
     for lib in embedding_libs:
         local = _nm(lib)
         exported = _nm(lib, "-D")
-        assert {n: local.get(n) for n in names} == dict.fromkeys(names, "t"), lib.name
+        # a library that calls none of a file's functions may drop them at link time
+        # (elf_write.c serves libcuda's JIT images only): absent is fine, global is not
+        assert {n: local[n] for n in names if n in local} == \
+            dict.fromkeys((n for n in names if n in local), "t"), lib.name
+        assert {"pyshim_embed_translate_image", "pyshim_common_image_extent"} <= set(local)
         assert not [n for n in exported if n.startswith("pyshim")], lib.name

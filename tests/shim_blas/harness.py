@@ -77,6 +77,7 @@ class Lib:
     def call(self, entry: str, *args) -> None:
         st = self.raw(entry, *args)
         assert st == 0, f"{entry} returned status {st}"
+        sync()  # results (devInfo above all) are read by the host next
 
     def ok(self, *entries: str) -> None:
         """Record entries whose results were just checked against the reference."""
@@ -113,6 +114,12 @@ def device_array(like: np.ndarray) -> np.ndarray:
     arr = np.frombuffer(buf, dtype=like.dtype, count=like.size).reshape(like.shape)
     arr[...] = like
     return arr
+
+
+def sync() -> None:
+    """Wait for the device: devInfo is written in stream order, as cuSOLVER writes it, so a
+    host read of device memory comes after a synchronisation as in a CUDA program."""
+    assert ctypes.CDLL("libamdhip64.so.7").hipDeviceSynchronize() == 0
 
 
 def write_coverage(name: str, entries: set[str]) -> None:
