@@ -240,3 +240,36 @@ def test_ordinary_modules_stay_eager(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not lazy.wanted(big, "hip-wave64:gfx942")  # AMD: eager this session
     monkeypatch.setenv("CUDA_MODULE_LOADING", "EAGER")
     assert not lazy.wanted(big, "cpu-wave64")
+
+
+BAD = r'''
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+ptx = open(sys.argv[2], "rb").read()
+ptx = ptx.replace(b"shl.b32 %t2, %t1, 1;", b"bogus.b32 %t2, %t1, 1;") + b"\0"
+assert lib.cuInit(0) == 0
+ctx = ctypes.c_void_p()
+assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+assert lib.cuCtxSetCurrent(ctx) == 0
+mod = ctypes.c_void_p()
+assert lib.cuModuleLoadData(ctypes.byref(mod), ptx) == 0  # indexed, not translated
+fn = ctypes.c_void_p()
+rc = lib.cuModuleGetFunction(ctypes.byref(fn), mod, b"put")  # calls the broken function
+assert rc != 0, "a kernel that cannot be translated was returned"
+rc = lib.cuModuleGetFunction(ctypes.byref(fn), mod, b"idle")
+assert rc == 0, rc
+print("PASS bad", rc, flush=True)
+'''
+
+
+def test_untranslatable_kernel_fails_at_first_use(libcuda: Path, tmp_path: Path) -> None:
+    (tmp_path / "m.ptx").write_text(PTX)
+    (tmp_path / "bad.py").write_text(BAD)
+    full = dict(os.environ, LD_LIBRARY_PATH=str(build_dir() / "cpu"), PYSHIM_BACKEND="cpu",
+                PYSHIM_CACHE=str(tmp_path / "cache"), PYSHIM_LAZY_MIN_LINES="1")
+    out = subprocess.run([sys.executable, str(tmp_path / "bad.py"), str(libcuda),
+                          str(tmp_path / "m.ptx")], capture_output=True, text=True, env=full,
+                         timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS bad" in out.stdout
+    assert "bogus" in out.stderr  # the translator's message names the instruction
