@@ -349,7 +349,13 @@ def _load_lazy_module(ptx: str, ptx_bytes: bytes, target: str, t0: float
         except (cache.CacheError, ValueError):
             info = None
     if info is None:
-        info = _names(lazy.index_of(ptx_bytes).skeleton())
+        try:
+            info = _names(lazy.index_of(ptx_bytes).skeleton())
+        except Exception as exc:  # noqa: BLE001 - the eager path still loads the module
+            # the index's text scanner misread the module (it met a shape it does not know):
+            # the whole module is translated as it was before lazy loading
+            log.info("pyshim: module loaded eagerly: its lazy index does not parse (%s)", exc)
+            return None
         cache.store(key, ".json", json.dumps(info).encode())
     seconds = time.perf_counter() - t0
     log.info("pyshim: module of %d kernels (%d PTX lines) indexed for lazy translation "
