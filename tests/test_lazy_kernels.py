@@ -273,3 +273,17 @@ def test_untranslatable_kernel_fails_at_first_use(libcuda: Path, tmp_path: Path)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "PASS bad" in out.stdout
     assert "bogus" in out.stderr  # the translator's message names the instruction
+
+
+def test_entry_prototypes_are_declarations() -> None:
+    # pyshim's PTX linker keeps `.entry k(...);` prototypes of one unit's kernels that another
+    # unit declares (an -rdc=true program with the device runtime's unit); as kernels they
+    # ran the next signature into the previous body and the skeleton stopped parsing
+    from pyshim.kernels.lazy import Index
+    from pyshim.ptx.parser import parse
+
+    proto = ".entry put(.param .u32 v)\n;\n"
+    index = Index(PTX.replace("\n.visible .entry", "\n" + proto + ".visible .entry", 1).encode())
+    assert index.kernels == ["put", "get", "idle"]
+    parse(index.skeleton())
+    assert ".entry put" not in index.data_module()

@@ -83,8 +83,10 @@ class Index:
         head = self.ptx[start:brace if brace >= 0 else end]
         kind, name = "decl", ""
         m = _ENTRY.search(head)
-        if m is not None:
+        if m is not None and brace >= 0:
             kind, name = "entry", m.group(1).decode()
+        elif m is not None:
+            pass  # `.entry k(...);` is a prototype (pyshim's PTX linker keeps them): a decl
         else:
             m = _FUNC.search(head)
             if m is not None and brace >= 0:
