@@ -140,9 +140,14 @@ def choose_backend(requested: str) -> tuple[str, Path | None]:
 
 
 def ensure_built(backend: str) -> None:
+    from pyshim.build_jit import AUDIT
+
     root = build_dir()
     need_cpu = backend == "cpu" and not (root / "cpu" / HIP_SONAME).exists()
-    if (root / "lib" / "libcuda.so.1").exists() and not need_cpu:
+    # every library the run puts in front, not libcuda alone: a checkout whose tests built
+    # libcuda but not libcublas would let NVIDIA's cuBLAS (loaded by path) run on our driver
+    wanted = [*PRELOADED, *REPLACED, AUDIT]
+    if all((root / "lib" / name).exists() for name in wanted) and not need_cpu:
         return
     from pyshim import build
 
