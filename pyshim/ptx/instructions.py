@@ -416,8 +416,14 @@ def _shift(fe: Fe, inst: I) -> str:
     return fe.dst(d, st, f"ps_shr_{kind}{bits}({fe.src(a, st, inst)}, {amt})", inst)
 
 
+# setp/set comparisons (9.7.8.1), written once: the C operator of each integer comparison,
+# the unsigned ones (lo ls hi hs compare as unsigned whatever the type), the signed-form name
+# of each and each one's negation (targets/cpu_guards.py, targets/cpu_warpvec.py read these)
 INT_CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
            "lo": "<", "ls": "<=", "hi": ">", "hs": ">="}
+UNSIGNED_CMP = frozenset(("lo", "ls", "hi", "hs"))
+CMP_AS_SIGNED = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
+NEGATE_CMP = {"lt": "ge", "ge": "lt", "le": "gt", "gt": "le", "eq": "ne", "ne": "eq"}
 FLOAT_CMP = {
     "eq": "({a} == {b})", "ne": "({a} < {b} || {a} > {b})", "lt": "({a} < {b})",
     "le": "({a} <= {b})", "gt": "({a} > {b})", "ge": "({a} >= {b})",
@@ -441,9 +447,8 @@ def _compare(fe: Fe, inst: I, cmp: str, ty: str, a: ir.Operand, b: ir.Operand) -
     if ty in INT:
         if cmp not in INT_CMP:
             raise fe.unsupported(inst)
-        if cmp in ("lo", "ls", "hi", "hs") or ty in BITS:
-            ty = uint_of(SIZE[ty]) if ty not in SIGNED or cmp in ("lo", "ls", "hi", "hs") \
-                else ty
+        if cmp in UNSIGNED_CMP or ty in BITS:
+            ty = uint_of(SIZE[ty]) if ty not in SIGNED or cmp in UNSIGNED_CMP else ty
         return f"({fe.src(a, ty, inst)} {INT_CMP[cmp]} {fe.src(b, ty, inst)})"
     raise fe.unsupported(inst)
 
@@ -1360,36 +1365,75 @@ def _param_ptr(fe: Fe, inst: I, op: ir.Operand) -> str:
     raise fe.unsupported(inst, "call arguments must be .param variables")
 
 
-EMIT: dict[str, Callable[[Fe, I], str]] = {
-    "add": _add_sub("+"), "sub": _add_sub("-"), "addc": _add_sub("+"), "subc": _add_sub("-"),
-    "mul": _mul, "mad": _mad, "madc": _mad, "mul24": _mul24, "mad24": _mul24, "div": _div, "rem": _div,
-    "abs": _abs_neg, "neg": _abs_neg, "min": _min_max, "max": _min_max,
-    "and": _logic("&"), "or": _logic("|"), "xor": _logic("^"), "not": _not, "cnot": _not,
-    "shl": _shift, "shr": _shift, "setp": _setp, "set": _set, "selp": _selp, "slct": _slct,
-    "fma": _fma, "sqrt": _unary_f, "rsqrt": _unary_f, "rcp": _unary_f, "sin": _unary_f,
-    "cos": _unary_f, "ex2": _unary_f, "lg2": _unary_f, "tanh": _unary_f,
-    "copysign": _copysign, "testp": _testp,
-    "popc": _bitop, "clz": _bitop, "brev": _bitop, "bfind": _bitop, "bfe": _bfe, "bfi": _bfi,
-    "fns": _fns, "bmsk": _bmsk_szext, "szext": _bmsk_szext, "cp": _cp_async,
-    "prmt": _prmt, "lop3": _lop3, "shf": _shf, "dp4a": _dp, "dp2a": _dp, "sad": _sad,
-    "mov": _mov, "ld": _ld, "ldu": _ld, "st": _st, "cvta": _cvta, "cvt": _cvt,
-    "isspacep": _isspacep,
-    "atom": _atom, "red": _atom,
-    "bar": _bar, "barrier": _bar, "membar": _fence, "fence": _fence,
-    "shfl": _shfl, "vote": _vote, "activemask": _activemask, "match": _match,
-    "redux": _redux,
-    "bra": _bra, "brx": _brx, "ret": _ret, "exit": _exit, "trap": _trap, "call": _call,
-    "nanosleep": _nop, "prefetch": _nop, "prefetchu": _nop, "pmevent": _nop,
-    "griddepcontrol": _nop, "discard": _nop, "applypriority": _nop, "createpolicy": _createpolicy,
+# How an instruction synchronises, declared by its EMIT row; the passes (classify_sync,
+# liveness, regions) read the opcode sets derived below.
+PLAIN = "plain"            # this thread alone
+BARRIER = "barrier"        # the block's threads (bar, barrier)
+COLLECTIVE = "collective"  # the warp's lanes (shfl, vote, ...; bar.warp.sync: sync_kind)
+BRANCH = "branch"          # leaves the straight line (bra, brx, ret, exit)
+LABEL = "label"            # an ir.Label, not an instruction: the fifth kind of a body item
+
+Handler = Callable[[Fe, I], str]
+
+
+def _rows(kind: str, handlers: dict[str, Handler]) -> dict[str, tuple[Handler, str]]:
+    return {op: (h, kind) for op, h in handlers.items() if h is not None}
+
+
+# opcode -> (handler, sync kind)
+EMIT: dict[str, tuple[Handler, str]] = {
+    **_rows(PLAIN, {
+        "add": _add_sub("+"), "sub": _add_sub("-"), "addc": _add_sub("+"),
+        "subc": _add_sub("-"), "mul": _mul, "mad": _mad, "madc": _mad, "mul24": _mul24,
+        "mad24": _mul24, "div": _div, "rem": _div,
+        "abs": _abs_neg, "neg": _abs_neg, "min": _min_max, "max": _min_max,
+        "and": _logic("&"), "or": _logic("|"), "xor": _logic("^"), "not": _not, "cnot": _not,
+        "shl": _shift, "shr": _shift, "setp": _setp, "set": _set, "selp": _selp,
+        "slct": _slct, "fma": _fma, "sqrt": _unary_f, "rsqrt": _unary_f, "rcp": _unary_f,
+        "sin": _unary_f, "cos": _unary_f, "ex2": _unary_f, "lg2": _unary_f, "tanh": _unary_f,
+        "copysign": _copysign, "testp": _testp,
+        "popc": _bitop, "clz": _bitop, "brev": _bitop, "bfind": _bitop, "bfe": _bfe,
+        "bfi": _bfi, "fns": _fns, "bmsk": _bmsk_szext, "szext": _bmsk_szext, "cp": _cp_async,
+        "prmt": _prmt, "lop3": _lop3, "shf": _shf, "dp4a": _dp, "dp2a": _dp, "sad": _sad,
+        "mov": _mov, "ld": _ld, "ldu": _ld, "st": _st, "cvta": _cvta, "cvt": _cvt,
+        "isspacep": _isspacep, "atom": _atom, "red": _atom, "membar": _fence, "fence": _fence,
+        "trap": _trap, "call": _call,
+        "nanosleep": _nop, "prefetch": _nop, "prefetchu": _nop, "pmevent": _nop,
+        "griddepcontrol": _nop, "discard": _nop, "applypriority": _nop,
+        "createpolicy": _createpolicy,
+    }),
+    **_rows(BARRIER, {"bar": _bar, "barrier": _bar}),
+    **_rows(COLLECTIVE, {"shfl": _shfl, "vote": _vote, "activemask": _activemask,
+                         "match": _match, "redux": _redux}),
+    **_rows(BRANCH, {"bra": _bra, "brx": _brx, "ret": _ret, "exit": _exit}),
 }
-EMIT = {k: v for k, v in EMIT.items() if v is not None}
+
+
+def opcodes(*kinds: str) -> frozenset[str]:
+    """The opcodes whose EMIT row declares one of `kinds`."""
+    return frozenset(op for op, (_, k) in EMIT.items() if k in kinds)
+
+
+BARRIERS = opcodes(BARRIER)
+COLLECTIVES = opcodes(COLLECTIVE)
+SYNC_OPCODES = BARRIERS | COLLECTIVES  # need the other threads of the block or warp
+
+
+def sync_kind(inst: I) -> str:
+    """One instruction's kind: its row's, except bar.warp.sync, which only the warp's lanes
+    take part in (a collective)."""
+    row = EMIT.get(inst.opcode)
+    kind = row[1] if row is not None else PLAIN
+    if kind == BARRIER and inst.mods[:1] == ("warp",):
+        return COLLECTIVE
+    return kind
 
 
 def emit(fe: Fe, inst: I) -> str:
-    fn = EMIT.get(inst.opcode)
-    if fn is None:
+    row = EMIT.get(inst.opcode)
+    if row is None:
         raise fe.unsupported(inst)
-    code = fn(fe, inst)
+    code = row[0](fe, inst)
     if inst.pred is not None:
         cond = fe.src(ir.Reg(inst.pred), "pred", inst)
         return f"if ({'!' if inst.pred_neg else ''}{cond}) {{ {code} }}"

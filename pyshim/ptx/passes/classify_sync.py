@@ -21,10 +21,8 @@ cannot see the callee). Kernels:
 from __future__ import annotations
 
 from pyshim.ptx import ir
+from pyshim.ptx.instructions import BARRIERS, COLLECTIVES, SYNC_OPCODES
 from pyshim.ptx.passes import liveness, regions
-
-# opcodes (and opcode.first-modifier) that need the other threads of the block or warp
-SYNC_OPCODES = frozenset(("bar", "barrier", "shfl", "vote", "activemask", "match", "redux"))
 
 
 def _direct_sync(fn: ir.Function) -> bool:
@@ -111,9 +109,9 @@ def _phase_ok(fn: ir.Function, memo: dict[str, bool]) -> bool:
     barrier_ids: set[int] = set()
     for s in fn.body or ():
         if type(s) is ir.Instruction and s.opcode in SYNC_OPCODES:
-            if s.opcode in ("shfl", "vote", "activemask", "match", "redux"):
+            if s.opcode in COLLECTIVES:
                 continue  # warp collectives the phase scheduler completes
-            if s.opcode not in ("bar", "barrier"):
+            if s.opcode not in BARRIERS:
                 return False
             if s.mods[:1] == ("warp",):
                 continue

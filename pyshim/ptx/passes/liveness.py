@@ -12,8 +12,8 @@ the opcodes listed below when the instruction is unguarded; every other mention 
 from __future__ import annotations
 
 from pyshim.ptx import ir
+from pyshim.ptx.instructions import SYNC_OPCODES
 
-SYNC_OPCODES = frozenset(("bar", "barrier", "shfl", "vote", "activemask", "match", "redux"))
 # opcodes whose first operand is written and not read
 DEF_FIRST = frozenset((
     "mov", "ld", "ldu", "cvt", "cvta", "add", "sub", "mul", "mad", "fma", "div", "rem", "abs",

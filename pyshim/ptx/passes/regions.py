@@ -31,11 +31,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pyshim.ptx import ir
+from pyshim.ptx.instructions import BARRIERS, COLLECTIVES
 
 # beyond this many regions a kernel keeps phases: 399 regions (NVRTC's match.sync emulation
 # in shuffles) took clang-19 142 s to compile as region loops, 1.7 s as phases
 MAX_REGIONS = 64
-COLLECTIVES = frozenset(("shfl", "vote", "activemask", "match", "redux"))
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def _is_split(s: ir.Instruction) -> bool | None:
     op = s.opcode
     if op in COLLECTIVES:
         return True
-    if op in ("bar", "barrier"):
+    if op in BARRIERS:
         if s.mods[:1] == ("warp",):
             return True  # bar.warp.sync: a collective in phase mode
         mods = [m for m in s.mods if m not in ("cta", "aligned")]

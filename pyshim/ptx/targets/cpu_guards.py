@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from pyshim.ptx import ir
 from pyshim.ptx.function import cname_label, cname_reg
+from pyshim.ptx.instructions import CMP_AS_SIGNED, INT_CMP, NEGATE_CMP, UNSIGNED_CMP
 from pyshim.ptx.layout import param_layout
 
 AXES = ("x", "y", "z")
@@ -40,10 +41,7 @@ _SPECIAL = {f"%{w}.{a}": f"(int64_t)c.{w}_{a}" for w in ("ctaid", "ntid", "nctai
 _EXACT_S32 = re.compile(r"^\(int64_t\)(c\.\w+|\*\(const int32_t \*\)\(ps_pb \+ \d+\))$")
 _EXACT_U31 = re.compile(r"^\(int64_t\)c\.\w+$")
 # setp comparison -> (the C-level comparison, unsigned)
-_CMP = {"lt": ("lt", False), "le": ("le", False), "gt": ("gt", False), "ge": ("ge", False),
-        "eq": ("eq", False), "ne": ("ne", False),
-        "lo": ("lt", True), "ls": ("le", True), "hi": ("gt", True), "hs": ("ge", True)}
-_NEGATE = {"lt": "ge", "ge": "lt", "le": "gt", "gt": "le", "eq": "ne", "ne": "eq"}
+_CMP = {op: (CMP_AS_SIGNED.get(op, op), op in UNSIGNED_CMP) for op in INT_CMP}
 # a body longer than this is not copied (the copy doubles the kernel's compile time)
 MAX_LINES = 600
 
@@ -298,7 +296,7 @@ class _Emitter:
             left, right = (self.never(q, value) for q in p.args)
             both = (p.op == "or") == value  # never true of an or: never true of either
             return f"({left} {'&&' if both else '||'} {right})"
-        op = p.op if value else _NEGATE[p.op]
+        op = p.op if value else NEGATE_CMP[p.op]
         diff = _add(dict(p.a), dict(p.b), -1)
         lo, hi = self.range(tuple(sorted(diff.items())))
         never = {"lt": f"{lo} >= 0", "le": f"{lo} > 0", "gt": f"{hi} <= 0", "ge": f"{hi} < 0",
