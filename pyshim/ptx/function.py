@@ -11,6 +11,7 @@ import re
 import struct
 
 from pyshim.ptx import ir, pointer_regs
+from pyshim.ptx.collectives import Form
 from pyshim.ptx.errors import PtxError, UnsupportedInstruction
 from pyshim.ptx.types import C_TYPE, FLOAT, SIZE
 
@@ -110,19 +111,24 @@ class FunctionEmitter:
         self.tmp = 0
         self.labels: set[str] = set()
         self.branch_targets: dict[str, list[str]] = {}  # .branchtargets tables, for brx.idx
-        # phase mode (see passes/classify_sync.py): registers live in the context copy `l`,
-        # arrays in the per-thread context `L`; their declarations go to a struct
+        # how the target runs this body (collectives.py): the wave primitives, or the CPU's
+        # phases (registers in the context copy `L->r`, arrays in the per-thread context `L`,
+        # their declarations collected for its struct)
+        self.form: Form = Form()
         self.reg_prefix = ""
         self.phase_arrays: set[str] = set()
         self.phase_decls: list[str] = []
         self.phase_names: set[str] = set()  # the C names of phase-mode registers
         self.shadow: list[dict[str, tuple[str, str]]] = [{}]
-        self.ret_stmt = "return;"
         self._ptr_plan: pointer_regs.PointerPlan | None = None
         for p in fn.params:
             self.scopes[0][p.name] = p
         for p in fn.returns:
             self.scopes[0][p.name] = p
+
+    def use_form(self, form: Form) -> None:
+        self.form = form
+        self.reg_prefix = form.reg_prefix
 
     # ---- errors --------------------------------------------------------------------------
     def unsupported(self, inst: ir.Instruction, why: str = "") -> UnsupportedInstruction:

@@ -1067,16 +1067,10 @@ def _bar(fe: Fe, inst: I) -> str:
     mods = [m for m in inst.mods if m not in ("cta", "aligned")]
     ops = inst.operands
     if mods[:1] == ["warp"]:  # bar.warp.sync membermask: lanes of the warp converge
-        if fe.reg_prefix:
-            return _phase_ballot(fe, inst, "1")
-        return f"(void)ps_wave_ballot(ctx, {inst.site}u, 1);"
+        return fe.form.bar_warp(fe, inst)
     kind = mods[0] if mods else "sync"
-    if kind == "sync" and len(mods) == 1 and fe.reg_prefix and len(ops) == 1:
-        # phase mode: save the registers, report this barrier, resume here next phase
-        return f"{{ return {inst.site}u; }} ps_at_{inst.site}: ;"
     if kind == "sync" and len(mods) == 1 and len(ops) in (1, 2):
-        cnt = fe.src(ops[1], "u32", inst) if len(ops) == 2 else "0u"
-        return f"ps_bar_sync(ctx, {fe.src(ops[0], 'u32', inst)}, {cnt});"
+        return fe.form.bar_sync(fe, inst, ops)
     if kind == "arrive" and len(mods) == 1 and len(ops) == 2:
         return f"ps_bar_arrive(ctx, {fe.src(ops[0], 'u32', inst)}, {fe.src(ops[1], 'u32', inst)});"
     if kind == "red" and len(mods) == 3 and len(ops) in (3, 4):
@@ -1084,17 +1078,7 @@ def _bar(fe: Fe, inst: I) -> str:
         if op is None:
             raise fe.unsupported(inst)
         ty = "u32" if op == 0 else "pred"
-        cnt = fe.src(ops[2], "u32", inst) if len(ops) == 4 else "0u"
-        p = fe.src(ops[-1], "pred", inst)
-        if fe.reg_prefix and len(ops) == 3:
-            # phase mode: a barrier whose release also reduces the predicates (cpu.h)
-            result = [f"(uint32_t){PC}.res", f"(({PC}.act & 1u) != 0)",
-                      f"(({PC}.act & 2u) != 0)"][op]
-            return (f"{{ {PC}.val = ({p}) != 0; {PC}.src = PS_COLL_BARRED; "
-                    f"return {inst.site}u; }} ps_at_{inst.site}: ; {PC}.src = 0; "
-                    + fe.dst(ops[0], ty, result, inst))
-        return fe.dst(ops[0], ty, f"ps_bar_red(ctx, {fe.src(ops[1], 'u32', inst)}, {cnt}, "
-                                  f"{op}, {p})", inst)
+        return fe.form.bar_red(fe, inst, op, ty, ops, fe.src(ops[-1], "pred", inst))
     raise fe.unsupported(inst)
 
 
@@ -1154,21 +1138,9 @@ def _nop(fe: Fe, inst: I) -> str:
     return ";"
 
 
+# the warp collectives: checked and read here, spelled by the function's form
+# (collectives.Form: the wave primitives; targets/cpu_phase.PhaseForm: CPU phase kernels)
 SHFL_MODES = {"up": 0, "down": 1, "bfly": 2, "idx": 3}
-PC = "ctx->coll[PS_LINEAR(ctx)]"  # phase mode: this thread's collective record
-
-
-def _phase_yield(inst: I, deposit: str) -> str:
-    """Phase mode: record what this thread brings to the collective, stop; resume here."""
-    return f"{{ {deposit} return {inst.site}u | PS_PHASE_COLL; }} ps_at_{inst.site}: ;"
-
-
-def _phase_ballot(fe: Fe, inst: I, pred: str) -> str:
-    return _phase_yield(inst, f"{PC}.val = ({pred}) != 0; {PC}.src = PS_COLL_BALLOT;")
-
-
-def _ballot_halves() -> tuple[str, str]:
-    return (f"(uint32_t)({PC}.res >> ps_half(ctx))", f"(uint32_t)({PC}.act >> ps_half(ctx))")
 
 
 def _shfl(fe: Fe, inst: I) -> str:
@@ -1178,25 +1150,7 @@ def _shfl(fe: Fe, inst: I) -> str:
     ops = _nops(fe, inst, 4, 5)
     d = ops[0]
     dd, p = (d.first, d.second) if isinstance(d, ir.PredPair) else (d, None)
-    if fe.reg_prefix:
-        a, b, c = (fe.src(o, "u32", inst) for o in ops[1:4])
-        t, v = fe.new_tmp(), fe.new_tmp()
-        code = [_phase_yield(inst, f"bool {v} = 0; uint32_t {t} = ps_shfl_lane(ctx, "
-                                   f"{SHFL_MODES[mods[0]]}, {b}, {c}, &{v}); {PC}.val = {a}; "
-                                   f"{PC}.src = {t}; {PC}.valid = {v};"),
-                fe.dst(dd, "b32", f"(uint32_t){PC}.res", inst)]
-        if p is not None:
-            code.append(fe.dst(p, "pred", f"({PC}.valid != 0)", inst))
-        return " ".join(code)
-    args = ", ".join(fe.src(o, "u32", inst) for o in ops[1:4])
-    t, v = fe.new_tmp(), fe.new_tmp()
-    call = (f"ps_shfl(ctx, {inst.site}u, {SHFL_MODES[mods[0]]}, {args}, "
-            f"{'&' + v if p is not None else 'NULL'})")
-    out = [f"{{ bool {v} = 0; uint32_t {t} = {call};", fe.dst(dd, "b32", t, inst)]
-    if p is not None:
-        out.append(fe.dst(p, "pred", v, inst))
-    out.append("(void)" + v + "; }")
-    return " ".join(out)
+    return fe.form.shfl(fe, inst, SHFL_MODES[mods[0]], ops, dd, p)
 
 
 def _vote(fe: Fe, inst: I) -> str:
@@ -1204,65 +1158,24 @@ def _vote(fe: Fe, inst: I) -> str:
     ops = _nops(fe, inst, 2, 3)
     mask = fe.src(ops[2], "u32", inst) if len(ops) == 3 else "0xffffffffu"
     p = fe.src(ops[1], "pred", inst)
-    vote_ops = {"all": 0, "any": 1, "uni": 2, "ballot": 3}
-    if fe.reg_prefix and mods and mods[0] in vote_ops:
-        yes, act = _ballot_halves()
-        ty = "b32" if mods[0] == "ballot" else "pred"
-        if mods != [mods[0], "b32" if ty == "b32" else "pred"]:
-            raise fe.unsupported(inst)
-        return (_phase_ballot(fe, inst, p) + " "
-                + fe.dst(ops[0], ty, f"ps_vote_result({vote_ops[mods[0]]}, {yes}, {act}, "
-                                     f"{mask})", inst))
-    if mods == ["ballot", "b32"]:
-        return fe.dst(ops[0], "b32", f"ps_vote_ballot(ctx, {inst.site}u, {p}, {mask})", inst)
-    if len(mods) == 2 and mods[0] in ("all", "any", "uni") and mods[1] == "pred":
-        return fe.dst(ops[0], "pred", f"ps_vote_{mods[0]}(ctx, {inst.site}u, {p}, {mask})",
-                      inst)
-    raise fe.unsupported(inst)
+    code = fe.form.vote(fe, inst, mods, ops[0], p, mask)
+    if code is None:
+        raise fe.unsupported(inst)
+    return code
 
 
 def _activemask(fe: Fe, inst: I) -> str:
     (d,) = _nops(fe, inst, 1)
-    if fe.reg_prefix:
-        _, act = _ballot_halves()
-        return _phase_ballot(fe, inst, "1") + " " + fe.dst(d, "b32", act, inst)
-    return fe.dst(d, "b32", f"ps_activemask(ctx, {inst.site}u)", inst)
+    return fe.form.activemask(fe, inst, d)
 
 
 def _match(fe: Fe, inst: I) -> str:
     mods = [m for m in inst.mods if m != "sync"]
     d, a, mask = _nops(fe, inst, 3)
-    m = fe.src(mask, "u32", inst)
-    if fe.reg_prefix and mods in (["any", "b32"], ["any", "b64"], ["all", "b32"],
-                                  ["all", "b64"]):
-        val = fe.src(a, "u64" if mods[1] == "b64" else "u32", inst)
-        code = [_phase_yield(inst, f"{PC}.val = (uint64_t){val}; {PC}.src = PS_COLL_MATCH;")]
-        eq = f"((uint32_t)({PC}.res >> ps_half(ctx)) & {m})"
-        if mods[0] == "any":
-            return " ".join(code + [fe.dst(d, "b32", eq, inst)])
-        dd, p = (d.first, d.second) if isinstance(d, ir.PredPair) else (d, None)
-        act = f"((uint32_t)({PC}.act >> ps_half(ctx)) & {m})"
-        t = fe.new_tmp()
-        code += [f"{{ bool {t} = {eq} == {act};", fe.dst(dd, "b32", f"({t} ? {eq} : 0u)", inst)]
-        if p is not None:
-            code.append(fe.dst(p, "pred", t, inst))
-        return " ".join(code + ["}"])
-    if mods == ["any", "b32"]:
-        return fe.dst(d, "b32", f"ps_match_any32(ctx, {inst.site}u, {fe.src(a, 'u32', inst)}, "
-                                f"{m})", inst)
-    if mods == ["any", "b64"]:
-        return fe.dst(d, "b32", f"ps_match_any64(ctx, {inst.site}u, {fe.src(a, 'u64', inst)}, "
-                                f"{m})", inst)
-    if mods == ["all", "b32"]:
-        dd, p = (d.first, d.second) if isinstance(d, ir.PredPair) else (d, None)
-        v, t = fe.new_tmp(), fe.new_tmp()
-        out = [f"{{ bool {v} = 0; uint32_t {t} = ps_match_all32(ctx, {inst.site}u, "
-               f"{fe.src(a, 'u32', inst)}, {m}, &{v});", fe.dst(dd, "b32", t, inst)]
-        if p is not None:
-            out.append(fe.dst(p, "pred", v, inst))
-        out.append(f"(void){v}; }}")
-        return " ".join(out)
-    raise fe.unsupported(inst)
+    code = fe.form.match(fe, inst, mods, d, a, fe.src(mask, "u32", inst))
+    if code is None:
+        raise fe.unsupported(inst)
+    return code
 
 
 REDUX_OPS = {"add": 0, "min": 1, "max": 2, "and": 3, "or": 4, "xor": 5}
@@ -1273,14 +1186,7 @@ def _redux(fe: Fe, inst: I) -> str:
     if len(mods) != 2 or mods[0] not in REDUX_OPS or mods[1] not in ("u32", "s32", "b32"):
         raise fe.unsupported(inst)
     d, a, mask = _nops(fe, inst, 3)
-    signed = int(mods[1] == "s32")
-    if fe.reg_prefix:  # mask: the lanes that take part are the ones that arrive
-        kind = 2 * REDUX_OPS[mods[0]] + signed
-        return (_phase_yield(inst, f"{PC}.val = {fe.src(a, 'u32', inst)}; "
-                                   f"{PC}.src = PS_COLL_REDUX + {kind}u;") + " "
-                + fe.dst(d, "u32", f"(uint32_t){PC}.res", inst))
-    return fe.dst(d, "u32", f"ps_redux32(ctx, {inst.site}u, {REDUX_OPS[mods[0]]}, {signed}, "
-                            f"{fe.src(a, 'u32', inst)}, {fe.src(mask, 'u32', inst)})", inst)
+    return fe.form.redux(fe, inst, REDUX_OPS[mods[0]], int(mods[1] == "s32"), d, a, mask)
 
 
 # ---- 9.7.10 control flow ----
@@ -1307,21 +1213,21 @@ def _brx(fe: Fe, inst: I) -> str:
             raise fe.bad(inst, f"{table.name} names the undefined label {lab}")
     cases = " ".join(f"case {i}u: goto {cname_label(lab)};" for i, lab in enumerate(labels))
     return (f"switch ({fe.src(index, 'u32', inst)}) {{ {cases} "
-            f"default: {{ PS_TRAP(ctx); {fe.ret_stmt} }} }}")
+            f"default: {{ PS_TRAP(ctx); {fe.form.ret_stmt} }} }}")
 
 
 def _ret(fe: Fe, inst: I) -> str:
-    return fe.ret_stmt
+    return fe.form.ret_stmt
 
 
 def _exit(fe: Fe, inst: I) -> str:
     if not fe.fn.entry:
         raise fe.unsupported(inst, "exit inside a .func")
-    return fe.ret_stmt
+    return fe.form.ret_stmt
 
 
 def _trap(fe: Fe, inst: I) -> str:
-    return f"{{ PS_TRAP(ctx); {fe.ret_stmt} }}"
+    return f"{{ PS_TRAP(ctx); {fe.form.ret_stmt} }}"
 
 
 def _call(fe: Fe, inst: I) -> str:
@@ -1344,7 +1250,7 @@ def _call(fe: Fe, inst: I) -> str:
             raise fe.bad(inst, f"call to undeclared function {target.name}")
         if callee.body is None:
             code = fe.tr.target.extern_call(fe, inst, target.name, params, len(rets))
-            return code.replace("return;", fe.ret_stmt)
+            return code.replace("return;", fe.form.ret_stmt)
         if len(rets) != len(callee.returns) or len(args) != len(callee.params):
             raise fe.bad(inst, f"{target.name} takes {len(callee.params)} parameters and "
                                f"{len(callee.returns)} results")

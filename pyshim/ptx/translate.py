@@ -100,10 +100,7 @@ class Translator:
         for i, k in enumerate(self.module.kernels):
             self.kernel_shared = k.info.get("shared", {})
             fe = FunctionEmitter(self, k)
-            if k.info.get("mode") == "phase" and t.phase_mode:
-                fe.reg_prefix = "L->r."
-                fe.ret_stmt = "return 0;"
-                fe.phase_array_sizes = {}
+            fe.use_form(t.body_form(k))
             pre = [t.kernel_param(fe, j, p) for j, p in enumerate(k.params)]
             body = self.body(fe, k, pre)
             out.append(t.kernel(i, k, body, fe))
@@ -183,13 +180,13 @@ class Translator:
     def body(self, fe: FunctionEmitter, f: ir.Function, pre: list[str] | None = None) -> str:
         lines = list(pre or [])
         lines.append("uint32_t ps_cc = 0; (void)ps_cc;")
-        if fe.reg_prefix:
+        if fe.form.phase:
             lines.append(RESUME_MARK)  # phase mode: resume after the parameter pointers
         body = f.body or []
         fe.labels = {s.name for s in body if type(s) is ir.Label}
         fe.branch_targets = {s.name: s.labels for s in body if type(s) is ir.BranchTargets}
         emit = instructions.emit
-        plan = f.info.get("regions") if fe.reg_prefix else None
+        plan = f.info.get("regions") if fe.form.phase else None
         starts = plan.labels if plan is not None else frozenset()
         # region loops: each instruction's C, for the registers they recompute where regions
         # start and the uniform definitions warp vectors keep scalar
@@ -236,12 +233,7 @@ class Translator:
             return f"/* .shared {v.name} */"
         if v.space in ("local", "param"):
             size = max(var_bytes(v), 1)
-            if fe.reg_prefix:  # phase mode: arrays live in the per-thread context
-                fe.phase_arrays.add(v.name)
-                old = fe.phase_array_sizes.get(v.name, (0, 1))
-                fe.phase_array_sizes[v.name] = (max(old[0], size), max(old[1], var_align(v)))
-                return ""
-            return f"PS_ALIGN({var_align(v)}) uint8_t {cname_var(v.name)}[{size}];"
+            return fe.form.local_array(fe, v, size, var_align(v))
         if v.space in ("global", "const"):
             raise self.error(UnsupportedInstruction,
                              f"function-scope .{v.space} variable {v.name}", v.tok, fe.fn.name)

@@ -10,6 +10,7 @@ from functools import cache
 from importlib import resources
 
 from pyshim.ptx import ir
+from pyshim.ptx.collectives import Form
 
 PRELUDE_PACKAGE = "pyshim.ptx.preludes"
 # where a phase-mode kernel body resumes (after its parameter pointers are set up)
@@ -53,6 +54,11 @@ class Target:
 
     def function_definition(self, sig: str, body: str) -> str:
         return f"{self.device_fn} {sig} {{\n{body}\n}}"
+
+    def body_form(self, k: ir.Function) -> Form:
+        """How kernel k's body spells its barriers, collectives and locals (collectives.py):
+        the wave primitives of the intrinsic layer unless the target runs k otherwise."""
+        return Form()
 
     def kernel_param(self, fe, index: int, p: ir.Var) -> str:
         raise NotImplementedError

@@ -14,10 +14,13 @@ How a block runs (passes/classify_sync.py and passes/regions.py decide):
 from __future__ import annotations
 
 from pyshim.ptx import ir
+from pyshim.ptx.collectives import Form
 from pyshim.ptx.function import cname_reg, cname_var
+from pyshim.ptx.instructions import SYNC_OPCODES
 from pyshim.ptx.layout import param_layout, var_bytes
 from pyshim.ptx.targets import cpu_guards, cpu_prefetch
 from pyshim.ptx.targets.base import RESUME_MARK, Target
+from pyshim.ptx.targets.cpu_phase import PhaseForm
 from pyshim.ptx.targets.cpu_regions import DECL, REG, param_copies, region_kernel
 
 # what in a kernel body needs the block's shared window (cpu.h): the window itself, the
@@ -44,9 +47,14 @@ class CpuTarget(Target):
     def prelude(self) -> str:
         return super().prelude() + "\n#define PS_ALIGN(n) __attribute__((aligned(n)))\n"
 
+    def body_form(self, k: ir.Function) -> Form:
+        if k.info.get("mode") == "phase" and self.phase_mode:
+            return PhaseForm()
+        return Form()
+
     def kernel_param(self, fe, index: int, p: ir.Var) -> str:
         fe.scopes[0][p.name] = p
-        if _loop_mode(fe.fn, fe) or fe.reg_prefix:
+        if _loop_mode(fe.fn, fe) or fe.form.phase:
             # the thread loop copies the parameters once per block into a local buffer no
             # kernel store can alias, so gcc hoists their loads out of the loop
             off = param_layout(fe.fn.params)[0][index][0]
@@ -54,7 +62,7 @@ class CpuTarget(Target):
         return f"uint8_t *{cname_var(p.name)} = (uint8_t *)ctx->params[{index}];"
 
     def kernel(self, index: int, k: ir.Function, body: str, fe=None) -> str:
-        if fe is not None and fe.reg_prefix:
+        if fe is not None and fe.form.phase:
             if k.info.get("regions") and self.region_loops:
                 code = region_kernel(index, k, body, fe)
                 if code is not None:
@@ -163,13 +171,12 @@ class CpuTarget(Target):
     def phase_kernel(self, index: int, k: ir.Function, body: str, fe) -> str:
         """A barrier kernel as phases: k{i}_body runs one thread up to its next barrier."""
         sites = [s.site for s in k.body or () if type(s) is ir.Instruction
-                 and s.opcode in ("bar", "barrier", "shfl", "vote", "activemask", "match",
-                                  "redux")]
+                 and s.opcode in SYNC_OPCODES]
         regs = list(dict.fromkeys(fe.phase_decls))
         body, regs, local = _phase_locals(k, body, regs)
         regs = regs or ["char unused;"]
         arrays = [f"PS_ALIGN({a}) uint8_t {cname_var(n)}[{sz}];"
-                  for n, (sz, a) in fe.phase_array_sizes.items()]
+                  for n, (sz, a) in fe.form.array_sizes.items()]
         cases = " ".join(f"case {s}u: goto ps_at_{s};" for s in sites)
         static = k.info.get("shared_size", 0)
         return "\n".join([
@@ -278,7 +285,7 @@ class CpuTarget(Target):
 def _loop_mode(k: ir.Function, fe) -> bool:
     """Whether kernel k runs as the plain thread loop (no barriers or collectives)."""
     return k.info.get("mode") not in ("fiber", "phase") and not (fe is not None
-                                                                  and fe.reg_prefix)
+                                                                  and fe.form.phase)
 
 
 def _phase_locals(k: ir.Function, body: str, decls: list[str]) -> tuple[str, list[str], list[str]]:

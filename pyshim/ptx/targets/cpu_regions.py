@@ -57,7 +57,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     when the translated body is not in the shape the plan promises (the caller then keeps
     phases)."""
     plan = k.info.get("regions")
-    if plan is None or fe.phase_array_sizes or RESUME_MARK not in body:
+    if plan is None or fe.form.array_sizes or RESUME_MARK not in body:
         return None
     prologue, code = body.split(RESUME_MARK, 1)
 
