@@ -98,7 +98,7 @@ class Translator:
             self.stats["functions"] += 1
         kernels = []
         for i, k in enumerate(self.module.kernels):
-            self.kernel_shared = k.info.get("shared", {})
+            self.kernel_shared = k.info.shared
             fe = FunctionEmitter(self, k)
             fe.use_form(t.body_form(k))
             pre = [t.kernel_param(fe, j, p) for j, p in enumerate(k.params)]
@@ -186,7 +186,7 @@ class Translator:
         fe.labels = {s.name for s in body if type(s) is ir.Label}
         fe.branch_targets = {s.name: s.labels for s in body if type(s) is ir.BranchTargets}
         emit = instructions.emit
-        plan = f.info.get("regions") if fe.form.phase else None
+        plan = f.info.regions if fe.form.phase else None
         starts = plan.labels if plan is not None else frozenset()
         # region loops: each instruction's C, for the registers they recompute where regions
         # start and the uniform definitions warp vectors keep scalar
@@ -243,7 +243,7 @@ class Translator:
 
 def translate_module(module: ir.Module, target: str | Target = "cpu-wave64") -> str:
     tgt = get_target(target) if isinstance(target, str) else target
-    module = passes.run(module)
+    module = passes.run(module, tgt)
     return Translator(module, tgt).translate()
 
 
@@ -258,7 +258,7 @@ def translate(ptx: str | bytes, target: str | Target = "cpu-wave64",
     validate(module)  # what ptxas refuses must not become C that crashes
     t1 = time.perf_counter()
     tgt = get_target(target) if isinstance(target, str) else target
-    module = passes.run(module)
+    module = passes.run(module, tgt)
     tr = Translator(module, tgt)
     tr.bind_globals = bind_globals
     if marker is not None:  # (name, text): a descriptor global holding that text
@@ -272,7 +272,9 @@ def translate(ptx: str | bytes, target: str | Target = "cpu-wave64",
         stats["lines"] = ptx.count("\n") + 1
         stats["parse_seconds"] = t1 - t0
         stats["seconds"] = time.perf_counter() - t0
-        stats["kernel_modes"] = {k.name: k.info.get("mode") for k in module.kernels}
+        # how the CPU device runs each kernel (targets with no such plan: none)
+        stats["kernel_modes"] = {k.name: k.info.mode for k in module.kernels
+                                 if k.info.mode is not None}
     return out
 
 

@@ -18,6 +18,7 @@ from pyshim.ptx.collectives import Form
 from pyshim.ptx.function import cname_reg, cname_var
 from pyshim.ptx.instructions import SYNC_OPCODES
 from pyshim.ptx.layout import param_layout, var_bytes
+from pyshim.ptx.passes import classify_sync
 from pyshim.ptx.targets import cpu_guards, cpu_prefetch
 from pyshim.ptx.targets.base import RESUME_MARK, Target
 from pyshim.ptx.targets.cpu_phase import PhaseForm
@@ -39,6 +40,8 @@ class CpuTarget(Target):
     assert_message = True
     phase_mode = True
     region_loops = True
+    # how each kernel's threads run (loop, phases, region loops, fibers) and its region plan
+    passes = (("classify_sync", classify_sync.run),)
 
     def __init__(self, wave_size: int = 64) -> None:
         self.wave_size = wave_size
@@ -48,7 +51,7 @@ class CpuTarget(Target):
         return super().prelude() + "\n#define PS_ALIGN(n) __attribute__((aligned(n)))\n"
 
     def body_form(self, k: ir.Function) -> Form:
-        if k.info.get("mode") == "phase" and self.phase_mode:
+        if k.info.mode == "phase" and self.phase_mode:
             return PhaseForm()
         return Form()
 
@@ -63,16 +66,16 @@ class CpuTarget(Target):
 
     def kernel(self, index: int, k: ir.Function, body: str, fe=None) -> str:
         if fe is not None and fe.form.phase:
-            if k.info.get("regions") and self.region_loops:
+            if k.info.regions and self.region_loops:
                 code = region_kernel(index, k, body, fe)
                 if code is not None:
                     return code
             return self.phase_kernel(index, k, body, fe)
         if _loop_mode(k, fe):
             return self.loop_kernel(index, k, body)
-        fiber = k.info.get("mode") in ("fiber", "phase")  # phase kernels as fibers: +fibers
+        fiber = k.info.mode in ("fiber", "phase")  # phase kernels as fibers: +fibers
         inline = "" if fiber else "inline __attribute__((always_inline)) "
-        static = k.info.get("shared_size", 0)
+        static = k.info.shared_size
         out = [f"/* kernel {k.name}: {'fibers' if fiber else 'thread loop'} */",
                f"static {inline}void k{index}_body(PS_CTX) {{", body, "}",
                f"static int k{index}_run_block(const pyshim_launch *l, const pyshim_block *b,"
@@ -118,7 +121,7 @@ class CpuTarget(Target):
         runs a copy of the body without them, so without masks. A kernel that names no
         shared memory skips the per-block shared window (a thread-local lookup per block).
         """
-        static = k.info.get("shared_size", 0)
+        static = k.info.shared_size
         fn = "static inline __attribute__((always_inline))"
 
         def threads(call: str, indent: str = "    ") -> list[str]:
@@ -178,7 +181,7 @@ class CpuTarget(Target):
         arrays = [f"PS_ALIGN({a}) uint8_t {cname_var(n)}[{sz}];"
                   for n, (sz, a) in fe.form.array_sizes.items()]
         cases = " ".join(f"case {s}u: goto ps_at_{s};" for s in sites)
-        static = k.info.get("shared_size", 0)
+        static = k.info.shared_size
         return "\n".join([
             f"/* kernel {k.name}: phases between barriers */",
             f"typedef struct k{index}_regs {{", *regs, f"}} k{index}_regs;",
@@ -257,7 +260,7 @@ class CpuTarget(Target):
             minctas = (k.directives.get("minnctapersm") or [0])[0]
             descs.append(
                 f"    {{{c_string(k.name)}, k{i}_run_block, {len(layout)}u, {total}u, "
-                f"{f'k{i}_params' if layout else 'NULL'}, {k.info.get('shared_size', 0)}u, "
+                f"{f'k{i}_params' if layout else 'NULL'}, {k.info.shared_size}u, "
                 f"{local}u, {maxnt}u, {{{req[0]}u, {req[1]}u, {req[2]}u}}, {minctas}u, "
                 f"{min(regs, 255)}u}}")
         if descs:
@@ -284,7 +287,7 @@ class CpuTarget(Target):
 
 def _loop_mode(k: ir.Function, fe) -> bool:
     """Whether kernel k runs as the plain thread loop (no barriers or collectives)."""
-    return k.info.get("mode") not in ("fiber", "phase") and not (fe is not None
+    return k.info.mode not in ("fiber", "phase") and not (fe is not None
                                                                   and fe.form.phase)
 
 
@@ -292,7 +295,7 @@ def _phase_locals(k: ir.Function, body: str, decls: list[str]) -> tuple[str, lis
     """Phase mode: registers not live at any resume point (passes/liveness.py) become locals
     of the phase function instead of members of the per-thread context. Returns the body,
     the context's member declarations and the local declarations."""
-    live = k.info.get("phase_live")
+    live = k.info.phase_live
     if live is None:
         return body, decls, []
     keep = {cname_reg(n) for n in live}

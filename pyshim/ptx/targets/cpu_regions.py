@@ -56,7 +56,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     """Kernel k (phase mode, with a RegionPlan in info['regions']) as region loops, or None
     when the translated body is not in the shape the plan promises (the caller then keeps
     phases)."""
-    plan = k.info.get("regions")
+    plan = k.info.regions
     if plan is None or fe.form.array_sizes or RESUME_MARK not in body:
         return None
     prologue, code = body.split(RESUME_MARK, 1)
@@ -98,7 +98,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
     used = [set(REG.findall(r)) for r in regions]
     if any(n not in types for u in used for n in u):
         return None
-    live = k.info.get("phase_live")
+    live = k.info.phase_live
     live_c = set(used[0].union(*used)) if live is None else {cname_reg(n) for n in live}
     if plan.backward:  # a region may run again: everything live at a region start
         crossing = sorted(n for n in types if n in live_c and any(n in u for u in used))
@@ -387,7 +387,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
         loops = ["    if (ny == 1 && nz == 1 && (nx & 31u) == 0) {  /* 1-D, whole warps */",
                  *(_LABEL.sub(r"\1_w", x) for x in one_d),
                  "    }", *loops]
-    static = k.info.get("shared_size", 0)
+    static = k.info.shared_size
     arrays = []
     sizes = []
     for nm in crossing:
