@@ -1271,6 +1271,12 @@ def _param_ptr(fe: Fe, inst: I, op: ir.Operand) -> str:
     raise fe.unsupported(inst, "call arguments must be .param variables")
 
 
+# the C operator of each integer binary op, as the EMIT rows below and the CPU's warp
+# vectors (targets/cpu_warpvec.py) write it
+INT_OPERATOR = {"add": "+", "sub": "-", "and": "&", "or": "|", "xor": "^"}
+# 32-bit integer types
+INT32 = frozenset(("b32", "u32", "s32"))
+
 # How an instruction synchronises, declared by its EMIT row; the passes (classify_sync,
 # liveness, regions) read the opcode sets derived below.
 PLAIN = "plain"            # this thread alone
@@ -1289,11 +1295,12 @@ def _rows(kind: str, handlers: dict[str, Handler]) -> dict[str, tuple[Handler, s
 # opcode -> (handler, sync kind)
 EMIT: dict[str, tuple[Handler, str]] = {
     **_rows(PLAIN, {
-        "add": _add_sub("+"), "sub": _add_sub("-"), "addc": _add_sub("+"),
-        "subc": _add_sub("-"), "mul": _mul, "mad": _mad, "madc": _mad, "mul24": _mul24,
+        "add": _add_sub(INT_OPERATOR["add"]), "sub": _add_sub(INT_OPERATOR["sub"]),
+        "addc": _add_sub(INT_OPERATOR["add"]), "subc": _add_sub(INT_OPERATOR["sub"]), "mul": _mul, "mad": _mad, "madc": _mad, "mul24": _mul24,
         "mad24": _mul24, "div": _div, "rem": _div,
         "abs": _abs_neg, "neg": _abs_neg, "min": _min_max, "max": _min_max,
-        "and": _logic("&"), "or": _logic("|"), "xor": _logic("^"), "not": _not, "cnot": _not,
+        "and": _logic(INT_OPERATOR["and"]), "or": _logic(INT_OPERATOR["or"]),
+        "xor": _logic(INT_OPERATOR["xor"]), "not": _not, "cnot": _not,
         "shl": _shift, "shr": _shift, "setp": _setp, "set": _set, "selp": _selp,
         "slct": _slct, "fma": _fma, "sqrt": _unary_f, "rsqrt": _unary_f, "rcp": _unary_f,
         "sin": _unary_f, "cos": _unary_f, "ex2": _unary_f, "lg2": _unary_f, "tanh": _unary_f,

@@ -23,10 +23,9 @@ from __future__ import annotations
 
 from pyshim.ptx import ir
 from pyshim.ptx.function import cname_reg
+from pyshim.ptx.instructions import INT32 as _INT
 from pyshim.ptx.instructions import INT_CMP, UNSIGNED_CMP
-
-_INT = frozenset(("b32", "u32", "s32"))
-_ARITH = {"add": "+", "sub": "-", "and": "&", "or": "|", "xor": "^"}
+from pyshim.ptx.instructions import INT_OPERATOR as _ARITH
 
 
 class _Bail(Exception):
