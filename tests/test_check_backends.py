@@ -8,7 +8,7 @@ import json
 
 import test_check as tc
 
-from pyshim.build_cpu import SONAME, build_cpu_device
+from pyshim.builders.cpu import SONAME, build_cpu_device
 from pyshim.check import backends, check_report
 from pyshim.check.tables import load as load_tables
 from pyshim.check.text import format_report

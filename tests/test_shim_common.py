@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build
+from pyshim.builders.libcuda import build_libcuda
 from pyshim.paths import SHIM_DIR, build_dir
 
 COMMON = SHIM_DIR / "common"
@@ -36,7 +36,7 @@ def embedding_libs() -> list[Path]:
     from pyshim.build_runtime import build_runtime
 
     root = build_dir()
-    lib, _ = build.build_libcuda(root / "lib", root / "driver")
+    lib, _ = build_libcuda(root / "lib", root / "driver")
     return [lib, *build_runtime(root / "lib")]
 
 
