@@ -68,7 +68,7 @@ def test_auto_without_a_gpu_says_so_once(shim: Path) -> None:
 def test_notice_says_what_the_device_presents_itself_as(shim: Path) -> None:
     if launcher.amd_gpu_visible():
         pytest.skip("an AMD GPU is visible here")
-    from pyshim.device_identity import default
+    from pyshim.device.identity import default
 
     out = pyshim_run("true")
     assert f"compute capability {default().cc} " in out.stderr, out.stderr

@@ -33,7 +33,7 @@ def _nm(lib: Path, *flags: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def embedding_libs() -> list[Path]:
     """libcuda.so.1 and libcudart.so.13/.12: both compile all of shim/common."""
-    from pyshim.build_runtime import build_runtime
+    from pyshim.builders.runtime import build_runtime
 
     root = build_dir()
     lib, _ = build_libcuda(root / "lib", root / "driver")
