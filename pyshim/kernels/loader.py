@@ -212,24 +212,34 @@ def _check_target(target: str) -> None:
                                 "cpu-wave32, hip-wave64:gfxNNN or hip-wave32:gfxNNN")
 
 
-def _build_cpu(ptx: str, target: str, meta: dict) -> bytes:
-    from pyshim.kernels.compile import compile_cpu
+def _translate(ptx: str, target: str, meta: dict) -> str:
+    """The source of `ptx` for `target`, parsing it once: the module's facts the cache keeps
+    beside the kernel object (_names) come from the same parse (meta["names"])."""
+    from pyshim.ptx.parser import parse
     from pyshim.ptx.translate import translate
 
+    t0 = time.perf_counter()
+    module = parse(ptx)
+    meta["names"] = _module_names(module)
+    parse_s = time.perf_counter() - t0
     stats: dict = {}
-    source = translate(ptx, target, stats)
-    so = compile_cpu(source)
+    source = translate(ptx, target, stats, parsed=module)
+    stats["parse_seconds"] += parse_s
+    stats["seconds"] += parse_s
     meta["stats"] = stats
-    return so
+    return source
+
+
+def _build_cpu(ptx: str, target: str, meta: dict) -> bytes:
+    from pyshim.kernels.compile import compile_cpu
+
+    return compile_cpu(_translate(ptx, target, meta))
 
 
 def _build_hip(ptx: str, target: str, compiler: str, meta: dict) -> bytes:
     from pyshim.kernels import amd
-    from pyshim.ptx.translate import translate
 
-    stats: dict = {}
-    source = translate(ptx, target, stats)
-    meta["stats"] = stats
+    source = _translate(ptx, target, meta)
     return amd.compile_hip(source, target.partition(":")[2], compiler=compiler, use_cache=False)
 
 
@@ -275,7 +285,7 @@ def load_module(data: bytes, target: str) -> LoadedModule:
         except (cache.CacheError, ValueError):
             info = None
     if info is None or "const_bytes" not in info:  # cached before these facts were kept
-        info = _names(ptx)
+        info = meta.get("names") or _names(ptx)  # (a cache miss parsed it once, above)
         cache.store(key, ".json", json.dumps(info).encode())
     seconds = time.perf_counter() - t0
     if cached:
@@ -296,7 +306,11 @@ def load_module(data: bytes, target: str) -> LoadedModule:
 def _names(ptx: str) -> dict:
     from pyshim.ptx.parser import parse
 
-    m = parse(ptx)
+    return _module_names(parse(ptx))
+
+
+def _module_names(m) -> dict:
+    """What the loader keeps of a module beside its kernel object (JSON)."""
     from pyshim.ptx.layout import param_layout, var_bytes
 
     return {"kernels": [k.name for k in m.kernels],

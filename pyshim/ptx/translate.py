@@ -249,12 +249,14 @@ def translate_module(module: ir.Module, target: str | Target = "cpu-wave64") -> 
 
 def translate(ptx: str | bytes, target: str | Target = "cpu-wave64",
               stats: dict | None = None, bind_globals: bool = False,
-              marker: tuple[str, str] | None = None) -> str:
-    """PTX text -> source for `target` (raises PtxError / UnsupportedInstruction)."""
+              marker: tuple[str, str] | None = None, parsed: ir.Module | None = None) -> str:
+    """PTX text -> source for `target` (raises PtxError / UnsupportedInstruction).
+    `parsed`: the caller's parse of `ptx` (which it also reads), not parsed again; its
+    parse time is then the caller's to count."""
     if isinstance(ptx, bytes):
         ptx = ptx.decode("utf-8", errors="replace")
     t0 = time.perf_counter()
-    module = parse(ptx)
+    module = parse(ptx) if parsed is None else parsed
     validate(module)  # what ptxas refuses must not become C that crashes
     t1 = time.perf_counter()
     tgt = get_target(target) if isinstance(target, str) else target
