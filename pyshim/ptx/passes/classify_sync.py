@@ -23,6 +23,7 @@ from __future__ import annotations
 from pyshim.ptx import ir
 from pyshim.ptx.instructions import BARRIERS, COLLECTIVES, SYNC_OPCODES
 from pyshim.ptx.passes import liveness, regions
+from pyshim.ptx.targets.cpu_phase import PHASE_COLLECTIVES
 
 
 def _direct_sync(fn: ir.Function) -> bool:
@@ -110,7 +111,9 @@ def _phase_ok(fn: ir.Function, memo: dict[str, bool]) -> bool:
     for s in fn.body or ():
         if type(s) is ir.Instruction and s.opcode in SYNC_OPCODES:
             if s.opcode in COLLECTIVES:
-                continue  # warp collectives the phase scheduler completes
+                if s.opcode in PHASE_COLLECTIVES:
+                    continue  # warp collectives the phase scheduler completes
+                return False
             if s.opcode not in BARRIERS:
                 return False
             if s.mods[:1] == ("warp",):

@@ -14,6 +14,9 @@ from pyshim.ptx import ir
 from pyshim.ptx.collectives import Form
 
 PC = "ctx->coll[PS_LINEAR(ctx)]"  # this thread's collective record
+# the warp collectives this form (and cpu.h's ps_phase_collectives) completes; a kernel with
+# any other collective (a whole-warp function such as mma.sync) runs as fibers
+PHASE_COLLECTIVES = frozenset(("shfl", "vote", "activemask", "match", "redux"))
 VOTE_OPS = {"all": 0, "any": 1, "uni": 2, "ballot": 3}
 
 
