@@ -22,7 +22,7 @@ BUDGET_LINES_PER_S = 50_000.0
 # shared one it leaves out the time other processes had the core)
 _CHILD = r"""
 import json, sys, time
-from pyshim.ptx.parser import parse
+from pyshim.ptx.frontend.parser import parse
 from pyshim.ptx.targets import get_target
 from pyshim.ptx.translate import translate
 get_target("cpu-wave64")  # imports the target's modules (lazily imported), untimed as above

@@ -142,7 +142,7 @@ def test_cache_miss_parses_the_ptx_once(monkeypatch):
     """The facts kept beside the kernel object (kernel names, parameters, globals) come from
     the translation's own parse, not a second one (a 480-kernel module's parse is ~40% of
     its translation)."""
-    import pyshim.ptx.parser as parser
+    import pyshim.ptx.frontend.parser as parser
     import pyshim.ptx.translate as translate
 
     calls = []

@@ -215,7 +215,7 @@ def _check_target(target: str) -> None:
 def _translate(ptx: str, target: str, meta: dict) -> str:
     """The source of `ptx` for `target`, parsing it once: the module's facts the cache keeps
     beside the kernel object (_names) come from the same parse (meta["names"])."""
-    from pyshim.ptx.parser import parse
+    from pyshim.ptx.frontend.parser import parse
     from pyshim.ptx.translate import translate
 
     t0 = time.perf_counter()
@@ -304,7 +304,7 @@ def load_module(data: bytes, target: str) -> LoadedModule:
 
 
 def _names(ptx: str) -> dict:
-    from pyshim.ptx.parser import parse
+    from pyshim.ptx.frontend.parser import parse
 
     return _module_names(parse(ptx))
 

@@ -120,7 +120,7 @@ class FunctionPlan:
     """What the passes decide about one function (`Function.info`), for the targets.
 
     Generic passes: `calls`, `indirect_calls` (resolve_calls), `shared`, `shared_size`
-    (layout_shared, kernels). The CPU target's own passes (targets/cpu.py PASSES):
+    (layout_shared, kernels). The CPU target's own passes (targets/cpu/target.py PASSES):
     `sync`, `mode` ("loop" | "phase" | "fiber"), `regions` (a passes.regions.RegionPlan or
     None), `phase_live` (classify_sync). Read as attributes; `info["mode"]` and
     `info.get("mode")` also work (for a field only: a misspelt key is an error)."""

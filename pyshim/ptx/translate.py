@@ -15,15 +15,16 @@ import struct
 import time
 from pathlib import Path
 
-from pyshim.ptx import instructions, ir, passes
+from pyshim.ptx import ir, passes
 from pyshim.ptx.errors import PtxError, UnsupportedInstruction
-from pyshim.ptx.function import FunctionEmitter, cname_fn, cname_label, cname_var
+from pyshim.ptx.frontend.parser import parse
+from pyshim.ptx.frontend.validate import validate
+from pyshim.ptx.isa import instructions
+from pyshim.ptx.isa.emitter import FunctionEmitter, cname_fn, cname_label, cname_var
 from pyshim.ptx.layout import param_layout, var_align, var_bytes
-from pyshim.ptx.parser import parse
 from pyshim.ptx.targets import get_target
 from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK, Target
 from pyshim.ptx.types import SIZE
-from pyshim.ptx.validate import validate
 
 # Bump when the generated code changes meaning (it is part of the kernel cache key, together
 # with a hash of the translator's own files: see translator_fingerprint).
@@ -116,7 +117,7 @@ class Translator:
 
     def binding_table(self, bound: list[ir.Var]) -> str:
         """The slots libcuda fills with the addresses of the data object's variables."""
-        from pyshim.ptx.targets.cpu import c_string
+        from pyshim.ptx.targets.cpu.target import c_string
 
         names = "".join(v.name + "\0" for v in bound)
         literal = '"' + "".join(c_string(v.name)[1:-1] + "\\000" for v in bound) + '"'
@@ -264,7 +265,7 @@ def translate(ptx: str | bytes, target: str | Target = "cpu-wave64",
     tr = Translator(module, tgt)
     tr.bind_globals = bind_globals
     if marker is not None:  # (name, text): a descriptor global holding that text
-        from pyshim.ptx.targets.cpu import c_string
+        from pyshim.ptx.targets.cpu.target import c_string
 
         tr.extra_defs.append(f"static char ps_marker[] = {c_string(marker[1])};")
         tr.extra_globals.append((marker[0], "ps_marker", len(marker[1].encode()) + 1))

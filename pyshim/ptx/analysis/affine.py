@@ -4,7 +4,7 @@ A register is tracked as c + cx * %tid.x + cy * %tid.y + cz * %tid.z with c and 
 coefficients uniform over the block: Python ints where known here, else C expressions of
 type int64_t over the block's launch context (`c.ctaid_x`, a parameter in the block's
 parameter buffer `ps_pb`), whose arithmetic notes overflow in `ps_ovf`. The CPU device's
-guard versioning (targets/cpu_guards.py) and prefetching (targets/cpu_prefetch.py, which
+guard versioning (targets/cpu/guards.py) and prefetching (targets/cpu/prefetch.py, which
 extends the analysis to 64-bit addresses) read these.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pyshim.ptx import ir
-from pyshim.ptx.instructions import CMP_AS_SIGNED, INT32, INT_CMP, UNSIGNED_CMP
+from pyshim.ptx.isa.instructions import CMP_AS_SIGNED, INT32, INT_CMP, UNSIGNED_CMP
 from pyshim.ptx.layout import param_layout
 
 AXES = ("x", "y", "z")

@@ -21,9 +21,9 @@ cannot see the callee). Kernels:
 from __future__ import annotations
 
 from pyshim.ptx import ir
-from pyshim.ptx.instructions import BARRIERS, COLLECTIVES, SYNC_OPCODES
+from pyshim.ptx.isa.instructions import BARRIERS, COLLECTIVES, SYNC_OPCODES
 from pyshim.ptx.passes import liveness, regions
-from pyshim.ptx.targets.cpu_phase import PHASE_COLLECTIVES
+from pyshim.ptx.targets.cpu.phase import PHASE_COLLECTIVES
 
 
 def _direct_sync(fn: ir.Function) -> bool:

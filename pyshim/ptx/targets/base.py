@@ -10,12 +10,12 @@ from functools import cache
 from importlib import resources
 
 from pyshim.ptx import ir
-from pyshim.ptx.collectives import Form
+from pyshim.ptx.isa.collectives import Form
 
 PRELUDE_PACKAGE = "pyshim.ptx.preludes"
 # where a phase-mode kernel body resumes (after its parameter pointers are set up)
 RESUME_MARK = "/* resume */"
-# phase mode: a label where a region of region loops starts (targets/cpu_regions.py)
+# phase mode: a label where a region of region loops starts (targets/cpu/regions.py)
 REGION_MARK = "/* region */"
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pyshim.ptx import ir
-from pyshim.ptx.function import FunctionEmitter, cname_fn, cname_label
+from pyshim.ptx.isa.emitter import FunctionEmitter, cname_fn, cname_label
 from pyshim.ptx.types import BITS, C_TYPE, FLOAT, HALF, HALF2, INT, SIGNED, SIZE, sint_of, uint_of
 
 Fe = FunctionEmitter
@@ -418,7 +418,7 @@ def _shift(fe: Fe, inst: I) -> str:
 
 # setp/set comparisons (9.7.8.1), written once: the C operator of each integer comparison,
 # the unsigned ones (lo ls hi hs compare as unsigned whatever the type), the signed-form name
-# of each and each one's negation (targets/cpu_guards.py, targets/cpu_warpvec.py read these)
+# of each and each one's negation (targets/cpu/guards.py, targets/cpu/warpvec.py read these)
 INT_CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
            "lo": "<", "ls": "<=", "hi": ">", "hs": ">="}
 UNSIGNED_CMP = frozenset(("lo", "ls", "hi", "hs"))
@@ -1272,7 +1272,7 @@ def _param_ptr(fe: Fe, inst: I, op: ir.Operand) -> str:
 
 
 # the C operator of each integer binary op, as the EMIT rows below and the CPU's warp
-# vectors (targets/cpu_warpvec.py) write it
+# vectors (targets/cpu/warpvec.py) write it
 INT_OPERATOR = {"add": "+", "sub": "-", "and": "&", "or": "|", "xor": "^"}
 # 32-bit integer types
 INT32 = frozenset(("b32", "u32", "s32"))

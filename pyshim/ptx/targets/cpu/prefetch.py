@@ -13,7 +13,7 @@ but one.
 
 How: the addresses of global loads and stores are tracked as affine functions of %tid and
 %ctaid (a parameter pointer plus scaled indices: cvta, mul.wide, mad.wide, add.s64, with
-the arithmetic of cpu_guards.py), through registers with one definition each. Each such
+the arithmetic of cpu/guards.py), through registers with one definition each. Each such
 address, for %ctaid.x + 2, is prefetched over the block's box of thread indices row by row
 (cpu.h ps_prefetch_box), the rows along x, unless a row spans more than 16 KB or the box
 has more than 64 rows (a strided pattern: most lines would be wasted). A prefetch is only
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from pyshim.ptx import ir
 from pyshim.ptx.analysis import affine as aff
-from pyshim.ptx.targets import cpu_guards as g
+from pyshim.ptx.targets.cpu import guards as g
 
 AHEAD = 2  # blocks
 _REG64 = frozenset(("u64", "s64", "b64"))

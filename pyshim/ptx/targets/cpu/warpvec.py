@@ -22,10 +22,10 @@ Anything else keeps the scalar region loops.
 from __future__ import annotations
 
 from pyshim.ptx import ir
-from pyshim.ptx.function import cname_reg
-from pyshim.ptx.instructions import INT32 as _INT
-from pyshim.ptx.instructions import INT_CMP, UNSIGNED_CMP
-from pyshim.ptx.instructions import INT_OPERATOR as _ARITH
+from pyshim.ptx.isa.emitter import cname_reg
+from pyshim.ptx.isa.instructions import INT32 as _INT
+from pyshim.ptx.isa.instructions import INT_CMP, UNSIGNED_CMP
+from pyshim.ptx.isa.instructions import INT_OPERATOR as _ARITH
 
 
 class _Bail(Exception):

@@ -10,9 +10,10 @@ import math
 import re
 import struct
 
-from pyshim.ptx import ir, pointer_regs
-from pyshim.ptx.collectives import Form
+from pyshim.ptx import ir
+from pyshim.ptx.analysis import pointer_regs
 from pyshim.ptx.errors import PtxError, UnsupportedInstruction
+from pyshim.ptx.isa.collectives import Form
 from pyshim.ptx.types import C_TYPE, FLOAT, SIZE
 
 _RANGE = re.compile(r"(.*?)(\d+)$")

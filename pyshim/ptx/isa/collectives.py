@@ -27,9 +27,7 @@ class Form:
     ret_stmt = "return;"
 
     def local_array(self, fe, v: ir.Var, size: int, align: int) -> str:
-        from pyshim.ptx.function import cname_var
-
-        return f"PS_ALIGN({align}) uint8_t {cname_var(v.name)}[{size}];"
+        return f"PS_ALIGN({align}) uint8_t {fe.var_cname(v)}[{size}];"
 
     # ---- barriers (9.7.13.1) ----
     def bar_warp(self, fe, inst: ir.Instruction) -> str:

@@ -18,19 +18,22 @@ branch, so without masked loads and stores. A constant shuffle's reader reads th
 register's own array when every thread deposits, and a thread that skips a shuffle zeroes
 its element instead of every thread writing a round mark. And 1-D blocks of whole warps
 run a copy of all the loops in which the compiler knows every x loop is a whole number of
-vectors, and chains of shuffle regions run as warp vectors (cpu_warpvec.py).
+vectors, and chains of shuffle regions run as warp vectors (cpu/warpvec.py).
 """
 
 from __future__ import annotations
 
 import re
 
-from pyshim.ptx import ir, pointer_regs
-from pyshim.ptx.function import cname_label, cname_reg
+from pyshim.ptx import ir
+from pyshim.ptx.analysis import pointer_regs
+from pyshim.ptx.isa.emitter import cname_label, cname_reg
 from pyshim.ptx.layout import param_layout
 from pyshim.ptx.passes.regions import exit_labels, region_numbers
-from pyshim.ptx.targets import cpu_guards, cpu_prefetch, cpu_warpvec
 from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK
+from pyshim.ptx.targets.cpu import guards as cpu_guards
+from pyshim.ptx.targets.cpu import prefetch as cpu_prefetch
+from pyshim.ptx.targets.cpu import warpvec as cpu_warpvec
 
 _BARRIER = re.compile(r"\{ return (\d+)u; \} ps_at_\1: ;")
 _COLL = re.compile(r"return (\d+)u \| PS_PHASE_COLL; \} ps_at_\1: ;")
@@ -219,7 +222,7 @@ class RegionKernel:
         self.exits = False  # whether some thread may have left
         self.ahead = -1     # the furthest region a branch so far goes to
         self.ranges = dict(plan.ranges)
-        # branches no thread of a block may take, decided once per block (cpu_guards.py)
+        # branches no thread of a block may take, decided once per block (cpu/guards.py)
         guards = self.guards = None if paths else cpu_guards.branch_guards(k)
         self.guard_names = ({key: f"ps_gk{i}" for i, key in enumerate(guards.never)}
                             if guards else {})
@@ -449,7 +452,7 @@ class RegionKernel:
                       "    }", *loops]
 
     def warp_chains(self) -> list[tuple[int, int, list[str]]]:
-        """Chains of regions j0..j1 the 1-D copy runs as warp vectors (cpu_warpvec.py): each
+        """Chains of regions j0..j1 the 1-D copy runs as warp vectors (cpu/warpvec.py): each
         entered through a full constant shuffle at the end of region j0 - 1 (its source in
         an array), each region plain SIMD, each but the last ending in such a shuffle, the
         last at a barrier (after which its lane tail, if any, runs as before)."""

@@ -4,7 +4,7 @@ How a block runs (passes/classify_sync.py and passes/regions.py decide):
 - no barriers or collectives: a plain loop over the block's threads, the body inlined, the
   parameters and launch geometry set up once per block (loop_kernel);
 - barriers and warp collectives at the top level of the body, unguarded: region loops
-  (targets/cpu_regions.py), one loop over the threads per stretch between synchronisation
+  (targets/cpu/regions.py), one loop over the threads per stretch between synchronisation
   points, branches between regions per thread;
 - other barriers and collectives: phases (each thread runs to its next barrier or
   collective, registers in a per-thread context, a resume switch; phase_kernel);
@@ -14,15 +14,16 @@ How a block runs (passes/classify_sync.py and passes/regions.py decide):
 from __future__ import annotations
 
 from pyshim.ptx import ir
-from pyshim.ptx.collectives import Form
-from pyshim.ptx.function import cname_reg, cname_var
-from pyshim.ptx.instructions import SYNC_OPCODES
+from pyshim.ptx.isa.collectives import Form
+from pyshim.ptx.isa.emitter import cname_reg, cname_var
+from pyshim.ptx.isa.instructions import SYNC_OPCODES
 from pyshim.ptx.layout import param_layout, var_bytes
 from pyshim.ptx.passes import classify_sync
-from pyshim.ptx.targets import cpu_guards, cpu_prefetch
 from pyshim.ptx.targets.base import RESUME_MARK, Target
-from pyshim.ptx.targets.cpu_phase import PhaseForm
-from pyshim.ptx.targets.cpu_regions import DECL, REG, param_copies, region_kernel
+from pyshim.ptx.targets.cpu import guards as cpu_guards
+from pyshim.ptx.targets.cpu import prefetch as cpu_prefetch
+from pyshim.ptx.targets.cpu.phase import PhaseForm
+from pyshim.ptx.targets.cpu.regions import DECL, REG, param_copies, region_kernel
 
 # what in a kernel body needs the block's shared window (cpu.h): the window itself, the
 # generic-address test, the context fields behind them (substrings: a regex alternation
@@ -117,7 +118,7 @@ class CpuTarget(Target):
         the addresses as affine under -fwrapv and the mark makes it gather and scatter
         (saxpy 9 -> 24 ms).
 
-        A block that provably takes none of the kernel's opening guards (cpu_guards.py)
+        A block that provably takes none of the kernel's opening guards (cpu/guards.py)
         runs a copy of the body without them, so without masks. A kernel that names no
         shared memory skips the per-block shared window (a thread-local lookup per block).
         """
@@ -146,7 +147,7 @@ class CpuTarget(Target):
                f"{fn} void k{index}_body(PS_CTX, uint8_t *ps_pb) {{", "(void)ps_pb;", body, "}"]
         if fast is not None:
             # a block where no thread takes the opening's guards runs an unmasked copy
-            # (cpu_guards.py)
+            # (cpu/guards.py)
             out += [f"{fn} void k{index}_fast(PS_CTX, uint8_t *ps_pb) {{", "(void)ps_pb;",
                     fast, "}"]
         out += [f"static int k{index}_run_block(const pyshim_launch *l, const pyshim_block *b,"

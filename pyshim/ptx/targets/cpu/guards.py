@@ -41,8 +41,8 @@ from pyshim.ptx.analysis.affine import (
     tadd,
     tmul,
 )
-from pyshim.ptx.function import cname_label, cname_reg
-from pyshim.ptx.instructions import NEGATE_CMP
+from pyshim.ptx.isa.emitter import cname_label, cname_reg
+from pyshim.ptx.isa.instructions import NEGATE_CMP
 
 _LABEL_LINE = re.compile(r"^\s*L_[\w$]+: ;", re.M)
 # a body longer than this is not copied (the copy doubles the kernel's compile time)

@@ -2,7 +2,7 @@
 
 A phase kernel's k{i}_body runs one thread until its next barrier or warp collective: the
 thread deposits what it brings in its collective record (`ctx->coll[PS_LINEAR(ctx)]`),
-returns the site to the scheduler (targets/cpu.py phase_kernel, cpu.h), which completes the
+returns the site to the scheduler (targets/cpu/target.py phase_kernel, cpu.h), which completes the
 barrier or collective once every thread has arrived, and resumes at `ps_at_<site>` to read
 the result. Registers live in the context copy `L->r`, arrays in the per-thread context
 (both outlive the return), so `return 0;` leaves the thread.
@@ -11,7 +11,7 @@ the result. Registers live in the context copy `L->r`, arrays in the per-thread 
 from __future__ import annotations
 
 from pyshim.ptx import ir
-from pyshim.ptx.collectives import Form
+from pyshim.ptx.isa.collectives import Form
 
 PC = "ctx->coll[PS_LINEAR(ctx)]"  # this thread's collective record
 # the warp collectives this form (and cpu.h's ps_phase_collectives) completes; a kernel with
