@@ -68,6 +68,10 @@ class Form:
     def activemask(self, fe, inst: ir.Instruction, d: ir.Operand) -> str:
         return fe.dst(d, "b32", f"ps_activemask(ctx, {inst.site}u)", inst)
 
+    def elect(self, fe, inst: ir.Instruction, d: ir.Operand, p: ir.Operand | None,
+              mask: str) -> str:
+        return elected(fe, inst, d, p, f"ps_activemask(ctx, {inst.site}u)", mask)
+
     def match(self, fe, inst: ir.Instruction, mods: list[str], d: ir.Operand, a: ir.Operand,
               m: str) -> str | None:
         if mods == ["any", "b32"]:
@@ -91,3 +95,16 @@ class Form:
               a: ir.Operand, mask: ir.Operand) -> str:
         return fe.dst(d, "u32", f"ps_redux32(ctx, {inst.site}u, {op}, {signed}, "
                                 f"{fe.src(a, 'u32', inst)}, {fe.src(mask, 'u32', inst)})", inst)
+
+
+def elected(fe, inst: ir.Instruction, d: ir.Operand, p: ir.Operand | None, active: str,
+            mask: str) -> str:
+    """elect.sync's results from `active`, the warp's active lanes: the lowest of them in
+    `mask` is the leader."""
+    t = fe.new_tmp()
+    out = [f"{{ uint32_t {t} = {active} & {mask};",
+           f"{t} = {t} ? 31u - ps_clz32({t} & (0u - {t})) : 0u;", fe.dst(d, "b32", t, inst)]
+    if p is not None:
+        out.append(fe.dst(p, "pred", f"(ps_laneid(ctx) == {t})", inst))
+    out.append("}")
+    return " ".join(out)

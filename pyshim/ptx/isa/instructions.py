@@ -1178,6 +1178,18 @@ def _match(fe: Fe, inst: I) -> str:
     return code
 
 
+def _elect(fe: Fe, inst: I) -> str:
+    """elect.sync d|p, membermask (PTX ISA 9.7.13.13, sm_90): one leader among the lanes of
+    membermask that execute it (pyshim: the lowest); d its lane id (or _), p true in it."""
+    if inst.mods != ("sync",):
+        raise fe.unsupported(inst)
+    d, mask = _nops(fe, inst, 2)
+    dd, p = (d.first, d.second) if isinstance(d, ir.PredPair) else (d, None)
+    if type(dd) is ir.Reg and dd.name == "_":  # the sink, as the first of a pair
+        dd = ir.Sym("_")
+    return fe.form.elect(fe, inst, dd, p, fe.src(mask, "u32", inst))
+
+
 REDUX_OPS = {"add": 0, "min": 1, "max": 2, "and": 3, "or": 4, "xor": 5}
 
 
@@ -1317,7 +1329,7 @@ EMIT: dict[str, tuple[Handler, str]] = {
     }),
     **_rows(BARRIER, {"bar": _bar, "barrier": _bar}),
     **_rows(COLLECTIVE, {"shfl": _shfl, "vote": _vote, "activemask": _activemask,
-                         "match": _match, "redux": _redux}),
+                         "match": _match, "redux": _redux, "elect": _elect}),
     **_rows(BRANCH, {"bra": _bra, "brx": _brx, "ret": _ret, "exit": _exit}),
 }
 

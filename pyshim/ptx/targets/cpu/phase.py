@@ -11,12 +11,12 @@ the result. Registers live in the context copy `L->r`, arrays in the per-thread 
 from __future__ import annotations
 
 from pyshim.ptx import ir
-from pyshim.ptx.isa.collectives import Form
+from pyshim.ptx.isa.collectives import Form, elected
 
 PC = "ctx->coll[PS_LINEAR(ctx)]"  # this thread's collective record
 # the warp collectives this form (and cpu.h's ps_phase_collectives) completes; a kernel with
 # any other collective (a whole-warp function such as mma.sync) runs as fibers
-PHASE_COLLECTIVES = frozenset(("shfl", "vote", "activemask", "match", "redux"))
+PHASE_COLLECTIVES = frozenset(("shfl", "vote", "activemask", "match", "redux", "elect"))
 VOTE_OPS = {"all": 0, "any": 1, "uni": 2, "ballot": 3}
 
 
@@ -96,6 +96,11 @@ class PhaseForm(Form):
     def activemask(self, fe, inst: ir.Instruction, d: ir.Operand) -> str:
         _, act = _ballot_halves()
         return _ballot(inst, "1") + " " + fe.dst(d, "b32", act, inst)
+
+    def elect(self, fe, inst: ir.Instruction, d: ir.Operand, p: ir.Operand | None,
+              mask: str) -> str:
+        _, act = _ballot_halves()
+        return _ballot(inst, "1") + " " + elected(fe, inst, d, p, act, mask)
 
     def match(self, fe, inst: ir.Instruction, mods: list[str], d: ir.Operand, a: ir.Operand,
               m: str) -> str | None:
