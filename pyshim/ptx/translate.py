@@ -2,9 +2,10 @@
 
     source = translate(ptx_text, target="cpu-wave64")
 
-The Translator walks the IR once; per-instruction C comes from `instructions.emit`, and
+The Translator walks the IR once; per-instruction C comes from `isa.instructions.emit`, and
 everything target-specific (preludes, kernel entry points, the module descriptor, extern
-functions) from a `targets.base.Target` subclass.
+functions, the Form a kernel's barriers and collectives take) from a `targets.base.Target`
+subclass.
 """
 
 from __future__ import annotations
