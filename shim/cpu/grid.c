@@ -497,8 +497,123 @@ static void unlink_job_locked(grid_job *j)
     }
 }
 
+/* ---- cooperative launches: every block on a thread of its own, all resident at once, so
+ * that cooperative_groups' grid sync completes: it counts arrivals in a workspace the kernel
+ * finds in %envreg1:%envreg2 and each block's first thread spins until the count is full.
+ * A block that faults or traps would leave the others spinning forever, and so would the
+ * watchdog's end of one: the others are then ended with the watchdog's signal, and the
+ * launch fails with the first block's error. */
+
+typedef struct coop_block {
+    grid_job *j;
+    uint64_t index;
+    pthread_t thread;
+} coop_block;
+
+static pthread_mutex_t coop_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t coop_cond = PTHREAD_COND_INITIALIZER;
+static pthread_once_t coop_once = PTHREAD_ONCE_INIT;
+
+static void *coop_thread(void *arg)
+{
+    coop_block *cb = arg;
+    grid_job *j = cb->j;
+    cpu_guard_prepare();
+    void *shared = NULL;
+    size_t cap = 0;
+    if (!ensure_shared(j->job, &shared, &cap))
+        atomic_store(&j->no_shared, true);
+    else
+        run_blocks(j, (uint32_t)(cb->index % (uint64_t)cpu_grid_workers()), shared, cb->index,
+                   cb->index + 1);
+    free(shared);
+    pthread_mutex_lock(&coop_lock);
+    j->done++;
+    pthread_cond_broadcast(&coop_cond);
+    pthread_mutex_unlock(&coop_lock);
+    return NULL;
+}
+
+static hipError_t run_cooperative(const cpu_grid_job *job)
+{
+    pthread_once(&coop_once, cpu_timeout_install);
+    _Alignas(16) uint32_t workspace[4] = {0};   /* cooperative_groups: size, arrival count */
+    cpu_grid_job local = *job;
+    local.launch.runtime_ctx = workspace;
+    const pyshim_dim3 g = job->launch.grid;
+    grid_job j = {.job = &local, .total = (uint64_t)g.x * g.y * g.z, .chunk = 1};
+    atomic_init(&j.next, 0);
+    atomic_init(&j.trap, 0);
+    atomic_init(&j.trap_block, 0);
+    atomic_init(&j.fault_addr, 0);
+    atomic_init(&j.no_shared, false);
+    atomic_init(&j.timed_out, false);
+    atomic_init(&j.published, false);
+    atomic_init(&j.joined, 0);
+    atomic_init(&j.finished, false);
+    coop_block *blocks = calloc(j.total, sizeof *blocks);
+    if (blocks == NULL)
+        return hipErrorOutOfMemory;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, CPU_KERNEL_STACK);
+    watch w;
+    watch_start(&w, &j);
+    uint64_t started = 0;
+    bool no_thread = false;
+    for (; started < j.total; started++) {
+        blocks[started] = (coop_block){.j = &j, .index = started};
+        if (pthread_create(&blocks[started].thread, &attr, coop_thread, &blocks[started]) != 0) {
+            no_thread = true;   /* the blocks started would wait for this one forever */
+            atomic_store(&j.timed_out, true);
+            break;
+        }
+    }
+    pthread_attr_destroy(&attr);
+    pthread_mutex_lock(&coop_lock);
+    while (j.done < started) {
+        if (atomic_load(&j.trap) != 0 || atomic_load(&j.no_shared) ||
+            atomic_load(&j.timed_out)) {
+            /* a block failed (or the watchdog ended the launch): end the others, again
+             * until they are gone (one between two blocks ignores the signal) */
+            atomic_store(&j.timed_out, true);
+            for (uint64_t i = 0; i < started; i++)
+                pthread_kill(blocks[i].thread, cpu_timeout_signal());
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 10000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&coop_cond, &coop_lock, &ts);
+    }
+    pthread_mutex_unlock(&coop_lock);
+    for (uint64_t i = 0; i < started; i++)
+        pthread_join(blocks[i].thread, NULL);
+    free(blocks);
+    watch_end(&w);
+    if (no_thread) {
+        cpu_log("kernel %s: cannot start a thread for each of the %llu blocks of a cooperative "
+                "launch", job->kernel->name, (unsigned long long)j.total);
+        return hipErrorCooperativeLaunchTooLarge;
+    }
+    if (atomic_load(&j.no_shared)) {
+        cpu_log("kernel %s: cannot allocate %u bytes of dynamic shared memory",
+                job->kernel->name, job->launch.dyn_shared_bytes);
+        return hipErrorOutOfMemory;
+    }
+    int trap = atomic_load(&j.trap);
+    if (trap == 0)
+        return hipSuccess;
+    return report_trap(job, trap, atomic_load(&j.trap_block), atomic_load(&j.fault_addr));
+}
+
 hipError_t cpu_grid_run(const cpu_grid_job *job)
 {
+    if (job->cooperative)
+        return run_cooperative(job);
     static _Thread_local void *shared = NULL;
     static _Thread_local size_t shared_cap = 0;
     const pyshim_dim3 g = job->launch.grid;

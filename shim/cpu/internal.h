@@ -325,6 +325,7 @@ typedef struct cpu_grid_job {
     const pyshim_kernel_desc *kernel;
     pyshim_launch launch;
     void **params;                   /* one pointer per parameter, into a private copy */
+    bool cooperative;                /* every block resident at once: a thread each */
 } cpu_grid_job;
 
 /* Runs every block of the job on the pool, blocking the caller until all are done.
