@@ -151,7 +151,8 @@ hipError_t hipEventSynchronize(hipEvent_t event)
     uint64_t target = event->gen_recorded;
     event->refs++;   /* alive while this thread spins on it unlocked */
     pthread_mutex_unlock(&cpu_sched_lock);
-    cpu_spin_until(event_reached, &(event_wait){event, target});
+    if (cpu_expect_short_wait())
+        cpu_spin_until(event_reached, &(event_wait){event, target});
     pthread_mutex_lock(&cpu_sched_lock);
     while (event->gen_done < target)
         pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);

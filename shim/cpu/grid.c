@@ -3,8 +3,9 @@
  * itself first, one at a time, timing them: a grid whose projected run time stays under
  * SOLO_NS never involves another thread (waking workers and waiting for them would cost
  * more than the blocks). A grid projected to run longer is published to a pool of worker
- * threads, created on first use, and the submitter keeps running small chunks of it until
- * every worker has joined, then waits. A published launch is a job in a FIFO; a worker
+ * threads, created on first use; the submitter keeps running small chunks of a grid
+ * projected under HELP_NS until every worker has joined, and then (or at once, for a
+ * longer grid) waits. A published launch is a job in a FIFO; a worker
  * joins the first job with blocks left and pulls chunks of linear block indices from the
  * job's atomic counter until none are left, so the only lock taken per job per worker is
  * to join and to leave. Workers out of work, and a submitter waiting for its job, spin
@@ -27,6 +28,9 @@
 /* Projected run time below which the submitter runs a whole grid alone: about what waking
  * the pool's workers and collecting them costs on a busy machine. */
 #define SOLO_NS 20000u
+/* Projected run time up to which the submitter also helps once the pool has the grid: the
+ * workers' wake-up is then a good part of the launch. */
+#define HELP_NS 1000000u
 
 typedef struct grid_job {
     const cpu_grid_job *job;
@@ -44,6 +48,7 @@ typedef struct grid_job {
     uint64_t done;              /* blocks accounted for (lock held) */
     int active;                 /* workers inside the job (lock held) */
     bool submitter_sleeping;    /* (lock held) */
+    double projected_ns;        /* the submitter's projection when it published the job */
     struct grid_job *next_job;
 } grid_job;
 
@@ -316,12 +321,15 @@ static void *pool_worker(void *arg)
     void *shared = NULL;
     size_t shared_cap = 0;
     bool spun = false;
+    /* after a long grid, launches are not coming back to back: sleep at once (a spinning
+     * worker only takes the CPU the submitter and the caller need to go on) */
+    bool after_long = false;
     pthread_mutex_lock(&pool_lock);
     for (;;) {
         grid_job *j = pick_job_locked();
         if (j == NULL) {
             uint64_t seen = atomic_load(&pool_gen);
-            if (!spun) {
+            if (!spun && !after_long) {
                 /* out of work: watch for the next launch a while before sleeping */
                 pthread_mutex_unlock(&pool_lock);
                 cpu_spin_until(pool_changed, &seen);
@@ -336,6 +344,7 @@ static void *pool_worker(void *arg)
             continue;
         }
         spun = false;
+        after_long = j->projected_ns > (double)HELP_NS;
         j->active++;
         atomic_fetch_add(&j->joined, 1);
         pthread_mutex_unlock(&pool_lock);
@@ -466,13 +475,18 @@ static uint64_t run_submitter(grid_job *j, void *shared, uint64_t t0)
         if (job_failed(j))
             return taken + skip_all(j);
         if (!published) {
-            if (end < j->total &&
-                (double)(cpu_now_ns() - t0) * (double)j->total > (double)SOLO_NS * (double)end) {
+            double projected = (double)(cpu_now_ns() - t0) * (double)j->total / (double)end;
+            if (end < j->total && projected > (double)SOLO_NS) {
                 pthread_once(&pool_once, start_pool);
                 if (pool_size == 0)
                     continue;   /* no pool: the submitter runs the whole grid */
+                j->projected_ns = projected;
                 publish(j);
                 published = true;
+                /* a long grid runs on the pinned workers alone, as it always did: a chunk
+                 * held by an extra, unpinned thread would only be a straggler there */
+                if (projected > (double)HELP_NS)
+                    break;
                 step = j->chunk / 8 ? j->chunk / 8 : 1;
             }
         } else if (atomic_load(&j->joined) >= pool_size) {
@@ -644,7 +658,10 @@ hipError_t cpu_grid_run(const cpu_grid_job *job)
         pthread_mutex_lock(&pool_lock);
         leave_job_locked(&j, taken);
         pthread_mutex_unlock(&pool_lock);
-        cpu_spin_until(job_finished, &j);
+        /* a thread spinning beside the workers takes their CPUs (each yield hands it back
+         * and forth): spin only for a grid whose end is near */
+        if (j.projected_ns <= (double)cpu_spin_ns())
+            cpu_spin_until(job_finished, &j);
         pthread_mutex_lock(&pool_lock);
         while (!atomic_load(&j.finished)) {
             j.submitter_sleeping = true;

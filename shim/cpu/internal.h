@@ -367,6 +367,9 @@ uint64_t cpu_spin_ns(void);
 /* Polls ready(arg) for at most cpu_spin_ns(), yielding the CPU between rounds; true as soon
  * as it returns true, false when the budget ran out. */
 bool cpu_spin_until(bool (*ready)(const void *arg), const void *arg);
+/* True when the last command a stream ran was short (within the spin budget): a wait for
+ * the device is then worth a spin (stream.c). */
+bool cpu_expect_short_wait(void);
 
 /* Tags in handle objects, for debuggers and core dumps; whether a handle is valid is decided
  * by membership in a live set (handles.c), never by reading through it. */

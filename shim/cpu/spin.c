@@ -55,13 +55,16 @@ bool cpu_spin_until(bool (*ready)(const void *arg), const void *arg)
     if (budget == 0)
         return false;
     uint64_t start = cpu_now_ns();
-    for (;;) {
+    /* rounds are bounded too: on a machine with more runnable threads than cores each
+     * yield can take a time slice, and the wall-clock budget alone would let the spin go on
+     * being rescheduled (and taking CPU from the threads it waits for) for milliseconds */
+    for (uint64_t round = 0;; round++) {
         for (int i = 0; i < 4; i++) {
             RELAX();
             if (ready(arg))
                 return true;
         }
-        if (cpu_now_ns() - start >= budget)
+        if (cpu_now_ns() - start >= budget || round * 1000u >= budget)
             return ready(arg);
         sched_yield();
         if (ready(arg))

@@ -195,6 +195,14 @@ static bool has_work(const void *arg)
 
 /* Commands in flight on every stream, for a device synchronisation's spin. */
 static uint64_t inflight = 0;
+/* How long the last command any stream ran took: a waiter spins only after short ones (a
+ * spinning waiter beside a long kernel's workers only takes CPU time from them). */
+static uint64_t last_run_ns = 0;
+
+bool cpu_expect_short_wait(void)
+{
+    return __atomic_load_n(&last_run_ns, __ATOMIC_RELAXED) <= cpu_spin_ns();
+}
 
 static void *stream_worker(void *arg)
 {
@@ -219,8 +227,11 @@ static void *stream_worker(void *arg)
         while (!deps_ready_locked(c))
             pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);
         pthread_mutex_unlock(&cpu_sched_lock);
-        if (c->run != NULL)   /* a pure wait has nothing to run */
+        if (c->run != NULL) {   /* a pure wait has nothing to run */
+            uint64_t t0 = cpu_now_ns();
             c->run(c);
+            __atomic_store_n(&last_run_ns, cpu_now_ns() - t0, __ATOMIC_RELAXED);
+        }
         pthread_mutex_lock(&cpu_sched_lock);
         __atomic_store_n(&s->head, c->next, __ATOMIC_RELEASE);
         if (s->head == NULL)
@@ -442,7 +453,8 @@ hipError_t cpu_stream_wait_seq(struct ihipStream_t *s, uint64_t seq)
     if (on_worker)
         return refuse_wait_on_worker();
     /* a synchronize right after a short kernel: catch its completion without sleeping */
-    cpu_spin_until(seq_reached, &(seq_wait){s, seq});
+    if (cpu_expect_short_wait())
+        cpu_spin_until(seq_reached, &(seq_wait){s, seq});
     pthread_mutex_lock(&cpu_sched_lock);
     while (s->completed < seq)
         pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);
@@ -497,7 +509,8 @@ hipError_t cpu_device_wait_idle(void)
     if (on_worker)
         return refuse_wait_on_worker();
     pthread_once(&null_once, init_null_stream);
-    cpu_spin_until(nothing_inflight, NULL);
+    if (cpu_expect_short_wait())
+        cpu_spin_until(nothing_inflight, NULL);
     pthread_mutex_lock(&cpu_sched_lock);
     while (any_busy_locked())
         pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);
