@@ -2,7 +2,8 @@
  * Driver entry points the tables now map (issue #21 point 6), each through the shim's
  * libcuda.so.1 on the CPU device: stream wait-value operations (a wait that holds the stream
  * until the host writes the word, the comparisons, 64-bit values, bad flags), peer copies
- * between contexts, prefetches and advice by CUmemLocation, and every cuCtxCreate ABI.
+ * between contexts, prefetches and advice by CUmemLocation, pools by CUmemLocation, and
+ * every cuCtxCreate ABI.
  * Prints ok/FAIL lines; exit status 1 if any failed.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -139,6 +140,52 @@ static void prefetch_and_advice(void)
     cuMemFree(m);
 }
 
+static void location_pools(void)
+{
+    CUmemLocation dev0 = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0};
+    CUmemLocation dev9 = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 9};
+    CUmemLocation host = {.type = CU_MEM_LOCATION_TYPE_HOST, .id = 0};
+    CUmemoryPool def = NULL, by_dev = NULL, cur = NULL, made = NULL;
+    CUresult rc = cuMemGetDefaultMemPool(&def, &dev0, CU_MEM_ALLOCATION_TYPE_PINNED);
+    cuDeviceGetDefaultMemPool(&by_dev, 0);
+    EXPECT(rc == CUDA_SUCCESS && def != NULL && def == by_dev,
+           "cuMemGetDefaultMemPool(device 0) is cuDeviceGetDefaultMemPool(0)");
+    rc = cuMemGetMemPool(&cur, &dev0, CU_MEM_ALLOCATION_TYPE_PINNED);
+    EXPECT(rc == CUDA_SUCCESS && cur == def, "the current pool is the default one");
+    CUmemPoolProps props = {.allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+                            .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0}};
+    EXPECT(cuMemPoolCreate(&made, &props) == CUDA_SUCCESS, "cuMemPoolCreate");
+    rc = cuMemSetMemPool(&dev0, CU_MEM_ALLOCATION_TYPE_PINNED, made);
+    cur = NULL;
+    cuMemGetMemPool(&cur, &dev0, CU_MEM_ALLOCATION_TYPE_PINNED);
+    CUmemoryPool by_dev_cur = NULL;
+    cuDeviceGetMemPool(&by_dev_cur, 0);
+    EXPECT(rc == CUDA_SUCCESS && cur == made && by_dev_cur == made,
+           "cuMemSetMemPool: read back by both calls");
+    /* an allocation on the stream comes from the pool set */
+    CUdeviceptr p = 0;
+    cuMemAllocAsync(&p, 4096, NULL);
+    cuStreamSynchronize(NULL);
+    size_t used = 0;
+    cuMemPoolGetAttribute(made, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used);
+    EXPECT(p != 0 && used >= 4096, "cuMemAllocAsync drew %zu bytes from the pool set", used);
+    cuMemFreeAsync(p, NULL);
+    cuStreamSynchronize(NULL);
+    cuMemSetMemPool(&dev0, CU_MEM_ALLOCATION_TYPE_PINNED, def);
+    cuMemPoolDestroy(made);
+    EXPECT(cuMemGetDefaultMemPool(&cur, &host, CU_MEM_ALLOCATION_TYPE_PINNED) ==
+               CUDA_ERROR_NOT_SUPPORTED, "a host pool: CUDA_ERROR_NOT_SUPPORTED");
+    EXPECT(cuMemGetMemPool(&cur, &dev0, CU_MEM_ALLOCATION_TYPE_MANAGED) == CUDA_ERROR_NOT_SUPPORTED,
+           "a managed pool: CUDA_ERROR_NOT_SUPPORTED");
+    EXPECT(cuMemGetMemPool(&cur, &dev9, CU_MEM_ALLOCATION_TYPE_PINNED) == CUDA_ERROR_INVALID_DEVICE,
+           "device 9: CUDA_ERROR_INVALID_DEVICE");
+    EXPECT(cuMemGetDefaultMemPool(&cur, NULL, CU_MEM_ALLOCATION_TYPE_PINNED) ==
+                   CUDA_ERROR_INVALID_VALUE &&
+               cuMemSetMemPool(&dev0, CU_MEM_ALLOCATION_TYPE_INVALID, def) ==
+                   CUDA_ERROR_INVALID_VALUE,
+           "no location / an invalid type: CUDA_ERROR_INVALID_VALUE");
+}
+
 static void contexts(CUdevice dev)
 {
     CUcontext c1 = NULL, c2 = NULL, c3 = NULL, c4 = NULL, cur = NULL;
@@ -174,6 +221,7 @@ int main(void)
     wait_values();
     peer_copies(ctx);
     prefetch_and_advice();
+    location_pools();
     contexts(dev);
     cuCtxSetCurrent(ctx);
     printf("PASS: %d failure(s)\n", failures);
