@@ -157,7 +157,7 @@ def api_bench() -> Path:
 
 def launch_bench() -> Path:
     """c/launch_bench.c, linked as api_bench is."""
-    from pyshim.build import cuda_include
+    from pyshim.builders.libcuda import cuda_include
     from pyshim.tables.fetch import include_dir
 
     src = C_DIR / "launch_bench.c"

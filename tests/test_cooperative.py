@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build
+from pyshim.builders.components import build_all
 
 SOURCE = Path(__file__).resolve().parent / "cpu_device" / "cooperative.cu"
 FLAVOURS = {"static": [], "shared": ["-cudart", "shared"]}
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is no
 
 @pytest.fixture(scope="module")
 def programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    build.build_all()
+    build_all()
     out = tmp_path_factory.mktemp("cooperative")
     exes = {}
     for flavour, flags in FLAVOURS.items():

@@ -90,10 +90,10 @@ def test_driver_entry_points_mapped_for_issue_21(tmp_path: Path) -> None:
     location-addressed pool calls, cuCtxCreate's ABIs): each behaves as CUDA documents on the
     CPU device. The wait-value and pool calls were NOT_SUPPORTED stubs before, and
     cuCtxCreate_v3 / the CUDA 3.2 cuCtxCreate too."""
-    build.build_all()
+    build_all()
     lib = build_dir() / "lib"
     exe = tmp_path / "test_driver_mapped"
-    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{build.cuda_include()}",
+    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{cuda_include()}",
            str(REPO_DIR / "tests" / "shim" / "test_driver_mapped.c"), "-o", str(exe),
            f"-L{lib}", "-lcuda", "-Wl,--allow-shlib-undefined"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
