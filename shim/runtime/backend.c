@@ -115,6 +115,16 @@ int pyshim_rt_hip_launch(void *fn, const unsigned grid[3], const unsigned block[
                                     args, NULL));
 }
 
+int pyshim_rt_hip_launch_cooperative(void *fn, const unsigned grid[3], const unsigned block[3],
+                                     size_t shmem, void *stream, void **args)
+{
+    if (shmem > 0xffffffffu)
+        return ERR_INVALID_VALUE;
+    return rt(hipModuleLaunchCooperativeKernel((hipFunction_t)fn, grid[0], grid[1], grid[2],
+                                               block[0], block[1], block[2], (unsigned)shmem,
+                                               (hipStream_t)stream, args));
+}
+
 int pyshim_rt_hip_props(int device, void *buf, size_t len)
 {
     if (len < sizeof(hipDeviceProp_tR0600))

@@ -106,6 +106,10 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_global(void *module, const char *name, void *
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_launch(void *fn, const unsigned grid[3],
                                           const unsigned block[3], size_t shmem, void *stream,
                                           void **args);
+/* The same as a cooperative launch (every block resident at once: grid-wide sync). */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_launch_cooperative(void *fn, const unsigned grid[3],
+                                                      const unsigned block[3], size_t shmem,
+                                                      void *stream, void **args);
 /* hipGetDevicePropertiesR0600 into a buffer of PYSHIM_RT_HIPPROP_SIZE bytes. */
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_props(int device, void *buf, size_t len);
 /* The attributes cudaFuncGetAttributes reports, from the HIP function. */

@@ -49,6 +49,10 @@ SPECIAL: dict[str, tuple[str, str]] = {
 }
 for _i in range(32):
     SPECIAL[f"%envreg{_i}"] = ("0u", "u32")
+# cooperative_groups' grid sync finds its workspace here (high, low 32 bits of a pointer):
+# the launch supplies it for a cooperative launch, 0 otherwise (grid.sync() then traps)
+SPECIAL["%envreg1"] = ("PS_ENVREG1(ctx)", "u32")
+SPECIAL["%envreg2"] = ("PS_ENVREG2(ctx)", "u32")
 for _i in range(8):
     SPECIAL[f"%pm{_i}"] = ("0u", "u32")
     SPECIAL[f"%pm{_i}_64"] = ("((uint64_t)0)", "u64")

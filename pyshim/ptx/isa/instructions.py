@@ -811,7 +811,12 @@ def _ld(fe: Fe, inst: I) -> str:
     if vec == 1:
         if isinstance(d, ir.Vec):
             raise fe.bad(inst, "vector destination without .v2/.v4")
-        return fe.dst(d, ty, f"(*(const {q}{ct} *){ptr})", inst)
+        load = f"(*(const {q}{ct} *){ptr})"
+        if vol and space in ("global", "generic"):
+            # how a spin-wait on another block or the host reads (grid sync, flags): on a
+            # CPU with more such blocks than cores, the one awaited needs this core now and then
+            load = f"(ps_spin_hint(), {load})"
+        return fe.dst(d, ty, load, inst)
     if not isinstance(d, ir.Vec) or len(d.items) != vec:
         raise fe.bad(inst, f"expected {{..}} of {vec} registers")
     t = fe.new_tmp()
