@@ -41,7 +41,7 @@ print(json.dumps({"lines": len(ptx.splitlines()), "translate_s": t1 - t0,
 
 
 # a grid-stride loop whose body nvcc unrolls: one long region of memory accesses, the shape
-# that was quadratic (3,642 PTX lines took 22 s: a rescan of the region per access)
+# that was quadratic (a rescan of the region per access; README.md has the figure)
 GRID_STRIDE_UNROLL = 432  # about 3,650 PTX lines
 _GRID_STRIDE = """\
 __global__ void grid_stride_unrolled(const float *__restrict__ a, const float *__restrict__ b,

@@ -24,11 +24,11 @@ from pathlib import Path
 
 from pyshim.paths import SHIM_DIR
 
-# -march=native: PTX's fma.rn becomes one instruction instead of libm's software fmaf (twice
-# the speed of fma-bound kernels); the identity below then includes this CPU's features.
-# -fopenmp-simd: the `omp simd` marks on region loops whose threads may run in lockstep
-# (targets/cpu/regions.py) take effect, without linking an OpenMP runtime (clang-19: tiled
-# sgemm 52 -> 20 ms; which regions are marked, and what that measured: passes/regions.py).
+# -march=native: PTX's fma.rn becomes one instruction instead of libm's software fmaf; the
+# identity below then includes this CPU's features. -fopenmp-simd: the `omp simd` marks on
+# region loops whose threads may run in lockstep (targets/cpu/regions.py) take effect,
+# without linking an OpenMP runtime (which regions are marked: passes/regions.py; what each
+# flag measured: benchmarks/README.md, "Figures behind the code").
 # Hand-built experiments on generated kernels need these flags too, or measure other code.
 CPU_FLAGS = ("-std=gnu11", "-O2", "-march=native", "-shared", "-fPIC", "-fno-strict-aliasing",
              "-ffp-contract=off", "-fwrapv", "-fopenmp-simd", "-fvisibility=hidden",

@@ -2,7 +2,7 @@
 
     mod = load_module(data, "cpu-wave64")   # -> LoadedModule(path, kernels, globals, ...)
 
-`data` is a fat binary container (magic 0xBA55ED50), PTX text, or an ELF (a host binary
+`data` is a fat binary container (pyshim.binary.fatbin), PTX text, or an ELF (a host binary
 or cubin: its fat binaries are searched for PTX). The PTX is translated for `target`,
 compiled and cached (key: PTX bytes, translator version, target, compiler identity).
 Every failure is an exception whose `cuda_error` names the CUresult to return.
@@ -22,7 +22,6 @@ from pyshim.ptx.errors import PtxError, UnsupportedInstruction
 
 log = logging.getLogger("pyshim")
 
-FATBIN_MAGIC = 0xBA55ED50
 _TARGET_RE = re.compile(r"(cpu-wave64|cpu-wave32)|(hip-wave64|hip-wave32):(gfx[0-9a-f]+)")
 
 InvalidPtx = PtxError  # CUDA_ERROR_INVALID_PTX, message with line:col
@@ -100,9 +99,9 @@ def extract_ptx(data: bytes) -> str:
     from pyshim.binary.errors import FatbinError, NoPtxError
 
     data = bytes(data)
-    if len(data) >= 4 and struct.unpack_from("<I", data)[0] == FATBIN_MAGIC:
+    if fatbin.is_container(data):
         try:
-            containers = _back_to_back(data)
+            containers = fatbin.back_to_back(data)
             if len(containers) > 1:
                 return _link_units(containers)
             return fatbin.choose_ptx(containers[0].entries, max_arch=device_arch()).ptx()
@@ -122,19 +121,6 @@ def extract_ptx(data: bytes) -> str:
             raise InvalidImage(f"PTX image is not UTF-8 text ({exc})") from None
     raise InvalidImage("module image is neither a fat binary, PTX text nor an ELF file "
                        f"(starts with {data[:8].hex()})")
-
-
-def _back_to_back(data: bytes) -> list:
-    """The fat binary containers that follow each other from the start of `data` (an
-    -rdc=true program's relocatable units, one per translation unit, are passed so)."""
-    from pyshim.binary import fatbin
-
-    out = [fatbin.parse(data, 0)]
-    pos = out[0].size
-    while pos + 16 <= len(data) and struct.unpack_from("<I", data, pos)[0] == FATBIN_MAGIC:
-        out.append(fatbin.parse(data, pos))
-        pos += out[-1].size
-    return out
 
 
 def _link_units(containers: list) -> str:
@@ -172,16 +158,7 @@ def _ptx_from_elf(data: bytes) -> str:
         except ptx_link.PtxLinkError as exc:
             raise InvalidImage(str(exc)) from None
 
-    entries = []
-    magic = struct.pack("<I", FATBIN_MAGIC)
-    pos = data.find(magic)
-    while pos >= 0:
-        try:
-            container = fatbin.parse(data, pos)
-            entries.extend(container.entries)
-            pos = data.find(magic, pos + max(container.size, 4))
-        except FatbinError:
-            pos = data.find(magic, pos + 4)
+    entries = [e for container in fatbin.containers_in(data) for e in container.entries]
     if entries:
         try:
             return fatbin.choose_ptx(entries, max_arch=device_arch()).ptx()

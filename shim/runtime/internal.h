@@ -152,12 +152,6 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_prefetch(const void *ptr, size_t count, int d
                                             void *stream);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_advise(const void *ptr, size_t count, int advice,
                                           int device);
-/* hipStreamGetCaptureInfo[_v2]: status (a cudaStreamCaptureStatus), id, graph, dependencies;
- * *have_graph 0 when the backend reports only the status and id. */
-PYSHIM_RT_HIDDEN int pyshim_rt_hip_capture_info(void *stream, int *status,
-                                                unsigned long long *id, void **graph,
-                                                const void **deps, size_t *num_deps,
-                                                int *have_graph);
 /* hipStreamAddCallback calling fn(ctx, cudaError_t of the stream) */
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_stream_callback(void *stream,
                                                    void (*fn)(void *ctx, int cuda_status),

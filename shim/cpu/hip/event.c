@@ -7,7 +7,7 @@
 
 #include "internal.h"
 
-static cpu_handle_set event_handles = CPU_HANDLE_SET_INIT;
+static pyshim_handle_set event_handles = PYSHIM_HANDLE_SET_INIT;
 
 void cpu_event_release_locked(struct ihipEvent_t *e)
 {
@@ -17,7 +17,7 @@ void cpu_event_release_locked(struct ihipEvent_t *e)
 
 static bool event_valid(hipEvent_t e)
 {
-    return e != NULL && cpu_handles_contains(&event_handles, e);
+    return e != NULL && pyshim_handles_contains(&event_handles, e);
 }
 
 hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)
@@ -36,7 +36,7 @@ hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)
     e->magic = CPU_MAGIC_EVENT;
     e->flags = flags;
     e->refs = 1;
-    if (!cpu_handles_add(&event_handles, e)) {
+    if (!pyshim_handles_add(&event_handles, e)) {
         free(e);
         return cpu_ret(hipErrorOutOfMemory);
     }
@@ -51,7 +51,7 @@ hipError_t hipEventCreate(hipEvent_t *event)
 
 hipError_t hipEventDestroy(hipEvent_t event)
 {
-    if (event == NULL || !cpu_handles_remove(&event_handles, event))
+    if (event == NULL || !pyshim_handles_remove(&event_handles, event))
         return cpu_ret(hipErrorInvalidHandle);
     pthread_mutex_lock(&cpu_sched_lock);
     event->destroyed = true;

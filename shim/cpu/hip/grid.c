@@ -360,10 +360,9 @@ static void *pool_worker(void *arg)
  * default; with fewer, processes that each pinned to the first CPUs would crowd them), unless
  * PYSHIM_CPU_PIN=0. Why: a launch wakes all workers from one thread, and the scheduler
  * tends to queue a woken thread on the waker's CPU; a kernel of a few milliseconds can then
- * run its workers on one CPU while another idles, until load balancing moves one. In eight
- * runs of the kernel benchmarks each on the 2-core CI machine, scan took 2.1-2.3 ms instead
- * of 1.1-1.2 in three unpinned runs (the C loop and PoCL beside it at their usual speed),
- * and in none pinned. */
+ * run its workers on one CPU while another idles, until load balancing moves one: the kernel
+ * benchmarks showed it as runs of twice the time, unpinned only (benchmarks/README.md,
+ * "Figures behind the code"). */
 static void pin_worker(pthread_t t, int i, int n)
 {
     const char *env = getenv("PYSHIM_CPU_PIN");

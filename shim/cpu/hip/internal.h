@@ -23,19 +23,8 @@ hipError_t cpu_ret(hipError_t err);
 /* One line on stderr, prefixed "pyshim-cpu: ", for refusals a user must be able to see. */
 void cpu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* ---- handles.c: sets of live handles ---- */
-
-typedef struct cpu_handle_set {
-    pthread_mutex_t lock;
-    uintptr_t *items;   /* sorted */
-    size_t n, cap;
-} cpu_handle_set;
-
-#define CPU_HANDLE_SET_INIT {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0}
-
-bool cpu_handles_add(cpu_handle_set *s, const void *h);      /* false: out of memory */
-bool cpu_handles_remove(cpu_handle_set *s, const void *h);   /* false: was not there */
-bool cpu_handles_contains(cpu_handle_set *s, const void *h);
+/* ---- sets of live handles: common/handle_set.h (shared with libcuda.so.1) ---- */
+#include "common/handle_set.h"
 
 /* ---- device.c ---- */
 

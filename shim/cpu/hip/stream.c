@@ -24,7 +24,7 @@ static struct ihipStream_t *live_streams = NULL;   /* created streams with a wor
 static hipError_t sticky = hipSuccess;
 static unsigned long long next_stream_id = 1;
 static pthread_key_t spt_key;
-static cpu_handle_set stream_handles = CPU_HANDLE_SET_INIT;   /* created, not destroyed */
+static pyshim_handle_set stream_handles = PYSHIM_HANDLE_SET_INIT;   /* created, not destroyed */
 static _Thread_local struct ihipStream_t *spt_stream = NULL;
 /* Set on a stream's worker thread: host functions and callbacks run there, and a wait for
  * the device from one of them would wait for itself. */
@@ -298,8 +298,8 @@ static hipError_t stream_create(struct ihipStream_t **out, unsigned flags, int p
     s->next_live = live_streams;
     live_streams = s;
     pthread_mutex_unlock(&cpu_sched_lock);
-    if (!cpu_handles_add(&stream_handles, s) || start_worker(s) != hipSuccess) {
-        cpu_handles_remove(&stream_handles, s);
+    if (!pyshim_handles_add(&stream_handles, s) || start_worker(s) != hipSuccess) {
+        pyshim_handles_remove(&stream_handles, s);
         pthread_mutex_lock(&cpu_sched_lock);
         unlink_live_locked(s);
         pthread_mutex_unlock(&cpu_sched_lock);
@@ -324,7 +324,7 @@ static void stream_destroy(struct ihipStream_t *s)
 /* The per-thread default stream dies with its thread. */
 static void spt_exit(void *arg)
 {
-    cpu_handles_remove(&stream_handles, arg);
+    pyshim_handles_remove(&stream_handles, arg);
     stream_destroy(arg);
 }
 
@@ -350,7 +350,7 @@ hipError_t cpu_stream_resolve(hipStream_t handle, bool spt, struct ihipStream_t 
         return hipSuccess;
     }
     /* ROCm's answer for a stream that is not (or no longer) alive */
-    if (!cpu_handles_contains(&stream_handles, handle))
+    if (!pyshim_handles_contains(&stream_handles, handle))
         return hipErrorContextIsDestroyed;
     *out = handle;
     return hipSuccess;
@@ -560,7 +560,7 @@ hipError_t hipStreamDestroy(hipStream_t stream)
     if (stream == NULL || stream == hipStreamLegacy || stream == hipStreamPerThread)
         return cpu_ret(hipErrorInvalidHandle);
     /* Removal from the live set is the check, so two racing destroys cannot both win. */
-    if (!cpu_handles_remove(&stream_handles, stream))
+    if (!pyshim_handles_remove(&stream_handles, stream))
         return cpu_ret(hipErrorContextIsDestroyed);
     stream_destroy(stream);
     return hipSuccess;
