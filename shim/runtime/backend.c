@@ -116,7 +116,7 @@ int pyshim_rt_hip_launch_cooperative(void *fn, const unsigned grid[3], const uns
                                      size_t shmem, void *stream, void **args)
 {
     if (shmem > 0xffffffffu)
-        return ERR_INVALID_VALUE;
+        return PYSHIM_RT_cudaErrorInvalidValue;
     return rt(hipModuleLaunchCooperativeKernel((hipFunction_t)fn, grid[0], grid[1], grid[2],
                                                block[0], block[1], block[2], (unsigned)shmem,
                                                (hipStream_t)stream, args));
