@@ -7,12 +7,20 @@
  * (PYSHIM_CPU_SPIN_US, default 50 us), so back-to-back launches and a synchronize right
  * after a short kernel never sleep. The spin yields the CPU on every round: on a machine
  * with fewer cores than busy threads the thread it waits for may need this very core.
+ * On a machine with many more runnable threads than cores (a shared CI machine) spinning
+ * does harm: a yielding spinner waits its turn behind every other runnable thread, while
+ * a sleeper woken by a futex is scheduled at once; there a thread sleeps right away (the
+ * kernel's count of runnable threads, /proc/loadavg, read at most every 20 ms).
  */
+#include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
+
+#include <stdatomic.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -47,12 +55,48 @@ uint64_t cpu_spin_ns(void)
     return spin_budget_ns;
 }
 
+/* True when the machine has at most twice as many runnable threads as this process has
+ * CPUs (unknown counts as not crowded). */
+static _Atomic uint64_t crowd_checked_ns = 0;
+static _Atomic bool crowded = false;
+static int own_cpus = 0;
+
+static bool machine_crowded(void)
+{
+    uint64_t now = cpu_now_ns(), last = crowd_checked_ns;
+    if (now - last < 20000000u)
+        return crowded;
+    crowd_checked_ns = now;
+    if (own_cpus == 0) {
+        cpu_set_t set;
+        own_cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    }
+    char buf[128];
+    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return crowded = false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return crowded = false;
+    buf[n] = 0;
+    /* "0.50 0.40 0.30 3/412 1234": the fourth field is runnable/total */
+    const char *p = buf;
+    for (int field = 0; field < 3 && p != NULL; field++) {
+        p = strchr(p, ' ');
+        if (p != NULL)
+            p++;
+    }
+    long runnable = p != NULL ? strtol(p, NULL, 10) : 0;
+    return crowded = runnable > 2L * own_cpus;
+}
+
 bool cpu_spin_until(bool (*ready)(const void *arg), const void *arg)
 {
     if (ready(arg))
         return true;
     uint64_t budget = cpu_spin_ns();
-    if (budget == 0)
+    if (budget == 0 || machine_crowded())
         return false;
     uint64_t start = cpu_now_ns();
     /* rounds are bounded too: on a machine with more runnable threads than cores each
