@@ -53,7 +53,7 @@ class CpuLib:
 
 CPU_LIBS = (
     CpuLib("librocrand.so.1", "rocrand", ("rocrand", "hip", "hsa"), "rocrand_", "rocrand",
-           103, ("-lm",), "half_c.h"),  # ROCRAND_STATUS_TYPE_ERROR
+           103, ("-lm", "-ldl"), "half_c.h"),  # ROCRAND_STATUS_TYPE_ERROR
     CpuLib("libhipfft.so.0", "hipfft", ("hipfft", "hip", "hsa"), "hipfft", "hipfft",
            14, ("-lfftw3", "-lfftw3f", "-lm")),  # HIPFFT_NOT_IMPLEMENTED
 )
@@ -99,6 +99,39 @@ def _stub_source(names: list[str], status: int, soname: str) -> str:
                   f'        fprintf(stderr, "pyshim cpu device: {n} is not implemented\\n");',
                   f"    return {status};", "}"]
     return "\n".join(lines) + "\n"
+
+
+JOE_KUO_FILE = "rocrand_joe_kuo6.bin"
+JOE_KUO_DIMS = 20000  # cuRAND's JOEKUO6 sets
+JOE_KUO_M = 18
+
+
+def write_joe_kuo(out_dir: Path) -> Path | None:
+    """The Sobol direction numbers of S. Joe and F. Y. Kuo (new-joe-kuo-6.21201), from the
+    copy SciPy ships (scipy/stats/_sobol_direction_numbers.npz: primitive polynomials and
+    initial direction numbers, dimension 1 first), in the layout shim/cpu/rocrand/sobol.c
+    reads: "PYSHIMJK", uint32 dimensions, then per dimension uint32 polynomial and 18
+    uint32 initial numbers. None (Sobol refused at run time) without SciPy."""
+    import struct
+
+    try:
+        import numpy as np
+        import scipy.stats
+
+        npz = Path(scipy.stats.__file__).parent / "_sobol_direction_numbers.npz"
+        data = np.load(npz)
+    except (ImportError, OSError):
+        return None
+    poly = data["poly"][:JOE_KUO_DIMS].astype("<u4")
+    vinit = data["vinit"][:JOE_KUO_DIMS, :JOE_KUO_M].astype("<u4")
+    rows = np.concatenate([poly[:, None], vinit], axis=1)
+    blob = b"PYSHIMJK" + struct.pack("<I", len(poly)) + rows.tobytes()
+    path = out_dir / JOE_KUO_FILE
+    if not path.is_file() or path.read_bytes() != blob:
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_bytes(blob)
+        os.replace(tmp, path)
+    return path
 
 
 def build_cpu_lib(lib: CpuLib, out_dir: Path) -> Path:
@@ -194,6 +227,7 @@ def build_randfft(root: Path | None = None) -> list[Path]:
         fcntl.flock(lock, fcntl.LOCK_EX)
         for lib in CPU_LIBS:
             built.append(build_cpu_lib(lib, cpu))
+        write_joe_kuo(cpu)
         codegen.generate(gen_dir)
         for lib in codegen.LIBS:
             built.append(build_shim_lib(lib, lib_dir, gen_dir, cpu))

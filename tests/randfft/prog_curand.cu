@@ -27,6 +27,15 @@ __global__ void device_philox(unsigned long long seed, unsigned int *out)
         out[j * THREADS + t] = curand(&s);
 }
 
+__global__ void device_mrg(unsigned long long seed, unsigned int *out)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    curandStateMRG32k3a_t s;
+    curand_init(seed, t, 0, &s);
+    for (int j = 0; j < PER; j++)
+        out[j * THREADS + t] = curand(&s);
+}
+
 static int check(const char *what, curandStatus_t st)
 {
     if (st != CURAND_STATUS_SUCCESS) {
@@ -52,15 +61,18 @@ int main(void)
     cudaMalloc(&d_host, n * 4);
     cudaMalloc(&d_kernel, n * 4);
     unsigned int *a = (unsigned int *)malloc(n * 4), *b = (unsigned int *)malloc(n * 4);
-    const curandRngType_t types[2] = {CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_PHILOX4_32_10};
-    const char *names[2] = {"xorwow", "philox"};
-    for (int k = 0; k < 2; k++) {
+    const curandRngType_t types[3] = {CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_PHILOX4_32_10,
+                                      CURAND_RNG_PSEUDO_MRG32K3A};
+    const char *names[3] = {"xorwow", "philox", "mrg32k3a"};
+    for (int k = 0; k < 3; k++) {
         unsigned long long seed = 1234ull + k;
         host_bits(types[k], seed, d_host, n);
         if (k == 0)
             device_xorwow<<<THREADS / 128, 128>>>(seed, d_kernel);
-        else
+        else if (k == 1)
             device_philox<<<THREADS / 128, 128>>>(seed, d_kernel);
+        else
+            device_mrg<<<THREADS / 128, 128>>>(seed, d_kernel);
         if (cudaDeviceSynchronize() != cudaSuccess) {
             printf("kernel failed\n");
             return 1;

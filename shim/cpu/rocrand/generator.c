@@ -21,6 +21,7 @@
 #include <rocrand/rocrand.h>
 
 #include "engines.h"
+#include "sobol.h"
 
 #define RR_API __attribute__((visibility("default")))
 #define THREADS 4096
@@ -44,6 +45,7 @@ struct rocrand_generator_base_type {
     rocrand_ordering ordering;
     hipStream_t stream;
     int host;
+    unsigned int dims;           /* quasi-random generators */
     engine *states;              /* THREADS of them, at states_pos; NULL until first use */
     unsigned long long states_pos;
 };
@@ -54,6 +56,12 @@ static int is_pseudo(rocrand_rng_type t)
            t == ROCRAND_RNG_PSEUDO_MRG32K3A || t == ROCRAND_RNG_PSEUDO_PHILOX4_32_10;
 }
 
+static int is_quasi(rocrand_rng_type t)
+{
+    return t == ROCRAND_RNG_QUASI_DEFAULT || t == ROCRAND_RNG_QUASI_SOBOL32 ||
+           t == ROCRAND_RNG_QUASI_SOBOL64;
+}
+
 /* cuRAND's default seed */
 #define DEFAULT_SEED 0ull
 
@@ -61,8 +69,15 @@ static rocrand_status create(rocrand_generator *g, rocrand_rng_type t, int host)
 {
     if (!g)
         return ROCRAND_STATUS_OUT_OF_RANGE;
-    if (!is_pseudo(t)) {
-        /* MTGP32, MT19937, MRG31k3p, LFSR113, ThreeFry, Sobol: not on the CPU device yet */
+    if (is_quasi(t) && !sobol_dimensions()) {
+        fprintf(stderr, "pyshim cpu device: no Sobol direction numbers beside librocrand.so.1 "
+                        "(rocrand_joe_kuo6.bin; rebuild with SciPy installed): the Sobol "
+                        "generators return ROCRAND_STATUS_TYPE_ERROR\n");
+        return ROCRAND_STATUS_TYPE_ERROR;
+    }
+    if (!is_pseudo(t) && !is_quasi(t)) {
+        /* MTGP32, MT19937, MRG31k3p, LFSR113, ThreeFry; the scrambled Sobol generators
+         * (their scramble constants are NVIDIA's data, not computable) */
         fprintf(stderr, "pyshim cpu device: rocRAND generator type %d is not implemented "
                         "(returns ROCRAND_STATUS_TYPE_ERROR)\n", (int)t);
         return ROCRAND_STATUS_TYPE_ERROR;
@@ -70,9 +85,11 @@ static rocrand_status create(rocrand_generator *g, rocrand_rng_type t, int host)
     struct rocrand_generator_base_type *gen = calloc(1, sizeof *gen);
     if (!gen)
         return ROCRAND_STATUS_ALLOCATION_FAILED;
-    gen->type = t == ROCRAND_RNG_PSEUDO_DEFAULT ? ROCRAND_RNG_PSEUDO_XORWOW : t;
+    gen->type = t == ROCRAND_RNG_PSEUDO_DEFAULT ? ROCRAND_RNG_PSEUDO_XORWOW
+                : t == ROCRAND_RNG_QUASI_DEFAULT ? ROCRAND_RNG_QUASI_SOBOL32 : t;
     gen->seed = DEFAULT_SEED;
-    gen->ordering = ROCRAND_ORDERING_PSEUDO_DEFAULT;
+    gen->dims = 1;
+    gen->ordering = is_quasi(t) ? ROCRAND_ORDERING_QUASI_DEFAULT : ROCRAND_ORDERING_PSEUDO_DEFAULT;
     gen->host = host;
     *g = gen;
     return ROCRAND_STATUS_SUCCESS;
@@ -115,6 +132,8 @@ RR_API rocrand_status rocrand_set_seed(rocrand_generator generator, unsigned lon
 {
     if (!generator)
         return ROCRAND_STATUS_NOT_CREATED;
+    if (is_quasi(generator->type))
+        return ROCRAND_STATUS_TYPE_ERROR;
     generator->seed = seed;
     generator->offset = 0; /* cuRAND: setting the seed resets the offset */
     invalidate(generator);
@@ -139,7 +158,9 @@ RR_API rocrand_status rocrand_set_ordering(rocrand_generator generator, rocrand_
 {
     if (!generator)
         return ROCRAND_STATUS_NOT_CREATED;
-    if (order < ROCRAND_ORDERING_PSEUDO_BEST || order > ROCRAND_ORDERING_PSEUDO_DYNAMIC)
+    if (is_quasi(generator->type) ? order != ROCRAND_ORDERING_QUASI_DEFAULT
+                                  : order < ROCRAND_ORDERING_PSEUDO_BEST ||
+                                        order > ROCRAND_ORDERING_PSEUDO_DYNAMIC)
         return ROCRAND_STATUS_OUT_OF_RANGE;
     generator->ordering = order; /* every pseudo ordering gives the legacy layout here */
     return ROCRAND_STATUS_SUCCESS;
@@ -156,8 +177,14 @@ RR_API rocrand_status rocrand_set_stream(rocrand_generator generator, hipStream_
 RR_API rocrand_status rocrand_set_quasi_random_generator_dimensions(rocrand_generator generator,
                                                                     unsigned int dimensions)
 {
-    (void)dimensions;
-    return generator ? ROCRAND_STATUS_TYPE_ERROR : ROCRAND_STATUS_NOT_CREATED;
+    if (!generator)
+        return ROCRAND_STATUS_NOT_CREATED;
+    if (!is_quasi(generator->type))
+        return ROCRAND_STATUS_TYPE_ERROR;
+    if (dimensions < 1 || dimensions > sobol_dimensions())
+        return ROCRAND_STATUS_OUT_OF_RANGE;
+    generator->dims = dimensions;
+    return ROCRAND_STATUS_SUCCESS;
 }
 
 RR_API rocrand_status rocrand_get_version(int *version)
@@ -356,19 +383,133 @@ static rocrand_status begin(rocrand_generator g, const void *out, size_t n)
         return ROCRAND_STATUS_SUCCESS;                                                      \
     } while (0)
 
+
+/* ---- Sobol: n / dims results per dimension, dimension-major, from the generator's
+ * offset on (cuRAND's quasi-random layout); element k of a dimension is the XOR of the
+ * direction vectors picked by the bits of k's Gray code ------------------------------- */
+
+static rocrand_status quasi_begin(rocrand_generator g, const void *out, size_t n)
+{
+    if (!out && n)
+        return ROCRAND_STATUS_OUT_OF_RANGE;
+    if (n % g->dims)
+        return ROCRAND_STATUS_LENGTH_NOT_MULTIPLE;
+    if (!g->host && hipStreamSynchronize(g->stream) != hipSuccess)
+        return ROCRAND_STATUS_LAUNCH_FAILURE;
+    return ROCRAND_STATUS_SUCCESS;
+}
+
+#define QUASI(g, out, n, W, T, EMIT)                                                        \
+    do {                                                                                    \
+        rocrand_status st_ = quasi_begin(g, out, n);                                        \
+        if (st_ != ROCRAND_STATUS_SUCCESS)                                                  \
+            return st_;                                                                     \
+        size_t per_ = (n) / (g)->dims;                                                      \
+        for (unsigned int d_ = 0; d_ < (g)->dims; d_++) {                                   \
+            T v_[W];                                                                        \
+            if ((W) == 32)                                                                  \
+                sobol_vectors32(d_, (void *)v_);                                            \
+            else                                                                            \
+                sobol_vectors64(d_, (void *)v_);                                            \
+            unsigned long long k_ = (g)->offset, gray_ = k_ ^ (k_ >> 1);                    \
+            T x = 0;                                                                        \
+            for (int b_ = 0; b_ < (W) && gray_; b_++, gray_ >>= 1)                          \
+                if (gray_ & 1)                                                              \
+                    x ^= v_[b_];                                                            \
+            for (size_t i_ = 0; i_ < per_; i_++) {                                          \
+                size_t at = (size_t)d_ * per_ + i_;                                         \
+                EMIT;                                                                       \
+                int z_ = __builtin_ctzll(~k_);                                              \
+                x ^= v_[z_ < (W) ? z_ : (W) - 1];                                           \
+                k_++;                                                                       \
+            }                                                                               \
+        }                                                                                   \
+        (g)->offset += per_;                                                                \
+        return ROCRAND_STATUS_SUCCESS;                                                      \
+    } while (0)
+
+#define IS64(g) ((g)->type == ROCRAND_RNG_QUASI_SOBOL64)
+#define QUASI_ANY(g, out, n, EMIT32, EMIT64)                                                \
+    do {                                                                                    \
+        if (IS64(g))                                                                        \
+            QUASI(g, out, n, 64, unsigned long long, EMIT64);                               \
+        QUASI(g, out, n, 32, unsigned int, EMIT32);                                         \
+    } while (0)
+
+/* The standard normal quantile: Acklam's rational approximation refined by two Halley
+ * steps on erfc (double precision throughout). cuRAND computes the same quantile with
+ * erfcinv, so results agree to rounding. */
+static double normal_quantile(double p)
+{
+    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                               -2.759285104469687e+02, 1.383577518672690e+02,
+                               -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                               -1.556989798598866e+02, 6.680131188771972e+01,
+                               -1.328068155288572e+01};
+    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                               -2.400758277161838e+00, -2.549732539343734e+00,
+                               4.374664141464968e+00, 2.938163982698783e+00};
+    static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
+                               2.445134137142996e+00, 3.754408661907416e+00};
+    double x;
+    if (p < 0.02425) {
+        double q = sqrt(-2 * log(p));
+        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    } else if (p > 1 - 0.02425) {
+        double q = sqrt(-2 * log(1 - p));
+        x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    } else {
+        double q = p - 0.5, r = q * q;
+        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+    }
+    for (int i = 0; i < 2; i++) {
+        double e = 0.5 * erfc(-x / M_SQRT2) - p;
+        double u = e * sqrt(2 * M_PI) * exp(x * x / 2);
+        x = x - u / (1 + x * u / 2);
+    }
+    return x;
+}
+
+/* the quantile of the 32-bit (64-bit) value's midpoint, mirrored as cuRAND does so the
+ * upper half keeps its precision */
+static inline double quasi_normal32(unsigned int x)
+{
+    if (x > 0x80000000u)
+        return -normal_quantile((0xffffffffu - x) * INV32D + INV32D / 2);
+    return normal_quantile(x * INV32D + INV32D / 2);
+}
+
+static inline double quasi_normal64(unsigned long long x)
+{
+    x >>= 11;
+    if (x > 0x10000000000000ull)
+        return -normal_quantile((0x1fffffffffffffull - x) * INV53D + INV53D / 2);
+    return normal_quantile(x * INV53D + INV53D / 2);
+}
+
 RR_API rocrand_status rocrand_generate(rocrand_generator generator, unsigned int *output_data,
                                        size_t n)
 {
+    if (generator && IS64(generator))
+        return ROCRAND_STATUS_TYPE_ERROR;
+    if (generator && is_quasi(generator->type))
+        QUASI(generator, output_data, n, 32, unsigned int, output_data[at] = x);
     GENERATE(generator, output_data, n, 1, 1, output_data[at] = bits32(generator, e, t));
 }
 
 RR_API rocrand_status rocrand_generate_long_long(rocrand_generator generator,
                                                  unsigned long long *output_data, size_t n)
 {
-    (void)output_data;
-    (void)n;
+    if (!generator)
+        return ROCRAND_STATUS_NOT_CREATED;
     /* 64-bit results come from the Sobol64 generators only */
-    return generator ? ROCRAND_STATUS_TYPE_ERROR : ROCRAND_STATUS_NOT_CREATED;
+    if (!IS64(generator))
+        return ROCRAND_STATUS_TYPE_ERROR;
+    QUASI(generator, output_data, n, 64, unsigned long long, output_data[at] = x);
 }
 
 RR_API rocrand_status rocrand_generate_char(rocrand_generator generator,
@@ -388,12 +529,18 @@ RR_API rocrand_status rocrand_generate_short(rocrand_generator generator,
 RR_API rocrand_status rocrand_generate_uniform(rocrand_generator generator, float *output_data,
                                                size_t n)
 {
+    if (generator && is_quasi(generator->type))
+        QUASI_ANY(generator, output_data, n, output_data[at] = x * INV32F + INV32F / 2.0f,
+                  output_data[at] = (unsigned int)(x >> 32) * INV32F + INV32F / 2.0f);
     GENERATE(generator, output_data, n, 1, 1, output_data[at] = uniform_f(generator, e, t));
 }
 
 RR_API rocrand_status rocrand_generate_uniform_double(rocrand_generator generator,
                                                       double *output_data, size_t n)
 {
+    if (generator && is_quasi(generator->type))
+        QUASI_ANY(generator, output_data, n, output_data[at] = x * INV32D + INV32D / 2.0,
+                  output_data[at] = (x >> 11) * INV53D + INV53D / 2.0);
     int k = generator ? uniform_d_draws(generator) : 1;
     GENERATE(generator, output_data, n, 1, k, output_data[at] = uniform_d(generator, e, t));
 }
@@ -427,6 +574,10 @@ RR_API rocrand_status rocrand_generate_uniform_half(rocrand_generator generator,
 RR_API rocrand_status rocrand_generate_normal(rocrand_generator generator, float *output_data,
                                               size_t n, float mean, float stddev)
 {
+    if (generator && is_quasi(generator->type))
+        QUASI_ANY(generator, output_data, n,
+                  output_data[at] = (float)quasi_normal32(x) * stddev + mean,
+                  output_data[at] = (float)quasi_normal64(x) * stddev + mean);
     GENERATE(generator, output_data, n, 2, 2,
              EMIT_NORMAL_F(a_ * stddev + mean, b_ * stddev + mean));
 }
@@ -435,6 +586,9 @@ RR_API rocrand_status rocrand_generate_normal_double(rocrand_generator generator
                                                      double *output_data, size_t n, double mean,
                                                      double stddev)
 {
+    if (generator && is_quasi(generator->type))
+        QUASI_ANY(generator, output_data, n, output_data[at] = quasi_normal32(x) * stddev + mean,
+                  output_data[at] = quasi_normal64(x) * stddev + mean);
     int k = generator ? draws_per_normal2_d(generator) : 4;
     GENERATE(generator, output_data, n, 2, k,
              EMIT_NORMAL_D(a_ * stddev + mean, b_ * stddev + mean));
@@ -444,6 +598,10 @@ RR_API rocrand_status rocrand_generate_log_normal(rocrand_generator generator,
                                                   float *output_data, size_t n, float mean,
                                                   float stddev)
 {
+    if (generator && is_quasi(generator->type))
+        QUASI_ANY(generator, output_data, n,
+                  output_data[at] = expf((float)quasi_normal32(x) * stddev + mean),
+                  output_data[at] = expf((float)quasi_normal64(x) * stddev + mean));
     GENERATE(generator, output_data, n, 2, 2,
              EMIT_NORMAL_F(expf(a_ * stddev + mean), expf(b_ * stddev + mean)));
 }
@@ -452,6 +610,10 @@ RR_API rocrand_status rocrand_generate_log_normal_double(rocrand_generator gener
                                                          double *output_data, size_t n,
                                                          double mean, double stddev)
 {
+    if (generator && is_quasi(generator->type))
+        QUASI_ANY(generator, output_data, n,
+                  output_data[at] = exp(quasi_normal32(x) * stddev + mean),
+                  output_data[at] = exp(quasi_normal64(x) * stddev + mean));
     int k = generator ? draws_per_normal2_d(generator) : 4;
     GENERATE(generator, output_data, n, 2, k,
              EMIT_NORMAL_D(exp(a_ * stddev + mean), exp(b_ * stddev + mean)));
@@ -505,6 +667,8 @@ RR_API rocrand_status rocrand_generate_poisson(rocrand_generator generator,
 {
     if (generator && !(lambda > 0))
         return ROCRAND_STATUS_OUT_OF_RANGE;
+    if (generator && is_quasi(generator->type))
+        return ROCRAND_STATUS_TYPE_ERROR; /* the Poisson generator is pseudorandom here */
     int k = !generator ? 1
             : lambda < POISSON_SMALL ? uniform_d_draws(generator)
                                      : draws_per_normal2_d(generator);
@@ -516,6 +680,8 @@ RR_API rocrand_status rocrand_initialize_generator(rocrand_generator generator)
 {
     if (!generator)
         return ROCRAND_STATUS_NOT_CREATED;
+    if (is_quasi(generator->type))
+        return ROCRAND_STATUS_SUCCESS;
     return states_at(generator, generator->offset);
 }
 
@@ -547,20 +713,27 @@ RR_API rocrand_status rocrand_destroy_discrete_distribution(rocrand_discrete_dis
     return ROCRAND_STATUS_OUT_OF_RANGE;
 }
 
+/* the unscrambled Joe-Kuo sets only: the scrambled ones are NVIDIA's data */
 RR_API rocrand_status rocrand_get_direction_vectors32(const unsigned int **vectors,
                                                       const rocrand_direction_vector_set set)
 {
-    (void)vectors;
-    (void)set;
-    return ROCRAND_STATUS_TYPE_ERROR;
+    if (!vectors)
+        return ROCRAND_STATUS_OUT_OF_RANGE;
+    if (set != ROCRAND_DIRECTION_VECTORS_32_JOEKUO6 || !sobol_table32())
+        return ROCRAND_STATUS_OUT_OF_RANGE;
+    *vectors = sobol_table32();
+    return ROCRAND_STATUS_SUCCESS;
 }
 
 RR_API rocrand_status rocrand_get_direction_vectors64(const unsigned long long **vectors,
                                                       const rocrand_direction_vector_set set)
 {
-    (void)vectors;
-    (void)set;
-    return ROCRAND_STATUS_TYPE_ERROR;
+    if (!vectors)
+        return ROCRAND_STATUS_OUT_OF_RANGE;
+    if (set != ROCRAND_DIRECTION_VECTORS_64_JOEKUO6 || !sobol_table64())
+        return ROCRAND_STATUS_OUT_OF_RANGE;
+    *vectors = sobol_table64();
+    return ROCRAND_STATUS_SUCCESS;
 }
 
 RR_API rocrand_status rocrand_get_scramble_constants32(const unsigned int **constants)
