@@ -100,6 +100,15 @@ def test_cufft_transforms_match_numpy(built):
     r3 = _input(72).reshape(4, 3, 6)
     r2c = np.array(rows["r2c3d"], float).view(complex).reshape(4, 3, 4)
     np.testing.assert_allclose(r2c, np.fft.rfftn(r3), rtol=1e-4, atol=1e-4)
+    # the extended planner, advanced layout: element k of transform b at 17 b + 2 k
+    x = _input(51) - 1j * _input(51, 7)
+    got = np.array(rows["xtz2z"], float).view(complex)
+    want = x.copy()
+    for b in range(3):
+        idx = 17 * b + 2 * np.arange(8)
+        want[idx] = np.fft.ifft(x[idx]) * 8
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert rows["xthalf"] == ["16"]          # half precision: FFTW has none
     assert rows["badplan"] == ["1"]          # CUFFT_INVALID_PLAN
     assert rows["callback"] == ["16"]        # CUFFT_NOT_SUPPORTED, refused by name
     assert rows["unmapped"] == ["16"] and "cufftXtSetWorkAreaPolicy" in err

@@ -43,7 +43,9 @@ def _keep_prefix(h: Header, prefix: tuple[str, ...]) -> Header:
 # (<cstddef>) parse only as C++; their functions are extern "C".
 EXTRA_LIBRARIES: dict[str, tuple[str, str, tuple[str, ...], tuple[str, ...]]] = {
     "rocrand": ("rocrand", "rocrand/rocrand.h", ("/include/rocrand/",), ("rocrand_",)),
-    "hipfft": ("hipfft", "hipfft/hipfftXt.h", ("/include/hipfft/",), ("hipfft",)),
+    # hip/library_types.h: hipDataType, which hipfftXt's planner takes
+    "hipfft": ("hipfft", "hipfft/hipfftXt.h", ("/include/hipfft/", "/hip/library_types.h"),
+               ("hipfft",)),
 }
 
 

@@ -113,6 +113,37 @@ int main(void)
         print("r2c3d", out, 96);
         cufftDestroy(p);
     }
+    // Z2Z through the extended planner, with an advanced layout: 3 transforms of 8, each
+    // element 2 apart (stride 2), the transforms 17 apart
+    {
+        long long n[1] = {8}, emb[1] = {16};
+        cufftDoubleComplex h[51];
+        for (int i = 0; i < 51; i++) {
+            h[i].x = input(i);
+            h[i].y = -input(i + 7);
+        }
+        cufftDoubleComplex *d, *o;
+        cudaMalloc(&d, sizeof h);
+        cudaMalloc(&o, sizeof h);
+        cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+        cudaMemcpy(o, h, sizeof h, cudaMemcpyHostToDevice);
+        cufftHandle p;
+        size_t ws = 0;
+        ok("create", cufftCreate(&p));
+        ok("xtmake", cufftXtMakePlanMany(p, 1, n, emb, 2, 17, CUDA_C_64F, emb, 2, 17, CUDA_C_64F,
+                                         3, &ws, CUDA_C_64F));
+        ok("xtexec", cufftXtExec(p, d, o, CUFFT_INVERSE));
+        cudaMemcpy(h, o, sizeof h, cudaMemcpyDeviceToHost);
+        double out[102];
+        for (int i = 0; i < 51; i++) {
+            out[2 * i] = h[i].x;
+            out[2 * i + 1] = h[i].y;
+        }
+        print("xtz2z", out, 102);
+        printf("xthalf %d\n", (int)cufftXtMakePlanMany(p, 1, n, NULL, 1, 8, CUDA_C_16F, NULL, 1,
+                                                       8, CUDA_C_16F, 1, &ws, CUDA_C_16F));
+        cufftDestroy(p);
+    }
     // refusals: a bad plan, a callback, and a call with no hipFFT counterpart
     printf("badplan %d\n", (int)cufftExecC2C(12345, NULL, NULL, CUFFT_FORWARD));
     cufftHandle p;

@@ -18,6 +18,8 @@
 #include <hip/hip_runtime_api.h>
 #include <hipfft/hipfft.h>
 
+#include "plan_internal.h"
+
 #define HF_API __attribute__((visibility("default")))
 #define MAX_RANK 3
 
@@ -392,6 +394,8 @@ HF_API hipfftResult hipfftGetProperty(hipfftLibraryPropertyType type, int *value
 
 /* ---- execution ---------------------------------------------------------------------- */
 
+static hipfftResult exec(hipfftHandle p, hipfftType want, void *in, void *out, int sign);
+
 static void *plan_for(hipfftHandle p, void *in, void *out, int sign)
 {
     int inplace = in == out;
@@ -442,6 +446,20 @@ static void *plan_for(hipfftHandle p, void *in, void *out, int sign)
         p->fftw_sign = sign;
     }
     return f;
+}
+
+hipfftType pyshim_hipfft_plan_type(hipfftHandle p)
+{
+    return p && p->made ? p->type : (hipfftType)0;
+}
+
+hipfftResult pyshim_hipfft_exec(hipfftHandle p, hipfftType want, void *in, void *out, int sign)
+{
+    if (want == HIPFFT_R2C || want == HIPFFT_D2Z)
+        sign = HIPFFT_FORWARD;
+    else if (want == HIPFFT_C2R || want == HIPFFT_Z2D)
+        sign = HIPFFT_BACKWARD;
+    return exec(p, want, in, out, sign);
 }
 
 static hipfftResult exec(hipfftHandle p, hipfftType want, void *in, void *out, int sign)
