@@ -210,6 +210,14 @@ def build_shim_lib(lib: str, out_dir: Path, gen_dir: Path, backend: Path) -> Pat
     return target
 
 
+FFTW_HEADER = Path("/usr/include/fftw3.h")
+
+
+def fftw_available() -> bool:
+    """The CPU device's hipFFT needs FFTW 3 (Debian: libfftw3-dev)."""
+    return FFTW_HEADER.is_file()
+
+
 def build_randfft(root: Path | None = None) -> list[Path]:
     """The CPU device's rocRAND/hipFFT into <root>/cpu and libcurand/libcufft into
     <root>/lib. The CPU device's HIP runtime must be built (pyshim build)."""
@@ -225,12 +233,20 @@ def build_randfft(root: Path | None = None) -> list[Path]:
     built = []
     with open(gen_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        skip = set()
+        if not fftw_available():
+            # cuFFT then stays NVIDIA's (and fails on pyshim's driver as before)
+            print("pyshim build: cuFFT: skipped: the CPU device's hipFFT needs FFTW 3 "
+                  "(apt-get install libfftw3-dev)", file=sys.stderr)
+            skip = {"libhipfft.so.0", "cufft"}
         for lib in CPU_LIBS:
-            built.append(build_cpu_lib(lib, cpu))
+            if lib.soname not in skip:
+                built.append(build_cpu_lib(lib, cpu))
         write_joe_kuo(cpu)
         codegen.generate(gen_dir)
         for lib in codegen.LIBS:
-            built.append(build_shim_lib(lib, lib_dir, gen_dir, cpu))
+            if lib not in skip:
+                built.append(build_shim_lib(lib, lib_dir, gen_dir, cpu))
     return built
 
 
