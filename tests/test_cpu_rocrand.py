@@ -99,11 +99,14 @@ def test_refusals_are_rocrand_statuses(rr):
 
 def test_pseudo_layout_is_one_state_per_result_column(rr):
     """Result n of a call is state n % 4096's (n // 4096)-th value: a call of 2 x 4096
-    results is the first value of every state, then the second; reseeding starts over."""
+    results is the first value of every state, then the second; the seed keeps the offset
+    (rocrand.h), so starting over takes both."""
     g = gen(rr, PHILOX)
     assert rr.rocrand_set_seed(g, ctypes.c_ulonglong(99)) == 0
     a = u32(rr, g, 2 * 4096)
     assert rr.rocrand_set_seed(g, ctypes.c_ulonglong(99)) == 0
+    assert not np.array_equal(u32(rr, g, 4096), a[:4096])  # the offset moved on
+    assert rr.rocrand_set_offset(g, ctypes.c_ulonglong(0)) == 0
     b = np.concatenate([u32(rr, g, 4096), u32(rr, g, 4096)])
     np.testing.assert_array_equal(a, b)
     assert len(set(a[:4096].tolist())) > 4000

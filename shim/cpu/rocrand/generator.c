@@ -134,8 +134,8 @@ RR_API rocrand_status rocrand_set_seed(rocrand_generator generator, unsigned lon
         return ROCRAND_STATUS_NOT_CREATED;
     if (is_quasi(generator->type))
         return ROCRAND_STATUS_TYPE_ERROR;
+    /* the states start over from the offset, which the seed leaves alone (rocrand.h) */
     generator->seed = seed;
-    generator->offset = 0; /* cuRAND: setting the seed resets the offset */
     invalidate(generator);
     return ROCRAND_STATUS_SUCCESS;
 }
