@@ -83,7 +83,7 @@ def test_quasi_normal_is_the_quantile_of_the_midpoint(rr):
 
 def test_refusals_are_rocrand_statuses(rr):
     g = ctypes.c_void_p()
-    assert rr.rocrand_create_generator_host(ctypes.byref(g), MTGP32) == TYPE_ERROR
+    assert rr.rocrand_create_generator_host(ctypes.byref(g), MTGP32) == TYPE_ERROR  # not yet
     assert rr.rocrand_create_generator_host(ctypes.byref(g), SCRAMBLED32) == TYPE_ERROR
     q = gen(rr, SOBOL32, 3)
     out = np.zeros(8, np.uint32)
@@ -110,3 +110,15 @@ def test_pseudo_layout_is_one_state_per_result_column(rr):
     b = np.concatenate([u32(rr, g, 4096), u32(rr, g, 4096)])
     np.testing.assert_array_equal(a, b)
     assert len(set(a[:4096].tolist())) > 4000
+
+
+def test_mt19937_is_the_reference_mersenne_twister(rr):
+    """One stream seeded by the reference init_by_array of the seed's two 32-bit words
+    (numpy's MT19937 implements the same reference), continued across calls."""
+    seed = 0x123456789ABCDEF0
+    g = gen(rr, 407)
+    assert rr.rocrand_set_seed(g, ctypes.c_ulonglong(seed)) == 0
+    ours = np.concatenate([u32(rr, g, 1000), u32(rr, g, 1500)])
+    bg = np.random.MT19937(0)
+    bg._legacy_seeding(np.array([seed & 0xFFFFFFFF, seed >> 32], dtype=np.int64))
+    np.testing.assert_array_equal(ours, bg.random_raw(2500).astype(np.uint32))

@@ -207,3 +207,59 @@ void philox_block(uint64_t seed, uint64_t ctr_lo, uint64_t ctr_hi, uint32_t out[
     out[2] = c2;
     out[3] = c3;
 }
+
+/* ---- MT19937 ------------------------------------------------------------------------- */
+
+static void mt19937_init_genrand(mt19937_state *s, uint32_t seed)
+{
+    s->mt[0] = seed;
+    for (int i = 1; i < 624; i++)
+        s->mt[i] = 1812433253u * (s->mt[i - 1] ^ (s->mt[i - 1] >> 30)) + (uint32_t)i;
+    s->mti = 624;
+}
+
+void mt19937_init(mt19937_state *s, uint64_t seed)
+{
+    const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    mt19937_init_genrand(s, 19650218u);
+    int i = 1, j = 0;
+    for (int k = 624; k; k--) {
+        s->mt[i] = (s->mt[i] ^ ((s->mt[i - 1] ^ (s->mt[i - 1] >> 30)) * 1664525u)) + key[j] +
+                   (uint32_t)j;
+        i++;
+        j++;
+        if (i >= 624) {
+            s->mt[0] = s->mt[623];
+            i = 1;
+        }
+        if (j >= 2)
+            j = 0;
+    }
+    for (int k = 623; k; k--) {
+        s->mt[i] = (s->mt[i] ^ ((s->mt[i - 1] ^ (s->mt[i - 1] >> 30)) * 1566083941u)) -
+                   (uint32_t)i;
+        i++;
+        if (i >= 624) {
+            s->mt[0] = s->mt[623];
+            i = 1;
+        }
+    }
+    s->mt[0] = 0x80000000u;
+}
+
+uint32_t mt19937_next(mt19937_state *s)
+{
+    if (s->mti >= 624) {
+        for (int k = 0; k < 624; k++) {
+            uint32_t y = (s->mt[k] & 0x80000000u) | (s->mt[(k + 1) % 624] & 0x7fffffffu);
+            s->mt[k] = s->mt[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+        }
+        s->mti = 0;
+    }
+    uint32_t y = s->mt[s->mti++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
+}

@@ -62,6 +62,16 @@ static inline uint32_t mrg_next(mrg_state *s)
     return p1 <= p2 ? p5 + MRG_M1 : p5;
 }
 
+/* MT19937 (Matsumoto & Nishimura 1998): one stream, seeded with the reference
+ * init_by_array of the 64-bit seed's two words (low first). */
+typedef struct {
+    uint32_t mt[624];
+    int mti;
+} mt19937_state;
+
+void mt19937_init(mt19937_state *s, uint64_t seed);
+uint32_t mt19937_next(mt19937_state *s);
+
 /* Philox4x32-10: the four words of block `ctr` (128-bit: lo, hi) under key `seed`. */
 void philox_block(uint64_t seed, uint64_t ctr_lo, uint64_t ctr_hi, uint32_t out[4]);
 

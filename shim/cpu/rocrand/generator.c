@@ -30,6 +30,7 @@ typedef struct {
     union {
         xorwow_state x;
         mrg_state m;
+        mt19937_state *mt; /* MT19937: one stream, state 0 only */
         struct {
             uint64_t pos;      /* next draw's position in the subsequence */
             uint64_t have;     /* 1 + the index of the block in `block`, 0 for none */
@@ -53,7 +54,8 @@ struct rocrand_generator_base_type {
 static int is_pseudo(rocrand_rng_type t)
 {
     return t == ROCRAND_RNG_PSEUDO_DEFAULT || t == ROCRAND_RNG_PSEUDO_XORWOW ||
-           t == ROCRAND_RNG_PSEUDO_MRG32K3A || t == ROCRAND_RNG_PSEUDO_PHILOX4_32_10;
+           t == ROCRAND_RNG_PSEUDO_MRG32K3A || t == ROCRAND_RNG_PSEUDO_PHILOX4_32_10 ||
+           t == ROCRAND_RNG_PSEUDO_MT19937;
 }
 
 static int is_quasi(rocrand_rng_type t)
@@ -113,17 +115,27 @@ RR_API rocrand_status rocrand_create_generator_host_blocking(rocrand_generator *
     return create(generator, rng_type, 1);
 }
 
+static void invalidate(rocrand_generator g);
+
 RR_API rocrand_status rocrand_destroy_generator(rocrand_generator generator)
 {
     if (!generator)
         return ROCRAND_STATUS_NOT_CREATED;
-    free(generator->states);
+    invalidate(generator);
     free(generator);
     return ROCRAND_STATUS_SUCCESS;
 }
 
+/* MT19937 is one sequential stream (no cheap skip-ahead): results in order from state 0 */
+static int nstates(rocrand_generator g)
+{
+    return g->type == ROCRAND_RNG_PSEUDO_MT19937 ? 1 : THREADS;
+}
+
 static void invalidate(rocrand_generator g)
 {
+    if (g->states && g->type == ROCRAND_RNG_PSEUDO_MT19937)
+        free(g->states[0].u.mt);
     free(g->states);
     g->states = NULL;
 }
@@ -202,11 +214,20 @@ static rocrand_status states_at(rocrand_generator g, unsigned long long pos)
     if (g->states && g->states_pos == pos)
         return ROCRAND_STATUS_SUCCESS;
     if (!g->states) {
-        g->states = malloc(sizeof(engine) * THREADS);
+        g->states = malloc(sizeof(engine) * (size_t)nstates(g));
         if (!g->states)
             return ROCRAND_STATUS_ALLOCATION_FAILED;
+        if (g->type == ROCRAND_RNG_PSEUDO_MT19937) {
+            g->states[0].u.mt = malloc(sizeof(mt19937_state));
+            if (!g->states[0].u.mt) {
+                free(g->states);
+                g->states = NULL;
+                return ROCRAND_STATUS_ALLOCATION_FAILED;
+            }
+            mt19937_init(g->states[0].u.mt, g->seed);
+        }
         /* state t+1 is state t one subsequence on */
-        for (int t = 0; t < THREADS; t++) {
+        for (int t = 0; t < nstates(g) && g->type != ROCRAND_RNG_PSEUDO_MT19937; t++) {
             engine *e = &g->states[t];
             if (g->type == ROCRAND_RNG_PSEUDO_XORWOW) {
                 if (t == 0) {
@@ -229,6 +250,11 @@ static rocrand_status states_at(rocrand_generator g, unsigned long long pos)
         return states_at(g, pos);
     }
     uint64_t n = pos - g->states_pos;
+    if (g->type == ROCRAND_RNG_PSEUDO_MT19937) {
+        for (uint64_t i = 0; i < n; i++)
+            (void)mt19937_next(g->states[0].u.mt);
+        n = 0;
+    }
     for (int t = 0; t < THREADS && n; t++) {
         engine *e = &g->states[t];
         if (g->type == ROCRAND_RNG_PSEUDO_XORWOW)
@@ -248,6 +274,8 @@ static inline uint32_t draw(rocrand_generator g, engine *e, int t)
         return xorwow_next(&e->u.x);
     if (g->type == ROCRAND_RNG_PSEUDO_MRG32K3A)
         return mrg_next(&e->u.m); /* callers of raw bits scale it (curand()) */
+    if (g->type == ROCRAND_RNG_PSEUDO_MT19937)
+        return mt19937_next(e->u.mt);
     uint64_t pos = e->u.p.pos++;
     if (e->u.p.have != (pos >> 2) + 1) {
         philox_block(g->seed, pos >> 2, (uint64_t)t, e->u.p.block);
@@ -355,11 +383,12 @@ static rocrand_status begin(rocrand_generator g, const void *out, size_t n)
         rocrand_status st_ = begin(g, out, n);                                              \
         if (st_ != ROCRAND_STATUS_SUCCESS)                                                  \
             return st_;                                                                     \
+        size_t ns_ = (size_t)nstates(g);                                                    \
         size_t groups_ = ((n) + (per) - 1) / (per);                                         \
-        size_t rounds_ = (groups_ + THREADS - 1) / THREADS;                                 \
+        size_t rounds_ = (groups_ + ns_ - 1) / ns_;                                         \
         for (size_t j_ = 0; j_ < rounds_; j_++) {                                           \
-            for (int t = 0; t < THREADS; t++) {                                             \
-                size_t q_ = j_ * THREADS + (size_t)t;                                        \
+            for (int t = 0; t < (int)ns_; t++) {                                            \
+                size_t q_ = j_ * ns_ + (size_t)t;                                           \
                 if (q_ >= groups_)                                                          \
                     break;                                                                  \
                 engine *e = &(g)->states[t];                                                \
@@ -372,8 +401,8 @@ static rocrand_status begin(rocrand_generator g, const void *out, size_t n)
         /* every state moves on by the same number of draws: states a short last round  \
          * skipped catch up */                                                              \
         unsigned long long used_ = (unsigned long long)rounds_ * (draws);                   \
-        size_t done_ = groups_ - (rounds_ ? (rounds_ - 1) * THREADS : 0);                   \
-        for (size_t t_ = done_; rounds_ && t_ < THREADS; t_++) {                            \
+        size_t done_ = groups_ - (rounds_ ? (rounds_ - 1) * ns_ : 0);                       \
+        for (size_t t_ = done_; rounds_ && t_ < ns_; t_++) {                                \
             engine *e_ = &(g)->states[t_];                                                  \
             for (int k_ = 0; k_ < (draws); k_++)                                            \
                 (void)draw(g, e_, (int)t_);                                                 \
