@@ -68,6 +68,11 @@ def test_curand_host_sequences_are_curand_kernels(built):
     # 4096 states x 3 draws: the host generator equals curand_init/curand run in a kernel
     for gen in ("xorwow", "philox", "mrg32k3a"):
         assert rows[gen][-1] == "0", rows
+    # the host distributions equal the device functions state by state: normals to float
+    # rounding (the device's __sincosf), doubles to double rounding, uniform doubles exactly
+    for k in range(3):
+        ef, ed, eu = map(float, rows[f"dists{k}"])
+        assert ef < 2e-6 and ed < 1e-13 and eu == 0.0, (k, rows[f"dists{k}"])
     # seed 1234, subsequence 0: curand_init's state and one XORWOW step, from the spec
     s = 1234
     t0 = (1099087573 * ((s & 0xFFFFFFFF) ^ 0xAAD26B49)) & 0xFFFFFFFF

@@ -36,6 +36,24 @@ __global__ void device_mrg(unsigned long long seed, unsigned int *out)
         out[j * THREADS + t] = curand(&s);
 }
 
+// distributions: state t's first pair of normals (and first uniform double) per thread
+template <typename S>
+__global__ void device_dists(unsigned long long seed, float *nf, double *nd, double *ud)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    S s;
+    curand_init(seed, t, 0, &s);
+    float2 a = curand_normal2(&s);
+    nf[2 * t] = a.x;
+    nf[2 * t + 1] = a.y;
+    curand_init(seed, t, 0, &s);
+    double2 b = curand_normal2_double(&s);
+    nd[2 * t] = b.x;
+    nd[2 * t + 1] = b.y;
+    curand_init(seed, t, 0, &s);
+    ud[t] = curand_uniform_double(&s);
+}
+
 static int check(const char *what, curandStatus_t st)
 {
     if (st != CURAND_STATUS_SUCCESS) {
@@ -83,6 +101,53 @@ int main(void)
         for (size_t i = 0; i < n; i++)
             diff += a[i] != b[i];
         printf("%s first %u %u %u differ %zu\n", names[k], a[0], a[1], a[THREADS], diff);
+    }
+    // the host distributions against the device functions, state by state
+    {
+        float *nf, *hnf = (float *)malloc(2 * THREADS * 4), *knf = (float *)malloc(2 * THREADS * 4);
+        double *nd, *ud, *hnd = (double *)malloc(2 * THREADS * 8), *knd = (double *)malloc(2 * THREADS * 8);
+        double *hud = (double *)malloc(THREADS * 8), *kud = (double *)malloc(THREADS * 8);
+        cudaMalloc(&nf, 2 * THREADS * 4);
+        cudaMalloc(&nd, 2 * THREADS * 8);
+        cudaMalloc(&ud, THREADS * 8);
+        const curandRngType_t dtypes[3] = {CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_PHILOX4_32_10,
+                                           CURAND_RNG_PSEUDO_MRG32K3A};
+        for (int k = 0; k < 3; k++) {
+            unsigned long long seed = 77 + k;
+            curandGenerator_t g;
+            check("create", curandCreateGenerator(&g, dtypes[k]));
+            check("seed", curandSetPseudoRandomGeneratorSeed(g, seed));
+            check("normal", curandGenerateNormal(g, nf, 2 * THREADS, 0.0f, 1.0f));
+            cudaMemcpy(hnf, nf, 2 * THREADS * 4, cudaMemcpyDeviceToHost);
+            check("offset", curandSetGeneratorOffset(g, 0));
+            check("normald", curandGenerateNormalDouble(g, nd, 2 * THREADS, 0.0, 1.0));
+            cudaMemcpy(hnd, nd, 2 * THREADS * 8, cudaMemcpyDeviceToHost);
+            check("offset", curandSetGeneratorOffset(g, 0));
+            check("uniformd", curandGenerateUniformDouble(g, ud, THREADS));
+            cudaMemcpy(hud, ud, THREADS * 8, cudaMemcpyDeviceToHost);
+            check("destroy", curandDestroyGenerator(g));
+            if (k == 0)
+                device_dists<curandStateXORWOW_t><<<THREADS / 128, 128>>>(seed, nf, nd, ud);
+            else if (k == 1)
+                device_dists<curandStatePhilox4_32_10_t><<<THREADS / 128, 128>>>(seed, nf, nd, ud);
+            else
+                device_dists<curandStateMRG32k3a_t><<<THREADS / 128, 128>>>(seed, nf, nd, ud);
+            cudaDeviceSynchronize();
+            cudaMemcpy(knf, nf, 2 * THREADS * 4, cudaMemcpyDeviceToHost);
+            cudaMemcpy(knd, nd, 2 * THREADS * 8, cudaMemcpyDeviceToHost);
+            cudaMemcpy(kud, ud, THREADS * 8, cudaMemcpyDeviceToHost);
+            double ef = 0, ed = 0, eu = 0;
+            for (int i = 0; i < 2 * THREADS; i++) {
+                double a = __builtin_fabs((double)hnf[i] - knf[i]), b = __builtin_fabs(hnd[i] - knd[i]);
+                ef = a > ef ? a : ef;
+                ed = b > ed ? b : ed;
+            }
+            for (int i = 0; i < THREADS; i++) {
+                double c = __builtin_fabs(hud[i] - kud[i]);
+                eu = c > eu ? c : eu;
+            }
+            printf("dists%d %.3e %.3e %.3e\n", k, ef, ed, eu);
+        }
     }
     // distributions, printed for the test to check against numpy's statistics
     curandGenerator_t g;

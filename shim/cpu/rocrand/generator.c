@@ -321,7 +321,8 @@ static inline double uniform_d(rocrand_generator g, engine *e, int t)
         uint64_t z = x ^ (y << (53 - 32));
         return z * INV53D + (INV53D / 2.0);
     }
-    return draw(g, e, t) * INV32D + (INV32D / 2.0);
+    /* curand_uniform_double of a 32-bit draw: a whole 2^-32 on top, not half */
+    return draw(g, e, t) * INV32D + INV32D;
 }
 
 static inline void normal2_f(rocrand_generator g, engine *e, int t, float *a, float *b)
@@ -568,7 +569,7 @@ RR_API rocrand_status rocrand_generate_uniform_double(rocrand_generator generato
                                                       double *output_data, size_t n)
 {
     if (generator && is_quasi(generator->type))
-        QUASI_ANY(generator, output_data, n, output_data[at] = x * INV32D + INV32D / 2.0,
+        QUASI_ANY(generator, output_data, n, output_data[at] = x * INV32D + INV32D,
                   output_data[at] = (x >> 11) * INV53D + INV53D / 2.0);
     int k = generator ? uniform_d_draws(generator) : 1;
     GENERATE(generator, output_data, n, 1, k, output_data[at] = uniform_d(generator, e, t));
