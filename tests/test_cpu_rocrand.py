@@ -122,3 +122,22 @@ def test_mt19937_is_the_reference_mersenne_twister(rr):
     bg = np.random.MT19937(0)
     bg._legacy_seeding(np.array([seed & 0xFFFFFFFF, seed >> 32], dtype=np.int64))
     np.testing.assert_array_equal(ours, bg.random_raw(2500).astype(np.uint32))
+
+
+@pytest.mark.parametrize("kind", [XORWOW, PHILOX, 402])
+def test_offset_is_a_position_in_the_sequence(rr, kind):
+    """cuRAND: "if offset = 100, the first random number generated will be the 100th in
+    the sequence"; successive calls continue it, whatever their sizes."""
+    whole = u32(rr, gen(rr, kind), 3 * 4096 + 500)
+    g = gen(rr, kind)
+    assert rr.rocrand_set_offset(g, ctypes.c_ulonglong(100)) == 0
+    np.testing.assert_array_equal(u32(rr, g, 10), whole[100:110])
+    parts = [u32(rr, g, n) for n in (1, 1, 4095, 7000)]
+    np.testing.assert_array_equal(np.concatenate(parts), whole[110:110 + 11097])
+
+
+def test_normals_come_in_pairs(rr):
+    g = gen(rr, XORWOW)
+    out = np.zeros(3)
+    assert rr.rocrand_generate_normal_double(g, out.ctypes.data, 3, 0.0, 1.0) == \
+        LENGTH_NOT_MULTIPLE

@@ -2,14 +2,14 @@
  * The CPU device's rocRAND host API (rocrand.h, ROCm 7.2 ABI) with NVIDIA's cuRAND
  * sequences.
  *
- * A pseudorandom generator is THREADS states curand_init(seed, t, offset), t < THREADS,
- * as cuRAND documents for its legacy ordering: result n of a call comes from state
- * n mod THREADS, which gives it its (n / THREADS)-th value of the call (a distribution
- * that consumes k draws per g results takes them from one state, consecutively, as the
- * device functions curand_normal2 & co. do). Every state moves on by the same number of
- * draws, so successive calls continue the sequences. The per-state values are exactly
- * curand_kernel.h's (the differential test runs curand_init/curand in a translated kernel);
- * the host layout is NVIDIA's documented one and cannot be checked without an NVIDIA GPU.
+ * A pseudorandom generator is THREADS states curand_init(seed, t, 0), t < THREADS, read
+ * as cuRAND documents for its legacy ordering: result n of the sequence comes from state
+ * n mod THREADS, its (n / THREADS)-th value; the offset is a position in that sequence and
+ * each call moves it on (GENERATE). A distribution that takes k draws per g results takes
+ * them from one state, consecutively, as the device functions curand_normal2 & co. do.
+ * The per-state values are exactly curand_kernel.h's (the differential test runs
+ * curand_init/curand/curand_normal2... in a translated kernel); the host layout is
+ * NVIDIA's documented one and cannot be checked without an NVIDIA GPU.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -47,8 +47,9 @@ struct rocrand_generator_base_type {
     hipStream_t stream;
     int host;
     unsigned int dims;           /* quasi-random generators */
-    engine *states;              /* THREADS of them, at states_pos; NULL until first use */
-    unsigned long long states_pos;
+    engine *states;              /* THREADS of them (1 for MT19937); NULL until first use */
+    uint64_t *spos;              /* each state's next draw */
+    engine *origin;              /* the states at draw 0, kept for seeks backwards */
 };
 
 static int is_pseudo(rocrand_rng_type t)
@@ -137,7 +138,11 @@ static void invalidate(rocrand_generator g)
     if (g->states && g->type == ROCRAND_RNG_PSEUDO_MT19937)
         free(g->states[0].u.mt);
     free(g->states);
+    free(g->spos);
+    free(g->origin);
     g->states = NULL;
+    g->spos = NULL;
+    g->origin = NULL;
 }
 
 RR_API rocrand_status rocrand_set_seed(rocrand_generator generator, unsigned long long seed)
@@ -209,25 +214,38 @@ RR_API rocrand_status rocrand_get_version(int *version)
 
 /* ---- the THREADS states ---------------------------------------------------------------- */
 
-static rocrand_status states_at(rocrand_generator g, unsigned long long pos)
+/* Every state at draw 0 (the first use, and after a seek backwards). The chain state t+1 =
+ * state t one subsequence on is computed once per seed and kept (`origin`). */
+static rocrand_status states_reset(rocrand_generator g)
 {
-    if (g->states && g->states_pos == pos)
-        return ROCRAND_STATUS_SUCCESS;
+    size_t ns = (size_t)nstates(g);
     if (!g->states) {
-        g->states = malloc(sizeof(engine) * (size_t)nstates(g));
-        if (!g->states)
+        g->states = malloc(sizeof(engine) * ns);
+        g->spos = malloc(sizeof(uint64_t) * ns);
+        if (!g->states || !g->spos) {
+            free(g->states);
+            free(g->spos);
+            g->states = NULL;
+            g->spos = NULL;
             return ROCRAND_STATUS_ALLOCATION_FAILED;
+        }
         if (g->type == ROCRAND_RNG_PSEUDO_MT19937) {
             g->states[0].u.mt = malloc(sizeof(mt19937_state));
             if (!g->states[0].u.mt) {
                 free(g->states);
+                free(g->spos);
                 g->states = NULL;
+                g->spos = NULL;
                 return ROCRAND_STATUS_ALLOCATION_FAILED;
             }
-            mt19937_init(g->states[0].u.mt, g->seed);
         }
-        /* state t+1 is state t one subsequence on */
-        for (int t = 0; t < nstates(g) && g->type != ROCRAND_RNG_PSEUDO_MT19937; t++) {
+    }
+    if (g->type == ROCRAND_RNG_PSEUDO_MT19937) {
+        mt19937_init(g->states[0].u.mt, g->seed);
+    } else if (g->origin) {
+        memcpy(g->states, g->origin, sizeof(engine) * ns);
+    } else {
+        for (size_t t = 0; t < ns; t++) {
             engine *e = &g->states[t];
             if (g->type == ROCRAND_RNG_PSEUDO_XORWOW) {
                 if (t == 0) {
@@ -243,28 +261,52 @@ static rocrand_status states_at(rocrand_generator g, unsigned long long pos)
                 e->u.p.have = 0;
             }
         }
-        g->states_pos = 0;
+        g->origin = malloc(sizeof(engine) * ns);
+        if (g->origin)
+            memcpy(g->origin, g->states, sizeof(engine) * ns);
     }
-    if (pos < g->states_pos) {
-        invalidate(g);
-        return states_at(g, pos);
+    memset(g->spos, 0, sizeof(uint64_t) * ns);
+    return ROCRAND_STATUS_SUCCESS;
+}
+
+static inline uint32_t draw(rocrand_generator g, engine *e, int t);
+
+/* Bring state t forward to draw `pos` (never backwards: states_prepare resets first). */
+static inline void state_seek(rocrand_generator g, int t, uint64_t pos)
+{
+    engine *e = &g->states[t];
+    uint64_t n = pos - g->spos[t];
+    if (n <= 64 || g->type == ROCRAND_RNG_PSEUDO_MT19937) {
+        while (n--)
+            (void)draw(g, e, t);
+    } else if (g->type == ROCRAND_RNG_PSEUDO_XORWOW) {
+        xorwow_skip(&e->u.x, n);
+    } else if (g->type == ROCRAND_RNG_PSEUDO_MRG32K3A) {
+        mrg_skip(&e->u.m, n);
+    } else {
+        e->u.p.pos += n;
     }
-    uint64_t n = pos - g->states_pos;
-    if (g->type == ROCRAND_RNG_PSEUDO_MT19937) {
-        for (uint64_t i = 0; i < n; i++)
-            (void)mt19937_next(g->states[0].u.mt);
-        n = 0;
+    g->spos[t] = pos;
+}
+
+/* The states for groups [g0, g0 + groups) of `draws` draws each: group G is state
+ * G % ns at draw (G / ns) * draws. States only move forward; one that would have to go
+ * back makes every state start over from draw 0. */
+static rocrand_status states_prepare(rocrand_generator g, uint64_t g0, uint64_t groups,
+                                     int draws)
+{
+    if (!g->states) {
+        rocrand_status st = states_reset(g);
+        if (st != ROCRAND_STATUS_SUCCESS)
+            return st;
     }
-    for (int t = 0; t < THREADS && n; t++) {
-        engine *e = &g->states[t];
-        if (g->type == ROCRAND_RNG_PSEUDO_XORWOW)
-            xorwow_skip(&e->u.x, n);
-        else if (g->type == ROCRAND_RNG_PSEUDO_MRG32K3A)
-            mrg_skip(&e->u.m, n);
-        else
-            e->u.p.pos += n;
+    uint64_t ns = (uint64_t)nstates(g);
+    uint64_t first = ns < groups ? ns : groups;
+    for (uint64_t i = 0; i < first; i++) {
+        uint64_t G = g0 + i;
+        if (g->spos[G % ns] > (G / ns) * (uint64_t)draws)
+            return states_reset(g);
     }
-    g->states_pos = pos;
     return ROCRAND_STATUS_SUCCESS;
 }
 
@@ -336,9 +378,10 @@ static inline void normal2_f(rocrand_generator g, engine *e, int t, float *a, fl
         u = x * INV32F + (INV32F / 2);
         v = y * (INV32F * TWO_PI_F) + ((INV32F * TWO_PI_F) / 2);
     }
-    float s = sqrtf(-2.0f * logf(u));
-    *a = sinf(v) * s;
-    *b = cosf(v) * s;
+    float s = sqrtf(-2.0f * logf(u)), sn, cs;
+    sincosf(v, &sn, &cs); /* glibc: the values of sinf and cosf, computed together */
+    *a = sn * s;
+    *b = cs * s;
 }
 
 static inline void normal2_d(rocrand_generator g, engine *e, int t, double *a, double *b)
@@ -365,7 +408,7 @@ static int draws_per_normal2_d(rocrand_generator g)
 }
 
 /* Wait for the generator's stream (the CPU device runs library calls on the calling
- * thread, after the work already enqueued), then bring the states to the offset. */
+ * thread, after the work already enqueued). */
 static rocrand_status begin(rocrand_generator g, const void *out, size_t n)
 {
     if (!g)
@@ -374,45 +417,46 @@ static rocrand_status begin(rocrand_generator g, const void *out, size_t n)
         return ROCRAND_STATUS_OUT_OF_RANGE;
     if (!g->host && hipStreamSynchronize(g->stream) != hipSuccess)
         return ROCRAND_STATUS_LAUNCH_FAILURE;
-    return states_at(g, g->offset);
+    return ROCRAND_STATUS_SUCCESS;
 }
 
-/* Results in groups of `per` from one state, group q from state q % THREADS; `draws` per
- * group; `emit(e, t, dst, count)` writes one group (count < per for a short last one). */
+/* The generator's results form one sequence: result r is in group r / per (a group:
+ * `per` results from `draws` consecutive draws of one state, as curand_normal2 & co. take
+ * them), group G comes from state G % THREADS at its draw (G / THREADS) * draws, and a call
+ * of n results starts at the offset and moves it on by n: "if offset = 100, the first
+ * number generated is the 100th of the sequence", and a call of THREADS * k results from
+ * offset 0 is every state's first k values in turn (cuRAND's legacy layout). */
 #define GENERATE(g, out, n, per, draws, EMIT)                                               \
     do {                                                                                    \
         rocrand_status st_ = begin(g, out, n);                                              \
         if (st_ != ROCRAND_STATUS_SUCCESS)                                                  \
             return st_;                                                                     \
-        size_t ns_ = (size_t)nstates(g);                                                    \
-        size_t groups_ = ((n) + (per) - 1) / (per);                                         \
-        size_t rounds_ = (groups_ + ns_ - 1) / ns_;                                         \
-        for (size_t j_ = 0; j_ < rounds_; j_++) {                                           \
-            for (int t = 0; t < (int)ns_; t++) {                                            \
-                size_t q_ = j_ * ns_ + (size_t)t;                                           \
-                if (q_ >= groups_)                                                          \
-                    break;                                                                  \
-                engine *e = &(g)->states[t];                                                \
-                size_t at = q_ * (per);                                                     \
-                size_t count = (n) - at < (size_t)(per) ? (n) - at : (size_t)(per);          \
-                (void)count;                                                                \
-                EMIT;                                                                       \
+        if ((per) > 1 && ((n) % (per) || (g)->offset % (per)))                              \
+            return ROCRAND_STATUS_LENGTH_NOT_MULTIPLE; /* Box-Muller: pairs */              \
+        uint64_t ns_ = (uint64_t)nstates(g);                                                \
+        uint64_t g0_ = (g)->offset / (per), groups_ = (n) / (per);                          \
+        st_ = states_prepare(g, g0_, groups_, draws);                                       \
+        if (st_ != ROCRAND_STATUS_SUCCESS)                                                  \
+            return st_;                                                                     \
+        /* state and draw of group g0_ + q_, stepped without dividing */                  \
+        int t = (int)(g0_ % ns_);                                                           \
+        uint64_t want_ = (g0_ / ns_) * (uint64_t)(draws);                                   \
+        uint64_t *spos_ = (g)->spos;                                                        \
+        for (uint64_t q_ = 0; q_ < groups_; q_++) {                                         \
+            if (spos_[t] != want_)                                                          \
+                state_seek(g, t, want_);                                                    \
+            engine *e = &(g)->states[t];                                                    \
+            size_t at = (size_t)q_ * (per);                                                 \
+            EMIT;                                                                           \
+            spos_[t] = want_ + (uint64_t)(draws);                                           \
+            if (++t == (int)ns_) {                                                          \
+                t = 0;                                                                      \
+                want_ += (uint64_t)(draws);                                                 \
             }                                                                               \
         }                                                                                   \
-        /* every state moves on by the same number of draws: states a short last round  \
-         * skipped catch up */                                                              \
-        unsigned long long used_ = (unsigned long long)rounds_ * (draws);                   \
-        size_t done_ = groups_ - (rounds_ ? (rounds_ - 1) * ns_ : 0);                       \
-        for (size_t t_ = done_; rounds_ && t_ < ns_; t_++) {                                \
-            engine *e_ = &(g)->states[t_];                                                  \
-            for (int k_ = 0; k_ < (draws); k_++)                                            \
-                (void)draw(g, e_, (int)t_);                                                 \
-        }                                                                                   \
-        (g)->offset += used_;                                                               \
-        (g)->states_pos = (g)->offset;                                                      \
+        (g)->offset += (n);                                                                 \
         return ROCRAND_STATUS_SUCCESS;                                                      \
     } while (0)
-
 
 /* ---- Sobol: n / dims results per dimension, dimension-major, from the generator's
  * offset on (cuRAND's quasi-random layout); element k of a dimension is the XOR of the
@@ -588,8 +632,7 @@ RR_API rocrand_status rocrand_generate_uniform_half(rocrand_generator generator,
         float a_, b_;                                                                       \
         normal2_f(generator, e, t, &a_, &b_);                                               \
         output_data[at] = (expr_a);                                                         \
-        if (count > 1)                                                                      \
-            output_data[at + 1] = (expr_b);                                                 \
+        output_data[at + 1] = (expr_b);                                                     \
     } while (0)
 
 #define EMIT_NORMAL_D(expr_a, expr_b)                                                       \
@@ -597,8 +640,7 @@ RR_API rocrand_status rocrand_generate_uniform_half(rocrand_generator generator,
         double a_, b_;                                                                      \
         normal2_d(generator, e, t, &a_, &b_);                                               \
         output_data[at] = (expr_a);                                                         \
-        if (count > 1)                                                                      \
-            output_data[at + 1] = (expr_b);                                                 \
+        output_data[at + 1] = (expr_b);                                                     \
     } while (0)
 
 RR_API rocrand_status rocrand_generate_normal(rocrand_generator generator, float *output_data,
@@ -710,9 +752,9 @@ RR_API rocrand_status rocrand_initialize_generator(rocrand_generator generator)
 {
     if (!generator)
         return ROCRAND_STATUS_NOT_CREATED;
-    if (is_quasi(generator->type))
+    if (is_quasi(generator->type) || generator->states)
         return ROCRAND_STATUS_SUCCESS;
-    return states_at(generator, generator->offset);
+    return states_reset(generator);
 }
 
 /* ---- discrete distributions, quasi-random tables: not on the CPU device yet ------------ */
