@@ -35,7 +35,7 @@ BUDGET = 0.9
 
 
 def _libs():
-    from pyshim.build_randfft import build_randfft
+    from pyshim.builders.randfft import build_randfft
 
     build_randfft()
     root = build_dir()

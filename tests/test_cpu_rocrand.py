@@ -18,7 +18,7 @@ TYPE_ERROR, OUT_OF_RANGE, LENGTH_NOT_MULTIPLE = 103, 104, 105
 
 @pytest.fixture(scope="module")
 def rr():
-    from pyshim.build_randfft import build_randfft
+    from pyshim.builders.randfft import build_randfft
 
     build_randfft()
     cpu = build_dir() / "cpu"

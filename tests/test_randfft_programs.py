@@ -24,9 +24,9 @@ pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is no
 
 @pytest.fixture(scope="module")
 def built() -> Path:
-    from pyshim import build
+    from pyshim.builders.components import ALL, build_all
 
-    build.build_all(components=build.ALL)
+    build_all(components=ALL)
     return build_dir()
 
 
