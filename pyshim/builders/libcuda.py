@@ -376,4 +376,3 @@ def _build_libcuda(lib_dir: Path, work: Path, force: bool) -> tuple[Path, bool]:
         link.symlink_to(LIBCUDA)
     stamp.write_text(key)
     return out, True
-:pyshim/builders/libcuda.py
