@@ -120,3 +120,10 @@ def test_tables_stats_counts_what_the_built_cpu_device_can_run():
             and e["target"] not in have))
         assert s[api]["cpu_device"] == runs < s[api]["mapped"]
     assert s["cublas"]["cpu_device"] is None
+
+
+def test_hipfft_targets_are_not_the_hip_runtimes():
+    """cuFFT forwards to hipFFT (libhipfft.so.0), not to libamdhip64: `pyshim check` of a
+    cuFFT program must not report hipfftExecC2C as a HIP runtime function the device lacks."""
+    assert backends.hip_owned("hipMalloc") and not backends.hip_owned("hipfftExecC2C")
+    assert not backends.hip_owned("hiprtcCompileProgram")

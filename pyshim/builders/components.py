@@ -38,6 +38,12 @@ def _blas(root: Path) -> object:
     return build_shim_blas(root / "lib", root / "cpu")
 
 
+def _randfft(root: Path) -> object:
+    from pyshim.builders.randfft import build_randfft
+
+    return build_randfft(root)
+
+
 def _jit(root: Path) -> object:
     from pyshim.builders.jit import build_jit
 
@@ -52,8 +58,9 @@ COMPONENTS = {
     "cudart": _cudart,  # libcudart.so.13/.12
     "blas": _blas,  # libcublas/libcusolver
     "jit": _jit,  # LD_AUDIT module, NVRTC/nvJitLink wrappers, ptxas
+    "randfft": _randfft,  # libcurand/libcufft + the CPU device's rocRAND/hipFFT
 }
-ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas", "jit")
+ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas", "jit", "randfft")
 
 
 def build_all(force: bool = False, cpu: bool = True,

@@ -32,8 +32,10 @@ _DEFINITION = re.compile(r"^(?!static\b)[A-Za-z_][\w \t\*\n]*?\b(hip[A-Za-z0-9_]
 
 
 def hip_owned(target: str | None) -> bool:
-    """A target that libamdhip64 provides (hiprtc lives in its own library since ROCm 7)."""
-    return bool(target) and target.startswith("hip") and not target.startswith("hiprtc")
+    """A target that libamdhip64 provides (hiprtc lives in its own library since ROCm 7,
+    hipFFT in libhipfft.so.0)."""
+    return bool(target) and target.startswith("hip") and \
+        not target.startswith(("hiprtc", "hipfft"))
 
 
 def cpu_exports_from_sources(cpu_dir: Path = _CPU_DIR) -> frozenset[str]:

@@ -24,7 +24,8 @@ HIP_SONAME = "libamdhip64.so.7"
 PRELOADED = ("libcuda.so.1", "libcudart.so.13", "libcudart.so.12")
 STATIC_TLS = 8192
 # pyshim's libraries that replace NVIDIA's wherever a program loads them from (LD_AUDIT)
-REPLACED = ("libcublas.so.13", "libcublas.so.12", "libcusolver.so.12", "libcusolver.so.11")
+REPLACED = ("libcublas.so.13", "libcublas.so.12", "libcusolver.so.12", "libcusolver.so.11",
+            "libcurand.so.10", "libcufft.so.12")
 
 class LaunchError(RuntimeError):
     pass
@@ -73,6 +74,10 @@ def ensure_built(backend: str) -> None:
     # every library the run puts in front, not libcuda alone: a checkout whose tests built
     # libcuda but not libcublas would let NVIDIA's cuBLAS (loaded by path) run on our driver
     wanted = [*PRELOADED, *REPLACED, AUDIT]
+    from pyshim.builders.randfft import fftw_available
+
+    if not fftw_available():
+        wanted.remove("libcufft.so.12")  # built only where FFTW 3 is installed
     if all((root / "lib" / name).exists() for name in wanted) and not need_cpu:
         return
     from pyshim.builders.components import ALL, build_all

@@ -46,7 +46,7 @@ class RocmLibrary:
     def owns(self, function: str) -> bool:
         """Whether a target function name is resolved from this library."""
         if self.key == "hip":
-            return function.startswith("hip") and not function.startswith("hiprtc")
+            return function.startswith("hip") and not function.startswith(("hiprtc", "hipfft"))
         return function.startswith(self.key)
 
 
@@ -56,6 +56,8 @@ LIBRARIES: tuple[RocmLibrary, ...] = (
     RocmLibrary("hiprtc", "libhiprtc7", "7.2.4-1~exp2", "libhiprtc.so.7"),
     RocmLibrary("rocblas", "librocblas5", "7.2.4-1~exp1", "librocblas.so.5"),
     RocmLibrary("rocsolver", "librocsolver0", "7.2.4-1~exp1+b1", "librocsolver.so.0"),
+    RocmLibrary("rocrand", "librocrand1", "7.2.4-1~exp1", "librocrand.so.1"),
+    RocmLibrary("hipfft", "libhipfft0", "7.2.4-1~exp1", "libhipfft.so.0"),
 )
 BY_KEY = {lib.key: lib for lib in LIBRARIES}
 

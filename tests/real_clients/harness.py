@@ -163,7 +163,7 @@ def numba_modules(python: Path) -> list[Module]:
 
 def cupy_modules(root: Path) -> list[Module]:
     out = []
-    for group in ("core_tests", "creation_tests"):
+    for group in ("core_tests", "creation_tests", "random_tests", "fft_tests"):
         for path in sorted((root / "tests" / "cupy_tests" / group).rglob("test_*.py")):
             rel = path.relative_to(root)
             # jitify preprocessing spins holding the GIL past any per-test timeout

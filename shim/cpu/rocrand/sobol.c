@@ -1,0 +1,113 @@
+/*
+ * Sobol direction vectors for the CPU device's rocRAND (cuRAND's
+ * CURAND_DIRECTION_VECTORS_{32,64}_JOEKUO6 sets): computed here from S. Joe and F. Y. Kuo's
+ * primitive polynomials and initial direction numbers (their file new-joe-kuo-6.21201, as
+ * SciPy ships it in scipy/stats/_sobol_direction_numbers.npz). pyshim.build_randfft writes
+ * those numbers beside this library as rocrand_joe_kuo6.bin (nothing of them is
+ * committed); without the file the Sobol generators are refused.
+ *
+ * For a dimension with polynomial degree s, inner coefficients a and initial numbers m_k:
+ * v_k = m_k << (W-1-k) for k < s, then v_k = v_{k-s} ^ (v_{k-s} >> s) ^ XOR of a_j v_{k-j};
+ * the first dimension has m_k = 1 throughout (v_k = 2^(W-1-k)).
+ */
+#include <dlfcn.h> /* dladdr: _GNU_SOURCE comes from the build flags */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sobol.h"
+
+#define FILE_NAME "rocrand_joe_kuo6.bin"
+#define MAGIC "PYSHIMJK"
+#define MAX_M 18
+
+static uint32_t *polys;   /* per dimension */
+static uint32_t *minit;   /* per dimension, MAX_M */
+static uint32_t ndims;
+static unsigned int *dv32;
+static unsigned long long *dv64;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void load(void)
+{
+    Dl_info info;
+    if (!dladdr((void *)&sobol_dimensions, &info) || !info.dli_fname)
+        return;
+    char path[4096];
+    const char *slash = strrchr(info.dli_fname, '/');
+    int dir = slash ? (int)(slash - info.dli_fname) : 1;
+    snprintf(path, sizeof path, "%.*s/%s", dir, slash ? info.dli_fname : ".", FILE_NAME);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    char magic[8];
+    uint32_t n = 0;
+    if (fread(magic, 1, 8, f) == 8 && memcmp(magic, MAGIC, 8) == 0 && fread(&n, 4, 1, f) == 1 &&
+        n > 0 && n <= SOBOL_DIMENSIONS) {
+        uint32_t *p = malloc(4 * (size_t)n), *m = malloc(4 * (size_t)n * MAX_M);
+        unsigned int *v32 = malloc(sizeof *v32 * 32 * (size_t)n);
+        unsigned long long *v64 = malloc(sizeof *v64 * 64 * (size_t)n);
+        int ok = p && m && v32 && v64;
+        for (uint32_t d = 0; ok && d < n; d++)
+            ok = fread(&p[d], 4, 1, f) == 1 && fread(&m[d * MAX_M], 4, MAX_M, f) == MAX_M;
+        if (ok) {
+            polys = p;
+            minit = m;
+            dv32 = v32;
+            dv64 = v64;
+            ndims = n;
+            for (uint32_t d = 0; d < n; d++) {
+                sobol_vectors32(d, &dv32[d * 32]);
+                sobol_vectors64(d, &dv64[d * 64]);
+            }
+        } else {
+            free(p);
+            free(m);
+            free(v32);
+            free(v64);
+        }
+    }
+    fclose(f);
+}
+
+unsigned int sobol_dimensions(void)
+{
+    pthread_once(&once, load);
+    return ndims;
+}
+
+#define VECTORS(NAME, T, W)                                                                 \
+    void NAME(unsigned int dim, T *v)                                                       \
+    {                                                                                       \
+        if (dim == 0) {                                                                     \
+            for (int k = 0; k < (W); k++)                                                   \
+                v[k] = (T)1 << ((W) - 1 - k);                                               \
+            return;                                                                         \
+        }                                                                                   \
+        uint32_t poly = polys[dim];                                                         \
+        int s = 31 - __builtin_clz(poly); /* degree */                                      \
+        uint32_t a = (poly >> 1) & ((1u << (s - 1)) - 1);                                   \
+        for (int k = 0; k < s && k < (W); k++)                                              \
+            v[k] = (T)minit[dim * MAX_M + k] << ((W) - 1 - k);                              \
+        for (int k = s; k < (W); k++) {                                                     \
+            T x = v[k - s] ^ (v[k - s] >> s);                                               \
+            for (int j = 1; j < s; j++)                                                     \
+                if ((a >> (s - 1 - j)) & 1)                                                 \
+                    x ^= v[k - j];                                                          \
+            v[k] = x;                                                                       \
+        }                                                                                   \
+    }
+
+VECTORS(sobol_vectors32, unsigned int, 32)
+VECTORS(sobol_vectors64, unsigned long long, 64)
+
+const unsigned int *sobol_table32(void)
+{
+    return sobol_dimensions() ? dv32 : NULL;
+}
+
+const unsigned long long *sobol_table64(void)
+{
+    return sobol_dimensions() ? dv64 : NULL;
+}

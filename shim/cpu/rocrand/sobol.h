@@ -1,0 +1,19 @@
+/* Sobol direction vectors (Joe & Kuo, new-joe-kuo-6): see sobol.c. */
+#ifndef PYSHIM_CPU_ROCRAND_SOBOL_H
+#define PYSHIM_CPU_ROCRAND_SOBOL_H
+
+#include <stdint.h>
+
+/* cuRAND's JOEKUO6 sets have 20,000 dimensions */
+#define SOBOL_DIMENSIONS 20000
+
+/* How many dimensions are available (0: the direction-number file is missing). */
+unsigned int sobol_dimensions(void);
+/* The 32 (64) direction vectors of dimension `dim` (0-based, < sobol_dimensions()). */
+void sobol_vectors32(unsigned int dim, unsigned int *v);
+void sobol_vectors64(unsigned int dim, unsigned long long *v);
+/* Every dimension's vectors, dimension-major: cuRAND's curandDirectionVectors32_t rows. */
+const unsigned int *sobol_table32(void);
+const unsigned long long *sobol_table64(void);
+
+#endif

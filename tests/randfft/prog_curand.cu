@@ -1,0 +1,194 @@
+// cuRAND through pyshim: host-API generators and, as the oracle for their sequences,
+// curand_kernel.h's own device functions in a translated kernel (thread t runs
+// curand_init(seed, t, 0) as cuRAND documents for the host generators' states).
+#include <cstdio>
+#include <cstdlib>
+#include <curand.h>
+#include <curand_kernel.h>
+
+#define THREADS 4096
+#define PER 3
+
+__global__ void device_xorwow(unsigned long long seed, unsigned int *out)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    curandStateXORWOW_t s;
+    curand_init(seed, t, 0, &s);
+    for (int j = 0; j < PER; j++)
+        out[j * THREADS + t] = curand(&s);
+}
+
+__global__ void device_philox(unsigned long long seed, unsigned int *out)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    curandStatePhilox4_32_10_t s;
+    curand_init(seed, t, 0, &s);
+    for (int j = 0; j < PER; j++)
+        out[j * THREADS + t] = curand(&s);
+}
+
+__global__ void device_mrg(unsigned long long seed, unsigned int *out)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    curandStateMRG32k3a_t s;
+    curand_init(seed, t, 0, &s);
+    for (int j = 0; j < PER; j++)
+        out[j * THREADS + t] = curand(&s);
+}
+
+// distributions: state t's first pair of normals (and first uniform double) per thread
+template <typename S>
+__global__ void device_dists(unsigned long long seed, float *nf, double *nd, double *ud)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    S s;
+    curand_init(seed, t, 0, &s);
+    float2 a = curand_normal2(&s);
+    nf[2 * t] = a.x;
+    nf[2 * t + 1] = a.y;
+    curand_init(seed, t, 0, &s);
+    double2 b = curand_normal2_double(&s);
+    nd[2 * t] = b.x;
+    nd[2 * t + 1] = b.y;
+    curand_init(seed, t, 0, &s);
+    ud[t] = curand_uniform_double(&s);
+}
+
+static int check(const char *what, curandStatus_t st)
+{
+    if (st != CURAND_STATUS_SUCCESS) {
+        printf("%s failed %d\n", what, (int)st);
+        exit(1);
+    }
+    return 0;
+}
+
+static void host_bits(curandRngType_t type, unsigned long long seed, unsigned int *dev, size_t n)
+{
+    curandGenerator_t g;
+    check("create", curandCreateGenerator(&g, type));
+    check("seed", curandSetPseudoRandomGeneratorSeed(g, seed));
+    check("generate", curandGenerate(g, dev, n));
+    check("destroy", curandDestroyGenerator(g));
+}
+
+int main(void)
+{
+    const size_t n = (size_t)THREADS * PER;
+    unsigned int *d_host, *d_kernel;
+    cudaMalloc(&d_host, n * 4);
+    cudaMalloc(&d_kernel, n * 4);
+    unsigned int *a = (unsigned int *)malloc(n * 4), *b = (unsigned int *)malloc(n * 4);
+    const curandRngType_t types[3] = {CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_PHILOX4_32_10,
+                                      CURAND_RNG_PSEUDO_MRG32K3A};
+    const char *names[3] = {"xorwow", "philox", "mrg32k3a"};
+    for (int k = 0; k < 3; k++) {
+        unsigned long long seed = 1234ull + k;
+        host_bits(types[k], seed, d_host, n);
+        if (k == 0)
+            device_xorwow<<<THREADS / 128, 128>>>(seed, d_kernel);
+        else if (k == 1)
+            device_philox<<<THREADS / 128, 128>>>(seed, d_kernel);
+        else
+            device_mrg<<<THREADS / 128, 128>>>(seed, d_kernel);
+        if (cudaDeviceSynchronize() != cudaSuccess) {
+            printf("kernel failed\n");
+            return 1;
+        }
+        cudaMemcpy(a, d_host, n * 4, cudaMemcpyDeviceToHost);
+        cudaMemcpy(b, d_kernel, n * 4, cudaMemcpyDeviceToHost);
+        size_t diff = 0;
+        for (size_t i = 0; i < n; i++)
+            diff += a[i] != b[i];
+        printf("%s first %u %u %u differ %zu\n", names[k], a[0], a[1], a[THREADS], diff);
+    }
+    // the host distributions against the device functions, state by state
+    {
+        float *nf, *hnf = (float *)malloc(2 * THREADS * 4), *knf = (float *)malloc(2 * THREADS * 4);
+        double *nd, *ud, *hnd = (double *)malloc(2 * THREADS * 8), *knd = (double *)malloc(2 * THREADS * 8);
+        double *hud = (double *)malloc(THREADS * 8), *kud = (double *)malloc(THREADS * 8);
+        cudaMalloc(&nf, 2 * THREADS * 4);
+        cudaMalloc(&nd, 2 * THREADS * 8);
+        cudaMalloc(&ud, THREADS * 8);
+        const curandRngType_t dtypes[3] = {CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_PHILOX4_32_10,
+                                           CURAND_RNG_PSEUDO_MRG32K3A};
+        for (int k = 0; k < 3; k++) {
+            unsigned long long seed = 77 + k;
+            curandGenerator_t g;
+            check("create", curandCreateGenerator(&g, dtypes[k]));
+            check("seed", curandSetPseudoRandomGeneratorSeed(g, seed));
+            check("normal", curandGenerateNormal(g, nf, 2 * THREADS, 0.0f, 1.0f));
+            cudaMemcpy(hnf, nf, 2 * THREADS * 4, cudaMemcpyDeviceToHost);
+            check("offset", curandSetGeneratorOffset(g, 0));
+            check("normald", curandGenerateNormalDouble(g, nd, 2 * THREADS, 0.0, 1.0));
+            cudaMemcpy(hnd, nd, 2 * THREADS * 8, cudaMemcpyDeviceToHost);
+            check("offset", curandSetGeneratorOffset(g, 0));
+            check("uniformd", curandGenerateUniformDouble(g, ud, THREADS));
+            cudaMemcpy(hud, ud, THREADS * 8, cudaMemcpyDeviceToHost);
+            check("destroy", curandDestroyGenerator(g));
+            if (k == 0)
+                device_dists<curandStateXORWOW_t><<<THREADS / 128, 128>>>(seed, nf, nd, ud);
+            else if (k == 1)
+                device_dists<curandStatePhilox4_32_10_t><<<THREADS / 128, 128>>>(seed, nf, nd, ud);
+            else
+                device_dists<curandStateMRG32k3a_t><<<THREADS / 128, 128>>>(seed, nf, nd, ud);
+            cudaDeviceSynchronize();
+            cudaMemcpy(knf, nf, 2 * THREADS * 4, cudaMemcpyDeviceToHost);
+            cudaMemcpy(knd, nd, 2 * THREADS * 8, cudaMemcpyDeviceToHost);
+            cudaMemcpy(kud, ud, THREADS * 8, cudaMemcpyDeviceToHost);
+            double ef = 0, ed = 0, eu = 0;
+            for (int i = 0; i < 2 * THREADS; i++) {
+                double a = __builtin_fabs((double)hnf[i] - knf[i]), b = __builtin_fabs(hnd[i] - knd[i]);
+                ef = a > ef ? a : ef;
+                ed = b > ed ? b : ed;
+            }
+            for (int i = 0; i < THREADS; i++) {
+                double c = __builtin_fabs(hud[i] - kud[i]);
+                eu = c > eu ? c : eu;
+            }
+            printf("dists%d %.3e %.3e %.3e\n", k, ef, ed, eu);
+        }
+    }
+    // distributions, printed for the test to check against numpy's statistics
+    curandGenerator_t g;
+    check("create", curandCreateGenerator(&g, CURAND_RNG_PSEUDO_MRG32K3A));
+    check("seed", curandSetPseudoRandomGeneratorSeed(g, 42));
+    const size_t m = 1 << 16;
+    float *df;
+    double *dd;
+    cudaMalloc(&df, m * 4);
+    cudaMalloc(&dd, m * 8);
+    float *hf = (float *)malloc(m * 4);
+    double *hd = (double *)malloc(m * 8);
+    check("normal", curandGenerateNormal(g, df, m, 2.0f, 3.0f));
+    cudaMemcpy(hf, df, m * 4, cudaMemcpyDeviceToHost);
+    double s = 0, s2 = 0;
+    for (size_t i = 0; i < m; i++) {
+        s += hf[i];
+        s2 += (double)hf[i] * hf[i];
+    }
+    printf("normal mean %f std %f\n", s / m, __builtin_sqrt(s2 / m - (s / m) * (s / m)));
+    check("uniform_double", curandGenerateUniformDouble(g, dd, m));
+    cudaMemcpy(hd, dd, m * 8, cudaMemcpyDeviceToHost);
+    double lo = 1, hi = 0;
+    s = 0;
+    for (size_t i = 0; i < m; i++) {
+        s += hd[i];
+        lo = hd[i] < lo ? hd[i] : lo;
+        hi = hd[i] > hi ? hd[i] : hi;
+    }
+    printf("uniform mean %f min %f max %f\n", s / m, lo, hi);
+    unsigned int *dp;
+    cudaMalloc(&dp, m * 4);
+    check("poisson", curandGeneratePoisson(g, dp, m, 5.5));
+    unsigned int *hp = (unsigned int *)malloc(m * 4);
+    cudaMemcpy(hp, dp, m * 4, cudaMemcpyDeviceToHost);
+    s = 0;
+    for (size_t i = 0; i < m; i++)
+        s += hp[i];
+    printf("poisson mean %f\n", s / m);
+    curandStatus_t st = curandCreatePoissonDistribution(5.5, NULL);
+    printf("unmapped %d\n", (int)st);
+    check("destroy", curandDestroyGenerator(g));
+    return 0;
+}
