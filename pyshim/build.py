@@ -410,6 +410,12 @@ def _component_blas(root: Path) -> object:
     return build_shim_blas(root / "lib", root / "cpu")
 
 
+def _component_randfft(root: Path) -> object:
+    from pyshim.build_randfft import build_randfft
+
+    return build_randfft(root)
+
+
 def _component_jit(root: Path) -> object:
     from pyshim.build_jit import build_jit
 
@@ -423,8 +429,9 @@ OPTIONAL_COMPONENTS = {
     "cudart": _component_cudart,  # libcudart.so.13/.12
     "blas": _component_blas,  # libcublas/libcusolver
     "jit": _component_jit,  # LD_AUDIT module, NVRTC/nvJitLink wrappers, ptxas
+    "randfft": _component_randfft,  # libcurand/libcufft + the CPU device's rocRAND/hipFFT
 }
-ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas", "jit")
+ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas", "jit", "randfft")
 
 
 def build_all(force: bool = False, cpu: bool = True,

@@ -40,8 +40,10 @@ ROCM_LIBRARIES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("hiprtc", ("libhiprtc.so.7", "libhiprtc.so.6"), "libhiprtc7"),
 )
 SHIM_LIBRARIES = ("libcuda.so.1", "libcudart.so.13", "libcudart.so.12", "libcublas.so.13",
-                  "libcublas.so.12", "libcusolver.so.12", "libcusolver.so.11")
-CPU_LIBRARIES = ("libamdhip64.so.7", "librocblas.so.5", "librocsolver.so.0")
+                  "libcublas.so.12", "libcusolver.so.12", "libcusolver.so.11", "libcurand.so.10",
+                  "libcufft.so.12")
+CPU_LIBRARIES = ("libamdhip64.so.7", "librocblas.so.5", "librocsolver.so.0", "librocrand.so.1",
+                 "libhipfft.so.0")
 
 
 @dataclass

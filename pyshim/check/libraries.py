@@ -19,13 +19,13 @@ _REPLACED = {
     "libcudart": "runtime",
     "libcublas": "cublas",
     "libcusolver": "cusolver",
+    "libcurand": "curand",
+    "libcufft": "cufft",
 }
 # NVIDIA libraries pyshim does not replace (stem -> what it is, for the report)
 _NOT_REPLACED = {
     "libcublasLt": "cuBLASLt",
-    "libcufft": "cuFFT",
     "libcufftw": "cuFFTW",
-    "libcurand": "cuRAND",
     "libcusparse": "cuSPARSE",
     "libcusolverMg": "cuSOLVERMg",
     "libcudnn": "cuDNN",

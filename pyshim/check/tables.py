@@ -20,6 +20,8 @@ TABLE_LIBRARIES = {
     "runtime": "libcudart.so",
     "cublas": "libcublas.so",
     "cusolver": "libcusolver.so",
+    "curand": "libcurand.so",
+    "cufft": "libcufft.so",
 }
 
 

@@ -160,3 +160,16 @@ def cuda12_runtime() -> Api:
                      ("/cuda_runtime_api.h", "/driver_types.h", "/vector_types.h",
                       "/surface_types.h", "/texture_types.h", "/library_types.h"),
                      (("CUDA_API_PER_THREAD_DEFAULT_STREAM",),))
+
+
+def curand() -> Api:
+    """libcurand.so.10's host API (curand.h)."""
+    inc = [include_dir("curand10"), *_cuda_includes()]
+    return build_api("curand", inc[0] / "curand.h", inc, ("/curand.h",), prefix="curand")
+
+
+def cufft() -> Api:
+    """libcufft.so.12: cufft.h and cufftXt.h (multi-GPU descriptors, callbacks)."""
+    inc = [include_dir("cufft12"), *_cuda_includes()]
+    return build_api("cufft", inc[0] / "cufftXt.h", inc,
+                     ("/cufft.h", "/cufftXt.h", "/cudalibxt.h"), prefix="cufft")

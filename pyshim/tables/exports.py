@@ -40,6 +40,8 @@ class Library:
 LIBRARIES: tuple[Library, ...] = (
     Library("libcublas.so.13", "nvidia-cublas", "cublas", ("libcublas.so.12",)),
     Library("libcusolver.so.12", "nvidia-cusolver", "cusolver", ("libcusolver.so.11",)),
+    Library("libcurand.so.10", "nvidia-curand", "curand"),
+    Library("libcufft.so.12", "nvidia-cufft", "cufft"),
     Library("libcudart.so.13", "nvidia-cuda-runtime", "runtime"),
     Library("libcudart.so.12", "nvidia-cuda-runtime-cu12", "runtime"),
 )

@@ -13,7 +13,7 @@ from pyshim.tables.mapping import Converter, Mapper, status_of
 from pyshim.tables.sources import SOURCES
 
 OVERRIDES = "overrides.toml"
-API_KEYS = ("driver", "runtime", "cublas", "cusolver")
+API_KEYS = ("driver", "runtime", "cublas", "cusolver", "curand", "cufft")
 FORMAT_VERSION = 1
 
 # structure pairs whose layouts adapters convert (besides those found in signatures)
@@ -105,7 +105,7 @@ def build_tables(progress=print) -> dict[str, str]:
         progress(f"parsing CUDA {key} headers")
         apis[key] = getattr(cuda_api, key)()
     cuda_all = _merge([h for a in apis.values() for h in a.headers])
-    rocm_all = _merge([rocm.hip, rocm.rocblas, rocm.rocsolver])
+    rocm_all = _merge(rocm.headers())
     synonyms = overrides.get("enum_synonyms", {})
     conv = Converter(cuda_all.enums, rocm_all.enums, cuda_all.structs, rocm_all.structs,
                      synonyms)
@@ -168,7 +168,8 @@ def build_tables(progress=print) -> dict[str, str]:
         "format": FORMAT_VERSION,
         "functions": {n: rocm.function(n).signature() for n in sorted(targets_used)},
         "names": {"hip": sorted(rocm.hip.functions), "rocblas": sorted(rocm.rocblas.functions),
-                  "rocsolver": sorted(rocm.rocsolver.functions)},
+                  "rocsolver": sorted(rocm.rocsolver.functions),
+                  **{k: sorted(h.functions) for k, h in sorted(rocm.extra.items())}},
         "hip_python_missing": sorted(n for n in targets_used
                                      if n.startswith("hip") and n not in pxd_functions),
     })

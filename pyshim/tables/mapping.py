@@ -211,6 +211,12 @@ def rule_targets(api: str, name: str) -> list[str]:
         rest = rest[:1].lower() + rest[1:]
         return [f"rocsolver_{_camel_to_snake(rest)}", f"rocsolver_{rest.lower()}",
                 f"rocblas_{_camel_to_snake(rest)}"]
+    if api == "curand":
+        # curandSetPseudoRandomGeneratorSeed -> rocrand_set_seed: the overrides name the
+        # few whose words differ
+        return [f"rocrand_{_camel_to_snake(core[len('curand'):])}"]
+    if api == "cufft":
+        return [f"hipfft{core[len('cufft'):]}"]
     raise ValueError(api)
 
 
@@ -254,8 +260,38 @@ class Mapper:
             return self._solver_args(ep, target)
         if len(cparams) != len(rparams):
             return None, f"arity differs: {len(cparams)} CUDA vs {len(rparams)} ROCm parameters"
+        if api == "cufft":
+            return self._fft_args(cparams, rparams)
+        if len(cparams) != len(rparams):
+            return None, f"arity differs: {len(cparams)} CUDA vs {len(rparams)} ROCm parameters"
         out = []
         for i, (c, r) in enumerate(zip(cparams, rparams, strict=True)):
+            conv = self.conv.convert(c, r)
+            if conv is None:
+                return None, f"argument {i} ({c.name}): no conversion from {c.type} to {r.type}"
+            out.append(conv)
+        return out, ""
+
+    def _fft_args(self, cparams: list[Param], rparams: list[Param]
+                  ) -> tuple[list[str] | None, str]:
+        """cuFFT plans are ints, hipFFT's are pointers: pyshim's plan table converts them."""
+        out = []
+        for i, (c, r) in enumerate(zip(cparams, rparams, strict=True)):
+            t = _strip_cv(c.type).replace(" ", "")
+            if t == "cufftHandle":
+                out.append("fft-handle")
+                continue
+            if t == "cufftHandle*":
+                out.append("fft-handle-out")
+                continue
+            if t.rstrip("*") in _FFT_DATA and t.count("*") == 1:
+                # cuComplex/float2 vs hipFloatComplex: the same two floats (doubles)
+                out.append("direct")
+                continue
+            if t == "cudaDataType" and _strip_cv(r.type) == "hipDataType":
+                # the two enums are value-identical (shared/notes/api-sources.md)
+                out.append("direct")
+                continue
             conv = self.conv.convert(c, r)
             if conv is None:
                 return None, f"argument {i} ({c.name}): no conversion from {c.type} to {r.type}"
@@ -324,14 +360,14 @@ class Mapper:
                            "resolve; no hand-written implementation")
         if target is None:
             lib = {"driver": "HIP", "runtime": "HIP", "cublas": "rocBLAS",
-                   "cusolver": "rocSOLVER"}[api]
+                   "cusolver": "rocSOLVER", "curand": "rocRAND", "cufft": "hipFFT"}[api]
             return Mapping(ep.name, "unsupported", None, [], status,
                            f"no {lib} counterpart")
         fn = self.rocm.function(target)
         args, why = self._convert_args(api, ep, fn)
         if args is None:
             return Mapping(ep.name, "unsupported", target, [], status, why)
-        if any(a.startswith(("struct:", "callback", "workspace", "lwork-out", "ignored"))
+        if any(a.startswith(("struct:", "callback", "workspace", "lwork-out", "ignored", "fft-"))
                for a in args):
             cls = "adapter"
         elif any(a.startswith(("enum", "int-cast")) for a in args):
@@ -343,6 +379,7 @@ class Mapper:
         return Mapping(ep.name, cls, target, args, status)
 
 
+_FFT_DATA = {"cufftComplex", "cufftDoubleComplex", "cufftReal", "cufftDoubleReal"}
 _HOST_STUB_PARAMS = {"func", "symbol", "entry", "funcPtr"}
 
 
@@ -353,7 +390,8 @@ def _takes_host_stub(fn: Function) -> bool:
 def status_of(fn: Function, cuda_api: Api) -> str | None:
     """The return-code conversion for an entry point's return type."""
     ret = fn.ret
-    if ret in ("CUresult", "cudaError_t", "cublasStatus_t", "cusolverStatus_t"):
+    if ret in ("CUresult", "cudaError_t", "cublasStatus_t", "cusolverStatus_t", "curandStatus_t",
+               "cufftResult"):
         return ret
     return None if ret == "void" else f"value:{ret}"
 

@@ -4,7 +4,7 @@ cross-checked against hip-python 7.2's declarations."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pyshim.tables.clang_parse import Header, parse_header
 from pyshim.tables.fetch import include_dir
@@ -15,9 +15,14 @@ class Rocm:
     hip: Header
     rocblas: Header
     rocsolver: Header
+    # further ROCm libraries, by key (EXTRA_LIBRARIES): rocrand, hipfft, ...
+    extra: dict[str, Header] = field(default_factory=dict)
+
+    def headers(self) -> list[Header]:
+        return [self.hip, self.rocblas, self.rocsolver, *self.extra.values()]
 
     def function(self, name: str):
-        for h in (self.hip, self.rocblas, self.rocsolver):
+        for h in self.headers():
             if name in h.functions:
                 return h.functions[name]
         return None
@@ -33,6 +38,23 @@ def _keep_prefix(h: Header, prefix: tuple[str, ...]) -> Header:
     return h
 
 
+# key -> (headers-cache source, header under it, files kept, function prefixes): one line
+# per ROCm library beyond HIP/rocBLAS/rocSOLVER. rocrand.h (HIP's __half) and hipfftXt.h
+# (<cstddef>) parse only as C++; their functions are extern "C".
+EXTRA_LIBRARIES: dict[str, tuple[str, str, tuple[str, ...], tuple[str, ...]]] = {
+    "rocrand": ("rocrand", "rocrand/rocrand.h", ("/include/rocrand/",), ("rocrand_",)),
+    "hipfft": ("hipfft", "hipfft/hipfftXt.h", ("/include/hipfft/",), ("hipfft",)),
+}
+
+
+def _load_extra(key: str, inc: list) -> Header:
+    source, header, files, prefixes = EXTRA_LIBRARIES[key]
+    base = include_dir(source)
+    h = parse_header(base / header, [base, *inc], files=files,
+                     defines=("__HIP_PLATFORM_AMD__",), lang="c++")
+    return _keep_prefix(h, prefixes)
+
+
 def load() -> Rocm:
     inc = _includes()
     amd = ("__HIP_PLATFORM_AMD__",)
@@ -46,7 +68,8 @@ def load() -> Rocm:
     rocsolver = parse_header(inc[3] / "rocsolver" / "rocsolver.h", inc,
                              files=("/include/rocsolver/",), defines=amd)
     return Rocm(_keep_prefix(hip, ("hip",)), _keep_prefix(rocblas, ("rocblas_",)),
-                _keep_prefix(rocsolver, ("rocsolver_",)))
+                _keep_prefix(rocsolver, ("rocsolver_",)),
+                {key: _load_extra(key, inc) for key in EXTRA_LIBRARIES})
 
 
 _PXD_FN_RE = re.compile(r"^cdef\s+[^(\n]*?\b(\w+)\(", re.M)

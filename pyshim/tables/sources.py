@@ -33,6 +33,10 @@ SOURCES: tuple[Source, ...] = (
     Source("cusolver12", PYPI, "nvidia-cusolver", "12.0.4.66", ("nvidia/cu13/include/",)),
     # cusparse.h: only for the types cusolverSp.h's declarations use
     Source("cusparse12", PYPI, "nvidia-cusparse", "12.9.4.2", ("nvidia/cu13/include/",)),
+    # cuRAND and cuFFT: the versions CuPy's cupy-cuda13x[ctk] installs (their exports lists
+    # come from the same wheels)
+    Source("curand10", PYPI, "nvidia-curand", "10.4.5.25", ("nvidia/cu13/include/",)),
+    Source("cufft12", PYPI, "nvidia-cufft", "12.5.0.14", ("nvidia/cu13/include/",)),
     Source("hip-python", PYPI, "hip-python", "7.2.2.562.43", ("hip/",)),
     Source("hip-python-interop", PYPI, "hip-python-interop", "7.2.2.562.43", ("cuda/",)),
     Source("hip", DEBIAN, "libamdhip64-dev", "7.2.4-1~exp2", ("usr/include/",), "experimental"),
@@ -41,6 +45,10 @@ SOURCES: tuple[Source, ...] = (
     Source("rocblas", DEBIAN, "librocblas-dev", "7.2.4-1~exp1", ("usr/include/",),
            "experimental"),
     Source("rocsolver", DEBIAN, "librocsolver-dev", "7.2.4-1~exp1+b1", ("usr/include/",),
+           "experimental"),
+    Source("rocrand", DEBIAN, "librocrand-dev", "7.2.4-1~exp1", ("usr/include/",),
+           "experimental"),
+    Source("hipfft", DEBIAN, "libhipfft-dev", "7.2.4-1~exp1", ("usr/include/",),
            "experimental"),
 )
 
