@@ -416,6 +416,12 @@ def _component_randfft(root: Path) -> object:
     return build_randfft(root)
 
 
+def _component_sparse(root: Path) -> object:
+    from pyshim.build_sparse import build_sparse
+
+    return build_sparse(root)
+
+
 def _component_jit(root: Path) -> object:
     from pyshim.build_jit import build_jit
 
@@ -430,8 +436,9 @@ OPTIONAL_COMPONENTS = {
     "blas": _component_blas,  # libcublas/libcusolver
     "jit": _component_jit,  # LD_AUDIT module, NVRTC/nvJitLink wrappers, ptxas
     "randfft": _component_randfft,  # libcurand/libcufft + the CPU device's rocRAND/hipFFT
+    "sparse": _component_sparse,  # libcusparse + the CPU device's rocSPARSE
 }
-ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas", "jit", "randfft")
+ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas", "jit", "randfft", "sparse")
 
 
 def build_all(force: bool = False, cpu: bool = True,

@@ -136,7 +136,7 @@ def build_cpu_lib(lib: CpuLib, out_dir: Path) -> Path:
     tmp = out_dir / f".{lib.soname}.{os.getpid()}.tmp"
     _run([cc, "-shared", "-o", str(tmp), *map(str, objects), str(stub_o),
           f"-Wl,-soname,{lib.soname}", f"-Wl,--version-script,{vscript}", "-Wl,-z,defs",
-          f"-L{out_dir}", f"-l:{HIP_SONAME}", f"-Wl,-rpath,$ORIGIN", *lib.libs, "-lpthread"],
+          f"-L{out_dir}", f"-l:{HIP_SONAME}", "-Wl,-rpath,$ORIGIN", *lib.libs, "-lpthread"],
          f"linking {lib.soname}")
     os.replace(tmp, target)
     (out_dir / f"{lib.soname}.unimplemented").write_text("\n".join(missing) + "\n")

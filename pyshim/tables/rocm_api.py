@@ -44,6 +44,8 @@ def _keep_prefix(h: Header, prefix: tuple[str, ...]) -> Header:
 EXTRA_LIBRARIES: dict[str, tuple[str, str, tuple[str, ...], tuple[str, ...]]] = {
     "rocrand": ("rocrand", "rocrand/rocrand.h", ("/include/rocrand/",), ("rocrand_",)),
     "hipfft": ("hipfft", "hipfft/hipfftXt.h", ("/include/hipfft/",), ("hipfft",)),
+    "rocsparse": ("rocsparse", "rocsparse/rocsparse.h", ("/include/rocsparse/",),
+                  ("rocsparse_",)),
 }
 
 
