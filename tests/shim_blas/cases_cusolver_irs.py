@@ -352,3 +352,45 @@ def test_jacobi_batched(cs, h, rng, pre) -> None:
             H.close(a @ v, v * wb, pre, n)
         cs.ok(name, name + "_bufferSize")
     cs.call("cusolverDnDestroySyevjInfo", info_obj)
+
+
+def test_batched_pointer_arrays_read_in_stream_order(rng) -> None:
+    """cuBLAS's batched getrf/getri take device arrays of matrix pointers that the program
+    may still be computing on the stream (CuPy's inv() fills them with a kernel just
+    before): the CPU device reads them only once the stream's earlier work is done."""
+    import time
+
+    cb, _ = H.load()
+    hip = ctypes.CDLL("libamdhip64.so.7")
+    h, stream = ctypes.c_void_p(), ctypes.c_void_p()
+    cb.call("cublasCreate", ctypes.byref(h))
+    assert hip.hipStreamCreate(ctypes.byref(stream)) == 0
+    cb.call("cublasSetStream", h, stream)
+    n, batch = 4, 3
+    mats = [well_conditioned(rng, "d", n, n) for _ in range(batch)]
+    bufs = [fort(a) for a in mats]
+    invs = [dzeros(n * n, np.float64) for _ in range(batch)]
+    a_ptrs, c_ptrs = dzeros(batch, np.uint64), dzeros(batch, np.uint64)
+
+    @ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    def fill_a(_user):  # late, on the stream: the arrays are zeros until it has run
+        time.sleep(0.2)
+        a_ptrs[:] = [b.ctypes.data for b in bufs]
+
+    @ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    def fill_c(_user):
+        time.sleep(0.2)
+        c_ptrs[:] = [c.ctypes.data for c in invs]
+
+    piv = dzeros(n * batch, np.int32)
+    info = H.device_array(np.full(batch, -7, np.int32))
+    assert hip.hipLaunchHostFunc(stream, fill_a, None) == 0
+    cb.call("cublasDgetrfBatched", h, n, a_ptrs, n, piv, info, batch)
+    assert hip.hipLaunchHostFunc(stream, fill_c, None) == 0
+    cb.call("cublasDgetriBatched", h, n, a_ptrs, n, piv, c_ptrs, n, info, batch)
+    assert hip.hipStreamSynchronize(stream) == 0
+    assert list(info) == [0] * batch
+    for a, inv in zip(mats, invs, strict=True):
+        H.close(unflat(inv, n, n), np.linalg.inv(a), "d", n)
+    cb.call("cublasDestroy", h)
+    hip.hipStreamDestroy(stream)
