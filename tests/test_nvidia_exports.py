@@ -54,7 +54,6 @@ SONAMES = [s for lib in exports.LIBRARIES for s in (lib.soname, *lib.also)]
 def libdirs() -> tuple[Path, Path, Path]:
     """(cuBLAS/cuSOLVER dir, CPU device dir, libcudart dir), built as the other tests do."""
     from pyshim.build_runtime import build_runtime
-
     from pyshim.build_sparse import build_sparse
 
     blas_lib, cpu = env.build()
