@@ -14,7 +14,7 @@ from pyshim.tables.stats import is_mapped
 sys.path.insert(0, str(Path(__file__).parent / "shim_blas"))
 import env  # noqa: E402
 
-HAND_FILES = ("cusolver_irs.c", "cusolver_reduce.c", "cusolver_syevj.c")
+HAND_FILES = ("cusolver_irs.c", "cusolver_reduce.c", "cusolver_syevj.c", "cusolver_gesvdj.c")
 
 
 def test_irs_and_reduction_cases(tmp_path: Path) -> None:

@@ -394,3 +394,67 @@ def test_batched_pointer_arrays_read_in_stream_order(rng) -> None:
         H.close(unflat(inv, n, n), np.linalg.inv(a), "d", n)
     cb.call("cublasDestroy", h)
     hip.hipStreamDestroy(stream)
+
+
+@pytest.mark.parametrize("pre", ["s", "d", "c", "z"])
+def test_jacobi_svd(cs, h, rng, pre) -> None:
+    P = pre.upper()
+    info_obj = ctypes.c_void_p()
+    cs.call("cusolverDnCreateGesvdjInfo", ctypes.byref(info_obj))
+    cs.call("cusolverDnXgesvdjSetTolerance", info_obj, ctypes.c_double(H.TOL[pre] * 1e-2))
+    cs.call("cusolverDnXgesvdjSetMaxSweeps", info_obj, 80)
+    cs.call("cusolverDnXgesvdjSetSortEig", info_obj, 1)
+    rt = H.RTYPE[pre]
+    for m, n in ((7, 4), (3, 5)):
+        a = H.rand(rng, pre, m * n).reshape(m, n)
+        k = min(m, n)
+        for econ in (0, 1):
+            ucols, vcols = (k, k) if econ else (m, n)
+            buf, s = fort(a), np.zeros(k, rt)
+            u, v = dzeros(m * ucols, H.DTYPE[pre]), dzeros(n * vcols, H.DTYPE[pre])
+            lw = ctypes.c_int(-1)
+            cs.call(f"cusolverDn{P}gesvdj_bufferSize", h, 1, econ, m, n, buf, m, s, u, m, v, n,
+                    ctypes.byref(lw), info_obj)
+            work = dzeros(max(1, lw.value), H.DTYPE[pre])
+            info = H.device_array(np.full(1, -7, np.int32))
+            cs.call(f"cusolverDn{P}gesvdj", h, 1, econ, m, n, buf, m, s, u, m, v, n, work,
+                    lw.value, info, info_obj)
+            H.sync()
+            assert info[0] == 0
+            H.close(s, np.linalg.svd(a, compute_uv=False), pre, m)
+            um, vm = unflat(u, m, ucols)[:, :k], unflat(v, n, vcols)[:, :k]
+            # cuSOLVER returns V itself (rocSOLVER returns V**H): A = U S V**H
+            H.close(um * s @ vm.conj().T, a, pre, m)
+    sweeps, residual = ctypes.c_int(-1), ctypes.c_double(-1.0)
+    cs.call("cusolverDnXgesvdjGetSweeps", h, info_obj, ctypes.byref(sweeps))
+    cs.call("cusolverDnXgesvdjGetResidual", h, info_obj, ctypes.byref(residual))
+    assert sweeps.value >= 1 and residual.value >= 0
+    # batched (small matrices, full U and V)
+    m, n, batch = 5, 3, 4
+    mats = [H.rand(rng, pre, m * n).reshape(m, n) for _ in range(batch)]
+    buf = H.device_array(np.concatenate([np.asfortranarray(x).ravel("F") for x in mats]))
+    s = np.zeros(n * batch, rt)
+    u, v = dzeros(m * m * batch, H.DTYPE[pre]), dzeros(n * n * batch, H.DTYPE[pre])
+    lw = ctypes.c_int(-1)
+    cs.call(f"cusolverDn{P}gesvdjBatched_bufferSize", h, 1, m, n, buf, m, s, u, m, v, n,
+            ctypes.byref(lw), info_obj, batch)
+    work = dzeros(max(1, lw.value), H.DTYPE[pre])
+    info = H.device_array(np.full(batch, -7, np.int32))
+    cs.call(f"cusolverDn{P}gesvdjBatched", h, 1, m, n, buf, m, s, u, m, v, n, work, lw.value,
+            info, info_obj, batch)
+    H.sync()
+    assert list(info) == [0] * batch
+    for i, x in enumerate(mats):
+        si = s[i * n:(i + 1) * n]
+        H.close(si, np.linalg.svd(x, compute_uv=False), pre, m)
+        um = unflat(u[i * m * m:], m, m)[:, :n]
+        vm = unflat(v[i * n * n:], n, n)
+        H.close(um * si @ vm.conj().T, x, pre, m)
+    cs.call("cusolverDnDestroyGesvdjInfo", info_obj)
+    assert cs.raw("cusolverDnDestroyGesvdjInfo", info_obj) == ST_INVALID_VALUE
+    cs.ok(f"cusolverDn{P}gesvdj", f"cusolverDn{P}gesvdj_bufferSize",
+          f"cusolverDn{P}gesvdjBatched", f"cusolverDn{P}gesvdjBatched_bufferSize",
+          "cusolverDnCreateGesvdjInfo", "cusolverDnDestroyGesvdjInfo",
+          "cusolverDnXgesvdjSetTolerance", "cusolverDnXgesvdjSetMaxSweeps",
+          "cusolverDnXgesvdjSetSortEig", "cusolverDnXgesvdjGetSweeps",
+          "cusolverDnXgesvdjGetResidual")
