@@ -304,3 +304,35 @@ PYSHIM_EXPORT cusparseStatus_t cusparseSpMM(cusparseHandle_t handle, cusparseOpe
     return spmm(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, STAGE_COMPUTE,
                 NULL, externalBuffer);
 }
+
+/* rocSPARSE's sparse_to_dense sizes its buffer when given none: cuSPARSE's _bufferSize.
+ * A zero-byte answer still leaves the caller a buffer pointer to pass (possibly NULL): the
+ * conversion itself always passes a non-NULL one so that rocSPARSE converts. */
+PYSHIM_EXPORT cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t handle,
+                                                                cusparseConstSpMatDescr_t matA,
+                                                                cusparseDnMatDescr_t matB,
+                                                                cusparseSparseToDenseAlg_t alg,
+                                                                size_t *bufferSize)
+{
+    (void)alg;
+    if (!handle)
+        return CUSPARSE_STATUS_NOT_INITIALIZED;
+    if (!bufferSize)
+        return CUSPARSE_STATUS_INVALID_VALUE;
+    return STATUS(rocsparse_sparse_to_dense(handle, (void *)matA, matB, 0, bufferSize, NULL));
+}
+
+PYSHIM_EXPORT cusparseStatus_t cusparseSparseToDense(cusparseHandle_t handle,
+                                                     cusparseConstSpMatDescr_t matA,
+                                                     cusparseDnMatDescr_t matB,
+                                                     cusparseSparseToDenseAlg_t alg,
+                                                     void *externalBuffer)
+{
+    (void)alg;
+    if (!handle)
+        return CUSPARSE_STATUS_NOT_INITIALIZED;
+    static char none; /* rocSPARSE reads a NULL buffer as a size query */
+    size_t size = 0;
+    return STATUS(rocsparse_sparse_to_dense(handle, (void *)matA, matB, 0, &size,
+                                            externalBuffer ? externalBuffer : (void *)&none));
+}

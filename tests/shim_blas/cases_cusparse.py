@@ -256,3 +256,27 @@ def test_index_conversions(sp, h) -> None:
     sp.call("cusparseXcoo2csr", h, rows, s.nnz, 11, back, 0)
     assert np.array_equal(back, s.indptr)
     sp.ok("cusparseXcsr2coo", "cusparseXcoo2csr")
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128])
+def test_sparse_to_dense(sp, h, fmt, dtype) -> None:
+    a = random_matrix(np.random.default_rng(4), 6, 9, dtype)
+    t = CUDA_TYPE[dtype]
+    for order, index in ((ORDER_COL, INDEX_32I), (ORDER_ROW, INDEX_64I)):
+        descr, keep = sparse_descr(sp, a, fmt, index, base=1 if order == ORDER_ROW else 0)
+        ld = 8 if order == ORDER_COL else 11
+        dense = np.full(ld * (9 if order == ORDER_COL else 6), 5, dtype)  # every entry written
+        dm = ctypes.c_void_p()
+        sp.call("cusparseCreateDnMat", ctypes.byref(dm), 6, 9, ld, dense, t, order)
+        size = ctypes.c_size_t(99)
+        sp.call("cusparseSparseToDense_bufferSize", h, descr, dm, 0, ctypes.byref(size))
+        buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
+        sp.call("cusparseSparseToDense", h, descr, dm, 0, buf)
+        got = (dense.reshape(9, ld).T[:6] if order == ORDER_COL
+               else dense.reshape(6, ld)[:, :9])
+        np.testing.assert_array_equal(got, a.toarray())
+        sp.call("cusparseDestroyDnMat", dm)
+        sp.call("cusparseDestroySpMat", descr)
+        del keep
+    sp.ok("cusparseSparseToDense", "cusparseSparseToDense_bufferSize")

@@ -350,3 +350,73 @@ RS_API rocsparse_status rocsparse_coo2csr(rocsparse_handle handle,
         csr_row_ptr[r + 1] += csr_row_ptr[r];
     return rocsparse_status_success;
 }
+
+/* ---- sparse -> dense: B := A (every entry of B written; duplicates summed) ---- */
+
+#define TO_DENSE(TAG, VT)                                                                    \
+    static void to_dense_##TAG(rocsparse_const_spmat_descr A, VT *B, int64_t ld, int col)    \
+    {                                                                                        \
+        scale_##TAG(B, A->rows, A->cols, ld, col, 0);                                        \
+        const VT *val = A->val;                                                              \
+        int64_t base = A->base;                                                              \
+        int csr = A->format == rocsparse_format_csr;                                         \
+        int64_t outer = A->format == rocsparse_format_coo ? A->nnz                           \
+                        : csr                             ? A->rows                          \
+                                                          : A->cols;                         \
+        for (int64_t o = 0; o < outer; o++) {                                                \
+            int64_t lo = o, hi = o + 1;                                                      \
+            if (A->format != rocsparse_format_coo) {                                         \
+                lo = rs_index(A->ptr, A->ptr_type, o) - base;                                \
+                hi = rs_index(A->ptr, A->ptr_type, o + 1) - base;                            \
+            }                                                                                \
+            for (int64_t k = lo; k < hi; k++) {                                              \
+                int64_t i = rs_index(A->ind, A->ind_type, k) - base;                         \
+                int64_t r = A->format == rocsparse_format_coo                                \
+                                ? rs_index(A->ptr, A->ptr_type, k) - base                    \
+                                : csr ? o : i;                                               \
+                int64_t c = A->format == rocsparse_format_csc ? o : i;                       \
+                B[col ? r + c * ld : r * ld + c] += val[k];                                  \
+            }                                                                                \
+        }                                                                                    \
+    }
+TO_DENSE(f32_r, float)
+TO_DENSE(f64_r, double)
+TO_DENSE(f32_c, float complex)
+TO_DENSE(f64_c, double complex)
+
+RS_API rocsparse_status rocsparse_sparse_to_dense(rocsparse_handle handle,
+                                                  rocsparse_const_spmat_descr mat_A,
+                                                  rocsparse_dnmat_descr mat_B,
+                                                  rocsparse_sparse_to_dense_alg alg,
+                                                  size_t *buffer_size, void *temp_buffer)
+{
+    if (!handle || handle->magic != RS_HANDLE_MAGIC)
+        return rocsparse_status_invalid_handle;
+    if (bad_spmat(mat_A) || !mat_B || mat_B->magic != RS_DNMAT_MAGIC)
+        return rocsparse_status_invalid_pointer;
+    if (alg != rocsparse_sparse_to_dense_alg_default)
+        return rocsparse_status_invalid_value;
+    if (mat_A->data_type != mat_B->data_type)
+        return rocsparse_status_not_implemented;
+    if (mat_A->rows != mat_B->rows || mat_A->cols != mat_B->cols)
+        return rocsparse_status_invalid_size;
+    /* rocSPARSE: no temp_buffer means a buffer-size query */
+    if (!temp_buffer) {
+        if (!buffer_size)
+            return rocsparse_status_invalid_pointer;
+        *buffer_size = 0;
+        return rocsparse_status_success;
+    }
+    rocsparse_status st = rs_enter(handle);
+    if (st != rocsparse_status_success)
+        return st;
+    int col = mat_B->order == rocsparse_order_column;
+    switch (mat_A->data_type) {
+    case rocsparse_datatype_f32_r: to_dense_f32_r(mat_A, mat_B->values, mat_B->ld, col); break;
+    case rocsparse_datatype_f64_r: to_dense_f64_r(mat_A, mat_B->values, mat_B->ld, col); break;
+    case rocsparse_datatype_f32_c: to_dense_f32_c(mat_A, mat_B->values, mat_B->ld, col); break;
+    case rocsparse_datatype_f64_c: to_dense_f64_c(mat_A, mat_B->values, mat_B->ld, col); break;
+    default: return rocsparse_status_not_implemented;
+    }
+    return rocsparse_status_success;
+}
