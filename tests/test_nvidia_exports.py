@@ -61,9 +61,11 @@ def libdirs() -> tuple[Path, Path, Path]:
     """(cuBLAS/cuSOLVER dir, CPU device dir, libcudart dir), built as the other tests do."""
     from pyshim.builders.randfft import build_randfft
     from pyshim.builders.runtime import build_runtime
+    from pyshim.builders.sparse import build_sparse
 
     blas_lib, cpu = env.build()
     build_randfft(blas_lib.parent)  # libcurand/libcufft beside libcublas, rocRAND/hipFFT in cpu
+    build_sparse(blas_lib.parent)  # libcusparse.so.12 beside libcublas
     rt = build_dir() / "lib"
     build_runtime(rt)
     return blas_lib, cpu, rt
@@ -212,16 +214,18 @@ def test_stub_status_values_come_from_the_headers() -> None:
 
 
 def test_stats_rows_count_the_generated_stubs(tmp_path: Path) -> None:
-    from pyshim.codegen import blas, randfft, runtime
+    from pyshim.codegen import blas, randfft, runtime, sparse
     from pyshim.tables.stats import export_stats, format_exports
 
     blas.generate(tmp_path)
     runtime.generate(tmp_path)
     randfft.generate(tmp_path)
+    sparse.generate(tmp_path)
     files = {"libcublas.so.13": "cublas_export_stubs.c",
              "libcurand.so.10": "curand_export_stubs.c",
              "libcufft.so.12": "cufft_export_stubs.c",
              "libcusolver.so.12": "cusolver_export_stubs.c",
+             "libcusparse.so.12": "cusparse_export_stubs.c",
              "libcudart.so.13": "runtime_export_stubs_13.c",
              "libcudart.so.12": "runtime_export_stubs_12.c"}
     rows = export_stats()

@@ -44,6 +44,12 @@ def _randfft(root: Path) -> object:
     return build_randfft(root)
 
 
+def _sparse(root: Path) -> object:
+    from pyshim.builders.sparse import build_sparse
+
+    return build_sparse(root)
+
+
 def _jit(root: Path) -> object:
     from pyshim.builders.jit import build_jit
 
@@ -59,8 +65,9 @@ COMPONENTS = {
     "blas": _blas,  # libcublas/libcusolver
     "jit": _jit,  # LD_AUDIT module, NVRTC/nvJitLink wrappers, ptxas
     "randfft": _randfft,  # libcurand/libcufft + the CPU device's rocRAND/hipFFT
+    "sparse": _sparse,  # libcusparse + the CPU device's rocSPARSE
 }
-ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas", "jit", "randfft")
+ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas", "jit", "randfft", "sparse")
 
 
 def build_all(force: bool = False, cpu: bool = True,

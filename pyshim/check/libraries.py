@@ -21,12 +21,12 @@ _REPLACED = {
     "libcusolver": "cusolver",
     "libcurand": "curand",
     "libcufft": "cufft",
+    "libcusparse": "cusparse",
 }
 # NVIDIA libraries pyshim does not replace (stem -> what it is, for the report)
 _NOT_REPLACED = {
     "libcublasLt": "cuBLASLt",
     "libcufftw": "cuFFTW",
-    "libcusparse": "cuSPARSE",
     "libcusolverMg": "cuSOLVERMg",
     "libcudnn": "cuDNN",
     "libnccl": "NCCL",

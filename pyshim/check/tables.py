@@ -22,6 +22,7 @@ TABLE_LIBRARIES = {
     "cusolver": "libcusolver.so",
     "curand": "libcurand.so",
     "cufft": "libcufft.so",
+    "cusparse": "libcusparse.so",
 }
 
 

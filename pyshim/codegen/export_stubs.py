@@ -26,6 +26,9 @@ KINDS: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
                [("", "curandStatus_t", "CURAND_STATUS_ARCH_MISMATCH")]),
     "cufft": ("pyshim_cufft_unsupported", "void pyshim_cufft_unsupported(const char *name);",
               [("", "cufftResult_t", "CUFFT_NOT_SUPPORTED")]),
+    "cusparse": ("pyshim_cusparse_unsupported",
+                 "void pyshim_cusparse_unsupported(const char *name);",
+                 [("", "cusparseStatus_t", "CUSPARSE_STATUS_NOT_SUPPORTED")]),
     "runtime": ("pyshim_rt_note_unsupported",
                 '__attribute__((visibility("hidden"))) int pyshim_rt_note_unsupported('
                 "const char *name);",

@@ -173,3 +173,10 @@ def cufft() -> Api:
     inc = [include_dir("cufft12"), *_cuda_includes()]
     return build_api("cufft", inc[0] / "cufftXt.h", inc,
                      ("/cufft.h", "/cufftXt.h", "/cudalibxt.h"), prefix="cufft")
+
+
+def cusparse() -> Api:
+    """libcusparse.so.12 (cusparse.h: the generic API, the legacy BSR/CSR routines, helpers)."""
+    inc = [include_dir("cusparse12"), *_cuda_includes()]
+    return build_api("cusparse", inc[0] / "cusparse.h", inc, ("/cusparse.h",),
+                     prefix="cusparse")

@@ -42,6 +42,7 @@ LIBRARIES: tuple[Library, ...] = (
     Library("libcusolver.so.12", "nvidia-cusolver", "cusolver", ("libcusolver.so.11",)),
     Library("libcurand.so.10", "nvidia-curand", "curand"),
     Library("libcufft.so.12", "nvidia-cufft", "cufft"),
+    Library("libcusparse.so.12", "nvidia-cusparse", "cusparse"),
     Library("libcudart.so.13", "nvidia-cuda-runtime", "runtime"),
     Library("libcudart.so.12", "nvidia-cuda-runtime-cu12", "runtime"),
 )

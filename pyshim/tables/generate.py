@@ -13,7 +13,7 @@ from pyshim.tables.mapping import Converter, Mapper, status_of
 from pyshim.tables.sources import SOURCES
 
 OVERRIDES = "overrides.toml"
-API_KEYS = ("driver", "runtime", "cublas", "cusolver", "curand", "cufft")
+API_KEYS = ("driver", "runtime", "cublas", "cusolver", "curand", "cufft", "cusparse")
 FORMAT_VERSION = 1
 
 # structure pairs whose layouts adapters convert (besides those found in signatures)

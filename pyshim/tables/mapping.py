@@ -217,6 +217,14 @@ def rule_targets(api: str, name: str) -> list[str]:
         return [f"rocrand_{_camel_to_snake(core[len('curand'):])}"]
     if api == "cufft":
         return [f"hipfft{core[len('cufft'):]}"]
+    if api == "cusparse":
+        # cusparseCreateMatDescr -> rocsparse_create_mat_descr, cusparseXcsr2coo ->
+        # rocsparse_csr2coo (X: index-only routines), cusparseScsrmv -> rocsparse_scsrmv
+        rest = core[len("cusparse"):]
+        out = [f"rocsparse_{_camel_to_snake(rest)}", f"rocsparse_{rest.lower()}"]
+        if rest[:1] == "X":
+            out += [f"rocsparse_{rest[1:].lower()}", f"rocsparse_{_camel_to_snake(rest[1:])}"]
+        return out
     raise ValueError(api)
 
 
@@ -360,7 +368,8 @@ class Mapper:
                            "resolve; no hand-written implementation")
         if target is None:
             lib = {"driver": "HIP", "runtime": "HIP", "cublas": "rocBLAS",
-                   "cusolver": "rocSOLVER", "curand": "rocRAND", "cufft": "hipFFT"}[api]
+                   "cusolver": "rocSOLVER", "curand": "rocRAND", "cufft": "hipFFT",
+                   "cusparse": "rocSPARSE"}[api]
             return Mapping(ep.name, "unsupported", None, [], status,
                            f"no {lib} counterpart")
         fn = self.rocm.function(target)
@@ -391,7 +400,7 @@ def status_of(fn: Function, cuda_api: Api) -> str | None:
     """The return-code conversion for an entry point's return type."""
     ret = fn.ret
     if ret in ("CUresult", "cudaError_t", "cublasStatus_t", "cusolverStatus_t", "curandStatus_t",
-               "cufftResult"):
+               "cufftResult", "cusparseStatus_t"):
         return ret
     return None if ret == "void" else f"value:{ret}"
 

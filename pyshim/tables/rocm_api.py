@@ -46,6 +46,8 @@ EXTRA_LIBRARIES: dict[str, tuple[str, str, tuple[str, ...], tuple[str, ...]]] = 
     # hip/library_types.h: hipDataType, which hipfftXt's planner takes
     "hipfft": ("hipfft", "hipfft/hipfftXt.h", ("/include/hipfft/", "/hip/library_types.h"),
                ("hipfft",)),
+    "rocsparse": ("rocsparse", "rocsparse/rocsparse.h", ("/include/rocsparse/",),
+                  ("rocsparse_",)),
 }
 
 

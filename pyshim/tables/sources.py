@@ -50,6 +50,8 @@ SOURCES: tuple[Source, ...] = (
            "experimental"),
     Source("hipfft", DEBIAN, "libhipfft-dev", "7.2.4-1~exp1", ("usr/include/",),
            "experimental"),
+    Source("rocsparse", DEBIAN, "librocsparse-dev", "7.2.4-1~exp1", ("usr/include/",),
+           "experimental"),
 )
 
 BY_KEY = {s.key: s for s in SOURCES}

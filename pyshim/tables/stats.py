@@ -9,7 +9,7 @@ from pathlib import Path
 from pyshim.paths import TABLES_DIR
 from pyshim.tables.mapping import CLASSES
 
-API_KEYS = ("driver", "runtime", "cublas", "cusolver", "curand", "cufft")
+API_KEYS = ("driver", "runtime", "cublas", "cusolver", "curand", "cufft", "cusparse")
 MAPPED_CLASSES = ("direct", "converted", "adapter", "shim")
 
 
@@ -63,7 +63,7 @@ def export_stats(tables_dir: Path = TABLES_DIR) -> dict[str, dict]:
     """Per replaced soname: how many symbols NVIDIA's library exports
     (tables/exports/<soname>.txt), how many of them the header-derived tables define, and
     how many only the export list gives (NOT_SUPPORTED stubs with no signature)."""
-    from pyshim.codegen import blas, export_stubs, randfft, runtime
+    from pyshim.codegen import blas, export_stubs, randfft, runtime, sparse
     from pyshim.tables import exports
 
     out = {}
@@ -74,6 +74,8 @@ def export_stats(tables_dir: Path = TABLES_DIR) -> dict[str, dict]:
                                        load("cuda12", tables_dir))
         elif lib.api in randfft.LIBS:
             defined = randfft.exported_symbols(lib.api, load(lib.api, tables_dir))
+        elif lib.api in sparse.LIBS:
+            defined = sparse.exported_symbols(lib.api, load(lib.api, tables_dir))
         else:
             defined = blas.exported_symbols(lib.api, load(lib.api, tables_dir))
         listed = exports.load(lib.soname, tables_dir / "exports")

@@ -21,6 +21,17 @@ int pyshim_blas_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
     return err == hipSuccess ? 0 : -1;
 }
 
+int pyshim_blas_copy_device(void *dst, size_t dpitch, const void *src, size_t spitch,
+                            size_t width, size_t height, void *stream)
+{
+    hipError_t err = dpitch == width && spitch == width
+                         ? hipMemcpyAsync(dst, src, width * height, hipMemcpyDeviceToDevice,
+                                          (hipStream_t)stream)
+                         : hipMemcpy2DAsync(dst, dpitch, src, spitch, width, height,
+                                            hipMemcpyDeviceToDevice, (hipStream_t)stream);
+    return err == hipSuccess ? 0 : -1;
+}
+
 int pyshim_blas_zero_int(int *dev, void *stream)
 {
     return hipMemsetAsync(dev, 0, sizeof *dev, (hipStream_t)stream) == hipSuccess ? 0 : -1;

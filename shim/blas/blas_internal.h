@@ -28,6 +28,10 @@ rocblas_datatype pyshim_blas_compute_type(rocblas_datatype compute, rocblas_data
 int pyshim_blas_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
                        size_t width, size_t height, int to_device, int async, void *stream);
 
+/* device -> device 2D copy on a stream (width bytes per column, height columns); 0 ok */
+int pyshim_blas_copy_device(void *dst, size_t dpitch, const void *src, size_t spitch,
+                            size_t width, size_t height, void *stream);
+
 /* cuSOLVER's devInfo = 0 on the given stream; device scratch (blas_hip.c). */
 int pyshim_blas_zero_int(int *dev, void *stream);
 int pyshim_blas_device_alloc(void **ptr, size_t bytes);

@@ -174,3 +174,78 @@ SYEVJ(S, float, float, rocsolver_s, syevj)
 SYEVJ(D, double, double, rocsolver_d, syevj)
 SYEVJ(C, cuComplex, float, rocsolver_c, heevj)
 SYEVJ(Z, cuDoubleComplex, double, rocsolver_z, heevj)
+
+/* syevjBatched/heevjBatched: batchSize matrices lda*n apart (eigenvalues n apart) on
+ * rocSOLVER's strided-batched Jacobi solver; info is batchSize ints, one per matrix, as in
+ * both libraries. cuSOLVER keeps no residual or sweep count for the batched form, so the
+ * per-matrix ones rocSOLVER writes go to scratch. */
+static cusolverStatus_t batch_scratch(int batch, size_t real, void **residual, int **sweeps)
+{
+    *residual = NULL;
+    *sweeps = NULL;
+    size_t b = (size_t)(batch > 0 ? batch : 1);
+    if (pyshim_blas_device_alloc(residual, b * real) ||
+        pyshim_blas_device_alloc((void **)sweeps, b * sizeof(int))) {
+        pyshim_blas_device_free(*residual);
+        pyshim_blas_device_free(*sweeps);
+        return CUSOLVER_STATUS_ALLOC_FAILED;
+    }
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+#define SYEVJ_BATCHED(P, T, RT, R, EV)                                                       \
+    PYSHIM_EXPORT cusolverStatus_t cusolverDn##P##EV##Batched_bufferSize(                    \
+        cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,     \
+        const T *A, int lda, const RT *W, int *lwork, syevjInfo_t params, int batchSize)     \
+    {                                                                                        \
+        rocblas_handle h = (rocblas_handle)handle;                                           \
+        if (!lwork || (params && bad(params)))                                               \
+            return CUSOLVER_STATUS_INVALID_VALUE;                                            \
+        size_t bytes = 0;                                                                    \
+        rocblas_status st = pyshim_blas_query_begin(h);                                      \
+        if (st != rocblas_status_success)                                                    \
+            return STATUS(st);                                                               \
+        st = R##EV##_strided_batched(h, rocblas_esort_ascending, EVECT(jobz), FILL(uplo), n, \
+                                     (void *)A, lda, (rocblas_stride)lda * n, 0, NULL, 100,  \
+                                     NULL, (RT *)W, n, NULL, batchSize);                     \
+        st = pyshim_blas_query_end(h, st, &bytes);                                           \
+        if (st != rocblas_status_success)                                                    \
+            return STATUS(st);                                                               \
+        *lwork = (int)((bytes + sizeof(T) - 1) / sizeof(T));                                 \
+        return CUSOLVER_STATUS_SUCCESS;                                                      \
+    }                                                                                        \
+    PYSHIM_EXPORT cusolverStatus_t cusolverDn##P##EV##Batched(                               \
+        cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,     \
+        T *A, int lda, RT *W, T *work, int lwork, int *info, syevjInfo_t params,             \
+        int batchSize)                                                                       \
+    {                                                                                        \
+        rocblas_handle h = (rocblas_handle)handle;                                           \
+        struct syevjInfo defaults = {.magic = INFO_MAGIC, .max_sweeps = 100, .sort = 1};     \
+        syevjInfo_t p = params ? params : &defaults;                                         \
+        if ((params && bad(params)) || lwork < 0 || batchSize < 0)                           \
+            return CUSOLVER_STATUS_INVALID_VALUE;                                            \
+        void *residual;                                                                      \
+        int *sweeps;                                                                         \
+        cusolverStatus_t cs = batch_scratch(batchSize, sizeof(RT), &residual, &sweeps);      \
+        if (cs != CUSOLVER_STATUS_SUCCESS)                                                   \
+            return cs;                                                                       \
+        rocblas_status st = rocblas_set_workspace(h, work, work ? (size_t)lwork * sizeof(T)  \
+                                                                : 0);                        \
+        if (st == rocblas_status_success)                                                    \
+            st = R##EV##_strided_batched(                                                    \
+                h, p->sort ? rocblas_esort_ascending : rocblas_esort_none, EVECT(jobz),      \
+                FILL(uplo), n, (void *)A, lda, (rocblas_stride)lda * n, (RT)p->tolerance,    \
+                residual, p->max_sweeps, sweeps, W, n, info, batchSize);                     \
+        rocblas_set_workspace(h, NULL, 0);                                                   \
+        /* the scratch outlives the queued work: freed once the device is idle */            \
+        int idle;                                                                            \
+        pyshim_blas_read_back(&idle, sweeps, sizeof idle);                                   \
+        pyshim_blas_device_free(residual);                                                   \
+        pyshim_blas_device_free(sweeps);                                                     \
+        return STATUS(st);                                                                   \
+    }
+
+SYEVJ_BATCHED(S, float, float, rocsolver_s, syevj)
+SYEVJ_BATCHED(D, double, double, rocsolver_d, syevj)
+SYEVJ_BATCHED(C, cuComplex, float, rocsolver_c, heevj)
+SYEVJ_BATCHED(Z, cuDoubleComplex, double, rocsolver_z, heevj)

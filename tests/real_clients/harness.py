@@ -163,12 +163,18 @@ def numba_modules(python: Path) -> list[Module]:
 
 def cupy_modules(root: Path) -> list[Module]:
     out = []
-    for group in ("core_tests", "creation_tests", "random_tests", "fft_tests"):
-        for path in sorted((root / "tests" / "cupy_tests" / group).rglob("test_*.py")):
+    # cupy_tests/<group> modules are named <group>/...; cupyx's keep their cupyx_tests/ prefix
+    groups = ("cupy_tests/core_tests", "cupy_tests/creation_tests", "cupy_tests/linalg_tests",
+              "cupy_tests/random_tests", "cupy_tests/fft_tests",
+              "cupyx_tests/scipy_tests/sparse_tests")
+    for group in groups:
+        for path in sorted((root / "tests" / group).rglob("test_*.py")):
             rel = path.relative_to(root)
+            name = str(rel.relative_to("tests"))
+            name = name.removeprefix("cupy_tests/")
             # jitify preprocessing spins holding the GIL past any per-test timeout
             # one device: multi-GPU tests skip only when CUPY_TEST_GPU_LIMIT says so
-            out.append(Module("cupy", str(rel.relative_to("tests/cupy_tests")), str(rel),
+            out.append(Module("cupy", name, str(rel),
                               ["-k", "not jitify"], {"CUPY_TEST_GPU_LIMIT": "1"}))
     return out
 

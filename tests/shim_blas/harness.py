@@ -39,7 +39,7 @@ _SCALAR = {"int": ctypes.c_int, "int64_t": ctypes.c_int64, "long long": ctypes.c
 
 
 # typedefs of pointers to opaque structs: handles, params and info objects, streams
-OPAQUE = ("Handle_t", "Params_t", "Info_t", "Infos_t", "cudaStream_t", "Callback")
+OPAQUE = ("Handle_t", "Params_t", "Info_t", "Infos_t", "cudaStream_t", "Callback", "Descr_t")
 
 
 def _ctype(t: str):

@@ -1,0 +1,72 @@
+/* The CPU device's rocSPARSE: objects behind the opaque handles of rocsparse-types.h.
+ * Every routine waits for the handle's stream, then computes on the host (device memory
+ * is host memory here), so its results are in stream order as on a GPU. */
+#ifndef PYSHIM_CPU_ROCSPARSE_INTERNAL_H
+#define PYSHIM_CPU_ROCSPARSE_INTERNAL_H
+
+#include <stdint.h>
+#include <hip/hip_runtime_api.h>
+#include <rocsparse/rocsparse.h>
+
+#define RS_API __attribute__((visibility("default")))
+
+struct _rocsparse_handle {
+    unsigned magic;
+    hipStream_t stream;
+    rocsparse_pointer_mode pointer_mode;
+};
+
+struct _rocsparse_mat_descr {
+    unsigned magic;
+    rocsparse_matrix_type type;
+    rocsparse_fill_mode fill;
+    rocsparse_diag_type diag;
+    rocsparse_index_base base;
+};
+
+struct _rocsparse_spmat_descr {
+    unsigned magic;
+    rocsparse_format format;
+    int64_t rows, cols, nnz;
+    void *ptr;   /* CSR row offsets, CSC column offsets, COO row indices */
+    void *ind;   /* CSR/COO column indices, CSC row indices */
+    void *val;
+    rocsparse_indextype ptr_type, ind_type;
+    rocsparse_index_base base;
+    rocsparse_datatype data_type;
+};
+
+struct _rocsparse_dnvec_descr {
+    unsigned magic;
+    int64_t size;
+    void *values;
+    rocsparse_datatype data_type;
+};
+
+struct _rocsparse_dnmat_descr {
+    unsigned magic;
+    int64_t rows, cols, ld;
+    void *values;
+    rocsparse_datatype data_type;
+    rocsparse_order order;
+};
+
+enum {
+    RS_HANDLE_MAGIC = 0x72736861u,
+    RS_MAT_MAGIC = 0x72736d61u,
+    RS_SPMAT_MAGIC = 0x7273736du,
+    RS_DNVEC_MAGIC = 0x72736476u,
+    RS_DNMAT_MAGIC = 0x7273646du,
+};
+
+/* the handle's stream drained: 0 on success */
+rocsparse_status rs_enter(rocsparse_handle h);
+/* bytes of one value of a data type; 0 for types the CPU device does not compute in */
+size_t rs_value_size(rocsparse_datatype t);
+/* index i of an index array of the given type */
+static inline int64_t rs_index(const void *a, rocsparse_indextype t, int64_t i)
+{
+    return t == rocsparse_indextype_i64 ? ((const int64_t *)a)[i] : ((const int32_t *)a)[i];
+}
+
+#endif

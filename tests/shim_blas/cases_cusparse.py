@@ -1,0 +1,282 @@
+"""cuSPARSE's generic API through pyshim's libcusparse.so.12 on the CPU device's rocSPARSE,
+against scipy.sparse (child process, see harness.py: numpy arrays are device memory)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as ssp
+
+sys.path.insert(0, str(Path(__file__).parent))
+import harness as H  # noqa: E402
+
+# cuSPARSE constants (cusparse.h, library_types.h)
+OP_N, OP_T, OP_C = 0, 1, 2
+INDEX_32I, INDEX_64I = 2, 3
+ORDER_COL, ORDER_ROW = 1, 2
+FORMAT = {"csr": 1, "csc": 2, "coo": 3}
+CUDA_TYPE = {np.float32: 0, np.float64: 1, np.complex64: 4, np.complex128: 5}
+ST_NOT_INITIALIZED, ST_INVALID_VALUE, ST_NOT_SUPPORTED = 1, 3, 10
+DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+TOL = {np.float32: 1e-4, np.float64: 1e-12, np.complex64: 1e-4, np.complex128: 1e-12}
+
+
+@pytest.fixture(scope="module")
+def sp() -> H.Lib:
+    lib = H.Lib(Path(os.environ["PYSHIM_BLAS_LIB"]) / "libcusparse.so.12", "cusparse")
+    yield lib
+    H.write_coverage("cusparse", lib.exercised)
+
+
+@pytest.fixture(scope="module")
+def h(sp: H.Lib):
+    handle = ctypes.c_void_p()
+    sp.call("cusparseCreate", ctypes.byref(handle))
+    yield handle
+    sp.call("cusparseDestroy", handle)
+
+
+def random_matrix(rng, m, n, dtype, density=0.3):
+    a = ssp.random(m, n, density=density, format="csr", random_state=rng, dtype=np.float64)
+    if np.issubdtype(dtype, np.complexfloating):
+        a = a + 1j * ssp.random(m, n, density=density, format="csr", random_state=rng)
+        a = a.tocsr()
+    return a.astype(dtype)
+
+
+def sparse_descr(sp, a, fmt: str, index, base: int = 0):
+    """A cuSPARSE descriptor of scipy matrix `a` in `fmt`; returns (descr, keep-alive)."""
+    it = np.int32 if index == INDEX_32I else np.int64
+    m, n = a.shape
+    d = ctypes.c_void_p()
+    t = CUDA_TYPE[a.dtype.type]
+    if fmt == "coo":
+        c = a.tocoo()
+        order = np.lexsort((c.col, c.row))
+        r, col, v = (c.row[order] + base).astype(it), (c.col[order] + base).astype(it), \
+            c.data[order].copy()
+        sp.call("cusparseCreateCoo", ctypes.byref(d), m, n, c.nnz, r, col, v, index, base, t)
+        return d, (r, col, v)
+    s = a.tocsr() if fmt == "csr" else a.tocsc()
+    s.sort_indices()
+    ptr, ind, v = (s.indptr + base).astype(it), (s.indices + base).astype(it), s.data.copy()
+    sp.call(f"cusparseCreate{fmt.capitalize()}", ctypes.byref(d), m, n, s.nnz, ptr, ind, v,
+            index, index, base, t)
+    return d, (ptr, ind, v)
+
+
+def scalar(dtype, v):
+    return np.array([v], dtype)
+
+
+def op_of(a, op):
+    return a if op == OP_N else a.T if op == OP_T else a.conj().T
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_spmv(sp, h, fmt, dtype) -> None:
+    rng = np.random.default_rng(5)
+    m, n = 37, 23
+    a = random_matrix(rng, m, n, dtype)
+    for op in (OP_N, OP_T, OP_C):
+        for index, base in ((INDEX_32I, 0), (INDEX_64I, 1)):
+            descr, keep = sparse_descr(sp, a, fmt, index, base)
+            rows, cols = op_of(a, op).shape
+            x = rng.standard_normal(cols).astype(dtype)
+            y0 = rng.standard_normal(rows).astype(dtype)
+            y = y0.copy()
+            dx, dy = ctypes.c_void_p(), ctypes.c_void_p()
+            t = CUDA_TYPE[dtype]
+            sp.call("cusparseCreateDnVec", ctypes.byref(dx), cols, x, t)
+            sp.call("cusparseCreateDnVec", ctypes.byref(dy), rows, y, t)
+            alpha, beta = scalar(dtype, 1.5), scalar(dtype, -0.5)
+            size = ctypes.c_size_t(99)
+            sp.call("cusparseSpMV_bufferSize", h, op, alpha, descr, dx, beta, dy, t, 0,
+                    ctypes.byref(size))
+            buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
+            sp.call("cusparseSpMV", h, op, alpha, descr, dx, beta, dy, t, 0, buf)
+            want = 1.5 * (op_of(a, op) @ x) - 0.5 * y0
+            np.testing.assert_allclose(y, want, rtol=TOL[dtype], atol=TOL[dtype] * 10)
+            for d, e in ((dx, "cusparseDestroyDnVec"), (dy, "cusparseDestroyDnVec"),
+                         (descr, "cusparseDestroySpMat")):
+                sp.call(e, d)
+            del keep
+    sp.ok("cusparseSpMV", "cusparseSpMV_bufferSize", f"cusparseCreate{fmt.capitalize()}",
+          "cusparseCreateDnVec", "cusparseDestroyDnVec", "cusparseDestroySpMat")
+
+
+def test_spmv_beta_zero_ignores_nan(sp, h) -> None:
+    a = random_matrix(np.random.default_rng(1), 8, 6, np.float64)
+    descr, keep = sparse_descr(sp, a, "csr", INDEX_32I)
+    x, y = np.ones(6), np.full(8, np.nan)
+    dx, dy = ctypes.c_void_p(), ctypes.c_void_p()
+    sp.call("cusparseCreateDnVec", ctypes.byref(dx), 6, x, 1)
+    sp.call("cusparseCreateDnVec", ctypes.byref(dy), 8, y, 1)
+    sp.call("cusparseSpMV", h, OP_N, scalar(np.float64, 1), descr, dx, scalar(np.float64, 0),
+            dy, 1, 0, None)
+    np.testing.assert_allclose(y, a @ x)
+    # a vector of the wrong length: INVALID_VALUE, y untouched
+    y[:] = 7
+    dz = ctypes.c_void_p()
+    sp.call("cusparseCreateDnVec", ctypes.byref(dz), 5, x, 1)
+    assert sp.raw("cusparseSpMV", h, OP_N, scalar(np.float64, 1), descr, dz,
+                  scalar(np.float64, 0), dy, 1, 0, None) == ST_INVALID_VALUE
+    assert (y == 7).all()
+    # no handle: NOT_INITIALIZED; a compute type rocSPARSE has none for: NOT_SUPPORTED
+    assert sp.raw("cusparseSpMV", None, OP_N, scalar(np.float64, 1), descr, dx,
+                  scalar(np.float64, 0), dy, 1, 0, None) == ST_NOT_INITIALIZED
+    assert sp.raw("cusparseSpMV", h, OP_N, scalar(np.float64, 1), descr, dx,
+                  scalar(np.float64, 0), dy, 23, 0, None) == ST_NOT_SUPPORTED
+    for d in (dx, dy, dz):
+        sp.call("cusparseDestroyDnVec", d)
+    sp.call("cusparseDestroySpMat", descr)
+    del keep
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128])
+def test_spmm(sp, h, fmt, dtype) -> None:
+    rng = np.random.default_rng(9)
+    m, k, n = 19, 13, 5
+    a = random_matrix(rng, m, k, dtype)
+    t = CUDA_TYPE[dtype]
+    for op in (OP_N, OP_T):
+        descr, keep = sparse_descr(sp, a, fmt, INDEX_32I)
+        rows, inner = op_of(a, op).shape
+        for b_order, c_order in ((ORDER_COL, ORDER_COL), (ORDER_ROW, ORDER_ROW),
+                                 (ORDER_COL, ORDER_ROW)):
+            b = rng.standard_normal((inner, n)).astype(dtype)
+            c0 = rng.standard_normal((rows, n)).astype(dtype)
+            bb = np.asfortranarray(b).ravel("F") if b_order == ORDER_COL else b.ravel().copy()
+            cc = np.asfortranarray(c0).ravel("F") if c_order == ORDER_COL else c0.ravel().copy()
+            db, dc = ctypes.c_void_p(), ctypes.c_void_p()
+            ldb = inner if b_order == ORDER_COL else n
+            ldc = rows if c_order == ORDER_COL else n
+            sp.call("cusparseCreateDnMat", ctypes.byref(db), inner, n, ldb, bb, t, b_order)
+            sp.call("cusparseCreateDnMat", ctypes.byref(dc), rows, n, ldc, cc, t, c_order)
+            alpha, beta = scalar(dtype, 2.0), scalar(dtype, 0.25)
+            size = ctypes.c_size_t(99)
+            sp.call("cusparseSpMM_bufferSize", h, op, OP_N, alpha, descr, db, beta, dc, t, 0,
+                    ctypes.byref(size))
+            buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
+            sp.call("cusparseSpMM_preprocess", h, op, OP_N, alpha, descr, db, beta, dc, t, 0,
+                    buf)
+            sp.call("cusparseSpMM", h, op, OP_N, alpha, descr, db, beta, dc, t, 0, buf)
+            got = cc.reshape(n, rows).T if c_order == ORDER_COL else cc.reshape(rows, n)
+            want = 2.0 * (op_of(a, op) @ b) + 0.25 * c0
+            np.testing.assert_allclose(got, want, rtol=TOL[dtype], atol=TOL[dtype] * 10)
+            sp.call("cusparseDestroyDnMat", db)
+            sp.call("cusparseDestroyDnMat", dc)
+        sp.call("cusparseDestroySpMat", descr)
+        del keep
+    sp.ok("cusparseSpMM", "cusparseSpMM_bufferSize", "cusparseSpMM_preprocess",
+          "cusparseCreateDnMat", "cusparseDestroyDnMat")
+
+
+def test_descriptor_queries(sp, h) -> None:
+    a = random_matrix(np.random.default_rng(2), 9, 4, np.float32)
+    for fmt in ("csr", "csc", "coo"):
+        descr, keep = sparse_descr(sp, a, fmt, INDEX_32I)
+        rows, cols, nnz = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
+        sp.call("cusparseSpMatGetSize", descr, ctypes.byref(rows), ctypes.byref(cols),
+                ctypes.byref(nnz))
+        assert (rows.value, cols.value, nnz.value) == (9, 4, a.nnz)
+        f = ctypes.c_int(-1)
+        sp.call("cusparseSpMatGetFormat", descr, ctypes.byref(f))
+        assert f.value == FORMAT[fmt]
+        vals = ctypes.c_void_p()
+        sp.call("cusparseSpMatGetValues", descr, ctypes.byref(vals))
+        assert vals.value == keep[2].ctypes.data
+        other = np.zeros_like(keep[2])
+        sp.call("cusparseSpMatSetValues", descr, other)
+        sp.call("cusparseSpMatGetValues", descr, ctypes.byref(vals))
+        assert vals.value == other.ctypes.data
+        sp.call("cusparseDestroySpMat", descr)
+        del keep
+    x, other = np.ones(3, np.float32), np.zeros(3, np.float32)
+    dx, vals = ctypes.c_void_p(), ctypes.c_void_p()
+    sp.call("cusparseCreateDnVec", ctypes.byref(dx), 3, x, 0)
+    sp.call("cusparseDnVecSetValues", dx, other)
+    sp.call("cusparseDnVecGetValues", dx, ctypes.byref(vals))
+    assert vals.value == other.ctypes.data
+    sp.call("cusparseDestroyDnVec", dx)
+    dm = ctypes.c_void_p()
+    sp.call("cusparseCreateDnMat", ctypes.byref(dm), 3, 1, 3, x, 0, ORDER_COL)
+    sp.call("cusparseDnMatSetValues", dm, other)
+    sp.call("cusparseDnMatGetValues", dm, ctypes.byref(vals))
+    assert vals.value == other.ctypes.data
+    sp.call("cusparseDestroyDnMat", dm)
+    # destroying NULL is a no-op in cuSPARSE
+    sp.call("cusparseDestroySpMat", None)
+    sp.ok("cusparseSpMatGetSize", "cusparseSpMatGetFormat", "cusparseSpMatGetValues",
+          "cusparseSpMatSetValues", "cusparseDnVecGetValues", "cusparseDnVecSetValues",
+          "cusparseDnMatGetValues", "cusparseDnMatSetValues")
+
+
+def test_handle_version_errors(sp, h) -> None:
+    v = ctypes.c_int()
+    sp.call("cusparseGetVersion", h, ctypes.byref(v))
+    major = ctypes.c_int()
+    sp.call("cusparseGetProperty", 0, ctypes.byref(major))
+    assert v.value // 1000 == major.value == 12  # cuSPARSE's own version, not rocSPARSE's
+    name = ctypes.cast(sp.fn("cusparseGetErrorName")(ST_NOT_SUPPORTED), ctypes.c_char_p)
+    assert name.value == b"CUSPARSE_STATUS_NOT_SUPPORTED"
+    text = ctypes.cast(sp.fn("cusparseGetErrorString")(ST_INVALID_VALUE), ctypes.c_char_p)
+    assert text.value == b"invalid value"
+    # the legacy matrix descriptor goes through rocSPARSE's, enums converted
+    d = ctypes.c_void_p()
+    sp.call("cusparseCreateMatDescr", ctypes.byref(d))
+    sp.call("cusparseSetMatIndexBase", d, 1)
+    assert sp.fn("cusparseGetMatIndexBase")(d) == 1
+    sp.call("cusparseDestroyMatDescr", d)
+    # an entry point with no rocSPARSE mapping: NOT_SUPPORTED, counted
+    assert sp.raw("cusparseSpGEMM_createDescr", ctypes.byref(d)) == ST_NOT_SUPPORTED
+    count = sp.lib.pyshim_cusparse_unsupported_count
+    count.restype, count.argtypes = ctypes.c_ulong, [ctypes.c_char_p]
+    assert count(b"cusparseSpGEMM_createDescr") >= 1
+    sp.ok("cusparseGetVersion", "cusparseGetProperty", "cusparseGetErrorName",
+          "cusparseGetErrorString",
+          "cusparseCreateMatDescr", "cusparseSetMatIndexBase", "cusparseDestroyMatDescr")
+
+
+def test_index_conversions(sp, h) -> None:
+    a = random_matrix(np.random.default_rng(3), 11, 7, np.float64)
+    s = a.tocsr()
+    ptr = H.device_array(s.indptr.astype(np.int32))
+    rows = H.device_array(np.zeros(s.nnz, np.int32))
+    sp.call("cusparseXcsr2coo", h, ptr, s.nnz, 11, rows, 0)
+    assert np.array_equal(rows, s.tocoo().row)
+    back = H.device_array(np.zeros(12, np.int32))
+    sp.call("cusparseXcoo2csr", h, rows, s.nnz, 11, back, 0)
+    assert np.array_equal(back, s.indptr)
+    sp.ok("cusparseXcsr2coo", "cusparseXcoo2csr")
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128])
+def test_sparse_to_dense(sp, h, fmt, dtype) -> None:
+    a = random_matrix(np.random.default_rng(4), 6, 9, dtype)
+    t = CUDA_TYPE[dtype]
+    for order, index in ((ORDER_COL, INDEX_32I), (ORDER_ROW, INDEX_64I)):
+        descr, keep = sparse_descr(sp, a, fmt, index, base=1 if order == ORDER_ROW else 0)
+        ld = 8 if order == ORDER_COL else 11
+        dense = np.full(ld * (9 if order == ORDER_COL else 6), 5, dtype)  # every entry written
+        dm = ctypes.c_void_p()
+        sp.call("cusparseCreateDnMat", ctypes.byref(dm), 6, 9, ld, dense, t, order)
+        size = ctypes.c_size_t(99)
+        sp.call("cusparseSparseToDense_bufferSize", h, descr, dm, 0, ctypes.byref(size))
+        buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
+        sp.call("cusparseSparseToDense", h, descr, dm, 0, buf)
+        got = (dense.reshape(9, ld).T[:6] if order == ORDER_COL
+               else dense.reshape(6, ld)[:, :9])
+        np.testing.assert_array_equal(got, a.toarray())
+        sp.call("cusparseDestroyDnMat", dm)
+        sp.call("cusparseDestroySpMat", descr)
+        del keep
+    sp.ok("cusparseSparseToDense", "cusparseSparseToDense_bufferSize")

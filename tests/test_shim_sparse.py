@@ -1,0 +1,86 @@
+"""cuSPARSE through pyshim's libcusparse.so.12 on the CPU device's rocSPARSE: the generic
+API (descriptors, SpMV, SpMM) and the legacy calls it maps, against scipy.sparse, from
+ctypes (tests/shim_blas/cases_cusparse.py in a child pytest) and from a real nvcc-built
+program linked -lcusparse."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as ssp
+
+from pyshim.codegen.common import load_table
+from pyshim.paths import build_dir
+from pyshim.tables.fetch import include_dir
+
+sys.path.insert(0, str(Path(__file__).parent / "shim_blas"))
+import env  # noqa: E402
+
+HERE = Path(__file__).parent / "shim_blas"
+
+
+@pytest.fixture(scope="module")
+def built() -> tuple[Path, Path]:
+    from pyshim.builders.sparse import build_sparse
+
+    lib, cpu = env.build()
+    build_sparse(lib.parent)  # libcusparse beside libcublas, rocSPARSE beside rocBLAS
+    return lib, cpu
+
+
+def test_generic_api_cases(built, tmp_path: Path) -> None:
+    env.run_cases(built, "cases_cusparse.py", tmp_path)
+    verified = set(json.loads((tmp_path / "cusparse.json").read_text()))
+    table = load_table("cusparse")["entry_points"]
+    hand = {n for n, e in table.items() if e["class"] == "shim"}
+    assert not sorted(hand - verified), sorted(hand - verified)
+
+
+def test_every_nvidia_symbol_is_exported(built) -> None:
+    from pyshim.tables import exports
+
+    lib, _ = built
+    ours = exports.nm_exports(lib / "libcusparse.so.12")
+    want = exports.load("libcusparse.so.12")
+    wrong = sorted(n for n, v in want.items() if ours.get(n) != v)
+    assert not wrong, wrong[:10]
+
+
+def _floats(words: list[str]) -> np.ndarray:
+    return np.array([float(w) for w in words])
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_nvcc_program(built) -> None:
+    from pyshim.builders.components import build_all
+
+    lib, cpu = built
+    build_all(components=("cpu", "libcuda"))
+    exe = lib.parent / "progs" / "prog_cusparse"
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    inc = [f"-I{include_dir(k)}" for k in ("cusparse12",)]
+    proc = subprocess.run(["nvcc", "-O1", "-o", str(exe), str(HERE / "prog_cusparse.cu"), *inc,
+                           f"-L{lib}", "-l:libcusparse.so.12", "-Xlinker", f"-rpath-link={cpu}"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    e = dict(os.environ, LD_LIBRARY_PATH=f"{lib}:{build_dir() / 'lib'}:{cpu}")
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, env=e)
+    assert proc.returncode == 0 and "PASS prog_cusparse" in proc.stdout, proc.stdout + proc.stderr
+    out = {ln.split()[0]: ln.split()[1:] for ln in proc.stdout.splitlines() if ln.strip()}
+    m, n, nnz = map(int, out["shape"])
+    a = ssp.csr_matrix((_floats(out["val"]), [int(v) for v in out["ind"]],
+                        [int(v) for v in out["ptr"]]), shape=(m, n))
+    assert a.nnz == nnz
+    x, y0, xt = _floats(out["x"]), _floats(out["y0"]), _floats(out["xt"])
+    b = _floats(out["B"]).reshape(-1, n).T  # column-major n x k
+    np.testing.assert_allclose(_floats(out["y"]), 2 * (a @ x) - y0, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(_floats(out["yt"]), 2 * (a.T @ xt), rtol=1e-12, atol=1e-12)
+    c = _floats(out["C"]).reshape(-1, m).T
+    np.testing.assert_allclose(c, 2 * (a @ b), rtol=1e-12, atol=1e-12)
