@@ -22,7 +22,7 @@ from pyshim.check.libraries import classify, find, search_dirs
     ("libcudnn_ops.so.9", "cuDNN", False),
     ("libnvrtc-builtins.so.13.0", "NVRTC builtins", False),
     ("libnccl.so.2", "NCCL", False),
-    ("/opt/x/libcusparse.so.12", "cuSPARSE", False),
+    ("/opt/x/libcusparse.so.12", "cusparse", True),
 ])
 def test_cuda_libraries(soname, family, replaced):
     lib = classify(soname)

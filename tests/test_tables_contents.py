@@ -35,14 +35,14 @@ def test_counts_equal_the_real_headers(api, entry_points, symbols):
 
 @pytest.mark.parametrize("api,minimum", [
     ("driver", 310), ("runtime", 255), ("cublas", 420), ("cusolver", 105), ("curand", 20),
-    ("cufft", 45)])
+    ("cufft", 45), ("cusparse", 120)])
 def test_mapped_coverage(api, minimum):
     assert stats()[api]["mapped"] >= minimum
 
 
 def test_stats_json_shape():
     s = stats()
-    assert set(s) == {"driver", "runtime", "cublas", "cusolver", "curand", "cufft"}
+    assert set(s) == {"driver", "runtime", "cublas", "cusolver", "curand", "cufft", "cusparse"}
     for row in s.values():
         assert set(row) == {"entry_points", "symbols", "mapped", "unsupported", "by_class",
                             "cpu_device"}
