@@ -15,7 +15,7 @@ import struct
 import time
 from pathlib import Path
 
-from pyshim.ptx import instructions, ir, passes
+from pyshim.ptx import instructions, ir, passes, tensor
 from pyshim.ptx.errors import PtxError, UnsupportedInstruction
 from pyshim.ptx.function import FunctionEmitter, cname_fn, cname_label, cname_var
 from pyshim.ptx.layout import param_layout, var_align, var_bytes
@@ -73,6 +73,8 @@ class Translator:
         if self.module.address_size != 64:
             raise UnsupportedInstruction(".address_size 32 (pyshim translates 64-bit PTX only)")
         out = [t.prelude(), "", "/* ---- module variables ---- */"]
+        if tensor.uses_tensor(self.module):  # only these modules: the others' C is unchanged
+            out.insert(1, tensor.prelude(t))
         relocs: list[str] = []
         bound = [v for v in self.module.variables if v.space in ("global", "const")]
         if self.bind_globals and bound:

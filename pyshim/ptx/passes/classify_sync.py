@@ -24,7 +24,9 @@ from pyshim.ptx import ir
 from pyshim.ptx.passes import liveness, regions
 
 # opcodes (and opcode.first-modifier) that need the other threads of the block or warp
-SYNC_OPCODES = frozenset(("bar", "barrier", "shfl", "vote", "activemask", "match", "redux"))
+SYNC_OPCODES = frozenset(("bar", "barrier", "shfl", "vote", "activemask", "match", "redux",
+                          # warp matrix instructions (tensor.py): fibers, never phases
+                          "mma", "wmma", "ldmatrix", "stmatrix", "movmatrix"))
 
 
 def _direct_sync(fn: ir.Function) -> bool:
