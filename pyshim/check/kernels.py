@@ -127,9 +127,13 @@ def _attribute(names: list[str], out: translate_probe.Outcome,
     """Mark the kernels of one module with its dry-run outcome: the whole module fails to
     load if any of it fails, and each kernel lists the errors inside it."""
     own = {e.function for e in errors if e.function}
+    per_kernel = dict(out.kernel_errors)
     for n in names:
         k = by_name[n]
-        if out.translates is False:
+        if n in per_kernel:  # this kernel alone cannot run; its module loads
+            k.translates = False
+            _add(k.unsupported_instructions, per_kernel[n])
+        elif out.translates is False:
             k.translates = False
             for e in errors:
                 if e.function not in (None, "", n):

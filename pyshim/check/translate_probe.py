@@ -27,6 +27,9 @@ class Outcome:
     unsupported: bool = False  # an UnsupportedInstruction rather than malformed PTX
     note: str | None = None
     line: int = 0  # 1-based line of the error in the PTX text (0: unknown)
+    # the module translates but these kernels do not: ((kernel, message), ...); they fail
+    # alone, at launch, and the module's other kernels run
+    kernel_errors: tuple[tuple[str, str], ...] = ()
 
 
 def _entry() -> tuple[str | None, Callable[[str], Any] | None, str]:
@@ -37,8 +40,11 @@ def _entry() -> tuple[str | None, Callable[[str], Any] | None, str]:
         fn = getattr(mod, "translate", None)
         if callable(fn):
             params = inspect.signature(fn).parameters
+            if "target" in params and "stats" in params:
+                return "translate", lambda text, stats=None: fn(text, target=TARGET,
+                                                                 stats=stats), ""
             if "target" in params:
-                return "translate", lambda text: fn(text, target=TARGET), ""
+                return "translate", lambda text, stats=None: fn(text, target=TARGET), ""
             return "translate", fn, ""
         why.append("pyshim.ptx.translate has no translate()")
     except ImportError as exc:
@@ -59,8 +65,12 @@ def dry_run(text: str) -> Outcome:
         from pyshim.ptx.errors import PtxError, UnsupportedInstruction
     except ImportError:  # pragma: no cover - the parser imports it too
         return Outcome(translates=None, mode=None, note="not checked: pyshim.ptx.errors missing")
+    stats: dict = {}
     try:
-        fn(text)
+        if mode == "translate":
+            fn(text, stats=stats)
+        else:
+            fn(text)
     except UnsupportedInstruction as exc:
         return Outcome(translates=False, mode=mode, error=str(exc),
                        function=getattr(exc, "function", None) or None, unsupported=True,
@@ -76,7 +86,8 @@ def dry_run(text: str) -> Outcome:
         return Outcome(translates=None, mode=mode,
                        note=f"not checked: the {mode} step failed ({type(exc).__name__}: {exc})")
     if mode == "translate":
-        return Outcome(translates=True, mode=mode)
+        per_kernel = tuple(sorted((stats.get("unsupported") or {}).items()))
+        return Outcome(translates=True, mode=mode, kernel_errors=per_kernel)
     return Outcome(translates=None, mode=mode,
                    note=f"parses; translation not checked ({why})")
 

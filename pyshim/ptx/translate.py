@@ -60,6 +60,8 @@ class Translator:
         self.extra_globals: list[tuple[str, str, int]] = []
         self.extra_defs: list[str] = []  # the C definitions of their storage
         self.stats = {"instructions": 0, "functions": 0, "kernels": 0}
+        # kernels that cannot be translated -> why (they trap; libcuda refuses to launch them)
+        self.unsupported: dict[str, str] = {}
 
     def error(self, cls: type[PtxError], message: str, tok: int, function: str) -> PtxError:
         src = self.module.source
@@ -92,28 +94,60 @@ class Translator:
         out.append("/* ---- functions ---- */")
         for f in funcs:
             out.append(t.function_prototype(self.signature(f)) + ";")
+        failed: dict[str, str] = {}  # functions that cannot be translated -> why
         for f in funcs:
             self.kernel_shared = None
             fe = FunctionEmitter(self, f)
-            body = self.body(fe, f)
+            try:
+                body = self.body(fe, f)
+            except UnsupportedInstruction as e:
+                # only the kernels that call it fail (at launch); this body traps
+                failed[f.name] = str(e)
+                body = "PS_TRAP(ctx);"
             out.append(t.function_definition(self.signature(f), body))
             self.stats["functions"] += 1
         kernels = []
         for i, k in enumerate(self.module.kernels):
-            self.kernel_shared = k.info.get("shared", {})
-            fe = FunctionEmitter(self, k)
-            if k.info.get("mode") == "phase" and t.phase_mode:
-                fe.reg_prefix = "L->r."
-                fe.ret_stmt = "return 0;"
-                fe.phase_array_sizes = {}
-            pre = [t.kernel_param(fe, j, p) for j, p in enumerate(k.params)]
-            body = self.body(fe, k, pre)
-            out.append(t.kernel(i, k, body, fe))
+            why = _failed_callee(k, self.functions, failed)
+            if why is None:
+                try:
+                    out.append(self.kernel(i, k))
+                except UnsupportedInstruction as e:
+                    why = str(e)
+            if why is not None:
+                # a kernel pyshim cannot translate fails alone, at launch, naming the
+                # instruction (self.unsupported reaches libcuda); the module's other
+                # kernels load and run
+                self.unsupported[k.name] = why
+                out.append(self.stub_kernel(i, k))
             kernels.append(k)
             self.stats["kernels"] += 1
+        if self.unsupported:
+            self.stats["unsupported"] = dict(self.unsupported)
         out += self.extra_defs
         out.append(t.module_descriptor(self, kernels))
         return "\n".join(out) + "\n"
+
+    def kernel(self, i: int, k: ir.Function) -> str:
+        t = self.target
+        self.kernel_shared = k.info.get("shared", {})
+        fe = FunctionEmitter(self, k)
+        if k.info.get("mode") == "phase" and t.phase_mode:
+            fe.reg_prefix = "L->r."
+            fe.ret_stmt = "return 0;"
+            fe.phase_array_sizes = {}
+        pre = [t.kernel_param(fe, j, p) for j, p in enumerate(k.params)]
+        body = self.body(fe, k, pre)
+        return t.kernel(i, k, body, fe)
+
+    def stub_kernel(self, i: int, k: ir.Function) -> str:
+        """A kernel that traps: what libcuda would run if it did not refuse the launch."""
+        k.info["mode"] = "loop"
+        k.info.pop("regions", None)
+        self.kernel_shared = {}
+        fe = FunctionEmitter(self, k)
+        pre = [self.target.kernel_param(fe, j, p) for j, p in enumerate(k.params)]
+        return self.target.kernel(i, k, "\n".join([*pre, "PS_TRAP(ctx); return;"]), fe)
 
     def signature(self, f: ir.Function) -> str:
         params = ["PS_CTX"] + [f"uint8_t *{cname_var(p.name)}" for p in f.returns + f.params]
@@ -249,6 +283,25 @@ class Translator:
                              f"function-scope .{v.space} variable {v.name}", v.tok, fe.fn.name)
         raise self.error(UnsupportedInstruction, f".{v.space} variable {v.name}", v.tok,
                          fe.fn.name)
+
+
+def _failed_callee(k: ir.Function, functions: dict[str, ir.Function],
+                   failed: dict[str, str]) -> str | None:
+    """Why kernel k cannot run if a function it calls (transitively) was not translated."""
+    if not failed:
+        return None
+    seen, todo = set(), list(k.info.get("calls", ()))
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in failed:
+            return failed[name]
+        f = functions.get(name)
+        if f is not None:
+            todo += f.info.get("calls", ())
+    return None
 
 
 def translate_module(module: ir.Module, target: str | Target = "cpu-wave64") -> str:
