@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pyshim.ptx import ir, tensor
+from pyshim.ptx import ir, lowp, tensor
 from pyshim.ptx.function import FunctionEmitter, cname_fn, cname_label
 from pyshim.ptx.types import BITS, C_TYPE, FLOAT, HALF, HALF2, INT, SIGNED, SIZE, sint_of, uint_of
 
@@ -1384,6 +1384,8 @@ EMIT: dict[str, Callable[[Fe, I], str]] = {
 }
 EMIT = {k: v for k, v in EMIT.items() if v is not None}
 EMIT.update(tensor.EMIT)  # warp matrix instructions
+EMIT["cvt"] = lowp.cvt(EMIT["cvt"])  # + tf32 and FP8 pairs
+EMIT["elect"] = lowp.elect
 
 
 def emit(fe: Fe, inst: I) -> str:

@@ -45,7 +45,12 @@ _BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f64": 64, "s8": 8, "u8": 8, "s4": 4
 
 
 def uses_tensor(module: ir.Module) -> bool:
-    return any(type(s) is ir.Instruction and s.opcode in OPCODES
+    """Whether the module needs these preludes (warp matrix instructions, elect.sync, the
+    tf32 / FP8 conversions of lowp.py)."""
+    from pyshim.ptx.lowp import is_lowp
+
+    return any(type(s) is ir.Instruction and (s.opcode in OPCODES or s.opcode == "elect"
+                                              or s.opcode == "cvt" and is_lowp(s))
                for f in module.functions for s in f.body or ())
 
 
@@ -53,7 +58,8 @@ def prelude(target) -> str:
     """The preludes a module using these instructions needs on `target` (after the target's)."""
     from pyshim.ptx.targets.base import prelude_text
 
-    parts = ["/* ---- mma.h ---- */", prelude_text("mma.h")]
+    parts = ["/* ---- lowp.h ---- */", prelude_text("lowp.h"),
+             "/* ---- mma.h ---- */", prelude_text("mma.h")]
     if target.name.startswith("cpu"):
         parts += ["/* ---- mma_cpu.h ---- */", prelude_text("mma_cpu.h")]
     return "\n".join(parts)
