@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -110,3 +111,32 @@ def all_unsupported(text: str, first: Outcome, deadline: float,
             break  # clean now, or an error that blanking cannot get past
         found.append(out)
     return found
+
+
+_LINE = re.compile(r"line (\d+):")
+
+
+def all_kernel_errors(text: str, first: Outcome, deadline: float,
+                      max_rounds: int = 16) -> Outcome:
+    """Every unsupported instruction of the kernels that do not translate (the translator
+    reports the first of each): their lines are blanked and the module tried again, as
+    all_unsupported does for a module that fails whole. Returns `first` with the errors
+    of every round in kernel_errors."""
+    found = list(first.kernel_errors)
+    lines = text.split("\n")
+    out = first
+    for _ in range(max_rounds):
+        blanked = 0
+        for _kernel, msg in out.kernel_errors:
+            m = _LINE.search(msg)
+            if m and 0 < int(m.group(1)) <= len(lines) and lines[int(m.group(1)) - 1]:
+                lines[int(m.group(1)) - 1] = ""
+                blanked += 1
+        if not blanked or time.monotonic() >= deadline:
+            break
+        out = dry_run("\n".join(lines))
+        new = [e for e in out.kernel_errors if e not in found]
+        if out.translates is not True or not new:
+            break
+        found += new
+    return Outcome(translates=first.translates, mode=first.mode, kernel_errors=tuple(found))
