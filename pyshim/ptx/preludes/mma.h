@@ -90,6 +90,16 @@ PS_FN int32_t ps_mt_int(int t, uint32_t v) {
     }
 }
 
+/* n raw elements of type t -> floats (one loop per type, so each vectorises) */
+PS_FN void ps_mt_decode(int t, const uint32_t *in, float *out, uint32_t n) {
+    switch (t) {
+    case PS_MT_F16: for (uint32_t i = 0; i < n; i++) out[i] = ps_h2f((uint16_t)in[i]); break;
+    case PS_MT_BF16: for (uint32_t i = 0; i < n; i++) out[i] = ps_u2f(in[i] << 16); break;
+    case PS_MT_TF32: for (uint32_t i = 0; i < n; i++) out[i] = ps_u2f(in[i] & 0xffffe000u); break;
+    default: for (uint32_t i = 0; i < n; i++) out[i] = ps_mt_float(t, in[i]); break;
+    }
+}
+
 /* the (row, col) of element i of a lane's A fragment, B fragment (row = k, col = n) and
  * accumulator */
 PS_FN void ps_mma_a_at(const ps_mma_desc *d, uint32_t lane, uint32_t i, uint32_t *row,
@@ -226,20 +236,22 @@ PS_FN void ps_mma_warp(ps_wrec *const *lanes, const void *dp) {
         }
         return;
     }
-    /* floating point: f16, bf16, tf32, e4m3, e5m2 (K <= 32) */
-    float A[16][32] = {{0}}, B[32][8] = {{0}}, C[16][8] = {{0}};
+    /* floating point: f16, bf16, tf32, e4m3, e5m2 (K <= 32): the raw elements first, then
+     * one decoding loop per matrix (the type switch outside the loops) */
+    uint32_t RA[16 * 32] = {0}, RB[32 * 8] = {0};
+    float A[16][32], B[32][8], C[16][8] = {{0}};
     for (uint32_t l = 0; l < 32; l++) {
         const ps_wrec *r = lanes[l];
         if (!r) continue;
         for (uint32_t i = 0; i < ea; i++) {
             uint32_t row, col;
             ps_mma_a_at(d, l, i, &row, &col);
-            A[row][col] = ps_mt_float(d->a, ps_frag_bits(r->in, i, wa));
+            RA[row * 32 + col] = ps_frag_bits(r->in, i, wa);
         }
         for (uint32_t i = 0; i < eb; i++) {
             uint32_t row, col;
             ps_mma_b_at(d, l, i, &row, &col);
-            B[row][col] = ps_mt_float(d->b, ps_frag_bits(r->in + d->na, i, wb));
+            RB[row * 8 + col] = ps_frag_bits(r->in + d->na, i, wb);
         }
         for (uint32_t j = 0; j < ec; j++) {
             uint32_t row, col;
@@ -249,6 +261,8 @@ PS_FN void ps_mma_warp(ps_wrec *const *lanes, const void *dp) {
                                             : ps_u2f(cw[j]);
         }
     }
+    ps_mt_decode(d->a, &RA[0], &A[0][0], 16 * 32);
+    ps_mt_decode(d->b, &RB[0], &B[0][0], 32 * 8);
     for (uint32_t i = 0; i < M; i++)
         for (uint32_t k = 0; k < K; k++)
             for (uint32_t j = 0; j < N; j++) C[i][j] += A[i][k] * B[k][j];
