@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pyshim.ptx import ir, lowp, tensor
+from pyshim.ptx import ir, lowp, mbarrier, tensor
 from pyshim.ptx.function import FunctionEmitter, cname_fn, cname_label
 from pyshim.ptx.types import BITS, C_TYPE, FLOAT, HALF, HALF2, INT, SIGNED, SIZE, sint_of, uint_of
 
@@ -1098,6 +1098,8 @@ def _cp_async(fe: Fe, inst: I) -> str:
     program may make (after cp.async.wait_group / wait_all and a barrier) agrees with."""
     if inst.mods[:1] != ("async",):
         raise fe.unsupported(inst)
+    if inst.mods[1:2] == ("mbarrier",):
+        return mbarrier.cp_async_arrive(fe, inst)
     kind = inst.mods[1] if len(inst.mods) > 1 else ""
     if kind in ("commit_group", "wait_group", "wait_all") and len(inst.mods) == 2:
         _nops(fe, inst, 1 if kind == "wait_group" else 0)
@@ -1386,6 +1388,7 @@ EMIT = {k: v for k, v in EMIT.items() if v is not None}
 EMIT.update(tensor.EMIT)  # warp matrix instructions
 EMIT["cvt"] = lowp.cvt(EMIT["cvt"])  # + tf32 and FP8 pairs
 EMIT["elect"] = lowp.elect
+EMIT["mbarrier"] = mbarrier.mbarrier
 
 
 def emit(fe: Fe, inst: I) -> str:

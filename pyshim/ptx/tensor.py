@@ -47,9 +47,10 @@ _BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f64": 64, "s8": 8, "u8": 8, "s4": 4
 def uses_tensor(module: ir.Module) -> bool:
     """Whether the module needs these preludes (warp matrix instructions, elect.sync, the
     tf32 / FP8 conversions of lowp.py)."""
+    from pyshim.ptx import mbarrier
     from pyshim.ptx.lowp import is_lowp
 
-    return any(type(s) is ir.Instruction and (s.opcode in OPCODES or s.opcode == "elect"
+    return mbarrier.uses(module) or any(type(s) is ir.Instruction and (s.opcode in OPCODES or s.opcode == "elect"
                                               or s.opcode == "cvt" and is_lowp(s))
                for f in module.functions for s in f.body or ())
 
@@ -61,7 +62,8 @@ def prelude(target) -> str:
     parts = ["/* ---- lowp.h ---- */", prelude_text("lowp.h"),
              "/* ---- mma.h ---- */", prelude_text("mma.h")]
     if target.name.startswith("cpu"):
-        parts += ["/* ---- mma_cpu.h ---- */", prelude_text("mma_cpu.h")]
+        parts += ["/* ---- mma_cpu.h ---- */", prelude_text("mma_cpu.h"),
+                  "/* ---- mbarrier_cpu.h ---- */", prelude_text("mbarrier_cpu.h")]
     return "\n".join(parts)
 
 

@@ -26,7 +26,8 @@ from pyshim.ptx.passes import liveness, regions
 # opcodes (and opcode.first-modifier) that need the other threads of the block or warp
 SYNC_OPCODES = frozenset(("bar", "barrier", "shfl", "vote", "activemask", "match", "redux",
                           # warp matrix instructions (tensor.py): fibers, never phases
-                          "mma", "wmma", "ldmatrix", "stmatrix", "movmatrix", "elect"))
+                          "mma", "wmma", "ldmatrix", "stmatrix", "movmatrix", "elect",
+                          "mbarrier"))
 
 
 def _direct_sync(fn: ir.Function) -> bool:
