@@ -57,6 +57,36 @@ SUM2:
   ret;
 }
 
+// `iters` times: arrive + wait at one site, arrive + wait at another (the shape of
+// cuda::barrier in a loop): out[tid] = the number of waits passed
+.visible .entry loop(.param .u32 iters, .param .u64 pout)
+{
+  .reg .b32 %r<20>; .reg .b64 %rd<10>; .reg .pred %p<4>;
+  .shared .align 8 .b64 bar;
+  ld.param.u32 %r9, [iters]; ld.param.u64 %rd2, [pout];
+  mov.u32 %r0, %tid.x; mov.u32 %r1, %ntid.x;
+  setp.ne.u32 %p1, %r0, 0;
+  @%p1 bra INITED;
+  mbarrier.init.shared.b64 [bar], %r1;
+INITED:
+  bar.sync 0;
+  mov.u32 %r2, 0; mov.u32 %r3, 0;
+AGAIN:
+  mbarrier.arrive.shared.b64 %rd3, [bar];
+WA:
+  mbarrier.test_wait.shared.b64 %p2, [bar], %rd3;
+  @!%p2 bra WA;
+  add.u32 %r3, %r3, 1;
+  mbarrier.arrive.shared.b64 %rd4, [bar];
+WB:
+  mbarrier.try_wait.shared.b64 %p2, [bar], %rd4;
+  @!%p2 bra WB;
+  add.u32 %r3, %r3, 1;
+  add.u32 %r2, %r2, 1; setp.lt.u32 %p3, %r2, %r9; @%p3 bra AGAIN;
+  mul.wide.u32 %rd5, %r0, 4; add.s64 %rd6, %rd2, %rd5; st.global.u32 [%rd6], %r3;
+  ret;
+}
+
 // cp.async into shared, cp.async.mbarrier.arrive.noinc as the thread's arrival, expect_tx
 // by thread 0 of 4 bytes that thread 0 completes after its wait starts failing once
 .visible .entry copies(.param .u64 pin, .param .u64 pout)
@@ -121,3 +151,14 @@ def test_copies_and_transactions(mod, n, seed):
     m.launch("copies", (1,), (n,), [src, out], warp_size=wave)
     assert np.array_equal(out[:, :4], np.roll(src, -1, axis=0))
     assert (out[:, 4] == 0).all()  # no wait succeeded before the transaction bytes came
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(n=st.sampled_from([32, 64, 256]), iters=st.integers(1, 5))
+def test_waits_at_two_sites_in_a_loop(mod, n, iters):
+    # globalToShmemAsyncCopy's AWBarrier kernel: lanes waiting for the next phase at the
+    # first wait starved the lanes of their wavefront still at the second (a trap)
+    wave, m = mod
+    out = np.zeros(n, dtype=np.uint32)
+    m.launch("loop", (1,), (n,), [iters, out], warp_size=wave)
+    assert (out == 2 * iters).all()

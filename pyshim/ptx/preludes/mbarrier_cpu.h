@@ -41,9 +41,13 @@ PS_FN void ps_mb_tx_add(uint8_t *p, int32_t tx) {  /* expect_tx (+) / complete_t
     __builtin_memcpy(p, &v, 8);
 }
 /* whether the phase of `parity` has completed; if not, the thread steps aside as at a warp
- * collective of its own call site (the scheduler runs the others, then lets it look again;
- * a fiber yielding as runnable would end the scheduler's round as a deadlock) */
-PS_FN bool ps_mb_wait(ps_tctx *c, uint32_t site, uint8_t *p, uint32_t parity) {
+ * collective (the scheduler runs the others, then lets it look again; a fiber yielding as
+ * runnable would end the scheduler's round as a deadlock). Every wait is the same
+ * collective, numbered above every real call site: the scheduler completes a wavefront's
+ * lowest site first, so a lane waiting for a later phase at an earlier site would be
+ * released again and again while lanes at a later wait, whose phase is complete, starve. */
+#define PS_MB_WAIT_SITE 0xfffffff0u
+PS_FN bool ps_mb_wait(ps_tctx *c, uint8_t *p, uint32_t parity) {
     uint64_t v;
     __builtin_memcpy(&v, p, 8);
     static __thread uint32_t fruitless;  /* waits in a row that found nothing new */
@@ -55,7 +59,7 @@ PS_FN bool ps_mb_wait(ps_tctx *c, uint32_t site, uint8_t *p, uint32_t parity) {
     }
     if (c->sched) {
         uint64_t mask;
-        (void)ps_collect(c, site, 0, &mask);
+        (void)ps_collect(c, PS_MB_WAIT_SITE, 0, &mask);
     }
     return false;
 }
