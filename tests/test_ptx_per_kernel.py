@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build
+from pyshim.builders.components import build_all
 from pyshim.paths import build_dir
 
 PTX = r""".version 7.5
@@ -126,7 +126,7 @@ def test_check_counts_per_kernel() -> None:
 
 @pytest.fixture(scope="module")
 def libcuda() -> Path:
-    build.build_all()
+    build_all()
     return build_dir() / "lib" / "libcuda.so.1"
 
 
