@@ -115,6 +115,16 @@ def test_translator_reports_per_kernel() -> None:
     assert '"good"' in src  # still in the module descriptor, with the others
 
 
+def test_a_module_with_no_translatable_kernel_still_fails_to_load() -> None:
+    from pyshim.ptx.errors import UnsupportedInstruction
+    from pyshim.ptx.translate import translate
+
+    only_bad = PTX.split(".visible .entry good")[0] + ".visible .entry bad" + \
+        PTX.split(".visible .entry bad")[1].split(".visible .entry calls_broken")[0]
+    with pytest.raises(UnsupportedInstruction, match="tcgen05"):
+        translate(only_bad, "cpu-wave64")
+
+
 def test_check_counts_per_kernel() -> None:
     from pyshim.check.translate_probe import dry_run
 
@@ -141,8 +151,8 @@ def test_only_the_kernel_fails(libcuda: Path, tmp_path: Path, lazy: bool) -> Non
     out = subprocess.run([sys.executable, str(tmp_path / "host.py"), str(libcuda),
                           str(tmp_path / "m.ptx")], capture_output=True, text=True, env=env,
                          timeout=300)
-    if lazy:  # lazily the kernel is translated, and refused, at cuModuleGetFunction
-        assert "cuModuleGetFunction(b'bad'): 801" in out.stderr, out.stdout + out.stderr
+    if lazy:  # lazily the kernel is translated alone at cuModuleGetFunction, and fails there
+        assert "cuModuleGetFunction(b'bad'): 218" in out.stderr, out.stdout + out.stderr
         return
     assert out.returncode == 0, out.stdout + out.stderr
     assert "PASS per-kernel" in out.stdout

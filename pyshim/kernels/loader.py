@@ -382,12 +382,6 @@ def _load_lazy_module(ptx: str, ptx_bytes: bytes, target: str, t0: float
                         const_bytes=int(info.get("const_bytes", 0)), lazy=True)
 
 
-class UnsupportedKernel(LoaderError):
-    """A kernel the translator cannot translate (an instruction it does not implement)."""
-
-    cuda_error = "CUDA_ERROR_NOT_SUPPORTED"
-
-
 class _NotLazy(Exception):
     pass
 
@@ -418,8 +412,6 @@ def _load_lazy_kernel(request: bytes, target: str, t0: float) -> LoadedModule:
             raise LoaderError(f"kernel {kernel} is not in its module") from None
         stats: dict = {}
         source = translate(text, target, stats, bind_globals=True)
-        if kernel in stats.get("unsupported", {}):  # at its launch, as before
-            raise UnsupportedKernel(stats["unsupported"][kernel])
         meta["stats"] = stats
         return compile_cpu(source)
 

@@ -94,7 +94,7 @@ class Translator:
         out.append("/* ---- functions ---- */")
         for f in funcs:
             out.append(t.function_prototype(self.signature(f)) + ";")
-        failed: dict[str, str] = {}  # functions that cannot be translated -> why
+        failed: dict[str, UnsupportedInstruction] = {}  # functions not translated -> why
         for f in funcs:
             self.kernel_shared = None
             fe = FunctionEmitter(self, f)
@@ -102,26 +102,30 @@ class Translator:
                 body = self.body(fe, f)
             except UnsupportedInstruction as e:
                 # only the kernels that call it fail (at launch); this body traps
-                failed[f.name] = str(e)
+                failed[f.name] = e
                 body = "PS_TRAP(ctx);"
             out.append(t.function_definition(self.signature(f), body))
             self.stats["functions"] += 1
         kernels = []
+        first: UnsupportedInstruction | None = None
         for i, k in enumerate(self.module.kernels):
             why = _failed_callee(k, self.functions, failed)
             if why is None:
                 try:
                     out.append(self.kernel(i, k))
                 except UnsupportedInstruction as e:
-                    why = str(e)
+                    why = e
             if why is not None:
                 # a kernel pyshim cannot translate fails alone, at launch, naming the
                 # instruction (self.unsupported reaches libcuda); the module's other
                 # kernels load and run
-                self.unsupported[k.name] = why
+                self.unsupported[k.name] = str(why)
+                first = first or why
                 out.append(self.stub_kernel(i, k))
             kernels.append(k)
             self.stats["kernels"] += 1
+        if first is not None and len(self.unsupported) == len(kernels):
+            raise first  # nothing in it can run: the module fails to load, as before
         if self.unsupported:
             self.stats["unsupported"] = dict(self.unsupported)
         out += self.extra_defs
@@ -286,7 +290,7 @@ class Translator:
 
 
 def _failed_callee(k: ir.Function, functions: dict[str, ir.Function],
-                   failed: dict[str, str]) -> str | None:
+                   failed: dict[str, UnsupportedInstruction]) -> UnsupportedInstruction | None:
     """Why kernel k cannot run if a function it calls (transitively) was not translated."""
     if not failed:
         return None
