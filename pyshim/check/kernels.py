@@ -116,7 +116,7 @@ def _translate(entries: list[fatbin.Entry], names: list[str], by_name: dict[str,
     scan.ptx_bytes += len(text)
     scan.modules_translated += 1
     out = translate_probe.dry_run(text)
-    if out.translates is False and out.unsupported:
+    if out.translates is False and out.unsupported or out.kernel_errors:
         return _Failed(names, text, out)
     _attribute(names, out, [out], by_name)
     return None
@@ -127,9 +127,16 @@ def _attribute(names: list[str], out: translate_probe.Outcome,
     """Mark the kernels of one module with its dry-run outcome: the whole module fails to
     load if any of it fails, and each kernel lists the errors inside it."""
     own = {e.function for e in errors if e.function}
+    per_kernel: dict[str, list[str]] = {}
+    for name, msg in out.kernel_errors:
+        per_kernel.setdefault(name, []).append(msg)
     for n in names:
         k = by_name[n]
-        if out.translates is False:
+        if n in per_kernel:  # this kernel alone cannot run; its module loads
+            k.translates = False
+            for msg in per_kernel[n]:
+                _add(k.unsupported_instructions, msg)
+        elif out.translates is False:
             k.translates = False
             for e in errors:
                 if e.function not in (None, "", n):
@@ -152,6 +159,10 @@ def _second_look(failed: list[_Failed], by_name: dict[str, Kernel], budget: Budg
     unsupported instructions of the modules that failed."""
     deadline = budget.started + budget.seconds
     for f in failed:
+        if f.first.kernel_errors:  # the module loads; some of its kernels do not
+            _attribute(f.names, translate_probe.all_kernel_errors(f.text, f.first, deadline),
+                       [], by_name)
+            continue
         errors = translate_probe.all_unsupported(f.text, f.first, deadline)
         _attribute(f.names, f.first, errors, by_name)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +28,9 @@ class Outcome:
     unsupported: bool = False  # an UnsupportedInstruction rather than malformed PTX
     note: str | None = None
     line: int = 0  # 1-based line of the error in the PTX text (0: unknown)
+    # the module translates but these kernels do not: ((kernel, message), ...); they fail
+    # alone, at launch, and the module's other kernels run
+    kernel_errors: tuple[tuple[str, str], ...] = ()
 
 
 def _entry() -> tuple[str | None, Callable[[str], Any] | None, str]:
@@ -37,8 +41,11 @@ def _entry() -> tuple[str | None, Callable[[str], Any] | None, str]:
         fn = getattr(mod, "translate", None)
         if callable(fn):
             params = inspect.signature(fn).parameters
+            if "target" in params and "stats" in params:
+                return "translate", lambda text, stats=None: fn(text, target=TARGET,
+                                                                 stats=stats), ""
             if "target" in params:
-                return "translate", lambda text: fn(text, target=TARGET), ""
+                return "translate", lambda text, stats=None: fn(text, target=TARGET), ""
             return "translate", fn, ""
         why.append("pyshim.ptx.translate has no translate()")
     except ImportError as exc:
@@ -59,8 +66,12 @@ def dry_run(text: str) -> Outcome:
         from pyshim.ptx.errors import PtxError, UnsupportedInstruction
     except ImportError:  # pragma: no cover - the parser imports it too
         return Outcome(translates=None, mode=None, note="not checked: pyshim.ptx.errors missing")
+    stats: dict = {}
     try:
-        fn(text)
+        if mode == "translate":
+            fn(text, stats=stats)
+        else:
+            fn(text)
     except UnsupportedInstruction as exc:
         return Outcome(translates=False, mode=mode, error=str(exc),
                        function=getattr(exc, "function", None) or None, unsupported=True,
@@ -76,7 +87,8 @@ def dry_run(text: str) -> Outcome:
         return Outcome(translates=None, mode=mode,
                        note=f"not checked: the {mode} step failed ({type(exc).__name__}: {exc})")
     if mode == "translate":
-        return Outcome(translates=True, mode=mode)
+        per_kernel = tuple(sorted((stats.get("unsupported") or {}).items()))
+        return Outcome(translates=True, mode=mode, kernel_errors=per_kernel)
     return Outcome(translates=None, mode=mode,
                    note=f"parses; translation not checked ({why})")
 
@@ -99,3 +111,32 @@ def all_unsupported(text: str, first: Outcome, deadline: float,
             break  # clean now, or an error that blanking cannot get past
         found.append(out)
     return found
+
+
+_LINE = re.compile(r"line (\d+):")
+
+
+def all_kernel_errors(text: str, first: Outcome, deadline: float,
+                      max_rounds: int = 16) -> Outcome:
+    """Every unsupported instruction of the kernels that do not translate (the translator
+    reports the first of each): their lines are blanked and the module tried again, as
+    all_unsupported does for a module that fails whole. Returns `first` with the errors
+    of every round in kernel_errors."""
+    found = list(first.kernel_errors)
+    lines = text.split("\n")
+    out = first
+    for _ in range(max_rounds):
+        blanked = 0
+        for _kernel, msg in out.kernel_errors:
+            m = _LINE.search(msg)
+            if m and 0 < int(m.group(1)) <= len(lines) and lines[int(m.group(1)) - 1]:
+                lines[int(m.group(1)) - 1] = ""
+                blanked += 1
+        if not blanked or time.monotonic() >= deadline:
+            break
+        out = dry_run("\n".join(lines))
+        new = [e for e in out.kernel_errors if e not in found]
+        if out.translates is not True or not new:
+            break
+        found += new
+    return Outcome(translates=first.translates, mode=first.mode, kernel_errors=tuple(found))

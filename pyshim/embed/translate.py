@@ -43,6 +43,13 @@ def translate(data: bytes, target: str) -> tuple[int, str]:
     # "name\toffset:size,offset:size": each kernel's parameter layout after its name
     lines = [f"{k}\t{','.join(f'{o}:{z}' for o, z in params[k])}" if k in params else k
              for k in names]
+    # a kernel that cannot be translated: "\tunsupported=why" (libcuda refuses its launch);
+    # the message without the separators of this format
+    bad = getattr(loaded, "unsupported", None) or {}
+    for i, k in enumerate(names):
+        if k in bad:
+            why = " ".join(str(bad[k]).replace(",", ";").split())
+            lines[i] = (lines[i] if "\t" in lines[i] else lines[i] + "\t") + f"\tunsupported={why}"
     return 0, "\n".join([head, *lines])
 
 

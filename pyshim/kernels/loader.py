@@ -71,6 +71,9 @@ class LoadedModule:
     const_bytes: int = 0
     # loaded lazily (pyshim/kernels/lazy.py): `path` holds the variables, no kernel yet
     lazy: bool = False
+    # kernels the translator could not translate -> why (naming the instruction): they are
+    # in the module but libcuda refuses to launch them (CUDA_ERROR_NOT_SUPPORTED)
+    unsupported: dict[str, str] = field(default_factory=dict)
 
 
 _TARGET = re.compile(rb"^\s*\.target\s+(?:sm|compute)_(\d+)", re.M)
@@ -263,7 +266,18 @@ def load_module(data: bytes, target: str) -> LoadedModule:
             info = None
     if info is None or "const_bytes" not in info:  # cached before these facts were kept
         info = meta.get("names") or _names(ptx)  # (a cache miss parsed it once, above)
+        if "stats" not in meta:  # built by an earlier process: translate again to know
+            meta["stats"] = {}
+            try:
+                from pyshim.ptx.translate import translate
+                translate(ptx, target, meta["stats"])
+            except PtxError:
+                pass
+        info["unsupported"] = meta["stats"].get("unsupported", {})
         cache.store(key, ".json", json.dumps(info).encode())
+    for name, why in info.get("unsupported", {}).items():
+        log.warning("pyshim: kernel %s cannot be translated (it fails at launch with "
+                    "CUDA_ERROR_NOT_SUPPORTED; the module's other kernels run): %s", name, why)
     seconds = time.perf_counter() - t0
     if cached:
         log.info("pyshim: module with %d kernels loaded from cache (%.1f ms)",
@@ -277,7 +291,8 @@ def load_module(data: bytes, target: str) -> LoadedModule:
                         stats=meta.get("stats", {}), managed=info.get("managed", []),
                         ptx_target=ptx_target(ptx),
                         params={k: [tuple(p) for p in v] for k, v in info["params"].items()},
-                        const_bytes=int(info.get("const_bytes", 0)))
+                        const_bytes=int(info.get("const_bytes", 0)),
+                        unsupported=dict(info.get("unsupported", {})))
 
 
 def _names(ptx: str) -> dict:

@@ -20,7 +20,7 @@ from pyshim.ptx import ir, passes
 from pyshim.ptx.errors import PtxError, UnsupportedInstruction
 from pyshim.ptx.frontend.parser import parse
 from pyshim.ptx.frontend.validate import validate
-from pyshim.ptx.isa import instructions
+from pyshim.ptx.isa import instructions, tensor
 from pyshim.ptx.isa.emitter import FunctionEmitter, cname_fn, cname_label, cname_var
 from pyshim.ptx.layout import param_layout, var_align, var_bytes
 from pyshim.ptx.targets import get_target
@@ -62,6 +62,8 @@ class Translator:
         self.extra_globals: list[tuple[str, str, int]] = []
         self.extra_defs: list[str] = []  # the C definitions of their storage
         self.stats = {"instructions": 0, "functions": 0, "kernels": 0}
+        # kernels that cannot be translated -> why (they trap; libcuda refuses to launch them)
+        self.unsupported: dict[str, str] = {}
 
     def error(self, cls: type[PtxError], message: str, tok: int, function: str) -> PtxError:
         src = self.module.source
@@ -75,6 +77,8 @@ class Translator:
         if self.module.address_size != 64:
             raise UnsupportedInstruction(".address_size 32 (pyshim translates 64-bit PTX only)")
         out = [t.prelude(), "", "/* ---- module variables ---- */"]
+        if tensor.uses_tensor(self.module):  # only these modules: the others' C is unchanged
+            out.insert(1, tensor.prelude(t))
         relocs: list[str] = []
         bound = [v for v in self.module.variables if v.space in ("global", "const")]
         if self.bind_globals and bound:
@@ -92,25 +96,62 @@ class Translator:
         out.append("/* ---- functions ---- */")
         for f in funcs:
             out.append(t.function_prototype(self.signature(f)) + ";")
+        failed: dict[str, UnsupportedInstruction] = {}  # functions not translated -> why
         for f in funcs:
             self.kernel_shared = None
             fe = FunctionEmitter(self, f)
-            body = self.body(fe, f)
+            try:
+                body = self.body(fe, f)
+            except UnsupportedInstruction as e:
+                # only the kernels that call it fail (at launch); this body traps
+                failed[f.name] = e
+                body = "PS_TRAP(ctx);"
             out.append(t.function_definition(self.signature(f), body))
             self.stats["functions"] += 1
         kernels = []
+        first: UnsupportedInstruction | None = None
         for i, k in enumerate(self.module.kernels):
-            self.kernel_shared = k.info.shared
-            fe = FunctionEmitter(self, k)
-            fe.use_form(t.body_form(k))
-            pre = [t.kernel_param(fe, j, p) for j, p in enumerate(k.params)]
-            body = self.body(fe, k, pre)
-            out.append(t.kernel(i, k, body, fe))
+            why = _failed_callee(k, self.functions, failed)
+            if why is None:
+                try:
+                    out.append(self.kernel(i, k))
+                except UnsupportedInstruction as e:
+                    why = e
+            if why is not None:
+                # a kernel pyshim cannot translate fails alone, at launch, naming the
+                # instruction (self.unsupported reaches libcuda); the module's other
+                # kernels load and run
+                self.unsupported[k.name] = str(why)
+                first = first or why
+                out.append(self.stub_kernel(i, k))
             kernels.append(k)
             self.stats["kernels"] += 1
+        if first is not None and len(self.unsupported) == len(kernels):
+            raise first  # nothing in it can run: the module fails to load, as before
+        if self.unsupported:
+            self.stats["unsupported"] = dict(self.unsupported)
         out += self.extra_defs
         out.append(t.module_descriptor(self, kernels))
         return "\n".join(out) + "\n"
+
+    def kernel(self, i: int, k: ir.Function) -> str:
+        t = self.target
+        self.kernel_shared = k.info.shared
+        fe = FunctionEmitter(self, k)
+        fe.use_form(t.body_form(k))
+        pre = [t.kernel_param(fe, j, p) for j, p in enumerate(k.params)]
+        body = self.body(fe, k, pre)
+        return t.kernel(i, k, body, fe)
+
+    def stub_kernel(self, i: int, k: ir.Function) -> str:
+        """A kernel that traps: what libcuda would run if it did not refuse the launch."""
+        k.info.mode = "loop"
+        k.info.regions = None
+        self.kernel_shared = {}
+        fe = FunctionEmitter(self, k)
+        fe.use_form(self.target.body_form(k))
+        pre = [self.target.kernel_param(fe, j, p) for j, p in enumerate(k.params)]
+        return self.target.kernel(i, k, "\n".join([*pre, "PS_TRAP(ctx); return;"]), fe)
 
     def signature(self, f: ir.Function) -> str:
         params = ["PS_CTX"] + [f"uint8_t *{cname_var(p.name)}" for p in f.returns + f.params]
@@ -241,6 +282,25 @@ class Translator:
                              f"function-scope .{v.space} variable {v.name}", v.tok, fe.fn.name)
         raise self.error(UnsupportedInstruction, f".{v.space} variable {v.name}", v.tok,
                          fe.fn.name)
+
+
+def _failed_callee(k: ir.Function, functions: dict[str, ir.Function],
+                   failed: dict[str, UnsupportedInstruction]) -> UnsupportedInstruction | None:
+    """Why kernel k cannot run if a function it calls (transitively) was not translated."""
+    if not failed:
+        return None
+    seen, todo = set(), list(k.info.calls)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in failed:
+            return failed[name]
+        f = functions.get(name)
+        if f is not None:
+            todo += f.info.calls
+    return None
 
 
 def translate_module(module: ir.Module, target: str | Target = "cpu-wave64") -> str:

@@ -15,6 +15,8 @@ static CUresult kernel_params(const CUDA_KERNEL_NODE_PARAMS *c, hipKernelNodePar
     hipFunction_t f;
     /* CUDA 12: `kern` (a CUkernel) takes precedence over `func` when set */
     CUresult rc = pyshim_function_resolve(c->kern ? (CUfunction)c->kern : c->func, &f);
+    if (rc == CUDA_SUCCESS)
+        rc = pyshim_function_refused(c->kern ? (CUfunction)c->kern : c->func);
     if (rc != CUDA_SUCCESS)
         return rc;
     memset(h, 0, sizeof *h);

@@ -101,11 +101,16 @@ struct CUfunc_st {
     struct pyshim_library *lib;
     char *name;
     hipFunction_t hip[PYSHIM_MAX_DEVICES]; /* per device, resolved on first use there */
+    /* per device: the translator could not translate this kernel (pyshim_function_refused) */
+    unsigned char refused[PYSHIM_MAX_DEVICES];
 };
 /* A live function handle: one we made (checked before it is read) and not destroyed. */
 int pyshim_func_valid(CUfunction f);
 /* Make sure the function's module is translated and loaded; returns its HIP function. */
 CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out);
+/* After a resolve: CUDA_ERROR_NOT_SUPPORTED if the kernel is one the translator could not
+ * translate (its module's other kernels run; the reason was logged), else CUDA_SUCCESS. */
+CUresult pyshim_function_refused(CUfunction f);
 /* What the translator and the load said about a function's module: the PTX target it was
  * written for (compute_75 -> 75; 0 unknown), the bytes of its .const variables, and the
  * CU_JIT_MAX_REGISTERS it was loaded with (0: none). 0 if `f` is no function. */

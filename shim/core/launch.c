@@ -65,6 +65,8 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         return rc;
     hipFunction_t hf;
     rc = pyshim_function_resolve(f, &hf);
+    if (rc == CUDA_SUCCESS)
+        rc = pyshim_function_refused(f); /* a kernel the translator could not translate */
     if (rc != CUDA_SUCCESS)
         return rc;
     /* past the kernel's own bounds (.maxntid, __launch_bounds__): CUDA refuses the launch

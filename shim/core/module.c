@@ -122,6 +122,22 @@ static void split_params(char **kernels, char **params)
     *w = '\0';
 }
 
+/* The translator's "\tunsupported=why" on kernel `name`'s line of `params` (a kernel it
+ * could not translate), or NULL. */
+static const char *unsupported_reason(const char *params, const char *name)
+{
+    size_t name_len = strlen(name);
+    for (const char *line = params; line != NULL && *line != '\0';) {
+        const char *eol = strchr(line, '\n');
+        if (strncmp(line, name, name_len) == 0 && line[name_len] == '\t') {
+            const char *u = strstr(line + name_len, "\tunsupported=");
+            return u != NULL && (eol == NULL || u < eol) ? u + 14 : NULL;
+        }
+        line = eol != NULL ? eol + 1 : NULL;
+    }
+    return NULL;
+}
+
 /* Translate and load `lib` on the current device (once); *dev_out says which device. */
 static CUresult ensure_loaded(struct pyshim_library *lib, int *dev_out)
 {
@@ -442,6 +458,23 @@ CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out)
     *out = f->hip[d];
     pthread_mutex_unlock(&lib->lock);
     return rc;
+}
+
+CUresult pyshim_function_refused(CUfunction f)
+{
+    int d = current_device();
+    if (!pyshim_func_valid(f) || !lib_valid(f->lib) || d < 0 || d >= PYSHIM_MAX_DEVICES)
+        return CUDA_SUCCESS;
+    if (f->refused[d] == 0) { /* first launch here: 1 runs, 2 refused */
+        pthread_mutex_lock(&f->lib->lock);
+        const char *why = unsupported_reason(f->lib->dev[d].params, f->name);
+        f->refused[d] = why != NULL ? 2 : 1;
+        if (why != NULL)
+            pyshim_log("launch of %s refused (CUDA_ERROR_NOT_SUPPORTED): %.*s", f->name,
+                       (int)strcspn(why, "\n"), why);
+        pthread_mutex_unlock(&f->lib->lock);
+    }
+    return f->refused[d] == 2 ? CUDA_ERROR_NOT_SUPPORTED : CUDA_SUCCESS;
 }
 
 CUresult pyshim_function_param_info(CUfunction f, size_t index, size_t *offset, size_t *size)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pyshim.ptx import ir
+from pyshim.ptx.isa import lowp, mbarrier, tensor
 from pyshim.ptx.isa.emitter import FunctionEmitter, cname_fn, cname_label
 from pyshim.ptx.types import BITS, C_TYPE, FLOAT, HALF, HALF2, INT, SIGNED, SIZE, sint_of, uint_of
 
@@ -1092,6 +1093,8 @@ def _cp_async(fe: Fe, inst: I) -> str:
     program may make (after cp.async.wait_group / wait_all and a barrier) agrees with."""
     if inst.mods[:1] != ("async",):
         raise fe.unsupported(inst)
+    if inst.mods[1:2] == ("mbarrier",):
+        return mbarrier.cp_async_arrive(fe, inst)
     kind = inst.mods[1] if len(inst.mods) > 1 else ""
     if kind in ("commit_group", "wait_group", "wait_all") and len(inst.mods) == 2:
         _nops(fe, inst, 1 if kind == "wait_group" else 0)
@@ -1337,6 +1340,10 @@ EMIT: dict[str, tuple[Handler, str]] = {
                          "match": _match, "redux": _redux, "elect": _elect}),
     **_rows(BRANCH, {"bra": _bra, "brx": _brx, "ret": _ret, "exit": _exit}),
 }
+# warp matrix instructions and mbarrier waits: collectives the CPU's phase form cannot
+# complete, so their kernels run as fibers (targets/cpu/phase.PHASE_COLLECTIVES)
+EMIT.update(_rows(COLLECTIVE, {**tensor.EMIT, "mbarrier": mbarrier.mbarrier}))
+EMIT["cvt"] = (lowp.cvt(EMIT["cvt"][0]), EMIT["cvt"][1])  # + tf32 and FP8 pairs
 
 
 def opcodes(*kinds: str) -> frozenset[str]:

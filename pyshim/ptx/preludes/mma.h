@@ -1,0 +1,480 @@
+/* pyshim PTX prelude: warp-level matrix instructions (PTX ISA 9.7.14 "Warp-level matrix
+ * multiply-accumulate", 9.7.9 ldmatrix / stmatrix / movmatrix), written as functions of the
+ * whole warp's fragments.
+ *
+ * Each lane brings a record (ps_wrec: its input registers, an address, room for its output
+ * registers); a target's exchange (mma_cpu.h on the CPU device) hands one lane the 32
+ * records of its warp (NULL for a lane that did not arrive: its fragment reads as zeros and
+ * gets no result), and that lane computes every lane's outputs. The fragment layouts are
+ * the ISA manual's: groupID g = lane >> 2, threadID_in_group t = lane & 3, and for an
+ * element i of a fragment register r (e elements per 32-bit register):
+ *   A[m16]:  row g + 8 (r & 1), col t e + i + (K / 2)(r >> 1)     (m8: row g)
+ *   B:       row t e + i + (K / 2) r, col g
+ *   C, D:    row g + 8 (j >> 1), col 2 t + (j & 1) for the j-th accumulator element
+ * which is each of the manual's per-shape figures (m16n8k4/k8/k16/k32/k64/k128/k256,
+ * m8n8k4 f64, m8n8k16/k32/k128) in one formula.
+ *
+ * Accumulation (what the tests check against): floating-point inputs (f16, bf16, tf32,
+ * e4m3, e5m2) are products exact in f32, summed into the f32 accumulator in k order
+ * starting from C, one rounding per addition; an f16 accumulator is computed in f32 and
+ * rounded once to f16 at the end; f64 is a chain of fused multiply-adds in k order; integer
+ * mma is exact (64-bit sums), wrapping to 32 bits, or clamped with .satfinite. */
+
+typedef struct ps_wrec {
+    uint32_t in[32];       /* A, then B, then C registers (32-bit words) */
+    uint32_t out[16];      /* D registers */
+    uint8_t *addr;         /* ldmatrix / stmatrix: this lane's row address */
+    uint32_t done;         /* set once the warp's result is in out[] */
+    uint32_t pad;
+} ps_wrec;
+
+typedef void (*ps_warp_fn)(ps_wrec *const *lanes, const void *desc);
+
+enum {
+    PS_MT_F16 = 0, PS_MT_BF16, PS_MT_TF32, PS_MT_F64, PS_MT_S8, PS_MT_U8, PS_MT_S4, PS_MT_U4,
+    PS_MT_B1, PS_MT_E4M3, PS_MT_E5M2, PS_MT_F32, PS_MT_S32
+};
+
+typedef struct ps_mma_desc {
+    uint16_t m, n, k;      /* shape */
+    uint8_t a, b, c, d;    /* PS_MT_* of A, B, C, D */
+    uint8_t na, nb, nc;    /* words of A, B, C (D has nc) */
+    uint8_t sat;           /* .satfinite (integer: clamp to s32) */
+    uint8_t bop;           /* b1: 0 .and.popc, 1 .xor.popc */
+} ps_mma_desc;
+
+PS_FN uint32_t ps_mt_bits(int t) {
+    switch (t) {
+    case PS_MT_F16: case PS_MT_BF16: return 16;
+    case PS_MT_TF32: case PS_MT_F32: case PS_MT_S32: return 32;
+    case PS_MT_F64: return 64;
+    case PS_MT_S4: case PS_MT_U4: return 4;
+    case PS_MT_B1: return 1;
+    default: return 8;
+    }
+}
+
+/* FP8 (PTX ISA 5.2.5.1): e4m3 has no infinities and one NaN encoding per sign; e5m2 is the
+ * upper byte of an f16 */
+PS_FN float ps_e4m3_to_f(uint32_t b) {
+    uint32_t s = (b >> 7) & 1u, e = (b >> 3) & 15u, m = b & 7u;
+    float v;
+    if (e == 15u && m == 7u) v = ps_u2f(0x7fffffffu);
+    else if (e == 0u) v = (float)m * 0x1p-9f;
+    else v = ps_u2f(((e + 120u) << 23) | (m << 20));
+    return s ? -v : v;
+}
+PS_FN float ps_e5m2_to_f(uint32_t b) { return ps_h2f((uint16_t)(b << 8)); }
+
+/* element `i` of a fragment of `w`-bit elements held in words[] */
+PS_FN uint32_t ps_frag_bits(const uint32_t *words, uint32_t i, uint32_t w) {
+    uint32_t e = 32u / w;
+    return (words[i / e] >> ((i % e) * w)) & (w == 32 ? 0xffffffffu : ((1u << w) - 1u));
+}
+
+PS_FN float ps_mt_float(int t, uint32_t v) {
+    switch (t) {
+    case PS_MT_F16: return ps_h2f((uint16_t)v);
+    case PS_MT_BF16: return ps_bf2f((uint16_t)v);
+    case PS_MT_TF32: return ps_u2f(v & 0xffffe000u);  /* the tensor core reads 10 mantissa bits */
+    case PS_MT_E4M3: return ps_e4m3_to_f(v);
+    case PS_MT_E5M2: return ps_e5m2_to_f(v);
+    default: return ps_u2f(v);
+    }
+}
+PS_FN int32_t ps_mt_int(int t, uint32_t v) {
+    switch (t) {
+    case PS_MT_S8: return (int32_t)(int8_t)v;
+    case PS_MT_S4: return (int32_t)(v << 28) >> 28;
+    default: return (int32_t)v;
+    }
+}
+
+/* n raw elements of type t -> floats (one loop per type, so each vectorises) */
+PS_FN void ps_mt_decode(int t, const uint32_t *in, float *out, uint32_t n) {
+    switch (t) {
+    case PS_MT_F16: for (uint32_t i = 0; i < n; i++) out[i] = ps_h2f((uint16_t)in[i]); break;
+    case PS_MT_BF16: for (uint32_t i = 0; i < n; i++) out[i] = ps_u2f(in[i] << 16); break;
+    case PS_MT_TF32: for (uint32_t i = 0; i < n; i++) out[i] = ps_u2f(in[i] & 0xffffe000u); break;
+    default: for (uint32_t i = 0; i < n; i++) out[i] = ps_mt_float(t, in[i]); break;
+    }
+}
+
+/* the (row, col) of element i of a lane's A fragment, B fragment (row = k, col = n) and
+ * accumulator */
+PS_FN void ps_mma_a_at(const ps_mma_desc *d, uint32_t lane, uint32_t i, uint32_t *row,
+                       uint32_t *col) {
+    uint32_t w = ps_mt_bits(d->a), e = w >= 32 ? 1u : 32u / w, r = i / e, s = i % e;
+    *row = (lane >> 2) + (d->m == 16 ? 8u * (r & 1u) : 0u);
+    *col = (lane & 3u) * e + s + (d->k / 2u) * (d->m == 16 ? r >> 1 : 0u);
+}
+PS_FN void ps_mma_b_at(const ps_mma_desc *d, uint32_t lane, uint32_t i, uint32_t *row,
+                       uint32_t *col) {
+    uint32_t w = ps_mt_bits(d->b), e = w >= 32 ? 1u : 32u / w, r = i / e, s = i % e;
+    *row = (lane & 3u) * e + s + (d->k / 2u) * r;
+    *col = lane >> 2;
+}
+PS_FN void ps_mma_c_at(uint32_t lane, uint32_t j, uint32_t *row, uint32_t *col) {
+    *row = (lane >> 2) + 8u * (j >> 1);
+    *col = 2u * (lane & 3u) + (j & 1u);
+}
+
+PS_FN uint64_t ps_word64(const uint32_t *w, uint32_t i) {
+    return (uint64_t)w[2 * i] | ((uint64_t)w[2 * i + 1] << 32);
+}
+
+/* mma.sync.aligned for one warp */
+PS_FN void ps_mma_warp(ps_wrec *const *lanes, const void *dp) {
+    const ps_mma_desc *d = (const ps_mma_desc *)dp;
+    const uint32_t M = d->m, N = 8, K = d->k;
+    const uint32_t ea = M * K / 32u, eb = K * N / 32u, ec = M * N / 32u;
+    const uint32_t wa = ps_mt_bits(d->a), wb = ps_mt_bits(d->b);
+    if (d->a == PS_MT_F64) {
+        double A[8][4] = {{0}}, B[4][8] = {{0}}, C[8][8] = {{0}};
+        for (uint32_t l = 0; l < 32; l++) {
+            const ps_wrec *r = lanes[l];
+            if (!r) continue;
+            uint32_t row, col;
+            ps_mma_a_at(d, l, 0, &row, &col);
+            A[row][col] = ps_u2d(ps_word64(r->in, 0));
+            ps_mma_b_at(d, l, 0, &row, &col);
+            B[row][col] = ps_u2d(ps_word64(r->in + d->na, 0));
+            for (uint32_t j = 0; j < ec; j++) {
+                ps_mma_c_at(l, j, &row, &col);
+                C[row][col] = ps_u2d(ps_word64(r->in + d->na + d->nb, j));
+            }
+        }
+        for (uint32_t i = 0; i < 8; i++)
+            for (uint32_t k = 0; k < 4; k++)
+                for (uint32_t j = 0; j < 8; j++) C[i][j] = fma(A[i][k], B[k][j], C[i][j]);
+        for (uint32_t l = 0; l < 32; l++) {
+            if (!lanes[l]) continue;
+            for (uint32_t j = 0; j < ec; j++) {
+                uint32_t row, col;
+                ps_mma_c_at(l, j, &row, &col);
+                uint64_t u = ps_d2u(C[row][col]);
+                lanes[l]->out[2 * j] = (uint32_t)u;
+                lanes[l]->out[2 * j + 1] = (uint32_t)(u >> 32);
+            }
+        }
+        return;
+    }
+    if (d->a == PS_MT_B1) {
+        /* rows of A and columns of B as bit strings: D = C + popc(A_row op B_col) */
+        uint32_t A[16][8] = {{0}}, B[8][8] = {{0}};
+        int32_t C[16][8] = {{0}};
+        for (uint32_t l = 0; l < 32; l++) {
+            const ps_wrec *r = lanes[l];
+            if (!r) continue;
+            for (uint32_t i = 0; i < ea; i++) {
+                uint32_t row, col;
+                ps_mma_a_at(d, l, i, &row, &col);
+                A[row][col >> 5] |= ps_frag_bits(r->in, i, 1) << (col & 31u);
+            }
+            for (uint32_t i = 0; i < eb; i++) {
+                uint32_t row, col;
+                ps_mma_b_at(d, l, i, &row, &col);
+                B[col][row >> 5] |= ps_frag_bits(r->in + d->na, i, 1) << (row & 31u);
+            }
+            for (uint32_t j = 0; j < ec; j++) {
+                uint32_t row, col;
+                ps_mma_c_at(l, j, &row, &col);
+                C[row][col] = (int32_t)r->in[d->na + d->nb + j];
+            }
+        }
+        for (uint32_t i = 0; i < M; i++)
+            for (uint32_t j = 0; j < N; j++) {
+                uint32_t acc = (uint32_t)C[i][j];
+                for (uint32_t w = 0; w < K / 32u; w++)
+                    acc += ps_popc32(d->bop ? (A[i][w] ^ B[j][w]) : (A[i][w] & B[j][w]));
+                C[i][j] = (int32_t)acc;
+            }
+        for (uint32_t l = 0; l < 32; l++) {
+            if (!lanes[l]) continue;
+            for (uint32_t j = 0; j < ec; j++) {
+                uint32_t row, col;
+                ps_mma_c_at(l, j, &row, &col);
+                lanes[l]->out[j] = (uint32_t)C[row][col];
+            }
+        }
+        return;
+    }
+    if (d->a <= PS_MT_U4 && d->a >= PS_MT_S8) {
+        int32_t A[16][64] = {{0}}, B[64][8] = {{0}};
+        int64_t C[16][8] = {{0}};
+        for (uint32_t l = 0; l < 32; l++) {
+            const ps_wrec *r = lanes[l];
+            if (!r) continue;
+            for (uint32_t i = 0; i < ea; i++) {
+                uint32_t row, col;
+                ps_mma_a_at(d, l, i, &row, &col);
+                A[row][col] = ps_mt_int(d->a, ps_frag_bits(r->in, i, wa));
+            }
+            for (uint32_t i = 0; i < eb; i++) {
+                uint32_t row, col;
+                ps_mma_b_at(d, l, i, &row, &col);
+                B[row][col] = ps_mt_int(d->b, ps_frag_bits(r->in + d->na, i, wb));
+            }
+            for (uint32_t j = 0; j < ec; j++) {
+                uint32_t row, col;
+                ps_mma_c_at(l, j, &row, &col);
+                C[row][col] = (int32_t)r->in[d->na + d->nb + j];
+            }
+        }
+        /* |a b| < 2^16 per product, at most 64 of them: the sums are exact in 64 bits */
+        for (uint32_t i = 0; i < M; i++)
+            for (uint32_t k = 0; k < K; k++)
+                for (uint32_t j = 0; j < N; j++) C[i][j] += (int64_t)A[i][k] * B[k][j];
+        for (uint32_t l = 0; l < 32; l++) {
+            if (!lanes[l]) continue;
+            for (uint32_t j = 0; j < ec; j++) {
+                uint32_t row, col;
+                ps_mma_c_at(l, j, &row, &col);
+                int64_t v = C[row][col];
+                lanes[l]->out[j] = d->sat ? (uint32_t)ps_sat_s64_to_s32(v) : (uint32_t)v;
+            }
+        }
+        return;
+    }
+    /* floating point: f16, bf16, tf32, e4m3, e5m2 (K <= 32): the raw elements first, then
+     * one decoding loop per matrix (the type switch outside the loops) */
+    uint32_t RA[16 * 32] = {0}, RB[32 * 8] = {0};
+    float A[16][32], B[32][8], C[16][8] = {{0}};
+    for (uint32_t l = 0; l < 32; l++) {
+        const ps_wrec *r = lanes[l];
+        if (!r) continue;
+        for (uint32_t i = 0; i < ea; i++) {
+            uint32_t row, col;
+            ps_mma_a_at(d, l, i, &row, &col);
+            RA[row * 32 + col] = ps_frag_bits(r->in, i, wa);
+        }
+        for (uint32_t i = 0; i < eb; i++) {
+            uint32_t row, col;
+            ps_mma_b_at(d, l, i, &row, &col);
+            RB[row * 8 + col] = ps_frag_bits(r->in + d->na, i, wb);
+        }
+        for (uint32_t j = 0; j < ec; j++) {
+            uint32_t row, col;
+            ps_mma_c_at(l, j, &row, &col);
+            const uint32_t *cw = r->in + d->na + d->nb;
+            C[row][col] = d->c == PS_MT_F16 ? ps_h2f((uint16_t)(cw[j / 2] >> (16 * (j & 1))))
+                                            : ps_u2f(cw[j]);
+        }
+    }
+    ps_mt_decode(d->a, &RA[0], &A[0][0], 16 * 32);
+    ps_mt_decode(d->b, &RB[0], &B[0][0], 32 * 8);
+    for (uint32_t i = 0; i < M; i++)
+        for (uint32_t k = 0; k < K; k++)
+            for (uint32_t j = 0; j < N; j++) C[i][j] += A[i][k] * B[k][j];
+    for (uint32_t l = 0; l < 32; l++) {
+        ps_wrec *r = lanes[l];
+        if (!r) continue;
+        if (d->d == PS_MT_F16) r->out[0] = r->out[1] = 0;
+        for (uint32_t j = 0; j < ec; j++) {
+            uint32_t row, col;
+            ps_mma_c_at(l, j, &row, &col);
+            if (d->d == PS_MT_F16)
+                r->out[j / 2] |= (uint32_t)ps_f2h(C[row][col]) << (16 * (j & 1));
+            else
+                r->out[j] = ps_f2u(C[row][col]);
+        }
+    }
+}
+
+/* ldmatrix / stmatrix .m8n8 .b16 (PTX ISA 9.7.9.27, 9.7.9.28): matrix j's row r is at the
+ * address lane 8 j + r gives; lane l holds, in register j, the 32-bit word l & 3 of row
+ * l >> 2 (.trans: halves h = 0, 1 are elements (2 (l & 3) + h, l >> 2)). desc: the number
+ * of matrices, .trans */
+typedef struct ps_ldm_desc { uint8_t count, trans; } ps_ldm_desc;
+
+PS_FN void ps_ldmatrix_warp(ps_wrec *const *lanes, const void *dp) {
+    const ps_ldm_desc *d = (const ps_ldm_desc *)dp;
+    for (uint32_t l = 0; l < 32; l++) {
+        ps_wrec *r = lanes[l];
+        if (!r) continue;
+        for (uint32_t j = 0; j < d->count; j++) {
+            if (!d->trans) {
+                const ps_wrec *src = lanes[8 * j + (l >> 2)];
+                uint32_t v = 0;
+                if (src) __builtin_memcpy(&v, src->addr + 4 * (l & 3u), 4);
+                r->out[j] = v;
+            } else {
+                uint32_t v = 0;
+                for (uint32_t h = 0; h < 2; h++) {
+                    const ps_wrec *src = lanes[8 * j + 2 * (l & 3u) + h];
+                    uint16_t x = 0;
+                    if (src) __builtin_memcpy(&x, src->addr + 2 * (l >> 2), 2);
+                    v |= (uint32_t)x << (16 * h);
+                }
+                r->out[j] = v;
+            }
+        }
+    }
+}
+
+PS_FN void ps_stmatrix_warp(ps_wrec *const *lanes, const void *dp) {
+    const ps_ldm_desc *d = (const ps_ldm_desc *)dp;
+    for (uint32_t l = 0; l < 32; l++) {
+        const ps_wrec *r = lanes[l];
+        if (!r) continue;
+        for (uint32_t j = 0; j < d->count; j++) {
+            if (!d->trans) {
+                const ps_wrec *dst = lanes[8 * j + (l >> 2)];
+                if (dst) __builtin_memcpy(dst->addr + 4 * (l & 3u), &r->in[j], 4);
+            } else {
+                for (uint32_t h = 0; h < 2; h++) {
+                    const ps_wrec *dst = lanes[8 * j + 2 * (l & 3u) + h];
+                    uint16_t x = (uint16_t)(r->in[j] >> (16 * h));
+                    if (dst) __builtin_memcpy(dst->addr + 2 * (l >> 2), &x, 2);
+                }
+            }
+        }
+    }
+}
+
+/* movmatrix.sync.aligned.m8n8.trans.b16 (PTX ISA 9.7.14.5.17): the transpose of an 8x8
+ * matrix held in the ldmatrix fragment layout */
+PS_FN void ps_movmatrix_warp(ps_wrec *const *lanes, const void *dp) {
+    (void)dp;
+    for (uint32_t l = 0; l < 32; l++) {
+        ps_wrec *r = lanes[l];
+        if (!r) continue;
+        uint32_t v = 0;
+        for (uint32_t h = 0; h < 2; h++) {
+            uint32_t row = 2 * (l & 3u) + h, col = l >> 2;   /* element (row, col) of the source */
+            const ps_wrec *src = lanes[4 * row + col / 2];
+            uint32_t x = src ? (src->in[0] >> (16 * (col & 1u))) & 0xffffu : 0u;
+            v |= x << (16 * h);
+        }
+        r->out[0] = v;
+    }
+}
+
+/* wmma (PTX ISA 9.7.14.4): the fragments are opaque to programs, so pyshim picks the layout:
+ * element e of a lane holding E elements of an R x C matrix is element (l E + e) mod (R C)
+ * in row-major order (A and B fragments of f16 hold the matrix twice, as NVIDIA's do).
+ * wmma.load and wmma.store need no other lane; wmma.mma gathers the warp's fragments. */
+typedef struct ps_wmma_desc {
+    uint16_t m, n, k;
+    uint8_t a, b, c, d, na, nb, nc, nd, sat;
+} ps_wmma_desc;
+
+PS_FN uint32_t ps_wmma_elems(uint32_t words, int t) {
+    uint32_t w = ps_mt_bits(t);
+    return w == 64 ? words / 2 : words * (32u / w);
+}
+
+/* element e of the fragment of lane `lane`: its (row, col) in an R x C matrix */
+PS_FN void ps_wmma_at(uint32_t lane, uint32_t e, uint32_t E, uint32_t R, uint32_t C,
+                      uint32_t *row, uint32_t *col) {
+    uint32_t lin = (lane * E + e) % (R * C);
+    *row = lin / C;
+    *col = lin % C;
+}
+
+PS_FN uint64_t ps_wmma_elem_get(const uint32_t *w, uint32_t e, int t) {
+    uint32_t b = ps_mt_bits(t);
+    if (b == 64) return ps_word64(w, e);
+    return ps_frag_bits(w, e, b);
+}
+PS_FN void ps_wmma_elem_put(uint32_t *w, uint32_t e, int t, uint64_t v) {
+    uint32_t b = ps_mt_bits(t);
+    if (b == 64) { w[2 * e] = (uint32_t)v; w[2 * e + 1] = (uint32_t)(v >> 32); return; }
+    uint32_t per = 32u / b, sh = (e % per) * b;
+    uint32_t mask = b == 32 ? 0xffffffffu : ((1u << b) - 1u);
+    w[e / per] = (w[e / per] & ~(mask << sh)) | (((uint32_t)v & mask) << sh);
+}
+
+/* wmma.load / wmma.store for this lane: `col_major` says how memory holds the matrix,
+ * `stride` is in elements */
+PS_FN void ps_wmma_load(uint32_t lane, uint32_t *w, uint32_t words, int t, uint32_t R,
+                        uint32_t C, const uint8_t *p, uint32_t stride, int col_major) {
+    uint32_t E = ps_wmma_elems(words, t), bits = ps_mt_bits(t);
+    for (uint32_t i = 0; i < words; i++) w[i] = 0;
+    for (uint32_t e = 0; e < E; e++) {
+        uint32_t row, col;
+        ps_wmma_at(lane, e, E, R, C, &row, &col);
+        uint64_t idx = col_major ? (uint64_t)col * stride + row : (uint64_t)row * stride + col;
+        uint64_t v = 0;
+        if (bits >= 8) __builtin_memcpy(&v, p + idx * (bits / 8), bits / 8);
+        else v = (p[idx * bits / 8] >> ((idx * bits) % 8)) & ((1u << bits) - 1u);
+        ps_wmma_elem_put(w, e, t, v);
+    }
+}
+PS_FN void ps_wmma_store(uint32_t lane, const uint32_t *w, uint32_t words, int t, uint32_t R,
+                         uint32_t C, uint8_t *p, uint32_t stride, int col_major) {
+    uint32_t E = ps_wmma_elems(words, t), bits = ps_mt_bits(t);
+    for (uint32_t e = 0; e < E; e++) {
+        uint32_t row, col;
+        ps_wmma_at(lane, e, E, R, C, &row, &col);
+        uint64_t idx = col_major ? (uint64_t)col * stride + row : (uint64_t)row * stride + col;
+        uint64_t v = ps_wmma_elem_get(w, e, t);
+        __builtin_memcpy(p + idx * (bits / 8), &v, bits / 8);
+    }
+}
+
+PS_FN void ps_wmma_mma_warp(ps_wrec *const *lanes, const void *dp) {
+    const ps_wmma_desc *d = (const ps_wmma_desc *)dp;
+    const uint32_t M = d->m, N = d->n, K = d->k;
+    const uint32_t Ea = ps_wmma_elems(d->na, d->a), Eb = ps_wmma_elems(d->nb, d->b),
+                   Ec = ps_wmma_elems(d->nc, d->c), Ed = ps_wmma_elems(d->nd, d->d);
+    const int fp = d->a == PS_MT_F16 || d->a == PS_MT_BF16 || d->a == PS_MT_TF32;
+    const int f64 = d->a == PS_MT_F64;
+    /* up to 32 x 16 (A), 16 x 32 (B), 32 x 32 (C) */
+    static __thread double A[32 * 16], B[16 * 32], C[32 * 32];
+    static __thread int64_t IA[32 * 32], IB[32 * 32], IC[32 * 32];
+    float FA[32 * 16], FB[16 * 32], FC[32 * 32];
+    for (uint32_t i = 0; i < M * K; i++) { FA[i] = 0; A[i] = 0; IA[i] = 0; }
+    for (uint32_t i = 0; i < K * N; i++) { FB[i] = 0; B[i] = 0; IB[i] = 0; }
+    for (uint32_t i = 0; i < M * N; i++) { FC[i] = 0; C[i] = 0; IC[i] = 0; }
+    for (uint32_t l = 0; l < 32; l++) {
+        const ps_wrec *r = lanes[l];
+        if (!r) continue;
+        const uint32_t *wa = r->in, *wb = r->in + d->na, *wc = r->in + d->na + d->nb;
+        for (uint32_t e = 0; e < Ea; e++) {
+            uint32_t row, col;
+            ps_wmma_at(l, e, Ea, M, K, &row, &col);
+            uint64_t v = ps_wmma_elem_get(wa, e, d->a);
+            if (fp) FA[row * K + col] = ps_mt_float(d->a, (uint32_t)v);
+            else if (f64) A[row * K + col] = ps_u2d(v);
+            else IA[row * K + col] = ps_mt_int(d->a, (uint32_t)v);
+        }
+        for (uint32_t e = 0; e < Eb; e++) {
+            uint32_t row, col;
+            ps_wmma_at(l, e, Eb, K, N, &row, &col);
+            uint64_t v = ps_wmma_elem_get(wb, e, d->b);
+            if (fp) FB[row * N + col] = ps_mt_float(d->b, (uint32_t)v);
+            else if (f64) B[row * N + col] = ps_u2d(v);
+            else IB[row * N + col] = ps_mt_int(d->b, (uint32_t)v);
+        }
+        for (uint32_t e = 0; e < Ec; e++) {
+            uint32_t row, col;
+            ps_wmma_at(l, e, Ec, M, N, &row, &col);
+            uint64_t v = ps_wmma_elem_get(wc, e, d->c);
+            if (fp) FC[row * N + col] = d->c == PS_MT_F16 ? ps_h2f((uint16_t)v) : ps_u2f((uint32_t)v);
+            else if (f64) C[row * N + col] = ps_u2d(v);
+            else IC[row * N + col] = (int32_t)(uint32_t)v;
+        }
+    }
+    for (uint32_t i = 0; i < M; i++)
+        for (uint32_t k = 0; k < K; k++) {
+            if (fp) for (uint32_t j = 0; j < N; j++) FC[i * N + j] += FA[i * K + k] * FB[k * N + j];
+            else if (f64) for (uint32_t j = 0; j < N; j++)
+                C[i * N + j] = fma(A[i * K + k], B[k * N + j], C[i * N + j]);
+            else for (uint32_t j = 0; j < N; j++) IC[i * N + j] += IA[i * K + k] * IB[k * N + j];
+        }
+    for (uint32_t l = 0; l < 32; l++) {
+        ps_wrec *r = lanes[l];
+        if (!r) continue;
+        for (uint32_t e = 0; e < Ed; e++) {
+            uint32_t row, col;
+            ps_wmma_at(l, e, Ed, M, N, &row, &col);
+            uint64_t v;
+            if (fp) v = d->d == PS_MT_F16 ? ps_f2h(FC[row * N + col]) : ps_f2u(FC[row * N + col]);
+            else if (f64) v = ps_d2u(C[row * N + col]);
+            else v = d->sat ? (uint32_t)ps_sat_s64_to_s32(IC[row * N + col])
+                            : (uint32_t)IC[row * N + col];
+            ps_wmma_elem_put(r->out, e, d->d, v);
+        }
+    }
+}

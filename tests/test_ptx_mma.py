@@ -1,0 +1,220 @@
+"""Warp matrix instructions on the CPU device in both wave modes, against numpy: every
+mma.sync shape and type pyshim translates, ldmatrix / stmatrix x1/x2/x4 (.trans) and
+movmatrix, as hand-written PTX (tests/ptx/mma.py) on hypothesis-drawn matrices.
+
+What is exact and what is within bounds (preludes/mma.h says how the CPU device computes):
+- integer and b1 mma: bit-exact (wrapping, or clamped with .satfinite);
+- f16 / bf16 / tf32 / e4m3 / e5m2 inputs with an f32 accumulator: every product is exact in
+  f32 and the sum is accumulated in f32, so the result is within k + 1 f32 roundings of the
+  exact value (|err| <= (k + 1) 2^-24 (|c| + sum |a b|)), what NVIDIA documents for its
+  tensor cores' f32 accumulation ("at least single precision");
+- an f16 accumulator: the same plus one rounding to f16;
+- f64: within k + 1 f64 roundings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ptx import mma
+from ptx.harness import build
+
+WAVES = (32, 64)
+WARPS = 2  # two warps per block: on a 64-wide wavefront, the two halves of one wave
+
+
+@pytest.fixture(scope="module", params=WAVES, ids=lambda w: f"wave{w}")
+def mod(request, tmp_path_factory):
+    return request.param, build(mma.module(), f"cpu-wave{request.param}",
+                                tmp_path_factory.mktemp("mma"))
+
+
+def _bits(ty: str, n: int, rng: np.random.Generator, kind: int) -> np.ndarray:
+    """n element bit patterns of type ty; kind 0: typical values, 1: with zeros and
+    extremes mixed in (hypothesis draws the seed and the kind)"""
+    w = mma.BITS[ty]
+    if ty == "f16":  # finite, moderate: no overflow to inf in a 16-term sum
+        v = rng.uniform(-64, 64, n).astype(np.float16).view(np.uint16)
+    elif ty == "bf16":
+        v = rng.uniform(-1e4, 1e4, n).astype(np.float32).view(np.uint32) >> 16
+    elif ty in ("tf32", "f32"):
+        v = rng.uniform(-1e4, 1e4, n).astype(np.float32).view(np.uint32)
+    elif ty == "f64":
+        v = rng.uniform(-1e6, 1e6, n).view(np.uint64)
+    elif ty == "e4m3":
+        v = rng.integers(0, 256, n)
+        v = np.where((v & 0x7F) == 0x7F, 0, v)  # no NaN
+    elif ty == "e5m2":
+        v = rng.integers(0, 256, n)
+        v = np.where((v & 0x7C) == 0x7C, 0, v)  # no inf / NaN
+    else:
+        v = rng.integers(0, 1 << w, n, dtype=np.uint64)
+    v = v.astype(np.uint64)
+    if kind == 1:
+        special = rng.integers(0, 4, n)
+        if ty in ("s8", "u8", "s4", "u4", "s32", "b1"):
+            top = (1 << w) - 1
+            v = np.where(special == 0, 0, np.where(special == 1, top,
+                         np.where(special == 2, 1 << (w - 1) if w > 1 else 1, v)))
+        else:
+            v = np.where(special == 0, 0, v)  # exact zeros (and the sums they make)
+    return v.astype(np.uint64)
+
+
+def _matrix(bits: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    return bits.reshape(rows, cols)
+
+
+def _reference(f: mma.Form, A, B, C):
+    """(expected D values, error bound per element) from the element bit patterns"""
+    a, b, c = mma.decode(f.a, A), mma.decode(f.b, B), mma.decode(f.c, C)
+    if f.a == "b1":
+        a, b = A.astype(np.int64), B.astype(np.int64)
+        prod = (a[:, :, None] ^ b[None, :, :]) if f.bop == "xor" else (a[:, :, None] & b[None, :, :])
+        d = c + prod.sum(axis=1)
+        return (d.astype(np.int64) & 0xFFFFFFFF), None
+    if f.a in ("s8", "u8", "s4", "u4"):
+        d = c + a @ b
+        if f.sat:
+            d = np.clip(d, -2**31, 2**31 - 1)
+        return d.astype(np.int64) & 0xFFFFFFFF, None
+    exact = c + a @ b
+    mag = np.abs(c) + np.abs(a) @ np.abs(b)
+    eps = 2.0 ** -53 if f.a == "f64" else 2.0 ** -24
+    tol = (f.k + 1) * eps * mag
+    if f.d == "f16":
+        tol = tol + np.abs(exact) * 2.0 ** -11 + 2.0 ** -25
+    return exact, tol
+
+
+def _run(wave, module, f: mma.Form, seed: int, kind: int):
+    na, nb, nc, nd = (f.words(x) for x in "abcd")
+    ins = np.zeros((WARPS * 32, na + nb + nc), dtype=np.uint32)
+    refs = []
+    rng = np.random.default_rng(seed)
+    for w in range(WARPS):
+        A = _matrix(_bits(f.a, f.m * f.k, rng, kind), f.m, f.k)
+        B = _matrix(_bits(f.b, f.k * f.n, rng, kind), f.k, f.n)
+        C = _matrix(_bits(f.c, f.m * f.n, rng, kind), f.m, f.n)
+        lanes = slice(32 * w, 32 * w + 32)
+        ins[lanes, :na] = mma.pack(f.a, mma.a_layout(f), A, na)
+        ins[lanes, na:na + nb] = mma.pack(f.b, mma.b_layout(f), B, nb)
+        ins[lanes, na + nb:] = mma.pack(f.c, mma.c_layout(f), C, nc)
+        refs.append(_reference(f, A, B, C))
+    out = np.zeros((WARPS * 32, nd), dtype=np.uint32)
+    module.launch(f"k_{f.id}", (1,), (WARPS * 32,), [ins, out], warp_size=wave)
+    for w in range(WARPS):
+        got_bits = mma.unpack(f.d, mma.c_layout(f), out[32 * w:32 * w + 32], f.m, f.n)
+        want, tol = refs[w]
+        if tol is None:
+            assert np.array_equal(got_bits.astype(np.int64), want), (w, got_bits, want)
+        else:
+            got = mma.decode(f.d, got_bits)
+            assert np.all(np.abs(got - want) <= tol), (w, got - want, tol)
+
+
+@pytest.mark.parametrize("form", mma.FORMS, ids=[f.id for f in mma.FORMS])
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**63), kind=st.integers(0, 1))
+def test_mma(mod, form, seed, kind):
+    wave, module = mod
+    _run(wave, module, form, seed, kind)
+
+
+def test_mma_int_wraps_and_saturates(mod):
+    """s8 with the largest products: without .satfinite the sum wraps, with it it clamps"""
+    wave, module = mod
+    for f in (mma.Form(16, 8, 32, "s32", "s8", "s8", "s32", True),
+              mma.Form(16, 8, 32, "s32", "u8", "u8", "s32")):
+        na, nb, nc, nd = (f.words(x) for x in "abcd")
+        A = np.full((f.m, f.k), 0x80 if f.a == "s8" else 0xFF, dtype=np.uint64)
+        B = np.full((f.k, f.n), 0x80 if f.b == "s8" else 0xFF, dtype=np.uint64)
+        C = np.full((f.m, f.n), 0x7FFFFFF0, dtype=np.uint64)
+        ins = np.zeros((WARPS * 32, na + nb + nc), dtype=np.uint32)
+        for w in range(WARPS):
+            lanes = slice(32 * w, 32 * w + 32)
+            ins[lanes, :na] = mma.pack(f.a, mma.a_layout(f), A, na)
+            ins[lanes, na:na + nb] = mma.pack(f.b, mma.b_layout(f), B, nb)
+            ins[lanes, na + nb:] = mma.pack(f.c, mma.c_layout(f), C, nc)
+        out = np.zeros((WARPS * 32, nd), dtype=np.uint32)
+        module.launch(f"k_{f.id}", (1,), (WARPS * 32,), [ins, out], warp_size=wave)
+        got = mma.unpack("s32", mma.c_layout(f), out[:32], f.m, f.n)
+        want, _ = _reference(f, A, B, C)
+        assert np.array_equal(got.astype(np.int64), want)
+        if f.sat:
+            assert int(got[0, 0]) == 0x7FFFFFFF
+
+
+# ---- ldmatrix / stmatrix / movmatrix --------------------------------------------------------
+def _pieces(src: np.ndarray) -> np.ndarray:
+    """the 32 x 32 b16 source as 128 16-byte row pieces of 8 elements"""
+    return src.reshape(128, 8)
+
+
+@pytest.mark.parametrize("count", (1, 2, 4))
+@pytest.mark.parametrize("trans", (False, True), ids=("plain", "trans"))
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_ldmatrix(mod, count, trans, data):
+    wave, module = mod
+    src = np.array(data.draw(st.lists(st.integers(0, 0xFFFF), min_size=1024, max_size=1024)),
+                   dtype=np.uint16)
+    offs = np.array(data.draw(st.lists(st.integers(0, 127), min_size=32, max_size=32)),
+                    dtype=np.uint32)
+    out = np.zeros((32, count), dtype=np.uint32)
+    module.launch(f"ldm_x{count}{'_t' if trans else ''}", (1,), (32,), [src, offs, out],
+                  warp_size=wave)
+    rows = _pieces(src)
+    for lane in range(32):
+        for j in range(count):
+            mat = rows[offs[8 * j:8 * j + 8]]  # matrix j: 8 rows of 8
+            if trans:
+                mat = mat.T
+            r, c = lane >> 2, 2 * (lane & 3)
+            want = int(mat[r, c]) | (int(mat[r, c + 1]) << 16)
+            assert int(out[lane, j]) == want, (lane, j)
+
+
+@pytest.mark.parametrize("count", (1, 2, 4))
+@pytest.mark.parametrize("trans", (False, True), ids=("plain", "trans"))
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_stmatrix(mod, count, trans, data):
+    wave, module = mod
+    regs = np.array(data.draw(st.lists(st.integers(0, 2**32 - 1), min_size=32 * count,
+                                       max_size=32 * count)), dtype=np.uint32).reshape(32, count)
+    # distinct rows, so no two lanes' stores overlap
+    offs = np.array(data.draw(st.permutations(range(128)))[:32], dtype=np.uint32)
+    out = np.zeros(1024, dtype=np.uint16)
+    module.launch(f"stm_x{count}{'_t' if trans else ''}", (1,), (32,), [regs, offs, out],
+                  warp_size=wave)
+    want = np.zeros((128, 8), dtype=np.uint16)
+    for j in range(count):
+        mat = np.zeros((8, 8), dtype=np.uint16)
+        for lane in range(32):
+            r, c = lane >> 2, 2 * (lane & 3)
+            mat[r, c] = regs[lane, j] & 0xFFFF
+            mat[r, c + 1] = regs[lane, j] >> 16
+        if trans:
+            mat = mat.T
+        want[offs[8 * j:8 * j + 8]] = mat
+    assert np.array_equal(out.reshape(128, 8), want)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(regs=st.lists(st.integers(0, 2**32 - 1), min_size=32, max_size=32))
+def test_movmatrix(mod, regs):
+    wave, module = mod
+    a = np.array(regs, dtype=np.uint32)
+    out = np.zeros(32, dtype=np.uint32)
+    module.launch("movm", (1,), (32,), [a, out], warp_size=wave)
+    mat = np.zeros((8, 8), dtype=np.uint32)
+    for lane in range(32):
+        mat[lane >> 2, 2 * (lane & 3)] = a[lane] & 0xFFFF
+        mat[lane >> 2, 2 * (lane & 3) + 1] = a[lane] >> 16
+    t = mat.T
+    for lane in range(32):
+        r, c = lane >> 2, 2 * (lane & 3)
+        assert int(out[lane]) == int(t[r, c]) | (int(t[r, c + 1]) << 16)
