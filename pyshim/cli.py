@@ -14,6 +14,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tables": ("pyshim.tables.cli", "generate, check and summarise the dispatch tables"),
     "ptx": ("pyshim.ptx.cli", "translate and compile PTX"),
     "cache": ("pyshim.kernels.cache_cli", "inspect or clear the kernel cache"),
+    "precompile": ("pyshim.kernels.precompile",
+                   "translate and compile every kernel of binaries into the kernel cache"),
     "doctor": ("pyshim.doctor", "show what pyshim finds on this machine and what is missing"),
 }
 
