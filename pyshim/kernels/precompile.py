@@ -106,7 +106,13 @@ def plan(paths: list[str | Path], target: str) -> list[Module]:
         p = Path(raw)
         if not p.exists():
             raise FileNotFoundError(f"{p}: no such file or directory")
-        files += list(walk.elf_files(p)) if p.is_dir() else [p]
+        if p.is_dir():
+            own = cache.cache_root().resolve()  # never the cache's own entries
+            found = {*walk.elf_files(p), *(f for f in p.rglob("*")
+                                           if f.suffix in (".ptx", ".fatbin") and f.is_file())}
+            files += sorted(f for f in found if own not in f.resolve().parents)
+        else:
+            files.append(p)
     modules: list[Module] = []
     for f in files:
         try:
@@ -278,7 +284,7 @@ def _share(root: Path) -> None:
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="executable, shared library, PTX or fat binary file, or "
-                             "directory (every ELF below it)")
+                             "directory (every ELF, .ptx and .fatbin file below it)")
     parser.add_argument("--jobs", "-j", type=int, default=0,
                         help="worker processes (default: one per usable core)")
     parser.add_argument("--cache", metavar="DIR",
