@@ -1,7 +1,11 @@
 """`pyshim check`: static analysis of CUDA binaries against the dispatch tables, the fat
-binary kernels and a dry run of the PTX translator, before anyone tries to run them.
+binary kernels and their translate verdicts, before anyone tries to run them.
 
-    pyshim check [--json] [--html FILE] [--fail-on unsupported|cannot-run] PATH...
+    pyshim check [--json] [--html FILE] [--fail-on unsupported|cannot-run] [--deep] PATH...
+
+Kernel verdicts come from a per-instruction scan (scan.py: a parse, and a dry run only for
+instruction shapes not seen before), cached by PTX hash and computed in parallel; `--deep`
+dry-runs the whole translator on every module instead.
 
 Modules: walk (which files), analyse (one file: libraries, entry points, verdict),
 static_cudart, kernels + translate_probe, tables (lookups), text (summary), progress.
@@ -39,22 +43,34 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "or cannot run (cannot-run)")
     parser.add_argument("--no-translate", action="store_true",
                         help="skip the translator dry run (kernels show translates: null)")
-    parser.add_argument("--ptx-budget", type=float, default=kernel_scan.DEFAULT_PTX_BUDGET / 2**20,
-                        metavar="MIB", help="MiB of PTX to dry-run translate per file "
-                                            "(default %(default)g)")
-    parser.add_argument("--time-budget", type=float, default=kernel_scan.DEFAULT_TIME_BUDGET,
-                        metavar="S", help="seconds of dry runs per file (default %(default)g)")
+    parser.add_argument("--deep", action="store_true",
+                        help="dry-run the whole translator on every module (slow) instead of "
+                             "the per-instruction scan")
+    parser.add_argument("--jobs", "-j", type=int, default=0,
+                        help="worker processes for kernel verdicts (default: usable cores)")
+    parser.add_argument("--ptx-budget", type=float, default=None,
+                        metavar="MIB", help="MiB of PTX to check per file (default "
+                        f"{kernel_scan.SCAN_PTX_BUDGET >> 20}, with --deep "
+                        f"{kernel_scan.DEFAULT_PTX_BUDGET >> 20})")
+    parser.add_argument("--time-budget", type=float, default=None,
+                        metavar="S", help="seconds of kernel checks per file (default "
+                        f"{kernel_scan.SCAN_TIME_BUDGET:g}, with --deep "
+                        f"{kernel_scan.DEFAULT_TIME_BUDGET:g})")
     parser.add_argument("--no-deps", action="store_true",
                         help="do not check the CUDA libraries a file depends on")
 
 
 def check_report(paths: list[str | Path], *, translate: bool = True,
-                 ptx_budget: int = kernel_scan.DEFAULT_PTX_BUDGET,
-                 time_budget: float = kernel_scan.DEFAULT_TIME_BUDGET, deps: bool = True,
-                 progress: Progress | None = None) -> dict:
+                 ptx_budget: int | None = None, time_budget: float | None = None,
+                 deps: bool = True, progress: Progress | None = None, deep: bool = False,
+                 jobs: int = 1) -> dict:
     """The check report (the JSON document) for `paths`. Raises FileNotFoundError for a
     path that does not exist and BinaryError for a named file that is not a readable ELF."""
     started = time.monotonic()
+    if ptx_budget is None:
+        ptx_budget = kernel_scan.DEFAULT_PTX_BUDGET if deep else kernel_scan.SCAN_PTX_BUDGET
+    if time_budget is None:
+        time_budget = kernel_scan.DEFAULT_TIME_BUDGET if deep else kernel_scan.SCAN_TIME_BUDGET
     say = progress or Progress(enabled=False)
     tables = load()
     queue: list[tuple[Path, str | None, bool]] = []  # (file, needed_by, named explicitly)
@@ -83,7 +99,8 @@ def check_report(paths: list[str | Path], *, translate: bool = True,
             print(f"pyshim check: {path}: {special}, not a file: skipped", file=sys.stderr)
             continue
         say(f"checking {path} ({path.stat().st_size / 2**20:.1f} MiB)")
-        budget = kernel_scan.Budget(ptx_bytes=ptx_budget, seconds=time_budget)
+        budget = kernel_scan.Budget(ptx_bytes=ptx_budget, seconds=time_budget, deep=deep,
+                                    jobs=max(1, jobs))
         try:
             report, needed = analyse(path, tables, translate=translate, budget=budget,
                                      progress=lambda m, p=path: say(f"  {p.name}: {m}"))
@@ -124,10 +141,12 @@ def _propagate(reports: list[BinaryReport]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        jobs = args.jobs if args.jobs > 0 else len(os.sched_getaffinity(0))
         report = check_report(args.paths, translate=not args.no_translate,
-                              ptx_budget=int(args.ptx_budget * 2**20),
+                              ptx_budget=None if args.ptx_budget is None
+                              else int(args.ptx_budget * 2**20),
                               time_budget=args.time_budget, deps=not args.no_deps,
-                              progress=Progress())
+                              progress=Progress(), deep=args.deep, jobs=jobs)
     except (FileNotFoundError, BinaryError) as exc:
         print(f"pyshim check: {exc}", file=sys.stderr)
         return 2
