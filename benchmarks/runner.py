@@ -25,6 +25,7 @@ SUITES: dict[str, str] = {
     "api": "benchmarks.api",
     "module_load": "benchmarks.module_load",
     "translator": "benchmarks.translator",
+    "firstrun": "benchmarks.firstrun",
     "kernels": "benchmarks.kernels_suite",
     "blas": "benchmarks.blas",
     "numba": "benchmarks.numba_suite",

@@ -172,7 +172,7 @@ def test_system_cache_entry_that_does_not_match_its_record_is_skipped(user_cache
 def test_cache_key_does_not_depend_on_devices_clocks_or_time(tmp_path):
     """The same inputs give the same key in processes that differ in what must not matter."""
     code = ("from pyshim.kernels import cache; from pyshim.kernels.compile import "
-            "compiler_identity; from pyshim.ptx.translate import translator_fingerprint; "
+            "compiler_identity; from pyshim.ptx.fingerprint import translator_fingerprint; "
             "print(cache.cache_key(b'.version 7.5', translator_fingerprint(), 'cpu-wave64', "
             "compiler_identity()))")
     keys = set()
@@ -186,10 +186,32 @@ def test_cache_key_does_not_depend_on_devices_clocks_or_time(tmp_path):
 
 
 def test_cache_key_depends_on_the_cpu_features(monkeypatch):
-    a = kcompile._identity.__wrapped__(tuple(kcompile.cpu_compiler()))
+    a = kcompile._identity_now(tuple(kcompile.cpu_compiler()))
     monkeypatch.setattr(kcompile, "_native", lambda cc: "another-cpu")
-    b = kcompile._identity.__wrapped__(tuple(kcompile.cpu_compiler()))
+    b = kcompile._identity_now(tuple(kcompile.cpu_compiler()))
     assert a != b
+
+
+def test_compiler_identity_memo_on_disk(user_cache, monkeypatch):
+    cc = tuple(kcompile.cpu_compiler())
+    first = kcompile._identity.__wrapped__(cc)
+    monkeypatch.setattr(kcompile, "_identity_now", lambda cc: pytest.fail("recomputed"))
+    assert kcompile._identity.__wrapped__(cc) == first
+    # another CPU (its /proc/cpuinfo flags) is another memo entry
+    real_open = open
+
+    def other_cpu(path, *a, **kw):
+        if path == "/proc/cpuinfo":
+            import io
+
+            return io.StringIO("vendor_id : Other\nflags : fpu\n")
+        return real_open(path, *a, **kw)
+
+    key = kcompile._memo_key(cc)
+    monkeypatch.setattr("builtins.open", other_cpu)
+    assert kcompile._memo_key(cc) != key
+    monkeypatch.setattr(kcompile, "_identity_now", lambda cc: "computed again")
+    assert kcompile._identity.__wrapped__(cc) == "computed again"
 
 
 # ---- precompile and cache info ------------------------------------------------------------

@@ -192,7 +192,7 @@ def scan(text: str, memo: dict | None = None) -> Outcome:
 
 def verdict_key(text: str) -> str:
     from pyshim.kernels import cache
-    from pyshim.ptx.translate import translator_fingerprint
+    from pyshim.ptx.fingerprint import translator_fingerprint
 
     return cache.cache_key(text.encode("utf-8", "replace"), translator_fingerprint(),
                            translate_probe.TARGET, "check-verdict")

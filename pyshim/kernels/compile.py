@@ -94,6 +94,56 @@ def _default_cc() -> str:
 
 @functools.cache
 def _identity(cc: tuple[str, ...]) -> str:
+    """The identity, from the disk memo when the compiler binary, the ABI header and the
+    CPU are the ones it was computed for (two compiler runs, 0.3 s, in every fresh process
+    otherwise: most of a warm load there)."""
+    memo_key = _memo_key(cc)
+    if memo_key is not None:
+        from pyshim.kernels import cache
+
+        try:
+            path = cache.lookup(memo_key, ".identity")
+            if path is not None:
+                return cache.read_entry(path).decode()
+        except (cache.CacheError, UnicodeDecodeError):
+            pass
+    ident = _identity_now(cc)
+    if memo_key is not None:
+        from pyshim.kernels import cache
+
+        try:
+            cache.store(memo_key, ".identity", ident.encode())
+        except (cache.CacheError, OSError):
+            pass
+    return ident
+
+
+def _memo_key(cc: tuple[str, ...]) -> str | None:
+    """What the identity depends on, cheaply: the compiler executable's path, size and
+    mtime (the package that updates it changes them), our flags, the ABI header, and the
+    CPU's model and feature flags (/proc/cpuinfo). None where one is unknown."""
+    from pyshim.kernels import cache
+
+    exes = [shutil.which(c) for c in cc if not c.startswith("-")]
+    if not cc or exes[0] is None:
+        return None
+    try:
+        bins = []
+        for exe in exes:  # a wrapper (ccache clang) and the compiler it runs
+            if exe is not None:
+                st = os.stat(os.path.realpath(exe))
+                bins.append(f"{os.path.realpath(exe)}:{st.st_size}:{st.st_mtime_ns}")
+        abi = (abi_include_dir() / "pyshim_kernel_abi.h").read_bytes()
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            cpu = sorted({line for line in f if line.startswith(("flags", "model name",
+                                                                 "vendor_id"))})
+    except OSError:
+        return None
+    return cache.cache_key("compiler-identity-1", *cc, *bins, " ".join(CPU_FLAGS), abi,
+                           "".join(cpu))
+
+
+def _identity_now(cc: tuple[str, ...]) -> str:
     try:
         out = subprocess.run([*cc, "--version"], capture_output=True, text=True, timeout=60)
         version = out.stdout.strip().splitlines()[0] if out.stdout.strip() else out.stderr

@@ -233,7 +233,7 @@ def load_module(data: bytes, target: str) -> LoadedModule:
     """Translate (or fetch from the cache) the kernels of one module image for `target`."""
     from pyshim.kernels import cache
     from pyshim.kernels.compile import compiler_identity
-    from pyshim.ptx.translate import translator_fingerprint
+    from pyshim.ptx.fingerprint import translator_fingerprint
 
     t0 = time.perf_counter()
     _check_target(target)
@@ -314,7 +314,7 @@ def _names(ptx: str) -> dict:
 def _lazy_module_key(ptx_bytes: bytes, target: str) -> str:
     from pyshim.kernels import cache
     from pyshim.kernels.compile import compiler_identity
-    from pyshim.ptx.translate import translator_fingerprint
+    from pyshim.ptx.fingerprint import translator_fingerprint
 
     return cache.cache_key(ptx_bytes, translator_fingerprint(), target, compiler_identity(),
                            "lazy")

@@ -99,7 +99,7 @@ def plan(paths: list[str | Path], target: str) -> list[Module]:
     from pyshim.check import walk
     from pyshim.kernels import cache, lazy, loader
     from pyshim.kernels.compile import compiler_identity
-    from pyshim.ptx.translate import translator_fingerprint
+    from pyshim.ptx.fingerprint import translator_fingerprint
 
     files: list[Path] = []
     for raw in paths:
