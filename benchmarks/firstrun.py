@@ -69,10 +69,15 @@ def _child(code: str, args: list[str], env: dict[str, str], timeout: float = 180
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def cub_module() -> Path | None:
-    """The fat binary container of CuPy's CUB extension, extracted once into build/bench."""
+def cub_library() -> Path | None:
     venv = Path(os.environ.get("PYSHIM_CLIENTS_VENV", "/work/venvs/clients"))
     found = sorted(venv.glob("lib/python3*/site-packages/cupy/cuda/cub.cpython-*.so"))
+    return found[0] if found else None
+
+
+def cub_module() -> Path | None:
+    """The fat binary container of CuPy's CUB extension, extracted once into build/bench."""
+    found = [p for p in [cub_library()] if p is not None]
     if not found:
         return None
     out = build.out_dir() / "cub_module.fatbin"
@@ -199,4 +204,7 @@ def run(ctx: Context) -> list[Item]:
                      repeats=len(parse), note=f"lexer + parser of CuPy's CUB module "
                                               f"({parse[0]['lines']} lines), CPU time"))
     rows += _load_rows("cub", cub, 5, ctx, "CuPy's CUB fat binary")
+    lib = cub_library()
+    assert lib is not None
+    rows += _check_rows("cub", lib, ctx)
     return rows
