@@ -283,7 +283,7 @@ def test_precompile_of_a_missing_path_is_an_error(tmp_path):
 # ---- run report and parser ---------------------------------------------------------------
 
 def test_run_report_keeps_each_kernels_tier_and_times():
-    from pyshim.report import format_text, parse_lines
+    from pyshim.report.run import format_text, parse_lines
 
     rep = parse_lines(["kernel k1 translated 12.5", "jit k1 fast 2.000 10.500",
                        "kernel k1 cached 0.2", "jit k1 opt cached", "jit k2 turbo 1 2",

@@ -23,12 +23,12 @@ CLIENT_PYTHON = Path(os.environ.get("PYSHIM_CLIENTS_PYTHON", "/work/venvs/client
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    from pyshim import build
-    from pyshim.build_jit import build_jit
+    from pyshim.builders.components import build_all
+    from pyshim.builders.jit import build_jit
 
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc is not on PATH")
-    build.build_all()
+    build_all()
     build_jit()
     d = tmp_path_factory.mktemp("link")
     gen = "-gencode=arch=compute_75,code=compute_75"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build
+from pyshim.builders.components import build_all
 from pyshim.paths import build_dir
 
 pytestmark = pytest.mark.skipif(
@@ -177,7 +177,7 @@ print("PASS lazy", flush=True)
 
 @pytest.fixture(scope="module")
 def libcuda() -> Path:
-    build.build_all()
+    build_all()
     return build_dir() / "lib" / "libcuda.so.1"
 
 

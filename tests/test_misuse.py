@@ -24,10 +24,10 @@ pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is no
 @pytest.fixture(scope="module")
 def root() -> Path:
     """build/ with lib/ (libcuda.so.1, libcudart.so.13) and cpu/ (the CPU device)."""
-    from pyshim import build
-    from pyshim.build_runtime import build_runtime
+    from pyshim.builders.components import build_all
+    from pyshim.builders.runtime import build_runtime
 
-    build.build_all()
+    build_all()
     build_runtime(build_dir() / "lib")
     return build_dir()
 

@@ -20,8 +20,8 @@ import pytest
 from ptx import ops
 from ptx.harness import build
 
-from pyshim import nvrtc
-from pyshim.differential import cuda_target_ptx, cuda_target_source
+from pyshim.differential.checks import cuda_target_ptx, cuda_target_source
+from pyshim.kernels import nvrtc
 from pyshim.paths import REPO_DIR
 from pyshim.ptx.targets.cuda import DOLLAR, nvrtc_source
 from pyshim.ptx.translate import translate

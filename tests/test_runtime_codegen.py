@@ -142,7 +142,7 @@ def test_device_prop_map_per_layout(gen):
 @pytest.mark.network
 @pytest.mark.parametrize("major", runtime.MAJORS)
 def test_generated_c_compiles_with_werror(gen, tmp_path, major):
-    from pyshim.build_runtime import cuda_includes
+    from pyshim.builders.runtime import cuda_includes
 
     gen_dir = gen["runtime_enums.h"].parent
     cmd = ["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-fPIC",

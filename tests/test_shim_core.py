@@ -10,7 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build
+from pyshim.builders.components import build_all
+from pyshim.builders.libcuda import (
+    CORE_DIR,
+    HIP_MISSING,
+    build_libcuda,
+    core_cflags,
+    cuda_include,
+    defined_symbols,
+    generated_sources,
+    stopgap_proc_table,
+)
 from pyshim.embed import translate
 from pyshim.paths import REPO_DIR, build_dir
 
@@ -19,7 +29,7 @@ TESTS = REPO_DIR / "tests" / "shim"
 
 @pytest.fixture(scope="session")
 def built() -> Path:
-    build.build_all()
+    build_all()
     cpu = build_dir() / "cpu" / "libamdhip64.so.7"
     assert cpu.exists(), "the CPU device was not built"
     return build_dir()
@@ -27,7 +37,7 @@ def built() -> Path:
 
 def _compile(tmp: Path, name: str, sources: list[Path], libs: tuple[str, ...] = ()) -> Path:
     exe = tmp / name
-    cmd = ["cc", *build.core_cflags(), *map(str, sources), "-o", str(exe), *libs]
+    cmd = ["cc", *core_cflags(), *map(str, sources), "-o", str(exe), *libs]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return exe
@@ -35,7 +45,7 @@ def _compile(tmp: Path, name: str, sources: list[Path], libs: tuple[str, ...] = 
 
 def test_integrity_test_vectors(tmp_path: Path) -> None:
     exe = _compile(tmp_path, "test_integrity",
-                   [TESTS / "test_integrity.c", build.CORE_DIR / "integrity.c"])
+                   [TESTS / "test_integrity.c", CORE_DIR / "integrity.c"])
     out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stdout
     assert "ok hmac(test vector)" in out.stdout
@@ -44,7 +54,7 @@ def test_integrity_test_vectors(tmp_path: Path) -> None:
 
 def test_driver_core_as_cudart_uses_it(built: Path, tmp_path: Path) -> None:
     exe = _compile(tmp_path, "test_driver_core",
-                   [TESTS / "test_driver_core.c", build.CORE_DIR / "integrity.c"],
+                   [TESTS / "test_driver_core.c", CORE_DIR / "integrity.c"],
                    ("-ldl", "-lpthread"))
     env = dict(os.environ, LD_LIBRARY_PATH=str(built / "cpu"))
     out = subprocess.run([str(exe), str(built / "lib" / "libcuda.so.1")], capture_output=True,
@@ -68,11 +78,11 @@ def test_libcuda_exports_only_the_driver_api(built: Path) -> None:
     assert "[libcuda.so.1]" in soname
     # the backend first, the refusing fallbacks after it
     needed = [line.split("[")[1].rstrip("]") for line in soname.splitlines() if "NEEDED" in line]
-    assert needed.index("libamdhip64.so.7") < needed.index(build.HIP_MISSING)
+    assert needed.index("libamdhip64.so.7") < needed.index(HIP_MISSING)
 
 
 def test_rebuild_is_skipped_when_nothing_changed(built: Path) -> None:
-    _, rebuilt = build.build_libcuda(built / "lib", built / "driver")
+    _, rebuilt = build_libcuda(built / "lib", built / "driver")
     assert rebuilt is False
 
 
@@ -80,7 +90,7 @@ def test_stopgap_proc_table_follows_the_version_rules() -> None:
     available = {"cuMemAlloc", "cuMemAlloc_v2", "cuCtxSynchronize", "cuCtxSynchronize_v2",
                  "cuLaunchKernel", "cuLaunchKernel_ptsz", "cuStreamGetCaptureInfo",
                  "cuStreamGetCaptureInfo_v2", "cuStreamGetCaptureInfo_v3"}
-    rows = build.stopgap_proc_table(build.cuda_include(), available)
+    rows = stopgap_proc_table(cuda_include(), available)
     got = {(n, v, var): s for n, v, var, s in rows}
     assert got[("cuMemAlloc", 3020, "PYSHIM_PROC_DEFAULT")] == "cuMemAlloc_v2"
     assert got[("cuCtxSynchronize", 13000, "PYSHIM_PROC_DEFAULT")] == "cuCtxSynchronize_v2"
@@ -137,7 +147,7 @@ def test_no_generated_thunk_hands_our_handles_to_hip(built: Path) -> None:
     if not stubs.exists():
         pytest.skip("the code generator (pyshim.codegen.driver) made no stubs")
     objs = sorted((built / "driver" / "obj").glob("*.o"))
-    strong = build.defined_symbols(objs)
+    strong = defined_symbols(objs)
     offenders = []
     for chunk in stubs.read_text().split("\nPYSHIM_WEAK ")[1:]:
         m = re.match(r"CUresult (\w+)\(([^)]*)\)", chunk)
@@ -151,7 +161,7 @@ def test_no_generated_thunk_hands_our_handles_to_hip(built: Path) -> None:
 def test_without_the_code_generator_the_stopgap_table_is_used(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pyshim.codegen.driver", None)  # import fails
-    table, generated_c = build.generated_sources(tmp_path, {"cuInit", "cuMemAlloc_v2"})
+    table, generated_c = generated_sources(tmp_path, {"cuInit", "cuMemAlloc_v2"})
     assert generated_c == []
     text = table.read_text()
     assert 'PYSHIM_PROC("cuInit", 2000, PYSHIM_PROC_DEFAULT, cuInit)' in text

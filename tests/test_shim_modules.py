@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build
+from pyshim.builders.components import build_all
+from pyshim.builders.libcuda import cuda_include
 from pyshim.paths import REPO_DIR, build_dir
 
 pytestmark = pytest.mark.skipif(
@@ -20,10 +21,10 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_modules_and_libraries(tmp_path: Path) -> None:
-    build.build_all()
+    build_all()
     lib = build_dir() / "lib"
     exe = tmp_path / "test_modules"
-    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{build.cuda_include()}",
+    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{cuda_include()}",
            str(REPO_DIR / "tests" / "shim" / "test_modules.c"), "-o", str(exe), f"-L{lib}",
            "-lcuda", "-Wl,--allow-shlib-undefined"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -43,10 +44,10 @@ def test_library_management_and_capture_info(tmp_path: Path) -> None:
     """One image with a __device__ global loaded six times at once (the CPU device gave the
     third load hipErrorHostMemoryAlreadyRegistered), the cuLibrary* / cuKernel* family,
     parameter info from the PTX signature, and cuStreamGetCaptureInfo's three ABIs."""
-    build.build_all()
+    build_all()
     lib = build_dir() / "lib"
     exe = tmp_path / "test_library_api"
-    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{build.cuda_include()}",
+    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{cuda_include()}",
            str(REPO_DIR / "tests" / "shim" / "test_library_api.c"), "-o", str(exe), f"-L{lib}",
            "-lcuda", "-Wl,--allow-shlib-undefined"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -66,10 +67,10 @@ def test_driver_calls_of_cuda_bindings_tests(tmp_path: Path) -> None:
     pointer attributes (access flags, pool, SYNC_MEMOPS read back as set), managed-memory
     advice and prefetches read back by cuMemRangeGetAttribute(s). All were
     CUDA_ERROR_NOT_SUPPORTED stubs before."""
-    build.build_all()
+    build_all()
     lib = build_dir() / "lib"
     exe = tmp_path / "test_driver_extras"
-    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{build.cuda_include()}",
+    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{cuda_include()}",
            str(REPO_DIR / "tests" / "shim" / "test_driver_extras.c"), "-o", str(exe),
            f"-L{lib}", "-lcuda", "-Wl,--allow-shlib-undefined"]
     proc = subprocess.run(cmd, capture_output=True, text=True)

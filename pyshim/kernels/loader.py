@@ -88,7 +88,7 @@ def device_arch() -> int:
     the PTX to JIT is the newest written for an arch the device has, so a fat binary's
     compute_90 PTX (which may use Hopper-only instructions) is not taken for an 8.6 device
     when it also carries compute_75's."""
-    from pyshim.device_identity import presented
+    from pyshim.device.identity import presented
 
     identity, _ = presented()
     return identity.major * 10 + identity.minor

@@ -292,7 +292,7 @@ def _nvjitlink_candidates() -> list[str]:
     import re as _re
     from pathlib import Path
 
-    from pyshim import nvrtc
+    from pyshim.kernels import nvrtc
 
     found: list[str] = []
     site: list[Path] = [d.parent.parent.parent for d in nvrtc._wheel_dirs()]

@@ -11,7 +11,6 @@ status and signals are its own.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import sys
@@ -27,81 +26,8 @@ STATIC_TLS = 8192
 # pyshim's libraries that replace NVIDIA's wherever a program loads them from (LD_AUDIT)
 REPLACED = ("libcublas.so.13", "libcublas.so.12", "libcusolver.so.12", "libcusolver.so.11")
 
-EPILOG = """\
-backends:
-  auto  ROCm when an AMD GPU is visible (/dev/kfd and libamdhip64.so.7 found),
-        else the CPU device (one notice line on stderr)
-  cpu   pyshim's CPU device: host memory as device memory, kernels compiled natively
-  hip   ROCm; fails if no AMD GPU or no libamdhip64.so.7 is found
-
-environment:
-  PYSHIM_TRACE=1     log export-table and proc-address traffic
-  PYSHIM_REPORT=F    append unsupported-call counts to F at exit
-  PYSHIM_ROCM_LIB    where ROCm's libamdhip64.so.7 lives (default: /opt/rocm/lib ...)
-  PYSHIM_DEVICE_CC=8.6
-                     the NVIDIA compute capability the device presents itself as
-                     (default 8.6; 7.5 8.0 8.6 8.7 8.9 9.0 10.0 12.0)
-  PYSHIM_TRANSLATOR=subprocess
-                     translate PTX in a separate Python process instead of one
-                     embedded in the program (automatic when the program runs
-                     another Python)
-
-examples:
-  pyshim run ./vector_add
-  pyshim run --trace=calls.log ./vector_add
-  pyshim run --backend cpu -- ./app --size 1024
-"""
-
-
 class LaunchError(RuntimeError):
     pass
-
-
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.description = (
-        "Run an unmodified CUDA executable (nvcc-built, static or shared cudart) "
-        "on an AMD GPU or on pyshim's CPU device."
-    )
-    parser.epilog = EPILOG
-    parser.add_argument(
-        "--backend", choices=("auto", "cpu", "hip"), default="auto", help="default: auto"
-    )
-    parser.add_argument(
-        "--cudart", choices=("pyshim", "program"), default="pyshim",
-        help="for -cudart shared programs: pyshim's libcudart (default, when built) or the "
-        "one the program finds itself (e.g. NVIDIA's, which then drives pyshim's libcuda)",
-    )
-    parser.add_argument(
-        "--report", metavar="FILE",
-        help="write a run report to FILE (.json, .html, else text): calls per entry point, "
-        "unsupported calls hit, kernels translated or loaded from cache (with times), errors "
-        "returned; one line on stderr when anything unsupported was hit",
-    )
-    parser.add_argument(
-        "--trace", nargs="?", const=True, default=False, metavar="FILE",
-        help="log every CUDA driver and runtime call (arguments, result, time) to stderr, "
-        "or to FILE with --trace=FILE (preloads libpyshim_trace.so; nothing when absent)",
-    )
-    parser.add_argument("program", help="the CUDA executable")
-    parser.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
-    _accept_bare_trace(parser)
-
-
-def _accept_bare_trace(parser: argparse.ArgumentParser) -> None:
-    """A bare `--trace` before the program is read as `--trace=-` (stderr), so argparse
-    never takes the program's name for the optional FILE."""
-    from pyshim.tracing import normalize_trace_argv
-
-    takes_value = {s for a in parser._actions if a.option_strings and a.nargs is None
-                   for s in a.option_strings}
-    parse = parser.parse_known_args
-
-    def parse_known_args(args=None, namespace=None):  # type: ignore[no-untyped-def]
-        argv = sys.argv[1:] if args is None else list(args)
-        return parse(normalize_trace_argv(argv, takes_value), namespace)
-
-    parser.parse_known_args = parse_known_args  # type: ignore[method-assign]
 
 
 def rocm_lib_dir() -> Path | None:
@@ -129,7 +55,7 @@ def choose_backend(requested: str) -> tuple[str, Path | None]:
             raise LaunchError("--backend hip: no AMD GPU visible (/dev/kfd is missing)")
         return "hip", lib
     if requested == "auto":
-        from pyshim.device_identity import presented
+        from pyshim.device.identity import presented
 
         identity, complaint = presented()
         if complaint:
@@ -140,7 +66,7 @@ def choose_backend(requested: str) -> tuple[str, Path | None]:
 
 
 def ensure_built(backend: str) -> None:
-    from pyshim.build_jit import AUDIT
+    from pyshim.builders.jit import AUDIT
 
     root = build_dir()
     need_cpu = backend == "cpu" and not (root / "cpu" / HIP_SONAME).exists()
@@ -149,10 +75,10 @@ def ensure_built(backend: str) -> None:
     wanted = [*PRELOADED, *REPLACED, AUDIT]
     if all((root / "lib" / name).exists() for name in wanted) and not need_cpu:
         return
-    from pyshim import build
+    from pyshim.builders.components import ALL, build_all
 
     print("pyshim: building the shim libraries (first use)", file=sys.stderr)
-    build.build_all(cpu=backend == "cpu", components=build.ALL)
+    build_all(cpu=backend == "cpu", components=ALL)
     if backend == "cpu" and not (root / "cpu" / HIP_SONAME).exists():
         raise LaunchError("the CPU device could not be built (see the messages above)")
 
@@ -199,7 +125,7 @@ def _audit_environment(env: dict[str, str], lib: Path, preloaded: tuple[str, ...
     """LD_AUDIT: pyshim's libraries (and JIT wrappers) are the ones loaded whatever path the
     program asks for (a dlopen by absolute path into a wheel escapes LD_PRELOAD); ptxas:
     pyshim's first on PATH. Nothing when the jit component is not built."""
-    from pyshim.build_jit import AUDIT, audit_map
+    from pyshim.builders.jit import AUDIT, audit_map
 
     audit = lib / AUDIT
     if not audit.exists():
@@ -207,7 +133,7 @@ def _audit_environment(env: dict[str, str], lib: Path, preloaded: tuple[str, ...
     replaced = [*preloaded, *REPLACED]
     env["PYSHIM_AUDIT_MAP"] = audit_map(lib, replaced)
     env["LD_AUDIT"] = ":".join([str(audit), *([env["LD_AUDIT"]] if env.get("LD_AUDIT") else [])])
-    from pyshim.build_jit import load_spec
+    from pyshim.builders.jit import load_spec
 
     if any(lib.own_namespace for lib in load_spec()):
         # a wrapper loads NVIDIA's library into a namespace of its own, whose libc needs
@@ -230,41 +156,6 @@ def resolve_program(program: str) -> str:
     if found is None:
         raise LaunchError(f"{program}: command not found")
     return found
-
-
-def run(args: argparse.Namespace) -> int:
-    argv = list(args.args)
-    if argv and argv[0] == "--":
-        argv = argv[1:]
-    try:
-        program = resolve_program(args.program)
-        backend, rocm_dir = choose_backend(args.backend)
-        ensure_built(backend)
-    except LaunchError as exc:
-        print(f"pyshim run: {exc}", file=sys.stderr)
-        return 127
-    env = program_env(backend, rocm_dir, dict(os.environ), own_cudart=args.cudart == "pyshim")
-    # --report counts calls through the tracer too, writing its lines nowhere
-    trace = args.trace or (os.devnull if args.report else False)
-    if trace:
-        from pyshim.tracing import trace_environment
-
-        try:
-            env = trace_environment(trace, env)
-        except (ValueError, OSError, RuntimeError) as exc:  # RuntimeError: a failed build
-            print(f"pyshim run: --trace: {exc}", file=sys.stderr)
-            return 127
-    sys.stdout.flush()
-    sys.stderr.flush()
-    if args.report:
-        return _run_with_report(program, [args.program, *argv], env, args.report)
-    restore_inherited_signals()
-    try:
-        os.execve(program, [args.program, *argv], env)
-    except OSError as exc:
-        print(f"pyshim run: cannot execute {program}: {exc.strerror}", file=sys.stderr)
-        return 126
-    return 0  # not reached
 
 
 # Python ignores these at start-up (so a closed pipe is an exception, not death) and an
@@ -290,7 +181,7 @@ def restore_inherited_signals() -> None:
             signal.signal(num, signal.SIG_DFL)
 
 
-def _run_with_report(program: str, argv: list[str], env: dict[str, str], report: str) -> int:
+def run_with_report(program: str, argv: list[str], env: dict[str, str], report: str) -> int:
     """Run as a child, wait for it while forwarding the signals the launcher gets, write
     the report when it ends (however it ends), then pass its exit status or the signal
     that killed it through. The program never outlives a launcher that is told to stop:
@@ -298,7 +189,7 @@ def _run_with_report(program: str, argv: list[str], env: dict[str, str], report:
     import signal
     import subprocess
 
-    from pyshim.tracing import finish_report, report_environment
+    from pyshim.runner.tracing import finish_report, report_environment
 
     env = report_environment(report, env)
     forwarded = {getattr(signal, n) for n in FORWARDED if hasattr(signal, n)}

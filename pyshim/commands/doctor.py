@@ -61,7 +61,7 @@ def rocm_root() -> Path:
 
 def library_dirs() -> list[Path]:
     """Where ROCm libraries are looked for, in order (the launcher's order first)."""
-    from pyshim.launcher import ROCM_LIB_DIRS
+    from pyshim.runner.launcher import ROCM_LIB_DIRS
 
     dirs: list[str] = []
     if os.environ.get("PYSHIM_ROCM_LIB"):

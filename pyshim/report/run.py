@@ -236,7 +236,7 @@ def write_run_report(raw_log_path: str | Path, out_path: str | Path) -> dict:
     if suffix == ".json":
         out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     elif suffix in (".html", ".htm"):
-        from pyshim import report_html
+        from pyshim.report import html as report_html
 
         out.write_text(report_html.render_run(report), encoding="utf-8")
     else:

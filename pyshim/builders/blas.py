@@ -57,8 +57,8 @@ def sources(lib: str) -> list[Path]:
 
 def default_backend_dir() -> Path:
     """The CPU device (HIP runtime, rocBLAS, rocSOLVER), built if needed."""
-    from pyshim.build_blas import build_cpu_blas
-    from pyshim.build_cpu import build_cpu_device
+    from pyshim.builders.cpu import build_cpu_device
+    from pyshim.builders.cpu_blas import build_cpu_blas
 
     out = build_cpu_device()
     return build_cpu_blas(out, out)
@@ -151,7 +151,7 @@ def build_shim_blas(out_dir: Path, backend_dir: Path | None = None) -> list[Path
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python3 -m pyshim.build_shim_blas",
+    ap = argparse.ArgumentParser(prog="python3 -m pyshim.builders.blas",
                                  description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=None, help="output directory (build/lib)")
     ap.add_argument("--backend", type=Path, default=None,

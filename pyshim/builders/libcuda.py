@@ -1,6 +1,6 @@
 """`pyshim build`: the CPU device and the shim libraries, into the build directory.
 
-    build/cpu/   the CPU device (libamdhip64.so.7 ...), from pyshim.build_cpu
+    build/cpu/   the CPU device (libamdhip64.so.7 ...), from pyshim.builders.cpu
     build/lib/   libcuda.so.1 (+ libcuda.so), the shim's driver library
 
 libcuda.so.1 is a cffi *embedding* library: hand-written C from shim/core plus the
@@ -11,7 +11,6 @@ Python interpreter (pyshim/embed). Each step is skipped when its inputs are unch
 
 from __future__ import annotations
 
-import argparse
 import fcntl
 import hashlib
 import os
@@ -23,7 +22,7 @@ import sysconfig
 from collections.abc import Iterable
 from pathlib import Path
 
-from pyshim.paths import PACKAGE_DIR, REPO_DIR, SHIM_DIR, build_dir
+from pyshim.paths import PACKAGE_DIR, REPO_DIR, SHIM_DIR
 
 CORE_DIR = SHIM_DIR / "core"
 # C shared with libcudart and the BLAS shims, compiled into each (shim/common)
@@ -377,112 +376,3 @@ def _build_libcuda(lib_dir: Path, work: Path, force: bool) -> tuple[Path, bool]:
         link.symlink_to(LIBCUDA)
     stamp.write_text(key)
     return out, True
-
-
-# ---------------------------------------------------------------- the CPU device
-
-
-def build_cpu(out_dir: Path) -> Path | None:
-    """The CPU device's libraries, or None (with a message) when they cannot be built yet."""
-    try:
-        from pyshim.build_cpu import build_cpu_device  # type: ignore[import-not-found]
-    except ImportError:
-        _log("CPU device: not available in this checkout (pyshim.build_cpu is missing)")
-        return None
-    return Path(build_cpu_device(out_dir))
-
-
-def _component_cpu_blas(root: Path) -> object:
-    from pyshim.build_blas import build_cpu_blas  # type: ignore[import-not-found]
-
-    return build_cpu_blas(root / "cpu")
-
-
-def _component_cudart(root: Path) -> object:
-    from pyshim.build_runtime import build_runtime  # type: ignore[import-not-found]
-
-    return build_runtime(root / "lib")
-
-
-def _component_blas(root: Path) -> object:
-    from pyshim.build_shim_blas import build_shim_blas  # type: ignore[import-not-found]
-
-    return build_shim_blas(root / "lib", root / "cpu")
-
-
-def _component_jit(root: Path) -> object:
-    from pyshim.build_jit import build_jit
-
-    return build_jit(root)
-
-
-# the libraries besides the CPU device and libcuda, each from its own build module;
-# a component whose module is missing from this checkout is skipped with a message
-OPTIONAL_COMPONENTS = {
-    "cpu-blas": _component_cpu_blas,  # librocblas/librocsolver of the CPU device
-    "cudart": _component_cudart,  # libcudart.so.13/.12
-    "blas": _component_blas,  # libcublas/libcusolver
-    "jit": _component_jit,  # LD_AUDIT module, NVRTC/nvJitLink wrappers, ptxas
-}
-ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas", "jit")
-
-
-def build_all(force: bool = False, cpu: bool = True,
-              components: tuple[str, ...] = ("cpu", "libcuda")) -> dict[str, object]:
-    """Build the named components (see ALL) into the build directory. Raises BuildError
-    naming every component that failed; the others are still built."""
-    root = build_dir()
-    results: dict[str, object] = {}
-    failed = []
-    for name in components:
-        if name == "cpu" and not cpu:
-            continue
-        try:
-            if name == "cpu":
-                results[name] = build_cpu(root / "cpu")
-            elif name == "libcuda":
-                lib, rebuilt = build_libcuda(root / "lib", root / "driver", force=force)
-                results[name] = lib
-                _log(f"{'built' if rebuilt else 'up to date'}: {lib}")
-            else:
-                results[name] = out = OPTIONAL_COMPONENTS[name](root)
-                shown = ", ".join(map(str, out)) if isinstance(out, list) else str(out)
-                _log(f"{name}: {shown}")
-        except ImportError as exc:
-            _log(f"{name}: not available in this checkout ({exc})")
-        except (BuildError, subprocess.CalledProcessError, OSError, RuntimeError) as exc:
-            _log(f"{name}: failed: {exc}")
-            failed.append(name)
-    if failed:
-        raise BuildError(f"failed to build: {', '.join(failed)}")
-    return results
-
-
-def is_built() -> bool:
-    return (build_dir() / "lib" / LIBCUDA).exists()
-
-
-# ---------------------------------------------------------------- CLI
-
-
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--force", action="store_true", help="rebuild even if nothing changed")
-    parser.add_argument(
-        "--no-cpu", action="store_true", help="do not build the CPU device (only the shim)"
-    )
-    parser.add_argument(
-        "--only", action="append", choices=ALL, metavar="COMPONENT",
-        help=f"build only this component (repeatable): {', '.join(ALL)}",
-    )
-
-
-def run(args: argparse.Namespace) -> int:
-    components = tuple(args.only) if args.only else ALL
-    try:
-        results = build_all(force=args.force, cpu=not args.no_cpu, components=components)
-    except BuildError as exc:
-        _log(str(exc))
-        return 1
-    if results.get("cpu") is not None:
-        _log(f"CPU device: {results['cpu']}")
-    return 0

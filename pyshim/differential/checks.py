@@ -2,7 +2,7 @@
 (`python3 -m pyshim.differential [--json] [examples...]`, `make differential`).
 
 P is a program's PTX (nvcc -ptx, compute_75); P' is P translated by pyshim's `cuda` target
-and compiled back to PTX by NVRTC (pyshim/nvrtc.py; NVIDIA's own front end and optimizer,
+and compiled back to PTX by NVRTC (pyshim/kernels/nvrtc.py; NVIDIA's own front end and optimizer,
 running on the CPU). For each kernel example it
   1. with an NVIDIA GPU: builds the program for that GPU and runs it natively (NVIDIA's
      driver): the reference output;
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pyshim import nvrtc
+from pyshim.kernels import nvrtc
 from pyshim.paths import REPO_DIR
 
 EXAMPLES = REPO_DIR / "examples"
@@ -591,7 +591,3 @@ def main(argv: list[str] | None = None) -> int:
                 driver = {"ok": False, "why": str(exc)[-600:]}
     return report(results, driver, arch, args.json)
 
-
-if __name__ == "__main__":
-    os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    sys.exit(main())

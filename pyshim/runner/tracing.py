@@ -1,11 +1,11 @@
 """What `pyshim run --trace[=FILE]` and `pyshim run --report FILE` add to a program's
 environment, and the report written after the program exits.
 
-Tracing is a separate interposer, build/lib/libpyshim_trace.so (pyshim.build_trace), put
+Tracing is a separate interposer, build/lib/libpyshim_trace.so (pyshim.builders.trace), put
 first in LD_PRELOAD only when asked for: the shim's own libraries hold no tracing code, so
 a run without --trace pays nothing for it.
 
-    env = program_env(...)                        # pyshim.launcher
+    env = program_env(...)                        # pyshim.runner.launcher
     env = trace_environment(args.trace, env)      # False | True or "-" (stderr) | "FILE"
     env = report_environment(args.report, env)    # None | "FILE"
     ... run the program as a child (not exec: the report is written after it exits) ...
@@ -26,7 +26,7 @@ TRACE_LIBRARY = "libpyshim_trace.so"
 
 def trace_library() -> Path:
     """build/lib/libpyshim_trace.so, built first if it is missing or out of date."""
-    from pyshim.build_trace import build_trace
+    from pyshim.builders.trace import build_trace
 
     return build_trace(build_dir().resolve() / "lib")
 
@@ -103,7 +103,7 @@ def finish_report(env: dict[str, str], report_path: str | Path | None) -> dict |
     called, and remove the raw log. Returns the report (None without --report)."""
     if not report_path:
         return None
-    from pyshim.report import write_run_report
+    from pyshim.report.run import write_run_report
 
     raw = env.get("PYSHIM_REPORT")
     if raw is None:

@@ -259,7 +259,7 @@ def render_check(report: dict) -> str:
 
 
 def render_run(report: dict) -> str:
-    """The page for a run report (pyshim.report.build_run_report)."""
+    """The page for a run report (pyshim.report.run.build_run_report)."""
     t = report["totals"]
     rows = []
     for u in report["unsupported"]:

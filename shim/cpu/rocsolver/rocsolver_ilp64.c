@@ -2,7 +2,7 @@
  * potrf/potf2, potrs, geqrf/geqr2, larfg, larf, lacgv. LAPACK here has 32-bit integers, so
  * sizes must fit in 32 bits (otherwise rocblas_status_invalid_size) and 64-bit pivot and
  * info arrays are converted around a call of the LP64 routine. The _batched and
- * _strided_batched _64 forms are generated from these by pyshim.build_blas. */
+ * _strided_batched _64 forms are generated from these by pyshim.builders.cpu_blas. */
 #include <stdlib.h>
 
 #include "blas_common.h"

@@ -8,7 +8,7 @@ is taken out of the .deb (librocblas5 is ~318 MB because of its GPU kernels) and
 `<cache>/rocm-bin/<package>_<version>/`. The libraries need glibc 2.38 and do not load on
 Debian 12, so their dynamic symbol tables are read with pyelftools; nothing is ever loaded.
 
-    python3 -m pyshim.rocm_symbols [-v] [--json]   # exit 1 if a target symbol is missing
+    python3 -m pyshim.tables.rocm_symbols [-v] [--json]   # exit 1 if a target symbol is missing
 """
 
 from __future__ import annotations

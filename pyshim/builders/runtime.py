@@ -1,6 +1,6 @@
 """libcudart.so.13 and libcudart.so.12: pyshim's CUDA runtime for `-cudart shared` programs.
 
-    python3 -m pyshim.build_runtime [out_dir]      (default: build/lib)
+    python3 -m pyshim.builders.runtime [out_dir]      (default: build/lib)
 
 Each library is a cffi *embedding* library (the PTX translator runs in an embedded Python,
 module `_pyshim_cudart<major>`) made of the hand-written C in shim/runtime and the C that

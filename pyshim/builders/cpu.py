@@ -1,4 +1,4 @@
-"""Build the CPU device's HIP runtime: `libamdhip64.so.7` from the C in shim/cpu/.
+"""Build the CPU device's HIP runtime: `libamdhip64.so.7` from the C in shim/cpu/hip/.
 
 It is compiled against the real HIP 7.2 headers, so a definition that disagrees with
 ROCm's declaration does not compile. Only `hip*` symbols are exported (a version script).
@@ -17,13 +17,11 @@ from pathlib import Path
 
 from pyshim import paths
 
-CPU_DIR = paths.SHIM_DIR / "cpu"
+CPU_DIR = paths.SHIM_DIR / "cpu" / "hip"
 INCLUDE_DIR = paths.SHIM_DIR / "include"
 LIB_NAME = "libamdhip64.so"
 SONAME = "libamdhip64.so.7"
 VERSION_SCRIPT = CPU_DIR / "exports.map"
-# Other libraries of the CPU device (rocBLAS, rocSOLVER) live in the same directory.
-FOREIGN_PREFIXES = ("rocblas", "rocsolver", "blas")
 
 CFLAGS = (
     "-std=c11", "-O2", "-g", "-fPIC", "-pthread",
@@ -42,12 +40,11 @@ def default_out_dir() -> Path:
 
 def sources() -> list[Path]:
     """The runtime's C files, in a stable order."""
-    return sorted(p for p in CPU_DIR.glob("*.c") if not p.name.startswith(FOREIGN_PREFIXES))
+    return sorted(CPU_DIR.glob("*.c"))
 
 
 def _headers() -> list[Path]:
-    own = sorted(CPU_DIR.glob("*.h")) + sorted(INCLUDE_DIR.glob("*.h"))
-    return [p for p in own if not p.name.startswith(FOREIGN_PREFIXES)]
+    return sorted(CPU_DIR.glob("*.h")) + sorted(INCLUDE_DIR.glob("*.h"))
 
 
 def _hip_includes() -> list[Path]:

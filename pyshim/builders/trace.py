@@ -1,6 +1,6 @@
 """libpyshim_trace.so: the call tracer `pyshim run --trace` preloads.
 
-    python3 -m pyshim.build_trace [out_dir]      (default: build/lib)
+    python3 -m pyshim.builders.trace [out_dir]      (default: build/lib)
 
 A plain shared library (no Python inside): the hand-written C in shim/trace plus the
 wrappers pyshim.codegen.trace generates from tables/, compiled with -Werror against the
