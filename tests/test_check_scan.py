@@ -78,3 +78,18 @@ def test_verdicts_are_cached_by_ptx_hash(corpus, tmp_path, monkeypatch):
     monkeypatch.setattr(scan, "scan", lambda *a: pytest.fail("not served from the cache"))
     assert scan.cached_outcome(text, deep=False) == first
     cache.forget_private()
+
+
+def test_the_shape_memo_is_kept_between_checks(corpus, tmp_path, monkeypatch):
+    monkeypatch.setenv("PYSHIM_CACHE", str(tmp_path))
+    monkeypatch.setenv("PYSHIM_SYSTEM_CACHE", "")
+    cache.forget_private()
+    assert scan.load_memo() == {}
+    memo: dict = {}
+    text = next(t for n, t in corpus if n == "kernels.cu")
+    assert scan.scan(text, memo).translates is True and memo
+    scan.save_memo(memo)
+    assert scan.load_memo() == memo
+    scan.save_memo({"('extra',)": True})
+    assert set(scan.load_memo()) == {*memo, "('extra',)"}
+    cache.forget_private()

@@ -133,13 +133,20 @@ def _finish(text: str, names: list[str], out: translate_probe.Outcome,
     return None
 
 
-_memo: dict = {}  # instruction shapes known to translate (scan.py), per process
+_memo: dict | None = None  # instruction shapes known to translate (scan.py), per process
 
 
 def _outcome(text: str, deep: bool) -> translate_probe.Outcome:
+    global _memo
     from pyshim.check import scan as shape_scan
 
-    return shape_scan.cached_outcome(text, deep, _memo)
+    if _memo is None:
+        _memo = shape_scan.load_memo()
+    before = len(_memo)
+    out = shape_scan.cached_outcome(text, deep, _memo)
+    if len(_memo) > before:
+        shape_scan.save_memo(_memo)
+    return out
 
 
 def _translate(entries: list[fatbin.Entry], names: list[str], by_name: dict[str, Kernel],

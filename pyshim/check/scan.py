@@ -158,8 +158,10 @@ def scan(text: str, memo: dict | None = None) -> Outcome:
                     todo.append(c)
         return out
 
-    per_kernel = {k.name: closure(k.name) for k in kernels}
-    if all(any(s not in memo for s in per_kernel[k.name]) for k in kernels):
+    # shapes as text: the memo is kept on disk between checks (load_memo / save_memo)
+    per_kernel = {k.name: {repr(x) for x in closure(k.name)} for k in kernels}
+    if len(kernels) <= 2 and all(any(x not in memo for x in per_kernel[k.name])
+                                 for k in kernels):
         # nothing to skip: one dry run of the whole module, and learn its shapes
         out = translate_probe.dry_run(text)
         if out.translates is True:
@@ -167,9 +169,11 @@ def scan(text: str, memo: dict | None = None) -> Outcome:
                 memo.update(dict.fromkeys(shapes_of, True))
         return out
     index = None
-    for k in kernels:
-        unknown = [s for s in per_kernel[k.name] if s not in memo]
-        if not unknown:
+    # the smallest kernels first: they are the cheapest dry runs and hold the common shapes,
+    # so the big ones that follow are mostly known already
+    by_size = sorted(kernels, key=lambda k: len(k.body or ()))
+    for k in by_size:
+        if all(x in memo for x in per_kernel[k.name]):
             continue
         if index is None:
             from pyshim.kernels import lazy
@@ -185,9 +189,43 @@ def scan(text: str, memo: dict | None = None) -> Outcome:
         out = translate_probe.dry_run(piece)
         if out.translates is not True:
             return translate_probe.dry_run(text)  # the module's own message and line
-        for s in per_kernel[k.name]:
-            memo[s] = True
+        memo.update(dict.fromkeys(per_kernel[k.name], True))
     return Outcome(translates=True, mode="scan")
+
+
+def _memo_key() -> str:
+    from pyshim.kernels import cache
+    from pyshim.ptx.fingerprint import translator_fingerprint
+
+    return cache.cache_key(translator_fingerprint(), translate_probe.TARGET, "shape-memo")
+
+
+def load_memo() -> dict:
+    """The shapes earlier checks found to translate (for this translator)."""
+    from pyshim.kernels import cache
+
+    try:
+        path = cache.lookup(_memo_key(), ".shapes.json")
+        if path is not None:
+            return dict.fromkeys(json.loads(cache.read_entry(path)), True)
+    except (cache.CacheError, ValueError, TypeError):
+        pass
+    return {}
+
+
+def save_memo(memo: dict) -> None:
+    """Add this process's shapes to the kept ones (a racing check may lose some: only
+    time, the next check learns them again)."""
+    from pyshim.kernels import cache
+
+    known = load_memo()
+    if all(k in known for k in memo):
+        return
+    known.update(memo)
+    try:
+        cache.store(_memo_key(), ".shapes.json", json.dumps(sorted(known)).encode())
+    except cache.CacheError:
+        pass
 
 
 def verdict_key(text: str) -> str:
