@@ -17,6 +17,7 @@ the cache holds.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -157,6 +158,9 @@ def _job(image: bytes, target: str) -> tuple[float, str]:
 
 
 def _init_worker() -> None:
+    # Ctrl-C reaches the whole process group: the parent stops the pool, the workers must
+    # not die mid-write with a traceback each
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         os.nice(WORKER_NICE)
     except OSError:
@@ -255,6 +259,8 @@ def precompile(paths: list[str | Path], target: str, jobs: int,
                     bar.update(done, len(failures))
     except KeyboardInterrupt:
         interrupted = True
+        # a second Ctrl-C must not cut the summary short: what was built is in the cache
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         pool.shutdown(wait=False, cancel_futures=True)
     finally:
         pool.shutdown(wait=not interrupted, cancel_futures=True)
