@@ -153,3 +153,19 @@ def api_bench() -> Path:
     libs = [f"-L{cpu}", "-lamdhip64", f"-L{lib}", "-lcuda", f"-Wl,-rpath,{cpu}:{lib}"]
     return _build(out, lambda tmp: ["cc", *flags, "-o", str(tmp), str(src), *libs],
                   "cc api_bench.c", src, cpu / "libamdhip64.so.7", lib / "libcuda.so.1")
+
+
+def launch_bench() -> Path:
+    """c/launch_bench.c, linked as api_bench is."""
+    from pyshim.builders.libcuda import cuda_include
+    from pyshim.tables.fetch import include_dir
+
+    src = C_DIR / "launch_bench.c"
+    cpu, lib = cpu_device_dir(), shim_lib_dir()
+    out = out_dir() / "launch_bench"
+    incs = [cuda_include(), include_dir("hip"), include_dir("hsa")]
+    flags = ["-std=c11", "-O2", "-fopenmp", "-Wall", "-Wextra", "-Werror",
+             "-Wno-deprecated-declarations", "-D__HIP_PLATFORM_AMD__", *(f"-I{d}" for d in incs)]
+    libs = [f"-L{cpu}", "-lamdhip64", f"-L{lib}", "-lcuda", f"-Wl,-rpath,{cpu}:{lib}"]
+    return _build(out, lambda tmp: ["cc", *flags, "-o", str(tmp), str(src), *libs],
+                  "cc launch_bench.c", src, cpu / "libamdhip64.so.7", lib / "libcuda.so.1")

@@ -44,7 +44,7 @@ print(json.dumps({"module_s": t1 - t0, "kernel_s": t3 - t2, "cached": m.cached o
 _PARSE = r"""
 import json, sys, time
 from pyshim.kernels import loader
-from pyshim.ptx.parser import parse
+from pyshim.ptx.frontend.parser import parse
 text = loader.extract_ptx(open(sys.argv[1], "rb").read())
 t0 = time.process_time(); m = parse(text); t1 = time.process_time()
 print(json.dumps({"lines": text.count("\n") + 1, "s": t1 - t0,

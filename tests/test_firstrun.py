@@ -300,7 +300,7 @@ def test_parse_leaves_the_collector_as_it_found_it():
     import gc
 
     from pyshim.ptx.errors import PtxError
-    from pyshim.ptx.parser import parse
+    from pyshim.ptx.frontend.parser import parse
 
     assert gc.isenabled()
     parse(_ptx(2))
@@ -319,7 +319,7 @@ def test_parse_leaves_the_collector_as_it_found_it():
 def test_parser_operands_mixed_forms():
     """The one-token fast path hands over to the general operand parser mid-instruction."""
     from pyshim.ptx import ir
-    from pyshim.ptx.parser import parse
+    from pyshim.ptx.frontend.parser import parse
 
     m = parse(".version 7.5\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n"
               "\t.reg .b32 %r<4>;\n\t.reg .pred %p<3>;\n"

@@ -161,7 +161,7 @@ def test_bound_registers_marks_every_kernel_without_a_bound_of_its_own() -> None
     a, b, c = out.split(".visible .entry ")[1:]
     assert ".maxnreg 38" in a.split("{")[0] and ".maxnreg 38" in c.split("{")[0]
     assert ".maxnreg 38" not in b
-    from pyshim.ptx.parser import parse
+    from pyshim.ptx.frontend.parser import parse
 
     kernels = {k.name: k for k in parse(out).kernels}
     assert kernels["a"].directives["maxnreg"] == [38]

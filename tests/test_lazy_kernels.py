@@ -280,7 +280,7 @@ def test_entry_prototypes_are_declarations() -> None:
     # unit declares (an -rdc=true program with the device runtime's unit); as kernels they
     # ran the next signature into the previous body and the skeleton stopped parsing
     from pyshim.kernels.lazy import Index
-    from pyshim.ptx.parser import parse
+    from pyshim.ptx.frontend.parser import parse
 
     proto = ".entry put(.param .u32 v)\n;\n"
     index = Index(PTX.replace("\n.visible .entry", "\n" + proto + ".visible .entry", 1).encode())

@@ -33,7 +33,9 @@ def root() -> Path:
 
 
 def nvcc(src: Path, *flags: str, out_flag: str = "-o") -> Path:
-    key = hashlib.sha256(src.read_bytes() + repr(flags).encode()).hexdigest()[:16]
+    # the programs' shared headers (tests/include) are inputs too
+    headers = b"".join(h.read_bytes() for h in sorted((REPO_DIR / "tests" / "include").glob("*.h")))
+    key = hashlib.sha256(src.read_bytes() + headers + repr(flags).encode()).hexdigest()[:16]
     out_dir = build_dir() / "misuse"
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{src.stem}-{key}{'.ptx' if '-ptx' in flags else ''}"

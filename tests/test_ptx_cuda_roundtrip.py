@@ -481,8 +481,9 @@ def ops_pair(tmp_path_factory):
     and its round trip P', both on the CPU device."""
     p = ops.module(OPS)
     tmp = tmp_path_factory.mktemp("rtops")
-    # as fibers: NVRTC's collectives make P' ~3.9 MB of C as thread and region loops (clang
-    # takes 37 s over it), 7 s as fibers; the kernels above cover the loop modes
+    # as fibers: NVRTC's collectives make P' ~3.9 MB of C as thread and region loops, which
+    # clang takes several times longer over than the fiber form (benchmarks/README.md); the
+    # kernels above cover the loop modes
     target = "cpu-wave64+fibers"
     return (build(p, target, tmp),
             build(cuda_target_ptx(p, "compute_80", name="ops.cu"), target, tmp))

@@ -49,7 +49,8 @@ needs_translator = pytest.mark.skipif(
 def libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A root with lib/ (build/lib: libcudart.so.13/.12, libcuda.so.1) and cpu/ (a private
     copy of the CPU device: other components' builds replace build/cpu while tests run)."""
-    from pyshim.builders.cpu import BuildError, build_cpu_device
+    from pyshim.builders.common import BuildError
+    from pyshim.builders.cpu import build_cpu_device
     from pyshim.builders.runtime import build_runtime
 
     root = build_dir()
@@ -81,7 +82,9 @@ def libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def nvcc(src: Path, *flags: str, name: str | None = None) -> Path:
     """Build once per (source, flags) into build/runtime/bins/."""
-    key = hashlib.sha256(str(src).encode() + src.read_bytes() + repr(flags).encode())
+    # the programs' shared headers (tests/include) are inputs too
+    headers = b"".join(h.read_bytes() for h in sorted((REPO_DIR / "tests" / "include").glob("*.h")))
+    key = hashlib.sha256(str(src).encode() + src.read_bytes() + headers + repr(flags).encode())
     out_dir = build_dir() / "runtime" / "bins"
     out_dir.mkdir(parents=True, exist_ok=True)
     exe = out_dir / f"{name or src.stem}-{key.hexdigest()[:16]}"

@@ -13,13 +13,12 @@ CPU device's build/cpu) on the library path. Linking resolves them in `backend_d
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
-import subprocess
 import sys
 from pathlib import Path
 
+from pyshim.builders.common import CC, BuildError, build_lock, run
 from pyshim.codegen import blas as codegen
 from pyshim.paths import SHIM_DIR, build_dir
 
@@ -36,10 +35,6 @@ HEADER_KEYS = ("cublas13", "cusolver12", "cusparse12", "cuda13-runtime", "cuda13
 NEEDS = {"cublas": ("librocblas.so.5", "librocsolver.so.0", "libamdhip64.so.7"),
          "cusolver": ("librocsolver.so.0", "librocblas.so.5", "libamdhip64.so.7")}
 STAMP_VERSION = "1"
-
-
-class ShimBlasBuildError(RuntimeError):
-    pass
 
 
 def header_dirs() -> list[Path]:
@@ -64,12 +59,6 @@ def default_backend_dir() -> Path:
     return build_cpu_blas(out, out)
 
 
-def _run(cmd: list[str], what: str) -> None:
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise ShimBlasBuildError(f"{what} failed:\n{' '.join(cmd)}\n{proc.stdout}{proc.stderr}")
-
-
 def _fingerprint(lib: str, gen: list[Path], inc: list[Path], backend: Path, cc: str) -> str:
     h = hashlib.sha256(STAMP_VERSION.encode())
     for path in sorted({*sources(lib), *BLAS_SRC.glob("*.h"), *COMMON_DIR.glob("*.h"), *gen,
@@ -85,7 +74,7 @@ def _fingerprint(lib: str, gen: list[Path], inc: list[Path], backend: Path, cc: 
 
 def _build_lib(lib: str, out_dir: Path, gen_dir: Path, inc: list[Path],
                backend: Path) -> list[Path]:
-    cc = os.environ.get("CC", "gcc")
+    cc = CC
     gen = [gen_dir / f"{lib}_thunks.c", gen_dir / f"{lib}_export_stubs.c",
            gen_dir / f"{lib}_enums.h",
            *(gen_dir / f"{s}.map" for s in codegen.SONAMES[lib])]
@@ -101,15 +90,15 @@ def _build_lib(lib: str, out_dir: Path, gen_dir: Path, inc: list[Path],
     objects = []
     for src in [gen_dir / f"{lib}_thunks.c", gen_dir / f"{lib}_export_stubs.c", *sources(lib)]:
         obj = obj_dir / (src.stem + ".o")
-        _run([cc, *CFLAGS, *iflags, "-c", str(src), "-o", str(obj)], f"compiling {src.name}")
+        run([cc, *CFLAGS, *iflags, "-c", str(src), "-o", str(obj)], f"compiling {src.name}")
         objects.append(obj)
     needs = [f"-l:{n}" for n in NEEDS[lib]]
     for soname, target in zip(codegen.SONAMES[lib], targets, strict=True):
         tmp = out_dir / f".{soname}.{os.getpid()}.tmp"
-        _run([cc, "-shared", "-o", str(tmp), *map(str, objects),
-              f"-Wl,-soname,{soname}", f"-Wl,--version-script,{gen_dir / (soname + '.map')}",
-              "-Wl,-z,defs", "-Wl,--no-as-needed", f"-L{backend}", *needs, "-lpthread"],
-             f"linking {soname}")
+        run([cc, "-shared", "-o", str(tmp), *map(str, objects),
+             f"-Wl,-soname,{soname}", f"-Wl,--version-script,{gen_dir / (soname + '.map')}",
+             "-Wl,-z,defs", "-Wl,--no-as-needed", f"-L{backend}", *needs, "-lpthread"],
+            f"linking {soname}")
         os.replace(tmp, target)
     stamp.write_text(key)
     return targets
@@ -133,12 +122,11 @@ def build_shim_blas(out_dir: Path, backend_dir: Path | None = None) -> list[Path
     for lib in codegen.SONAMES:
         for name in NEEDS[lib]:
             if not (backend / name).is_file():
-                raise ShimBlasBuildError(f"{backend / name} not found: the backend directory "
-                                         "must hold the ROCm (or CPU device) libraries")
+                raise BuildError(f"{backend / name} not found: the backend directory "
+                                 "must hold the ROCm (or CPU device) libraries")
     gen_dir = build_dir() / "blas"
     gen_dir.mkdir(parents=True, exist_ok=True)
-    with open(gen_dir / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with build_lock(gen_dir):
         codegen.generate(gen_dir)
         inc = header_dirs()
         built: list[Path] = []
@@ -160,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         paths = build_shim_blas(args.out or build_dir() / "lib", args.backend)
-    except (ShimBlasBuildError, RuntimeError) as exc:
+    except (BuildError, RuntimeError) as exc:
         print(f"pyshim build_shim_blas: {exc}", file=sys.stderr)
         return 1
     for p in paths:

@@ -8,20 +8,29 @@ matches; concurrent builds (pytest -n) serialise on a lock file and publish atom
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 from pyshim import paths
+from pyshim.builders.common import (
+    CC,
+    BuildError,
+    build_lock,
+    compiler_version,
+    hip_includes,
+    run,
+)
 
 CPU_DIR = paths.SHIM_DIR / "cpu" / "hip"
 INCLUDE_DIR = paths.SHIM_DIR / "include"
 LIB_NAME = "libamdhip64.so"
 SONAME = "libamdhip64.so.7"
 VERSION_SCRIPT = CPU_DIR / "exports.map"
+# C shared with the shim's own libraries (shim/common), included as "common/<name>.h"
+COMMON_DIR = paths.SHIM_DIR / "common"
+COMMON_SOURCES = ("handle_set.c",)
 
 CFLAGS = (
     "-std=c11", "-O2", "-g", "-fPIC", "-pthread",
@@ -30,37 +39,24 @@ CFLAGS = (
 )
 
 
-class BuildError(RuntimeError):
-    """The compiler failed; the message carries its output."""
-
-
 def default_out_dir() -> Path:
     return paths.build_dir() / "cpu"
 
 
 def sources() -> list[Path]:
     """The runtime's C files, in a stable order."""
-    return sorted(CPU_DIR.glob("*.c"))
+    return [*sorted(CPU_DIR.glob("*.c")), *(COMMON_DIR / n for n in COMMON_SOURCES)]
 
 
 def _headers() -> list[Path]:
-    return sorted(CPU_DIR.glob("*.h")) + sorted(INCLUDE_DIR.glob("*.h"))
-
-
-def _hip_includes() -> list[Path]:
-    from pyshim.tables.fetch import include_dir
-
-    return [include_dir("hip"), include_dir("hsa")]
-
-
-def _compiler() -> str:
-    return os.environ.get("CC", "cc")
+    return [*sorted(CPU_DIR.glob("*.h")), *sorted(INCLUDE_DIR.glob("*.h")),
+            *sorted(COMMON_DIR.glob("*.h"))]
 
 
 def _command(out: Path, includes: list[Path]) -> list[str]:
     return [
-        _compiler(), *CFLAGS,
-        *(f"-I{d}" for d in (CPU_DIR, INCLUDE_DIR, *includes)),
+        CC, *CFLAGS,
+        *(f"-I{d}" for d in (CPU_DIR, INCLUDE_DIR, paths.SHIM_DIR, *includes)),
         "-shared", f"-Wl,-soname,{SONAME}", f"-Wl,--version-script={VERSION_SCRIPT}",
         "-Wl,-z,defs",
         "-o", str(out), *map(str, sources()), "-ldl",
@@ -69,8 +65,7 @@ def _command(out: Path, includes: list[Path]) -> list[str]:
 
 def _stamp(includes: list[Path]) -> str:
     h = hashlib.sha256()
-    version = subprocess.run([_compiler(), "--version"], capture_output=True, text=True)
-    h.update(version.stdout.encode())
+    h.update(compiler_version().encode())
     h.update(repr(_command(Path("out"), includes)).encode())
     for p in [*sources(), *_headers(), VERSION_SCRIPT]:
         h.update(p.name.encode())
@@ -115,18 +110,18 @@ def build_cpu_device(out_dir: Path | None = None) -> Path:
     """Builds libamdhip64.so.7 (and the libamdhip64.so link) into `out_dir`; returns it."""
     out_dir = Path(out_dir) if out_dir is not None else default_out_dir()
     out_dir.mkdir(parents=True, exist_ok=True)
-    includes = _hip_includes()
+    includes = hip_includes()
     stamp = _stamp(includes)
     target = out_dir / SONAME
     stamp_file = out_dir / f"{SONAME}.stamp"
-    with open(out_dir / f".{SONAME}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with build_lock(out_dir, f".{SONAME}.lock"):
         if not (target.exists() and stamp_file.exists() and stamp_file.read_text() == stamp):
             tmp = out_dir / f".{SONAME}.{os.getpid()}.tmp"
-            proc = subprocess.run(_command(tmp, includes), capture_output=True, text=True)
-            if proc.returncode != 0:
+            try:
+                run(_command(tmp, includes), f"building {SONAME}")
+            except BuildError:
                 tmp.unlink(missing_ok=True)
-                raise BuildError(f"building {SONAME} failed:\n{proc.stdout}{proc.stderr}")
+                raise
             _check_exports(tmp)
             os.replace(tmp, target)
             stamp_file.write_text(stamp)

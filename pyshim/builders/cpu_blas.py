@@ -17,13 +17,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyshim.builders.common import CC, BuildError, defined_symbols, run
 from pyshim.paths import SHIM_DIR, build_dir
 
 CPU_SRC = SHIM_DIR / "cpu"
@@ -34,10 +34,6 @@ CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-fvisibili
           "-D__HIP_PLATFORM_AMD__", "-DROCBLAS_NO_DEPRECATED_WARNINGS"]
 STAMP_VERSION = "1"
 COMPILE_JOBS = 2
-
-
-class BlasBuildError(RuntimeError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -52,7 +48,7 @@ def openblas_dirs() -> tuple[Path, Path]:
     try:
         import scipy_openblas32  # type: ignore[import-not-found]
     except ImportError as exc:
-        raise BlasBuildError(
+        raise BuildError(
             "the CPU device's BLAS needs PyPI scipy-openblas32 "
             "(pip install scipy-openblas32)") from exc
     return Path(scipy_openblas32.get_include_dir()), Path(scipy_openblas32.get_lib_dir())
@@ -69,14 +65,6 @@ def _specs() -> list[LibSpec]:
     solver = tuple(sorted((CPU_SRC / "rocsolver").glob("*.c")))
     return [LibSpec("librocblas.so.5", "rocblas", blas),
             LibSpec("librocsolver.so.0", "rocsolver", solver)]
-
-
-def _run(cmd: list[str], what: str) -> str:
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise BlasBuildError(f"{what} failed ({' '.join(cmd[:3])} ...):\n"
-                             f"{proc.stdout}{proc.stderr}")
-    return proc.stdout
 
 
 @dataclass(frozen=True)
@@ -123,7 +111,7 @@ def declarations(includes: list[Path], cc: str = "gcc") -> dict[str, Decl]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "decls.c"
         path.write_text(src)
-        text = _run([cc, "-E", "-P", *CFLAGS[:1], "-D__HIP_PLATFORM_AMD__",
+        text = run([cc, "-E", "-P", *CFLAGS[:1], "-D__HIP_PLATFORM_AMD__",
                      *[f"-I{d}" for d in includes], str(path)], "preprocessing the headers")
     text = re.sub(r"\s+", " ", text)
     found: dict[str, Decl] = {}
@@ -216,11 +204,6 @@ def _batch_source(decls: dict[str, Decl], have: set[str], prefix: str) -> tuple[
     return "\n".join(lines) + "\n", names
 
 
-def _defined_symbols(objects: list[Path]) -> set[str]:
-    out = _run(["nm", "--defined-only", "-g", *map(str, objects)], "nm")
-    return {line.split()[-1] for line in out.splitlines() if line.count(" ") >= 2}
-
-
 def _stub_source(names: list[str]) -> str:
     """Stubs for declared-but-unimplemented entry points. They are defined without the
     header (parameters do not matter to a function that ignores them on x86-64 SysV)."""
@@ -265,22 +248,22 @@ def _build_one(spec: LibSpec, out_dir: Path, hip_dir: Path, inc: list[Path],
         return target
     obj_dir = out_dir / f"obj-{spec.prefix}"
     obj_dir.mkdir(parents=True, exist_ok=True)
-    cc = os.environ.get("CC", "gcc")
+    cc = CC
     iflags = [f"-I{_own_dir(spec)}", f"-I{CPU_COMMON}", *[f"-I{d}" for d in inc], f"-I{ob_inc}"]
     srcs = list(spec.sources)
     objects = [obj_dir / (src.stem + ".o") for src in srcs]
     # two compiles at a time: the macro-heavy files dominate the build
     with ThreadPoolExecutor(max_workers=COMPILE_JOBS) as pool:
-        list(pool.map(lambda so: _run([cc, *CFLAGS, *iflags, "-c", str(so[0]), "-o", str(so[1])],
-                                      f"compiling {so[0].name}"), zip(srcs, objects, strict=True)))
-    have = _defined_symbols(objects) if objects else set()
+        list(pool.map(lambda so: run([cc, *CFLAGS, *iflags, "-c", str(so[0]), "-o", str(so[1])],
+                                     f"compiling {so[0].name}"), zip(srcs, objects, strict=True)))
+    have = defined_symbols(objects) if objects else set()
     if spec.prefix == "rocsolver":
         batch_c = obj_dir / "batched.c"
         text, generated = _batch_source(decls, have, spec.prefix)
         batch_c.write_text(text)
         batch_o = obj_dir / "batched.o"
-        _run([cc, *CFLAGS, *iflags, "-c", str(batch_c), "-o", str(batch_o)],
-             "compiling the generated batched forms")
+        run([cc, *CFLAGS, *iflags, "-c", str(batch_c), "-o", str(batch_o)],
+            "compiling the generated batched forms")
         objects.append(batch_o)
         have |= set(generated)
     missing = sorted(n for n, d in decls.items()
@@ -289,16 +272,16 @@ def _build_one(spec: LibSpec, out_dir: Path, hip_dir: Path, inc: list[Path],
     stub_c = obj_dir / "stubs.c"
     stub_c.write_text(_stub_source(missing))
     stub_o = obj_dir / "stubs.o"
-    _run([cc, "-std=c11", "-O1", "-fPIC", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden",
-          "-c", str(stub_c), "-o", str(stub_o)], "compiling the generated stubs")
+    run([cc, "-std=c11", "-O1", "-fPIC", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden",
+         "-c", str(stub_c), "-o", str(stub_o)], "compiling the generated stubs")
     vscript = obj_dir / "exports.map"
     vscript.write_text(f"{{ global: {spec.prefix}_*; local: *; }};\n")
     tmp = target.with_suffix(".tmp")
-    _run([cc, "-shared", "-o", str(tmp), *map(str, objects), str(stub_o),
-          f"-Wl,-soname,{spec.soname}", f"-Wl,--version-script,{vscript}", "-Wl,-z,defs",
-          *extra_link, f"-L{hip_dir}", f"-l:{HIP_SONAME}", f"-L{ob_lib}", "-lscipy_openblas",
-          f"-Wl,-rpath,$ORIGIN:{hip_dir}:{ob_lib}", "-lm", "-lpthread"],
-         f"linking {spec.soname}")
+    run([cc, "-shared", "-o", str(tmp), *map(str, objects), str(stub_o),
+         f"-Wl,-soname,{spec.soname}", f"-Wl,--version-script,{vscript}", "-Wl,-z,defs",
+         *extra_link, f"-L{hip_dir}", f"-l:{HIP_SONAME}", f"-L{ob_lib}", "-lscipy_openblas",
+         f"-Wl,-rpath,$ORIGIN:{hip_dir}:{ob_lib}", "-lm", "-lpthread"],
+        f"linking {spec.soname}")
     os.replace(tmp, target)
     (out_dir / f"{spec.soname}.unimplemented").write_text("\n".join(missing) + "\n")
     stamp.write_text(key)
@@ -313,8 +296,8 @@ def build_cpu_blas(out_dir: Path | None = None, hip_dir: Path | None = None) -> 
     hip_dir = Path(hip_dir) if hip_dir is not None else out_dir
     out_dir.mkdir(parents=True, exist_ok=True)
     if not (hip_dir / HIP_SONAME).is_file():
-        raise BlasBuildError(f"{hip_dir / HIP_SONAME} not found: build the CPU device's HIP "
-                             "runtime first (python3 -m pyshim.builders.cpu)")
+        raise BuildError(f"{hip_dir / HIP_SONAME} not found: build the CPU device's HIP "
+                         "runtime first (python3 -m pyshim.builders.cpu)")
     inc = header_dirs()
     decls = declarations(inc)
     blas_spec, solver_spec = _specs()
@@ -347,7 +330,7 @@ def measure_gemm(n: int, dtype: str = "float32", out_dir: Path | None = None,
     ptr = [ctypes.c_void_p(x.ctypes.data) for x in (a, b, c, one, zero)]
     handle = ctypes.c_void_p()
     if blas.rocblas_create_handle(ctypes.byref(handle)) != 0:
-        raise BlasBuildError("rocblas_create_handle failed")
+        raise BuildError("rocblas_create_handle failed")
     dim, trans = ctypes.c_int(n), ctypes.c_char(b"N")
     direct_fn = getattr(ob, f"scipy_{pre}gemm_")
     rb_fn = getattr(blas, f"rocblas_{pre}gemm")
@@ -360,7 +343,7 @@ def measure_gemm(n: int, dtype: str = "float32", out_dir: Path | None = None,
     def through_rocblas() -> None:
         st = rb_fn(handle, 111, 111, n, n, n, ptr[3], ptr[0], n, ptr[1], n, ptr[4], ptr[2], n)
         if st != 0:
-            raise BlasBuildError(f"rocblas_{pre}gemm returned {st}")
+            raise BuildError(f"rocblas_{pre}gemm returned {st}")
 
     best = {"direct": float("inf"), "rocblas": float("inf")}
     direct()
@@ -393,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
                 r = measure_gemm(args.measure_gemm, dtype, out)
                 print(f"{dtype} gemm n={args.measure_gemm}: OpenBLAS {r['direct_s'] * 1e3:.1f} ms, "
                       f"rocBLAS {r['rocblas_s'] * 1e3:.1f} ms, ratio {r['ratio']:.3f}")
-    except BlasBuildError as exc:
+    except BuildError as exc:
         print(f"pyshim build_blas: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -11,26 +11,19 @@ forwards every function not overridden in shim/jit/<wrapper>.c to NVIDIA's libra
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
-import subprocess
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyshim.builders.common import CC, BuildError, build_lock, digest, run, write_if_changed
 from pyshim.paths import SHIM_DIR, TABLES_DIR, build_dir
 
 JIT_DIR = SHIM_DIR / "jit"
 SPEC = TABLES_DIR / "jit_libraries.toml"
 ELF_WRITE = SHIM_DIR / "common" / "elf_write.c"
 AUDIT = "libpyshim_audit.so"
-CC = os.environ.get("CC", "cc")
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror"]
-
-
-class BuildError(RuntimeError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -114,37 +107,16 @@ def version_script(lib: JitLibrary) -> str:
     return f"{node} {{\n  global:\n{body}  local: *;\n}};\n"
 
 
-def _write(path: Path, text: str) -> Path:
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-    return path
-
-
-def _run(cmd: list[str]) -> None:
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise BuildError(f"{' '.join(cmd)}\n{proc.stderr[-4000:]}")
-
-
-def _stamp(parts: list[str], inputs: list[Path]) -> str:
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(p.encode() + b"\0")
-    for path in inputs:
-        h.update(path.read_bytes() + b"\0")
-    return h.hexdigest()
-
-
 def _link(out: Path, sources: list[Path], extra: list[str], work: Path,
           incs: list[Path]) -> Path:
     cmd = [CC, *CFLAGS, *(f"-I{p}" for p in incs), *map(str, sources), "-o", str(out) + ".tmp",
            *extra]
     stamp = work / (out.name + ".stamp")
     headers = [p for d in [*incs, SHIM_DIR / "common"] for p in sorted(d.glob("*.h"))]
-    key = _stamp(cmd, sources + headers)
+    key = digest([*cmd, *(p.read_bytes() for p in sources + headers)])
     if out.exists() and stamp.exists() and stamp.read_text() == key:
         return out
-    _run(cmd)
+    run(cmd)
     os.replace(str(out) + ".tmp", out)
     stamp.write_text(key)
     return out
@@ -158,16 +130,15 @@ def build_jit(root: Path | None = None) -> list[Path]:
     for d in (work, lib_dir, jit_dir, bin_dir):
         d.mkdir(parents=True, exist_ok=True)
     built = []
-    with open(work / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with build_lock(work):
         built.append(_link(lib_dir / AUDIT, [JIT_DIR / "audit.c"], ["-shared"], work,
                            [JIT_DIR]))
         for lib in load_spec():
             gen = work / lib.wrapper
             gen.mkdir(exist_ok=True)
-            fwd = _write(gen / f"{lib.wrapper}_forward.c", forward_source(lib))
-            _write(gen / f"{lib.wrapper}_names.h", names_header(lib))
-            vs = _write(gen / f"{lib.wrapper}.map", version_script(lib))
+            fwd = write_if_changed(gen / f"{lib.wrapper}_forward.c", forward_source(lib))
+            write_if_changed(gen / f"{lib.wrapper}_names.h", names_header(lib))
+            vs = write_if_changed(gen / f"{lib.wrapper}.map", version_script(lib))
             srcs = [JIT_DIR / f"{lib.wrapper}.c", JIT_DIR / "wrapper.c",
                     JIT_DIR / "ptx_image.c", ELF_WRITE, fwd, vs]
             out = _link(jit_dir / lib.soname, srcs[:-1],

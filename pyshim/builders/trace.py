@@ -10,20 +10,17 @@ stamp of its inputs (sources, generated C, flags, compiler) changes.
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
-import subprocess
 import sys
 from pathlib import Path
 
+from pyshim.builders.common import CC, BuildError, build_lock, compiler_version, digest, run
 from pyshim.codegen import trace as codegen
 from pyshim.codegen.export_tables import generate as export_tables_header
 from pyshim.paths import SHIM_DIR, build_dir
 
 TRACE_DIR = SHIM_DIR / "trace"
 LIBRARY = "libpyshim_trace.so"
-CC = os.environ.get("CC", "cc")
 # -fvisibility=hidden: only the wrappers (PT_API) are exported, never our helpers.
 # -Bsymbolic-functions: a wrapper named in our own tables is ours, whatever else is loaded.
 # -O2 also makes dlsym's RTLD_NEXT forward a sibling call (resolve.c relies on it).
@@ -31,10 +28,6 @@ CFLAGS = ["-std=c11", "-O2", "-foptimize-sibling-calls", "-fPIC", "-fvisibility=
           "-Wall", "-Wextra", "-Werror"]
 LDFLAGS = ["-shared", "-Wl,-Bsymbolic-functions", "-Wl,-z,defs", "-ldl", "-lpthread"]
 HEADERS = ("cuda13-runtime", "cuda13-crt", "cuda13-profiler")
-
-
-class BuildError(RuntimeError):
-    pass
 
 
 def work_dir() -> Path:
@@ -52,27 +45,10 @@ def sources(gen_dir: Path) -> list[Path]:
                                            gen_dir / "trace_runtime.c"]
 
 
-def _cc_version() -> str:
-    proc = subprocess.run([CC, "--version"], capture_output=True, text=True)
-    return proc.stdout.splitlines()[0] if proc.stdout else CC
-
-
-def _stamp(cmd: list[str], inputs: list[Path]) -> str:
-    h = hashlib.sha256()
-    for part in [*cmd, _cc_version()]:
-        h.update(part.encode() + b"\0")
-    for path in inputs:
-        h.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
-
-
 def _compile(src: Path, obj: Path, gen_dir: Path) -> None:
     incs = [TRACE_DIR, gen_dir, *include_dirs()]
     cmd = [CC, *CFLAGS, *(f"-I{p}" for p in incs), "-c", str(src), "-o", str(obj)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise BuildError(f"compiling {src.name} for {LIBRARY} failed:\n"
-                         f"{' '.join(cmd)}\n{proc.stderr[-4000:]}")
+    run(cmd, f"compiling {src.name} for {LIBRARY}")
 
 
 def build_trace(out_dir: Path | None = None, force: bool = False) -> Path:
@@ -83,14 +59,14 @@ def build_trace(out_dir: Path | None = None, force: bool = False) -> Path:
     work.mkdir(parents=True, exist_ok=True)
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / LIBRARY
-    with open(work / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel test workers build it once
+    with build_lock(work):  # parallel test workers build it once
         codegen.generate(gen_dir)
         export_tables_header(gen_dir)
         srcs = sources(gen_dir)
         inputs = [*srcs, TRACE_DIR / "trace.h", gen_dir / "trace_enums.h",
                   gen_dir / "export_tables.h"]
-        stamp = _stamp([*CFLAGS, *LDFLAGS, str(out)], inputs)
+        stamp = digest([*CFLAGS, *LDFLAGS, str(out), compiler_version(),
+                        *(x for p in inputs for x in (str(p), p.read_bytes()))])
         stamp_file = work / f"{LIBRARY}.stamp"
         if (not force and out.exists() and stamp_file.exists()
                 and stamp_file.read_text() == stamp):
@@ -102,9 +78,7 @@ def build_trace(out_dir: Path | None = None, force: bool = False) -> Path:
             objs.append(obj)
         tmp = out.with_name(out.name + ".tmp")
         cmd = [CC, *(str(o) for o in objs), "-o", str(tmp), *LDFLAGS]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise BuildError(f"linking {LIBRARY} failed:\n{proc.stderr[-4000:]}")
+        run(cmd, f"linking {LIBRARY}")
         os.replace(tmp, out)  # atomic: a running program never sees half a library
         stamp_file.write_text(stamp)
     return out

@@ -125,8 +125,8 @@ _SREGS = frozenset(("%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridi
 def scan(text: str, memo: dict | None = None) -> Outcome:
     """The verdict for one module's PTX text (see the module docstring)."""
     from pyshim.ptx.errors import PtxError, UnsupportedInstruction
-    from pyshim.ptx.parser import parse
-    from pyshim.ptx.validate import validate
+    from pyshim.ptx.frontend.parser import parse
+    from pyshim.ptx.frontend.validate import validate
 
     memo = {} if memo is None else memo
     try:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from pyshim.builders.components import ALL, _log, build_all
-from pyshim.builders.libcuda import BuildError
+from pyshim.builders.common import BuildError, log
+from pyshim.builders.components import ALL, build_all
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -23,10 +23,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     components = tuple(args.only) if args.only else ALL
     try:
-        results = build_all(force=args.force, cpu=not args.no_cpu, components=components)
+        build_all(force=args.force, cpu=not args.no_cpu, components=components)
     except BuildError as exc:
-        _log(str(exc))
+        log(str(exc))
         return 1
-    if results.get("cpu") is not None:
-        _log(f"CPU device: {results['cpu']}")
     return 0

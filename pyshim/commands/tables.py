@@ -19,6 +19,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                                  "(skipped, not failed, if a pinned package has vanished)")
     st = sub.add_parser("stats", help="coverage counts per API from the committed tables")
     st.add_argument("--json", action="store_true", help="machine-readable output")
+    st.add_argument("--unsupported", action="store_true",
+                    help="list the driver and runtime entry points not mapped, by feature "
+                         "area, each with its reason")
     ex = sub.add_parser("exports", help="refresh tables/exports/<soname>.txt from NVIDIA's "
                                         "libraries (`nm -D`): what pyshim's must also export")
     ex.add_argument("--from", dest="lib_dir", type=Path, required=True,
@@ -48,6 +51,12 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "stats":
         from pyshim.tables.stats import export_stats, format_exports, format_text, stats
 
+        if args.unsupported:
+            from pyshim.tables.stats import format_not_mapped, not_mapped
+
+            groups = not_mapped()
+            print(json.dumps(groups, indent=2) if args.json else format_not_mapped(groups))
+            return 0
         s = stats()
         if args.json:
             print(json.dumps(s, indent=2, sort_keys=True))

@@ -134,7 +134,7 @@ static void fill_props(cpu_device *d)
     p->concurrentManagedAccess = 1;
     p->computePreemptionSupported = 0;
     p->canUseHostPointerForRegisteredMem = 1;
-    p->cooperativeLaunch = 0;
+    p->cooperativeLaunch = 1;   /* every block a thread of its own (grid.c) */
     p->cooperativeMultiDeviceLaunch = 0;
     p->sharedMemPerBlockOptin = CPU_MAX_SHARED;
     p->pageableMemoryAccessUsesHostPageTables = 1;

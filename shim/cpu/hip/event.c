@@ -7,7 +7,7 @@
 
 #include "internal.h"
 
-static cpu_handle_set event_handles = CPU_HANDLE_SET_INIT;
+static pyshim_handle_set event_handles = PYSHIM_HANDLE_SET_INIT;
 
 void cpu_event_release_locked(struct ihipEvent_t *e)
 {
@@ -17,7 +17,7 @@ void cpu_event_release_locked(struct ihipEvent_t *e)
 
 static bool event_valid(hipEvent_t e)
 {
-    return e != NULL && cpu_handles_contains(&event_handles, e);
+    return e != NULL && pyshim_handles_contains(&event_handles, e);
 }
 
 hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)
@@ -36,7 +36,7 @@ hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)
     e->magic = CPU_MAGIC_EVENT;
     e->flags = flags;
     e->refs = 1;
-    if (!cpu_handles_add(&event_handles, e)) {
+    if (!pyshim_handles_add(&event_handles, e)) {
         free(e);
         return cpu_ret(hipErrorOutOfMemory);
     }
@@ -51,7 +51,7 @@ hipError_t hipEventCreate(hipEvent_t *event)
 
 hipError_t hipEventDestroy(hipEvent_t event)
 {
-    if (event == NULL || !cpu_handles_remove(&event_handles, event))
+    if (event == NULL || !pyshim_handles_remove(&event_handles, event))
         return cpu_ret(hipErrorInvalidHandle);
     pthread_mutex_lock(&cpu_sched_lock);
     event->destroyed = true;
@@ -73,8 +73,9 @@ static void run_record(cpu_cmd *c)
     pthread_mutex_lock(&cpu_sched_lock);
     /* Records of one event may run on different streams out of order: keep the newest. */
     if (r->gen > r->event->gen_done) {
-        r->event->gen_done = r->gen;
         r->event->time_ns = now;
+        /* read unlocked by a spinning hipEventSynchronize */
+        __atomic_store_n(&r->event->gen_done, r->gen, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&cpu_sched_lock);
 }
@@ -131,14 +132,31 @@ hipError_t hipEventRecordWithFlags(hipEvent_t event, hipStream_t stream, unsigne
     return cpu_ret(event_record(event, stream, false));
 }
 
+typedef struct event_wait {
+    const struct ihipEvent_t *e;
+    uint64_t gen;
+} event_wait;
+
+static bool event_reached(const void *arg)
+{
+    const event_wait *w = arg;
+    return __atomic_load_n(&w->e->gen_done, __ATOMIC_ACQUIRE) >= w->gen;
+}
+
 hipError_t hipEventSynchronize(hipEvent_t event)
 {
     if (!event_valid(event))
         return cpu_ret(hipErrorInvalidHandle);
     pthread_mutex_lock(&cpu_sched_lock);
     uint64_t target = event->gen_recorded;
+    event->refs++;   /* alive while this thread spins on it unlocked */
+    pthread_mutex_unlock(&cpu_sched_lock);
+    if (cpu_expect_short_wait())
+        cpu_spin_until(event_reached, &(event_wait){event, target});
+    pthread_mutex_lock(&cpu_sched_lock);
     while (event->gen_done < target)
         pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);
+    cpu_event_release_locked(event);
     pthread_mutex_unlock(&cpu_sched_lock);
     cpu_printf_flush();
     return cpu_ret(cpu_sticky_error());

@@ -26,10 +26,10 @@ struct hipGraphExec {
     cpu_user_refs users;             /* the graph's, when instantiated */
 };
 
-static cpu_handle_set graph_handles = CPU_HANDLE_SET_INIT;
-static cpu_handle_set exec_handles = CPU_HANDLE_SET_INIT;
+static pyshim_handle_set graph_handles = PYSHIM_HANDLE_SET_INIT;
+static pyshim_handle_set exec_handles = PYSHIM_HANDLE_SET_INIT;
 /* every node of a live graph: the calls that name a node without its graph look it up */
-static cpu_handle_set node_handles = CPU_HANDLE_SET_INIT;
+static pyshim_handle_set node_handles = PYSHIM_HANDLE_SET_INIT;
 
 static int node_type(const cpu_cmd *c);
 
@@ -44,7 +44,7 @@ static bool same_kind(const cpu_cmd *a, const cpu_cmd *b)
 struct ihipGraph *cpu_graph_new(void)
 {
     struct ihipGraph *g = calloc(1, sizeof *g);
-    if (g != NULL && !cpu_handles_add(&graph_handles, g)) {
+    if (g != NULL && !pyshim_handles_add(&graph_handles, g)) {
         free(g);
         return NULL;
     }
@@ -53,13 +53,13 @@ struct ihipGraph *cpu_graph_new(void)
 
 bool cpu_graph_append(struct ihipGraph *g, cpu_cmd *c)
 {
-    if (!cpu_handles_add(&node_handles, c))
+    if (!pyshim_handles_add(&node_handles, c))
         return false;
     if (g->n == g->cap) {
         size_t cap = g->cap ? g->cap * 2 : 16;
         cpu_cmd **cmds = realloc(g->cmds, cap * sizeof *cmds);
         if (cmds == NULL) {
-            cpu_handles_remove(&node_handles, c);
+            pyshim_handles_remove(&node_handles, c);
             return false;
         }
         g->cmds = cmds;
@@ -86,10 +86,10 @@ hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
 
 hipError_t hipGraphDestroy(hipGraph_t graph)
 {
-    if (graph == NULL || !cpu_handles_remove(&graph_handles, graph))
+    if (graph == NULL || !pyshim_handles_remove(&graph_handles, graph))
         return cpu_ret(hipErrorInvalidValue);
     for (size_t i = 0; i < graph->n; i++)
-        cpu_handles_remove(&node_handles, graph->cmds[i]);
+        pyshim_handles_remove(&node_handles, graph->cmds[i]);
     free_cmds(graph->cmds, graph->n);
     cpu_user_refs_clear(&graph->users);
     free(graph);
@@ -99,7 +99,7 @@ hipError_t hipGraphDestroy(hipGraph_t graph)
 hipError_t hipGraphRetainUserObject(hipGraph_t graph, hipUserObject_t object,
                                     unsigned int count, unsigned int flags)
 {
-    if (!cpu_handles_contains(&graph_handles, graph) || (flags & ~(unsigned)hipGraphUserObjectMove))
+    if (!pyshim_handles_contains(&graph_handles, graph) || (flags & ~(unsigned)hipGraphUserObjectMove))
         return cpu_ret(hipErrorInvalidValue);
     return cpu_ret(cpu_user_refs_add(&graph->users, object, count,
                                      (flags & hipGraphUserObjectMove) != 0));
@@ -108,7 +108,7 @@ hipError_t hipGraphRetainUserObject(hipGraph_t graph, hipUserObject_t object,
 hipError_t hipGraphReleaseUserObject(hipGraph_t graph, hipUserObject_t object,
                                      unsigned int count)
 {
-    if (!cpu_handles_contains(&graph_handles, graph))
+    if (!pyshim_handles_contains(&graph_handles, graph))
         return cpu_ret(hipErrorInvalidValue);
     return cpu_ret(cpu_user_refs_remove(&graph->users, object, count));
 }
@@ -118,7 +118,7 @@ hipError_t hipGraphReleaseUserObject(hipGraph_t graph, hipUserObject_t object,
  * edge. */
 hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)
 {
-    if (numNodes == NULL || !cpu_handles_contains(&graph_handles, graph))
+    if (numNodes == NULL || !pyshim_handles_contains(&graph_handles, graph))
         return cpu_ret(hipErrorInvalidValue);
     if (nodes != NULL)
         for (size_t i = 0; i < *numNodes; i++)
@@ -138,7 +138,7 @@ static bool in_graph(const struct ihipGraph *g, hipGraphNode_t node)
 static hipError_t check_add(hipGraphNode_t *pNode, hipGraph_t graph, const hipGraphNode_t *deps,
                             size_t ndeps)
 {
-    if (pNode == NULL || !cpu_handles_contains(&graph_handles, graph))
+    if (pNode == NULL || !pyshim_handles_contains(&graph_handles, graph))
         return hipErrorInvalidValue;
     if (ndeps > 0 && deps == NULL)
         return hipErrorInvalidValue;
@@ -316,7 +316,7 @@ hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
 
 static hipError_t instantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph)
 {
-    if (pGraphExec == NULL || !cpu_handles_contains(&graph_handles, graph))
+    if (pGraphExec == NULL || !pyshim_handles_contains(&graph_handles, graph))
         return hipErrorInvalidValue;
     struct hipGraphExec *e = calloc(1, sizeof *e);
     if (e == NULL)
@@ -329,7 +329,7 @@ static hipError_t instantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph)
         e->nodes[i] = (hipGraphNode_t)graph->cmds[i];
     }
     ok = ok && cpu_user_refs_copy(&e->users, &graph->users);
-    if (!ok || !cpu_handles_add(&exec_handles, e)) {
+    if (!ok || !pyshim_handles_add(&exec_handles, e)) {
         free_cmds(e->cmds, e->n);
         cpu_user_refs_clear(&e->users);
         free(e->nodes);
@@ -384,7 +384,7 @@ hipError_t hipGraphInstantiateWithParams(hipGraphExec_t *pGraphExec, hipGraph_t 
 
 hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)
 {
-    if (graphExec == NULL || !cpu_handles_remove(&exec_handles, graphExec))
+    if (graphExec == NULL || !pyshim_handles_remove(&exec_handles, graphExec))
         return cpu_ret(hipErrorInvalidValue);
     /* Launches already enqueued hold their own copies of the commands. */
     free_cmds(graphExec->cmds, graphExec->n);
@@ -401,7 +401,7 @@ hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)
 hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
                                            const hipKernelNodeParams *pNodeParams)
 {
-    if (hGraphExec == NULL || !cpu_handles_contains(&exec_handles, hGraphExec) ||
+    if (hGraphExec == NULL || !pyshim_handles_contains(&exec_handles, hGraphExec) ||
         pNodeParams == NULL || node == NULL)
         return cpu_ret(hipErrorInvalidValue);
     size_t i = 0;
@@ -430,8 +430,8 @@ hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph,
 {
     if (hErrorNode_out != NULL)
         *hErrorNode_out = NULL;
-    if (hGraphExec == NULL || !cpu_handles_contains(&exec_handles, hGraphExec) ||
-        !cpu_handles_contains(&graph_handles, hGraph) || updateResult_out == NULL)
+    if (hGraphExec == NULL || !pyshim_handles_contains(&exec_handles, hGraphExec) ||
+        !pyshim_handles_contains(&graph_handles, hGraph) || updateResult_out == NULL)
         return cpu_ret(hipErrorInvalidValue);
     if (hGraph->n != hGraphExec->n) {
         *updateResult_out = hipGraphExecUpdateErrorTopologyChanged;
@@ -464,7 +464,7 @@ hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph,
 
 static hipError_t graph_launch(hipGraphExec_t exec, hipStream_t stream, bool spt)
 {
-    if (exec == NULL || !cpu_handles_contains(&exec_handles, exec))
+    if (exec == NULL || !pyshim_handles_contains(&exec_handles, exec))
         return hipErrorInvalidValue;
     struct ihipStream_t *s;
     hipError_t err = cpu_stream_resolve(stream, spt, &s);
@@ -498,7 +498,7 @@ hipError_t hipGraphLaunch_spt(hipGraphExec_t graphExec, hipStream_t stream)
 hipError_t hipGraphUpload(hipGraphExec_t graphExec, hipStream_t stream)
 {
     struct ihipStream_t *s;
-    if (graphExec == NULL || !cpu_handles_contains(&exec_handles, graphExec))
+    if (graphExec == NULL || !pyshim_handles_contains(&exec_handles, graphExec))
         return cpu_ret(hipErrorInvalidValue);
     return cpu_ret(cpu_stream_resolve(stream, false, &s));   /* nothing to upload */
 }
@@ -506,7 +506,7 @@ hipError_t hipGraphUpload(hipGraphExec_t graphExec, hipStream_t stream)
 /* A copy of the graph: every node cloned, in the same (topological) order. */
 hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph)
 {
-    if (pGraphClone == NULL || !cpu_handles_contains(&graph_handles, originalGraph))
+    if (pGraphClone == NULL || !pyshim_handles_contains(&graph_handles, originalGraph))
         return cpu_ret(hipErrorInvalidValue);
     struct ihipGraph *g = cpu_graph_new();
     if (g == NULL)
@@ -546,7 +546,7 @@ static void replace_in_place(cpu_cmd *node, cpu_cmd *fresh)
 
 hipError_t hipDrvGraphMemcpyNodeGetParams(hipGraphNode_t hNode, HIP_MEMCPY3D *nodeParams)
 {
-    if (nodeParams == NULL || !cpu_handles_contains(&node_handles, hNode) ||
+    if (nodeParams == NULL || !pyshim_handles_contains(&node_handles, hNode) ||
         !cpu_cmd_drv_copy_desc((const cpu_cmd *)hNode, nodeParams))
         return cpu_ret(hipErrorInvalidValue);
     return hipSuccess;
@@ -554,7 +554,7 @@ hipError_t hipDrvGraphMemcpyNodeGetParams(hipGraphNode_t hNode, HIP_MEMCPY3D *no
 
 hipError_t hipDrvGraphMemcpyNodeSetParams(hipGraphNode_t hNode, const HIP_MEMCPY3D *nodeParams)
 {
-    if (nodeParams == NULL || !cpu_handles_contains(&node_handles, hNode) ||
+    if (nodeParams == NULL || !pyshim_handles_contains(&node_handles, hNode) ||
         !cpu_cmd_drv_copy_desc((const cpu_cmd *)hNode, NULL))
         return cpu_ret(hipErrorInvalidValue);
     cpu_cmd *c = NULL;
@@ -567,7 +567,7 @@ hipError_t hipDrvGraphMemcpyNodeSetParams(hipGraphNode_t hNode, const HIP_MEMCPY
 
 hipError_t hipGraphMemsetNodeSetParams(hipGraphNode_t node, const hipMemsetParams *pNodeParams)
 {
-    if (pNodeParams == NULL || !cpu_handles_contains(&node_handles, node) ||
+    if (pNodeParams == NULL || !pyshim_handles_contains(&node_handles, node) ||
         !cpu_cmd_is_fill((const cpu_cmd *)node))
         return cpu_ret(hipErrorInvalidValue);
     cpu_cmd *c = NULL;
@@ -583,7 +583,7 @@ hipError_t hipGraphMemsetNodeSetParams(hipGraphNode_t node, const hipMemsetParam
 hipError_t hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
                                            const hipMemsetParams *pNodeParams)
 {
-    if (hGraphExec == NULL || !cpu_handles_contains(&exec_handles, hGraphExec) ||
+    if (hGraphExec == NULL || !pyshim_handles_contains(&exec_handles, hGraphExec) ||
         pNodeParams == NULL || node == NULL)
         return cpu_ret(hipErrorInvalidValue);
     size_t i = 0;
@@ -633,7 +633,7 @@ static int node_type(const cpu_cmd *c)
 
 hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *pType)
 {
-    if (pType == NULL || !cpu_handles_contains(&node_handles, node))
+    if (pType == NULL || !pyshim_handles_contains(&node_handles, node))
         return cpu_ret(hipErrorInvalidValue);
     int t = node_type((const cpu_cmd *)node);
     if (t < 0) {
@@ -648,7 +648,7 @@ hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *pType)
 static long exec_index(hipGraphExec_t exec, hipGraphNode_t node, bool (*is_kind)(const cpu_cmd *),
                        const char *call)
 {
-    if (exec == NULL || !cpu_handles_contains(&exec_handles, exec) || node == NULL)
+    if (exec == NULL || !pyshim_handles_contains(&exec_handles, exec) || node == NULL)
         return -1;
     for (size_t i = 0; i < exec->n; i++)
         if (exec->nodes[i] == node) {
@@ -687,7 +687,7 @@ hipError_t hipDrvGraphExecMemcpyNodeSetParams(hipGraphExec_t hGraphExec, hipGrap
 hipError_t hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
 {
     if (pNodeParams == NULL || pNodeParams->fn == NULL ||
-        !cpu_handles_contains(&node_handles, node) || !cpu_cmd_is_host_fn((const cpu_cmd *)node))
+        !pyshim_handles_contains(&node_handles, node) || !cpu_cmd_is_host_fn((const cpu_cmd *)node))
         return cpu_ret(hipErrorInvalidValue);
     cpu_cmd *c = cpu_host_fn_cmd(pNodeParams->fn, pNodeParams->userData);
     if (c == NULL)

@@ -23,19 +23,8 @@ hipError_t cpu_ret(hipError_t err);
 /* One line on stderr, prefixed "pyshim-cpu: ", for refusals a user must be able to see. */
 void cpu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* ---- handles.c: sets of live handles ---- */
-
-typedef struct cpu_handle_set {
-    pthread_mutex_t lock;
-    uintptr_t *items;   /* sorted */
-    size_t n, cap;
-} cpu_handle_set;
-
-#define CPU_HANDLE_SET_INIT {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0}
-
-bool cpu_handles_add(cpu_handle_set *s, const void *h);      /* false: out of memory */
-bool cpu_handles_remove(cpu_handle_set *s, const void *h);   /* false: was not there */
-bool cpu_handles_contains(cpu_handle_set *s, const void *h);
+/* ---- sets of live handles: common/handle_set.h (shared with libcuda.so.1) ---- */
+#include "common/handle_set.h"
 
 /* ---- device.c ---- */
 
@@ -169,6 +158,7 @@ struct cpu_cmd {
     cpu_cmd *next;
     uint64_t seq;
     size_t payload_size;
+    bool cached;                     /* from the command cache (stream.c): back there after it ran */
     /* Repairs a copy whose payload points into itself (graph replay clones commands). */
     void (*fixup)(cpu_cmd *copy);
     _Alignas(16) unsigned char payload[];
@@ -183,8 +173,11 @@ struct ihipStream_t {
     int refs;
     uint64_t enqueued;               /* sequence number of the last command enqueued */
     uint64_t completed;              /* ... and of the last one finished */
-    cpu_cmd *head, *tail;
+    cpu_cmd *head, *tail;            /* head: also read unlocked (atomically) by the spinning worker */
     pthread_t thread;
+    pthread_cond_t wake;             /* the worker sleeps here when its queue is empty */
+    bool worker_sleeping;
+    bool thread_started;             /* `wake` was initialised */
     struct ihipStream_t *next_live;
     unsigned long long id;
     struct ihipGraph *capture;       /* non-NULL while hipStreamBeginCapture records */
@@ -321,6 +314,7 @@ typedef struct cpu_grid_job {
     const pyshim_kernel_desc *kernel;
     pyshim_launch launch;
     void **params;                   /* one pointer per parameter, into a private copy */
+    bool cooperative;                /* every block resident at once: a thread each */
 } cpu_grid_job;
 
 /* Runs every block of the job on the pool, blocking the caller until all are done.
@@ -353,6 +347,18 @@ void cpu_printf_flush(void);
 
 /* ---- time ---- */
 uint64_t cpu_now_ns(void);           /* CLOCK_MONOTONIC */
+
+/* ---- spin.c: brief spinning before sleeping ---- */
+
+/* How long a thread out of work, or waiting for the device, spins before it sleeps
+ * (PYSHIM_CPU_SPIN_US, default 50 us; 0: sleep at once). */
+uint64_t cpu_spin_ns(void);
+/* Polls ready(arg) for at most cpu_spin_ns(), yielding the CPU between rounds; true as soon
+ * as it returns true, false when the budget ran out. */
+bool cpu_spin_until(bool (*ready)(const void *arg), const void *arg);
+/* True when the last command a stream ran was short (within the spin budget): a wait for
+ * the device is then worth a spin (stream.c). */
+bool cpu_expect_short_wait(void);
 
 /* Tags in handle objects, for debuggers and core dumps; whether a handle is valid is decided
  * by membership in a live set (handles.c), never by reading through it. */

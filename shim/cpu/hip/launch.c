@@ -198,16 +198,47 @@ hipError_t cpu_launch_cmd(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsi
     return hipSuccess;
 }
 
+static int active_blocks(const struct ihipModuleSymbol_t *f, int block_size, size_t dyn_shared);
+
+/* A cooperative launch's blocks must all be resident at once (grid-wide sync waits for
+ * every one of them): at most the occupancy calculator's blocks per multiprocessor times
+ * the multiprocessors, as on a GPU. Each block then runs on a thread of its own. */
+static hipError_t check_cooperative(const void *handle, pyshim_dim3 g, pyshim_dim3 b,
+                                    unsigned shared)
+{
+    struct ihipModuleSymbol_t *f = cpu_function_lookup(handle);
+    if (f == NULL)
+        return hipErrorInvalidResourceHandle;
+    uint64_t threads = (uint64_t)b.x * b.y * b.z, blocks = (uint64_t)g.x * g.y * g.z;
+    if (threads == 0 || threads > CPU_MAX_THREADS || blocks == 0)
+        return hipErrorInvalidValue;   /* validate() names it */
+    uint64_t limit = (uint64_t)active_blocks(f, (int)threads, shared) * (uint64_t)cpu_dev()->workers;
+    if (blocks > limit) {
+        cpu_log("cooperative launch of %s with %llu blocks of %llu threads (%u bytes of dynamic "
+                "shared memory) refused: at most %llu blocks can be resident at once "
+                "(hipErrorCooperativeLaunchTooLarge)", f->desc->name, (unsigned long long)blocks,
+                (unsigned long long)threads, shared, (unsigned long long)limit);
+        return hipErrorCooperativeLaunchTooLarge;
+    }
+    return hipSuccess;
+}
+
 static hipError_t launch(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsigned shared,
-                         hipStream_t stream, bool spt, void **kernelParams, void **extra)
+                         hipStream_t stream, bool spt, void **kernelParams, void **extra,
+                         bool cooperative)
 {
     struct ihipStream_t *s;
     hipError_t err = cpu_stream_resolve(stream, spt, &s);
     if (err != hipSuccess)
         return err;
+    if (cooperative && (err = check_cooperative(handle, g, b, shared)) != hipSuccess)
+        return err;
     cpu_cmd *c;
     err = cpu_launch_cmd(handle, g, b, shared, kernelParams, extra, &c);
-    return err != hipSuccess ? err : cpu_stream_enqueue(s, c, NULL);
+    if (err != hipSuccess)
+        return err;
+    ((launch_payload *)c->payload)->job.cooperative = cooperative;
+    return cpu_stream_enqueue(s, c, NULL);
 }
 
 hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY,
@@ -218,26 +249,20 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
 {
     return cpu_ret(launch(f, (pyshim_dim3){gridDimX, gridDimY, gridDimZ},
                           (pyshim_dim3){blockDimX, blockDimY, blockDimZ}, sharedMemBytes, stream,
-                          false, kernelParams, extra));
+                          false, kernelParams, extra, false));
 }
 
-/* cuLaunchKernelEx's HIP form: a launch configuration with attributes. Cooperative launches
- * need every block resident at once, which a pool of workers cannot promise. */
+/* cuLaunchKernelEx's HIP form: a launch configuration with attributes. */
 hipError_t hipDrvLaunchKernelEx(const HIP_LAUNCH_CONFIG *config, hipFunction_t f, void **params,
                                 void **extra)
 {
     if (config == NULL || (config->numAttrs > 0 && config->attrs == NULL))
         return cpu_ret(hipErrorInvalidValue);
+    bool cooperative = false;
     for (unsigned i = 0; i < config->numAttrs; i++) {
         const hipLaunchAttribute *a = &config->attrs[i];
         switch (a->id) {
-        case hipLaunchAttributeCooperative:
-            if (a->val.cooperative) {
-                cpu_log("hipDrvLaunchKernelEx: cooperative launches are not supported by the "
-                        "CPU device (hipDeviceAttributeCooperativeLaunch is 0)");
-                return cpu_ret(hipErrorNotSupported);
-            }
-            break;
+        case hipLaunchAttributeCooperative: cooperative = a->val.cooperative != 0; break;
         case hipLaunchAttributePriority:
         case hipLaunchAttributeAccessPolicyWindow:
         case hipLaunchAttributeSynchronizationPolicy:
@@ -248,9 +273,35 @@ hipError_t hipDrvLaunchKernelEx(const HIP_LAUNCH_CONFIG *config, hipFunction_t f
             return cpu_ret(hipErrorInvalidValue);
         }
     }
+    if (cooperative && extra != NULL)
+        return cpu_ret(hipErrorInvalidValue);   /* as hipModuleLaunchCooperativeKernel: params only */
     return cpu_ret(launch(f, (pyshim_dim3){config->gridDimX, config->gridDimY, config->gridDimZ},
                           (pyshim_dim3){config->blockDimX, config->blockDimY, config->blockDimZ},
-                          config->sharedMemBytes, config->hStream, false, params, extra));
+                          config->sharedMemBytes, config->hStream, false, params, extra,
+                          cooperative));
+}
+
+hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned int gridDimX,
+                                            unsigned int gridDimY, unsigned int gridDimZ,
+                                            unsigned int blockDimX, unsigned int blockDimY,
+                                            unsigned int blockDimZ, unsigned int sharedMemBytes,
+                                            hipStream_t stream, void **kernelParams)
+{
+    return cpu_ret(launch(f, (pyshim_dim3){gridDimX, gridDimY, gridDimZ},
+                          (pyshim_dim3){blockDimX, blockDimY, blockDimZ}, sharedMemBytes, stream,
+                          false, kernelParams, NULL, true));
+}
+
+/* As hipLaunchKernel: the hipFunction_t of a loaded module stands for the host stub. */
+hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX,
+                                      void **kernelParams, unsigned int sharedMemBytes,
+                                      hipStream_t stream)
+{
+    if (cpu_function_lookup(f) == NULL)
+        return cpu_ret(hipErrorInvalidDeviceFunction);
+    return cpu_ret(launch(f, (pyshim_dim3){gridDim.x, gridDim.y, gridDim.z},
+                          (pyshim_dim3){blockDimX.x, blockDimX.y, blockDimX.z}, sharedMemBytes,
+                          stream, false, kernelParams, NULL, true));
 }
 
 /* hipLaunchKernel names kernels by host stub address, which only hipcc-built programs
@@ -264,7 +315,7 @@ hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 di
         return cpu_ret(hipErrorInvalidValue);
     return cpu_ret(launch(function_address, (pyshim_dim3){numBlocks.x, numBlocks.y, numBlocks.z},
                           (pyshim_dim3){dimBlocks.x, dimBlocks.y, dimBlocks.z},
-                          (unsigned)sharedMemBytes, stream, false, args, NULL));
+                          (unsigned)sharedMemBytes, stream, false, args, NULL, false));
 }
 
 hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
@@ -276,7 +327,7 @@ hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim
         return cpu_ret(hipErrorInvalidValue);
     return cpu_ret(launch(function_address, (pyshim_dim3){numBlocks.x, numBlocks.y, numBlocks.z},
                           (pyshim_dim3){dimBlocks.x, dimBlocks.y, dimBlocks.z},
-                          (unsigned)sharedMemBytes, stream, true, args, NULL));
+                          (unsigned)sharedMemBytes, stream, true, args, NULL, false));
 }
 
 /* ---- function attributes ---- */

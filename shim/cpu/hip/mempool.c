@@ -29,14 +29,14 @@ typedef struct pool_alloc {
 
 static struct ihipMemPoolHandle_t default_pool = {.reuse = {1, 1, 1}, .is_default = true};
 static struct ihipMemPoolHandle_t *current_pool = &default_pool;
-static cpu_handle_set live_pools = CPU_HANDLE_SET_INIT;
+static pyshim_handle_set live_pools = PYSHIM_HANDLE_SET_INIT;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;   /* accounting, allocs */
 static pool_alloc *allocs;   /* unsorted: programs keep few stream-ordered allocations live */
 static size_t n_allocs, cap_allocs;
 
 static bool valid_pool(hipMemPool_t p)
 {
-    return p == &default_pool || (p != NULL && cpu_handles_contains(&live_pools, p));
+    return p == &default_pool || (p != NULL && pyshim_handles_contains(&live_pools, p));
 }
 
 static bool this_device(const hipMemLocation *loc)
@@ -92,7 +92,7 @@ hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *props
     if (p == NULL)
         return cpu_ret(hipErrorOutOfMemory);
     p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
-    if (!cpu_handles_add(&live_pools, p)) {
+    if (!pyshim_handles_add(&live_pools, p)) {
         free(p);
         return cpu_ret(hipErrorOutOfMemory);
     }
@@ -105,7 +105,7 @@ hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *props
 hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)
 {
     if (mem_pool == &default_pool || mem_pool == NULL ||
-        !cpu_handles_remove(&live_pools, mem_pool))
+        !pyshim_handles_remove(&live_pools, mem_pool))
         return cpu_ret(hipErrorInvalidValue);
     pthread_mutex_lock(&pool_lock);
     if (current_pool == mem_pool)

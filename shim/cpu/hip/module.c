@@ -36,13 +36,13 @@ struct ihipModule_t {
 };
 
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
-static cpu_handle_set module_handles = CPU_HANDLE_SET_INIT;
+static pyshim_handle_set module_handles = PYSHIM_HANDLE_SET_INIT;
 /* Live functions, also for handles that come back as `const void *` (hipFuncGetAttributes). */
-static cpu_handle_set function_handles = CPU_HANDLE_SET_INIT;
+static pyshim_handle_set function_handles = PYSHIM_HANDLE_SET_INIT;
 
 struct ihipModuleSymbol_t *cpu_function_lookup(const void *handle)
 {
-    if (handle == NULL || !cpu_handles_contains(&function_handles, handle))
+    if (handle == NULL || !pyshim_handles_contains(&function_handles, handle))
         return NULL;
     return (struct ihipModuleSymbol_t *)handle;
 }
@@ -144,7 +144,7 @@ static void unregister_globals(const pyshim_module_desc *d, uint32_t n)
 static void forget_module(struct ihipModule_t *m)
 {
     for (uint32_t i = 0; i < m->desc->num_kernels; i++)
-        cpu_handles_remove(&function_handles, &m->functions[i]);
+        pyshim_handles_remove(&function_handles, &m->functions[i]);
     unregister_globals(m->desc, m->desc->num_globals);
     dlclose(m->dl);
     if (m->memfd >= 0)
@@ -198,15 +198,15 @@ static hipError_t open_module(hipModule_t *out, const char *path, const char *or
     m->memfd = -1;
     m->dl = dl;
     m->desc = d;
-    bool listed = cpu_handles_add(&module_handles, m);
+    bool listed = pyshim_handles_add(&module_handles, m);
     for (uint32_t i = 0; i < d->num_kernels; i++) {
         m->functions[i] = (struct ihipModuleSymbol_t){CPU_MAGIC_FUNC, m, &d->kernels[i],
                                                       (int)(CPU_MAX_SHARED -
                                                             d->kernels[i].static_shared_bytes)};
-        listed = listed && cpu_handles_add(&function_handles, &m->functions[i]);
+        listed = listed && pyshim_handles_add(&function_handles, &m->functions[i]);
     }
     if (!listed) {
-        cpu_handles_remove(&module_handles, m);
+        pyshim_handles_remove(&module_handles, m);
         forget_module(m);
         return hipErrorOutOfMemory;
     }
@@ -351,17 +351,17 @@ hipError_t hipModuleLoadDataEx(hipModule_t *module, const void *image, unsigned 
 
 static bool module_valid(hipModule_t m)
 {
-    return m != NULL && cpu_handles_contains(&module_handles, m);
+    return m != NULL && pyshim_handles_contains(&module_handles, m);
 }
 
 hipError_t hipModuleUnload(hipModule_t module)
 {
-    if (module == NULL || !cpu_handles_contains(&module_handles, module))
+    if (module == NULL || !pyshim_handles_contains(&module_handles, module))
         return cpu_ret(hipErrorInvalidResourceHandle);
     /* launches in flight still run its code */
     if (cpu_device_wait_idle() == hipErrorNotSupported)
         return cpu_ret(hipErrorNotSupported);
-    if (!cpu_handles_remove(&module_handles, module))
+    if (!pyshim_handles_remove(&module_handles, module))
         return cpu_ret(hipErrorInvalidResourceHandle);   /* another thread unloaded it */
     pthread_mutex_lock(&module_lock);
     forget_module(module);

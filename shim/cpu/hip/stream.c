@@ -24,7 +24,7 @@ static struct ihipStream_t *live_streams = NULL;   /* created streams with a wor
 static hipError_t sticky = hipSuccess;
 static unsigned long long next_stream_id = 1;
 static pthread_key_t spt_key;
-static cpu_handle_set stream_handles = CPU_HANDLE_SET_INIT;   /* created, not destroyed */
+static pyshim_handle_set stream_handles = PYSHIM_HANDLE_SET_INIT;   /* created, not destroyed */
 static _Thread_local struct ihipStream_t *spt_stream = NULL;
 /* Set on a stream's worker thread: host functions and callbacks run there, and a wait for
  * the device from one of them would wait for itself. */
@@ -67,14 +67,53 @@ void cpu_clear_sticky_error(void)
     pthread_mutex_unlock(&cpu_sched_lock);
 }
 
+/* Commands with small payloads (a launch's arguments, a copy, an event record) come from a
+ * free list and go back to it after they ran: a launch allocates nothing. The blocks are
+ * malloc's, so code that frees a command that never ran with free() stays correct. */
+#define CACHED_PAYLOAD 448
+#define CACHE_MAX 256
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static cpu_cmd *cache_head = NULL;
+static int cache_n = 0;
+
 cpu_cmd *cpu_cmd_new(cpu_cmd_fn run, size_t payload_size)
 {
-    cpu_cmd *c = calloc(1, sizeof *c + payload_size);
+    bool cached = payload_size <= CACHED_PAYLOAD;
+    cpu_cmd *c = NULL;
+    if (cached) {
+        pthread_mutex_lock(&cache_lock);
+        c = cache_head;
+        if (c != NULL) {
+            cache_head = c->next;
+            cache_n--;
+        }
+        pthread_mutex_unlock(&cache_lock);
+    }
+    if (c == NULL)
+        c = malloc(sizeof *c + (cached ? CACHED_PAYLOAD : payload_size));
     if (c != NULL) {
+        memset(c, 0, sizeof *c + payload_size);
         c->run = run;
         c->payload_size = payload_size;
+        c->cached = cached;
     }
     return c;
+}
+
+/* The memory of a command that is done with (ran, or never will). */
+static void cmd_dispose(cpu_cmd *c)
+{
+    if (c->cached) {
+        pthread_mutex_lock(&cache_lock);
+        if (cache_n < CACHE_MAX) {
+            c->next = cache_head;
+            cache_head = c;
+            cache_n++;
+            c = NULL;
+        }
+        pthread_mutex_unlock(&cache_lock);
+    }
+    free(c);
 }
 
 cpu_cmd *cpu_cmd_clone(const cpu_cmd *c)
@@ -84,6 +123,7 @@ cpu_cmd *cpu_cmd_clone(const cpu_cmd *c)
         return NULL;
     memcpy(copy, c, sizeof *c + c->payload_size);
     copy->next = NULL;
+    copy->cached = false;   /* allocated to its exact size */
     copy->stream = NULL;
     copy->deps = NULL;
     copy->num_deps = 0;
@@ -104,7 +144,7 @@ void cpu_cmd_free(cpu_cmd *c)
         c->release(c);
     pthread_mutex_unlock(&cpu_sched_lock);
     free(c->deps);
-    free(c);
+    cmd_dispose(c);
 }
 
 bool cpu_stream_capturing(struct ihipStream_t *s)
@@ -118,6 +158,8 @@ bool cpu_stream_capturing(struct ihipStream_t *s)
 static void free_stream_locked(struct ihipStream_t *s)
 {
     s->magic = 0;
+    if (s->thread_started)
+        pthread_cond_destroy(&s->wake);
     free(s);
 }
 
@@ -144,27 +186,58 @@ static void unlink_live_locked(struct ihipStream_t *s)
         }
 }
 
+static bool has_work(const void *arg)
+{
+    const struct ihipStream_t *s = arg;
+    return __atomic_load_n(&s->head, __ATOMIC_ACQUIRE) != NULL ||
+           __atomic_load_n(&s->destroyed, __ATOMIC_ACQUIRE);
+}
+
+/* Commands in flight on every stream, for a device synchronisation's spin. */
+static uint64_t inflight = 0;
+/* How long the last command any stream ran took: a waiter spins only after short ones (a
+ * spinning waiter beside a long kernel's workers only takes CPU time from them). */
+static uint64_t last_run_ns = 0;
+
+bool cpu_expect_short_wait(void)
+{
+    return __atomic_load_n(&last_run_ns, __ATOMIC_RELAXED) <= cpu_spin_ns();
+}
+
 static void *stream_worker(void *arg)
 {
     struct ihipStream_t *s = arg;
     on_worker = true;
     pthread_mutex_lock(&cpu_sched_lock);
     for (;;) {
-        while (s->head == NULL && !s->destroyed)
-            pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);
+        if (s->head == NULL && !s->destroyed) {
+            /* out of work: watch for the next command a while before sleeping */
+            pthread_mutex_unlock(&cpu_sched_lock);
+            cpu_spin_until(has_work, s);
+            pthread_mutex_lock(&cpu_sched_lock);
+            while (s->head == NULL && !s->destroyed) {
+                s->worker_sleeping = true;
+                pthread_cond_wait(&s->wake, &cpu_sched_lock);
+                s->worker_sleeping = false;
+            }
+        }
         if (s->head == NULL)
             break;   /* destroyed and drained */
         cpu_cmd *c = s->head;
         while (!deps_ready_locked(c))
             pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);
         pthread_mutex_unlock(&cpu_sched_lock);
-        if (c->run != NULL)   /* a pure wait has nothing to run */
+        if (c->run != NULL) {   /* a pure wait has nothing to run */
+            uint64_t t0 = cpu_now_ns();
             c->run(c);
+            __atomic_store_n(&last_run_ns, cpu_now_ns() - t0, __ATOMIC_RELAXED);
+        }
         pthread_mutex_lock(&cpu_sched_lock);
-        s->head = c->next;
+        __atomic_store_n(&s->head, c->next, __ATOMIC_RELEASE);
         if (s->head == NULL)
             s->tail = NULL;
-        s->completed = c->seq;
+        __atomic_store_n(&s->completed, c->seq, __ATOMIC_RELEASE);
+        __atomic_sub_fetch(&inflight, 1, __ATOMIC_RELEASE);
         for (int i = 0; i < c->num_deps; i++)
             stream_unref_locked(c->deps[i].stream);
         if (c->wait_event != NULL)
@@ -172,7 +245,7 @@ static void *stream_worker(void *arg)
         if (c->release != NULL)
             c->release(c);
         free(c->deps);
-        free(c);
+        cmd_dispose(c);
         pthread_cond_broadcast(&cpu_sched_cond);
     }
     unlink_live_locked(s);
@@ -190,6 +263,8 @@ static hipError_t start_worker(struct ihipStream_t *s)
     /* Host callbacks run on this thread, and so do single-block grids (grid.c): give it
      * a kernel worker's stack. */
     pthread_attr_setstacksize(&attr, CPU_KERNEL_STACK);
+    pthread_cond_init(&s->wake, NULL);
+    s->thread_started = true;
     int rc = pthread_create(&s->thread, &attr, stream_worker, s);
     pthread_attr_destroy(&attr);
     return rc == 0 ? hipSuccess : hipErrorOutOfMemory;
@@ -223,8 +298,8 @@ static hipError_t stream_create(struct ihipStream_t **out, unsigned flags, int p
     s->next_live = live_streams;
     live_streams = s;
     pthread_mutex_unlock(&cpu_sched_lock);
-    if (!cpu_handles_add(&stream_handles, s) || start_worker(s) != hipSuccess) {
-        cpu_handles_remove(&stream_handles, s);
+    if (!pyshim_handles_add(&stream_handles, s) || start_worker(s) != hipSuccess) {
+        pyshim_handles_remove(&stream_handles, s);
         pthread_mutex_lock(&cpu_sched_lock);
         unlink_live_locked(s);
         pthread_mutex_unlock(&cpu_sched_lock);
@@ -238,7 +313,9 @@ static hipError_t stream_create(struct ihipStream_t **out, unsigned flags, int p
 static void stream_destroy(struct ihipStream_t *s)
 {
     pthread_mutex_lock(&cpu_sched_lock);
-    s->destroyed = true;   /* pending work still runs; the worker frees what is left */
+    /* pending work still runs; the worker frees what is left */
+    __atomic_store_n(&s->destroyed, true, __ATOMIC_RELEASE);
+    pthread_cond_signal(&s->wake);
     stream_unref_locked(s);
     pthread_cond_broadcast(&cpu_sched_cond);
     pthread_mutex_unlock(&cpu_sched_lock);
@@ -247,7 +324,7 @@ static void stream_destroy(struct ihipStream_t *s)
 /* The per-thread default stream dies with its thread. */
 static void spt_exit(void *arg)
 {
-    cpu_handles_remove(&stream_handles, arg);
+    pyshim_handles_remove(&stream_handles, arg);
     stream_destroy(arg);
 }
 
@@ -273,7 +350,7 @@ hipError_t cpu_stream_resolve(hipStream_t handle, bool spt, struct ihipStream_t 
         return hipSuccess;
     }
     /* ROCm's answer for a stream that is not (or no longer) alive */
-    if (!cpu_handles_contains(&stream_handles, handle))
+    if (!pyshim_handles_contains(&stream_handles, handle))
         return hipErrorContextIsDestroyed;
     *out = handle;
     return hipSuccess;
@@ -323,14 +400,17 @@ hipError_t cpu_stream_enqueue(struct ihipStream_t *s, cpu_cmd *cmd, uint64_t *se
     }
     cmd->stream = s;
     cmd->seq = ++s->enqueued;
+    __atomic_add_fetch(&inflight, 1, __ATOMIC_RELAXED);
     if (s->tail != NULL)
         s->tail->next = cmd;
     else
-        s->head = cmd;
+        __atomic_store_n(&s->head, cmd, __ATOMIC_RELEASE);
     s->tail = cmd;
     if (seq != NULL)
         *seq = cmd->seq;
-    pthread_cond_broadcast(&cpu_sched_cond);
+    /* only the stream's worker waits for new work (completions broadcast cpu_sched_cond) */
+    if (s->worker_sleeping)
+        pthread_cond_signal(&s->wake);
     pthread_mutex_unlock(&cpu_sched_lock);
     return hipSuccess;
 }
@@ -357,10 +437,24 @@ static bool stream_busy(struct ihipStream_t *s)
     return b;
 }
 
+typedef struct seq_wait {
+    const struct ihipStream_t *s;
+    uint64_t seq;
+} seq_wait;
+
+static bool seq_reached(const void *arg)
+{
+    const seq_wait *w = arg;
+    return __atomic_load_n(&w->s->completed, __ATOMIC_ACQUIRE) >= w->seq;
+}
+
 hipError_t cpu_stream_wait_seq(struct ihipStream_t *s, uint64_t seq)
 {
     if (on_worker)
         return refuse_wait_on_worker();
+    /* a synchronize right after a short kernel: catch its completion without sleeping */
+    if (cpu_expect_short_wait())
+        cpu_spin_until(seq_reached, &(seq_wait){s, seq});
     pthread_mutex_lock(&cpu_sched_lock);
     while (s->completed < seq)
         pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);
@@ -404,11 +498,19 @@ static bool any_busy_locked(void)
     return false;
 }
 
+static bool nothing_inflight(const void *arg)
+{
+    (void)arg;
+    return __atomic_load_n(&inflight, __ATOMIC_ACQUIRE) == 0;
+}
+
 hipError_t cpu_device_wait_idle(void)
 {
     if (on_worker)
         return refuse_wait_on_worker();
     pthread_once(&null_once, init_null_stream);
+    if (cpu_expect_short_wait())
+        cpu_spin_until(nothing_inflight, NULL);
     pthread_mutex_lock(&cpu_sched_lock);
     while (any_busy_locked())
         pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);
@@ -458,7 +560,7 @@ hipError_t hipStreamDestroy(hipStream_t stream)
     if (stream == NULL || stream == hipStreamLegacy || stream == hipStreamPerThread)
         return cpu_ret(hipErrorInvalidHandle);
     /* Removal from the live set is the check, so two racing destroys cannot both win. */
-    if (!cpu_handles_remove(&stream_handles, stream))
+    if (!pyshim_handles_remove(&stream_handles, stream))
         return cpu_ret(hipErrorContextIsDestroyed);
     stream_destroy(stream);
     return hipSuccess;

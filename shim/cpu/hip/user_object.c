@@ -22,11 +22,11 @@ struct hipUserObject {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static cpu_handle_set objects = CPU_HANDLE_SET_INIT;
+static pyshim_handle_set objects = PYSHIM_HANDLE_SET_INIT;
 
 static bool valid(hipUserObject_t o)
 {
-    return o != NULL && cpu_handles_contains(&objects, o) && o->magic == CPU_MAGIC_USER_OBJECT;
+    return o != NULL && pyshim_handles_contains(&objects, o) && o->magic == CPU_MAGIC_USER_OBJECT;
 }
 
 /* Drop `count` references; the destructor runs outside the lock when none is left. */
@@ -41,7 +41,7 @@ static hipError_t release(hipUserObject_t o, unsigned count)
     bool last = o->refs == 0;
     if (last) {
         o->magic = 0;
-        cpu_handles_remove(&objects, o);
+        pyshim_handles_remove(&objects, o);
     }
     pthread_mutex_unlock(&lock);
     if (last) {
@@ -76,7 +76,7 @@ hipError_t hipUserObjectCreate(hipUserObject_t *object_out, void *ptr, hipHostFn
         return cpu_ret(hipErrorOutOfMemory);
     *o = (struct hipUserObject){CPU_MAGIC_USER_OBJECT, initialRefcount, ptr, destroy};
     pthread_mutex_lock(&lock);
-    bool added = cpu_handles_add(&objects, o);
+    bool added = pyshim_handles_add(&objects, o);
     pthread_mutex_unlock(&lock);
     if (!added) {
         free(o);

@@ -45,7 +45,7 @@ typedef struct mapping {
 } mapping;
 
 static pthread_mutex_t vmm_lock = PTHREAD_MUTEX_INITIALIZER;
-static cpu_handle_set live_phys = CPU_HANDLE_SET_INIT;
+static pyshim_handle_set live_phys = PYSHIM_HANDLE_SET_INIT;
 static span *resv;
 static size_t nresv, capresv;
 static mapping *maps; /* sorted by base */
@@ -68,14 +68,14 @@ static bool grow(void **items, size_t *cap, size_t n, size_t elem)
 static phys *phys_of(hipMemGenericAllocationHandle_t h)
 {
     phys *m = (phys *)(void *)h;
-    return cpu_handles_contains(&live_phys, m) && m->user_refs > 0 ? m : NULL;
+    return pyshim_handles_contains(&live_phys, m) && m->user_refs > 0 ? m : NULL;
 }
 
 static void phys_drop_if_unused(phys *m)
 {
     if (m->user_refs > 0 || m->map_refs > 0)
         return;
-    cpu_handles_remove(&live_phys, m);
+    pyshim_handles_remove(&live_phys, m);
     close(m->fd);
     cpu_mem_account(m->size, false);
     free(m);
@@ -196,7 +196,7 @@ static hipError_t new_phys(int fd, size_t size, const hipMemAllocationProp *prop
                            hipMemGenericAllocationHandle_t *handle)
 {
     phys *m = calloc(1, sizeof *m);
-    if (m == NULL || !cpu_handles_add(&live_phys, m)) {
+    if (m == NULL || !pyshim_handles_add(&live_phys, m)) {
         free(m);
         close(fd);
         return hipErrorOutOfMemory;

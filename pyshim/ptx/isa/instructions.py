@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pyshim.ptx import ir
-from pyshim.ptx.function import FunctionEmitter, cname_fn, cname_label
+from pyshim.ptx.isa.emitter import FunctionEmitter, cname_fn, cname_label
 from pyshim.ptx.types import BITS, C_TYPE, FLOAT, HALF, HALF2, INT, SIGNED, SIZE, sint_of, uint_of
 
 Fe = FunctionEmitter
@@ -416,8 +416,14 @@ def _shift(fe: Fe, inst: I) -> str:
     return fe.dst(d, st, f"ps_shr_{kind}{bits}({fe.src(a, st, inst)}, {amt})", inst)
 
 
+# setp/set comparisons (9.7.8.1), written once: the C operator of each integer comparison,
+# the unsigned ones (lo ls hi hs compare as unsigned whatever the type), the signed-form name
+# of each and each one's negation (targets/cpu/guards.py, targets/cpu/warpvec.py read these)
 INT_CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
            "lo": "<", "ls": "<=", "hi": ">", "hs": ">="}
+UNSIGNED_CMP = frozenset(("lo", "ls", "hi", "hs"))
+CMP_AS_SIGNED = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
+NEGATE_CMP = {"lt": "ge", "ge": "lt", "le": "gt", "gt": "le", "eq": "ne", "ne": "eq"}
 FLOAT_CMP = {
     "eq": "({a} == {b})", "ne": "({a} < {b} || {a} > {b})", "lt": "({a} < {b})",
     "le": "({a} <= {b})", "gt": "({a} > {b})", "ge": "({a} >= {b})",
@@ -441,9 +447,8 @@ def _compare(fe: Fe, inst: I, cmp: str, ty: str, a: ir.Operand, b: ir.Operand) -
     if ty in INT:
         if cmp not in INT_CMP:
             raise fe.unsupported(inst)
-        if cmp in ("lo", "ls", "hi", "hs") or ty in BITS:
-            ty = uint_of(SIZE[ty]) if ty not in SIGNED or cmp in ("lo", "ls", "hi", "hs") \
-                else ty
+        if cmp in UNSIGNED_CMP or ty in BITS:
+            ty = uint_of(SIZE[ty]) if ty not in SIGNED or cmp in UNSIGNED_CMP else ty
         return f"({fe.src(a, ty, inst)} {INT_CMP[cmp]} {fe.src(b, ty, inst)})"
     raise fe.unsupported(inst)
 
@@ -806,7 +811,12 @@ def _ld(fe: Fe, inst: I) -> str:
     if vec == 1:
         if isinstance(d, ir.Vec):
             raise fe.bad(inst, "vector destination without .v2/.v4")
-        return fe.dst(d, ty, f"(*(const {q}{ct} *){ptr})", inst)
+        load = f"(*(const {q}{ct} *){ptr})"
+        if vol and space in ("global", "generic"):
+            # how a spin-wait on another block or the host reads (grid sync, flags): on a
+            # CPU with more such blocks than cores, the one awaited needs this core now and then
+            load = f"(ps_spin_hint(), {load})"
+        return fe.dst(d, ty, load, inst)
     if not isinstance(d, ir.Vec) or len(d.items) != vec:
         raise fe.bad(inst, f"expected {{..}} of {vec} registers")
     t = fe.new_tmp()
@@ -1062,16 +1072,10 @@ def _bar(fe: Fe, inst: I) -> str:
     mods = [m for m in inst.mods if m not in ("cta", "aligned")]
     ops = inst.operands
     if mods[:1] == ["warp"]:  # bar.warp.sync membermask: lanes of the warp converge
-        if fe.reg_prefix:
-            return _phase_ballot(fe, inst, "1")
-        return f"(void)ps_wave_ballot(ctx, {inst.site}u, 1);"
+        return fe.form.bar_warp(fe, inst)
     kind = mods[0] if mods else "sync"
-    if kind == "sync" and len(mods) == 1 and fe.reg_prefix and len(ops) == 1:
-        # phase mode: save the registers, report this barrier, resume here next phase
-        return f"{{ return {inst.site}u; }} ps_at_{inst.site}: ;"
     if kind == "sync" and len(mods) == 1 and len(ops) in (1, 2):
-        cnt = fe.src(ops[1], "u32", inst) if len(ops) == 2 else "0u"
-        return f"ps_bar_sync(ctx, {fe.src(ops[0], 'u32', inst)}, {cnt});"
+        return fe.form.bar_sync(fe, inst, ops)
     if kind == "arrive" and len(mods) == 1 and len(ops) == 2:
         return f"ps_bar_arrive(ctx, {fe.src(ops[0], 'u32', inst)}, {fe.src(ops[1], 'u32', inst)});"
     if kind == "red" and len(mods) == 3 and len(ops) in (3, 4):
@@ -1079,17 +1083,7 @@ def _bar(fe: Fe, inst: I) -> str:
         if op is None:
             raise fe.unsupported(inst)
         ty = "u32" if op == 0 else "pred"
-        cnt = fe.src(ops[2], "u32", inst) if len(ops) == 4 else "0u"
-        p = fe.src(ops[-1], "pred", inst)
-        if fe.reg_prefix and len(ops) == 3:
-            # phase mode: a barrier whose release also reduces the predicates (cpu.h)
-            result = [f"(uint32_t){PC}.res", f"(({PC}.act & 1u) != 0)",
-                      f"(({PC}.act & 2u) != 0)"][op]
-            return (f"{{ {PC}.val = ({p}) != 0; {PC}.src = PS_COLL_BARRED; "
-                    f"return {inst.site}u; }} ps_at_{inst.site}: ; {PC}.src = 0; "
-                    + fe.dst(ops[0], ty, result, inst))
-        return fe.dst(ops[0], ty, f"ps_bar_red(ctx, {fe.src(ops[1], 'u32', inst)}, {cnt}, "
-                                  f"{op}, {p})", inst)
+        return fe.form.bar_red(fe, inst, op, ty, ops, fe.src(ops[-1], "pred", inst))
     raise fe.unsupported(inst)
 
 
@@ -1149,21 +1143,9 @@ def _nop(fe: Fe, inst: I) -> str:
     return ";"
 
 
+# the warp collectives: checked and read here, spelled by the function's form
+# (collectives.Form: the wave primitives; targets/cpu_phase.PhaseForm: CPU phase kernels)
 SHFL_MODES = {"up": 0, "down": 1, "bfly": 2, "idx": 3}
-PC = "ctx->coll[PS_LINEAR(ctx)]"  # phase mode: this thread's collective record
-
-
-def _phase_yield(inst: I, deposit: str) -> str:
-    """Phase mode: record what this thread brings to the collective, stop; resume here."""
-    return f"{{ {deposit} return {inst.site}u | PS_PHASE_COLL; }} ps_at_{inst.site}: ;"
-
-
-def _phase_ballot(fe: Fe, inst: I, pred: str) -> str:
-    return _phase_yield(inst, f"{PC}.val = ({pred}) != 0; {PC}.src = PS_COLL_BALLOT;")
-
-
-def _ballot_halves() -> tuple[str, str]:
-    return (f"(uint32_t)({PC}.res >> ps_half(ctx))", f"(uint32_t)({PC}.act >> ps_half(ctx))")
 
 
 def _shfl(fe: Fe, inst: I) -> str:
@@ -1173,25 +1155,7 @@ def _shfl(fe: Fe, inst: I) -> str:
     ops = _nops(fe, inst, 4, 5)
     d = ops[0]
     dd, p = (d.first, d.second) if isinstance(d, ir.PredPair) else (d, None)
-    if fe.reg_prefix:
-        a, b, c = (fe.src(o, "u32", inst) for o in ops[1:4])
-        t, v = fe.new_tmp(), fe.new_tmp()
-        code = [_phase_yield(inst, f"bool {v} = 0; uint32_t {t} = ps_shfl_lane(ctx, "
-                                   f"{SHFL_MODES[mods[0]]}, {b}, {c}, &{v}); {PC}.val = {a}; "
-                                   f"{PC}.src = {t}; {PC}.valid = {v};"),
-                fe.dst(dd, "b32", f"(uint32_t){PC}.res", inst)]
-        if p is not None:
-            code.append(fe.dst(p, "pred", f"({PC}.valid != 0)", inst))
-        return " ".join(code)
-    args = ", ".join(fe.src(o, "u32", inst) for o in ops[1:4])
-    t, v = fe.new_tmp(), fe.new_tmp()
-    call = (f"ps_shfl(ctx, {inst.site}u, {SHFL_MODES[mods[0]]}, {args}, "
-            f"{'&' + v if p is not None else 'NULL'})")
-    out = [f"{{ bool {v} = 0; uint32_t {t} = {call};", fe.dst(dd, "b32", t, inst)]
-    if p is not None:
-        out.append(fe.dst(p, "pred", v, inst))
-    out.append("(void)" + v + "; }")
-    return " ".join(out)
+    return fe.form.shfl(fe, inst, SHFL_MODES[mods[0]], ops, dd, p)
 
 
 def _vote(fe: Fe, inst: I) -> str:
@@ -1199,65 +1163,36 @@ def _vote(fe: Fe, inst: I) -> str:
     ops = _nops(fe, inst, 2, 3)
     mask = fe.src(ops[2], "u32", inst) if len(ops) == 3 else "0xffffffffu"
     p = fe.src(ops[1], "pred", inst)
-    vote_ops = {"all": 0, "any": 1, "uni": 2, "ballot": 3}
-    if fe.reg_prefix and mods and mods[0] in vote_ops:
-        yes, act = _ballot_halves()
-        ty = "b32" if mods[0] == "ballot" else "pred"
-        if mods != [mods[0], "b32" if ty == "b32" else "pred"]:
-            raise fe.unsupported(inst)
-        return (_phase_ballot(fe, inst, p) + " "
-                + fe.dst(ops[0], ty, f"ps_vote_result({vote_ops[mods[0]]}, {yes}, {act}, "
-                                     f"{mask})", inst))
-    if mods == ["ballot", "b32"]:
-        return fe.dst(ops[0], "b32", f"ps_vote_ballot(ctx, {inst.site}u, {p}, {mask})", inst)
-    if len(mods) == 2 and mods[0] in ("all", "any", "uni") and mods[1] == "pred":
-        return fe.dst(ops[0], "pred", f"ps_vote_{mods[0]}(ctx, {inst.site}u, {p}, {mask})",
-                      inst)
-    raise fe.unsupported(inst)
+    code = fe.form.vote(fe, inst, mods, ops[0], p, mask)
+    if code is None:
+        raise fe.unsupported(inst)
+    return code
 
 
 def _activemask(fe: Fe, inst: I) -> str:
     (d,) = _nops(fe, inst, 1)
-    if fe.reg_prefix:
-        _, act = _ballot_halves()
-        return _phase_ballot(fe, inst, "1") + " " + fe.dst(d, "b32", act, inst)
-    return fe.dst(d, "b32", f"ps_activemask(ctx, {inst.site}u)", inst)
+    return fe.form.activemask(fe, inst, d)
 
 
 def _match(fe: Fe, inst: I) -> str:
     mods = [m for m in inst.mods if m != "sync"]
     d, a, mask = _nops(fe, inst, 3)
-    m = fe.src(mask, "u32", inst)
-    if fe.reg_prefix and mods in (["any", "b32"], ["any", "b64"], ["all", "b32"],
-                                  ["all", "b64"]):
-        val = fe.src(a, "u64" if mods[1] == "b64" else "u32", inst)
-        code = [_phase_yield(inst, f"{PC}.val = (uint64_t){val}; {PC}.src = PS_COLL_MATCH;")]
-        eq = f"((uint32_t)({PC}.res >> ps_half(ctx)) & {m})"
-        if mods[0] == "any":
-            return " ".join(code + [fe.dst(d, "b32", eq, inst)])
-        dd, p = (d.first, d.second) if isinstance(d, ir.PredPair) else (d, None)
-        act = f"((uint32_t)({PC}.act >> ps_half(ctx)) & {m})"
-        t = fe.new_tmp()
-        code += [f"{{ bool {t} = {eq} == {act};", fe.dst(dd, "b32", f"({t} ? {eq} : 0u)", inst)]
-        if p is not None:
-            code.append(fe.dst(p, "pred", t, inst))
-        return " ".join(code + ["}"])
-    if mods == ["any", "b32"]:
-        return fe.dst(d, "b32", f"ps_match_any32(ctx, {inst.site}u, {fe.src(a, 'u32', inst)}, "
-                                f"{m})", inst)
-    if mods == ["any", "b64"]:
-        return fe.dst(d, "b32", f"ps_match_any64(ctx, {inst.site}u, {fe.src(a, 'u64', inst)}, "
-                                f"{m})", inst)
-    if mods == ["all", "b32"]:
-        dd, p = (d.first, d.second) if isinstance(d, ir.PredPair) else (d, None)
-        v, t = fe.new_tmp(), fe.new_tmp()
-        out = [f"{{ bool {v} = 0; uint32_t {t} = ps_match_all32(ctx, {inst.site}u, "
-               f"{fe.src(a, 'u32', inst)}, {m}, &{v});", fe.dst(dd, "b32", t, inst)]
-        if p is not None:
-            out.append(fe.dst(p, "pred", v, inst))
-        out.append(f"(void){v}; }}")
-        return " ".join(out)
-    raise fe.unsupported(inst)
+    code = fe.form.match(fe, inst, mods, d, a, fe.src(mask, "u32", inst))
+    if code is None:
+        raise fe.unsupported(inst)
+    return code
+
+
+def _elect(fe: Fe, inst: I) -> str:
+    """elect.sync d|p, membermask (PTX ISA 9.7.13.13, sm_90): one leader among the lanes of
+    membermask that execute it (pyshim: the lowest); d its lane id (or _), p true in it."""
+    if inst.mods != ("sync",):
+        raise fe.unsupported(inst)
+    d, mask = _nops(fe, inst, 2)
+    dd, p = (d.first, d.second) if isinstance(d, ir.PredPair) else (d, None)
+    if type(dd) is ir.Reg and dd.name == "_":  # the sink, as the first of a pair
+        dd = ir.Sym("_")
+    return fe.form.elect(fe, inst, dd, p, fe.src(mask, "u32", inst))
 
 
 REDUX_OPS = {"add": 0, "min": 1, "max": 2, "and": 3, "or": 4, "xor": 5}
@@ -1268,14 +1203,7 @@ def _redux(fe: Fe, inst: I) -> str:
     if len(mods) != 2 or mods[0] not in REDUX_OPS or mods[1] not in ("u32", "s32", "b32"):
         raise fe.unsupported(inst)
     d, a, mask = _nops(fe, inst, 3)
-    signed = int(mods[1] == "s32")
-    if fe.reg_prefix:  # mask: the lanes that take part are the ones that arrive
-        kind = 2 * REDUX_OPS[mods[0]] + signed
-        return (_phase_yield(inst, f"{PC}.val = {fe.src(a, 'u32', inst)}; "
-                                   f"{PC}.src = PS_COLL_REDUX + {kind}u;") + " "
-                + fe.dst(d, "u32", f"(uint32_t){PC}.res", inst))
-    return fe.dst(d, "u32", f"ps_redux32(ctx, {inst.site}u, {REDUX_OPS[mods[0]]}, {signed}, "
-                            f"{fe.src(a, 'u32', inst)}, {fe.src(mask, 'u32', inst)})", inst)
+    return fe.form.redux(fe, inst, REDUX_OPS[mods[0]], int(mods[1] == "s32"), d, a, mask)
 
 
 # ---- 9.7.10 control flow ----
@@ -1302,21 +1230,21 @@ def _brx(fe: Fe, inst: I) -> str:
             raise fe.bad(inst, f"{table.name} names the undefined label {lab}")
     cases = " ".join(f"case {i}u: goto {cname_label(lab)};" for i, lab in enumerate(labels))
     return (f"switch ({fe.src(index, 'u32', inst)}) {{ {cases} "
-            f"default: {{ PS_TRAP(ctx); {fe.ret_stmt} }} }}")
+            f"default: {{ PS_TRAP(ctx); {fe.form.ret_stmt} }} }}")
 
 
 def _ret(fe: Fe, inst: I) -> str:
-    return fe.ret_stmt
+    return fe.form.ret_stmt
 
 
 def _exit(fe: Fe, inst: I) -> str:
     if not fe.fn.entry:
         raise fe.unsupported(inst, "exit inside a .func")
-    return fe.ret_stmt
+    return fe.form.ret_stmt
 
 
 def _trap(fe: Fe, inst: I) -> str:
-    return f"{{ PS_TRAP(ctx); {fe.ret_stmt} }}"
+    return f"{{ PS_TRAP(ctx); {fe.form.ret_stmt} }}"
 
 
 def _call(fe: Fe, inst: I) -> str:
@@ -1339,7 +1267,7 @@ def _call(fe: Fe, inst: I) -> str:
             raise fe.bad(inst, f"call to undeclared function {target.name}")
         if callee.body is None:
             code = fe.tr.target.extern_call(fe, inst, target.name, params, len(rets))
-            return code.replace("return;", fe.ret_stmt)
+            return code.replace("return;", fe.form.ret_stmt)
         if len(rets) != len(callee.returns) or len(args) != len(callee.params):
             raise fe.bad(inst, f"{target.name} takes {len(callee.params)} parameters and "
                                f"{len(callee.returns)} results")
@@ -1360,36 +1288,82 @@ def _param_ptr(fe: Fe, inst: I, op: ir.Operand) -> str:
     raise fe.unsupported(inst, "call arguments must be .param variables")
 
 
-EMIT: dict[str, Callable[[Fe, I], str]] = {
-    "add": _add_sub("+"), "sub": _add_sub("-"), "addc": _add_sub("+"), "subc": _add_sub("-"),
-    "mul": _mul, "mad": _mad, "madc": _mad, "mul24": _mul24, "mad24": _mul24, "div": _div, "rem": _div,
-    "abs": _abs_neg, "neg": _abs_neg, "min": _min_max, "max": _min_max,
-    "and": _logic("&"), "or": _logic("|"), "xor": _logic("^"), "not": _not, "cnot": _not,
-    "shl": _shift, "shr": _shift, "setp": _setp, "set": _set, "selp": _selp, "slct": _slct,
-    "fma": _fma, "sqrt": _unary_f, "rsqrt": _unary_f, "rcp": _unary_f, "sin": _unary_f,
-    "cos": _unary_f, "ex2": _unary_f, "lg2": _unary_f, "tanh": _unary_f,
-    "copysign": _copysign, "testp": _testp,
-    "popc": _bitop, "clz": _bitop, "brev": _bitop, "bfind": _bitop, "bfe": _bfe, "bfi": _bfi,
-    "fns": _fns, "bmsk": _bmsk_szext, "szext": _bmsk_szext, "cp": _cp_async,
-    "prmt": _prmt, "lop3": _lop3, "shf": _shf, "dp4a": _dp, "dp2a": _dp, "sad": _sad,
-    "mov": _mov, "ld": _ld, "ldu": _ld, "st": _st, "cvta": _cvta, "cvt": _cvt,
-    "isspacep": _isspacep,
-    "atom": _atom, "red": _atom,
-    "bar": _bar, "barrier": _bar, "membar": _fence, "fence": _fence,
-    "shfl": _shfl, "vote": _vote, "activemask": _activemask, "match": _match,
-    "redux": _redux,
-    "bra": _bra, "brx": _brx, "ret": _ret, "exit": _exit, "trap": _trap, "call": _call,
-    "nanosleep": _nop, "prefetch": _nop, "prefetchu": _nop, "pmevent": _nop,
-    "griddepcontrol": _nop, "discard": _nop, "applypriority": _nop, "createpolicy": _createpolicy,
+# the C operator of each integer binary op, as the EMIT rows below and the CPU's warp
+# vectors (targets/cpu/warpvec.py) write it
+INT_OPERATOR = {"add": "+", "sub": "-", "and": "&", "or": "|", "xor": "^"}
+# 32-bit integer types
+INT32 = frozenset(("b32", "u32", "s32"))
+
+# How an instruction synchronises, declared by its EMIT row; the passes (classify_sync,
+# liveness, regions) read the opcode sets derived below.
+PLAIN = "plain"            # this thread alone
+BARRIER = "barrier"        # the block's threads (bar, barrier)
+COLLECTIVE = "collective"  # the warp's lanes (shfl, vote, ...; bar.warp.sync: sync_kind)
+BRANCH = "branch"          # leaves the straight line (bra, brx, ret, exit)
+LABEL = "label"            # an ir.Label, not an instruction: the fifth kind of a body item
+
+Handler = Callable[[Fe, I], str]
+
+
+def _rows(kind: str, handlers: dict[str, Handler]) -> dict[str, tuple[Handler, str]]:
+    return {op: (h, kind) for op, h in handlers.items() if h is not None}
+
+
+# opcode -> (handler, sync kind)
+EMIT: dict[str, tuple[Handler, str]] = {
+    **_rows(PLAIN, {
+        "add": _add_sub(INT_OPERATOR["add"]), "sub": _add_sub(INT_OPERATOR["sub"]),
+        "addc": _add_sub(INT_OPERATOR["add"]), "subc": _add_sub(INT_OPERATOR["sub"]), "mul": _mul, "mad": _mad, "madc": _mad, "mul24": _mul24,
+        "mad24": _mul24, "div": _div, "rem": _div,
+        "abs": _abs_neg, "neg": _abs_neg, "min": _min_max, "max": _min_max,
+        "and": _logic(INT_OPERATOR["and"]), "or": _logic(INT_OPERATOR["or"]),
+        "xor": _logic(INT_OPERATOR["xor"]), "not": _not, "cnot": _not,
+        "shl": _shift, "shr": _shift, "setp": _setp, "set": _set, "selp": _selp,
+        "slct": _slct, "fma": _fma, "sqrt": _unary_f, "rsqrt": _unary_f, "rcp": _unary_f,
+        "sin": _unary_f, "cos": _unary_f, "ex2": _unary_f, "lg2": _unary_f, "tanh": _unary_f,
+        "copysign": _copysign, "testp": _testp,
+        "popc": _bitop, "clz": _bitop, "brev": _bitop, "bfind": _bitop, "bfe": _bfe,
+        "bfi": _bfi, "fns": _fns, "bmsk": _bmsk_szext, "szext": _bmsk_szext, "cp": _cp_async,
+        "prmt": _prmt, "lop3": _lop3, "shf": _shf, "dp4a": _dp, "dp2a": _dp, "sad": _sad,
+        "mov": _mov, "ld": _ld, "ldu": _ld, "st": _st, "cvta": _cvta, "cvt": _cvt,
+        "isspacep": _isspacep, "atom": _atom, "red": _atom, "membar": _fence, "fence": _fence,
+        "trap": _trap, "call": _call,
+        "nanosleep": _nop, "prefetch": _nop, "prefetchu": _nop, "pmevent": _nop,
+        "griddepcontrol": _nop, "discard": _nop, "applypriority": _nop,
+        "createpolicy": _createpolicy,
+    }),
+    **_rows(BARRIER, {"bar": _bar, "barrier": _bar}),
+    **_rows(COLLECTIVE, {"shfl": _shfl, "vote": _vote, "activemask": _activemask,
+                         "match": _match, "redux": _redux, "elect": _elect}),
+    **_rows(BRANCH, {"bra": _bra, "brx": _brx, "ret": _ret, "exit": _exit}),
 }
-EMIT = {k: v for k, v in EMIT.items() if v is not None}
+
+
+def opcodes(*kinds: str) -> frozenset[str]:
+    """The opcodes whose EMIT row declares one of `kinds`."""
+    return frozenset(op for op, (_, k) in EMIT.items() if k in kinds)
+
+
+BARRIERS = opcodes(BARRIER)
+COLLECTIVES = opcodes(COLLECTIVE)
+SYNC_OPCODES = BARRIERS | COLLECTIVES  # need the other threads of the block or warp
+
+
+def sync_kind(inst: I) -> str:
+    """One instruction's kind: its row's, except bar.warp.sync, which only the warp's lanes
+    take part in (a collective)."""
+    row = EMIT.get(inst.opcode)
+    kind = row[1] if row is not None else PLAIN
+    if kind == BARRIER and inst.mods[:1] == ("warp",):
+        return COLLECTIVE
+    return kind
 
 
 def emit(fe: Fe, inst: I) -> str:
-    fn = EMIT.get(inst.opcode)
-    if fn is None:
+    row = EMIT.get(inst.opcode)
+    if row is None:
         raise fe.unsupported(inst)
-    code = fn(fe, inst)
+    code = row[0](fe, inst)
     if inst.pred is not None:
         cond = fe.src(ir.Reg(inst.pred), "pred", inst)
         return f"if ({'!' if inst.pred_neg else ''}{cond}) {{ {code} }}"

@@ -13,7 +13,7 @@ but one.
 
 How: the addresses of global loads and stores are tracked as affine functions of %tid and
 %ctaid (a parameter pointer plus scaled indices: cvta, mul.wide, mad.wide, add.s64, with
-the arithmetic of cpu_guards.py), through registers with one definition each. Each such
+the arithmetic of cpu/guards.py), through registers with one definition each. Each such
 address, for %ctaid.x + 2, is prefetched over the block's box of thread indices row by row
 (cpu.h ps_prefetch_box), the rows along x, unless a row spans more than 16 KB or the box
 has more than 64 rows (a strided pattern: most lines would be wasted). A prefetch is only
@@ -24,15 +24,16 @@ wasted line, never a fault.
 from __future__ import annotations
 
 from pyshim.ptx import ir
-from pyshim.ptx.targets import cpu_guards as g
+from pyshim.ptx.analysis import affine as aff
+from pyshim.ptx.targets.cpu import guards as g
 
 AHEAD = 2  # blocks
 _REG64 = frozenset(("u64", "s64", "b64"))
 _GLOBAL = frozenset(("global",))
 
 
-class _Addresses(g._Analysis):
-    """cpu_guards' affine values, extended to 64-bit addresses, over a whole body: a
+class _Addresses(aff.AffineValues):
+    """analysis/affine.py's values, extended to 64-bit addresses, over a whole body: a
     register defined more than once is unknown everywhere."""
 
     def __init__(self, k: ir.Function) -> None:
@@ -58,18 +59,18 @@ class _Addresses(g._Analysis):
             return self.value(ops[1])
         if code == "mov" and mods and mods[-1] in _REG64:
             return self.value(ops[1])
-        if code == "cvt" and len(mods) == 2 and mods[0] in _REG64 and mods[1] in g._INT32:
+        if code == "cvt" and len(mods) == 2 and mods[0] in _REG64 and mods[1] in aff.INT32:
             return self.value(ops[1])
         if code == "mul" and mods[:1] == ("wide",):
-            return g._mul(self.value(ops[1]), self.value(ops[2]))
+            return aff.mul(self.value(ops[1]), self.value(ops[2]))
         if code == "mad" and mods[:1] == ("wide",):
-            return g._add(g._mul(self.value(ops[1]), self.value(ops[2])), self.value(ops[3]), 1)
+            return aff.add(aff.mul(self.value(ops[1]), self.value(ops[2])), self.value(ops[3]), 1)
         if code in ("add", "sub") and len(mods) == 1 and mods[0] in _REG64:
-            return g._add(self.value(ops[1]), self.value(ops[2]), -1 if code == "sub" else 1)
+            return aff.add(self.value(ops[1]), self.value(ops[2]), -1 if code == "sub" else 1)
         if code == "shl" and mods == ("b64",):
-            k = g._imm(ops[2])
+            k = aff.imm32(ops[2])
             if k is not None and 0 <= k < 63:
-                return g._mul(self.value(ops[1]), {"1": 1 << k})
+                return aff.mul(self.value(ops[1]), {"1": 1 << k})
             return None
         return super()._eval(s)
 
@@ -106,8 +107,8 @@ def lines(k: ir.Function) -> list[str]:
     out = []
     for (v, write), (lo, hi) in boxes.items():
         d = dict(v)
-        base = em.local(g._c(d.get("1", 0)))
-        cx, cy, cz = (g._c(d.get(a, 0)) for a in g.AXES)
+        base = em.local(aff.c_term(d.get("1", 0)))
+        cx, cy, cz = (aff.c_term(d.get(a, 0)) for a in aff.AXES)
         out.append(f"    ps_prefetch_box((uint64_t)({base} + {lo}), {cx}, {cy}, {cz}, ps_box,"
                    f" {hi - lo}, {int(write)});")
     ahead = f"((int64_t)c.ctaid_x + {AHEAD})"

@@ -22,13 +22,10 @@ Anything else keeps the scalar region loops.
 from __future__ import annotations
 
 from pyshim.ptx import ir
-from pyshim.ptx.function import cname_reg
-
-_INT = frozenset(("b32", "u32", "s32"))
-_ARITH = {"add": "+", "sub": "-", "and": "&", "or": "|", "xor": "^"}
-_CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
-        "lo": "<", "ls": "<=", "hi": ">", "hs": ">="}
-_UNSIGNED_CMP = frozenset(("lo", "ls", "hi", "hs"))
+from pyshim.ptx.isa.emitter import cname_reg
+from pyshim.ptx.isa.instructions import INT32 as _INT
+from pyshim.ptx.isa.instructions import INT_CMP, UNSIGNED_CMP
+from pyshim.ptx.isa.instructions import INT_OPERATOR as _ARITH
 
 
 class _Bail(Exception):
@@ -126,13 +123,13 @@ class _Chain:
             else:
                 expr = f"{a} {'<<' if code == 'shl' else '>>'} {k}"
             self.code.append(f"{self.dest(ops[0], define)} = {expr};")
-        elif (code == "setp" and len(mods) == 2 and mods[0] in _CMP and mods[1] in _INT
+        elif (code == "setp" and len(mods) == 2 and mods[0] in INT_CMP and mods[1] in _INT
               and len(ops) == 3):
             a, b = self.read(ops[1]), self.read(ops[2])
-            if mods[1] == "s32" and mods[0] not in _UNSIGNED_CMP:
+            if mods[1] == "s32" and mods[0] not in UNSIGNED_CMP:
                 a, b = f"(ps_v32i){a}", f"(ps_v32i){b}"
             d = self.dest(ops[0], define)
-            self.code.append(f"{d} = (ps_v32u)({a} {_CMP[mods[0]]} {b});")
+            self.code.append(f"{d} = (ps_v32u)({a} {INT_CMP[mods[0]]} {b});")
         elif code == "selp" and ty in _INT and len(ops) == 4:
             a, b, p = self.read(ops[1]), self.read(ops[2]), self.read(ops[3])
             d = self.dest(ops[0], define)

@@ -10,8 +10,10 @@ import math
 import re
 import struct
 
-from pyshim.ptx import ir, pointer_regs
+from pyshim.ptx import ir
+from pyshim.ptx.analysis import pointer_regs
 from pyshim.ptx.errors import PtxError, UnsupportedInstruction
+from pyshim.ptx.isa.collectives import Form
 from pyshim.ptx.types import C_TYPE, FLOAT, SIZE
 
 _RANGE = re.compile(r"(.*?)(\d+)$")
@@ -47,6 +49,10 @@ SPECIAL: dict[str, tuple[str, str]] = {
 }
 for _i in range(32):
     SPECIAL[f"%envreg{_i}"] = ("0u", "u32")
+# cooperative_groups' grid sync finds its workspace here (high, low 32 bits of a pointer):
+# the launch supplies it for a cooperative launch, 0 otherwise (grid.sync() then traps)
+SPECIAL["%envreg1"] = ("PS_ENVREG1(ctx)", "u32")
+SPECIAL["%envreg2"] = ("PS_ENVREG2(ctx)", "u32")
 for _i in range(8):
     SPECIAL[f"%pm{_i}"] = ("0u", "u32")
     SPECIAL[f"%pm{_i}_64"] = ("((uint64_t)0)", "u64")
@@ -110,19 +116,24 @@ class FunctionEmitter:
         self.tmp = 0
         self.labels: set[str] = set()
         self.branch_targets: dict[str, list[str]] = {}  # .branchtargets tables, for brx.idx
-        # phase mode (see passes/classify_sync.py): registers live in the context copy `l`,
-        # arrays in the per-thread context `L`; their declarations go to a struct
+        # how the target runs this body (collectives.py): the wave primitives, or the CPU's
+        # phases (registers in the context copy `L->r`, arrays in the per-thread context `L`,
+        # their declarations collected for its struct)
+        self.form: Form = Form()
         self.reg_prefix = ""
         self.phase_arrays: set[str] = set()
         self.phase_decls: list[str] = []
         self.phase_names: set[str] = set()  # the C names of phase-mode registers
         self.shadow: list[dict[str, tuple[str, str]]] = [{}]
-        self.ret_stmt = "return;"
         self._ptr_plan: pointer_regs.PointerPlan | None = None
         for p in fn.params:
             self.scopes[0][p.name] = p
         for p in fn.returns:
             self.scopes[0][p.name] = p
+
+    def use_form(self, form: Form) -> None:
+        self.form = form
+        self.reg_prefix = form.reg_prefix
 
     # ---- errors --------------------------------------------------------------------------
     def unsupported(self, inst: ir.Instruction, why: str = "") -> UnsupportedInstruction:

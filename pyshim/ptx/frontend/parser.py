@@ -12,7 +12,7 @@ import re
 
 from pyshim.ptx import ir
 from pyshim.ptx.errors import PtxError
-from pyshim.ptx.lexer import Source
+from pyshim.ptx.frontend.lexer import Source
 
 _SPACES = frozenset(("reg", "param", "local", "shared", "global", "const", "tex", "sreg"))
 _TYPES = frozenset((

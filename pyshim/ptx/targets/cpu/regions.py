@@ -18,19 +18,22 @@ branch, so without masked loads and stores. A constant shuffle's reader reads th
 register's own array when every thread deposits, and a thread that skips a shuffle zeroes
 its element instead of every thread writing a round mark. And 1-D blocks of whole warps
 run a copy of all the loops in which the compiler knows every x loop is a whole number of
-vectors, and chains of shuffle regions run as warp vectors (cpu_warpvec.py).
+vectors, and chains of shuffle regions run as warp vectors (cpu/warpvec.py).
 """
 
 from __future__ import annotations
 
 import re
 
-from pyshim.ptx import ir, pointer_regs
-from pyshim.ptx.function import cname_label, cname_reg
+from pyshim.ptx import ir
+from pyshim.ptx.analysis import pointer_regs
+from pyshim.ptx.isa.emitter import cname_label, cname_reg
 from pyshim.ptx.layout import param_layout
 from pyshim.ptx.passes.regions import exit_labels, region_numbers
-from pyshim.ptx.targets import cpu_guards, cpu_prefetch, cpu_warpvec
 from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK
+from pyshim.ptx.targets.cpu import guards as cpu_guards
+from pyshim.ptx.targets.cpu import prefetch as cpu_prefetch
+from pyshim.ptx.targets.cpu import warpvec as cpu_warpvec
 
 _BARRIER = re.compile(r"\{ return (\d+)u; \} ps_at_\1: ;")
 _COLL = re.compile(r"return (\d+)u \| PS_PHASE_COLL; \} ps_at_\1: ;")
@@ -53,130 +56,189 @@ def param_copies(k: ir.Function) -> list[str]:
 
 
 def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
-    """Kernel k (phase mode, with a RegionPlan in info['regions']) as region loops, or None
+    """Kernel k (phase mode, with a RegionPlan in info.regions) as region loops, or None
     when the translated body is not in the shape the plan promises (the caller then keeps
     phases)."""
-    plan = k.info.get("regions")
-    if plan is None or fe.phase_array_sizes or RESUME_MARK not in body:
-        return None
-    prologue, code = body.split(RESUME_MARK, 1)
+    return RegionKernel(index, k, body, fe).render()
 
-    def bar(m: re.Match) -> str:
-        return _SPLIT + "bar" + _SPLIT
 
-    def coll(m: re.Match) -> str:
-        return (f"ps_state[ps_i] = 2; ps_resume[ps_i] = {m.group(1)}u; }}" + _SPLIT
-                + f"coll:{m.group(1)}" + _SPLIT)
+class _NotInShape(Exception):
+    """The translated body is not in the shape the region plan promises: keep phases."""
 
-    code = _BARRIER.sub(bar, code)
-    code = _COLL.sub(coll, code)
-    code = code.replace(REGION_MARK, _SPLIT + "label" + _SPLIT)
-    pieces = code.split(_SPLIT)
-    regions = pieces[0::2]
-    ends = dict(enumerate(pieces[1::2]))  # what ends region j: "bar", "label", "coll:<site>"
-    if len(regions) != plan.count or any("ps_at_" in r for r in regions):
-        return None
-    # which region each split label starts
-    start_of: dict[str, int] = {}
-    for j, r in enumerate(regions):
-        if j and ends[j - 1] == "label":
-            m = re.match(r"\s*(L_[\w$]+): ;", r)
-            if not m:
-                return None
-            start_of[m.group(1)] = j
-    if set(start_of) != {cname_label(n) for n in plan.labels}:
-        return None
-    exit_gotos = {cname_label(n) for n in exit_labels(k.body or [])}
 
-    types: dict[str, str] = {}
-    for line in fe.phase_decls:
-        m = DECL.match(line.strip())
-        if not m:
+class RegionKernel:
+    """One kernel's region loops, stage by stage: split the body into regions (split),
+    decide where each register lives (registers), the loop of each region (region_loops,
+    region), the copy for 1-D blocks of whole warps (one_d, warp_chains), the per-thread
+    arrays (arrays) and the block function (assemble)."""
+
+    def __init__(self, index: int, k: ir.Function, body: str, fe) -> None:
+        self.index = index
+        self.k = k
+        self.body = body
+        self.fe = fe
+        self.plan = k.info.regions
+
+    def render(self) -> str | None:
+        plan, fe = self.plan, self.fe
+        if plan is None or fe.form.array_sizes or RESUME_MARK not in self.body:
             return None
-        for name in m.group(2).split(", "):
-            types[name] = m.group(1)
-    used = [set(REG.findall(r)) for r in regions]
-    if any(n not in types for u in used for n in u):
-        return None
-    live = k.info.get("phase_live")
-    live_c = set(used[0].union(*used)) if live is None else {cname_reg(n) for n in live}
-    if plan.backward:  # a region may run again: everything live at a region start
-        crossing = sorted(n for n in types if n in live_c and any(n in u for u in used))
-    else:  # each region runs once: what more than one region uses and is live across
-        crossing = sorted(n for n in types if n in live_c and sum(n in u for u in used) > 1)
-    uniform = {cname_reg(x) for x in plan.uniform}
-    remat = _remat(k, plan, used, fe)
-    crossing = [x for x in crossing if x not in uniform and x not in remat]
-    # lane tails (passes/regions.py): what a tail reads or writes is kept per thread, so
-    # the loop over its threads after the region's loop finds it
-    tails: dict[int, tuple[str, int, str]] = {}
-    tail_regs: dict[int, set[str]] = {}
-    for j, (label, lane, start) in plan.tails:
-        tails[j] = (cname_label(label), lane, cname_label(start) if start else "")
-        split = _split_tail(regions[j], *tails[j][::2])
-        if split is None:
-            del tails[j]
-        else:
-            tail_regs[j] = set(REG.findall(split[1]))
-            crossing += sorted({x for x in REG.findall(split[1])
-                                if x in types and x not in uniform} - set(crossing))
-    crossing.sort()
-    cross = set(crossing)
-    local = [f"    {types[n]} {n};" for n in types if n not in cross]
+        try:
+            self.split()
+            self.registers()
+            self.region_loops()
+        except _NotInShape:
+            return None
+        self.one_d()
+        self.arrays()
+        return self.assemble()
 
-    nreg = len(regions)
-    # shuffles complete from per-thread arrays (ps_shfl_complete) instead of the generic
-    # collective records: the regions around them stay free of the context, so SIMD
-    shfl_insts = {s.site: s for s in k.body or () if type(s) is ir.Instruction
-                  and s.opcode == "shfl"}
-    shfl_end: set[int] = set()
-    # region -> (the array the next region reads the source lanes from, mode, d)
-    inline: dict[int, tuple[str, str, int]] = {}
-    full_shfl: set[int] = set()  # inline shuffles every thread of the block reaches
-    # crossing registers whose own arrays a shuffle's reader reads (no copy): guarded
-    aliased: set[str] = set()
-    # arrays a shuffle's reader may read past the block's last thread: zeroed there
-    zero_tail: set[str] = set()
-    constants = _constant_regs(k, plan)
-    adds = _base_offset_adds(k)
-    # branches back to an earlier region (loops across regions): a region counter per thread
-    # and a scheduler; forward branches only: the regions in order, each thread skipping
-    # those before the one it waits for (ps_pc)
-    paths = bool(plan.labels) and plan.backward
-    loops = []
-    # regions that start at a block barrier; when a thread may still come to one from a
-    # region after it (a branch past the barrier that loops back to it), the threads on
-    # their way run before any barrier completes, not in region order (numba's reduce)
-    after_bar = [j for j in range(1, nreg) if ends[j - 1] == "bar"]
-    late = paths and _late_arrivals(regions, start_of, after_bar)
-    if paths:
-        if late:
-            waiting = sum(1 << j for j in after_bar)
-            pick = [f"    for (ps_j = 0; ps_j < {nreg}u && (!ps_cnt[ps_j] || "
-                    f"((0x{waiting:x}ull >> ps_j) & 1u)); ps_j++) ;",
-                    f"    if (ps_j == {nreg}u)",
-                    f"        for (ps_j = 0; ps_j < {nreg}u && !ps_cnt[ps_j]; ps_j++) ;"]
-        else:
-            pick = [f"    for (ps_j = 0; ps_j < {nreg}u && !ps_cnt[ps_j]; ps_j++) ;"]
-        loops += [f"    uint32_t ps_cnt[{nreg + 1}] = {{0}};  /* threads waiting at each region */",
-                  "    ps_cnt[0] = n;",
-                  "ps_dispatch:",
-                  *pick,
-                  "    switch (ps_j) {",
-                  *(f"    case {j}u: goto ps_r{j};" for j in range(nreg)),
-                  "    default: return 0;",
-                  "    }"]
-    spans: dict[int, tuple[int, int]] = {}  # region -> its loop's lines in `loops`
-    plain: set[int] = set()  # SIMD regions every thread runs, no branch out, no guard copy
-    exits = False  # whether some thread may have left
-    ahead = -1     # the furthest region a branch so far goes to
-    ranges = dict(plan.ranges)
-    # branches no thread of a block may take, decided once per block (cpu_guards.py)
-    guards = None if paths else cpu_guards.branch_guards(k)
-    guard_names = {key: f"ps_gk{i}" for i, key in enumerate(guards.never)} if guards else {}
-    for j, r in enumerate(regions):
+    # ---- the regions -----------------------------------------------------------------
+    def split(self) -> None:
+        """The regions' text, what ends each ("bar", "label", "coll:<site>"), which region
+        each split label starts, and the labels that leave the kernel."""
+        plan = self.plan
+        self.prologue, code = self.body.split(RESUME_MARK, 1)
+
+        def bar(m: re.Match) -> str:
+            return _SPLIT + "bar" + _SPLIT
+
+        def coll(m: re.Match) -> str:
+            return (f"ps_state[ps_i] = 2; ps_resume[ps_i] = {m.group(1)}u; }}" + _SPLIT
+                    + f"coll:{m.group(1)}" + _SPLIT)
+
+        code = _BARRIER.sub(bar, code)
+        code = _COLL.sub(coll, code)
+        code = code.replace(REGION_MARK, _SPLIT + "label" + _SPLIT)
+        pieces = code.split(_SPLIT)
+        regions = pieces[0::2]
+        ends = dict(enumerate(pieces[1::2]))  # what ends region j
+        if len(regions) != plan.count or any("ps_at_" in r for r in regions):
+            raise _NotInShape
+        # which region each split label starts
+        start_of: dict[str, int] = {}
+        for j, r in enumerate(regions):
+            if j and ends[j - 1] == "label":
+                m = re.match(r"\s*(L_[\w$]+): ;", r)
+                if not m:
+                    raise _NotInShape
+                start_of[m.group(1)] = j
+        if set(start_of) != {cname_label(n) for n in plan.labels}:
+            raise _NotInShape
+        self.regions, self.ends, self.start_of = regions, ends, start_of
+        self.exit_gotos = {cname_label(n) for n in exit_labels(self.k.body or [])}
+        self.nreg = len(regions)
+
+    def registers(self) -> None:
+        """Each register's C type, the registers each region uses, and which of them cross
+        regions (per-thread arrays) or are locals of the block function."""
+        k, plan, fe, regions = self.k, self.plan, self.fe, self.regions
+        types: dict[str, str] = {}
+        for line in fe.phase_decls:
+            m = DECL.match(line.strip())
+            if not m:
+                raise _NotInShape
+            for name in m.group(2).split(", "):
+                types[name] = m.group(1)
+        used = [set(REG.findall(r)) for r in regions]
+        if any(n not in types for u in used for n in u):
+            raise _NotInShape
+        live = k.info.phase_live
+        live_c = set(used[0].union(*used)) if live is None else {cname_reg(n) for n in live}
+        if plan.backward:  # a region may run again: everything live at a region start
+            crossing = sorted(n for n in types if n in live_c and any(n in u for u in used))
+        else:  # each region runs once: what more than one region uses and is live across
+            crossing = sorted(n for n in types
+                              if n in live_c and sum(n in u for u in used) > 1)
+        uniform = {cname_reg(x) for x in plan.uniform}
+        remat = _remat(k, plan, used, fe)
+        crossing = [x for x in crossing if x not in uniform and x not in remat]
+        # lane tails (passes/regions.py): what a tail reads or writes is kept per thread, so
+        # the loop over its threads after the region's loop finds it
+        tails: dict[int, tuple[str, int, str]] = {}
+        tail_regs: dict[int, set[str]] = {}
+        for j, (label, lane, start) in plan.tails:
+            tails[j] = (cname_label(label), lane, cname_label(start) if start else "")
+            split = _split_tail(regions[j], *tails[j][::2])
+            if split is None:
+                del tails[j]
+            else:
+                tail_regs[j] = set(REG.findall(split[1]))
+                crossing += sorted({x for x in REG.findall(split[1])
+                                    if x in types and x not in uniform} - set(crossing))
+        crossing.sort()
+        self.types, self.used, self.remat = types, used, remat
+        self.tails, self.tail_regs = tails, tail_regs
+        self.crossing, self.cross = crossing, set(crossing)
+        self.local = [f"    {types[n]} {n};" for n in types if n not in self.cross]
+
+    # ---- the loops -------------------------------------------------------------------
+    def region_loops(self) -> None:
+        """The loop of every region, in order, and the scheduler between them."""
+        k, plan, nreg = self.k, self.plan, self.nreg
+        # shuffles complete from per-thread arrays (ps_shfl_complete) instead of the generic
+        # collective records: the regions around them stay free of the context, so SIMD
+        self.shfl_insts = {s.site: s for s in k.body or () if type(s) is ir.Instruction
+                           and s.opcode == "shfl"}
+        self.shfl_end: set[int] = set()
+        # region -> (the array the next region reads the source lanes from, mode, d)
+        self.inline: dict[int, tuple[str, str, int]] = {}
+        self.full_shfl: set[int] = set()  # inline shuffles every thread of the block reaches
+        # crossing registers whose own arrays a shuffle's reader reads (no copy): guarded
+        self.aliased: set[str] = set()
+        # arrays a shuffle's reader may read past the block's last thread: zeroed there
+        self.zero_tail: set[str] = set()
+        self.constants = _constant_regs(k, plan)
+        self.adds = _base_offset_adds(k)
+        # branches back to an earlier region (loops across regions): a region counter per
+        # thread and a scheduler; forward branches only: the regions in order, each thread
+        # skipping those before the one it waits for (ps_pc)
+        paths = self.paths = bool(plan.labels) and plan.backward
+        loops = self.loops = []
+        # regions that start at a block barrier; when a thread may still come to one from a
+        # region after it (a branch past the barrier that loops back to it), the threads on
+        # their way run before any barrier completes, not in region order (numba's reduce)
+        after_bar = [j for j in range(1, nreg) if self.ends[j - 1] == "bar"]
+        late = paths and _late_arrivals(self.regions, self.start_of, after_bar)
+        if paths:
+            if late:
+                waiting = sum(1 << j for j in after_bar)
+                pick = [f"    for (ps_j = 0; ps_j < {nreg}u && (!ps_cnt[ps_j] || "
+                        f"((0x{waiting:x}ull >> ps_j) & 1u)); ps_j++) ;",
+                        f"    if (ps_j == {nreg}u)",
+                        f"        for (ps_j = 0; ps_j < {nreg}u && !ps_cnt[ps_j]; ps_j++) ;"]
+            else:
+                pick = [f"    for (ps_j = 0; ps_j < {nreg}u && !ps_cnt[ps_j]; ps_j++) ;"]
+            loops += [f"    uint32_t ps_cnt[{nreg + 1}] = {{0}};  /* threads waiting at each region */",
+                      "    ps_cnt[0] = n;",
+                      "ps_dispatch:",
+                      *pick,
+                      "    switch (ps_j) {",
+                      *(f"    case {j}u: goto ps_r{j};" for j in range(nreg)),
+                      "    default: return 0;",
+                      "    }"]
+        self.spans: dict[int, tuple[int, int]] = {}  # region -> its loop's lines in `loops`
+        self.plain: set[int] = set()  # SIMD regions every thread runs, no branch out, no copy
+        self.exits = False  # whether some thread may have left
+        self.ahead = -1     # the furthest region a branch so far goes to
+        self.ranges = dict(plan.ranges)
+        # branches no thread of a block may take, decided once per block (cpu/guards.py)
+        guards = self.guards = None if paths else cpu_guards.branch_guards(k)
+        self.guard_names = ({key: f"ps_gk{i}" for i, key in enumerate(guards.never)}
+                            if guards else {})
+        for j, r in enumerate(self.regions):
+            self.region(j, r)
+        if not paths:
+            loops.append("    return 0;")
+
+    def region(self, j: int, r: str) -> None:
+        """Region j's loop over the block's threads (text `r`), appended to self.loops."""
+        paths, nreg, start_of, exit_gotos = self.paths, self.nreg, self.start_of, self.exit_gotos
+        plan, fe, types, used, cross = self.plan, self.fe, self.types, self.used, self.cross
+        regions, tails, remat, inline = self.regions, self.tails, self.remat, self.inline
+        shfl_insts, shfl_end, ranges, loops = self.shfl_insts, self.shfl_end, self.ranges, self.loops
         # whether some thread may wait beyond this region: it has left, or branched past
-        exited = exits or ahead > j
+        exited = self.exits or self.ahead > j
         leave = f"goto ps_next_{j};"
         done = (f"{{ ps_pc[ps_i] = 0xffffffffu; {leave} }}" if paths
                 else f"goto ps_exit_{j};")
@@ -196,10 +258,10 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                 return done
             return m.group(0)
 
-        end = ends.get(j, "")
+        end = self.ends.get(j, "")
         const = None
         if end.startswith("coll:") and int(end[5:]) in shfl_insts and not paths:
-            const = _const_shfl(shfl_insts[int(end[5:])], constants)
+            const = _const_shfl(shfl_insts[int(end[5:])], self.constants)
         # every thread of the block reaches the shuffle: none has left, none is ruled out by
         # a guard range, none branches away in this region
         full = (const is not None and not exited and j not in ranges
@@ -255,13 +317,13 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                     deposit = deposit.replace(f"{arr}[ps_i] = (uint32_t)ps_s_{source}[ps_i];",
                                               "", 1)
                     arr = f"ps_s_{source}"
-                    aliased.add(source)
+                    self.aliased.add(source)
                 if deposit is not None:
                     inline[j] = (arr, *const)
                     if full:
-                        full_shfl.add(j)
+                        self.full_shfl.add(j)
                     if const[0] == "down":  # (shfl.up never reads past the last thread)
-                        zero_tail.add(arr)
+                        self.zero_tail.add(arr)
                     zero = None if full else arr
             else:
                 deposit = _shfl_deposit(r)
@@ -270,17 +332,17 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                 shfl_end.add(j)
         for m in _GOTO.finditer(r):
             if m.group(1) in start_of:
-                ahead = max(ahead, start_of[m.group(1)])
-            exits = exits or m.group(1) in exit_gotos
-        exits = exits or "return 0;" in r
+                self.ahead = max(self.ahead, start_of[m.group(1)])
+            self.exits = self.exits or m.group(1) in exit_gotos
+        self.exits = self.exits or "return 0;" in r
         r = _GOTO.sub(jump, r).replace("return 0;", done)
         if re.search(r"\breturn\b", r):
-            return None
+            raise _NotInShape
         if simd:
             r = _TIDS.sub(lambda m: _TID_VARS[m.group(1)], r)
             simd = "ctx" not in _INVARIANT.sub("", r)
         if simd:  # (in scalar loops clang's own vectorizer then chose masked code: slower)
-            r = _pointer_addresses(r, adds)
+            r = _pointer_addresses(r, self.adds)
         tail = _split_tail(r, *tails[j][::2]) if simd and j in tails and not paths else None
         if tail is not None:
             r, tail_code = tail
@@ -314,7 +376,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                       f"    if (ps_jumped) ps_recount(ps_pc, n, ps_cnt, {nreg + 1}u);",
                       f"    else ps_cnt[{j + 1}] += ps_fall;",
                       "    if (trap) return trap;"]
-        elif not re.sub(r"L_[\w$]+: ;|\s", "", r) and not ends.get(j, "").startswith("coll"):
+        elif not re.sub(r"L_[\w$]+: ;|\s", "", r) and not self.ends.get(j, "").startswith("coll"):
             # nothing but a label (a branch target): threads waiting here go on to the next
             # region, which they would run anyway (ps_pc <= j + 1)
             loops.append(f"    /* region {j}: nothing to run */")
@@ -330,7 +392,7 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                        f"                ps_next_{j}: ;",
                        "            }",
                        "        }"]
-            fast, conds = _unguarded(r, guard_names)
+            fast, conds = _unguarded(r, self.guard_names)
             span_start = len(loops)
             loops.append(f"    /* region {j} */")
             if conds:
@@ -343,10 +405,10 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
             else:
                 loops += [*opening, r, *closing]
             loops.append("    if (trap) return trap;")
-            spans[j] = (span_start, len(loops))
+            self.spans[j] = (span_start, len(loops))
             if (simd and not exited and j not in ranges and not conds and not zero
                     and not _GOTO.search(r) and "ps_pc[" not in r):
-                plain.add(j)  # (a region a warp-vector chain may replace)
+                self.plain.add(j)  # (a region a warp-vector chain may replace)
             if zero is not None and j in ranges:
                 # the lanes of the range's warps that the loop did not visit
                 loops += ["    if (ny == 1 && nz == 1) {",
@@ -366,168 +428,183 @@ def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
                           "    if (trap) return trap;"]
         if j in shfl_end:
             if j not in inline:  # (inline: the next region reads the source lanes)
-                loops += _shfl_completion(shfl_insts[int(ends[j][5:])], constants)
-        elif ends.get(j, "").startswith("coll"):
+                loops += _shfl_completion(shfl_insts[int(self.ends[j][5:])], self.constants)
+        elif self.ends.get(j, "").startswith("coll"):
             loops.append("    ps_phase_collectives(n, wave, ps_state, ps_resume, coll);")
         if paths:
             loops += ["    goto ps_dispatch;", "}"]
-    if not paths:
-        loops.append("    return 0;")
-    if sum(x.count("\n") + 1 for x in loops) <= MAX_1D_LINES:
-        # a 1-D block of whole warps (most launches) runs a copy of the loops in which the
-        # compiler knows that: every x loop a whole number of vectors, no row loops (scan
-        # 1.76 -> 1.50 ms interleaved); chains of shuffle regions there run as warp vectors
+
+    def one_d(self) -> None:
+        """A 1-D block of whole warps (most launches) runs a copy of the loops in which the
+        compiler knows that: every x loop a whole number of vectors, no row loops (scan
+        1.76 -> 1.50 ms interleaved); chains of shuffle regions there run as warp vectors."""
+        loops = self.loops
+        if sum(x.count("\n") + 1 for x in loops) > MAX_1D_LINES:
+            return
         one_d = list(loops)
-        chains = [] if paths else _warp_chains(k, plan, fe, inline, full_shfl, plain, ends,
-                                               tail_regs, cross, types, used, nreg)
+        chains = [] if self.paths else self.warp_chains()
         for first, last, code in reversed(chains):
-            one_d[spans[first][0]:spans[last][1]] = [
+            one_d[self.spans[first][0]:self.spans[last][1]] = [
                 f"    /* regions {first}-{last}: warp vectors (cpu_warpvec.py) */", *code,
                 "    ps_lo = 0; ps_hi = nx;", "    if (trap) return trap;"]
-        loops = ["    if (ny == 1 && nz == 1 && (nx & 31u) == 0) {  /* 1-D, whole warps */",
-                 *(_LABEL.sub(r"\1_w", x) for x in one_d),
-                 "    }", *loops]
-    static = k.info.get("shared_size", 0)
-    arrays = []
-    sizes = []
-    for nm in crossing:
-        # restrict: the kernel cannot address these arrays (they are the pyshim's own)
-        if nm in aliased:  # a shuffle's source lanes: 32 guard elements each side
-            arrays += [f"    {types[nm]} *restrict ps_s_{nm} = ({types[nm]} *)(ps_buf + ps_off)"
-                       " + 32;",
-                       "    ps_off += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;"]
-            sizes.append("    ps_size += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;")
-            continue
-        arrays += [f"    {types[nm]} *restrict ps_s_{nm} = ({types[nm]} *)(ps_buf + ps_off);",
-                   f"    ps_off += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;"]
-        sizes.append(f"    ps_size += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;")
-    # the collective records only for collectives that are not shuffles completed from
-    # the shuffle arrays (and for any text still naming them)
-    colls = any(e.startswith("coll") and j not in shfl_end for j, e in ends.items()) or any(
-        re.search(r"\bcoll\[|\bps_state\[|\bps_resume\[", x) for x in loops)
-    if colls:
-        sizes.append("    ps_size += ((uint64_t)n * sizeof(ps_coll) + 63) & ~63ull;")
-        sizes.append("    ps_size += ((uint64_t)n * 5 + 63) & ~63ull;")
-        arrays += ["    ps_coll *restrict coll = (ps_coll *)(ps_buf + ps_off);",
-                   "    ps_off += ((uint64_t)n * sizeof(ps_coll) + 63) & ~63ull;",
-                   "    uint32_t *ps_resume = (uint32_t *)(ps_buf + ps_off);",
-                   "    uint8_t *ps_state = (uint8_t *)(ps_resume + n);",
-                   "    memset(coll, 0, (size_t)n * sizeof(ps_coll));",
-                   "    memset(ps_state, 0, n);",
-                   "    c.coll = coll;",
-                   "    ps_off += ((uint64_t)n * 5 + 63) & ~63ull;"]
-    if colls or shfl_end:
-        arrays.append("    const uint32_t wave = PS_WAVE_SIZE(&c);")
-    if shfl_end - inline.keys():
-        # 32 elements of guard before and after each array: a shuffle by a constant lane
-        # offset reads its source as a plain shifted load (_shfl_completion)
-        sizes.append("    ps_size += 4 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull)"
-                     " + (((uint64_t)n + 63) & ~63ull);")
-        arrays += ["    uint32_t ps_ep = 1;",
-                   *_guarded_arrays(("ps_sep", "ps_ss", "ps_sv", "ps_sres")),
-                   "    uint8_t *restrict ps_sok = ps_buf + ps_off;",
-                   "    ps_off += ((uint64_t)n + 63) & ~63ull;"]
-    if any(v[0].startswith("ps_sv") for v in inline.values()):
-        sizes.append("    ps_size += 2 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull);")
-        arrays += _guarded_arrays(("ps_svA", "ps_svB"), zero=False)
-    # a shfl.down past the block's last thread reads 0 there (a lane past a partial warp's
-    # end); below the first thread the shuffle's condition never picks the value
-    arrays += [f"    memset({x} + n, 0, 32 * 4);" for x in sorted(zero_tail)]
-    return "\n".join([
-        f"/* kernel {k.name}: {nreg} region loops */",
-        f"static int k{index}_run_block(const pyshim_launch *lp, const pyshim_block *b,"
-        " void *const *params) {",
-        "    int trap = 0;",
-        "    ps_tctx c;",
-        f"    if (ps_ctx_init(&c, lp, b, params, {static}u, &trap)) return 2;",
-        *param_copies(k),
-        *cpu_prefetch.lines(k),
-        "    ps_tctx *ctx = &c;",
-        "    const uint32_t nx = c.ntid_x, ny = c.ntid_y, nz = c.ntid_z, n = c.nthreads;",
-        "    uint32_t ps_j = 0, ps_lo, ps_hi;",
-        "    (void)ps_j; (void)ps_lo; (void)ps_hi;",
-        *_guard_setup(guards, guard_names, loops),
-        prologue,
-        *local,
-        "    uint64_t ps_size = ((uint64_t)n * 4 + 63) & ~63ull;",
-        *sizes,
-        "    uint8_t *ps_buf = (uint8_t *)ps_phase_buffer(ps_size);",
-        "    if (!ps_buf) return 2;",
-        "    /* per thread: the region it runs next (branches between regions), else whether"
-        " it has exited */",
-        "    uint32_t *ps_pc = (uint32_t *)ps_buf;",
-        "    memset(ps_pc, 0, (size_t)n * 4);",
-        "    uint64_t ps_off = ((uint64_t)n * 4 + 63) & ~63ull;",
-        *arrays,
-        *loops,
-        "}"])
+        self.loops = ["    if (ny == 1 && nz == 1 && (nx & 31u) == 0) {  /* 1-D, whole warps */",
+                      *(_LABEL.sub(r"\1_w", x) for x in one_d),
+                      "    }", *loops]
 
-
-def _warp_chains(k: ir.Function, plan, fe, inline, full_shfl, plain, ends, tail_regs,
-                 cross, types, used, nreg) -> list[tuple[int, int, list[str]]]:
-    """Chains of regions j0..j1 the 1-D copy runs as warp vectors (cpu_warpvec.py): each
-    entered through a full constant shuffle at the end of region j0 - 1 (its source in an
-    array), each region plain SIMD, each but the last ending in such a shuffle, the last
-    at a barrier (after which its lane tail, if any, runs as before)."""
-    body = k.body or []
-    region = region_numbers(body, plan)
-    by_region: dict[int, list] = {}
-    for s, rg in zip(body, region, strict=True):
-        by_region.setdefault(rg, []).append(s)
-    uniform = set(plan.uniform)
-    constants = _constant_regs(k, plan)
-    sites = {s.site: s for s in body if type(s) is ir.Instruction}
-    remat = {sites[site].operands[0].name: sites[site] for _, site in plan.remat
-             if site in sites}
-    arrays = {}
-    for s in body:
-        if type(s) is ir.Instruction:
-            for name in ir.written(s):
-                if cname_reg(name) in cross:
-                    arrays[name] = types[cname_reg(name)]
-    scalar = {site: REG.sub(lambda m: m.group(1), code) for site, code in fe.inst_code.items()
-              if site in sites and sites[site].operands
-              and type(sites[site].operands[0]) is ir.Reg
-              and sites[site].operands[0].name in uniform}
-    out = []
-    j = 1
-    while j < nreg:
-        if not (j - 1 in inline and j - 1 in full_shfl and j in plain
-                and inline[j - 1][0].startswith(("ps_s_", "ps_sv"))):
-            j += 1
-            continue
-        last = j
-        while last in full_shfl and last + 1 in plain:
-            last += 1
-        if ends.get(last, "bar") not in ("bar", "") or last in full_shfl:
+    def warp_chains(self) -> list[tuple[int, int, list[str]]]:
+        """Chains of regions j0..j1 the 1-D copy runs as warp vectors (cpu/warpvec.py): each
+        entered through a full constant shuffle at the end of region j0 - 1 (its source in
+        an array), each region plain SIMD, each but the last ending in such a shuffle, the
+        last at a barrier (after which its lane tail, if any, runs as before)."""
+        k, plan, fe, inline, nreg = self.k, self.plan, self.fe, self.inline, self.nreg
+        full_shfl, plain, ends, tail_regs = self.full_shfl, self.plain, self.ends, self.tail_regs
+        cross, types, used = self.cross, self.types, self.used
+        body = k.body or []
+        region = region_numbers(body, plan)
+        by_region: dict[int, list] = {}
+        for s, rg in zip(body, region, strict=True):
+            by_region.setdefault(rg, []).append(s)
+        uniform = set(plan.uniform)
+        constants = _constant_regs(k, plan)
+        sites = {s.site: s for s in body if type(s) is ir.Instruction}
+        remat = {sites[site].operands[0].name: sites[site] for _, site in plan.remat
+                 if site in sites}
+        arrays = {}
+        for s in body:
+            if type(s) is ir.Instruction:
+                for name in ir.written(s):
+                    if cname_reg(name) in cross:
+                        arrays[name] = types[cname_reg(name)]
+        scalar = {site: REG.sub(lambda m: m.group(1), code)
+                  for site, code in fe.inst_code.items()
+                  if site in sites and sites[site].operands
+                  and type(sites[site].operands[0]) is ir.Reg
+                  and sites[site].operands[0].name in uniform}
+        out = []
+        j = 1
+        while j < nreg:
+            if not (j - 1 in inline and j - 1 in full_shfl and j in plain
+                    and inline[j - 1][0].startswith(("ps_s_", "ps_sv"))):
+                j += 1
+                continue
+            last = j
+            while last in full_shfl and last + 1 in plain:
+                last += 1
+            if ends.get(last, "bar") not in ("bar", "") or last in full_shfl:
+                j = last + 1
+                continue
+            insts = [by_region[j - 1][-1]]
+            for rg in range(j, last + 1):
+                for s in by_region.get(rg, []):
+                    if type(s) is ir.Instruction and s.opcode == "bar":
+                        break
+                    if (rg == last and last in tail_regs and type(s) is ir.Instruction
+                            and s.opcode == "bra"):
+                        break  # the lane tail's guard: the tail runs after the chain
+                    if type(s) is not ir.Instruction:
+                        insts = []
+                        break
+                    insts.append(s)
+                if not insts:
+                    break
+            # what regions after the chain, and its last region's tail, read from the arrays
+            later = set().union(*used[last + 1:]) if last + 1 < nreg else set()
+            later |= tail_regs.get(last, set())
+            consts = {s.site: _const_shfl(s, constants) for s in insts if s.opcode == "shfl"}
+            code = None
+            if insts and all(c is not None for c in consts.values()):
+                stores = {name for name in arrays if cname_reg(name) in later}
+                code = cpu_warpvec.chain_loop(insts, inline[j - 1][0], uniform, remat, arrays,
+                                              scalar, consts, stores)
+            if code is not None:
+                out.append((j, last, code))
             j = last + 1
-            continue
-        insts = [by_region[j - 1][-1]]
-        for rg in range(j, last + 1):
-            for s in by_region.get(rg, []):
-                if type(s) is ir.Instruction and s.opcode == "bar":
-                    break
-                if rg == last and last in tail_regs and type(s) is ir.Instruction and s.opcode == "bra":
-                    break  # the lane tail's guard: the tail runs after the chain
-                if type(s) is not ir.Instruction:
-                    insts = []
-                    break
-                insts.append(s)
-            if not insts:
-                break
-        # what regions after the chain, and its last region's tail, read from the arrays
-        later = set().union(*used[last + 1:]) if last + 1 < nreg else set()
-        later |= tail_regs.get(last, set())
-        consts = {s.site: _const_shfl(s, constants) for s in insts if s.opcode == "shfl"}
-        code = None
-        if insts and all(c is not None for c in consts.values()):
-            stores = {name for name in arrays if cname_reg(name) in later}
-            code = cpu_warpvec.chain_loop(insts, inline[j - 1][0], uniform, remat, arrays,
-                                          scalar, consts, stores)
-        if code is not None:
-            out.append((j, last, code))
-        j = last + 1
-    return out
+        return out
+
+    # ---- the block function ----------------------------------------------------------
+    def arrays(self) -> None:
+        """run_block lines sizing (self.sizes) and carving (self.array_lines) the per-thread
+        arrays out of the phase buffer."""
+        types, inline, shfl_end = self.types, self.inline, self.shfl_end
+        arrays: list[str] = []
+        sizes: list[str] = []
+        for nm in self.crossing:
+            # restrict: the kernel cannot address these arrays (they are the pyshim's own)
+            if nm in self.aliased:  # a shuffle's source lanes: 32 guard elements each side
+                arrays += [f"    {types[nm]} *restrict ps_s_{nm} = ({types[nm]} *)(ps_buf + ps_off)"
+                           " + 32;",
+                           "    ps_off += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;"]
+                sizes.append("    ps_size += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;")
+                continue
+            arrays += [f"    {types[nm]} *restrict ps_s_{nm} = ({types[nm]} *)(ps_buf + ps_off);",
+                       f"    ps_off += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;"]
+            sizes.append(f"    ps_size += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;")
+        # the collective records only for collectives that are not shuffles completed from
+        # the shuffle arrays (and for any text still naming them)
+        colls = any(e.startswith("coll") and j not in shfl_end
+                    for j, e in self.ends.items()) or any(
+            re.search(r"\bcoll\[|\bps_state\[|\bps_resume\[", x) for x in self.loops)
+        if colls:
+            sizes.append("    ps_size += ((uint64_t)n * sizeof(ps_coll) + 63) & ~63ull;")
+            sizes.append("    ps_size += ((uint64_t)n * 5 + 63) & ~63ull;")
+            arrays += ["    ps_coll *restrict coll = (ps_coll *)(ps_buf + ps_off);",
+                       "    ps_off += ((uint64_t)n * sizeof(ps_coll) + 63) & ~63ull;",
+                       "    uint32_t *ps_resume = (uint32_t *)(ps_buf + ps_off);",
+                       "    uint8_t *ps_state = (uint8_t *)(ps_resume + n);",
+                       "    memset(coll, 0, (size_t)n * sizeof(ps_coll));",
+                       "    memset(ps_state, 0, n);",
+                       "    c.coll = coll;",
+                       "    ps_off += ((uint64_t)n * 5 + 63) & ~63ull;"]
+        if colls or shfl_end:
+            arrays.append("    const uint32_t wave = PS_WAVE_SIZE(&c);")
+        if shfl_end - inline.keys():
+            # 32 elements of guard before and after each array: a shuffle by a constant lane
+            # offset reads its source as a plain shifted load (_shfl_completion)
+            sizes.append("    ps_size += 4 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull)"
+                         " + (((uint64_t)n + 63) & ~63ull);")
+            arrays += ["    uint32_t ps_ep = 1;",
+                       *_guarded_arrays(("ps_sep", "ps_ss", "ps_sv", "ps_sres")),
+                       "    uint8_t *restrict ps_sok = ps_buf + ps_off;",
+                       "    ps_off += ((uint64_t)n + 63) & ~63ull;"]
+        if any(v[0].startswith("ps_sv") for v in inline.values()):
+            sizes.append("    ps_size += 2 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull);")
+            arrays += _guarded_arrays(("ps_svA", "ps_svB"), zero=False)
+        # a shfl.down past the block's last thread reads 0 there (a lane past a partial
+        # warp's end); below the first thread the shuffle's condition never picks the value
+        arrays += [f"    memset({x} + n, 0, 32 * 4);" for x in sorted(self.zero_tail)]
+        self.sizes, self.array_lines = sizes, arrays
+
+    def assemble(self) -> str:
+        k, index = self.k, self.index
+        static = k.info.shared_size
+        return "\n".join([
+            f"/* kernel {k.name}: {self.nreg} region loops */",
+            f"static int k{index}_run_block(const pyshim_launch *lp, const pyshim_block *b,"
+            " void *const *params) {",
+            "    int trap = 0;",
+            "    ps_tctx c;",
+            f"    if (ps_ctx_init(&c, lp, b, params, {static}u, &trap)) return 2;",
+            *param_copies(k),
+            *cpu_prefetch.lines(k),
+            "    ps_tctx *ctx = &c;",
+            "    const uint32_t nx = c.ntid_x, ny = c.ntid_y, nz = c.ntid_z, n = c.nthreads;",
+            "    uint32_t ps_j = 0, ps_lo, ps_hi;",
+            "    (void)ps_j; (void)ps_lo; (void)ps_hi;",
+            *_guard_setup(self.guards, self.guard_names, self.loops),
+            self.prologue,
+            *self.local,
+            "    uint64_t ps_size = ((uint64_t)n * 4 + 63) & ~63ull;",
+            *self.sizes,
+            "    uint8_t *ps_buf = (uint8_t *)ps_phase_buffer(ps_size);",
+            "    if (!ps_buf) return 2;",
+            "    /* per thread: the region it runs next (branches between regions), else whether"
+            " it has exited */",
+            "    uint32_t *ps_pc = (uint32_t *)ps_buf;",
+            "    memset(ps_pc, 0, (size_t)n * 4);",
+            "    uint64_t ps_off = ((uint64_t)n * 4 + 63) & ~63ull;",
+            *self.array_lines,
+            *self.loops,
+            "}"])
 
 
 def _guard_setup(guards, names: dict[tuple[str, bool], str], loops: list[str]) -> list[str]:

@@ -4,7 +4,7 @@ How a block runs (passes/classify_sync.py and passes/regions.py decide):
 - no barriers or collectives: a plain loop over the block's threads, the body inlined, the
   parameters and launch geometry set up once per block (loop_kernel);
 - barriers and warp collectives at the top level of the body, unguarded: region loops
-  (targets/cpu_regions.py), one loop over the threads per stretch between synchronisation
+  (targets/cpu/regions.py), one loop over the threads per stretch between synchronisation
   points, branches between regions per thread;
 - other barriers and collectives: phases (each thread runs to its next barrier or
   collective, registers in a per-thread context, a resume switch; phase_kernel);
@@ -14,11 +14,16 @@ How a block runs (passes/classify_sync.py and passes/regions.py decide):
 from __future__ import annotations
 
 from pyshim.ptx import ir
-from pyshim.ptx.function import cname_reg, cname_var
+from pyshim.ptx.isa.collectives import Form
+from pyshim.ptx.isa.emitter import cname_reg, cname_var
+from pyshim.ptx.isa.instructions import SYNC_OPCODES
 from pyshim.ptx.layout import param_layout, var_bytes
-from pyshim.ptx.targets import cpu_guards, cpu_prefetch
+from pyshim.ptx.passes import classify_sync
 from pyshim.ptx.targets.base import RESUME_MARK, Target
-from pyshim.ptx.targets.cpu_regions import DECL, REG, param_copies, region_kernel
+from pyshim.ptx.targets.cpu import guards as cpu_guards
+from pyshim.ptx.targets.cpu import prefetch as cpu_prefetch
+from pyshim.ptx.targets.cpu.phase import PhaseForm
+from pyshim.ptx.targets.cpu.regions import DECL, REG, param_copies, region_kernel
 
 # what in a kernel body needs the block's shared window (cpu.h): the window itself, the
 # generic-address test, the context fields behind them (substrings: a regex alternation
@@ -36,6 +41,8 @@ class CpuTarget(Target):
     assert_message = True
     phase_mode = True
     region_loops = True
+    # how each kernel's threads run (loop, phases, region loops, fibers) and its region plan
+    passes = (("classify_sync", classify_sync.run),)
 
     def __init__(self, wave_size: int = 64) -> None:
         self.wave_size = wave_size
@@ -44,9 +51,14 @@ class CpuTarget(Target):
     def prelude(self) -> str:
         return super().prelude() + "\n#define PS_ALIGN(n) __attribute__((aligned(n)))\n"
 
+    def body_form(self, k: ir.Function) -> Form:
+        if k.info.mode == "phase" and self.phase_mode:
+            return PhaseForm()
+        return Form()
+
     def kernel_param(self, fe, index: int, p: ir.Var) -> str:
         fe.scopes[0][p.name] = p
-        if _loop_mode(fe.fn, fe) or fe.reg_prefix:
+        if _loop_mode(fe.fn, fe) or fe.form.phase:
             # the thread loop copies the parameters once per block into a local buffer no
             # kernel store can alias, so gcc hoists their loads out of the loop
             off = param_layout(fe.fn.params)[0][index][0]
@@ -54,17 +66,17 @@ class CpuTarget(Target):
         return f"uint8_t *{cname_var(p.name)} = (uint8_t *)ctx->params[{index}];"
 
     def kernel(self, index: int, k: ir.Function, body: str, fe=None) -> str:
-        if fe is not None and fe.reg_prefix:
-            if k.info.get("regions") and self.region_loops:
+        if fe is not None and fe.form.phase:
+            if k.info.regions and self.region_loops:
                 code = region_kernel(index, k, body, fe)
                 if code is not None:
                     return code
             return self.phase_kernel(index, k, body, fe)
         if _loop_mode(k, fe):
             return self.loop_kernel(index, k, body)
-        fiber = k.info.get("mode") in ("fiber", "phase")  # phase kernels as fibers: +fibers
+        fiber = k.info.mode in ("fiber", "phase")  # phase kernels as fibers: +fibers
         inline = "" if fiber else "inline __attribute__((always_inline)) "
-        static = k.info.get("shared_size", 0)
+        static = k.info.shared_size
         out = [f"/* kernel {k.name}: {'fibers' if fiber else 'thread loop'} */",
                f"static {inline}void k{index}_body(PS_CTX) {{", body, "}",
                f"static int k{index}_run_block(const pyshim_launch *l, const pyshim_block *b,"
@@ -106,11 +118,11 @@ class CpuTarget(Target):
         the addresses as affine under -fwrapv and the mark makes it gather and scatter
         (saxpy 9 -> 24 ms).
 
-        A block that provably takes none of the kernel's opening guards (cpu_guards.py)
+        A block that provably takes none of the kernel's opening guards (cpu/guards.py)
         runs a copy of the body without them, so without masks. A kernel that names no
         shared memory skips the per-block shared window (a thread-local lookup per block).
         """
-        static = k.info.get("shared_size", 0)
+        static = k.info.shared_size
         fn = "static inline __attribute__((always_inline))"
 
         def threads(call: str, indent: str = "    ") -> list[str]:
@@ -135,7 +147,7 @@ class CpuTarget(Target):
                f"{fn} void k{index}_body(PS_CTX, uint8_t *ps_pb) {{", "(void)ps_pb;", body, "}"]
         if fast is not None:
             # a block where no thread takes the opening's guards runs an unmasked copy
-            # (cpu_guards.py)
+            # (cpu/guards.py)
             out += [f"{fn} void k{index}_fast(PS_CTX, uint8_t *ps_pb) {{", "(void)ps_pb;",
                     fast, "}"]
         out += [f"static int k{index}_run_block(const pyshim_launch *l, const pyshim_block *b,"
@@ -163,15 +175,14 @@ class CpuTarget(Target):
     def phase_kernel(self, index: int, k: ir.Function, body: str, fe) -> str:
         """A barrier kernel as phases: k{i}_body runs one thread up to its next barrier."""
         sites = [s.site for s in k.body or () if type(s) is ir.Instruction
-                 and s.opcode in ("bar", "barrier", "shfl", "vote", "activemask", "match",
-                                  "redux")]
+                 and s.opcode in SYNC_OPCODES]
         regs = list(dict.fromkeys(fe.phase_decls))
         body, regs, local = _phase_locals(k, body, regs)
         regs = regs or ["char unused;"]
         arrays = [f"PS_ALIGN({a}) uint8_t {cname_var(n)}[{sz}];"
-                  for n, (sz, a) in fe.phase_array_sizes.items()]
+                  for n, (sz, a) in fe.form.array_sizes.items()]
         cases = " ".join(f"case {s}u: goto ps_at_{s};" for s in sites)
-        static = k.info.get("shared_size", 0)
+        static = k.info.shared_size
         return "\n".join([
             f"/* kernel {k.name}: phases between barriers */",
             f"typedef struct k{index}_regs {{", *regs, f"}} k{index}_regs;",
@@ -250,7 +261,7 @@ class CpuTarget(Target):
             minctas = (k.directives.get("minnctapersm") or [0])[0]
             descs.append(
                 f"    {{{c_string(k.name)}, k{i}_run_block, {len(layout)}u, {total}u, "
-                f"{f'k{i}_params' if layout else 'NULL'}, {k.info.get('shared_size', 0)}u, "
+                f"{f'k{i}_params' if layout else 'NULL'}, {k.info.shared_size}u, "
                 f"{local}u, {maxnt}u, {{{req[0]}u, {req[1]}u, {req[2]}u}}, {minctas}u, "
                 f"{min(regs, 255)}u}}")
         if descs:
@@ -277,15 +288,15 @@ class CpuTarget(Target):
 
 def _loop_mode(k: ir.Function, fe) -> bool:
     """Whether kernel k runs as the plain thread loop (no barriers or collectives)."""
-    return k.info.get("mode") not in ("fiber", "phase") and not (fe is not None
-                                                                  and fe.reg_prefix)
+    return k.info.mode not in ("fiber", "phase") and not (fe is not None
+                                                                  and fe.form.phase)
 
 
 def _phase_locals(k: ir.Function, body: str, decls: list[str]) -> tuple[str, list[str], list[str]]:
     """Phase mode: registers not live at any resume point (passes/liveness.py) become locals
     of the phase function instead of members of the per-thread context. Returns the body,
     the context's member declarations and the local declarations."""
-    live = k.info.get("phase_live")
+    live = k.info.phase_live
     if live is None:
         return body, decls, []
     keep = {cname_reg(n) for n in live}
