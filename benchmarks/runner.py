@@ -26,6 +26,7 @@ SUITES: dict[str, str] = {
     "launch": "benchmarks.launch",
     "module_load": "benchmarks.module_load",
     "translator": "benchmarks.translator",
+    "firstrun": "benchmarks.firstrun",
     "kernels": "benchmarks.kernels_suite",
     "blas": "benchmarks.blas",
     "numba": "benchmarks.numba_suite",

@@ -14,6 +14,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tables": ("pyshim.commands.tables", "generate, check and summarise the dispatch tables"),
     "ptx": ("pyshim.commands.ptx", "translate and compile PTX"),
     "cache": ("pyshim.commands.cache", "inspect or clear the kernel cache"),
+    "precompile": ("pyshim.commands.precompile",
+                   "translate and compile every kernel of binaries into the kernel cache"),
     "doctor": ("pyshim.commands.doctor",
                "show what pyshim finds on this machine and what is missing"),
 }

@@ -50,8 +50,9 @@ def quick_run() -> list[dict]:
     env = {**os.environ, "PYTHONPATH": str(REPO_DIR)}
     # every suite but blas, whose scripts belong to the cuBLAS tests (the blas adapter is
     # tested below with scripts of our own)
-    # (numba needs the clients' virtualenv: tests/test_real_clients.py runs it)
-    suites = ",".join(n for n in SUITES if n not in ("blas", "numba"))
+    # (numba needs the clients' virtualenv: tests/test_real_clients.py runs it; firstrun
+    # builds a 24-kernel program and precompiles it even with --quick, over a minute)
+    suites = ",".join(n for n in SUITES if n not in ("blas", "numba", "firstrun"))
     proc = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--json",
                            "--only", suites],
                           cwd=REPO_DIR, capture_output=True, text=True, env=env, timeout=300)

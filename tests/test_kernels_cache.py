@@ -189,7 +189,8 @@ def test_cli_info_and_clear(private_cache, capsys):
     assert pyshim_main(["cache", "info", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report == {"location": str(private_cache), "entries": 1,
-                      "bytes": 5 + cache.RECORD_BYTES}
+                      "bytes": 5 + cache.RECORD_BYTES,
+                      "system": [str(p) for p in cache.system_roots()]}
     assert pyshim_main(["cache", "info"]) == 0
     out = capsys.readouterr().out
     assert str(private_cache) in out and "entries:  1" in out

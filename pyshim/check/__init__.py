@@ -1,6 +1,9 @@
 """Static analysis of CUDA binaries against the dispatch tables, the fat binary kernels
-and a dry run of the PTX translator, before anyone tries to run them (the command:
-pyshim.commands.check).
+and their translate verdicts, before anyone tries to run them (the command:
+pyshim.commands.check). Kernel verdicts come from a per-instruction scan (scan.py:
+a parse, and a dry run only for instruction shapes not seen before), cached by PTX
+hash and computed in parallel; `deep=True` (`--deep`) dry-runs the whole translator
+on every module instead.
 
 Modules: walk (which files), analyse (one file: libraries, entry points, verdict),
 static_cudart, kernels + translate_probe, tables (lookups), text (summary), progress.
@@ -24,12 +27,16 @@ SCHEMA_VERSION = 1
 
 
 def check_report(paths: list[str | Path], *, translate: bool = True,
-                 ptx_budget: int = kernel_scan.DEFAULT_PTX_BUDGET,
-                 time_budget: float = kernel_scan.DEFAULT_TIME_BUDGET, deps: bool = True,
-                 progress: Progress | None = None) -> dict:
+                 ptx_budget: int | None = None, time_budget: float | None = None,
+                 deps: bool = True, progress: Progress | None = None, deep: bool = False,
+                 jobs: int = 1) -> dict:
     """The check report (the JSON document) for `paths`. Raises FileNotFoundError for a
     path that does not exist and BinaryError for a named file that is not a readable ELF."""
     started = time.monotonic()
+    if ptx_budget is None:
+        ptx_budget = kernel_scan.DEFAULT_PTX_BUDGET if deep else kernel_scan.SCAN_PTX_BUDGET
+    if time_budget is None:
+        time_budget = kernel_scan.DEFAULT_TIME_BUDGET if deep else kernel_scan.SCAN_TIME_BUDGET
     say = progress or Progress(enabled=False)
     tables = load()
     queue: list[tuple[Path, str | None, bool]] = []  # (file, needed_by, named explicitly)
@@ -58,7 +65,8 @@ def check_report(paths: list[str | Path], *, translate: bool = True,
             print(f"pyshim check: {path}: {special}, not a file: skipped", file=sys.stderr)
             continue
         say(f"checking {path} ({path.stat().st_size / 2**20:.1f} MiB)")
-        budget = kernel_scan.Budget(ptx_bytes=ptx_budget, seconds=time_budget)
+        budget = kernel_scan.Budget(ptx_bytes=ptx_budget, seconds=time_budget, deep=deep,
+                                    jobs=max(1, jobs))
         try:
             report, needed = analyse(path, tables, translate=translate, budget=budget,
                                      progress=lambda m, p=path: say(f"  {p.name}: {m}"))

@@ -19,8 +19,11 @@ from pyshim.binary.elf import FATBIN_SECTIONS, HostElf
 from pyshim.binary.errors import FatbinError, NoPtxError, UnsupportedPtxVersion
 from pyshim.check import cubin, translate_probe
 
-DEFAULT_PTX_BUDGET = 16 << 20  # bytes of PTX text dry-run translated per file
-DEFAULT_TIME_BUDGET = 20.0  # seconds of dry runs per file
+DEFAULT_PTX_BUDGET = 16 << 20  # bytes of PTX text dry-run translated per file (--deep)
+DEFAULT_TIME_BUDGET = 20.0  # seconds of dry runs per file (--deep)
+# the scan (scan.py) costs a parse per module and a dry run per new instruction shape
+SCAN_PTX_BUDGET = 1 << 30
+SCAN_TIME_BUDGET = 120.0
 
 
 @dataclass
@@ -46,6 +49,8 @@ class Budget:
     seconds: float = DEFAULT_TIME_BUDGET
     used_bytes: int = 0
     started: float = field(default_factory=time.monotonic)
+    deep: bool = False  # the full translator dry run per module instead of the scan
+    jobs: int = 1       # worker processes for the modules' verdicts
 
     def allows(self, size: int) -> str | None:
         """None if a module of `size` bytes may be dry-run, else why not."""
@@ -84,10 +89,10 @@ class _Failed:
     first: translate_probe.Outcome
 
 
-def _translate(entries: list[fatbin.Entry], names: list[str], by_name: dict[str, Kernel],
-               budget: Budget, scan: KernelScan) -> _Failed | None:
-    """Dry-run the PTX the loader would choose for this container and mark its kernels;
-    a module that fails with an unsupported instruction is returned for a second look."""
+def _prepare(entries: list[fatbin.Entry], names: list[str], by_name: dict[str, Kernel],
+             budget: Budget, scan: KernelScan) -> str | None:
+    """The PTX text the loader would choose for this container, within the budget; None
+    (and the kernels marked) where it is not checked."""
     from pyshim.kernels.loader import device_arch
 
     try:
@@ -115,11 +120,43 @@ def _translate(entries: list[fatbin.Entry], names: list[str], by_name: dict[str,
     budget.used_bytes += len(text)
     scan.ptx_bytes += len(text)
     scan.modules_translated += 1
-    out = translate_probe.dry_run(text)
+    return text
+
+
+def _finish(text: str, names: list[str], out: translate_probe.Outcome,
+            by_name: dict[str, Kernel]) -> _Failed | None:
+    """Mark the kernels with the outcome; a module that fails with an unsupported
+    instruction is returned for a second look."""
     if out.translates is False and out.unsupported or out.kernel_errors:
         return _Failed(names, text, out)
     _attribute(names, out, [out], by_name)
     return None
+
+
+_memo: dict | None = None  # instruction shapes known to translate (scan.py), per process
+
+
+def _outcome(text: str, deep: bool) -> translate_probe.Outcome:
+    global _memo
+    from pyshim.check import scan as shape_scan
+
+    if _memo is None:
+        _memo = shape_scan.load_memo()
+    before = len(_memo)
+    out = shape_scan.cached_outcome(text, deep, _memo)
+    if len(_memo) > before:
+        shape_scan.save_memo(_memo)
+    return out
+
+
+def _translate(entries: list[fatbin.Entry], names: list[str], by_name: dict[str, Kernel],
+               budget: Budget, scan: KernelScan) -> _Failed | None:
+    """Dry-run (or scan) the PTX the loader would choose for this container and mark its
+    kernels; a module that fails with an unsupported instruction is returned."""
+    text = _prepare(entries, names, by_name, budget, scan)
+    if text is None:
+        return None
+    return _finish(text, names, _outcome(text, budget.deep), by_name)
 
 
 def _attribute(names: list[str], out: translate_probe.Outcome,
@@ -241,15 +278,8 @@ def scan(elf: HostElf, translate: bool = True, budget: Budget | None = None,
         progress(f"kernels: {len(by_name)} in {result.containers} containers; "
                  f"{len(modules)} PTX modules" + (" to dry-run translate" if translate else ""))
     if translate:
-        failed: list[_Failed] = []
-        for i, (_size, entries, ptx_names) in enumerate(sorted(modules, key=lambda t: t[0])):
-            f = _translate(entries, ptx_names, by_name, budget, result)
-            if f is not None:
-                failed.append(f)
-            if progress is not None and (i + 1) % 16 == 0:
-                progress(f"kernels: {i + 1}/{len(modules)} PTX modules done "
-                         f"({result.modules_translated} translated, "
-                         f"{result.modules_skipped} over budget)")
+        failed = _verdicts(sorted(modules, key=lambda t: t[0]), by_name, budget, result,
+                           progress)
         if progress is not None and failed:
             progress(f"kernels: looking for more unsupported instructions in "
                      f"{len(failed)} failed modules")
@@ -263,6 +293,41 @@ def scan(elf: HostElf, translate: bool = True, budget: Budget | None = None,
             _add(k.notes, "SASS only (" + ", ".join(k.sass) + "): no PTX to translate")
     result.kernels = sorted(by_name.values(), key=lambda k: k.name)
     return result
+
+
+def _verdicts(modules: list, by_name: dict[str, Kernel], budget: Budget, result: KernelScan,
+              progress: Callable[[str], None] | None) -> list[_Failed]:
+    """Each module's verdict, in `budget.jobs` worker processes when there are several."""
+    failed: list[_Failed] = []
+    jobs = budget.jobs if len(modules) > 1 else 1
+
+    def step(i: int) -> None:
+        if progress is not None and (i + 1) % 16 == 0:
+            progress(f"kernels: {i + 1}/{len(modules)} PTX modules done "
+                     f"({result.modules_translated} checked, "
+                     f"{result.modules_skipped} over budget)")
+
+    if jobs <= 1:
+        for i, (_size, entries, ptx_names) in enumerate(modules):
+            f = _translate(entries, ptx_names, by_name, budget, result)
+            if f is not None:
+                failed.append(f)
+            step(i)
+        return failed
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pending = []
+        for _size, entries, ptx_names in modules:
+            text = _prepare(entries, ptx_names, by_name, budget, result)
+            if text is not None:
+                pending.append((text, ptx_names, pool.submit(_outcome, text, budget.deep)))
+        for i, (text, ptx_names, fut) in enumerate(pending):
+            f = _finish(text, ptx_names, fut.result(), by_name)
+            if f is not None:
+                failed.append(f)
+            step(i)
+    return failed
 
 
 def _inventory(address: int, data: memoryview, by_name: dict[str, Kernel],

@@ -1,4 +1,4 @@
-"""`pyshim check [--json] [--html FILE] [--fail-on unsupported|cannot-run] PATH...`:
+"""`pyshim check [--json] [--html FILE] [--fail-on unsupported|cannot-run] [--deep] PATH...`:
 what CUDA binaries need and whether they will run (pyshim.check.check_report)."""
 
 from __future__ import annotations
@@ -29,21 +29,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "or cannot run (cannot-run)")
     parser.add_argument("--no-translate", action="store_true",
                         help="skip the translator dry run (kernels show translates: null)")
-    parser.add_argument("--ptx-budget", type=float, default=kernel_scan.DEFAULT_PTX_BUDGET / 2**20,
-                        metavar="MIB", help="MiB of PTX to dry-run translate per file "
-                                            "(default %(default)g)")
-    parser.add_argument("--time-budget", type=float, default=kernel_scan.DEFAULT_TIME_BUDGET,
-                        metavar="S", help="seconds of dry runs per file (default %(default)g)")
+    parser.add_argument("--deep", action="store_true",
+                        help="dry-run the whole translator on every module (slow) instead of "
+                             "the per-instruction scan")
+    parser.add_argument("--jobs", "-j", type=int, default=0,
+                        help="worker processes for kernel verdicts (default: usable cores)")
+    parser.add_argument("--ptx-budget", type=float, default=None,
+                        metavar="MIB", help="MiB of PTX to check per file (default "
+                        f"{kernel_scan.SCAN_PTX_BUDGET >> 20}, with --deep "
+                        f"{kernel_scan.DEFAULT_PTX_BUDGET >> 20})")
+    parser.add_argument("--time-budget", type=float, default=None,
+                        metavar="S", help="seconds of kernel checks per file (default "
+                        f"{kernel_scan.SCAN_TIME_BUDGET:g}, with --deep "
+                        f"{kernel_scan.DEFAULT_TIME_BUDGET:g})")
     parser.add_argument("--no-deps", action="store_true",
                         help="do not check the CUDA libraries a file depends on")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
+        jobs = args.jobs if args.jobs > 0 else len(os.sched_getaffinity(0))
         report = check_report(args.paths, translate=not args.no_translate,
-                              ptx_budget=int(args.ptx_budget * 2**20),
+                              ptx_budget=None if args.ptx_budget is None
+                              else int(args.ptx_budget * 2**20),
                               time_budget=args.time_budget, deps=not args.no_deps,
-                              progress=Progress())
+                              progress=Progress(), deep=args.deep, jobs=jobs)
     except (FileNotFoundError, BinaryError) as exc:
         print(f"pyshim check: {exc}", file=sys.stderr)
         return 2

@@ -36,7 +36,15 @@ def translate(data: bytes, target: str) -> tuple[int, str]:
     how = "cached" if getattr(loaded, "cached", False) else "translated"
     if getattr(loaded, "lazy", False):  # kernels translated at first use, one by one
         how = "indexed"
-    _report([f"kernel {k} {how} {ms:.3f}" for k in names])
+    records = [f"kernel {k} {how} {ms:.3f}" for k in names]
+    stats = getattr(loaded, "stats", None) or {}
+    if "compile_seconds" in stats:  # built now: which tier, and where the time went
+        records += [f"jit {k} {stats.get('tier', 'opt')} "
+                    f"{stats.get('translate_seconds', 0.0) * 1e3:.3f} "
+                    f"{stats['compile_seconds'] * 1e3:.3f}" for k in names]
+    elif stats.get("tier"):
+        records += [f"jit {k} {stats['tier']} cached" for k in names]
+    _report(records)
     head = (f"{loaded.path}\tptx={int(getattr(loaded, 'ptx_target', 0) or 0)}"
             f"\tconst={int(getattr(loaded, 'const_bytes', 0) or 0)}")
     params = getattr(loaded, "params", None) or {}

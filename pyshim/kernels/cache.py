@@ -19,6 +19,13 @@ together. ELF loaders ignore bytes past the image; `read_entry` gives the data a
 A cache that cannot be used (unsafe or unwritable root, a full or read-only disk,
 $PYSHIM_CACHE naming a file) is said once, and the process keeps its kernels in a private
 temporary directory (or, failing that, in memory) instead.
+System caches: read-only cache roots consulted before the user's, in order:
+$PYSHIM_SYSTEM_CACHE (directories separated by ':'; empty: none), else /var/cache/pyshim
+(a package ships one, or an admin fills one with `pyshim precompile --cache DIR`). Their
+layout is the user cache's (``<root>/kernels/<key[:2]>/<key><suffix>``); an entry there is
+used only if it, its shard and the kernels directory are owned by root or by us and not
+group/world-writable, and it matches its record; anything else there is skipped (logged
+once), never changed: the user's cache is looked up next and built into as before.
 Concurrency: writers go through a temp file in the same directory, fsync, os.replace, so
 readers see either nothing or a whole entry, and two processes building the same kernel
 both succeed (the last rename wins with identical bytes).
@@ -69,6 +76,57 @@ _verified: dict[str, tuple[int, int, int, int]] = {}
 
 class CacheError(Exception):
     """The cache cannot be used (bad key or suffix, unusable root directory)."""
+
+
+DEFAULT_SYSTEM_CACHE = "/var/cache/pyshim"
+# system cache entries found unusable, said once each
+_system_refused: set[str] = set()
+
+
+def system_roots() -> list[Path]:
+    """The read-only cache roots consulted before the user's (see the module docstring)."""
+    env = os.environ.get("PYSHIM_SYSTEM_CACHE")
+    raw = DEFAULT_SYSTEM_CACHE if env is None else env
+    user = cache_root()
+    return [Path(d) / "kernels" for d in raw.split(":")
+            if d and (Path(d) / "kernels") != user]
+
+
+def _system_untrusted(st: os.stat_result, want_dir: bool) -> str | None:
+    """Why an lstat() result in a system cache must not be trusted, or None."""
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link"
+    if want_dir != stat.S_ISDIR(st.st_mode) or (not want_dir and not stat.S_ISREG(st.st_mode)):
+        return "not a directory" if want_dir else "not a regular file"
+    if st.st_uid not in (0, os.getuid()):
+        return f"owned by uid {st.st_uid}"
+    if st.st_mode & _UNSAFE_MODE:
+        return f"group/world-writable (mode {stat.S_IMODE(st.st_mode):04o})"
+    return None
+
+
+def _system_lookup(key: str, suffix: str) -> Path | None:
+    for root in system_roots():
+        path = root / key[:2] / f"{key}{suffix}"
+        try:
+            st = path.lstat()
+        except OSError:
+            continue
+        why = _system_untrusted(st, want_dir=False)
+        for d in (path.parent, root):
+            if why is None:
+                try:
+                    why = _system_untrusted(d.lstat(), want_dir=True)
+                except OSError as exc:
+                    why = f"{d}: {exc.strerror or exc}"
+        if why is None:
+            why = _mismatch(path, st)
+        if why is None:
+            return path
+        if str(path) not in _system_refused:
+            _system_refused.add(str(path))
+            log.warning("pyshim: system kernel cache: skipping %s (%s)", path, why)
+    return None
 
 
 def cache_root() -> Path:
@@ -308,6 +366,9 @@ def lookup(key: str, suffix: str) -> Path | None:
     """The path of a sound existing entry, or None (absent; or unsafe, or not matching its
     record, and now removed)."""
     _check_name(key, suffix)
+    found = _system_lookup(key, suffix)
+    if found is not None:
+        return found
     if _private is None:
         try:
             _ensure_root()

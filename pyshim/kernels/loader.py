@@ -210,10 +210,17 @@ def _translate(ptx: str, target: str, meta: dict) -> str:
     return source
 
 
-def _build_cpu(ptx: str, target: str, meta: dict) -> bytes:
-    from pyshim.kernels.compile import compile_cpu
+def _translate_cpu(ptx: str, target: str, meta: dict | None = None,
+                   **kw: object) -> tuple[str, dict]:
+    """(source, translator stats) for a tier's build (tiers.py); with `meta` and no other
+    options, through _translate (the module's facts from the same parse)."""
+    if meta is not None and not kw:
+        source = _translate(ptx, target, meta)
+        return source, meta["stats"]
+    from pyshim.ptx.translate import translate
 
-    return compile_cpu(_translate(ptx, target, meta))
+    stats: dict = {}
+    return translate(ptx, target, stats, **kw), stats  # type: ignore[arg-type]
 
 
 def _build_hip(ptx: str, target: str, compiler: str, meta: dict) -> bytes:
@@ -227,7 +234,7 @@ def load_module(data: bytes, target: str) -> LoadedModule:
     """Translate (or fetch from the cache) the kernels of one module image for `target`."""
     from pyshim.kernels import cache
     from pyshim.kernels.compile import compiler_identity
-    from pyshim.ptx.translate import translator_fingerprint
+    from pyshim.ptx.fingerprint import translator_fingerprint
 
     t0 = time.perf_counter()
     _check_target(target)
@@ -255,8 +262,17 @@ def load_module(data: bytes, target: str) -> LoadedModule:
         path, cached = cache.get_or_build(
             key, ".co", lambda: _build_hip(ptx, target, compiler, meta))
     else:
-        key = cache.cache_key(ptx_bytes, translator_fingerprint(), target, compiler_identity())
-        path, cached = cache.get_or_build(key, ".so", lambda: _build_cpu(ptx, target, meta))
+        from pyshim.kernels import tiers
+
+        fp = translator_fingerprint()
+
+        def key_for(tier: str) -> str:
+            return cache.cache_key(ptx_bytes, fp, target, compiler_identity(tier))
+
+        path, cached, tier = tiers.build(key_for, lambda: _translate_cpu(ptx, target, meta),
+                                        meta)
+        key = key_for("opt")  # the module's facts (.json) are the same at every tier
+        meta.setdefault("stats", {})["tier"] = tier
     info_path = cache.lookup(key, ".json") if cached else None
     info = None
     if info_path is not None:
@@ -316,7 +332,7 @@ def _module_names(m) -> dict:
 def _lazy_module_key(ptx_bytes: bytes, target: str) -> str:
     from pyshim.kernels import cache
     from pyshim.kernels.compile import compiler_identity
-    from pyshim.ptx.translate import translator_fingerprint
+    from pyshim.ptx.fingerprint import translator_fingerprint
 
     return cache.cache_key(ptx_bytes, translator_fingerprint(), target, compiler_identity(),
                            "lazy")
@@ -380,18 +396,20 @@ class _NotLazy(Exception):
 def _load_lazy_kernel(request: bytes, target: str, t0: float) -> LoadedModule:
     """One kernel of a lazily loaded module, translated and compiled with the functions it
     calls; its variables are bound to the module's data object by libcuda."""
-    from pyshim.kernels import cache, lazy
-    from pyshim.kernels.compile import compile_cpu
-    from pyshim.ptx.translate import translate
+    from pyshim.kernels import cache, lazy, tiers
 
     try:
         module_key, kernel = lazy.decode_request(request)
     except ValueError:
         raise InvalidImage("malformed lazy kernel request") from None
-    key = cache.cache_key(module_key, kernel, "kernel")
     meta: dict = {}
 
-    def build() -> bytes:
+    def key_for(tier: str) -> str:
+        if tier == "opt":
+            return cache.cache_key(module_key, kernel, "kernel")
+        return cache.cache_key(module_key, kernel, "kernel", f"tier {tier}")
+
+    def translate_fn() -> tuple[str, dict]:
         ptx_path = cache.lookup(module_key, ".ptx")
         if ptx_path is None:
             raise InvalidImage(f"kernel {kernel}: the PTX of its lazily loaded module is no "
@@ -401,12 +419,10 @@ def _load_lazy_kernel(request: bytes, target: str, t0: float) -> LoadedModule:
             text = index.kernel_module(kernel)
         except KeyError:
             raise LoaderError(f"kernel {kernel} is not in its module") from None
-        stats: dict = {}
-        source = translate(text, target, stats, bind_globals=True)
-        meta["stats"] = stats
-        return compile_cpu(source)
+        return _translate_cpu(text, target, bind_globals=True)
 
-    path, cached = cache.get_or_build(key, ".so", build)
+    path, cached, tier = tiers.build(key_for, translate_fn, meta)
+    meta.setdefault("stats", {})["tier"] = tier
     seconds = time.perf_counter() - t0
     if not cached:
         st = meta.get("stats", {})

@@ -10,14 +10,12 @@ subclass.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import struct
 import time
-from pathlib import Path
 
 from pyshim.ptx import ir, passes
 from pyshim.ptx.errors import PtxError, UnsupportedInstruction
+from pyshim.ptx.fingerprint import TRANSLATOR_VERSION, translator_fingerprint
 from pyshim.ptx.frontend.parser import parse
 from pyshim.ptx.frontend.validate import validate
 from pyshim.ptx.isa import instructions, tensor
@@ -27,22 +25,7 @@ from pyshim.ptx.targets import get_target
 from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK, Target
 from pyshim.ptx.types import SIZE
 
-# Bump when the generated code changes meaning (it is part of the kernel cache key, together
-# with a hash of the translator's own files: see translator_fingerprint).
-TRANSLATOR_VERSION = "1"
-
-
-@functools.cache
-def translator_fingerprint() -> str:
-    """TRANSLATOR_VERSION plus a hash of the translator's sources and preludes, so a changed
-    translator never reuses kernels another version built."""
-    h = hashlib.sha256(TRANSLATOR_VERSION.encode())
-    root = Path(__file__).resolve().parent
-    for path in sorted(root.rglob("*")):
-        if path.suffix in (".py", ".h") and "__pycache__" not in path.parts:
-            h.update(path.relative_to(root).as_posix().encode())
-            h.update(path.read_bytes())
-    return f"{TRANSLATOR_VERSION}-{h.hexdigest()[:16]}"
+# TRANSLATOR_VERSION (bump it there) and translator_fingerprint live in fingerprint.py
 
 
 class Translator:

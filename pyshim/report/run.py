@@ -10,6 +10,8 @@ one record per line, fields separated by single spaces, names never contain spac
     kernel <name> indexed <ms>                     its module was loaded lazily: the kernel
                                                    is translated at first use (a later
                                                    "translated" or "cached" record)
+    jit <name> <tier> <translate_ms> <compile_ms>  its code was built now at tier fast|opt
+    jit <name> <tier> cached                       its code came from the cache at that tier
     error <name> <code>                            <name> returned error <code> (number or name)
     redirect <requested> <loaded>                  the LD_AUDIT module loaded pyshim's library
                                                    <loaded> where <requested> was asked for
@@ -32,7 +34,7 @@ from pathlib import Path
 from pyshim.check.tables import TABLE_LIBRARIES, Tables, load
 
 SCHEMA_VERSION = 1
-KINDS = ("unsupported", "call", "kernel", "error", "redirect")
+KINDS = ("unsupported", "call", "kernel", "jit", "error", "redirect")
 _KERNEL_HOW = ("translated", "cached", "indexed")
 
 
@@ -43,6 +45,8 @@ class _Kernel:
     indexed: int = 0
     ms: list[float] = field(default_factory=list)
     translate_ms: float = 0.0
+    # builds of its code: {"tier", "translate_ms", "compile_ms"} or {"tier", "cached": True}
+    jit: list[dict] = field(default_factory=list)
 
 
 def _int(tok: str) -> int:
@@ -93,6 +97,18 @@ def parse_lines(lines: Iterable[str]) -> dict:
                     k.translate_ms += ms
                 else:
                     k.cached += 1
+            elif kind == "jit":
+                if len(parts) == 4 and parts[3] == "cached":
+                    entry: dict = {"tier": parts[2], "cached": True}
+                elif len(parts) == 5:
+                    entry = {"tier": parts[2], "translate_ms": _ms(parts[3]),
+                             "compile_ms": _ms(parts[4])}
+                else:
+                    raise ValueError("expected 'jit <name> <tier> <translate_ms> "
+                                     "<compile_ms>' or 'jit <name> <tier> cached'")
+                if parts[2] not in ("fast", "opt"):
+                    raise ValueError(f"unknown tier {parts[2]!r}")
+                kernels.setdefault(parts[1], _Kernel()).jit.append(entry)
             elif kind == "redirect":
                 if len(parts) != 3:
                     raise ValueError("expected 'redirect <requested> <loaded>'")
@@ -132,7 +148,8 @@ def _assemble(unsupported: dict[str, int], calls: dict[str, int],
                   for n, c in sorted(calls.items(), key=lambda kv: (-kv[1], kv[0]))],
         "kernels": [{"name": n, "translated": k.translated, "cached": k.cached,
                      "indexed": k.indexed,
-                     "ms_total": round(sum(k.ms), 3), "ms_max": round(max(k.ms, default=0.0), 3)}
+                     "ms_total": round(sum(k.ms), 3), "ms_max": round(max(k.ms, default=0.0), 3),
+                     "jit": k.jit}
                     for n, k in sorted(kernels.items())],
         "errors": [{"name": n, "code": code, "count": c}
                    for (n, code), c in sorted(errors.items(), key=lambda kv: (-kv[1], kv[0]))],
@@ -196,6 +213,13 @@ def format_text(report: dict) -> str:
         lines.append(f"  unsupported {u['name']} x{u['count']}{why}")
     for e in report["errors"]:
         lines.append(f"  error {e['name']} -> {e['code']} x{e['count']}")
+    for k in report["kernels"]:
+        for j in k.get("jit", []):
+            if j.get("cached"):
+                lines.append(f"  jit {k['name']}: tier {j['tier']}, from cache")
+            else:
+                lines.append(f"  jit {k['name']}: tier {j['tier']}, translate "
+                             f"{j['translate_ms']:.0f} ms, compile {j['compile_ms']:.0f} ms")
     for r in report.get("redirects", []):
         lines.append(f"  redirected {r['requested']} -> {r['loaded']} x{r['count']}")
     for m in report["malformed"]:

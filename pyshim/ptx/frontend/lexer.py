@@ -19,16 +19,22 @@ _STRIP = re.compile(
     re.S | re.M,
 )
 
+# `\s*` inside the match: findall would otherwise try every alternative at each blank;
+# alternatives in order of frequency (they start with distinct characters, so the order
+# does not change what matches)
 _TOKEN = re.compile(
-    r'"(?:[^"\\\n]|\\.)*"'                       # string
+    r"\s*("
+    r"[%$_a-zA-Z.][\w$.]*(?:::[\w$.]+)*"        # identifiers, directives, opcodes.with.mods
+    #                                              (modifiers may hold '::': .L2::cache_hint)
+    r"|[{}()\[\];,:<>+\-!|@=*]"                  # punctuation
+    r'|"(?:[^"\\\n]|\\.)*"'                       # string
     r"|0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}"  # exact float immediates
     r"|[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?"       # decimal float
     r"|0[xX][0-9a-fA-F]+U?|0[bB][01]+U?|[0-9]+U?"  # integers (octal is a leading 0)
-    r"|[%$_a-zA-Z.][\w$.]*(?:::[\w$.]+)*"        # identifiers, directives, opcodes.with.mods
-    #                                              (modifiers may hold '::': .L2::cache_hint)
-    r"|[{}()\[\];,:<>+\-!|@=*]"                  # punctuation
-    r"|\S"                                       # anything else: an error for the parser
+    r"|\S)"                                      # anything else: an error for the parser
 )
+# what _STRIP removes starts with one of these; text without any needs no pass
+_STRIP_MARKS = ("//", "/*", ".loc", ".file")
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -43,7 +49,9 @@ class Source:
     def __init__(self, text: str) -> None:
         if "\x00" in text:
             text = text.split("\x00", 1)[0]  # fatbins pad PTX with NULs
-        self.text = _STRIP.sub(_blank, text)
+        if any(mark in text for mark in _STRIP_MARKS):
+            text = _STRIP.sub(_blank, text)
+        self.text = text
         self.tokens: list[str] = _TOKEN.findall(self.text)
         self._starts: list[int] | None = None
         self._lines: list[int] | None = None
@@ -51,7 +59,7 @@ class Source:
     def position(self, index: int) -> tuple[int, int]:
         """(line, column), both 1-based, of token `index` (end of text if past the end)."""
         if self._starts is None:
-            self._starts = [m.start() for m in _TOKEN.finditer(self.text)]
+            self._starts = [m.start(1) for m in _TOKEN.finditer(self.text)]
             self._lines = [m.start() for m in re.finditer("\n", self.text)]
         assert self._lines is not None
         pos = self._starts[index] if index < len(self._starts) else len(self.text)

@@ -7,6 +7,7 @@ PtxError with line:column and the offending line.
 
 from __future__ import annotations
 
+import gc
 import re
 
 from pyshim.ptx import ir
@@ -25,11 +26,23 @@ _PERF = frozenset((".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".maxnct
 _OCTAL = re.compile(r"0[0-7]+U?$")
 _IDENT = re.compile(r"[A-Za-z_$%][\w$]*\Z", re.ASCII)  # PTX identifiers (no dots)
 _FLOAT = re.compile(r"[0-9]+\.")
+_DIGITS = frozenset("0123456789")
+_SYM_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$")
+Reg, Sym, Instruction = ir.Reg, ir.Sym, ir.Instruction
 
 
 def parse(text: str) -> ir.Module:
     """Parse PTX text into an ir.Module (raises PtxError)."""
-    return _Parser(Source(text)).parse_module()
+    # the cyclic collector stays off while the IR is built: it makes no cycles, and on a
+    # huge module (CUB's 665k lines) the full collections that millions of new objects
+    # trigger took 60% of the parse, each one scanning every object made so far
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _Parser(Source(text)).parse_module()
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def parse_int(tok: str) -> int:
@@ -49,6 +62,10 @@ class _Parser:
         self.n = len(self.toks)
         self.function = ""
         self.module = ir.Module(source=src)
+        self._opcodes: dict[str, tuple[str, tuple[str, ...]]] = {}  # "ld.global.f32" split
+        # one-token operands by spelling: one shared object per register, symbol or
+        # immediate of the module (passes read operands, never change them in place)
+        self._operands: dict[str, ir.Operand] = {}
 
     # ---- helpers -------------------------------------------------------------------------
     def error(self, message: str, index: int | None = None) -> PtxError:
@@ -440,6 +457,8 @@ class _Parser:
 
     # instruction: ( @ !? pred )? opcode(.modifier)* operand { , operand } ;
     def _parse_instruction(self) -> ir.Instruction:
+        # the hot path of a cold load (one call per instruction): locals, no helper calls
+        # for the common one-token operands, opcodes split once per distinct spelling
         toks = self.toks
         start = self.i
         pred = None
@@ -454,23 +473,47 @@ class _Parser:
             pred = toks[j]
             self.i = j + 1
         op_at = self.i
-        optok = self.next()
-        if not optok[0].isalpha():
-            raise self.error(f"expected an instruction, found {optok!r}", op_at)
+        if op_at >= self.n:
+            raise self.error("unexpected end of PTX")
+        optok = toks[op_at]
+        split = self._opcodes.get(optok)
+        if split is None:
+            if not optok[0].isalpha():
+                raise self.error(f"expected an instruction, found {optok!r}", op_at)
+            parts = optok.split(".")
+            split = self._opcodes[optok] = (parts[0], tuple(parts[1:]))
+        j = op_at + 1
         try:
-            end = toks.index(";", self.i)
+            end = toks.index(";", j)
         except ValueError:
             raise self.error("missing ';' after instruction", op_at) from None
-        parts = optok.split(".")
         operands: list[ir.Operand] = []
-        j = self.i
-        seg = toks[j:end]
-        n = len(seg)
-        if n & 1 and seg[1::2].count(",") == n >> 1:
-            # fast path: every operand is one token (the common case)
-            for k in range(j, end, 2):
-                operands.append(self._single(toks[k], k))
-            j = end
+        append = operands.append
+        # fast path: operands of one token each (the common case); the first operand of
+        # more tokens ([addr], {vec}, -imm, %p|%q) and everything after it take the
+        # general loop below
+        k = j
+        ops = self._operands
+        while k < end:
+            nxt = k + 1
+            if nxt != end and toks[nxt] != ",":
+                break
+            t = toks[k]
+            op = ops.get(t)
+            if op is None:
+                c = t[0]
+                if c == "%":
+                    op = Reg(t)
+                elif c in _DIGITS:
+                    op = self._imm(t, k)
+                elif c in _SYM_START:
+                    op = Sym(t)
+                else:
+                    break
+                ops[t] = op
+            append(op)
+            k = nxt + 1
+        j = k
         while j < end:
             k = j
             depth = 0
@@ -483,10 +526,10 @@ class _Parser:
                 elif t == "," and depth == 0:
                     break
                 k += 1
-            operands.append(self._parse_operand_at(j, k))
+            append(self._parse_operand_at(j, k))
             j = k + 1
         self.i = end + 1
-        return ir.Instruction(parts[0], tuple(parts[1:]), operands, pred, neg, op_at)
+        return Instruction(split[0], split[1], operands, pred, neg, op_at)
 
     def _single(self, t: str, j: int) -> ir.Operand:
         c = t[0]
