@@ -714,16 +714,17 @@ def _imad(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
         lf.set64(ops[0], s)
         return
     if "HI" in m:
+        # the high word of a*b + c, c a 64-bit register pair (ptxas zeroes R(c) and puts
+        # the Newton step's estimate in R(c+1): q + hi(q * e))
         a, b = lf.src(rest[0]), lf.src(rest[1])
-        c = lf.src(rest[2])
+        c = lf.src64(rest[2])
         t = lf.tmp("d")
         lf.emit(f"mul.wide.{'s32' if signed else 'u32'} {t}, {a}, {b};")
+        s0 = lf.tmp("d")
+        lf.emit(f"add.u64 {s0}, {t}, {c};")
         h = lf.tmp("d")
-        lf.emit(f"shr.u64 {h}, {t}, 32;")
+        lf.emit(f"shr.u64 {h}, {s0}, 32;")
         terms = [h]
-        w = lf.tmp("d")
-        lf.emit(f"cvt.u64.u32 {w}, {c};")
-        terms.append(w)
         if "X" in m:
             for v, _, _ in _carry_in(lf, rest[3:]):
                 w2 = lf.tmp("d")
