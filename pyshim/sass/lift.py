@@ -429,7 +429,7 @@ class KernelLifter:
         self.emit(f"mov.b64 {{{lo}, {hi}}}, {val};")
 
     # ---- addresses -------------------------------------------------------------------------
-    def address(self, text: str, space: str) -> str:
+    def address(self, text: str, space: str, wide_base: bool = False) -> str:
         """A memory operand as a PTX address [..]; global/generic 64-bit, shared 32-bit,
         local: our per-thread array plus the 32-bit stack offset."""
         t = re.sub(r"^desc\[[^\]]*\]", "", text.strip())
@@ -452,7 +452,9 @@ class KernelLifter:
                 self.refuse(f"address {text}")
             if o.base in ("RZ", "URZ"):
                 continue
-            if o.suffix == "64":
+            if o.suffix == "64" or (wide_base and not wide and o.base.startswith("R")
+                                    and not o.suffix and space in ("global", "")):
+                # .E: 64-bit addressing, the base register is a pair even unprinted
                 wide.append(self.src64(o.base))
             elif o.suffix in ("X4", "X8", "X16"):
                 r = self.src(o.base)
@@ -1271,7 +1273,7 @@ def _load(space: str):
         if space == "param":
             lf.refuse()
         sp = space or ("global" if base == "LDG" else "")
-        a = lf.address(ops[1], sp)
+        a = lf.address(ops[1], sp, "E" in mods)
         vec = f".v{n}" if n > 1 else ""
         if any(r == "%rdis" for r in regs) and n > 1:
             regs = [lf.tmp() if r == "%rdis" else r for r in regs]
@@ -1290,7 +1292,7 @@ def _store(space: str):
         else:
             regs = [lf.src(ops[1])] if n == 1 else lf.dst_pair(ops[1], n)
         sp = space or ("global" if base == "STG" else "")
-        a = lf.address(ops[0], sp)
+        a = lf.address(ops[0], sp, "E" in mods)
         vec = f".v{n}" if n > 1 else ""
         spc = f".{sp}" if sp else ""
         lf.emit(f"st{spc}{vec}.{ty} {a}, {_regs_text(regs)};")
@@ -1366,11 +1368,11 @@ def _atom(space: str, reduce: bool):
             lf.refuse(str(exc))
         spc = f".{space}" if space else ""
         if reduce:
-            a = lf.address(rest[0], space)
+            a = lf.address(rest[0], space, "E" in mods)
             b = lf.src64(rest[1], "i") if n == 2 else lf.src(rest[1])
             lf.emit(f"red{spc}.{op}.{ty} {a}, {b};")
             return
-        a = lf.address(rest[1], space)
+        a = lf.address(rest[1], space, "E" in mods)
         if n == 2:
             b = lf.src64(rest[2])
             r = lf.tmp("d")

@@ -16,6 +16,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -37,6 +38,14 @@ def build(src: Path, arch: int, form: str, out: Path) -> str | None:
     return None if proc.returncode == 0 else (proc.stderr.strip().splitlines() or ["?"])[-1]
 
 
+_TIMES = re.compile(r"\d+(?:\.\d+)?\s*(?:ms|us|µs|ns|s)\b")
+
+
+def _steady(out: str) -> str:
+    """stdout without the figures that differ from run to run (elapsed times)."""
+    return _TIMES.sub("<time>", out)
+
+
 def run(exe: Path, wave: int, timeout: int) -> tuple[int, str, str]:
     env = dict(os.environ, PYSHIM_CPU_WAVE=str(wave))
     env.setdefault("PYTHONPATH", str(REPO_DIR))
@@ -46,7 +55,7 @@ def run(exe: Path, wave: int, timeout: int) -> tuple[int, str, str]:
                               cwd=exe.parent)
     except subprocess.TimeoutExpired:
         return 124, "", "timeout"
-    return proc.returncode, proc.stdout, proc.stderr
+    return proc.returncode, _steady(proc.stdout), proc.stderr
 
 
 def judge(src: Path, arch: int, work: Path, timeout: int) -> dict:
