@@ -257,10 +257,30 @@ class KernelLifter:
             return self.bank0(imm)
         return self.mod.bank_word(self, bank, imm)
 
+    def const_sub(self, bank: int, off_text: str, ty: str) -> str:
+        """A byte or half-word of a constant bank (a char or short parameter)."""
+        if bank != 0 or not _HEX.match(off_text):
+            self.refuse(f"sub-word read of c[{bank:#x}][{off_text}]")
+        off = int(off_text, 16)
+        rel = off - self.k.param_base
+        for p in self.params_by_offset:
+            if p.offset <= rel < p.offset + p.size:
+                t = self.tmp()
+                self.emit(f"ld.param.{ty} {t}, [{self.mod.param_name(p.ordinal)}+{rel - p.offset}];")
+                return t
+        self.refuse(f"sub-word read of c[0x0][{off:#x}]")
+        return "0"
+
     def const_indexed(self, bank: int, regs: list[str], imm: int, bits: int) -> str:
-        var = self.mod.bank_var(self, bank)
         a = self.tmp("d")
-        self.emit(f"mov.u64 {a}, {var};")
+        if bank == 3:
+            # an indexed __constant__ array: the variable holding the constant part
+            sym = self.mod.const3_symbol(self, imm)
+            self.emit(f"mov.u64 {a}, {self.mod.declare_object(sym)};")
+            imm -= sym.value
+        else:
+            var = self.mod.bank_var(self, bank)
+            self.emit(f"mov.u64 {a}, {var};")
         for r in regs:
             v = self.src(r)
             w = self.tmp("d")
@@ -1308,8 +1328,10 @@ def _ldc(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
         v = lf.const_word(bank, m.group(2), 64)
         lf.set64(ops[0], v)
         return
-    if any(x in mods for x in ("U8", "S8", "U16", "S16")):
-        lf.refuse("sub-word constant load")
+    sub = next((x for x in mods if x in ("U8", "S8", "U16", "S16")), None)
+    if sub is not None:
+        lf.emit(f"mov.b32 {lf.dst(ops[0])}, {lf.const_sub(bank, m.group(2), sub.lower())};")
+        return
     lf.emit(f"mov.b32 {lf.dst(ops[0])}, {lf.const_word(bank, m.group(2))};")
 
 
@@ -1553,6 +1575,9 @@ EXTERNAL = {
                 ".extern .func (.param .b32 r) vprintf (.param .b64 a0, .param .b64 a1);"),
     "malloc": ("b64", ["b64"], ".extern .func (.param .b64 r) malloc (.param .b64 a0);"),
     "free": ("", ["b64"], ".extern .func free (.param .b64 a0);"),
+    "__assertfail": ("", ["b64", "b64", "b32", "b64", "b64"],
+                     ".extern .func __assertfail (.param .b64 a0, .param .b64 a1, "
+                     ".param .b32 a2, .param .b64 a3, .param .b64 a4);"),
 }
 EXTERNAL_TAG = 0x5AA5 << 48  # the "address" bank 4 holds for external function k: TAG + k
 
@@ -1909,6 +1934,14 @@ class ModuleLifter:
         init = f" = {self._init_bytes(data)}" if data.strip(b"\0") else ""
         self.declare(name, f".const .align 8 .b8 {name}[{max(len(data), 1)}]{init};")
         return name
+
+    def const3_symbol(self, lf: KernelLifter, off: int) -> cb.Symbol:
+        sec = self.bank_section(3)
+        for s in self.cub.objects_in(sec or ""):
+            if s.value <= off < s.value + max(s.size, 1):
+                return s
+        lf.refuse(f"c[0x3][{off:#x}] outside every __constant__ variable")
+        raise AssertionError
 
     def bank_word(self, lf: KernelLifter, bank: int, off: int) -> str:
         t = lf.tmp()
