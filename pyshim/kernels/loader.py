@@ -197,7 +197,7 @@ def _ptx_from_elf(data: bytes) -> str:
     if names and arch in LIFTABLE:  # a cubin (cuModuleLoadData): lift its SASS
         from pyshim.sass.lift import lift_cubin
 
-        return lift_cubin(data)
+        return lift_cubin(data, partial=True)
     kernels = ", ".join(names) if names else "none found"
     raise NoKernelImage(f"ELF image holds no PTX (SASS for sm_{arch}; kernels: {kernels}); "
                         "rebuild with PTX, e.g. -gencode arch=compute_XX,code=compute_XX")

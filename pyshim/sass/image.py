@@ -27,4 +27,4 @@ def lift_entries(entries: list, max_arch: int) -> str | None:
     e = choose_cubin(entries, max_arch)
     if e is None:
         return None
-    return lift_cubin(e.data())
+    return lift_cubin(e.data(), partial=True)

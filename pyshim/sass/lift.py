@@ -13,6 +13,7 @@ sections (bank 3: the __constant__ variables, by name, so cuModuleGetGlobal find
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 import struct
@@ -22,6 +23,7 @@ from pyshim.sass.decode import Insn, Section, disassemble
 from pyshim.sass.errors import LiftError
 
 LIFTER_VERSION = "1"
+log = logging.getLogger("pyshim")
 
 # constant bank 0: what the driver places before the parameters (sm_75..sm_90)
 _BANK0 = {0x0: "%ntid.x", 0x4: "%ntid.y", 0x8: "%ntid.z",
@@ -178,6 +180,13 @@ class KernelLifter:
     def refuse(self, why: str = "") -> None:
         assert self.ins is not None
         raise _Refuse(self.ins.opcode, why)
+
+    def mask(self) -> str:
+        """The lanes taking part in a warp instruction: SASS names none, the hardware takes
+        the active ones (a divergent branch's side shuffles among itself)."""
+        t = self.tmp()
+        self.emit(f"activemask.b32 {t};")
+        return t
 
     def label_fresh(self) -> str:
         self.nfresh += 1
@@ -565,7 +574,8 @@ class KernelLifter:
         g = "%pg"
         out = [f"mov.pred {g}, {p};"]
         bang = "!" if neg else ""
-        if any(ln.endswith(":") or ln in ("{", "}") or ln.startswith(".") for ln in lines):
+        if any(ln.endswith(":") or ln in ("{", "}") or ln.startswith((".", "@"))
+               for ln in lines):
             skip = self.label_fresh()  # declarations and labels: branch around them
             return out + [f"@{'' if neg else '!'}{g} bra {skip};"] + lines + [f"{skip}:"]
         for ln in lines:
@@ -1072,8 +1082,13 @@ def _imnmx(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None
 
 def _mufu(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
     d = lf.dst(ops[0])
-    a = lf.src(ops[1], "f")
     fn = mods[0] if mods else ""
+    o = Op(ops[1])
+    if fn.endswith("64H") and (_is_float(o.base) or _HEX.match(o.base)) and not o.neg:
+        # the operand is a double's high word: an immediate is printed as the double
+        a = str(f64_bits(o.base) >> 32) if not _HEX.match(o.base) else str(int(o.base, 16))
+    else:
+        a = lf.src(ops[1], "f")
     if fn == "RCP":
         lf.emit(f"rcp.approx.ftz.f32 {d}, {a};")
     elif fn == "RSQ":
@@ -1421,25 +1436,27 @@ def _shfl(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
         lf.refuse()
     p, d = ops[0], lf.dst(ops[1])
     a, b, c = lf.src(ops[2]), lf.src(ops[3]), lf.src(ops[4])
+    mk = lf.mask()
     if p == "PT":
-        lf.emit(f"shfl.sync.{mode}.b32 {d}, {a}, {b}, {c}, -1;")
+        lf.emit(f"shfl.sync.{mode}.b32 {d}, {a}, {b}, {c}, {mk};")
     else:
-        lf.emit(f"shfl.sync.{mode}.b32 {d}|{lf.pdst(p)}, {a}, {b}, {c}, -1;")
+        lf.emit(f"shfl.sync.{mode}.b32 {d}|{lf.pdst(p)}, {a}, {b}, {c}, {mk};")
 
 
 def _vote(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
     mode = mods[0] if mods else ""
     d, p, src = (ops[0], ops[1], ops[2]) if len(ops) == 3 else ("RZ", ops[0], ops[1])
     s = lf.pred(src)
+    mk = lf.mask()
     if d not in ("RZ", "URZ"):
-        lf.emit(f"vote.sync.ballot.b32 {lf.dst(d)}, {s}, -1;")
-    if p != "PT":
+        lf.emit(f"vote.sync.ballot.b32 {lf.dst(d)}, {s}, {mk};")
+    if p not in ("PT", "UPT"):
         if mode == "ANY":
-            lf.emit(f"vote.sync.any.pred {lf.pdst(p)}, {s}, -1;")
+            lf.emit(f"vote.sync.any.pred {lf.pdst(p)}, {s}, {mk};")
         elif mode == "ALL":
-            lf.emit(f"vote.sync.all.pred {lf.pdst(p)}, {s}, -1;")
+            lf.emit(f"vote.sync.all.pred {lf.pdst(p)}, {s}, {mk};")
         elif mode == "EQ":
-            lf.emit(f"vote.sync.uni.pred {lf.pdst(p)}, {s}, -1;")
+            lf.emit(f"vote.sync.uni.pred {lf.pdst(p)}, {s}, {mk};")
         else:
             lf.refuse()
 
@@ -1450,7 +1467,7 @@ def _redux(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None
     if op is None:
         lf.refuse()
     ty = "s32" if "S32" in mods else ("b32" if op in ("and", "or", "xor") else "u32")
-    lf.emit(f"redux.sync.{op}.{ty} {lf.dst(ops[0])}, {lf.src(ops[1])}, -1;")
+    lf.emit(f"redux.sync.{op}.{ty} {lf.dst(ops[0])}, {lf.src(ops[1])}, {lf.mask()};")
 
 
 def _match(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
@@ -1464,10 +1481,11 @@ def _match(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None
     if mode == "all":
         p = ops[0] if len(ops) == 3 else "PT"
         d = lf.dst(ops[1] if len(ops) == 3 else ops[0])
-        lf.emit(f"match.all.sync.{ty} {d}|{lf.pdst(p)}, {a}, -1;" if p != "PT"
-                else f"match.all.sync.{ty} {d}, {a}, -1;")
+        mk = lf.mask()
+        lf.emit(f"match.all.sync.{ty} {d}|{lf.pdst(p)}, {a}, {mk};" if p != "PT"
+                else f"match.all.sync.{ty} {d}, {a}, {mk};")
         return
-    lf.emit(f"match.any.sync.{ty} {lf.dst(ops[0])}, {a}, -1;")
+    lf.emit(f"match.any.sync.{ty} {lf.dst(ops[0])}, {a}, {lf.mask()};")
 
 
 def _bar(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
@@ -1482,16 +1500,32 @@ def _bar(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
         lf.emit(f"bar.arrive {lf.src(ops[0])}, {lf.src(ops[1])};")
         return
     if "RED" in mods:
+        # BAR.RED.op bar, P: the block's reduction lands in the barrier result that
+        # B2R.RESULT reads (%bres: the count, or 1/0 for AND/OR)
         op = {"POPC": "popc", "AND": "and", "OR": "or"}.get(mods[1] if len(mods) > 1 else "")
         if op is None:
             lf.refuse()
-        # BAR.RED.POPC.DEFER_BLOCKING Rd?, bar, Pin
+        bid = lf.src(ops[0])
+        pin = lf.pred(ops[-1])
+        if len(ops) == 3:  # with a thread count
+            lf.refuse("BAR.RED with a thread count")
         if op == "popc":
-            lf.emit(f"bar.red.popc.u32 {lf.dst(ops[0])}, {lf.src(ops[1])}, {lf.pred(ops[2])};")
+            lf.emit(f"bar.red.popc.u32 %bres, {bid}, {pin};")
         else:
-            lf.refuse()
+            r = lf.tmp("tp")
+            lf.emit(f"bar.red.{op}.pred {r}, {bid}, {pin};")
+            lf.emit(f"selp.u32 %bres, 1, 0, {r};")
         return
     lf.refuse()
+
+
+def _b2r(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    if "RESULT" not in mods:
+        lf.refuse()
+    if ops[0] not in ("RZ",):
+        lf.emit(f"mov.b32 {lf.dst(ops[0])}, %bres;")
+    if len(ops) > 1 and ops[1] != "PT":
+        lf.emit(f"setp.ne.u32 {lf.pdst(ops[1])}, %bres, 0;")
 
 
 def _membar(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
@@ -1549,15 +1583,15 @@ def _bra(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
     if off == ins.offset:  # the self-loop after EXIT that pads the code
         lf.emit("ret;")
         return
-    if "DIV" in mods:
-        # taken while the warp is not converged: activemask differs from the mask
+    if "DIV" in mods or "CONV" in mods:
+        # BRA.DIV: taken while some lane of the mask is not active; BRA.CONV: while all are
         mask = lf.src(ops[0]) if len(ops) > 1 else "-1"
         am = lf.tmp()
         lf.emit(f"activemask.b32 {am};")
         t = lf.tmp()
         lf.emit(f"and.b32 {t}, {am}, {mask};")
         p = lf.tmp("tp")
-        lf.emit(f"setp.ne.u32 {p}, {t}, {mask};")
+        lf.emit(f"setp.{'ne' if 'DIV' in mods else 'eq'}.u32 {p}, {t}, {mask};")
         lf.emit(f"@{p} bra {lf.label(off)};")
         return
     if len(ops) > 1 and ops[0] not in ("PT",):
@@ -1661,10 +1695,18 @@ def _ldgsts(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> Non
     if "ZFILL" in mods:
         lf.refuse("LDGSTS.ZFILL")
     dst = lf.address(ops[0], "shared")
-    src = lf.address(ops[1], "global")
+    src = lf.address(ops[1], "global", True)
     regs = [lf.tmp() for _ in range(n)]
     vec = f".v{n}" if n > 1 else ""
-    lf.emit(f"ld.global{vec}.b32 {_regs_text(regs)}, {src};")
+    # done at once (LDGDEPBAR/DEPBAR then have nothing to wait for); a false third
+    # operand copies zeros and reads nothing (cp.async's src-size 0)
+    if len(ops) > 2:
+        p = lf.pred(ops[2])
+        for r in regs:
+            lf.emit(f"mov.b32 {r}, 0;")
+        lf.emit(f"@{p} ld.global{vec}.b32 {_regs_text(regs)}, {src};")
+    else:
+        lf.emit(f"ld.global{vec}.b32 {_regs_text(regs)}, {src};")
     lf.emit(f"st.shared{vec}.b32 {dst}, {_regs_text(regs)};")
 
 
@@ -1822,7 +1864,7 @@ HANDLERS = {
     "ATOMG": _atom("global", False), "ATOM": _atom("", False), "ATOMS": _atom("shared", False),
     "RED": _atom("global", True), "REDG": _atom("global", True),
     "SHFL": _shfl, "VOTE": _vote, "VOTEU": _vote, "REDUX": _redux, "MATCH": _match,
-    "BAR": _bar, "MEMBAR": _membar, "WARPSYNC": _warpsync, "BMOV": _bmov,
+    "BAR": _bar, "B2R": _b2r, "BREAK": _nop, "MEMBAR": _membar, "WARPSYNC": _warpsync, "BMOV": _bmov,
     "BRA": _bra, "JMP": _bra, "CALL": _call, "RET": _ret, "EXIT": _exit, "BPT": _trap,
     "FCHK": _fchk, "LEPC": _lepc,
     "HADD2": _half3("add"), "HMUL2": _half3("mul"), "HFMA2": _half3("fma"),
@@ -2015,7 +2057,7 @@ class ModuleLifter:
             dirs += " .maxntid " + ", ".join(str(x) for x in k.max_threads)
         out = [f".visible .entry {_ptx_name(k.name)}(" + ", ".join(params) + f"){dirs}", "{",
                ".reg .b32 %r<255>;", ".reg .b32 %u<63>;", ".reg .pred %p<7>;",
-               ".reg .pred %q<7>;", ".reg .b32 %b<16>;", ".reg .b32 %rdis;",
+               ".reg .pred %q<7>;", ".reg .b32 %b<16>;", ".reg .b32 %rdis, %bres;",
                ".reg .pred %pt, %pdis, %pg;", ".reg .b16 %hs;"]
         for kind, n in lf.maxtmp.items():
             if n:
@@ -2032,9 +2074,17 @@ class ModuleLifter:
         return "\n".join(out) + "\n"
 
 
-def lift_cubin(elf: bytes, only: str | None = None) -> str:
-    """A cubin's kernels as PTX text; LiftError naming each kernel's unlifted opcodes."""
-    ptx, refused = ModuleLifter(elf).lift(only)
+def lift_cubin(elf: bytes, only: str | None = None, partial: bool = False) -> str:
+    """A cubin's kernels as PTX text; LiftError naming each kernel's unlifted opcodes.
+    partial: the kernels that lift, a log line naming each one that does not (its launch
+    then fails as a kernel the module lacks); LiftError only when none lifts."""
+    ml = ModuleLifter(elf)
+    ptx, refused = ml.lift(only)
+    if refused and partial and len(refused) < len(ml.cub.kernels):
+        for name, ops in refused.items():
+            log.warning("pyshim: kernel %s is SASS only and does not lift: %s", name,
+                        _refusal_message({name: ops}))
+        return ptx
     if refused:
         raise LiftError(_refusal_message(refused), kernel=next(iter(refused)),
                         opcodes=tuple(sorted({o for r in refused.values() for o in r})))
