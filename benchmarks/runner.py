@@ -26,6 +26,7 @@ SUITES: dict[str, str] = {
     "module_load": "benchmarks.module_load",
     "translator": "benchmarks.translator",
     "kernels": "benchmarks.kernels_suite",
+    "sass": "benchmarks.sass_suite",
     "blas": "benchmarks.blas",
     "numba": "benchmarks.numba_suite",
 }

@@ -1049,6 +1049,9 @@ def _float3(op: str):
         ftz = ".ftz" if "FTZ" in mods else ""
         sat = ".sat" if "SAT" in mods else ""
         d = lf.dst(ops[0])
+        if op == "add" and Op(ops[2]).base == "RZ" and Op(ops[2]).neg and not ftz and not sat:
+            lf.emit(f"mov.b32 {d}, {lf.src(ops[1], 'f')};")  # x + -0: see _half3
+            return
         srcs = [lf.src(x, "f") for x in ops[1:]]
         if op == "fma":
             lf.emit(f"fma.{rnd}{ftz}{sat}.f32 {d}, {srcs[0]}, {srcs[1]}, {srcs[2]};")
@@ -1794,6 +1797,13 @@ def _half3(op: str):
             # HFMA2.MMA Rd, -RZ, RZ, a, b: ptxas's way to move two halves
             src = _half_operands(lf, ops[3:], 1)[0]
             lf.emit(f"mov.b32 {lf.dst(ops[0])}, {{{src[0]}, {src[1]}}};")
+            return
+        if op == "add" and len(ops) == 3 and Op(ops[2]).base == "RZ" and Op(ops[2]).neg \
+                and not {"FTZ", "SAT", "F32"} & set(mods):
+            # x + -0 is x for every x but NaN: ptxas's spelling of neg/abs/mov, lifted as
+            # those (a NaN keeps its payload, as the PTX front end's neg/abs keep it)
+            lo, hi = _half_src(lf, ops[1])
+            lf.emit(f"mov.b32 {lf.dst(ops[0])}, {{{lo}, {hi}}};")
             return
         srcs = _half_operands(lf, ops[1:], n)
         ftz = ".ftz" if "FTZ" in mods else ""
