@@ -73,6 +73,7 @@ class Section:
 
 _INSN = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(?:@(!?U?P[T0-9]+)\s+)?([A-Z0-9_.]+)\s*(.*?)\s*;")
 _LABEL = re.compile(r"^([.$\w@]+):\s*$")
+_ANNOT = re.compile(r"\(\*.*?\*\)")
 _SECTION = re.compile(r"^\s*\.section\s+([^,\s]+)")
 
 
@@ -118,7 +119,9 @@ def parse_listing(text: str) -> dict[str, Section]:
         m = _INSN.match(line)
         if m:
             off = int(m.group(1), 16)
-            ins = Insn(off, m.group(3), split_operands(m.group(4)), m.group(2) or "")
+            # nvdisasm's annotations ((*"SpillRefill"*)) are not operands
+            text = _ANNOT.sub("", m.group(4)).strip()
+            ins = Insn(off, m.group(3), split_operands(text), m.group(2) or "")
             cur.insns.append(ins)
             if pending:
                 cur.labels.setdefault(off, []).extend(pending)

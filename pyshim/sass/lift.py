@@ -268,7 +268,12 @@ class KernelLifter:
 
     def const_sub(self, bank: int, off_text: str, ty: str) -> str:
         """A byte or half-word of a constant bank (a char or short parameter)."""
-        if bank != 0 or not _HEX.match(off_text):
+        if bank == 0 and not _HEX.match(off_text):
+            parts = [p for p in off_text.split("+") if p]
+            imm = sum(int(p, 16) for p in parts if _HEX.match(p))
+            regs = [p for p in parts if not _HEX.match(p) and p not in ("RZ", "URZ")]
+            return self.const_indexed(0, regs, imm, 32, ty)
+        if bank != 0:
             self.refuse(f"sub-word read of c[{bank:#x}][{off_text}]")
         off = int(off_text, 16)
         rel = off - self.k.param_base
@@ -280,8 +285,26 @@ class KernelLifter:
         self.refuse(f"sub-word read of c[0x0][{off:#x}]")
         return "0"
 
-    def const_indexed(self, bank: int, regs: list[str], imm: int, bits: int) -> str:
+    def const_indexed(self, bank: int, regs: list[str], imm: int, bits: int,
+                      ty: str = "") -> str:
         a = self.tmp("d")
+        if bank == 0:
+            # an array inside the parameters: pyshim keeps them contiguous in CUDA's layout
+            k = self.k
+            if not self.params_by_offset or self.params_by_offset[0].offset != 0 \
+                    or imm < k.param_base:
+                self.refuse("indexed read of constant bank 0 outside the parameters")
+            first = self.mod.param_name(self.params_by_offset[0].ordinal)
+            self.emit(f"mov.u64 {a}, {first};")
+            imm -= k.param_base
+            for r in regs:
+                v = self.src(r)
+                w = self.tmp("d")
+                self.emit(f"cvt.u64.u32 {w}, {v};")
+                self.emit(f"add.u64 {a}, {a}, {w};")
+            t = self.tmp("d" if bits == 64 else "t")
+            self.emit(f"ld.param.{ty or f'b{bits}'} {t}, [{a}+{imm}];")
+            return t
         if bank == 3:
             # an indexed __constant__ array: the variable holding the constant part
             sym = self.mod.const3_symbol(self, imm)
@@ -741,8 +764,10 @@ def _imad(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
                 lf.emit(f"add.u64 {t}, {t}, {w};")
         s = lf.tmp("d")
         lf.emit(f"add.u64 {s}, {t}, {c};")
-        if pd:
-            lf.refuse("IMAD.WIDE with a carry out")
+        if len(pd) > 1:
+            lf.refuse("IMAD.WIDE with two carries out")
+        if pd:  # the carry out of the 64-bit addition (c is never more than 64 bits)
+            lf.emit(f"setp.lt.u64 {lf.pdst(pd[0])}, {s}, {c};")
         lf.set64(ops[0], s)
         return
     if "HI" in m:
@@ -1844,12 +1869,13 @@ def _hsetp2(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> Non
 
 def _f2fp(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
     # F2FP.F16.F32.PACK_AB Rd, a, b: two floats rounded to halves, b low, a high
-    if "BF16" in mods:
-        lf.refuse("bf16 packs")
+    ty = "bf16" if "BF16" in mods else "f16"
+    rnd = "rz" if "RZ" in mods else "rn"
+    relu = ".relu" if "RELU" in mods else ""
     a, b = lf.src(ops[1], "f"), lf.src(ops[2], "f")
     lo, hi = lf.tmp("h"), lf.tmp("h")
-    lf.emit(f"cvt.rn.f16.f32 {lo}, {b};")
-    lf.emit(f"cvt.rn.f16.f32 {hi}, {a};")
+    lf.emit(f"cvt.{rnd}{relu}.{ty}.f32 {lo}, {b};")
+    lf.emit(f"cvt.{rnd}{relu}.{ty}.f32 {hi}, {a};")
     lf.emit(f"mov.b32 {lf.dst(ops[0])}, {{{lo}, {hi}}};")
 
 
