@@ -12,7 +12,7 @@ import subprocess
 import numpy as np
 import pytest
 from ptx.harness import build
-from test_ptx_cuda_roundtrip import CASES, SOURCES, FIBERS, _run
+from test_ptx_cuda_roundtrip import CASES, FIBERS, SOURCES, _run
 
 from pyshim.sass.decode import nvdisasm_path
 from pyshim.sass.lift import lift_cubin

@@ -7,5 +7,4 @@ PTX text that the PTX front end reads, so every pass and target serves SASS-only
 from pyshim.sass.errors import LiftError, NoDisassembler
 from pyshim.sass.lift import lift_cubin, lift_report
 
-
 __all__ = ["LiftError", "NoDisassembler", "lift_cubin", "lift_report"]

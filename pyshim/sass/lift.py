@@ -47,10 +47,6 @@ _HEX = re.compile(r"^-?0x[0-9a-f]+$")
 _CONST = re.compile(r"^c\[(0x[0-9a-f]+)\]\[(.+)\]$")
 _RELOC = re.compile(r"^(32@lo|32@hi)\((.+)\)$")
 _LABEL = re.compile(r"^`\((.+)\)$")
-# modifiers that change nothing the CPU or an AMD GPU can observe (caching, scheduling)
-_IGNORED = {"E", "CONSTANT", "EF", "EL", "LU", "EU", "NA", "STRONG", "GPU", "SM", "SYS",
-            "CTA", "WEAK", "MMIO", "PRIVATE", "ZD", "U", "REUSE", "DEFER_BLOCKING", "LTC128B",
-            "LTC64B", "LTC256B", "NOINC", "NODEC", "REL", "ABS", "NTZ", "PAND"}
 
 
 class _Refuse(Exception):
@@ -331,7 +327,7 @@ class KernelLifter:
             return t
         if k.param_base <= off < k.param_base + max(k.param_bytes, 1):
             rel = off - k.param_base
-            for i, p in enumerate(self.params_by_offset):
+            for p in self.params_by_offset:
                 if p.offset <= rel < p.offset + p.size:
                     d = rel - p.offset
                     if d + 4 <= p.size:
@@ -1164,27 +1160,17 @@ def _i2f(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
     rnd = next((x.lower() for x in mods if x in ("RN", "RZ", "RM", "RP")), "rn")
     ity = itys[0] if itys else "s32"
     fty = (ftys[0] if ftys else "F32").lower()
-    if base == "I2FP" and len(ftys) == 1:
-        pass
     if ity in ("u64", "s64"):
         a = lf.src64(ops[1])
+    elif ity in ("u8", "s8", "u16", "s16"):
+        lf.refuse("sub-word integer source")
     else:
         a = lf.src(ops[1])
-        if ity in ("u8", "s8", "u16", "s16"):
-            t = lf.tmp()
-            lf.emit(f"cvt.{ity.replace('u', 's') if ity[0] == 's' else ity}.u32 {t}, {a};"
-                    if False else f"mov.b32 {t}, {a};")
-            a = t
-            ity = {"u8": "u16", "s8": "s16"}.get(ity, ity)
     if fty == "f64":
         r = lf.tmp("d")
         lf.emit(f"cvt.{rnd}.f64.{ity} {r}, {a};")
         lf.set64(ops[0], r)
     elif fty == "f16":
-        r = lf.tmp()
-        lf.emit(f"cvt.{rnd}.f32.{ity} {r}, {a};")
-        h = lf.tmp("d")
-        lf.emit(f"cvt.rn.f16.f32 {h}, {r};" if False else f"mov.b32 {lf.dst(ops[0])}, 0;")
         lf.refuse("I2F to F16")
     else:
         lf.emit(f"cvt.{rnd}.f32.{ity} {lf.dst(ops[0])}, {a};")
@@ -1222,9 +1208,7 @@ def _f2f(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
             lf.emit(f"shr.b32 {h}, {a32}, 16;")
         else:
             lf.emit(f"and.b32 {h}, {a32}, 65535;")
-        t = lf.tmp()
-        lf.emit(f"cvt.u16.u32 {t}, {h};" if False else f"mov.b32 {t}, {h};")
-        a = t
+        a = h
     else:
         a = lf.src(ops[1], "f")
     if st == "f16":
@@ -1565,7 +1549,24 @@ def _membar(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> Non
         lf.emit("membar.gl;")
 
 
+def _viaddmnmx(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    # VIADDMNMX d, a, b, c, P: min (P true) or max of a + b and c
+    ty = "u32" if "U32" in mods else "s32"
+    s = lf.tmp()
+    lf.emit(f"add.u32 {s}, {lf.src(ops[1])}, {lf.src(ops[2])};")
+    c = lf.src(ops[3])
+    mn, mx = lf.tmp(), lf.tmp()
+    lf.emit(f"min.{ty} {mn}, {s}, {c};")
+    lf.emit(f"max.{ty} {mx}, {s}, {c};")
+    lf.emit(f"selp.b32 {lf.dst(ops[0])}, {mn}, {mx}, {lf.pred(ops[4])};")
+
+
 def _warpsync(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    if "COLLECTIVE" in mods:
+        # WARPSYNC.COLLECTIVE mask, end: the lanes of mask run the following collective
+        # (up to ENDCOLLECTIVE, which falls through to end) together
+        lf.emit(f"bar.warp.sync {lf.src(ops[0])};")
+        return
     if "ALL" in mods or not ops:
         lf.emit("bar.warp.sync -1;")
     else:
@@ -1775,8 +1776,6 @@ def _half_src(lf: KernelLifter, text: str) -> tuple[str, str]:
         pass
     else:
         lf.refuse(f"half swizzle {sw}")
-    for name in (lo, hi):
-        pass
     if o.neg or o.abs:
         out = []
         for x in (lo, hi):
@@ -1834,11 +1833,17 @@ def _half3(op: str):
         ftz = ".ftz" if "FTZ" in mods else ""
         sat = ".sat" if "SAT" in mods else ""
         if "F32" in mods:
-            # .F32: the result is the low lane as a float
-            r = lf.tmp("h")
-            args = ", ".join(s[0] for s in srcs)
-            lf.emit(f"{op}.rn{ftz}{sat}.f16 {r}, {args};")
-            lf.emit(f"cvt.f32.f16 {lf.dst(ops[0])}, {r};")
+            # .F32: the low lanes widened to float, the arithmetic in float
+            wide = []
+            for sv in srcs:
+                w = lf.tmp()
+                lf.emit(f"cvt.f32.f16 {w}, {sv[0]};")
+                wide.append(w)
+            if op == "add" and Op(ops[1]).base == "RZ" and not ftz and not sat:
+                lf.emit(f"mov.b32 {lf.dst(ops[0])}, {wide[1]};")  # -0 + x: x
+                return
+            fop = "fma" if op == "fma" else op
+            lf.emit(f"{fop}.rn{ftz}{sat}.f32 {lf.dst(ops[0])}, {', '.join(wide)};")
             return
         res = []
         for lane in (0, 1):
@@ -1900,6 +1905,7 @@ HANDLERS = {
     "ATOMG": _atom("global", False), "ATOM": _atom("", False), "ATOMS": _atom("shared", False),
     "RED": _atom("global", True), "REDG": _atom("global", True),
     "SHFL": _shfl, "VOTE": _vote, "VOTEU": _vote, "REDUX": _redux, "MATCH": _match,
+    "VIADDMNMX": _viaddmnmx, "ENDCOLLECTIVE": _nop,
     "BAR": _bar, "B2R": _b2r, "BREAK": _nop, "MEMBAR": _membar, "WARPSYNC": _warpsync, "BMOV": _bmov,
     "BRA": _bra, "JMP": _bra, "CALL": _call, "RET": _ret, "EXIT": _exit, "BPT": _trap,
     "FCHK": _fchk, "LEPC": _lepc,

@@ -24,16 +24,45 @@ from pathlib import Path
 
 from pyshim.paths import REPO_DIR
 
-# link flags a test program needs (by file name)
+# what a test program needs to build (by file name), as its own test builds it; "-lcuda"
+# links against pyshim's libcuda (NVIDIA's is not on this machine)
 LIBS = {"prog_cublas.cu": ["-lcublas"], "prog_cusolver.cu": ["-lcusolver", "-lcublas"],
-        "rt_library.cu": ["-lcuda"], "rt_with_driver.cu": ["-lcuda"], "drv_vmm.cu": ["-lcuda"],
-        "drv_misuse.cu": ["-lcuda"]}
+        "rt_library.cu": ["-lcuda"], "rt_with_driver.cu": ["-cudart", "shared", "-lcuda"],
+        "drv_vmm.cu": ["-lcuda"], "drv_misuse.cu": ["-lcuda"], "rt_identity.cu": ["-lcuda"],
+        "rt_kernel_attrs.cu": ["-lcuda"], "rt_api.cu": ["-cudart", "shared"],
+        "rt_kernels.cu": ["-cudart", "shared"], "rt_sticky.cu": ["-cudart", "shared"]}
+# command lines; {module}: a module file the program loads with cuModuleLoadData (PTX for
+# the PTX form, a cubin for the SASS form: the loader lifts it)
+ARGS = {"rt_with_driver.cu": ["{module}"], "drv_vmm.cu": ["{module}"],
+        "drv_misuse.cu": ["{module}"], "sample_idioms.cu": ["clock"]}
+MODULE_SOURCE = REPO_DIR / "tests" / "runtime" / "scale.cu"
+
+
+def _flags(src: Path) -> list[str]:
+    from pyshim.paths import build_dir
+
+    out = []
+    for f in LIBS.get(src.name, []):
+        if f == "-lcuda":
+            out += [f"-L{build_dir() / 'lib'}", "-lcuda"]
+        else:
+            out.append(f)
+    return out
+
+
+def module_file(arch: int, form: str, work: Path) -> Path:
+    out = work / (f"scale.{arch}.ptx" if form == "ptx" else f"scale.sm_{arch}.cubin")
+    if not out.exists():
+        kind = "-ptx" if form == "ptx" else "-cubin"
+        subprocess.run(["nvcc", kind, f"-arch=sm_{arch}", "-o", str(out), str(MODULE_SOURCE)],
+                       check=True, capture_output=True, timeout=600)
+    return out
 
 
 def build(src: Path, arch: int, form: str, out: Path) -> str | None:
     code = f"compute_{arch}" if form == "ptx" else f"sm_{arch}"
     cmd = ["nvcc", "-O2", "-gencode", f"arch=compute_{arch},code={code}", "-o", str(out),
-           str(src), *LIBS.get(src.name, [])]
+           str(src), *_flags(src)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     return None if proc.returncode == 0 else (proc.stderr.strip().splitlines() or ["?"])[-1]
 
@@ -46,11 +75,11 @@ def _steady(out: str) -> str:
     return _TIMES.sub("<time>", out)
 
 
-def run(exe: Path, wave: int, timeout: int) -> tuple[int, str, str]:
+def run(exe: Path, wave: int, timeout: int, args: list[str] = ()) -> tuple[int, str, str]:
     env = dict(os.environ, PYSHIM_CPU_WAVE=str(wave))
     env.setdefault("PYTHONPATH", str(REPO_DIR))
     try:
-        proc = subprocess.run([sys.executable, "-m", "pyshim", "run", str(exe)],
+        proc = subprocess.run([sys.executable, "-m", "pyshim", "run", str(exe), *args],
                               capture_output=True, text=True, timeout=timeout, env=env,
                               cwd=exe.parent)
     except subprocess.TimeoutExpired:
@@ -70,13 +99,17 @@ def judge(src: Path, arch: int, work: Path, timeout: int) -> dict:
                        reason=f"{form} build: {err}")
             return row
         exes[form] = exe
+    argv = {}
+    for form in ("ptx", "sass"):
+        argv[form] = [str(module_file(arch, form, work)) if a == "{module}" else a
+                      for a in ARGS.get(src.name, [])]
     for wave in (32, 64):
-        ptx = run(exes["ptx"], wave, timeout)
+        ptx = run(exes["ptx"], wave, timeout, argv["ptx"])
         if ptx[0] != 0:
             row.update(result="skip", reason=f"PTX build fails under pyshim (wave {wave}, "
                                              f"exit {ptx[0]})")
             return row
-        sass = run(exes["sass"], wave, timeout)
+        sass = run(exes["sass"], wave, timeout, argv["sass"])
         if sass[:2] != ptx[:2]:
             tail = [ln for ln in sass[2].splitlines() if "pyshim" in ln or "FAIL" in ln]
             row.update(result="fail", reason=f"wave {wave}: exit {sass[0]} vs {ptx[0]}"
