@@ -195,9 +195,9 @@ def _ptx_from_elf(data: bytes) -> str:
     from pyshim.sass.image import LIFTABLE
 
     if names and arch in LIFTABLE:  # a cubin (cuModuleLoadData): lift its SASS
-        from pyshim.sass.lift import lift_cubin
+        from pyshim.sass.image import lift_cached
 
-        return lift_cubin(data, partial=True)
+        return lift_cached(data)
     kernels = ", ".join(names) if names else "none found"
     raise NoKernelImage(f"ELF image holds no PTX (SASS for sm_{arch}; kernels: {kernels}); "
                         "rebuild with PTX, e.g. -gencode arch=compute_XX,code=compute_XX")
