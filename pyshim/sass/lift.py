@@ -49,6 +49,11 @@ _RELOC = re.compile(r"^(32@lo|32@hi)\((.+)\)$")
 _LABEL = re.compile(r"^`\((.+)\)$")
 
 
+_PURE = re.compile(r"^(?:mov|add|sub|mul|mad|shl|shr|and|or|xor|not|neg|abs|cvt|cvta|setp|"
+                   r"selp|min|max|lop3|prmt|fma|popc|brev|bfind|szext|bmsk|ld\.param|"
+                   r"ld\.const)[.a-z0-9]*\s+%(?:t|d|tp|h)\d+\s*,")
+
+
 class _Refuse(Exception):
     def __init__(self, opcode: str, why: str = "") -> None:
         super().__init__(why)
@@ -160,6 +165,10 @@ class KernelLifter:
         self.returns = sorted(i.offset + 16 for i in section.insns if i.opcode.startswith("CALL"))
         self.ret_sites: set[int] = set()
         self.ins: Insn | None = None
+        self.partial_warps = any(
+            i.opcode.startswith(("BRA.CONV", "MATCH")) or
+            (i.opcode == "VOTE.ANY" and i.operands[1:] == ["PT", "PT"])
+            for i in section.insns)
         self.uses_local = False
         self.params_by_offset = sorted(kernel.params, key=lambda p: p.offset)
 
@@ -179,7 +188,12 @@ class KernelLifter:
 
     def mask(self) -> str:
         """The lanes taking part in a warp instruction: SASS names none, the hardware takes
-        the active ones (a divergent branch's side shuffles among itself)."""
+        the active ones (a divergent branch's side shuffles among itself). Asking for them
+        is itself a collective, so only kernels whose code shows it runs warp instructions
+        with part of the warp (it reads the active mask, BRA.CONV) ask; elsewhere ptxas
+        has put such instructions behind BRA.DIV, whose fast path is the whole warp."""
+        if not self.partial_warps:
+            return "-1"
         t = self.tmp()
         self.emit(f"activemask.b32 {t};")
         return t
@@ -346,7 +360,6 @@ class KernelLifter:
                       f"mov.b64 {{%rdis, {t}}}, {d};")
             return t
         if off == 0x28:  # the initial stack pointer: the top of the local array
-            self.uses_local = True
             self.emit(f"mov.u32 {t}, {self.mod.local_bytes(k)};")
             return t
         if off in (0x118, 0x11C, 0x208, 0x20C):  # the global memory descriptor (desc[URx])
@@ -598,7 +611,11 @@ class KernelLifter:
             skip = self.label_fresh()  # declarations and labels: branch around them
             return out + [f"@{'' if neg else '!'}{g} bra {skip};"] + lines + [f"{skip}:"]
         for ln in lines:
-            out.append(f"@{bang}{g} {ln}")
+            # a side-effect-free computation into a temporary needs no guard; left
+            # unguarded it is a plain definition, so the temporary is not live across the
+            # kernel's barriers (the CPU target keeps such registers in memory)
+            m = _PURE.match(ln)
+            out.append(ln if m else f"@{bang}{g} {ln}")
         return out
 
     def one(self, ins: Insn) -> None:
@@ -1612,6 +1629,8 @@ def _bra(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
     if off == ins.offset:  # the self-loop after EXIT that pads the code
         lf.emit("ret;")
         return
+    if "DIV" in mods and not lf.partial_warps:
+        return  # the whole warp runs together here: never diverged
     if "DIV" in mods or "CONV" in mods:
         # BRA.DIV: taken while some lane of the mask is not active; BRA.CONV: while all are
         mask = lf.src(ops[0]) if len(ops) > 1 else "-1"
@@ -2098,13 +2117,17 @@ class ModuleLifter:
         elif k.max_threads:
             dirs += " .maxntid " + ", ".join(str(x) for x in k.max_threads)
         out = [f".visible .entry {_ptx_name(k.name)}(" + ", ".join(params) + f"){dirs}", "{",
-               ".reg .b32 %r<255>;", ".reg .b32 %u<63>;", ".reg .pred %p<7>;",
-               ".reg .pred %q<7>;", ".reg .b32 %b<16>;", ".reg .b32 %rdis, %bres;",
-               ".reg .pred %pt, %pdis, %pg;", ".reg .b16 %hs;"]
-        for kind, n in lf.maxtmp.items():
-            if n:
-                ty = {"t": "b32", "d": "b64", "tp": "pred", "h": "b16"}[kind]
-                out.append(f".reg .{ty} %{kind}<{n}>;")
+               ".reg .b32 %rdis, %bres;", ".reg .pred %pt, %pdis, %pg;", ".reg .b16 %hs;"]
+        # only the registers the code names: a kernel that keeps its registers in a
+        # per-thread context across barriers (the CPU target's phase mode) keeps fewer
+        used: dict[str, set[int]] = {}
+        for m in re.finditer(r"%(r|u|p|q|b|t|d|tp|h)(\d+)\b", "\n".join(body)):
+            used.setdefault(m.group(1), set()).add(int(m.group(2)))
+        types = {"r": "b32", "u": "b32", "p": "pred", "q": "pred", "b": "b32", "t": "b32",
+                 "d": "b64", "tp": "pred", "h": "b16"}
+        for kind, nums in sorted(used.items()):
+            out.append(f".reg .{types[kind]} " + ", ".join(f"%{kind}{n}" for n in sorted(nums))
+                       + ";")
         if k.shared_bytes:
             out.append(f".shared .align 16 .b8 __sass_smem[{k.shared_bytes}];")
         if lf.uses_local:

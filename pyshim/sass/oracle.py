@@ -110,6 +110,14 @@ def judge(src: Path, arch: int, work: Path, timeout: int) -> dict:
                                              f"exit {ptx[0]})")
             return row
         sass = run(exes["sass"], wave, timeout, argv["sass"])
+        if sass[0] == ptx[0] and sass[1] != ptx[1]:
+            # lines that differ between two runs of the PTX build (clock readings) are
+            # not the lifter's to match
+            again = run(exes["ptx"], wave, timeout, argv["ptx"])
+            a, b, c = (x.splitlines() for x in (ptx[1], again[1], sass[1]))
+            if len(a) == len(b) == len(c) and all(x == z or x != y
+                                                  for x, y, z in zip(a, b, c)):
+                continue
         if sass[:2] != ptx[:2]:
             tail = [ln for ln in sass[2].splitlines() if "pyshim" in ln or "FAIL" in ln]
             row.update(result="fail", reason=f"wave {wave}: exit {sass[0]} vs {ptx[0]}"
