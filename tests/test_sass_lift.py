@@ -134,7 +134,6 @@ def test_loader_lifts_a_sass_only_cubin(work: Path) -> None:
 
 def test_an_opcode_that_does_not_lift_is_named(work: Path, monkeypatch: pytest.MonkeyPatch
                                                ) -> None:
-    from pyshim.kernels.loader import load_module
     from pyshim.sass import lift
 
     elf = nvcc(work, "sm_80", "mixed80.cubin", "-cubin").read_bytes()

@@ -116,7 +116,7 @@ def judge(src: Path, arch: int, work: Path, timeout: int) -> dict:
             again = run(exes["ptx"], wave, timeout, argv["ptx"])
             a, b, c = (x.splitlines() for x in (ptx[1], again[1], sass[1]))
             if len(a) == len(b) == len(c) and all(x == z or x != y
-                                                  for x, y, z in zip(a, b, c)):
+                                                  for x, y, z in zip(a, b, c, strict=True)):
                 continue
         if sass[:2] != ptx[:2]:
             tail = [ln for ln in sass[2].splitlines() if "pyshim" in ln or "FAIL" in ln]
