@@ -186,3 +186,18 @@ def test_oracle_examples_sm80() -> None:
 
     progs = sorted((REPO_DIR / "examples").glob("*.cu"))
     assert oracle.main(["--arch", "80", *map(str, progs)]) == 0
+
+
+def test_sub_word_integer_conversions(tmp_path: Path) -> None:
+    src = REPO_DIR / "tests" / "sass" / "conversions.cu"
+    outs = []
+    for code in ("compute_80", "sm_80"):
+        exe = tmp_path / code
+        subprocess.run(["nvcc", "-O2", "-gencode", f"arch=compute_80,code={code}", "-o",
+                        str(exe), str(src)], check=True, capture_output=True, timeout=600)
+        proc = shimmed(exe)
+        assert proc.returncode == 0, proc.stderr
+        assert "does not lift" not in proc.stderr
+        outs.append(proc.stdout)
+    assert outs[0].count("\n") == 8
+    assert outs[1] == outs[0]

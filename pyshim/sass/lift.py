@@ -1180,7 +1180,13 @@ def _i2f(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
     if ity in ("u64", "s64"):
         a = lf.src64(ops[1])
     elif ity in ("u8", "s8", "u16", "s16"):
-        lf.refuse("sub-word integer source")
+        # the low byte/half-word, extended: every such value is exact in s32/u32
+        bits = 8 if ity.endswith("8") else 16
+        a = lf.tmp()
+        lf.emit(f"{'szext.clamp.s32' if ity[0] == 's' else 'bmsk.clamp.b32'} {a}, "
+                f"{lf.src(ops[1])}, {bits};" if ity[0] == "s" else
+                f"and.b32 {a}, {lf.src(ops[1])}, {(1 << bits) - 1};")
+        ity = "s32" if ity[0] == "s" else "u32"
     else:
         a = lf.src(ops[1])
     if fty == "f64":
