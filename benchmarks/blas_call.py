@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     lib, cpu = build_dir() / "lib", build_dir() / "cpu"
     if not (lib / "libcublas.so.13").is_file():
-        from pyshim.build_shim_blas import build_shim_blas
+        from pyshim.builders.blas import build_shim_blas
 
         build_shim_blas(lib)
     calls, repeats = (200_000, 5) if args.quick else (2_000_000, 11)

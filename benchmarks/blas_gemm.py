@@ -36,7 +36,7 @@ def load_shim() -> ctypes.CDLL:
     loader then matches libcublas's DT_NEEDED sonames to them)."""
     lib, cpu = build_dir() / "lib", build_dir() / "cpu"
     if not (lib / "libcublas.so.13").is_file():
-        from pyshim.build_shim_blas import build_shim_blas
+        from pyshim.builders.blas import build_shim_blas
 
         build_shim_blas(lib)
     for name in ("libamdhip64.so.7", "librocblas.so.5", "librocsolver.so.0"):
@@ -46,7 +46,7 @@ def load_shim() -> ctypes.CDLL:
 
 def load_openblas() -> ctypes.CDLL:
     """The OpenBLAS the CPU device's rocBLAS is linked against (the same file)."""
-    from pyshim.build_blas import openblas_dirs
+    from pyshim.builders.cpu_blas import openblas_dirs
 
     _inc, libdir = openblas_dirs()
     path = sorted(libdir.glob("libscipy_openblas*.so*"))[0]

@@ -117,19 +117,19 @@ def _loops_cc() -> list[str]:
 @functools.cache
 def cpu_device_dir() -> Path:
     """build/cpu with the CPU device's libamdhip64.so.7 (built if needed)."""
-    from pyshim.build_cpu import build_cpu_device
+    from pyshim.builders.cpu import build_cpu_device
 
     try:
         return build_cpu_device()
     except Exception as exc:  # whatever the builder raises: say which build failed
-        raise BenchError(f"building the CPU device (python3 -m pyshim.build_cpu) failed: "
+        raise BenchError(f"building the CPU device (python3 -m pyshim.builders.cpu) failed: "
                          f"{exc}") from exc
 
 
 @functools.cache
 def shim_lib_dir() -> Path:
     """build/lib with the shim's libcuda.so.1 (built if needed)."""
-    from pyshim.build import build_libcuda
+    from pyshim.builders.libcuda import build_libcuda
 
     root = paths.build_dir()
     try:
@@ -141,7 +141,7 @@ def shim_lib_dir() -> Path:
 
 
 def api_bench() -> Path:
-    from pyshim.build import cuda_include
+    from pyshim.builders.libcuda import cuda_include
     from pyshim.tables.fetch import include_dir
 
     src = C_DIR / "api_bench.c"
@@ -153,3 +153,19 @@ def api_bench() -> Path:
     libs = [f"-L{cpu}", "-lamdhip64", f"-L{lib}", "-lcuda", f"-Wl,-rpath,{cpu}:{lib}"]
     return _build(out, lambda tmp: ["cc", *flags, "-o", str(tmp), str(src), *libs],
                   "cc api_bench.c", src, cpu / "libamdhip64.so.7", lib / "libcuda.so.1")
+
+
+def launch_bench() -> Path:
+    """c/launch_bench.c, linked as api_bench is."""
+    from pyshim.builders.libcuda import cuda_include
+    from pyshim.tables.fetch import include_dir
+
+    src = C_DIR / "launch_bench.c"
+    cpu, lib = cpu_device_dir(), shim_lib_dir()
+    out = out_dir() / "launch_bench"
+    incs = [cuda_include(), include_dir("hip"), include_dir("hsa")]
+    flags = ["-std=c11", "-O2", "-fopenmp", "-Wall", "-Wextra", "-Werror",
+             "-Wno-deprecated-declarations", "-D__HIP_PLATFORM_AMD__", *(f"-I{d}" for d in incs)]
+    libs = [f"-L{cpu}", "-lamdhip64", f"-L{lib}", "-lcuda", f"-Wl,-rpath,{cpu}:{lib}"]
+    return _build(out, lambda tmp: ["cc", *flags, "-o", str(tmp), str(src), *libs],
+                  "cc launch_bench.c", src, cpu / "libamdhip64.so.7", lib / "libcuda.so.1")

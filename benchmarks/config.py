@@ -21,7 +21,8 @@ def apply_threads(n: int) -> None:
     os.environ["PYSHIM_CPU_WAVE"] = "64"           # the cpu-wave64 target the kernels use
     os.environ["OMP_NUM_THREADS"] = str(n)
     # OpenMP threads that spin after a loop would steal the cores from the variant timed
-    # next; the CPU device's and PoCL's workers sleep when idle, so the C loops do too
+    # next; the CPU device's workers spin at most 50 us (PYSHIM_CPU_SPIN_US) and PoCL's
+    # sleep when idle, so the C loops' threads sleep too
     os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     # numpy's own OpenBLAS threads (references only) would spin beside the timed variants
     os.environ["OPENBLAS_NUM_THREADS"] = "1"

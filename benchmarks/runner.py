@@ -23,6 +23,7 @@ from benchmarks.items import BenchError, Item
 # before any library that reads them is loaded
 SUITES: dict[str, str] = {
     "api": "benchmarks.api",
+    "launch": "benchmarks.launch",
     "module_load": "benchmarks.module_load",
     "translator": "benchmarks.translator",
     "kernels": "benchmarks.kernels_suite",

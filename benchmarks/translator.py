@@ -22,7 +22,7 @@ BUDGET_LINES_PER_S = 50_000.0
 # shared one it leaves out the time other processes had the core)
 _CHILD = r"""
 import json, sys, time
-from pyshim.ptx.parser import parse
+from pyshim.ptx.frontend.parser import parse
 from pyshim.ptx.targets import get_target
 from pyshim.ptx.translate import translate
 get_target("cpu-wave64")  # imports the target's modules (lazily imported), untimed as above
@@ -41,7 +41,7 @@ print(json.dumps({"lines": len(ptx.splitlines()), "translate_s": t1 - t0,
 
 
 # a grid-stride loop whose body nvcc unrolls: one long region of memory accesses, the shape
-# that was quadratic (3,642 PTX lines took 22 s: a rescan of the region per access)
+# that was quadratic (a rescan of the region per access; README.md has the figure)
 GRID_STRIDE_UNROLL = 432  # about 3,650 PTX lines
 _GRID_STRIDE = """\
 __global__ void grid_stride_unrolled(const float *__restrict__ a, const float *__restrict__ b,

@@ -8,13 +8,14 @@ import sys
 
 # name -> (module implementing configure(parser) and run(args) -> int, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "run": ("pyshim.launcher", "run a CUDA program under the shim"),
-    "check": ("pyshim.check", "report what a CUDA binary needs and whether it will run"),
-    "build": ("pyshim.build", "build the shim libraries and the CPU device"),
-    "tables": ("pyshim.tables.cli", "generate, check and summarise the dispatch tables"),
-    "ptx": ("pyshim.ptx.cli", "translate and compile PTX"),
-    "cache": ("pyshim.kernels.cache_cli", "inspect or clear the kernel cache"),
-    "doctor": ("pyshim.doctor", "show what pyshim finds on this machine and what is missing"),
+    "run": ("pyshim.commands.run", "run a CUDA program under the shim"),
+    "check": ("pyshim.commands.check", "report what a CUDA binary needs and whether it will run"),
+    "build": ("pyshim.commands.build", "build the shim libraries and the CPU device"),
+    "tables": ("pyshim.commands.tables", "generate, check and summarise the dispatch tables"),
+    "ptx": ("pyshim.commands.ptx", "translate and compile PTX"),
+    "cache": ("pyshim.commands.cache", "inspect or clear the kernel cache"),
+    "doctor": ("pyshim.commands.doctor",
+               "show what pyshim finds on this machine and what is missing"),
 }
 
 

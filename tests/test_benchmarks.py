@@ -67,7 +67,9 @@ def test_quick_run_has_every_figure(quick_run: list[dict]) -> None:
             "launch.empty.grid64", "launch.empty.grid1.shim", "launch.empty.grid64.shim",
             "launch.empty.grid64.vs_pocl", "module_load.shim.cached", "module_load.cached",
             "module_load.cold.translate", "translator.lines_per_s",
-            "translator.parse_lines_per_s", "translator.grid_stride_unrolled_lines_per_s"}
+            "translator.parse_lines_per_s", "translator.grid_stride_unrolled_lines_per_s",
+            "launch.empty", "launch.empty.shim", "launch.block", "launch.saxpy_small",
+            "launch.saxpy_big"}
     want |= {f"kernel.{k}.vs_{b}" for k in KERNELS for b in ("c_loop", "pocl")}
     assert want <= set(names)
 

@@ -8,7 +8,7 @@ import json
 
 import test_check as tc
 
-from pyshim.build_cpu import SONAME, build_cpu_device
+from pyshim.builders.cpu import SONAME, build_cpu_device
 from pyshim.check import backends, check_report
 from pyshim.check.tables import load as load_tables
 from pyshim.check.text import format_report
@@ -59,14 +59,18 @@ def test_gap_list_is_every_forwarded_target_the_built_cpu_device_lacks():
 
 
 def test_definition_scan_skips_prototypes_and_static_helpers(tmp_path):
-    (tmp_path / "a.c").write_text(
+    # shim/cpu/<library>/: only the HIP runtime's folder is scanned, not rocBLAS's beside it
+    hip, rocblas = tmp_path / "hip", tmp_path / "rocblas"
+    hip.mkdir()
+    rocblas.mkdir()
+    (hip / "a.c").write_text(
         "hipError_t hipProto(int x);\n"
         "static hipError_t hipLocal(void) { return 0; }\n"
         "hipError_t\nhipSplit(int *p,\n          int q)\n{\n  return 0;\n}\n"
         "const char *hipName(hipError_t e) {\n  return 0;\n}\n"
         "int helper(void) { return hipProto(1); }\n")
-    (tmp_path / "rocblas_x.c").write_text("int hipForeign(void) { return 0; }\n")
-    assert backends.cpu_exports_from_sources(tmp_path) == {"hipSplit", "hipName"}
+    (rocblas / "x.c").write_text("int hipForeign(void) { return 0; }\n")
+    assert backends.cpu_exports_from_sources(hip) == {"hipSplit", "hipName"}
 
 
 def _array_program_checks(flags: list[str], name: str) -> None:

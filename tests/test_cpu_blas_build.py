@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "cpu_blas"))
 import harness as H  # noqa: E402
 
-from pyshim.build_blas import declared_functions, header_dirs  # noqa: E402
+from pyshim.builders.cpu_blas import declared_functions, header_dirs  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent / "cpu_blas"))
 import harness as H  # noqa: E402
 
-from pyshim.build_blas import header_dirs  # noqa: E402
+from pyshim.builders.cpu_blas import header_dirs  # noqa: E402
 
 
 def test_consumer_program(tmp_path):

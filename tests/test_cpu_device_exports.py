@@ -10,7 +10,7 @@ from cpu_device.harness import lib_dir
 from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
 
-from pyshim.rocm_symbols import BY_KEY, cached_library, exported_functions
+from pyshim.tables.rocm_symbols import BY_KEY, cached_library, exported_functions
 
 
 def _library() -> Path:
@@ -40,6 +40,6 @@ def test_exports_only_hip_functions() -> None:
 def test_every_export_exists_in_rocm_7_2() -> None:
     real = cached_library(BY_KEY["hip"])
     if real is None:
-        pytest.skip("ROCm's libamdhip64.so.7 is not cached (python3 -m pyshim.rocm_symbols)")
+        pytest.skip("ROCm's libamdhip64.so.7 is not cached (python3 -m pyshim.tables.rocm_symbols)")
     extra = exported_functions(_library()) - exported_functions(real)
     assert not extra, f"not in ROCm 7.2's libamdhip64.so.7: {sorted(extra)}"

@@ -78,7 +78,10 @@ def test_launch_validation(kernels: str) -> None:
     # ROCm reports a block above the kernel's launch bounds as a launch failure
     assert v["bounded_threads"] == v["launch_ex_too_many_threads"] == "hipErrorLaunchFailure"
     assert v["bounded_ok"] == v["launch_ex"] == "hipSuccess"
-    assert v["launch_ex_cooperative"] == "hipErrorNotSupported"
+    # cooperative: every block resident at once, at most the occupancy limit
+    assert v["launch_ex_cooperative"] == "hipSuccess"
+    assert v["launch_ex_cooperative_too_large"] == "hipErrorCooperativeLaunchTooLarge"
+    assert "cooperative launch of bounded with 5 blocks of 128 threads" in r.stderr
     assert v["launch_ex_unknown_attr"] == "hipErrorInvalidValue"
     assert v["null_function"] == "hipErrorInvalidHandle"
     assert "launch of bounded with grid (1,1,1) block (256,1,1) shared 0 refused" in r.stderr

@@ -39,7 +39,7 @@ class AccessDesc(C.Structure):
 
 @pytest.fixture(scope="module")
 def hip() -> C.CDLL:
-    from pyshim.build_cpu import build_cpu_device
+    from pyshim.builders.cpu import build_cpu_device
 
     lib = C.CDLL(str(build_cpu_device() / "libamdhip64.so.7"))
     lib.hipMemMap.argtypes = [C.c_void_p, C.c_size_t, C.c_size_t, C.c_void_p, C.c_ulonglong]

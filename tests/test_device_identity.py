@@ -1,5 +1,5 @@
 """The NVIDIA identity the C libraries present (shim/common/device_identity.c, through
-libcuda's cuDeviceGetAttribute) and the one pyshim/device_identity.py reads from the same
+libcuda's cuDeviceGetAttribute) and the one pyshim/device/identity.py reads from the same
 table for the `pyshim run` notice must agree, for every spelling of PYSHIM_DEVICE_CC."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim.device_identity import default, identities, parse_cc, presented
+from pyshim.device.identity import default, identities, parse_cc, presented
 from pyshim.paths import build_dir
 
 # a ctypes driver client: prints "major minor warp threads/sm blocks/sm"
@@ -33,9 +33,9 @@ SPELLINGS = ["", "8.6", "86", "sm_90", "compute_75", "9.0", "12.0", "120", "10.0
 
 @pytest.fixture(scope="module")
 def libcuda() -> Path:
-    from pyshim import build
+    from pyshim.builders.components import build_all
 
-    build.build_all()
+    build_all()
     lib = build_dir() / "lib" / "libcuda.so.1"
     assert lib.exists()
     return lib

@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from pyshim import differential, nvrtc
+from pyshim.differential import checks as differential
+from pyshim.kernels import nvrtc
 
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
 needs_nvrtc = pytest.mark.skipif(not nvrtc.available(),

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import doctor
 from pyshim.cli import main as cli_main
+from pyshim.commands import doctor
 from pyshim.kernels import amd, cache
 
 

@@ -66,9 +66,9 @@ def _compile(args: list[str], out: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def harness() -> tuple[Path, list[bytes]]:
-    from pyshim import build
+    from pyshim.builders.components import build_all
 
-    build.build_all()
+    build_all()
     work = build_dir() / "fuzz"
     work.mkdir(parents=True, exist_ok=True)
     src = MISUSE / "scale.cu"

@@ -22,10 +22,10 @@ PTX = ".version 9.0\n.target sm_86\n.address_size 64\n.visible .entry k() { ret;
 
 @pytest.fixture(scope="module")
 def shim() -> Path:
-    from pyshim import build
-    from pyshim.build_jit import build_jit
+    from pyshim.builders.components import build_all
+    from pyshim.builders.jit import build_jit
 
-    build.build_all()
+    build_all()
     build_jit()
     return build_dir()
 

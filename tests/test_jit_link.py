@@ -23,12 +23,12 @@ CLIENT_PYTHON = Path(os.environ.get("PYSHIM_CLIENTS_PYTHON", "/work/venvs/client
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    from pyshim import build
-    from pyshim.build_jit import build_jit
+    from pyshim.builders.components import build_all
+    from pyshim.builders.jit import build_jit
 
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc is not on PATH")
-    build.build_all()
+    build_all()
     build_jit()
     d = tmp_path_factory.mktemp("link")
     gen = "-gencode=arch=compute_75,code=compute_75"
@@ -161,7 +161,7 @@ def test_bound_registers_marks_every_kernel_without_a_bound_of_its_own() -> None
     a, b, c = out.split(".visible .entry ")[1:]
     assert ".maxnreg 38" in a.split("{")[0] and ".maxnreg 38" in c.split("{")[0]
     assert ".maxnreg 38" not in b
-    from pyshim.ptx.parser import parse
+    from pyshim.ptx.frontend.parser import parse
 
     kernels = {k.name: k for k in parse(out).kernels}
     assert kernels["a"].directives["maxnreg"] == [38]

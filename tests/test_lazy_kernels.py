@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build
+from pyshim.builders.components import build_all
 from pyshim.paths import build_dir
 
 pytestmark = pytest.mark.skipif(
@@ -177,7 +177,7 @@ print("PASS lazy", flush=True)
 
 @pytest.fixture(scope="module")
 def libcuda() -> Path:
-    build.build_all()
+    build_all()
     return build_dir() / "lib" / "libcuda.so.1"
 
 
@@ -280,7 +280,7 @@ def test_entry_prototypes_are_declarations() -> None:
     # unit declares (an -rdc=true program with the device runtime's unit); as kernels they
     # ran the next signature into the previous body and the skeleton stopped parsing
     from pyshim.kernels.lazy import Index
-    from pyshim.ptx.parser import parse
+    from pyshim.ptx.frontend.parser import parse
 
     proto = ".entry put(.param .u32 v)\n;\n"
     index = Index(PTX.replace("\n.visible .entry", "\n" + proto + ".visible .entry", 1).encode())

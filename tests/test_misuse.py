@@ -24,16 +24,18 @@ pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is no
 @pytest.fixture(scope="module")
 def root() -> Path:
     """build/ with lib/ (libcuda.so.1, libcudart.so.13) and cpu/ (the CPU device)."""
-    from pyshim import build
-    from pyshim.build_runtime import build_runtime
+    from pyshim.builders.components import build_all
+    from pyshim.builders.runtime import build_runtime
 
-    build.build_all()
+    build_all()
     build_runtime(build_dir() / "lib")
     return build_dir()
 
 
 def nvcc(src: Path, *flags: str, out_flag: str = "-o") -> Path:
-    key = hashlib.sha256(src.read_bytes() + repr(flags).encode()).hexdigest()[:16]
+    # the programs' shared headers (tests/include) are inputs too
+    headers = b"".join(h.read_bytes() for h in sorted((REPO_DIR / "tests" / "include").glob("*.h")))
+    key = hashlib.sha256(src.read_bytes() + headers + repr(flags).encode()).hexdigest()[:16]
     out_dir = build_dir() / "misuse"
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{src.stem}-{key}{'.ptx' if '-ptx' in flags else ''}"

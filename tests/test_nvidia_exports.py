@@ -53,7 +53,7 @@ SONAMES = [s for lib in exports.LIBRARIES for s in (lib.soname, *lib.also)]
 @pytest.fixture(scope="module")
 def libdirs() -> tuple[Path, Path, Path]:
     """(cuBLAS/cuSOLVER dir, CPU device dir, libcudart dir), built as the other tests do."""
-    from pyshim.build_runtime import build_runtime
+    from pyshim.builders.runtime import build_runtime
 
     blas_lib, cpu = env.build()
     rt = build_dir() / "lib"
@@ -256,11 +256,11 @@ def test_nvidias_other_libraries_resolve_against_ours(libdirs) -> None:
 def test_cupy_cusolver_imports_with_pyshims_libcusolver(tmp_path: Path) -> None:
     """The reported failure: `undefined symbol: cusolverSpDestroy, version
     libcusolver.so.12` when CuPy's cuSOLVER module loaded pyshim's library."""
-    from pyshim import build
+    from pyshim.builders.components import build_all
 
     if not CLIENT_PYTHON.exists():
         pytest.skip(f"no client venv ($PYSHIM_CLIENTS_PYTHON={CLIENT_PYTHON})")
-    build.build_all()
+    build_all()
     script = Path(__file__).parent / "jit" / "cupy_cusolver_client.py"
     proc = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu",
                            str(CLIENT_PYTHON), str(script)], capture_output=True, text=True,

@@ -1,4 +1,4 @@
-"""The CPU target's fast paths (pyshim/ptx/targets/cpu.py, preludes/cpu.h): the thread loop
+"""The CPU target's fast paths (pyshim/ptx/targets/cpu/target.py, preludes/cpu.h): the thread loop
 with parameters and launch geometry set up once per block, and atomics on a block's own
 shared memory done as plain read-modify-writes while global atomics stay atomic. Real nvcc
 PTX, run with blocks on several OS threads at once (ctypes releases the GIL)."""

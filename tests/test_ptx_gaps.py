@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from ptx.harness import build
 
 from pyshim.kernels import amd
-from pyshim.ptx.parser import parse
+from pyshim.ptx.frontend.parser import parse
 from pyshim.ptx.printer import format_module
 from pyshim.ptx.translate import translate
 

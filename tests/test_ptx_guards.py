@@ -1,4 +1,4 @@
-"""Guard versioning in thread loops (targets/cpu_guards.py): a block whose threads provably
+"""Guard versioning in thread loops (targets/cpu/guards.py): a block whose threads provably
 take none of the kernel's opening guards runs a copy of the body without them. Each kernel
 here runs over grids whose edge blocks take the guards and whose inner blocks do not, and
 is checked against numpy; the hand-written PTX covers negated branches, unsigned and
@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ptx.harness import build
 
-from pyshim.ptx.parser import parse
+from pyshim.ptx.frontend.parser import parse
 from pyshim.ptx.passes import run as run_passes
-from pyshim.ptx.targets import cpu_guards
+from pyshim.ptx.targets.cpu import guards as cpu_guards
 from pyshim.ptx.translate import translate
 
 TARGETS = ["cpu-wave64", "cpu-wave32"]

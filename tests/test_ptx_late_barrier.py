@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from ptx.harness import build
 
-from pyshim.ptx.parser import parse
+from pyshim.ptx.frontend.parser import parse
 from pyshim.ptx.passes import run as run_passes
 
 TARGETS = ["cpu-wave64", "cpu-wave32", "cpu-wave64+phases", "cpu-wave64+fibers"]

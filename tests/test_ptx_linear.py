@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyshim.ptx.targets import cpu_regions
+from pyshim.ptx.targets.cpu import regions as cpu_regions
 from pyshim.ptx.translate import translate
 
 GRID_STRIDE = """\

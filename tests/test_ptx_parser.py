@@ -9,7 +9,7 @@ import pytest
 
 from pyshim.ptx import ir
 from pyshim.ptx.errors import PtxError, UnsupportedInstruction
-from pyshim.ptx.parser import parse
+from pyshim.ptx.frontend.parser import parse
 from pyshim.ptx.translate import translate
 
 HEAD = ".version 7.4\n.target sm_70\n.address_size 64\n"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from ptx.harness import build
 
-from pyshim.ptx.parser import parse
+from pyshim.ptx.frontend.parser import parse
 from pyshim.ptx.passes import run as run_passes
 from pyshim.ptx.translate import translate
 

@@ -1,4 +1,4 @@
-"""Region loops with control flow between regions (passes/regions.py, targets/cpu_regions.py):
+"""Region loops with control flow between regions (passes/regions.py, targets/cpu/regions.py):
 warp collectives end regions, branches around them and loops across them run each thread
 along its own path. Every kernel runs as region loops, as phases and as fibers, and is
 checked against numpy."""
@@ -14,7 +14,7 @@ import pytest
 from ptx.harness import build
 
 from pyshim.ptx import ir
-from pyshim.ptx.parser import parse
+from pyshim.ptx.frontend.parser import parse
 from pyshim.ptx.passes import run as run_passes
 from pyshim.ptx.translate import translate
 
@@ -481,7 +481,7 @@ def test_a_guard_range_ending_inside_a_warp(tmp_path: Path, ptx: str, target: st
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_blocks_inside_the_guard_run_without_it(tmp_path: Path, ptx: str, target: str) -> None:
-    """Region loops decide once per block that no thread takes `i >= n` (cpu_guards.py):
+    """Region loops decide once per block that no thread takes `i >= n` (cpu/guards.py):
     inner blocks run unguarded copies of both regions, the last block the guarded ones,
     which neither read past n nor write there."""
     if target == "cpu-wave64":
@@ -544,11 +544,11 @@ def test_shuffle_up_keeps_the_value_of_the_first_lanes(tmp_path: Path, ptx: str,
 
 def test_prefetch_of_the_block_after_next(ptx: str) -> None:
     """The CPU device prefetches, for the block two along %ctaid.x, the footprint of each
-    global access whose address is affine in %tid and %ctaid (cpu_prefetch.py): scan reads
+    global access whose address is affine in %tid and %ctaid (cpu/prefetch.py): scan reads
     4 bytes per thread from `in` (a read) and writes as many to `out` (a write); a 2-D
     block's footprint goes row by row. The other kernels' blocks keep working (every test
     above runs with the hints, also past the grid's end)."""
-    from pyshim.ptx.targets import cpu_prefetch
+    from pyshim.ptx.targets.cpu import prefetch as cpu_prefetch
 
     kernels = {k.name: k for k in run_passes(parse(ptx)).kernels}
     lines = cpu_prefetch.lines(kernels["scan"])

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from pyshim.paths import REPO_DIR
 from pyshim.ptx.errors import PtxError
-from pyshim.ptx.parser import parse
+from pyshim.ptx.frontend.parser import parse
+from pyshim.ptx.frontend.validate import validate
 from pyshim.ptx.translate import translate
-from pyshim.ptx.validate import validate
 
 PTXAS = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 needs_ptxas = pytest.mark.skipif(not Path(PTXAS).exists(), reason="ptxas is not installed")

@@ -1,5 +1,5 @@
 """Vectorizable thread loops on the CPU device: addresses as base pointer + offset (pointer
-shadows, pyshim/ptx/pointer_regs.py), atom/red on .shared (plain read-modify-writes on the
+shadows, pyshim/ptx/analysis/pointer_regs.py), atom/red on .shared (plain read-modify-writes on the
 block's own window, preludes/cpu.h) against real atomics, and the kernel compiler preference
 (pyshim/kernels/compile.py)."""
 
@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from ptx.harness import build
 
 from pyshim.kernels import compile as kcompile
-from pyshim.ptx import ir, pointer_regs
-from pyshim.ptx.parser import parse
+from pyshim.ptx import ir
+from pyshim.ptx.analysis import pointer_regs
+from pyshim.ptx.frontend.parser import parse
 from pyshim.ptx.translate import translate
 
 HERE = Path(__file__).parent / "ptx"

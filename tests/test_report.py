@@ -14,7 +14,7 @@ import test_check as tc
 
 from pyshim import paths
 from pyshim.check.tables import load as load_tables
-from pyshim.report import build_run_report, format_text, parse_lines, write_run_report
+from pyshim.report.run import build_run_report, format_text, parse_lines, write_run_report
 
 RAW = """\
 unsupported cudaCtxResetPersistingL2Cache 2
@@ -131,7 +131,7 @@ def test_real_program_under_pyshims_runtime(tmp_path):
 def test_module_loads_are_reported(tmp_path, monkeypatch):
     """The embedded translator records each kernel it loads, translated or from cache."""
     from pyshim.embed.translate import translate
-    from pyshim.report import build_run_report
+    from pyshim.report.run import build_run_report
 
     ptx = (".version 8.0\n.target sm_75\n.address_size 64\n"
            ".visible .entry k_report_probe(.param .u64 p)\n{\n ret;\n}\n")

@@ -14,8 +14,8 @@ import pytest
 import test_check as tc
 
 from pyshim.check import check_report
-from pyshim.report import parse_lines
-from pyshim.report_html import render_check, render_run
+from pyshim.report.html import render_check, render_run
+from pyshim.report.run import parse_lines
 
 
 def _report() -> dict:

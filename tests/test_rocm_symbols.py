@@ -1,4 +1,4 @@
-"""pyshim.rocm_symbols: the tables' ROCm targets against real ROCm 7.2.4 libraries.
+"""pyshim.tables.rocm_symbols: the tables' ROCm targets against real ROCm 7.2.4 libraries.
 
 The fast tests use shared objects and .debs built here with the real tools (cc, dpkg-deb);
 the slow/network tier downloads the real Debian ROCm packages (cached after the first run).
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import rocm_symbols as rs
+from pyshim.tables import rocm_symbols as rs
 
 # Declared by hip_runtime_api.h 7.2.4 but not exported by libamdhip64.so.7 7.2.4 (checked
 # with nm -D): the tables must not target it. Listed so that this tier stays green while the

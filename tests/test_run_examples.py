@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build
+from pyshim.builders.components import build_all
+from pyshim.builders.libcuda import cuda_include
 from pyshim.paths import REPO_DIR, build_dir
 
 EXAMPLES = REPO_DIR / "examples"
@@ -37,7 +38,7 @@ def translator_available() -> bool:
 
 @pytest.fixture(scope="session")
 def shim() -> Path:
-    build.build_all()
+    build_all()
     return build_dir()
 
 
@@ -129,7 +130,7 @@ def test_driver_api_program(shim: Path, exe_dir: Path) -> None:
     """A C program linked with -lcuda (against the shim's own libcuda.so as the link-only
     library: the toolkit here ships no stubs) loading PTX text with cuModuleLoadData."""
     exe = exe_dir / "driver_ptx"
-    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{build.cuda_include()}",
+    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{cuda_include()}",
            str(EXAMPLES / "driver_ptx.c"), "-o", str(exe), f"-L{shim / 'lib'}", "-lcuda",
            "-Wl,--allow-shlib-undefined"]
     proc = subprocess.run(cmd, capture_output=True, text=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build
+from pyshim.builders.components import build_all
 from pyshim.paths import REPO_DIR, build_dir
 
 SPIN = REPO_DIR / "tests" / "signals" / "spin.cu"
@@ -22,7 +22,7 @@ SPIN = REPO_DIR / "tests" / "signals" / "spin.cu"
 
 @pytest.fixture(scope="module")
 def exe() -> Path:
-    build.build_all()
+    build_all()
     key = hashlib.sha256(SPIN.read_bytes()).hexdigest()[:16]
     out = build_dir() / "runtime" / "bins" / f"spin-cache-{key}"
     if not out.exists():

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import launcher
+from pyshim.commands import run as run_command
 from pyshim.paths import build_dir
+from pyshim.runner import launcher
 
 
 def pyshim_run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -23,9 +24,9 @@ def pyshim_run(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="session")
 def shim() -> Path:
-    from pyshim import build
+    from pyshim.builders.components import build_all
 
-    build.build_all()
+    build_all()
     return build_dir()
 
 
@@ -67,7 +68,7 @@ def test_auto_without_a_gpu_says_so_once(shim: Path) -> None:
 def test_notice_says_what_the_device_presents_itself_as(shim: Path) -> None:
     if launcher.amd_gpu_visible():
         pytest.skip("an AMD GPU is visible here")
-    from pyshim.device_identity import default
+    from pyshim.device.identity import default
 
     out = pyshim_run("true")
     assert f"compute capability {default().cc} " in out.stderr, out.stderr
@@ -110,7 +111,7 @@ def test_program_env_keeps_the_users_paths() -> None:
 
 def test_arguments_after_the_program_are_its_own() -> None:
     parser = argparse.ArgumentParser()
-    launcher.configure(parser)
+    run_command.configure(parser)
     args = parser.parse_args(["./app", "--backend", "x", "-v"])
     assert args.program == "./app" and args.args == ["--backend", "x", "-v"]
     assert args.backend == "auto"
@@ -129,10 +130,10 @@ def test_unsupported_calls_are_counted_in_the_report(shim: Path, tmp_path: Path)
         "    puts(\"refused\");\n"
         "    return 0;\n"
         "}\n")
-    from pyshim import build
+    from pyshim.builders.libcuda import cuda_include
 
     exe = tmp_path / "unsupported"
-    subprocess.run(["cc", f"-I{build.cuda_include()}", str(src), "-o", str(exe),
+    subprocess.run(["cc", f"-I{cuda_include()}", str(src), "-o", str(exe),
                     f"-L{shim / 'lib'}", "-lcuda", "-Wl,--allow-shlib-undefined"], check=True)
     report = tmp_path / "report.json"
     out = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu",

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build
+from pyshim.builders.components import build_all
 from pyshim.paths import REPO_DIR, build_dir
 
 SPIN = REPO_DIR / "tests" / "signals" / "spin.cu"
@@ -28,7 +28,7 @@ FOREVER = str(10**15)  # kernel iterations: far past any test's patience
 
 @pytest.fixture(scope="module")
 def shim() -> Path:
-    build.build_all()
+    build_all()
     return build_dir()
 
 

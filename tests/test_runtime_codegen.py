@@ -142,7 +142,7 @@ def test_device_prop_map_per_layout(gen):
 @pytest.mark.network
 @pytest.mark.parametrize("major", runtime.MAJORS)
 def test_generated_c_compiles_with_werror(gen, tmp_path, major):
-    from pyshim.build_runtime import cuda_includes
+    from pyshim.builders.runtime import cuda_includes
 
     gen_dir = gen["runtime_enums.h"].parent
     cmd = ["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-fPIC",
@@ -174,3 +174,19 @@ def test_enum_maps_refuse_unknown_values(gen):
     assert "case 5:" not in limits  # cudaLimitMaxL2FetchGranularity: no HIP limit
     # status codes go the other way, with CUDA's catch-all
     assert "pyshim_cudaError_t_from_hipError_t" in text and "default: return 999;" in text
+
+
+def test_error_codes_header_has_every_cuda_error() -> None:
+    typedefs = load_table("typedefs")
+    text = runtime.error_codes_header(typedefs)
+    for name, value in typedefs["cuda_enums"]["cudaError_t"].items():
+        assert f"#define PYSHIM_RT_{name} {value}\n" in text
+
+
+def test_no_cuda_error_number_is_typed_into_the_runtime() -> None:
+    """cudaError_t values come from the tables (runtime_error_codes.h, or CUDA's enum where
+    a file includes CUDA's headers), never a number with the name in a comment beside it."""
+    typed = re.compile(r"\b\d+\s*,?\s*\}?,?\s*/\*\s*cuda(Error\w*|Success)\s*\*/")
+    offenders = [f"{p.name}:{n}" for p in sorted((SHIM_DIR / "runtime").glob("*.[ch]"))
+                 for n, line in enumerate(p.read_text().splitlines(), 1) if typed.search(line)]
+    assert offenders == []

@@ -49,8 +49,9 @@ needs_translator = pytest.mark.skipif(
 def libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A root with lib/ (build/lib: libcudart.so.13/.12, libcuda.so.1) and cpu/ (a private
     copy of the CPU device: other components' builds replace build/cpu while tests run)."""
-    from pyshim.build_cpu import BuildError, build_cpu_device
-    from pyshim.build_runtime import build_runtime
+    from pyshim.builders.common import BuildError
+    from pyshim.builders.cpu import build_cpu_device
+    from pyshim.builders.runtime import build_runtime
 
     root = build_dir()
     try:
@@ -81,7 +82,9 @@ def libs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def nvcc(src: Path, *flags: str, name: str | None = None) -> Path:
     """Build once per (source, flags) into build/runtime/bins/."""
-    key = hashlib.sha256(str(src).encode() + src.read_bytes() + repr(flags).encode())
+    # the programs' shared headers (tests/include) are inputs too
+    headers = b"".join(h.read_bytes() for h in sorted((REPO_DIR / "tests" / "include").glob("*.h")))
+    key = hashlib.sha256(str(src).encode() + src.read_bytes() + headers + repr(flags).encode())
     out_dir = build_dir() / "runtime" / "bins"
     out_dir.mkdir(parents=True, exist_ok=True)
     exe = out_dir / f"{name or src.stem}-{key.hexdigest()[:16]}"
@@ -256,7 +259,7 @@ def test_device_identity(libs: Path, cudart: str, cc: str | None, wave: str) -> 
     attributes) presents the same NVIDIA identity: a real compute capability, 32-lane warps
     on the wave64 device too, and that capability's limits; and the driver API works right
     after the runtime's first call."""
-    from pyshim.device_identity import default, identities, parse_cc
+    from pyshim.device.identity import default, identities, parse_cc
 
     exe = nvcc(RT_DIR / "rt_identity.cu", "-cudart", cudart, f"-L{libs / 'lib'}", "-lcuda",
                name=f"rt_identity_{cudart}")
@@ -423,9 +426,9 @@ def test_managed_variables(libs: Path) -> None:
 @pytest.mark.parametrize("order", ["runtime-first", "driver-first"])
 def test_runtime_and_driver_share_one_interpreter(libs: Path, tmp_path: Path,
                                                    order: str) -> None:
-    from pyshim import build
+    from pyshim.builders.components import build_all
 
-    build.build_all()  # libcuda.so.1 (+ the CPU device)
+    build_all()  # libcuda.so.1 (+ the CPU device)
     ptx = tmp_path / "scale.ptx"
     proc = subprocess.run(["nvcc", "-ptx", "-o", str(ptx), str(RT_DIR / "scale.cu")],
                           capture_output=True, text=True, timeout=300)
@@ -593,7 +596,7 @@ def test_device_identity_in_cuda_12_9_layout(libs: Path, cuda12: tuple[Path, Pat
                                              cc: str | None) -> None:
     """libcudart.so.12's cudaGetDeviceProperties (12.9's layout) presents the same identity
     as cudaDeviceGetAttribute and the driver."""
-    from pyshim.device_identity import default, identities, parse_cc
+    from pyshim.device.identity import default, identities, parse_cc
 
     inc, lib = cuda12
     exe = nvcc(RT_DIR / "rt_identity.cu", f"-I{inc}", "-cudart", "none", f"-L{lib}",

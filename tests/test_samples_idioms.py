@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build
+from pyshim.builders.components import build_all
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "cpu_device" / "sample_idioms.cu"
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is no
 
 @pytest.fixture(scope="module")
 def programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    build.build_all()
+    build_all()
     out = tmp_path_factory.mktemp("idioms")
     exes = {}
     for flavour, flags in FLAVOURS.items():

@@ -1,4 +1,4 @@
-"""pyshim.codegen.blas and pyshim.build_shim_blas: what is generated from the tables, and
+"""pyshim.codegen.blas and pyshim.builders.blas: what is generated from the tables, and
 what the built libraries export (names, version nodes, dependencies)."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import pytest
 from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
 
-from pyshim.build_shim_blas import ShimBlasBuildError, build_shim_blas
+from pyshim.builders.blas import build_shim_blas
+from pyshim.builders.common import BuildError
 from pyshim.codegen import blas
 from pyshim.codegen.common import STAMP, load_table
 from pyshim.tables import exports as nvidia_exports
@@ -132,5 +133,5 @@ def test_build_skips_when_unchanged(built) -> None:
 
 
 def test_missing_backend_is_named(tmp_path: Path) -> None:
-    with pytest.raises(ShimBlasBuildError, match="librocblas.so.5"):
+    with pytest.raises(BuildError, match="librocblas.so.5"):
         build_shim_blas(tmp_path / "lib", tmp_path)

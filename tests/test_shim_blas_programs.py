@@ -28,10 +28,10 @@ pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is no
 
 @pytest.fixture(scope="module")
 def libs() -> tuple[Path, Path, Path]:
-    from pyshim import build
+    from pyshim.builders.components import build_all
 
     lib, cpu = env.build()
-    build.build_all(components=("cpu", "libcuda"))
+    build_all(components=("cpu", "libcuda"))
     return lib, cpu, build_dir() / "lib"
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build
+from pyshim.builders.libcuda import build_libcuda
 from pyshim.paths import SHIM_DIR, build_dir
 
 COMMON = SHIM_DIR / "common"
@@ -33,10 +33,10 @@ def _nm(lib: Path, *flags: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def embedding_libs() -> list[Path]:
     """libcuda.so.1 and libcudart.so.13/.12: both compile all of shim/common."""
-    from pyshim.build_runtime import build_runtime
+    from pyshim.builders.runtime import build_runtime
 
     root = build_dir()
-    lib, _ = build.build_libcuda(root / "lib", root / "driver")
+    lib, _ = build_libcuda(root / "lib", root / "driver")
     return [lib, *build_runtime(root / "lib")]
 
 

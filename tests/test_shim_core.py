@@ -1,5 +1,5 @@
 """The shim's libcuda.so.1 core: C test programs in tests/shim/ against the built library,
-plus the Python pieces of the build (the stopgap proc table) and of the embedded side."""
+plus the Python pieces of the build (the proc table, generated C) and of the embedded side."""
 
 from __future__ import annotations
 
@@ -10,7 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build
+from pyshim.builders import libcuda
+from pyshim.builders.common import BuildError, defined_symbols
+from pyshim.builders.components import build_all
+from pyshim.builders.libcuda import (
+    CORE_DIR,
+    HIP_MISSING,
+    build_libcuda,
+    core_cflags,
+    generated_sources,
+)
 from pyshim.embed import translate
 from pyshim.paths import REPO_DIR, build_dir
 
@@ -19,7 +28,7 @@ TESTS = REPO_DIR / "tests" / "shim"
 
 @pytest.fixture(scope="session")
 def built() -> Path:
-    build.build_all()
+    build_all()
     cpu = build_dir() / "cpu" / "libamdhip64.so.7"
     assert cpu.exists(), "the CPU device was not built"
     return build_dir()
@@ -27,7 +36,7 @@ def built() -> Path:
 
 def _compile(tmp: Path, name: str, sources: list[Path], libs: tuple[str, ...] = ()) -> Path:
     exe = tmp / name
-    cmd = ["cc", *build.core_cflags(), *map(str, sources), "-o", str(exe), *libs]
+    cmd = ["cc", *core_cflags(), *map(str, sources), "-o", str(exe), *libs]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return exe
@@ -35,7 +44,7 @@ def _compile(tmp: Path, name: str, sources: list[Path], libs: tuple[str, ...] = 
 
 def test_integrity_test_vectors(tmp_path: Path) -> None:
     exe = _compile(tmp_path, "test_integrity",
-                   [TESTS / "test_integrity.c", build.CORE_DIR / "integrity.c"])
+                   [TESTS / "test_integrity.c", CORE_DIR / "integrity.c"])
     out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stdout
     assert "ok hmac(test vector)" in out.stdout
@@ -44,7 +53,7 @@ def test_integrity_test_vectors(tmp_path: Path) -> None:
 
 def test_driver_core_as_cudart_uses_it(built: Path, tmp_path: Path) -> None:
     exe = _compile(tmp_path, "test_driver_core",
-                   [TESTS / "test_driver_core.c", build.CORE_DIR / "integrity.c"],
+                   [TESTS / "test_driver_core.c", CORE_DIR / "integrity.c"],
                    ("-ldl", "-lpthread"))
     env = dict(os.environ, LD_LIBRARY_PATH=str(built / "cpu"))
     out = subprocess.run([str(exe), str(built / "lib" / "libcuda.so.1")], capture_output=True,
@@ -68,20 +77,20 @@ def test_libcuda_exports_only_the_driver_api(built: Path) -> None:
     assert "[libcuda.so.1]" in soname
     # the backend first, the refusing fallbacks after it
     needed = [line.split("[")[1].rstrip("]") for line in soname.splitlines() if "NEEDED" in line]
-    assert needed.index("libamdhip64.so.7") < needed.index(build.HIP_MISSING)
+    assert needed.index("libamdhip64.so.7") < needed.index(HIP_MISSING)
 
 
 def test_rebuild_is_skipped_when_nothing_changed(built: Path) -> None:
-    _, rebuilt = build.build_libcuda(built / "lib", built / "driver")
+    _, rebuilt = build_libcuda(built / "lib", built / "driver")
     assert rebuilt is False
 
 
-def test_stopgap_proc_table_follows_the_version_rules() -> None:
-    available = {"cuMemAlloc", "cuMemAlloc_v2", "cuCtxSynchronize", "cuCtxSynchronize_v2",
-                 "cuLaunchKernel", "cuLaunchKernel_ptsz", "cuStreamGetCaptureInfo",
-                 "cuStreamGetCaptureInfo_v2", "cuStreamGetCaptureInfo_v3"}
-    rows = build.stopgap_proc_table(build.cuda_include(), available)
-    got = {(n, v, var): s for n, v, var, s in rows}
+def test_proc_table_follows_the_version_rules(tmp_path: Path) -> None:
+    import re
+
+    table, _ = generated_sources(tmp_path)
+    rows = re.findall(r'^PYSHIM_PROC\("(\w+)", (\d+), (\w+), (\w+)\)$', table.read_text(), re.M)
+    got = {(n, int(v), var): s for n, v, var, s in rows}
     assert got[("cuMemAlloc", 3020, "PYSHIM_PROC_DEFAULT")] == "cuMemAlloc_v2"
     assert got[("cuCtxSynchronize", 13000, "PYSHIM_PROC_DEFAULT")] == "cuCtxSynchronize_v2"
     assert got[("cuCtxSynchronize", 2000, "PYSHIM_PROC_DEFAULT")] == "cuCtxSynchronize"
@@ -90,8 +99,6 @@ def test_stopgap_proc_table_follows_the_version_rules() -> None:
         "cuStreamGetCaptureInfo_v3"
     assert got[("cuStreamGetCaptureInfo", 11030, "PYSHIM_PROC_DEFAULT")] == \
         "cuStreamGetCaptureInfo_v2"
-    # only symbols the library defines are listed
-    assert all(s in available for s in got.values())
 
 
 def test_translate_reports_a_missing_translator(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -137,7 +144,7 @@ def test_no_generated_thunk_hands_our_handles_to_hip(built: Path) -> None:
     if not stubs.exists():
         pytest.skip("the code generator (pyshim.codegen.driver) made no stubs")
     objs = sorted((built / "driver" / "obj").glob("*.o"))
-    strong = build.defined_symbols(objs)
+    strong = defined_symbols(objs)
     offenders = []
     for chunk in stubs.read_text().split("\nPYSHIM_WEAK ")[1:]:
         m = re.match(r"CUresult (\w+)\(([^)]*)\)", chunk)
@@ -148,15 +155,22 @@ def test_no_generated_thunk_hands_our_handles_to_hip(built: Path) -> None:
     assert offenders == []
 
 
-def test_without_the_code_generator_the_stopgap_table_is_used(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "pyshim.codegen.driver", None)  # import fails
-    table, generated_c = build.generated_sources(tmp_path, {"cuInit", "cuMemAlloc_v2"})
-    assert generated_c == []
-    text = table.read_text()
-    assert 'PYSHIM_PROC("cuInit", 2000, PYSHIM_PROC_DEFAULT, cuInit)' in text
-    assert 'PYSHIM_PROC("cuMemAlloc", 3020, PYSHIM_PROC_DEFAULT, cuMemAlloc_v2)' in text
-    assert "cuMemFree" not in text  # only what the library defines
+def test_generated_c_that_does_not_compile_fails_the_build(
+        built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No fallback hides a broken generator: the build fails and says where (it once built
+    libcuda from shim/core alone with a proc table derived from the headers)."""
+    broken = tmp_path / "driver_stubs_broken.c"
+    broken.write_text("int this_does_not_compile(void) { return }\n")
+    real = generated_sources
+
+    def generated(gen_dir: Path) -> tuple[Path, list[Path]]:
+        table, _ = real(gen_dir)
+        return table, [broken]
+
+    monkeypatch.setattr(libcuda, "generated_sources", generated)
+    with pytest.raises(BuildError, match="driver_stubs_broken.c"):
+        build_libcuda(tmp_path / "lib", built / "driver")
+    assert not (tmp_path / "lib" / "libcuda.so.1").exists()
 
 
 def test_translate_answers_the_path_then_the_kernels(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build
+from pyshim.builders.components import build_all
+from pyshim.builders.libcuda import cuda_include
 from pyshim.paths import REPO_DIR, build_dir
 
 pytestmark = pytest.mark.skipif(
@@ -67,7 +68,7 @@ print("PASS python host")
 
 @pytest.fixture(scope="module")
 def libcuda() -> Path:
-    build.build_all()
+    build_all()
     return build_dir() / "lib" / "libcuda.so.1"
 
 
@@ -206,7 +207,7 @@ def test_foreign_pythonhome_uses_the_subprocess(libcuda: Path, tmp_path: Path) -
     """A PYTHONHOME for another Python would abort an embedded interpreter at start-up:
     the translator runs in a subprocess instead, and the program never notices."""
     exe = tmp_path / "driver_ptx"
-    cmd = ["cc", "-std=c11", f"-I{build.cuda_include()}",
+    cmd = ["cc", "-std=c11", f"-I{cuda_include()}",
            str(REPO_DIR / "examples" / "driver_ptx.c"), "-o", str(exe), f"-L{libcuda.parent}",
            "-lcuda", "-Wl,--allow-shlib-undefined"]
     subprocess.run(cmd, check=True)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build
+from pyshim.builders.components import build_all
+from pyshim.builders.libcuda import cuda_include
 from pyshim.paths import REPO_DIR, build_dir
 
 pytestmark = pytest.mark.skipif(
@@ -20,10 +21,10 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_modules_and_libraries(tmp_path: Path) -> None:
-    build.build_all()
+    build_all()
     lib = build_dir() / "lib"
     exe = tmp_path / "test_modules"
-    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{build.cuda_include()}",
+    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{cuda_include()}",
            str(REPO_DIR / "tests" / "shim" / "test_modules.c"), "-o", str(exe), f"-L{lib}",
            "-lcuda", "-Wl,--allow-shlib-undefined"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -43,10 +44,10 @@ def test_library_management_and_capture_info(tmp_path: Path) -> None:
     """One image with a __device__ global loaded six times at once (the CPU device gave the
     third load hipErrorHostMemoryAlreadyRegistered), the cuLibrary* / cuKernel* family,
     parameter info from the PTX signature, and cuStreamGetCaptureInfo's three ABIs."""
-    build.build_all()
+    build_all()
     lib = build_dir() / "lib"
     exe = tmp_path / "test_library_api"
-    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{build.cuda_include()}",
+    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{cuda_include()}",
            str(REPO_DIR / "tests" / "shim" / "test_library_api.c"), "-o", str(exe), f"-L{lib}",
            "-lcuda", "-Wl,--allow-shlib-undefined"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -66,10 +67,10 @@ def test_driver_calls_of_cuda_bindings_tests(tmp_path: Path) -> None:
     pointer attributes (access flags, pool, SYNC_MEMOPS read back as set), managed-memory
     advice and prefetches read back by cuMemRangeGetAttribute(s). All were
     CUDA_ERROR_NOT_SUPPORTED stubs before."""
-    build.build_all()
+    build_all()
     lib = build_dir() / "lib"
     exe = tmp_path / "test_driver_extras"
-    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{build.cuda_include()}",
+    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{cuda_include()}",
            str(REPO_DIR / "tests" / "shim" / "test_driver_extras.c"), "-o", str(exe),
            f"-L{lib}", "-lcuda", "-Wl,--allow-shlib-undefined"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -81,3 +82,24 @@ def test_driver_calls_of_cuda_bindings_tests(tmp_path: Path) -> None:
     assert out.stdout.count("ok ") >= 60
     # a node type without a typed equivalent is refused by name
     assert "cuGraphAddNode for a conditional node" in out.stderr
+
+
+def test_driver_entry_points_mapped_for_issue_21(tmp_path: Path) -> None:
+    """Entry points the tables now count as mapped (cuStreamWaitValue32/64, cuMemcpyPeer
+    and its async form, cuMemPrefetchAsync and cuMemAdvise by CUmemLocation, the
+    location-addressed pool calls, cuCtxCreate's ABIs): each behaves as CUDA documents on the
+    CPU device. The wait-value and pool calls were NOT_SUPPORTED stubs before, and
+    cuCtxCreate_v3 / the CUDA 3.2 cuCtxCreate too."""
+    build_all()
+    lib = build_dir() / "lib"
+    exe = tmp_path / "test_driver_mapped"
+    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{cuda_include()}",
+           str(REPO_DIR / "tests" / "shim" / "test_driver_mapped.c"), "-o", str(exe),
+           f"-L{lib}", "-lcuda", "-Wl,--allow-shlib-undefined"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", str(exe)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS: 0 failure(s)" in out.stdout
+    assert out.stdout.count("ok ") >= 28

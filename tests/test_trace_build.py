@@ -1,4 +1,4 @@
-"""pyshim.build_trace: libpyshim_trace.so builds warning-free against the real headers, is
+"""pyshim.builders.trace: libpyshim_trace.so builds warning-free against the real headers, is
 rebuilt only when its inputs change, exports only wrappers, and costs nothing when off:
 the shim's own libcuda.so.1 holds none of its code. Also measures the per-call cost."""
 
@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import build_trace, launcher, tracing
+from pyshim.builders import trace as build_trace
 from pyshim.codegen import trace as codegen
 from pyshim.codegen.common import load_table
 from pyshim.paths import REPO_DIR, build_dir
+from pyshim.runner import launcher, tracing
 
 OVERHEAD_C = REPO_DIR / "tests" / "trace" / "overhead.c"
 

@@ -1,6 +1,6 @@
 """End to end: nvcc-built examples run on the CPU device with libpyshim_trace.so preloaded
-the way `pyshim run --trace` does it (pyshim.launcher.program_env, then
-pyshim.tracing.trace_environment). They still pass, and the trace shows what they did."""
+the way `pyshim run --trace` does it (pyshim.runner.launcher.program_env, then
+pyshim.runner.tracing.trace_environment). They still pass, and the trace shows what they did."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import launcher, tracing
 from pyshim.paths import REPO_DIR, build_dir
+from pyshim.runner import launcher, tracing
 
 EXAMPLES = REPO_DIR / "examples"
 LINE = re.compile(r"^\[(\d+)\] (\S+?)\((.*)\)( = .*)? (\d+\.\d)us$")

@@ -1,4 +1,4 @@
-"""pyshim.tracing: the environment of a traced / reported run, and the report afterwards."""
+"""pyshim.runner.tracing: the environment of a traced / reported run, and the report afterwards."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pyshim import tracing
+from pyshim.runner import tracing
 
 
 @pytest.fixture()

@@ -21,13 +21,13 @@ import ctypes
 import io
 import re
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from pyshim.binary import decompress
 from pyshim.binary.errors import FatbinError, NoPtxError, UnsupportedPtxVersion
 
 CONTAINER_MAGIC = 0xBA55ED50
+CONTAINER_MAGIC_BYTES = struct.pack("<I", CONTAINER_MAGIC)
 CONTAINER_HEADER = struct.Struct("<IHHQ")
 _ENTRY_HEAD = struct.Struct("<HHIIIII HHI II Q QQ")  # fields up to 0x40, see _parse_entry
 ENTRY_MIN_HEADER = _ENTRY_HEAD.size  # 64
@@ -94,6 +94,9 @@ class Entry:
 
     def data(self) -> bytes:
         """The payload, decompressed. PTX text loses its trailing NUL padding."""
+        # imported here: lz4/zstandard load only when an entry is compressed
+        from pyshim.binary import decompress
+
         what = self.describe()
         if self.flags & FLAG_ZSTD:
             out = decompress.zstd_frame(self.stored, self.uncompressed_size, what)
@@ -191,6 +194,36 @@ def parse(data: bytes, offset: int = 0) -> Container:
         entries.append(entry)
         pos += entry.header_size + entry.payload_size  # > 0: header_size >= 64
     return Container(version=version, header_size=header_size, size=total, entries=entries)
+
+
+def is_container(data: bytes, offset: int = 0) -> bool:
+    """Whether a container's magic number starts at `offset` (its header may still be bad)."""
+    return data[offset:offset + 4] == CONTAINER_MAGIC_BYTES
+
+
+def back_to_back(data: bytes) -> list[Container]:
+    """The containers that follow each other from the start of `data` (an -rdc=true
+    program's relocatable units, one per translation unit, are passed so)."""
+    out = [parse(data, 0)]
+    pos = out[0].size
+    while pos + CONTAINER_HEADER.size <= len(data) and is_container(data, pos):
+        out.append(parse(data, pos))
+        pos += out[-1].size
+    return out
+
+
+def containers_in(data: bytes) -> Iterator[Container]:
+    """Every well-formed container found anywhere in `data` (a host object or executable),
+    in order; a magic number whose container does not parse is skipped."""
+    pos = data.find(CONTAINER_MAGIC_BYTES)
+    while pos >= 0:
+        try:
+            container = parse(data, pos)
+        except FatbinError:
+            pos = data.find(CONTAINER_MAGIC_BYTES, pos + 4)
+            continue
+        yield container
+        pos = data.find(CONTAINER_MAGIC_BYTES, pos + max(container.size, 4))
 
 
 def entries(data: bytes) -> list[Entry]:

@@ -2,10 +2,10 @@
 
 The tables say how a CUDA entry point reaches HIP (`direct`, `converted`, `adapter` name a
 HIP target); whether that target exists depends on the backend. The CPU device's
-`libamdhip64.so.7` exports only the `hip*` functions shim/cpu/*.c defines (exports.map keeps
+`libamdhip64.so.7` exports only the `hip*` functions shim/cpu/hip/*.c defines (exports.map keeps
 nothing else), so its export list is computed from those sources: it works on a fresh checkout
 without a build, and the CPU build checks the list against the built library's dynamic symbols
-(`pyshim.build_cpu`), so the two cannot drift. The ROCm backend's list is tables/rocm.json's
+(`pyshim.builders.cpu`), so the two cannot drift. The ROCm backend's list is tables/rocm.json's
 `hip` names (the ROCm release the tables were generated from).
 """
 
@@ -23,10 +23,10 @@ CPU = "cpu"
 ROCM = "rocm"
 # classes whose call goes to the table's HIP target (shim entry points are our own C)
 FORWARDING = ("direct", "converted", "adapter")
-_CPU_DIR = paths.SHIM_DIR / "cpu"
+_CPU_DIR = paths.SHIM_DIR / "cpu" / "hip"
 # A definition at file scope: return type (on the line before, or the same line), the name,
 # a parameter list, then a body. Our declarations end in ';' before any '{', so prototypes do
-# not match; static helpers are not exported. The CPU build checks the scan (`build_cpu`).
+# not match; static helpers are not exported. The CPU build checks the scan (`builders.cpu`).
 _DEFINITION = re.compile(r"^(?!static\b)[A-Za-z_][\w \t\*\n]*?\b(hip[A-Za-z0-9_]*)\s*"
                          r"\([^;{}]*\)\s*\{", re.M)
 
@@ -38,12 +38,8 @@ def hip_owned(target: str | None) -> bool:
 
 def cpu_exports_from_sources(cpu_dir: Path = _CPU_DIR) -> frozenset[str]:
     """The hip* functions the CPU device's sources define (what exports.map exports)."""
-    from pyshim.build_cpu import FOREIGN_PREFIXES
-
     names: set[str] = set()
     for p in sorted(cpu_dir.glob("*.c")):
-        if p.name.startswith(FOREIGN_PREFIXES):
-            continue
         names.update(_DEFINITION.findall(p.read_text(errors="replace")))
     return frozenset(names)
 

@@ -2,7 +2,7 @@
 
 The translator (`pyshim.ptx`) is written in parallel with `pyshim check`, so its entry is
 found at call time: `pyshim.ptx.translate.translate(text, target=...)` when it exists (the
-whole front and middle end, no compiler), else `pyshim.ptx.parser.parse(text)` (parse
+whole front and middle end, no compiler), else `pyshim.ptx.frontend.parser.parse(text)` (parse
 only: a failure is final, a success is not proof), else nothing (`translates: null`).
 """
 
@@ -44,7 +44,7 @@ def _entry() -> tuple[str | None, Callable[[str], Any] | None, str]:
     except ImportError as exc:
         why.append(f"translator not importable ({exc})")
     try:
-        parser = importlib.import_module("pyshim.ptx.parser")
+        parser = importlib.import_module("pyshim.ptx.frontend.parser")
         return "parse", parser.parse, "; ".join(why)
     except ImportError as exc:
         why.append(f"PTX parser not importable ({exc})")

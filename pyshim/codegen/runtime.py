@@ -270,6 +270,17 @@ def errors_table(typedefs: dict) -> str:
     return "".join(rows)
 
 
+def error_codes_header(typedefs: dict) -> str:
+    """PYSHIM_RT_<cudaError name> for every cudaError_t constant: the numbers for the files
+    that cannot include CUDA's headers (those that talk to HIP, and the embedding door)."""
+    values = typedefs["cuda_enums"]["cudaError_t"]
+    rows = [STAMP, "#ifndef PYSHIM_RUNTIME_ERROR_CODES_H\n", "#define PYSHIM_RUNTIME_ERROR_CODES_H\n"]
+    for name, value in sorted(values.items(), key=lambda kv: (kv[1], kv[0])):
+        rows.append(f"#define PYSHIM_RT_{name} {value}\n")
+    rows.append("#endif\n")
+    return "".join(rows)
+
+
 # ---------------------------------------------------------------- cudaDeviceProp
 
 
@@ -312,6 +323,7 @@ def generate(out_dir: Path) -> list[Path]:
     files = {
         "runtime_enums.h": enums_header(enums, used_enum_pairs(runtime, enums), typedefs),
         "runtime_errors.inc": errors_table(typedefs),
+        "runtime_error_codes.h": error_codes_header(typedefs),
         "runtime_devprop.inc": devprop_table(typedefs, cuda12),
     }
     for major in MAJORS:

@@ -1,5 +1,5 @@
 # Runs inside the CUDA program, once, when libcuda.so.1 first calls into Python (cffi's
-# embedding_init_code). pyshim.build fills in PYSHIM_SEARCH_PATHS. Keep it small: the
+# embedding_init_code). pyshim.builders.libcuda fills in PYSHIM_SEARCH_PATHS. Keep it small: the
 # logic lives in pyshim.embed.translate, where it can be tested without a CUDA program.
 import sys
 

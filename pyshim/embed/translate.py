@@ -52,7 +52,7 @@ def _report(lines: list[str]) -> None:
     if not os.environ.get("PYSHIM_REPORT"):
         return  # no run report asked for: spare the translator subprocess its import
     try:
-        from pyshim.report import append_raw
+        from pyshim.report.run import append_raw
 
         append_raw(lines)
     except Exception:  # noqa: BLE001 - reporting never fails a module load

@@ -4,7 +4,7 @@
 
 The compiler is $PYSHIM_CC, else $CC, else clang-19 when installed, else `cc`: clang
 vectorizes the thread loops of translated kernels (base pointer plus per-thread offset, see
-pyshim/ptx/pointer_regs.py) where gcc 12 emits scalar code or gathers, which makes
+pyshim/ptx/analysis/pointer_regs.py) where gcc 12 emits scalar code or gathers, which makes
 bandwidth-bound kernels up to 2x faster. Flags keep PTX semantics: no fused
 multiply-add unless PTX says fma (-ffp-contract=off), wrapping signed arithmetic (-fwrapv),
 no type-based alias analysis (PTX memory is untyped). `compiler_identity()` goes into the
@@ -24,11 +24,11 @@ from pathlib import Path
 
 from pyshim.paths import SHIM_DIR
 
-# -march=native: PTX's fma.rn becomes one instruction instead of libm's software fmaf (twice
-# the speed of fma-bound kernels); the identity below then includes this CPU's features.
-# -fopenmp-simd: the `omp simd` marks on region loops whose threads may run in lockstep
-# (targets/cpu_regions.py) take effect, without linking an OpenMP runtime (clang-19: tiled
-# sgemm 52 -> 20 ms; which regions are marked, and what that measured: passes/regions.py).
+# -march=native: PTX's fma.rn becomes one instruction instead of libm's software fmaf; the
+# identity below then includes this CPU's features. -fopenmp-simd: the `omp simd` marks on
+# region loops whose threads may run in lockstep (targets/cpu/regions.py) take effect,
+# without linking an OpenMP runtime (which regions are marked: passes/regions.py; what each
+# flag measured: benchmarks/README.md, "Figures behind the code").
 # Hand-built experiments on generated kernels need these flags too, or measure other code.
 CPU_FLAGS = ("-std=gnu11", "-O2", "-march=native", "-shared", "-fPIC", "-fno-strict-aliasing",
              "-ffp-contract=off", "-fwrapv", "-fopenmp-simd", "-fvisibility=hidden",

@@ -2,7 +2,7 @@
 
     mod = load_module(data, "cpu-wave64")   # -> LoadedModule(path, kernels, globals, ...)
 
-`data` is a fat binary container (magic 0xBA55ED50), PTX text, or an ELF (a host binary
+`data` is a fat binary container (pyshim.binary.fatbin), PTX text, or an ELF (a host binary
 or cubin: its fat binaries are searched for PTX). The PTX is translated for `target`,
 compiled and cached (key: PTX bytes, translator version, target, compiler identity).
 Every failure is an exception whose `cuda_error` names the CUresult to return.
@@ -22,7 +22,6 @@ from pyshim.ptx.errors import PtxError, UnsupportedInstruction
 
 log = logging.getLogger("pyshim")
 
-FATBIN_MAGIC = 0xBA55ED50
 _TARGET_RE = re.compile(r"(cpu-wave64|cpu-wave32)|(hip-wave64|hip-wave32):(gfx[0-9a-f]+)")
 
 InvalidPtx = PtxError  # CUDA_ERROR_INVALID_PTX, message with line:col
@@ -88,7 +87,7 @@ def device_arch() -> int:
     the PTX to JIT is the newest written for an arch the device has, so a fat binary's
     compute_90 PTX (which may use Hopper-only instructions) is not taken for an 8.6 device
     when it also carries compute_75's."""
-    from pyshim.device_identity import presented
+    from pyshim.device.identity import presented
 
     identity, _ = presented()
     return identity.major * 10 + identity.minor
@@ -100,9 +99,9 @@ def extract_ptx(data: bytes) -> str:
     from pyshim.binary.errors import FatbinError, NoPtxError
 
     data = bytes(data)
-    if len(data) >= 4 and struct.unpack_from("<I", data)[0] == FATBIN_MAGIC:
+    if fatbin.is_container(data):
         try:
-            containers = _back_to_back(data)
+            containers = fatbin.back_to_back(data)
             if len(containers) > 1:
                 return _link_units(containers)
             return fatbin.choose_ptx(containers[0].entries, max_arch=device_arch()).ptx()
@@ -122,19 +121,6 @@ def extract_ptx(data: bytes) -> str:
             raise InvalidImage(f"PTX image is not UTF-8 text ({exc})") from None
     raise InvalidImage("module image is neither a fat binary, PTX text nor an ELF file "
                        f"(starts with {data[:8].hex()})")
-
-
-def _back_to_back(data: bytes) -> list:
-    """The fat binary containers that follow each other from the start of `data` (an
-    -rdc=true program's relocatable units, one per translation unit, are passed so)."""
-    from pyshim.binary import fatbin
-
-    out = [fatbin.parse(data, 0)]
-    pos = out[0].size
-    while pos + 16 <= len(data) and struct.unpack_from("<I", data, pos)[0] == FATBIN_MAGIC:
-        out.append(fatbin.parse(data, pos))
-        pos += out[-1].size
-    return out
 
 
 def _link_units(containers: list) -> str:
@@ -172,16 +158,7 @@ def _ptx_from_elf(data: bytes) -> str:
         except ptx_link.PtxLinkError as exc:
             raise InvalidImage(str(exc)) from None
 
-    entries = []
-    magic = struct.pack("<I", FATBIN_MAGIC)
-    pos = data.find(magic)
-    while pos >= 0:
-        try:
-            container = fatbin.parse(data, pos)
-            entries.extend(container.entries)
-            pos = data.find(magic, pos + max(container.size, 4))
-        except FatbinError:
-            pos = data.find(magic, pos + 4)
+    entries = [e for container in fatbin.containers_in(data) for e in container.entries]
     if entries:
         try:
             return fatbin.choose_ptx(entries, max_arch=device_arch()).ptx()
@@ -229,24 +206,34 @@ def _check_target(target: str) -> None:
                                 "cpu-wave32, hip-wave64:gfxNNN or hip-wave32:gfxNNN")
 
 
-def _build_cpu(ptx: str, target: str, meta: dict) -> bytes:
-    from pyshim.kernels.compile import compile_cpu
+def _translate(ptx: str, target: str, meta: dict) -> str:
+    """The source of `ptx` for `target`, parsing it once: the module's facts the cache keeps
+    beside the kernel object (_names) come from the same parse (meta["names"])."""
+    from pyshim.ptx.frontend.parser import parse
     from pyshim.ptx.translate import translate
 
+    t0 = time.perf_counter()
+    module = parse(ptx)
+    meta["names"] = _module_names(module)
+    parse_s = time.perf_counter() - t0
     stats: dict = {}
-    source = translate(ptx, target, stats)
-    so = compile_cpu(source)
+    source = translate(ptx, target, stats, parsed=module)
+    stats["parse_seconds"] += parse_s
+    stats["seconds"] += parse_s
     meta["stats"] = stats
-    return so
+    return source
+
+
+def _build_cpu(ptx: str, target: str, meta: dict) -> bytes:
+    from pyshim.kernels.compile import compile_cpu
+
+    return compile_cpu(_translate(ptx, target, meta))
 
 
 def _build_hip(ptx: str, target: str, compiler: str, meta: dict) -> bytes:
     from pyshim.kernels import amd
-    from pyshim.ptx.translate import translate
 
-    stats: dict = {}
-    source = translate(ptx, target, stats)
-    meta["stats"] = stats
+    source = _translate(ptx, target, meta)
     return amd.compile_hip(source, target.partition(":")[2], compiler=compiler, use_cache=False)
 
 
@@ -292,7 +279,7 @@ def load_module(data: bytes, target: str) -> LoadedModule:
         except (cache.CacheError, ValueError):
             info = None
     if info is None or "const_bytes" not in info:  # cached before these facts were kept
-        info = _names(ptx)
+        info = meta.get("names") or _names(ptx)  # (a cache miss parsed it once, above)
         cache.store(key, ".json", json.dumps(info).encode())
     seconds = time.perf_counter() - t0
     if cached:
@@ -311,9 +298,13 @@ def load_module(data: bytes, target: str) -> LoadedModule:
 
 
 def _names(ptx: str) -> dict:
-    from pyshim.ptx.parser import parse
+    from pyshim.ptx.frontend.parser import parse
 
-    m = parse(ptx)
+    return _module_names(parse(ptx))
+
+
+def _module_names(m) -> dict:
+    """What the loader keeps of a module beside its kernel object (JSON)."""
     from pyshim.ptx.layout import param_layout, var_bytes
 
     return {"kernels": [k.name for k in m.kernels],

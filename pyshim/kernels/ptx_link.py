@@ -196,7 +196,6 @@ def _is_function(s: _Statement) -> bool:
 
 LINK_PREFIX = ".pyshim.link."
 INPUT_TYPES = ("cubin", "ptx", "fatbin", "object", "library", "nvvm")
-FATBIN_MAGIC = b"\x50\xed\x55\xba"
 
 
 def _elf_sections(data: bytes) -> dict[str, list[bytes]] | None:
@@ -266,21 +265,14 @@ def _ar_members(data: bytes) -> list[tuple[str, bytes]]:
 def _object_ptx(data: bytes, what: str) -> list[str]:
     """The PTX of each fat binary container in a host object (one per translation unit)."""
     from pyshim.binary import fatbin
-    from pyshim.binary.errors import FatbinError, NoPtxError
+    from pyshim.binary.errors import NoPtxError
 
     modules = []
-    pos = data.find(FATBIN_MAGIC)
-    while pos >= 0:
-        try:
-            container = fatbin.parse(data, pos)
-        except FatbinError:
-            pos = data.find(FATBIN_MAGIC, pos + 4)
-            continue
+    for container in fatbin.containers_in(data):
         try:
             modules.append(fatbin.choose_ptx(container.entries).ptx())
         except NoPtxError:
             pass  # SASS only: nothing of this unit to link
-        pos = data.find(FATBIN_MAGIC, pos + max(container.size, 4))
     return modules
 
 
@@ -292,7 +284,7 @@ def _nvjitlink_candidates() -> list[str]:
     import re as _re
     from pathlib import Path
 
-    from pyshim import nvrtc
+    from pyshim.kernels import nvrtc
 
     found: list[str] = []
     site: list[Path] = [d.parent.parent.parent for d in nvrtc._wheel_dirs()]

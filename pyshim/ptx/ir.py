@@ -116,6 +116,42 @@ Statement = Instruction | Label | Var | Scope | BranchTargets
 
 
 @dataclass(slots=True)
+class FunctionPlan:
+    """What the passes decide about one function (`Function.info`), for the targets.
+
+    Generic passes: `calls`, `indirect_calls` (resolve_calls), `shared`, `shared_size`
+    (layout_shared, kernels). The CPU target's own passes (targets/cpu/target.py PASSES):
+    `sync`, `mode` ("loop" | "phase" | "fiber"), `regions` (a passes.regions.RegionPlan or
+    None), `phase_live` (classify_sync). Read as attributes; `info["mode"]` and
+    `info.get("mode")` also work (for a field only: a misspelt key is an error)."""
+    calls: list[str] = field(default_factory=list)
+    indirect_calls: bool = False
+    shared: dict[str, int] = field(default_factory=dict)
+    shared_size: int = 0
+    sync: bool = False
+    mode: str | None = None
+    regions: object = None
+    phase_live: set[str] | None = None
+
+    def __getitem__(self, key: str):
+        if key not in self.__slots__:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __setitem__(self, key: str, value) -> None:
+        if key not in self.__slots__:
+            raise KeyError(key)
+        setattr(self, key, value)
+
+    def get(self, key: str, default=None):
+        value = self[key]
+        return default if value is None else value
+
+    def items(self):
+        return [(k, getattr(self, k)) for k in self.__slots__]
+
+
+@dataclass(slots=True)
 class Function:
     name: str
     entry: bool                    # .entry (kernel) or .func
@@ -126,7 +162,7 @@ class Function:
     directives: dict[str, list[int]] = field(default_factory=dict)  # maxntid, reqntid, ...
     noreturn: bool = False
     tok: int = 0
-    info: dict = field(default_factory=dict)  # filled by passes
+    info: FunctionPlan = field(default_factory=FunctionPlan)  # filled by passes
 
 
 @dataclass(slots=True)

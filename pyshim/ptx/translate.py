@@ -2,9 +2,10 @@
 
     source = translate(ptx_text, target="cpu-wave64")
 
-The Translator walks the IR once; per-instruction C comes from `instructions.emit`, and
+The Translator walks the IR once; per-instruction C comes from `isa.instructions.emit`, and
 everything target-specific (preludes, kernel entry points, the module descriptor, extern
-functions) from a `targets.base.Target` subclass.
+functions, the Form a kernel's barriers and collectives take) from a `targets.base.Target`
+subclass.
 """
 
 from __future__ import annotations
@@ -15,15 +16,16 @@ import struct
 import time
 from pathlib import Path
 
-from pyshim.ptx import instructions, ir, passes
+from pyshim.ptx import ir, passes
 from pyshim.ptx.errors import PtxError, UnsupportedInstruction
-from pyshim.ptx.function import FunctionEmitter, cname_fn, cname_label, cname_var
+from pyshim.ptx.frontend.parser import parse
+from pyshim.ptx.frontend.validate import validate
+from pyshim.ptx.isa import instructions
+from pyshim.ptx.isa.emitter import FunctionEmitter, cname_fn, cname_label, cname_var
 from pyshim.ptx.layout import param_layout, var_align, var_bytes
-from pyshim.ptx.parser import parse
 from pyshim.ptx.targets import get_target
 from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK, Target
 from pyshim.ptx.types import SIZE
-from pyshim.ptx.validate import validate
 
 # Bump when the generated code changes meaning (it is part of the kernel cache key, together
 # with a hash of the translator's own files: see translator_fingerprint).
@@ -98,12 +100,9 @@ class Translator:
             self.stats["functions"] += 1
         kernels = []
         for i, k in enumerate(self.module.kernels):
-            self.kernel_shared = k.info.get("shared", {})
+            self.kernel_shared = k.info.shared
             fe = FunctionEmitter(self, k)
-            if k.info.get("mode") == "phase" and t.phase_mode:
-                fe.reg_prefix = "L->r."
-                fe.ret_stmt = "return 0;"
-                fe.phase_array_sizes = {}
+            fe.use_form(t.body_form(k))
             pre = [t.kernel_param(fe, j, p) for j, p in enumerate(k.params)]
             body = self.body(fe, k, pre)
             out.append(t.kernel(i, k, body, fe))
@@ -119,7 +118,7 @@ class Translator:
 
     def binding_table(self, bound: list[ir.Var]) -> str:
         """The slots libcuda fills with the addresses of the data object's variables."""
-        from pyshim.ptx.targets.cpu import c_string
+        from pyshim.ptx.targets.cpu.target import c_string
 
         names = "".join(v.name + "\0" for v in bound)
         literal = '"' + "".join(c_string(v.name)[1:-1] + "\\000" for v in bound) + '"'
@@ -183,13 +182,13 @@ class Translator:
     def body(self, fe: FunctionEmitter, f: ir.Function, pre: list[str] | None = None) -> str:
         lines = list(pre or [])
         lines.append("uint32_t ps_cc = 0; (void)ps_cc;")
-        if fe.reg_prefix:
+        if fe.form.phase:
             lines.append(RESUME_MARK)  # phase mode: resume after the parameter pointers
         body = f.body or []
         fe.labels = {s.name for s in body if type(s) is ir.Label}
         fe.branch_targets = {s.name: s.labels for s in body if type(s) is ir.BranchTargets}
         emit = instructions.emit
-        plan = f.info.get("regions") if fe.reg_prefix else None
+        plan = f.info.regions if fe.form.phase else None
         starts = plan.labels if plan is not None else frozenset()
         # region loops: each instruction's C, for the registers they recompute where regions
         # start and the uniform definitions warp vectors keep scalar
@@ -236,12 +235,7 @@ class Translator:
             return f"/* .shared {v.name} */"
         if v.space in ("local", "param"):
             size = max(var_bytes(v), 1)
-            if fe.reg_prefix:  # phase mode: arrays live in the per-thread context
-                fe.phase_arrays.add(v.name)
-                old = fe.phase_array_sizes.get(v.name, (0, 1))
-                fe.phase_array_sizes[v.name] = (max(old[0], size), max(old[1], var_align(v)))
-                return ""
-            return f"PS_ALIGN({var_align(v)}) uint8_t {cname_var(v.name)}[{size}];"
+            return fe.form.local_array(fe, v, size, var_align(v))
         if v.space in ("global", "const"):
             raise self.error(UnsupportedInstruction,
                              f"function-scope .{v.space} variable {v.name}", v.tok, fe.fn.name)
@@ -251,26 +245,28 @@ class Translator:
 
 def translate_module(module: ir.Module, target: str | Target = "cpu-wave64") -> str:
     tgt = get_target(target) if isinstance(target, str) else target
-    module = passes.run(module)
+    module = passes.run(module, tgt)
     return Translator(module, tgt).translate()
 
 
 def translate(ptx: str | bytes, target: str | Target = "cpu-wave64",
               stats: dict | None = None, bind_globals: bool = False,
-              marker: tuple[str, str] | None = None) -> str:
-    """PTX text -> source for `target` (raises PtxError / UnsupportedInstruction)."""
+              marker: tuple[str, str] | None = None, parsed: ir.Module | None = None) -> str:
+    """PTX text -> source for `target` (raises PtxError / UnsupportedInstruction).
+    `parsed`: the caller's parse of `ptx` (which it also reads), not parsed again; its
+    parse time is then the caller's to count."""
     if isinstance(ptx, bytes):
         ptx = ptx.decode("utf-8", errors="replace")
     t0 = time.perf_counter()
-    module = parse(ptx)
+    module = parse(ptx) if parsed is None else parsed
     validate(module)  # what ptxas refuses must not become C that crashes
     t1 = time.perf_counter()
     tgt = get_target(target) if isinstance(target, str) else target
-    module = passes.run(module)
+    module = passes.run(module, tgt)
     tr = Translator(module, tgt)
     tr.bind_globals = bind_globals
     if marker is not None:  # (name, text): a descriptor global holding that text
-        from pyshim.ptx.targets.cpu import c_string
+        from pyshim.ptx.targets.cpu.target import c_string
 
         tr.extra_defs.append(f"static char ps_marker[] = {c_string(marker[1])};")
         tr.extra_globals.append((marker[0], "ps_marker", len(marker[1].encode()) + 1))
@@ -280,7 +276,9 @@ def translate(ptx: str | bytes, target: str | Target = "cpu-wave64",
         stats["lines"] = ptx.count("\n") + 1
         stats["parse_seconds"] = t1 - t0
         stats["seconds"] = time.perf_counter() - t0
-        stats["kernel_modes"] = {k.name: k.info.get("mode") for k in module.kernels}
+        # how the CPU device runs each kernel (targets with no such plan: none)
+        stats["kernel_modes"] = {k.name: k.info.mode for k in module.kernels
+                                 if k.info.mode is not None}
     return out
 
 

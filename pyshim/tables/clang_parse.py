@@ -77,6 +77,26 @@ class Header:
     renames: dict[str, str] = field(default_factory=dict)       # #define A B
 
 
+def merge_headers(headers: list[Header]) -> Header:
+    """One header with every name of `headers`; the first definition of a name wins."""
+    out = Header()
+    for h in headers:
+        for k, v in h.enums.items():
+            out.enums.setdefault(k, v)
+        for k, v in h.structs.items():
+            out.structs.setdefault(k, v)
+        for k, v in h.typedefs.items():
+            out.typedefs.setdefault(k, v)
+    return out
+
+
+def struct_json(s: Struct) -> dict:
+    """A struct layout as the tables store it."""
+    return {"size": s.size, "align": s.align,
+            "fields": [[f.name, f.type, f.offset, f.size] + ([f.bit_offset, f.bits] if f.bits else [])
+                       for f in s.fields]}
+
+
 @functools.cache
 def _system_include() -> str:
     """libclang from PyPI ships no resource headers (stddef.h ...): borrow gcc's."""

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from pyshim.tables import cuda_api
-from pyshim.tables.clang_parse import Header
-from pyshim.tables.generate import _merge, _struct_json
+from pyshim.tables.clang_parse import Header, merge_headers, struct_json
 
 CUDA12_VERSION = 12090
 
 
 def differences(rt13: cuda_api.Api, cuda13: Header) -> dict:
     rt12 = cuda_api.cuda12_runtime()
-    h12 = _merge(rt12.headers)
+    h12 = merge_headers(rt12.headers)
     s12, s13 = rt12.all_symbols(), rt13.all_symbols()
     only12 = {s: f.signature() for s, f in sorted(s12.items()) if s not in s13}
     only13 = sorted(s for s in s13 if s not in s12)
@@ -22,9 +21,9 @@ def differences(rt13: cuda_api.Api, cuda13: Header) -> dict:
     structs = {}
     for name, st in sorted(h12.structs.items()):
         other = cuda13.structs.get(name)
-        if other is None or _struct_json(other) != _struct_json(st):
-            structs[name] = {"12": _struct_json(st),
-                             "13": _struct_json(other) if other else None}
+        if other is None or struct_json(other) != struct_json(st):
+            structs[name] = {"12": struct_json(st),
+                             "13": struct_json(other) if other else None}
     enum_diff = {}
     for name, vals in sorted(h12.enums.items()):
         other = cuda13.enums.get(name)

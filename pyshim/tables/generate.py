@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pyshim.paths import TABLES_DIR
 from pyshim.tables import cuda_api, enums, proc_address, rocm_api
-from pyshim.tables.clang_parse import Header, Struct
+from pyshim.tables.clang_parse import Struct, merge_headers, struct_json
 from pyshim.tables.mapping import Converter, Mapper, status_of
 from pyshim.tables.sources import SOURCES
 
@@ -36,24 +36,6 @@ STRUCT_PAIRS = (
 def load_overrides(tables_dir: Path = TABLES_DIR) -> dict:
     with open(tables_dir / OVERRIDES, "rb") as f:
         return tomllib.load(f)
-
-
-def _merge(headers: list[Header]) -> Header:
-    out = Header()
-    for h in headers:
-        for k, v in h.enums.items():
-            out.enums.setdefault(k, v)
-        for k, v in h.structs.items():
-            out.structs.setdefault(k, v)
-        for k, v in h.typedefs.items():
-            out.typedefs.setdefault(k, v)
-    return out
-
-
-def _struct_json(s: Struct) -> dict:
-    return {"size": s.size, "align": s.align,
-            "fields": [[f.name, f.type, f.offset, f.size] + ([f.bit_offset, f.bits] if f.bits else [])
-                       for f in s.fields]}
 
 
 def _struct_pair(c: Struct, r: Struct) -> dict:
@@ -104,8 +86,8 @@ def build_tables(progress=print) -> dict[str, str]:
     for key in API_KEYS:
         progress(f"parsing CUDA {key} headers")
         apis[key] = getattr(cuda_api, key)()
-    cuda_all = _merge([h for a in apis.values() for h in a.headers])
-    rocm_all = _merge([rocm.hip, rocm.rocblas, rocm.rocsolver])
+    cuda_all = merge_headers([h for a in apis.values() for h in a.headers])
+    rocm_all = merge_headers([rocm.hip, rocm.rocblas, rocm.rocsolver])
     synonyms = overrides.get("enum_synonyms", {})
     conv = Converter(cuda_all.enums, rocm_all.enums, cuda_all.structs, rocm_all.structs,
                      synonyms)
@@ -180,8 +162,8 @@ def build_tables(progress=print) -> dict[str, str]:
                        for k, v in sorted(cuda_all.enums.items())},
         "rocm_enums": {k: dict(sorted(v.items(), key=lambda kv: (kv[1], kv[0])))
                        for k, v in sorted(rocm_all.enums.items())},
-        "cuda_structs": {k: _struct_json(v) for k, v in sorted(cuda_all.structs.items())},
-        "rocm_structs": {k: _struct_json(v) for k, v in sorted(rocm_all.structs.items())},
+        "cuda_structs": {k: struct_json(v) for k, v in sorted(cuda_all.structs.items())},
+        "rocm_structs": {k: struct_json(v) for k, v in sorted(rocm_all.structs.items())},
     })
     progress("comparing CUDA 12.9 with 13.0")
     from pyshim.tables import cuda12

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from pyshim.paths import TABLES_DIR
@@ -86,4 +87,63 @@ def format_exports(s: dict[str, dict]) -> str:
     for soname, row in s.items():
         vals = (row["nvidia"], row["from_headers"], row["export_list_stubs"])
         lines.append(f"{soname:<20}" + "".join(f"{v:>17}" for v in vals))
+    return "\n".join(lines)
+
+
+# Feature areas of the entry points not mapped, by name (first match wins): what a reader of
+# `pyshim tables stats --unsupported` looks for ("is cooperative launch there?").
+AREAS: tuple[tuple[str, str], ...] = (
+    ("arrays, textures, surfaces", r"Array|Mipmapped|Tex(Ref|Object)|Texture|Surf"),
+    ("green contexts and device resources", r"GreenCtx|DevResource|DevSmResource"),
+    ("thread-block clusters", r"Cluster"),
+    ("tensor maps (TMA)", r"TensorMap"),
+    ("multicast objects", r"Multicast"),
+    ("checkpoint / restore", r"Checkpoint"),
+    ("logs", r"Logs"),
+    ("coredumps", r"Coredump"),
+    ("batched memory operations", r"Batch"),
+    ("pre-CUDA-4.0 launches", r"^cu(Launch|LaunchGrid|LaunchGridAsync|ParamSet\w*|"
+                              r"FuncSetBlockShape|FuncSetSharedSize)$"),
+    ("graphs", r"Graph(?!ics)"),
+    ("interop: graphics, external memory, NvSci, RDMA", r"Graphics|External|NvSci|RDMA"),
+    ("contexts and streams", r"Ctx|Stream"),
+    ("memory", r"Mem|Memcpy|Memset|Prefetch|Advise"),
+)
+
+
+def area(name: str) -> str:
+    for label, pattern in AREAS:
+        if re.search(pattern, name):
+            return label
+    return "other"
+
+
+def not_mapped(tables_dir: Path = TABLES_DIR,
+               apis: tuple[str, ...] = ("driver", "runtime")) -> dict[str, dict[str, list]]:
+    """Per API, per feature area: every entry point not counted as mapped, with why (the
+    table's reason; shim-implemented ones without a HIP target say so)."""
+    out: dict[str, dict[str, list]] = {}
+    for key in apis:
+        groups: dict[str, list] = {}
+        for name, e in sorted(load(key, tables_dir)["entry_points"].items()):
+            if is_mapped(e):
+                continue
+            why = e.get("reason") or e["class"]
+            if e["class"] == "shim":
+                why = f"implemented in the shim, no HIP target (not counted): {why}"
+            groups.setdefault(area(name), []).append([name, why])
+        out[key] = dict(sorted(groups.items(),
+                               key=lambda kv: (kv[0] == "other", -len(kv[1]), kv[0])))
+    return out
+
+
+def format_not_mapped(groups: dict[str, dict[str, list]]) -> str:
+    lines = []
+    for key, areas in groups.items():
+        total = sum(len(v) for v in areas.values())
+        lines.append(f"{key}: {total} entry points not mapped")
+        for label, rows in areas.items():
+            lines.append(f"  {label} ({len(rows)})")
+            width = max(len(n) for n, _ in rows)
+            lines += [f"    {n:<{width}}  {why}" for n, why in rows]
     return "\n".join(lines)

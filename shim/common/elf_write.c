@@ -4,26 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
+
 #define EM_CUDA 190
 #define SHDR 64
-
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
 
 static size_t align8(size_t n)
 {
@@ -55,15 +39,15 @@ uint8_t *pyshim_common_elf(const struct pyshim_common_section *sections, size_t 
     out[6] = 1;    /* EV_CURRENT */
     out[7] = 0x41; /* CUDA 13's cubin ABI */
     out[8] = 8;
-    put16(out + 16, 2); /* ET_EXEC */
-    put16(out + 18, EM_CUDA);
-    put32(out + 20, 1);
-    put64(out + 40, shoff);
-    put32(out + 48, 0x06000000u | ((sm & 0xffu) << 8));
-    put16(out + 52, 64);
-    put16(out + 58, SHDR);
-    put16(out + 60, (uint16_t)shnum);
-    put16(out + 62, (uint16_t)(shnum - 1)); /* .shstrtab last */
+    pyshim_put16(out + 16, 2); /* ET_EXEC */
+    pyshim_put16(out + 18, EM_CUDA);
+    pyshim_put32(out + 20, 1);
+    pyshim_put64(out + 40, shoff);
+    pyshim_put32(out + 48, 0x06000000u | ((sm & 0xffu) << 8));
+    pyshim_put16(out + 52, 64);
+    pyshim_put16(out + 58, SHDR);
+    pyshim_put16(out + 60, (uint16_t)shnum);
+    pyshim_put16(out + 62, (uint16_t)(shnum - 1)); /* .shstrtab last */
 
     char *strtab = (char *)out + strtab_off;
     size_t name_at = 1;
@@ -73,22 +57,22 @@ uint8_t *pyshim_common_elf(const struct pyshim_common_section *sections, size_t 
         uint8_t *sh = out + shoff + (i + 1) * SHDR;
         size_t len = strlen(sections[i].name);
         memcpy(strtab + name_at, sections[i].name, len);
-        put32(sh + 0, (uint32_t)name_at);
-        put32(sh + 4, 1); /* SHT_PROGBITS */
-        put64(sh + 8, 2); /* SHF_ALLOC */
-        put64(sh + 24, off);
-        put64(sh + 32, sections[i].size);
-        put64(sh + 48, 8);
+        pyshim_put32(sh + 0, (uint32_t)name_at);
+        pyshim_put32(sh + 4, 1); /* SHT_PROGBITS */
+        pyshim_put64(sh + 8, 2); /* SHF_ALLOC */
+        pyshim_put64(sh + 24, off);
+        pyshim_put64(sh + 32, sections[i].size);
+        pyshim_put64(sh + 48, 8);
         name_at += len + 1;
         off = align8(off + sections[i].size);
     }
     memcpy(strtab + name_at, ".shstrtab", sizeof ".shstrtab");
     uint8_t *sh = out + shoff + (n + 1) * SHDR;
-    put32(sh + 0, (uint32_t)name_at);
-    put32(sh + 4, 3); /* SHT_STRTAB */
-    put64(sh + 24, strtab_off);
-    put64(sh + 32, strtab_size);
-    put64(sh + 48, 1);
+    pyshim_put32(sh + 0, (uint32_t)name_at);
+    pyshim_put32(sh + 4, 3); /* SHT_STRTAB */
+    pyshim_put64(sh + 24, strtab_off);
+    pyshim_put64(sh + 32, strtab_size);
+    pyshim_put64(sh + 48, 1);
     *size = total;
     return out;
 }

@@ -162,8 +162,9 @@ static int read_all(int fd, void *buf, size_t n)
 }
 
 /* The translator subprocess (pyshim/embed/worker.py serve()), started at the first module
- * and kept: a fresh Python per module cost 0.5-1 s before any translation (imports, the
- * compiler's identity), which a test suite of thousands of kernels pays thousands of times.
+ * and kept: a fresh Python per module pays the imports and the compiler's identity again
+ * before any translation (benchmarks/README.md has the figure), which a test suite of
+ * thousands of kernels would pay thousands of times.
  * One request at a time: "TARGET\tSIZE\n" and the image on its stdin; "LEN\n" and the
  * answer ("0\t<answer>" or "1\t<error>") on its stdout. */
 static pthread_mutex_t worker_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -1,7 +1,7 @@
 /*
  * The unsupported-call counts of one library: each entry point with no mapping is counted
  * by name, and the counts are appended at exit to $PYSHIM_REPORT (when set) as
- * "unsupported <name> <count>" lines (pyshim/report.py reads them). What to log and which
+ * "unsupported <name> <count>" lines (pyshim/report/run.py reads them). What to log and which
  * error code to return is the calling library's business.
  */
 #ifndef PYSHIM_COMMON_UNSUPPORTED_H

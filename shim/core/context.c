@@ -190,6 +190,23 @@ CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice de
     return cuCtxCreate_v4(pctx, NULL, flags, dev);
 }
 
+/* CUDA 11.4's ABI with execution-affinity parameters (an SM count per context): the
+ * backend cannot partition its multiprocessors, so only "none" is accepted. */
+CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
+                                unsigned int flags, CUdevice dev);
+CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
+                                unsigned int flags, CUdevice dev)
+{
+    if (numParams < 0 || (numParams > 0 && paramsArray == NULL))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (numParams > 0) {
+        pyshim_log("cuCtxCreate_v3: execution-affinity parameters are not supported "
+                   "(cuDeviceGetExecAffinitySupport reports none)");
+        return CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
+    }
+    return cuCtxCreate_v4(pctx, NULL, flags, dev);
+}
+
 CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 {
     CUresult rc = pyshim_check_init();
@@ -300,4 +317,12 @@ CUresult CUDAAPI cuCtxDestroy(CUcontext ctx);
 CUresult CUDAAPI cuCtxDestroy(CUcontext ctx)
 {
     return cuCtxDestroy_v2(ctx);
+}
+
+/* the CUDA 3.2 ABI, which cuda.h renames */
+#undef cuCtxCreate
+CUresult CUDAAPI cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev);
+CUresult CUDAAPI cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+    return cuCtxCreate_v4(pctx, NULL, flags, dev);
 }

@@ -12,6 +12,8 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "common/handle_set.h"
+
 /* The driver version we report; cudart 13 refuses anything older. */
 #define PYSHIM_DRIVER_VERSION 13000
 
@@ -33,16 +35,8 @@ CUresult pyshim_cu_from_name(const char *name);
 CUresult pyshim_check_init(void);
 int pyshim_device_count(void);
 
-/* ---- handle sets (handles.c): what the caller passes is checked here before use ---- */
-typedef struct pyshim_handle_set {
-    pthread_mutex_t lock;
-    uintptr_t *items; /* sorted */
-    size_t n, cap;
-} pyshim_handle_set;
-#define PYSHIM_HANDLE_SET_INIT {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0}
-int pyshim_handles_add(pyshim_handle_set *s, const void *h); /* 0: out of memory */
-int pyshim_handles_remove(pyshim_handle_set *s, const void *h);
-int pyshim_handles_contains(pyshim_handle_set *s, const void *h);
+/* ---- handle sets (handles.c, common/handle_set.h): what the caller passes is checked here
+ * before use ---- */
 extern pyshim_handle_set pyshim_live_contexts;   /* created (not primary) contexts */
 extern pyshim_handle_set pyshim_known_libraries; /* every library/module struct ever made */
 extern pyshim_handle_set pyshim_known_functions; /* every CUfunction/CUkernel struct */

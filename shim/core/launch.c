@@ -90,6 +90,23 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         static void *none[1];
         params = none;
     }
+    if (cooperative) {
+        /* every block resident at once: at most what the occupancy calculator tells a
+         * program (cuOccupancyMaxActiveBlocksPerMultiprocessor), times the multiprocessors */
+        int per_sm = 0, sms = 0;
+        unsigned long long blocks = (unsigned long long)gx * gy * gz;
+        if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)(bx * by * bz), shmem) ==
+                CUDA_SUCCESS &&
+            pyshim_device_attribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                    pyshim_current_ctx()->device) == CUDA_SUCCESS &&
+            blocks > (unsigned long long)per_sm * (unsigned long long)sms) {
+            pyshim_log("cooperative launch of %s with %llu blocks refused: at most %d blocks of "
+                       "%u threads are resident at once (%d per multiprocessor, %d "
+                       "multiprocessors)", f->name, blocks, per_sm * sms, bx * by * bz, per_sm,
+                       sms);
+            return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+        }
+    }
     hipError_t err;
     if (cooperative)
         err = extra != NULL ? hipErrorInvalidValue

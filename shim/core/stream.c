@@ -1,6 +1,7 @@
 /* Streams: CUstream and hipStream_t are the same handle; only the special values differ. */
 #include <stdlib.h>
 
+#include "common/capture_info.h"
 #include "internal.h"
 
 hipStream_t pyshim_hip_stream(CUstream stream, int per_thread)
@@ -254,10 +255,9 @@ CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatu
 }
 
 /* cuStreamGetCaptureInfo in its three ABIs (CUDA 10.1's 3 parameters, 11.3's _v2 with the
- * graph and its dependencies, 12.3's _v3 adding edge data): one implementation over HIP's
- * _v2. Edges carry no data here (HIP's graphs have none), which CUDA reports as NULL. */
-#pragma weak hipStreamGetCaptureInfo_v2
-
+ * graph and its dependencies, 12.3's _v3 adding edge data): one implementation over
+ * common/capture_info.c, shared with the runtime. Edges carry no data here (HIP's graphs
+ * have none), which CUDA reports as NULL. */
 static CUresult capture_info(CUstream hStream, int per_thread, CUstreamCaptureStatus *status,
                              cuuint64_t *id, CUgraph *graph, const CUgraphNode **deps,
                              const CUgraphEdgeData **edges, size_t *num_deps)
@@ -267,40 +267,30 @@ static CUresult capture_info(CUstream hStream, int per_thread, CUstreamCaptureSt
     CUresult rc = pyshim_need_ctx();
     if (rc != CUDA_SUCCESS)
         return rc;
-    hipStream_t s = pyshim_hip_stream(hStream, per_thread);
-    hipStreamCaptureStatus hs = hipStreamCaptureStatusNone;
-    unsigned long long hid = 0;
-    hipGraph_t hg = NULL;
-    const hipGraphNode_t *hd = NULL;
-    size_t hn = 0;
-    hipError_t err;
-    /* `s` already names the per-thread stream for a _ptsz call */
-    if (hipStreamGetCaptureInfo_v2 != NULL) {
-        err = hipStreamGetCaptureInfo_v2(s, &hs, &hid, &hg, &hd, &hn);
-    } else {
-        err = hipStreamGetCaptureInfo(s, &hs, &hid);
-        if (err == hipSuccess && hs == hipStreamCaptureStatusActive &&
-            (graph != NULL || deps != NULL || num_deps != NULL)) {
-            pyshim_unsupported("cuStreamGetCaptureInfo (the backend does not report the "
-                               "capture's graph)");
-            return CUDA_ERROR_NOT_SUPPORTED;
-        }
+    /* the stream already names the per-thread stream for a _ptsz call */
+    struct pyshim_capture_info ci;
+    int err = pyshim_capture_info(pyshim_hip_stream(hStream, per_thread),
+                                  graph != NULL || deps != NULL || num_deps != NULL, &ci);
+    if (err == PYSHIM_CAPTURE_NO_GRAPH) {
+        pyshim_unsupported("cuStreamGetCaptureInfo (the backend does not report the "
+                           "capture's graph)");
+        return CUDA_ERROR_NOT_SUPPORTED;
     }
-    if (err != hipSuccess)
-        return pyshim_cu_from_hip(err);
+    if (err != 0)
+        return pyshim_cu_from_hip((hipError_t)err);
     /* CU_STREAM_CAPTURE_STATUS_* equal hipStreamCaptureStatus*; CUgraph, CUgraphNode are
      * HIP's handles in the shim (as cuGraphCreate returns them) */
-    *status = (CUstreamCaptureStatus)hs;
+    *status = (CUstreamCaptureStatus)ci.status;
     if (id != NULL)
-        *id = hid;
+        *id = ci.id;
     if (graph != NULL)
-        *graph = (CUgraph)(void *)hg;
+        *graph = (CUgraph)ci.graph;
     if (deps != NULL)
-        *deps = (const CUgraphNode *)(const void *)hd;
+        *deps = (const CUgraphNode *)ci.deps;
     if (edges != NULL)
         *edges = NULL;
     if (num_deps != NULL)
-        *num_deps = hn;
+        *num_deps = ci.num_deps;
     return CUDA_SUCCESS;
 }
 

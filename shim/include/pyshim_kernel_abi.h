@@ -39,7 +39,7 @@ typedef struct pyshim_launch {
     uint32_t num_sms;           /* %nsmid */
     uint32_t reserved0;
     pyshim_vprintf_fn vprintf;
-    void *runtime_ctx;          /* opaque to kernels */
+    void *runtime_ctx;          /* a cooperative launch's grid-sync workspace (%envreg1:%envreg2), else NULL */
     uint64_t globaltimer_base;  /* ns; %globaltimer = this + elapsed */
 } pyshim_launch;
 

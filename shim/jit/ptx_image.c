@@ -9,31 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bytes.h"
 #include "common/elf_write.h"
+#include "common/fatbin_extent.h"
 
-#define FATBIN_MAGIC 0xBA55ED50u
 #define ENTRY_HEADER 64
 #define KIND_PTX 1
 #define FLAG_64BIT 0x1
 #define FLAG_LINUX 0x10
-
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
 
 unsigned pyshim_arch_number(const char *arch)
 {
@@ -78,22 +61,22 @@ uint8_t *pyshim_ptx_elf(const char *ptx, size_t len, unsigned sm, size_t *size)
     if (c == NULL)
         return NULL;
     /* the fat binary container with one PTX entry */
-    put32(c, FATBIN_MAGIC);
-    put16(c + 4, 1);
-    put16(c + 6, 16);
-    put64(c + 8, ENTRY_HEADER + payload);
+    pyshim_put32(c, PYSHIM_COMMON_FATBIN_CONTAINER_MAGIC);
+    pyshim_put16(c + 4, 1);
+    pyshim_put16(c + 6, 16);
+    pyshim_put64(c + 8, ENTRY_HEADER + payload);
     uint8_t *e = c + 16;
     unsigned major, minor;
     isa_version(ptx, len, &major, &minor);
-    put16(e + 0x00, KIND_PTX);
-    put16(e + 0x02, 0x0101);
-    put32(e + 0x04, ENTRY_HEADER);
-    put32(e + 0x08, (uint32_t)payload);
-    put16(e + 0x18, (uint16_t)minor);
-    put16(e + 0x1a, (uint16_t)major);
-    put32(e + 0x1c, sm);
-    put64(e + 0x28, FLAG_64BIT | FLAG_LINUX);
-    put64(e + 0x38, payload);
+    pyshim_put16(e + 0x00, KIND_PTX);
+    pyshim_put16(e + 0x02, 0x0101);
+    pyshim_put32(e + 0x04, ENTRY_HEADER);
+    pyshim_put32(e + 0x08, (uint32_t)payload);
+    pyshim_put16(e + 0x18, (uint16_t)minor);
+    pyshim_put16(e + 0x1a, (uint16_t)major);
+    pyshim_put32(e + 0x1c, sm);
+    pyshim_put64(e + 0x28, FLAG_64BIT | FLAG_LINUX);
+    pyshim_put64(e + 0x38, payload);
     memcpy(e + ENTRY_HEADER, ptx, len);
     struct pyshim_common_section fatbin = {".nv_fatbin", c, container};
     uint8_t *out = pyshim_common_elf(&fatbin, 1, sm, size);

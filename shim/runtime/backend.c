@@ -11,13 +11,10 @@
 #include <string.h>
 
 #include "internal.h"
+#include "runtime_error_codes.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
-#define ERR_INVALID_VALUE 1 /* cudaErrorInvalidValue */
-#define ERR_UNKNOWN 999 /* cudaErrorUnknown */
-#define ERR_INVALID_DEVICE_FUNCTION 98 /* cudaErrorInvalidDeviceFunction */
-#define ERR_INVALID_SYMBOL 13 /* cudaErrorInvalidSymbol */
 
 /* the generated cudaDeviceProp map, checked against HIP's layout of the same fields */
 #define PYSHIM_RT_PROP(cuda_off, hip_off, size, field)                                    \
@@ -69,7 +66,7 @@ int pyshim_rt_hip_load(const void *image, size_t size, void **module, char **ker
     if (err != hipSuccess) {
         pyshim_rt_log("hipModuleLoad(%s) failed: %s", path, hipGetErrorName(err));
         rc = rt(err);
-        return rc != 0 ? rc : ERR_UNKNOWN;
+        return rc != 0 ? rc : PYSHIM_RT_cudaErrorUnknown;
     }
     *module = m;
     return 0;
@@ -86,7 +83,7 @@ int pyshim_rt_hip_function(void *module, const char *name, void **fn)
     hipFunction_t f = NULL;
     if (hipModuleGetFunction(&f, (hipModule_t)module, name) != hipSuccess) {
         pyshim_rt_log("kernel %s is not in its translated module", name);
-        return ERR_INVALID_DEVICE_FUNCTION;
+        return PYSHIM_RT_cudaErrorInvalidDeviceFunction;
     }
     *fn = f;
     return 0;
@@ -98,7 +95,7 @@ int pyshim_rt_hip_global(void *module, const char *name, void **dptr, size_t *si
     size_t bytes = 0;
     if (hipModuleGetGlobal(&p, &bytes, (hipModule_t)module, name) != hipSuccess) {
         pyshim_rt_log("device variable %s is not in its translated module", name);
-        return ERR_INVALID_SYMBOL;
+        return PYSHIM_RT_cudaErrorInvalidSymbol;
     }
     *dptr = p;
     *size = bytes;
@@ -109,16 +106,26 @@ int pyshim_rt_hip_launch(void *fn, const unsigned grid[3], const unsigned block[
                          size_t shmem, void *stream, void **args)
 {
     if (shmem > 0xffffffffu)
-        return ERR_INVALID_VALUE;
+        return PYSHIM_RT_cudaErrorInvalidValue;
     return rt(hipModuleLaunchKernel((hipFunction_t)fn, grid[0], grid[1], grid[2], block[0],
                                     block[1], block[2], (unsigned)shmem, (hipStream_t)stream,
                                     args, NULL));
 }
 
+int pyshim_rt_hip_launch_cooperative(void *fn, const unsigned grid[3], const unsigned block[3],
+                                     size_t shmem, void *stream, void **args)
+{
+    if (shmem > 0xffffffffu)
+        return PYSHIM_RT_cudaErrorInvalidValue;
+    return rt(hipModuleLaunchCooperativeKernel((hipFunction_t)fn, grid[0], grid[1], grid[2],
+                                               block[0], block[1], block[2], (unsigned)shmem,
+                                               (hipStream_t)stream, args));
+}
+
 int pyshim_rt_hip_props(int device, void *buf, size_t len)
 {
     if (len < sizeof(hipDeviceProp_tR0600))
-        return ERR_INVALID_VALUE;
+        return PYSHIM_RT_cudaErrorInvalidValue;
     return rt(hipGetDevicePropertiesR0600((hipDeviceProp_tR0600 *)buf, device));
 }
 
@@ -238,7 +245,7 @@ int pyshim_rt_hip_advise(const void *ptr, size_t count, int advice, int device)
 {
     /* cudaMemoryAdvise and hipMemoryAdvise number SetReadMostly..UnsetAccessedBy 1..6 */
     if (advice < hipMemAdviseSetReadMostly || advice > hipMemAdviseUnsetAccessedBy)
-        return ERR_INVALID_VALUE;
+        return PYSHIM_RT_cudaErrorInvalidValue;
     return rt(hipMemAdvise(ptr, count, (hipMemoryAdvise)advice, device));
 }
 
@@ -250,7 +257,6 @@ int pyshim_rt_hip_attribute(int *value, int hip_attr, int device)
 /* new in the CPU device this session; any ROCm has them, an older CPU device does not */
 #pragma weak hipGraphExecKernelNodeSetParams
 #pragma weak hipGraphExecUpdate
-#define ERR_NOT_SUPPORTED 801 /* cudaErrorNotSupported */
 
 /* a module kernel's node: func holds the hipFunction_t, as for hipModuleLaunchKernel */
 static hipKernelNodeParams node_params(void *fn, const unsigned grid[3],
@@ -273,7 +279,7 @@ int pyshim_rt_hip_graph_exec_kernel_params(void *exec, void *node, void *fn,
                                            unsigned shmem, void **args, void **extra)
 {
     if (hipGraphExecKernelNodeSetParams == NULL)
-        return ERR_NOT_SUPPORTED;
+        return PYSHIM_RT_cudaErrorNotSupported;
     hipKernelNodeParams p = node_params(fn, grid, block, shmem, args, extra);
     return rt(hipGraphExecKernelNodeSetParams((hipGraphExec_t)exec, (hipGraphNode_t)node, &p));
 }
@@ -283,7 +289,7 @@ int pyshim_rt_hip_graph_exec_update(void *exec, void *graph, void **error_node, 
     *error_node = NULL;
     *result = (int)hipGraphExecUpdateError;
     if (hipGraphExecUpdate == NULL)
-        return ERR_NOT_SUPPORTED;
+        return PYSHIM_RT_cudaErrorNotSupported;
     hipGraphNode_t n = NULL;
     hipGraphExecUpdateResult r = hipGraphExecUpdateError;
     hipError_t err = hipGraphExecUpdate((hipGraphExec_t)exec, (hipGraph_t)graph, &n, &r);
@@ -299,34 +305,4 @@ int pyshim_rt_hip_graph_kernel_node(void **node, void *graph, void *const *deps,
     hipKernelNodeParams p = node_params(fn, grid, block, shmem, args, extra);
     return rt(hipGraphAddKernelNode((hipGraphNode_t *)node, (hipGraph_t)graph,
                                     (const hipGraphNode_t *)deps, ndeps, &p));
-}
-
-/* A capture's status, id, graph and dependencies (HIP's _v2 where the backend has it; the
- * graph and dependencies are then not known: *have_graph 0). Handles pass as they are:
- * cudaGraph_t and cudaGraphNode_t are HIP's in this library. */
-#pragma weak hipStreamGetCaptureInfo_v2
-int pyshim_rt_hip_capture_info(void *stream, int *status, unsigned long long *id, void **graph,
-                               const void **deps, size_t *num_deps, int *have_graph)
-{
-    hipStreamCaptureStatus st = hipStreamCaptureStatusNone;
-    unsigned long long cid = 0;
-    hipGraph_t g = NULL;
-    const hipGraphNode_t *d = NULL;
-    size_t n = 0;
-    hipError_t err;
-    *have_graph = hipStreamGetCaptureInfo_v2 != NULL;
-    if (*have_graph)
-        err = hipStreamGetCaptureInfo_v2((hipStream_t)stream, &st, &cid, &g, &d, &n);
-    else
-        err = hipStreamGetCaptureInfo((hipStream_t)stream, &st, &cid);
-    if (err != hipSuccess)
-        return rt(err);
-    /* cudaStreamCaptureStatus and hipStreamCaptureStatus number None/Active/Invalidated
-     * alike */
-    *status = (int)st;
-    *id = cid;
-    *graph = g;
-    *deps = (const void *)d;
-    *num_deps = n;
-    return 0;
 }

@@ -106,6 +106,10 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_global(void *module, const char *name, void *
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_launch(void *fn, const unsigned grid[3],
                                           const unsigned block[3], size_t shmem, void *stream,
                                           void **args);
+/* The same as a cooperative launch (every block resident at once: grid-wide sync). */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_launch_cooperative(void *fn, const unsigned grid[3],
+                                                      const unsigned block[3], size_t shmem,
+                                                      void *stream, void **args);
 /* hipGetDevicePropertiesR0600 into a buffer of PYSHIM_RT_HIPPROP_SIZE bytes. */
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_props(int device, void *buf, size_t len);
 /* The attributes cudaFuncGetAttributes reports, from the HIP function. */
@@ -148,12 +152,6 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_prefetch(const void *ptr, size_t count, int d
                                             void *stream);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_advise(const void *ptr, size_t count, int advice,
                                           int device);
-/* hipStreamGetCaptureInfo[_v2]: status (a cudaStreamCaptureStatus), id, graph, dependencies;
- * *have_graph 0 when the backend reports only the status and id. */
-PYSHIM_RT_HIDDEN int pyshim_rt_hip_capture_info(void *stream, int *status,
-                                                unsigned long long *id, void **graph,
-                                                const void **deps, size_t *num_deps,
-                                                int *have_graph);
 /* hipStreamAddCallback calling fn(ctx, cudaError_t of the stream) */
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_stream_callback(void *stream,
                                                    void (*fn)(void *ctx, int cuda_status),

@@ -74,8 +74,11 @@ static void *hip_stream(cudaStream_t s, int per_thread)
     return s;
 }
 
-static cudaError_t launch(struct pyshim_rt_func *f, dim3 g, dim3 b, void **args, size_t shm,
-                          cudaStream_t stream, int per_thread)
+static int capped_occupancy(int *numBlocks, void *fn, int blockSize, size_t dynamicSMemSize,
+                            unsigned flags);
+
+static cudaError_t launch_as(struct pyshim_rt_func *f, dim3 g, dim3 b, void **args, size_t shm,
+                             cudaStream_t stream, int per_thread, int cooperative)
 {
     PYSHIM_RT_STICKY_CHECK();
     if (f == NULL)
@@ -95,8 +98,50 @@ static cudaError_t launch(struct pyshim_rt_func *f, dim3 g, dim3 b, void **args,
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
     }
     const unsigned grid[3] = {g.x, g.y, g.z}, block[3] = {b.x, b.y, b.z};
-    rc = pyshim_rt_hip_launch(fn, grid, block, shm, hip_stream(stream, per_thread), args);
+    void *hs = hip_stream(stream, per_thread);
+    if (cooperative) {
+        /* every block resident at once: at most what the occupancy calculator told the
+         * program, times the multiprocessors */
+        int per_sm = 0, sms = 0, dev = 0;
+        unsigned long long blocks = (unsigned long long)g.x * g.y * g.z;
+        if (capped_occupancy(&per_sm, fn, (int)(b.x * b.y * b.z), shm, 0) == cudaSuccess &&
+            cudaGetDevice(&dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+            blocks > (unsigned long long)per_sm * (unsigned long long)sms) {
+            pyshim_rt_log("cooperative launch of %s with %llu blocks refused: at most %d "
+                          "blocks of %u threads are resident at once (%d per multiprocessor, "
+                          "%d multiprocessors)", f->name, blocks, per_sm * sms,
+                          b.x * b.y * b.z, per_sm, sms);
+            return (cudaError_t)pyshim_rt_record(cudaErrorCooperativeLaunchTooLarge);
+        }
+        static void *none[1];   /* HIP's cooperative launch wants kernelParams, even empty */
+        rc = pyshim_rt_hip_launch_cooperative(fn, grid, block, shm, hs, args ? args : none);
+    } else {
+        rc = pyshim_rt_hip_launch(fn, grid, block, shm, hs, args);
+    }
     return (cudaError_t)pyshim_rt_record(rc);
+}
+
+static cudaError_t launch(struct pyshim_rt_func *f, dim3 g, dim3 b, void **args, size_t shm,
+                          cudaStream_t stream, int per_thread)
+{
+    return launch_as(f, g, b, args, shm, stream, per_thread, 0);
+}
+
+/* Every block resident at once, so cooperative_groups' grid.sync() can complete; a grid
+ * larger than the occupancy limit is cudaErrorCooperativeLaunchTooLarge. */
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
+                                        void **args, size_t sharedMem, cudaStream_t stream)
+{
+    return launch_as(pyshim_rt_func_by_handle(func), gridDim, blockDim, args, sharedMem, stream,
+                     0, 1);
+}
+
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
+                                             void **args, size_t sharedMem, cudaStream_t stream)
+{
+    return launch_as(pyshim_rt_func_by_handle(func), gridDim, blockDim, args, sharedMem, stream,
+                     1, 1);
 }
 
 EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *stub)
@@ -154,7 +199,7 @@ cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream);
  * overlap, so stream order is correct; the programmatic and launch-completion events are
  * recorded after the kernel, later than NVIDIA may fire them, which satisfies every wait;
  * cluster dimensions are checked and the blocks run without clusters (the device reports
- * no cluster launch). A cooperative launch is refused by name. */
+ * no cluster launch); a cooperative one runs every block at once. */
 static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func, void **args,
                              int per_thread)
 {
@@ -162,7 +207,7 @@ static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func,
     if (config == NULL || (config->numAttrs > 0 && config->attrs == NULL))
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
     cudaEvent_t after[2];
-    int n_after = 0;
+    int n_after = 0, cooperative = 0;
     for (unsigned i = 0; i < config->numAttrs; i++) {
         const cudaLaunchAttribute *a = &config->attrs[i];
         switch (a->id) {
@@ -190,9 +235,8 @@ static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func,
                 after[n_after++] = a->val.launchCompletionEvent.event;
             break;
         case cudaLaunchAttributeCooperative:
-            if (a->val.cooperative == 0)
-                break;
-            return (cudaError_t)pyshim_rt_note_unsupported("cudaLaunchKernelExC (cooperative)");
+            cooperative = a->val.cooperative != 0;
+            break;
         case cudaLaunchAttributeClusterDimension: {
             unsigned x = a->val.clusterDim.x, y = a->val.clusterDim.y, z = a->val.clusterDim.z;
             /* a grid of whole clusters, at most 8 blocks each (CUDA's portable size) */
@@ -207,8 +251,9 @@ static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func,
             return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
         }
     }
-    cudaError_t rc = launch(pyshim_rt_func_by_handle(func), config->gridDim, config->blockDim,
-                            args, config->dynamicSmemBytes, config->stream, per_thread);
+    cudaError_t rc = launch_as(pyshim_rt_func_by_handle(func), config->gridDim,
+                               config->blockDim, args, config->dynamicSmemBytes, config->stream,
+                               per_thread, cooperative);
     for (int i = 0; i < n_after && rc == cudaSuccess; i++)
         rc = per_thread ? cudaEventRecord_ptsz(after[i], config->stream)
                         : cudaEventRecord(after[i], config->stream);
@@ -374,22 +419,14 @@ cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheCon
     return cudaSuccess;
 }
 
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks,
-                                                                   const void *func,
-                                                                   int blockSize,
-                                                                   size_t dynamicSMemSize,
-                                                                   unsigned int flags)
+/* The backend's blocks per multiprocessor for `fn`, within the presented identity's
+ * resident blocks and threads per multiprocessor, as libcuda's occupancy answers (the
+ * backend's own limits may be higher). */
+static int capped_occupancy(int *numBlocks, void *fn, int blockSize, size_t dynamicSMemSize,
+                            unsigned flags)
 {
-    PYSHIM_RT_STICKY_CHECK();
-    if (numBlocks == NULL || blockSize <= 0)
-        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
-    void *fn = NULL;
-    int rc = resolve_stub(func, &fn);
-    if (rc == cudaSuccess)
-        rc = pyshim_rt_hip_occupancy(numBlocks, fn, blockSize, dynamicSMemSize, flags);
+    int rc = pyshim_rt_hip_occupancy(numBlocks, fn, blockSize, dynamicSMemSize, flags);
     if (rc == cudaSuccess && blockSize > 0) {
-        /* within the presented identity's resident blocks and threads per multiprocessor,
-         * as libcuda's occupancy answers (the backend's own limits may be higher) */
         int dev = 0, blocks = 0, threads = 0;
         if (cudaGetDevice(&dev) == cudaSuccess &&
             cudaDeviceGetAttribute(&blocks, cudaDevAttrMaxBlocksPerMultiprocessor, dev) ==
@@ -402,6 +439,22 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlock
                 *numBlocks = threads / blockSize;
         }
     }
+    return rc;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks,
+                                                                   const void *func,
+                                                                   int blockSize,
+                                                                   size_t dynamicSMemSize,
+                                                                   unsigned int flags)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (numBlocks == NULL || blockSize <= 0)
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
+    void *fn = NULL;
+    int rc = resolve_stub(func, &fn);
+    if (rc == cudaSuccess)
+        rc = capped_occupancy(numBlocks, fn, blockSize, dynamicSMemSize, flags);
     return (cudaError_t)pyshim_rt_record(rc);
 }
 

@@ -11,8 +11,8 @@
 #include "common/log.h"
 #include "common/unsupported.h"
 #include "internal.h"
+#include "runtime_error_codes.h"
 
-#define NOT_SUPPORTED 801 /* cudaErrorNotSupported */
 
 /* guards the table of unmapped values */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -33,7 +33,7 @@ static int note(const char *name, const char *hip_name)
                       "cudaErrorNotSupported)", name, hip_name);
     else if (first)
         pyshim_rt_log("%s is not supported (returns cudaErrorNotSupported)", name);
-    return pyshim_rt_record(NOT_SUPPORTED);
+    return pyshim_rt_record(PYSHIM_RT_cudaErrorNotSupported);
 }
 
 int pyshim_rt_note_unsupported(const char *name)

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 
+#include "common/capture_info.h"
 #include "cuda_side.h"
 
 struct user_callback {
@@ -73,8 +74,8 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, c
     return cudaSuccess;
 }
 
-/* cudaStreamGetCaptureInfo: CUDA 13's one (7 parameters), CUDA 12's _v2 (6) and _v3 (7).
- * Edges carry no data here (HIP's graphs have none), which CUDA reports as NULL. */
+/* cudaStreamGetCaptureInfo: CUDA 13's one (7 parameters), CUDA 12's _v2 (6) and _v3 (7),
+ * over common/capture_info.c (shared with libcuda.so.1). Edges carry no data here (HIP's graphs have none), which CUDA reports as NULL. */
 static cudaError_t capture_info(cudaStream_t stream, int per_thread,
                                 enum cudaStreamCaptureStatus *status, unsigned long long *id,
                                 cudaGraph_t *graph, const cudaGraphNode_t **deps,
@@ -87,29 +88,26 @@ static cudaError_t capture_info(cudaStream_t stream, int per_thread,
         stream = NULL;
     else if (stream == NULL && per_thread)
         stream = cudaStreamPerThread;
-    int st = 0, have_graph = 0;
-    unsigned long long cid = 0;
-    void *g = NULL;
-    const void *d = NULL;
-    size_t n = 0;
-    int rc = pyshim_rt_hip_capture_info(stream, &st, &cid, &g, &d, &n, &have_graph);
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    if (!have_graph && st == cudaStreamCaptureStatusActive &&
-        (graph != NULL || deps != NULL || num_deps != NULL))
+    struct pyshim_capture_info ci;
+    int rc = pyshim_capture_info(stream, graph != NULL || deps != NULL || num_deps != NULL, &ci);
+    if (rc == PYSHIM_CAPTURE_NO_GRAPH)
         return (cudaError_t)pyshim_rt_note_unsupported(
             "cudaStreamGetCaptureInfo (the backend does not report the capture's graph)");
-    *status = (enum cudaStreamCaptureStatus)st;
+    if (rc != 0)
+        return pyshim_rt_fail(pyshim_rt_from_hip(rc));
+    /* cudaStreamCaptureStatus and hipStreamCaptureStatus number None/Active/Invalidated
+     * alike; cudaGraph_t and cudaGraphNode_t are HIP's handles in this library */
+    *status = (enum cudaStreamCaptureStatus)ci.status;
     if (id != NULL)
-        *id = cid;
+        *id = ci.id;
     if (graph != NULL)
-        *graph = (cudaGraph_t)g;
+        *graph = (cudaGraph_t)ci.graph;
     if (deps != NULL)
-        *deps = (const cudaGraphNode_t *)d;
+        *deps = (const cudaGraphNode_t *)ci.deps;
     if (edges != NULL)
         *edges = NULL;
     if (num_deps != NULL)
-        *num_deps = n;
+        *num_deps = ci.num_deps;
     return cudaSuccess;
 }
 

@@ -1,5 +1,5 @@
 /*
- * Call and error counts for the run report ($PYSHIM_REPORT, pyshim/report.py): at exit the
+ * Call and error counts for the run report ($PYSHIM_REPORT, pyshim/report/run.py): at exit the
  * tracer appends `call <name> <count>` for every wrapped function that was called and one
  * `error <name> <status>` line per failed call (the status's name when known; at most
  * MAX_LINES_PER_ERROR lines per (name, status)).

@@ -1,6 +1,6 @@
 """Test harness for the CPU device's librocblas.so.5 / librocsolver.so.0 (ctypes).
 
-Builds the CPU device's HIP runtime (pyshim.build_cpu) and the libraries once into
+Builds the CPU device's HIP runtime (pyshim.builders.cpu) and the libraries once into
 build/cpu_blas_test and calls them with numpy arrays as "device" memory (device memory is
 host memory on the CPU device).
 
@@ -21,8 +21,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pyshim.build_blas import BlasBuildError, build_cpu_blas, openblas_dirs
-from pyshim.build_cpu import BuildError, build_cpu_device
+from pyshim.builders.common import BuildError
+from pyshim.builders.cpu import build_cpu_device
+from pyshim.builders.cpu_blas import build_cpu_blas, openblas_dirs
 from pyshim.paths import build_dir
 
 HERE = Path(__file__).resolve().parent
@@ -54,7 +55,7 @@ def build_libs() -> Path:
     build/cpu_blas_test (a lock keeps parallel pytest workers from racing)."""
     try:
         openblas_dirs()
-    except BlasBuildError as exc:  # not yet a declared test dependency on every machine
+    except BuildError as exc:  # not yet a declared test dependency on every machine
         pytest.skip(str(exc))
     out = build_dir() / "cpu_blas_test"
     out.mkdir(parents=True, exist_ok=True)

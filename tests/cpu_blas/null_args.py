@@ -9,7 +9,7 @@ import ctypes
 import sys
 from pathlib import Path
 
-from pyshim.build_blas import Decl, declarations, header_dirs
+from pyshim.builders.cpu_blas import Decl, declarations, header_dirs
 
 # one valid value per enum type (rocblas-types.h / rocsolver-extra-types.h)
 ENUMS = {

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from pyshim import paths
-from pyshim.build_cpu import build_cpu_device
+from pyshim.builders.cpu import build_cpu_device
 from pyshim.tables.fetch import include_dir
 
 HERE = Path(__file__).resolve().parent

@@ -257,6 +257,10 @@ static int mode_limits(const char *path)
     SHOW("launch_ex", hipDrvLaunchKernelEx(&cfg, bounded, NULL, NULL));
     la[1].val.cooperative = 1;
     SHOW("launch_ex_cooperative", hipDrvLaunchKernelEx(&cfg, bounded, NULL, NULL));
+    /* one block per multiprocessor fits its 61,024 bytes of shared memory: 4 workers, 4 */
+    cfg.gridDimX = 5;
+    SHOW("launch_ex_cooperative_too_large", hipDrvLaunchKernelEx(&cfg, bounded, NULL, NULL));
+    cfg.gridDimX = 4;
     la[1].id = (hipLaunchAttributeID)77;
     SHOW("launch_ex_unknown_attr", hipDrvLaunchKernelEx(&cfg, bounded, NULL, NULL));
     cfg.blockDimX = 256;

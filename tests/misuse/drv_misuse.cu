@@ -9,43 +9,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static int failures = 0;
-static const char *name_of(CUresult r)
-{
-    const char *s = NULL;
-    cuGetErrorName(r, &s);
-    return s ? s : "?";
-}
-#define EXPECT(name, got, want)                                                         \
-    do {                                                                                \
-        printf("case %s\n", name);                                                      \
-        fflush(stdout);                                                                 \
-        CUresult g_ = (got);                                                            \
-        printf("%s %s: %s\n", g_ == (want) ? "PASS" : "FAIL", name, name_of(g_));       \
-        fflush(stdout);                                                                 \
-        failures += g_ != (want);                                                       \
-    } while (0)
+#include "../include/driver_check.h"
 
 #define BOGUS ((CUdeviceptr)0x1234)
 #define BOGUS_HIGH ((CUdeviceptr)0x7f0000001000ull)
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = (char *)calloc(1, (size_t)n + 1);
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(buf);
-        return NULL;
-    }
-    fclose(f);
-    return buf;
-}
 
 int main(int argc, char **argv)
 {

@@ -9,24 +9,7 @@
 
 #include <thread>
 
-static int failures = 0;
-
-#define CHECK(name, cond)                                                          \
-    do {                                                                           \
-        if (cond) {                                                                \
-            printf("PASS %s\n", name);                                             \
-        } else {                                                                   \
-            printf("FAIL %s (line %d)\n", name, __LINE__);                         \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
-#define OK(name, call)                                                             \
-    do {                                                                           \
-        cudaError_t e_ = (call);                                                   \
-        if (e_ != cudaSuccess)                                                     \
-            printf("  %s -> %s (%s)\n", #call, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
-        CHECK(name, e_ == cudaSuccess);                                            \
-    } while (0)
+#include "../include/runtime_check.h"
 
 __global__ void touch(int *p) { p[threadIdx.x] = 1; }
 

@@ -5,23 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures = 0;
-#define CHECK(name, cond)                                                          \
-    do {                                                                           \
-        if (cond) {                                                                \
-            printf("PASS %s\n", name);                                             \
-        } else {                                                                   \
-            printf("FAIL %s (line %d)\n", name, __LINE__);                         \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
-#define OK(name, call)                                                             \
-    do {                                                                           \
-        cudaError_t e_ = (call);                                                   \
-        if (e_ != cudaSuccess)                                                     \
-            printf("  %s -> %s\n", #call, cudaGetErrorName(e_));                   \
-        CHECK(name, e_ == cudaSuccess);                                            \
-    } while (0)
+#include "../include/runtime_check.h"
 
 __device__ int counter;
 __constant__ float coef[4];

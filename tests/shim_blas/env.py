@@ -19,9 +19,9 @@ HERE = Path(__file__).resolve().parent
 def build() -> tuple[Path, Path]:
     """(lib, cpu) directories with libcublas/libcusolver and the CPU device under them,
     private to these tests (other engineers' builds of build/cpu cannot race them)."""
-    from pyshim.build_blas import build_cpu_blas
-    from pyshim.build_cpu import build_cpu_device
-    from pyshim.build_shim_blas import build_shim_blas
+    from pyshim.builders.blas import build_shim_blas
+    from pyshim.builders.cpu import build_cpu_device
+    from pyshim.builders.cpu_blas import build_cpu_blas
 
     root = build_dir() / "shim_blas_test"
     root.mkdir(parents=True, exist_ok=True)

@@ -12,46 +12,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-static int failures = 0;
-static const char *name_of(CUresult r)
-{
-    const char *s = NULL;
-    cuGetErrorName(r, &s);
-    return s ? s : "?";
-}
-#define EXPECT(name, got, want)                                                         \
-    do {                                                                                \
-        printf("case %s\n", name);                                                      \
-        fflush(stdout);                                                                 \
-        CUresult g_ = (got);                                                            \
-        printf("%s %s: %s\n", g_ == (want) ? "PASS" : "FAIL", name, name_of(g_));       \
-        fflush(stdout);                                                                 \
-        failures += g_ != (want);                                                       \
-    } while (0)
+#include "../include/driver_check.h"
+
 #define TRUE(name, cond)                                                                \
     do {                                                                                \
         bool c_ = (cond);                                                               \
         printf("%s %s\n", c_ ? "PASS" : "FAIL", name);                                  \
         failures += !c_;                                                                \
     } while (0)
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = (char *)calloc(1, (size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    if (got != (size_t)n) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
 
 int main(int argc, char **argv)
 {

@@ -21,10 +21,9 @@ cannot see the callee). Kernels:
 from __future__ import annotations
 
 from pyshim.ptx import ir
+from pyshim.ptx.isa.instructions import BARRIERS, COLLECTIVES, SYNC_OPCODES
 from pyshim.ptx.passes import liveness, regions
-
-# opcodes (and opcode.first-modifier) that need the other threads of the block or warp
-SYNC_OPCODES = frozenset(("bar", "barrier", "shfl", "vote", "activemask", "match", "redux"))
+from pyshim.ptx.targets.cpu.phase import PHASE_COLLECTIVES
 
 
 def _direct_sync(fn: ir.Function) -> bool:
@@ -38,7 +37,7 @@ def _direct_sync(fn: ir.Function) -> bool:
 
 def run(module: ir.Module) -> ir.Module:
     by_name = {f.name: f for f in module.functions}
-    direct = {f.name: _direct_sync(f) or f.info.get("indirect_calls", False)
+    direct = {f.name: _direct_sync(f) or f.info.indirect_calls
               for f in module.functions}
     memo: dict[str, bool] = {}
 
@@ -51,7 +50,7 @@ def run(module: ir.Module) -> ir.Module:
         fn = by_name.get(name)
         result = False
         if fn is not None:
-            for callee in fn.info.get("calls", ()):
+            for callee in fn.info.calls:
                 if callee not in seen and sync(callee, seen | {name}):
                     result = True
                     break
@@ -59,29 +58,29 @@ def run(module: ir.Module) -> ir.Module:
         return result
 
     for fn in module.functions:
-        fn.info["sync"] = sync(fn.name, frozenset())
+        fn.info.sync = sync(fn.name, frozenset())
         if fn.entry:
             lockstep = None
-            if not fn.info["sync"] and not fn.info.get("calls") \
-                    and not fn.info.get("indirect_calls"):
+            if not fn.info.sync and not fn.info.calls \
+                    and not fn.info.indirect_calls:
                 # no synchronisation, but a loop over global memory (a grid-stride loop) or
                 # on a clock (a spin-wait): region loops run its iterations in lockstep
                 # (passes/regions.py)
                 lockstep = regions.plan(fn, lockstep_only=True)
-            if not fn.info["sync"] and lockstep is None:
-                fn.info["mode"] = "loop"
+            if not fn.info.sync and lockstep is None:
+                fn.info.mode = "loop"
             elif lockstep is not None or _phase_ok(fn, memo):
-                fn.info["mode"] = "phase"
+                fn.info.mode = "phase"
                 # region loops where the synchronisation allows (passes/regions.py)
                 plan = lockstep or regions.plan(fn)
-                fn.info["regions"] = plan
+                fn.info.regions = plan
                 # registers a thread must keep across its returns to the scheduler, and
                 # across region starts
-                fn.info["phase_live"] = liveness.live_at_sync(
+                fn.info.phase_live = liveness.live_at_sync(
                     fn, plan.labels if plan else frozenset())
             else:
-                fn.info["mode"] = "fiber"
-    _region_budget([f for f in module.functions if f.entry and f.info.get("regions")])
+                fn.info.mode = "fiber"
+    _region_budget([f for f in module.functions if f.entry and f.info.regions])
     return module
 
 
@@ -93,27 +92,29 @@ MODULE_REGIONS = 640
 
 def _region_budget(kernels: list[ir.Function]) -> None:
     total = 0
-    for fn in sorted(kernels, key=lambda f: f.info["regions"].count):
-        total += fn.info["regions"].count
+    for fn in sorted(kernels, key=lambda f: f.info.regions.count):
+        total += fn.info.regions.count
         if total <= MODULE_REGIONS:
             continue
-        fn.info["regions"] = None
-        if fn.info.get("sync"):  # phases, without the region starts' extra live registers
-            fn.info["phase_live"] = liveness.live_at_sync(fn)
+        fn.info.regions = None
+        if fn.info.sync:  # phases, without the region starts' extra live registers
+            fn.info.phase_live = liveness.live_at_sync(fn)
         else:  # it was a region kernel only to run its loops in lockstep
-            fn.info["mode"] = "loop"
-            fn.info.pop("phase_live", None)
+            fn.info.mode = "loop"
+            fn.info.phase_live = None
 
 
 def _phase_ok(fn: ir.Function, memo: dict[str, bool]) -> bool:
-    if fn.info.get("indirect_calls") or any(memo.get(c) for c in fn.info.get("calls", ())):
+    if fn.info.indirect_calls or any(memo.get(c) for c in fn.info.calls):
         return False
     barrier_ids: set[int] = set()
     for s in fn.body or ():
         if type(s) is ir.Instruction and s.opcode in SYNC_OPCODES:
-            if s.opcode in ("shfl", "vote", "activemask", "match", "redux"):
-                continue  # warp collectives the phase scheduler completes
-            if s.opcode not in ("bar", "barrier"):
+            if s.opcode in COLLECTIVES:
+                if s.opcode in PHASE_COLLECTIVES:
+                    continue  # warp collectives the phase scheduler completes
+                return False
+            if s.opcode not in BARRIERS:
                 return False
             if s.mods[:1] == ("warp",):
                 continue

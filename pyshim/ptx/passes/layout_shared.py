@@ -72,6 +72,6 @@ def run(module: ir.Module) -> ir.Module:
             for s in fn.body or ():
                 if type(s) is ir.Var and s.space == "shared":
                     ksize = _place(s, own, ksize)
-            fn.info["shared"] = own
-            fn.info["shared_size"] = ksize
+            fn.info.shared = own
+            fn.info.shared_size = ksize
     return module

@@ -1,6 +1,6 @@
 """Registers live across the synchronisation points of a phase-mode kernel.
 
-In phase mode (targets/cpu.py) a thread returns to the scheduler at every barrier or warp
+In phase mode (targets/cpu/target.py) a thread returns to the scheduler at every barrier or warp
 collective and resumes there later, so its registers live in a per-thread context. Only
 those live at a resume point need to: the others can be locals of the phase function, and
 gcc then keeps them in machine registers and drops their stores (in a tiled sgemm most
@@ -12,8 +12,8 @@ the opcodes listed below when the instruction is unguarded; every other mention 
 from __future__ import annotations
 
 from pyshim.ptx import ir
+from pyshim.ptx.isa.instructions import SYNC_OPCODES
 
-SYNC_OPCODES = frozenset(("bar", "barrier", "shfl", "vote", "activemask", "match", "redux"))
 # opcodes whose first operand is written and not read
 DEF_FIRST = frozenset((
     "mov", "ld", "ldu", "cvt", "cvta", "add", "sub", "mul", "mad", "fma", "div", "rem", "abs",

@@ -2,7 +2,7 @@
 regions start.
 
 A region is a stretch of the kernel body that the CPU target runs as one loop over the
-block's threads (targets/cpu_regions.py). Regions end at every synchronisation point: an
+block's threads (targets/cpu/regions.py). Regions end at every synchronisation point: an
 unconditional `bar.sync <imm>` / `barrier.sync` or a warp collective (shfl, vote,
 activemask, match, redux, bar.warp.sync) at the top level of the body. Control flow between
 regions is per thread: each thread has a region counter, a branch to a label in another
@@ -31,11 +31,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pyshim.ptx import ir
+from pyshim.ptx.isa.instructions import BARRIERS, COLLECTIVES
 
 # beyond this many regions a kernel keeps phases: 399 regions (NVRTC's match.sync emulation
 # in shuffles) took clang-19 142 s to compile as region loops, 1.7 s as phases
 MAX_REGIONS = 64
-COLLECTIVES = frozenset(("shfl", "vote", "activemask", "match", "redux"))
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def _is_split(s: ir.Instruction) -> bool | None:
     op = s.opcode
     if op in COLLECTIVES:
         return True
-    if op in ("bar", "barrier"):
+    if op in BARRIERS:
         if s.mods[:1] == ("warp",):
             return True  # bar.warp.sync: a collective in phase mode
         mods = [m for m in s.mods if m not in ("cta", "aligned")]

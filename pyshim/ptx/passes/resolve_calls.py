@@ -26,6 +26,6 @@ def run(module: ir.Module) -> ir.Module:
                 calls.add(target.name)
             else:
                 indirect = True
-        fn.info["calls"] = sorted(calls)
-        fn.info["indirect_calls"] = indirect
+        fn.info.calls = sorted(calls)
+        fn.info.indirect_calls = indirect
     return module

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <math.h>
 #include <time.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include "pyshim_kernel_abi.h"
 
@@ -104,6 +105,14 @@ typedef struct ps_coll {
 #define PS_SHARED(c) ((c)->sh)
 #define PS_DYN_OFF(c) ((c)->dyn_off)
 #define PS_DYN_SMEM(c) ((c)->launch->dyn_shared_bytes)
+/* Called by volatile/acquire loads of global memory, the loads spin-waits are made of:
+ * every 64th gives the CPU away, so a waiting block cannot starve the one it waits for
+ * (a cooperative launch's blocks are threads, possibly more of them than cores). */
+static __thread uint32_t ps_spin_count;
+PS_FN void ps_spin_hint(void) { if ((++ps_spin_count & 63u) == 0) sched_yield(); }
+/* %envreg1:%envreg2: a cooperative launch's grid-sync workspace (launch->runtime_ctx) */
+#define PS_ENVREG1(c) ((uint32_t)((uint64_t)(uintptr_t)(c)->launch->runtime_ctx >> 32))
+#define PS_ENVREG2(c) ((uint32_t)(uintptr_t)(c)->launch->runtime_ctx)
 #define PS_TRAP(c) (*(c)->trap = 1)
 
 /* ---- atomics (atomics.h uses these) ----

@@ -31,6 +31,11 @@ PS_FN uint32_t ps_sreg_dynsmem(void) { uint32_t r; asm("mov.u32 %0, %%dynamic_sm
 #define PS_SMID(c) ps_sreg_smid()
 #define PS_NSMID(c) ps_sreg_nsmid()
 #define PS_DYN_SMEM(c) ps_sreg_dynsmem()
+PS_FN uint32_t ps_sreg_envreg1(void) { uint32_t r; asm("mov.u32 %0, %%envreg1;" : "=r"(r)); return r; }
+PS_FN uint32_t ps_sreg_envreg2(void) { uint32_t r; asm("mov.u32 %0, %%envreg2;" : "=r"(r)); return r; }
+#define ps_spin_hint() ((void)0)
+#define PS_ENVREG1(c) ps_sreg_envreg1()
+#define PS_ENVREG2(c) ps_sreg_envreg2()
 #define PS_TRAP(c) __trap()
 
 #define PS_SQRTF(x) __fsqrt_rn(x)

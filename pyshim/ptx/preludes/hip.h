@@ -16,6 +16,9 @@
 #define PS_SMID(c) 0u
 #define PS_NSMID(c) 1u
 #define PS_DYN_SMEM(c) 0u
+#define ps_spin_hint() ((void)0)
+#define PS_ENVREG1(c) 0u   /* no grid-sync workspace: grid.sync() traps */
+#define PS_ENVREG2(c) 0u
 #define PS_TRAP(c) __builtin_trap()
 
 #define PS_SQRTF(x) __builtin_sqrtf(x)

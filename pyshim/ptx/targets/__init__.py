@@ -13,7 +13,7 @@ def get_target(name: str) -> Target:
     base, _, arch = name.partition(":")
     base, _, option = base.partition("+")
     if base in ("cpu", "cpu-wave64", "cpu-wave32") and option in ("", "fibers", "phases"):
-        from pyshim.ptx.targets.cpu import CpuTarget
+        from pyshim.ptx.targets.cpu.target import CpuTarget
 
         # for tests and comparisons: "+fibers" runs every barrier kernel as fibers,
         # "+phases" as phases (never region loops)

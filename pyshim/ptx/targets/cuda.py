@@ -1,7 +1,7 @@
 """NVIDIA GPUs: CUDA C++ for nvcc/NVRTC, for differential checks (the same PTX through
 pyshim's translator and through NVIDIA's own compiler must agree).
 
-    cu = nvrtc_source(translate(ptx, "cuda"))   # then pyshim.nvrtc.compile_to_ptx(cu)
+    cu = nvrtc_source(translate(ptx, "cuda"))   # then pyshim.kernels.nvrtc.compile_to_ptx(cu)
 """
 
 from __future__ import annotations

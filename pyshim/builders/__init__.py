@@ -1,0 +1,1 @@
+"""The cffi and cc builds of every pyshim library; components.py names them all."""

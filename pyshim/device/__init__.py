@@ -1,0 +1,1 @@
+"""The NVIDIA device pyshim presents to CUDA programs (identity.py)."""

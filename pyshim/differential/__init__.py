@@ -1,0 +1,1 @@
+"""Differential checks of the translator against NVIDIA's compilers (checks.py)."""

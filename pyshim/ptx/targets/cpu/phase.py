@@ -1,0 +1,128 @@
+"""The CPU device's phase form of a kernel body (collectives.Form for phase kernels).
+
+A phase kernel's k{i}_body runs one thread until its next barrier or warp collective: the
+thread deposits what it brings in its collective record (`ctx->coll[PS_LINEAR(ctx)]`),
+returns the site to the scheduler (targets/cpu/target.py phase_kernel, cpu.h), which completes the
+barrier or collective once every thread has arrived, and resumes at `ps_at_<site>` to read
+the result. Registers live in the context copy `L->r`, arrays in the per-thread context
+(both outlive the return), so `return 0;` leaves the thread.
+"""
+
+from __future__ import annotations
+
+from pyshim.ptx import ir
+from pyshim.ptx.isa.collectives import Form, elected
+
+PC = "ctx->coll[PS_LINEAR(ctx)]"  # this thread's collective record
+# the warp collectives this form (and cpu.h's ps_phase_collectives) completes; a kernel with
+# any other collective (a whole-warp function such as mma.sync) runs as fibers
+PHASE_COLLECTIVES = frozenset(("shfl", "vote", "activemask", "match", "redux", "elect"))
+VOTE_OPS = {"all": 0, "any": 1, "uni": 2, "ballot": 3}
+
+
+def _yield(inst: ir.Instruction, deposit: str) -> str:
+    """Record what this thread brings to the collective, stop; resume here."""
+    return f"{{ {deposit} return {inst.site}u | PS_PHASE_COLL; }} ps_at_{inst.site}: ;"
+
+
+def _ballot(inst: ir.Instruction, pred: str) -> str:
+    return _yield(inst, f"{PC}.val = ({pred}) != 0; {PC}.src = PS_COLL_BALLOT;")
+
+
+def _ballot_halves() -> tuple[str, str]:
+    return (f"(uint32_t)({PC}.res >> ps_half(ctx))", f"(uint32_t)({PC}.act >> ps_half(ctx))")
+
+
+class PhaseForm(Form):
+    phase = True
+    reg_prefix = "L->r."
+    ret_stmt = "return 0;"
+
+    def __init__(self) -> None:
+        # arrays of the per-thread context: name -> (size, alignment), the largest of the
+        # scopes that declare it
+        self.array_sizes: dict[str, tuple[int, int]] = {}
+
+    def local_array(self, fe, v: ir.Var, size: int, align: int) -> str:
+        fe.phase_arrays.add(v.name)
+        old = self.array_sizes.get(v.name, (0, 1))
+        self.array_sizes[v.name] = (max(old[0], size), max(old[1], align))
+        return ""
+
+    def bar_warp(self, fe, inst: ir.Instruction) -> str:
+        return _ballot(inst, "1")
+
+    def bar_sync(self, fe, inst: ir.Instruction, ops: list[ir.Operand]) -> str:
+        if len(ops) != 1:
+            return super().bar_sync(fe, inst, ops)
+        # save the registers, report this barrier, resume here next phase
+        return f"{{ return {inst.site}u; }} ps_at_{inst.site}: ;"
+
+    def bar_red(self, fe, inst: ir.Instruction, op: int, ty: str, ops: list[ir.Operand],
+                p: str) -> str:
+        if len(ops) != 3:
+            return super().bar_red(fe, inst, op, ty, ops, p)
+        # a barrier whose release also reduces the predicates (cpu.h)
+        result = [f"(uint32_t){PC}.res", f"(({PC}.act & 1u) != 0)",
+                  f"(({PC}.act & 2u) != 0)"][op]
+        return (f"{{ {PC}.val = ({p}) != 0; {PC}.src = PS_COLL_BARRED; "
+                f"return {inst.site}u; }} ps_at_{inst.site}: ; {PC}.src = 0; "
+                + fe.dst(ops[0], ty, result, inst))
+
+    def shfl(self, fe, inst: ir.Instruction, mode: int, ops: list[ir.Operand],
+             dd: ir.Operand, p: ir.Operand | None) -> str:
+        a, b, c = (fe.src(o, "u32", inst) for o in ops[1:4])
+        t, v = fe.new_tmp(), fe.new_tmp()
+        code = [_yield(inst, f"bool {v} = 0; uint32_t {t} = ps_shfl_lane(ctx, "
+                             f"{mode}, {b}, {c}, &{v}); {PC}.val = {a}; "
+                             f"{PC}.src = {t}; {PC}.valid = {v};"),
+                fe.dst(dd, "b32", f"(uint32_t){PC}.res", inst)]
+        if p is not None:
+            code.append(fe.dst(p, "pred", f"({PC}.valid != 0)", inst))
+        return " ".join(code)
+
+    def vote(self, fe, inst: ir.Instruction, mods: list[str], d: ir.Operand, p: str,
+             mask: str) -> str | None:
+        if not mods or mods[0] not in VOTE_OPS:
+            return super().vote(fe, inst, mods, d, p, mask)
+        yes, act = _ballot_halves()
+        ty = "b32" if mods[0] == "ballot" else "pred"
+        if mods != [mods[0], "b32" if ty == "b32" else "pred"]:
+            raise fe.unsupported(inst)
+        return (_ballot(inst, p) + " "
+                + fe.dst(d, ty, f"ps_vote_result({VOTE_OPS[mods[0]]}, {yes}, {act}, "
+                                f"{mask})", inst))
+
+    def activemask(self, fe, inst: ir.Instruction, d: ir.Operand) -> str:
+        _, act = _ballot_halves()
+        return _ballot(inst, "1") + " " + fe.dst(d, "b32", act, inst)
+
+    def elect(self, fe, inst: ir.Instruction, d: ir.Operand, p: ir.Operand | None,
+              mask: str) -> str:
+        _, act = _ballot_halves()
+        return _ballot(inst, "1") + " " + elected(fe, inst, d, p, act, mask)
+
+    def match(self, fe, inst: ir.Instruction, mods: list[str], d: ir.Operand, a: ir.Operand,
+              m: str) -> str | None:
+        if mods not in (["any", "b32"], ["any", "b64"], ["all", "b32"], ["all", "b64"]):
+            return super().match(fe, inst, mods, d, a, m)
+        val = fe.src(a, "u64" if mods[1] == "b64" else "u32", inst)
+        code = [_yield(inst, f"{PC}.val = (uint64_t){val}; {PC}.src = PS_COLL_MATCH;")]
+        eq = f"((uint32_t)({PC}.res >> ps_half(ctx)) & {m})"
+        if mods[0] == "any":
+            return " ".join(code + [fe.dst(d, "b32", eq, inst)])
+        dd, p = (d.first, d.second) if isinstance(d, ir.PredPair) else (d, None)
+        act = f"((uint32_t)({PC}.act >> ps_half(ctx)) & {m})"
+        t = fe.new_tmp()
+        code += [f"{{ bool {t} = {eq} == {act};", fe.dst(dd, "b32", f"({t} ? {eq} : 0u)", inst)]
+        if p is not None:
+            code.append(fe.dst(p, "pred", t, inst))
+        return " ".join(code + ["}"])
+
+    def redux(self, fe, inst: ir.Instruction, op: int, signed: int, d: ir.Operand,
+              a: ir.Operand, mask: ir.Operand) -> str:
+        # mask: the lanes that take part are the ones that arrive
+        kind = 2 * op + signed
+        return (_yield(inst, f"{PC}.val = {fe.src(a, 'u32', inst)}; "
+                             f"{PC}.src = PS_COLL_REDUX + {kind}u;") + " "
+                + fe.dst(d, "u32", f"(uint32_t){PC}.res", inst))

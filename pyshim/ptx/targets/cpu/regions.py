@@ -1,0 +1,918 @@
+"""The CPU device's region loops: a phase-mode kernel run as one loop over the block's
+threads per region (the code between two synchronisation points, passes/regions.py),
+PoCL-style, instead of phases with a per-thread resume switch.
+
+Control flow between regions is per thread (ps_pc). Without branches back to an earlier
+region the regions run once each, in order, and a thread skips those before the one it
+waits for (or all, once it has exited). With them, a scheduler runs the lowest region any
+thread waits at (ps_cnt counts them). A region ending at a warp collective completes it
+before the next runs: shuffles from per-thread arrays (constant shfl.up/down by shifted loads,
+read directly by the next region when regions run in order), the others as phase mode does
+(cpu.h ps_phase_collectives). Registers live where a region starts are per-thread arrays
+(struct of arrays), unless they are the same for the whole block (one scalar) or recomputed
+from %tid where each region starts; all others are locals of the block function.
+
+Three things make the loops cheaper. A region that branches on a predicate no thread of
+the block takes (decided once per block, cpu_guards.branch_guards) runs a copy without the
+branch, so without masked loads and stores. A constant shuffle's reader reads the shuffled
+register's own array when every thread deposits, and a thread that skips a shuffle zeroes
+its element instead of every thread writing a round mark. And 1-D blocks of whole warps
+run a copy of all the loops in which the compiler knows every x loop is a whole number of
+vectors, and chains of shuffle regions run as warp vectors (cpu/warpvec.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pyshim.ptx import ir
+from pyshim.ptx.analysis import pointer_regs
+from pyshim.ptx.isa.emitter import cname_label, cname_reg
+from pyshim.ptx.layout import param_layout
+from pyshim.ptx.passes.regions import exit_labels, region_numbers
+from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK
+from pyshim.ptx.targets.cpu import guards as cpu_guards
+from pyshim.ptx.targets.cpu import prefetch as cpu_prefetch
+from pyshim.ptx.targets.cpu import warpvec as cpu_warpvec
+
+_BARRIER = re.compile(r"\{ return (\d+)u; \} ps_at_\1: ;")
+_COLL = re.compile(r"return (\d+)u \| PS_PHASE_COLL; \} ps_at_\1: ;")
+_SPLIT = "\0split\0"
+_GOTO = re.compile(r"goto (L_[\w$]+);")
+_TIDS = re.compile(r"PS_(TID_X|TID_Y|TID_Z|LINEAR)\(ctx\)")
+_TID_VARS = {"TID_X": "x", "TID_Y": "y", "TID_Z": "z", "LINEAR": "ps_i"}
+# what a SIMD region may still read through the context: values uniform over the block
+_INVARIANT = re.compile(r"PS_(SHARED|CTAID_[XYZ]|NTID_[XYZ]|NCTAID_[XYZ])\(ctx\)")
+REG = re.compile(r"L->r\.(\w+)")
+DECL = re.compile(r"^([A-Za-z_][\w ]*?) (\w+(?:, \w+)*);$")
+
+
+def param_copies(k: ir.Function) -> list[str]:
+    """run_block lines copying the kernel's parameters into the local buffer ps_pb."""
+    layout, total = param_layout(k.params)
+    return [f"    PS_ALIGN(16) uint8_t ps_pb[{max(total, 1)}];",
+            *(f"    memcpy(ps_pb + {o}, params[{j}], {s});"
+              for j, (o, s, _a) in enumerate(layout) if s)]
+
+
+def region_kernel(index: int, k: ir.Function, body: str, fe) -> str | None:
+    """Kernel k (phase mode, with a RegionPlan in info.regions) as region loops, or None
+    when the translated body is not in the shape the plan promises (the caller then keeps
+    phases)."""
+    return RegionKernel(index, k, body, fe).render()
+
+
+class _NotInShape(Exception):
+    """The translated body is not in the shape the region plan promises: keep phases."""
+
+
+class RegionKernel:
+    """One kernel's region loops, stage by stage: split the body into regions (split),
+    decide where each register lives (registers), the loop of each region (region_loops,
+    region), the copy for 1-D blocks of whole warps (one_d, warp_chains), the per-thread
+    arrays (arrays) and the block function (assemble)."""
+
+    def __init__(self, index: int, k: ir.Function, body: str, fe) -> None:
+        self.index = index
+        self.k = k
+        self.body = body
+        self.fe = fe
+        self.plan = k.info.regions
+
+    def render(self) -> str | None:
+        plan, fe = self.plan, self.fe
+        if plan is None or fe.form.array_sizes or RESUME_MARK not in self.body:
+            return None
+        try:
+            self.split()
+            self.registers()
+            self.region_loops()
+        except _NotInShape:
+            return None
+        self.one_d()
+        self.arrays()
+        return self.assemble()
+
+    # ---- the regions -----------------------------------------------------------------
+    def split(self) -> None:
+        """The regions' text, what ends each ("bar", "label", "coll:<site>"), which region
+        each split label starts, and the labels that leave the kernel."""
+        plan = self.plan
+        self.prologue, code = self.body.split(RESUME_MARK, 1)
+
+        def bar(m: re.Match) -> str:
+            return _SPLIT + "bar" + _SPLIT
+
+        def coll(m: re.Match) -> str:
+            return (f"ps_state[ps_i] = 2; ps_resume[ps_i] = {m.group(1)}u; }}" + _SPLIT
+                    + f"coll:{m.group(1)}" + _SPLIT)
+
+        code = _BARRIER.sub(bar, code)
+        code = _COLL.sub(coll, code)
+        code = code.replace(REGION_MARK, _SPLIT + "label" + _SPLIT)
+        pieces = code.split(_SPLIT)
+        regions = pieces[0::2]
+        ends = dict(enumerate(pieces[1::2]))  # what ends region j
+        if len(regions) != plan.count or any("ps_at_" in r for r in regions):
+            raise _NotInShape
+        # which region each split label starts
+        start_of: dict[str, int] = {}
+        for j, r in enumerate(regions):
+            if j and ends[j - 1] == "label":
+                m = re.match(r"\s*(L_[\w$]+): ;", r)
+                if not m:
+                    raise _NotInShape
+                start_of[m.group(1)] = j
+        if set(start_of) != {cname_label(n) for n in plan.labels}:
+            raise _NotInShape
+        self.regions, self.ends, self.start_of = regions, ends, start_of
+        self.exit_gotos = {cname_label(n) for n in exit_labels(self.k.body or [])}
+        self.nreg = len(regions)
+
+    def registers(self) -> None:
+        """Each register's C type, the registers each region uses, and which of them cross
+        regions (per-thread arrays) or are locals of the block function."""
+        k, plan, fe, regions = self.k, self.plan, self.fe, self.regions
+        types: dict[str, str] = {}
+        for line in fe.phase_decls:
+            m = DECL.match(line.strip())
+            if not m:
+                raise _NotInShape
+            for name in m.group(2).split(", "):
+                types[name] = m.group(1)
+        used = [set(REG.findall(r)) for r in regions]
+        if any(n not in types for u in used for n in u):
+            raise _NotInShape
+        live = k.info.phase_live
+        live_c = set(used[0].union(*used)) if live is None else {cname_reg(n) for n in live}
+        if plan.backward:  # a region may run again: everything live at a region start
+            crossing = sorted(n for n in types if n in live_c and any(n in u for u in used))
+        else:  # each region runs once: what more than one region uses and is live across
+            crossing = sorted(n for n in types
+                              if n in live_c and sum(n in u for u in used) > 1)
+        uniform = {cname_reg(x) for x in plan.uniform}
+        remat = _remat(k, plan, used, fe)
+        crossing = [x for x in crossing if x not in uniform and x not in remat]
+        # lane tails (passes/regions.py): what a tail reads or writes is kept per thread, so
+        # the loop over its threads after the region's loop finds it
+        tails: dict[int, tuple[str, int, str]] = {}
+        tail_regs: dict[int, set[str]] = {}
+        for j, (label, lane, start) in plan.tails:
+            tails[j] = (cname_label(label), lane, cname_label(start) if start else "")
+            split = _split_tail(regions[j], *tails[j][::2])
+            if split is None:
+                del tails[j]
+            else:
+                tail_regs[j] = set(REG.findall(split[1]))
+                crossing += sorted({x for x in REG.findall(split[1])
+                                    if x in types and x not in uniform} - set(crossing))
+        crossing.sort()
+        self.types, self.used, self.remat = types, used, remat
+        self.tails, self.tail_regs = tails, tail_regs
+        self.crossing, self.cross = crossing, set(crossing)
+        self.local = [f"    {types[n]} {n};" for n in types if n not in self.cross]
+
+    # ---- the loops -------------------------------------------------------------------
+    def region_loops(self) -> None:
+        """The loop of every region, in order, and the scheduler between them."""
+        k, plan, nreg = self.k, self.plan, self.nreg
+        # shuffles complete from per-thread arrays (ps_shfl_complete) instead of the generic
+        # collective records: the regions around them stay free of the context, so SIMD
+        self.shfl_insts = {s.site: s for s in k.body or () if type(s) is ir.Instruction
+                           and s.opcode == "shfl"}
+        self.shfl_end: set[int] = set()
+        # region -> (the array the next region reads the source lanes from, mode, d)
+        self.inline: dict[int, tuple[str, str, int]] = {}
+        self.full_shfl: set[int] = set()  # inline shuffles every thread of the block reaches
+        # crossing registers whose own arrays a shuffle's reader reads (no copy): guarded
+        self.aliased: set[str] = set()
+        # arrays a shuffle's reader may read past the block's last thread: zeroed there
+        self.zero_tail: set[str] = set()
+        self.constants = _constant_regs(k, plan)
+        self.adds = _base_offset_adds(k)
+        # branches back to an earlier region (loops across regions): a region counter per
+        # thread and a scheduler; forward branches only: the regions in order, each thread
+        # skipping those before the one it waits for (ps_pc)
+        paths = self.paths = bool(plan.labels) and plan.backward
+        loops = self.loops = []
+        # regions that start at a block barrier; when a thread may still come to one from a
+        # region after it (a branch past the barrier that loops back to it), the threads on
+        # their way run before any barrier completes, not in region order (numba's reduce)
+        after_bar = [j for j in range(1, nreg) if self.ends[j - 1] == "bar"]
+        late = paths and _late_arrivals(self.regions, self.start_of, after_bar)
+        if paths:
+            if late:
+                waiting = sum(1 << j for j in after_bar)
+                pick = [f"    for (ps_j = 0; ps_j < {nreg}u && (!ps_cnt[ps_j] || "
+                        f"((0x{waiting:x}ull >> ps_j) & 1u)); ps_j++) ;",
+                        f"    if (ps_j == {nreg}u)",
+                        f"        for (ps_j = 0; ps_j < {nreg}u && !ps_cnt[ps_j]; ps_j++) ;"]
+            else:
+                pick = [f"    for (ps_j = 0; ps_j < {nreg}u && !ps_cnt[ps_j]; ps_j++) ;"]
+            loops += [f"    uint32_t ps_cnt[{nreg + 1}] = {{0}};  /* threads waiting at each region */",
+                      "    ps_cnt[0] = n;",
+                      "ps_dispatch:",
+                      *pick,
+                      "    switch (ps_j) {",
+                      *(f"    case {j}u: goto ps_r{j};" for j in range(nreg)),
+                      "    default: return 0;",
+                      "    }"]
+        self.spans: dict[int, tuple[int, int]] = {}  # region -> its loop's lines in `loops`
+        self.plain: set[int] = set()  # SIMD regions every thread runs, no branch out, no copy
+        self.exits = False  # whether some thread may have left
+        self.ahead = -1     # the furthest region a branch so far goes to
+        self.ranges = dict(plan.ranges)
+        # branches no thread of a block may take, decided once per block (cpu/guards.py)
+        guards = self.guards = None if paths else cpu_guards.branch_guards(k)
+        self.guard_names = ({key: f"ps_gk{i}" for i, key in enumerate(guards.never)}
+                            if guards else {})
+        for j, r in enumerate(self.regions):
+            self.region(j, r)
+        if not paths:
+            loops.append("    return 0;")
+
+    def region(self, j: int, r: str) -> None:
+        """Region j's loop over the block's threads (text `r`), appended to self.loops."""
+        paths, nreg, start_of, exit_gotos = self.paths, self.nreg, self.start_of, self.exit_gotos
+        plan, fe, types, used, cross = self.plan, self.fe, self.types, self.used, self.cross
+        regions, tails, remat, inline = self.regions, self.tails, self.remat, self.inline
+        shfl_insts, shfl_end, ranges, loops = self.shfl_insts, self.shfl_end, self.ranges, self.loops
+        # whether some thread may wait beyond this region: it has left, or branched past
+        exited = self.exits or self.ahead > j
+        leave = f"goto ps_next_{j};"
+        done = (f"{{ ps_pc[ps_i] = 0xffffffffu; {leave} }}" if paths
+                else f"goto ps_exit_{j};")
+
+        simd = j in plan.simd
+
+        def jump(m: re.Match, done: str = done, leave: str = leave, simd: bool = simd) -> str:
+            name = m.group(1)
+            if name in start_of:
+                t = start_of[name]
+                if not paths:
+                    return f"{{ ps_pc[ps_i] = {t}u; {leave} }}"
+                if simd:  # no shared counter in a SIMD loop: recounted after it
+                    return f"{{ ps_pc[ps_i] = {t}u; ps_jumped = 1; {leave} }}"
+                return f"{{ ps_pc[ps_i] = {t}u; ps_cnt[{t}]++; {leave} }}"
+            if name in exit_gotos:
+                return done
+            return m.group(0)
+
+        end = self.ends.get(j, "")
+        const = None
+        if end.startswith("coll:") and int(end[5:]) in shfl_insts and not paths:
+            const = _const_shfl(shfl_insts[int(end[5:])], self.constants)
+        # every thread of the block reaches the shuffle: none has left, none is ruled out by
+        # a guard range, none branches away in this region
+        full = (const is not None and not exited and j not in ranges
+                and not any(m.group(1) in start_of or m.group(1) in exit_gotos
+                            for m in _GOTO.finditer(r))
+                and "return 0;" not in r)
+        # the shuffled register's own array serves as the source lanes when every thread
+        # deposits and the next region does not assign it
+        source = _shfl_source_reg(r) if full else None
+        if (source is None or source not in cross or types[source] not in _WORD
+                or j + 1 >= nreg or re.search(rf"L->r\.{source} =|&L->r\.{source}\b",
+                                              regions[j + 1])):
+            source = None
+        # registers no later region (nor this one's tail) reads: locals of this region's
+        # loop, loaded from their arrays as it opens, instead of stores nobody reads
+        later = set().union(*used[j + 1:]) if j + 1 < nreg else set()
+        if j in tails:
+            later |= set(REG.findall(_split_tail(regions[j], *tails[j][::2])[1]))
+        own = set() if paths else {x for x in used[j] & cross if x not in later
+                                   and x != source}
+
+        def reg(m: re.Match, own: set[str] = own) -> str:
+            n = m.group(1)
+            return f"ps_s_{n}[ps_i]" if n in cross and n not in own else n
+
+        need = {x for x in used[j] if x in remat and remat[x][0] < j}
+        for x in sorted(remat, key=lambda x: -remat[x][1]):  # dependencies first, backwards
+            if x in need:
+                need |= remat[x][2] & remat.keys()
+        pre = "".join(f"{types[x]} {x} = ps_s_{x}[ps_i];\n" for x in sorted(own))
+        pre += "".join(REG.sub(reg, fe.inst_code[remat[x][1]]) + "\n"
+                       for x in sorted(need, key=lambda x: remat[x][1]))
+        r = pre + REG.sub(reg, r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
+        if j - 1 in shfl_end:  # the shuffle's result, as the region opens
+            if j - 1 in inline:
+                arr, mode, d = inline[j - 1]
+                res = _shfl_read(arr, mode, d)
+                ok = f"({_shfl_source(mode, d, 'ps_i', '(ps_i & 31u)')[0]})"
+            else:
+                res, ok = "ps_sres[ps_i]", "(ps_sok[ps_i] != 0)"
+            r = r.replace("(uint32_t)coll[ps_i].res", res, 1).replace(
+                "(coll[ps_i].valid != 0)", ok, 1)
+        zero = None  # the shuffle array a thread that does not deposit zeroes
+        if end.startswith("coll:") and int(end[5:]) in shfl_insts:
+            if const is not None:
+                # regions run once each, in order: the next region reads the source lane
+                # itself, from the shuffled register's array or from one of two arrays the
+                # shuffles alternate. A thread that does not reach the shuffle zeroes its
+                # element, so a lane reading it gets 0, as on NVIDIA's GPUs
+                arr = f"ps_sv{'AB'[len(inline) % 2]}"
+                deposit = _shfl_deposit(r, arr, None, ok=None)
+                if deposit is not None and source is not None:
+                    deposit = deposit.replace(f"{arr}[ps_i] = (uint32_t)ps_s_{source}[ps_i];",
+                                              "", 1)
+                    arr = f"ps_s_{source}"
+                    self.aliased.add(source)
+                if deposit is not None:
+                    inline[j] = (arr, *const)
+                    if full:
+                        self.full_shfl.add(j)
+                    if const[0] == "down":  # (shfl.up never reads past the last thread)
+                        self.zero_tail.add(arr)
+                    zero = None if full else arr
+            else:
+                deposit = _shfl_deposit(r)
+            if deposit is not None:
+                r = deposit
+                shfl_end.add(j)
+        for m in _GOTO.finditer(r):
+            if m.group(1) in start_of:
+                self.ahead = max(self.ahead, start_of[m.group(1)])
+            self.exits = self.exits or m.group(1) in exit_gotos
+        self.exits = self.exits or "return 0;" in r
+        r = _GOTO.sub(jump, r).replace("return 0;", done)
+        if re.search(r"\breturn\b", r):
+            raise _NotInShape
+        if simd:
+            r = _TIDS.sub(lambda m: _TID_VARS[m.group(1)], r)
+            simd = "ctx" not in _INVARIANT.sub("", r)
+        if simd:  # (in scalar loops clang's own vectorizer then chose masked code: slower)
+            r = _pointer_addresses(r, self.adds)
+        tail = _split_tail(r, *tails[j][::2]) if simd and j in tails and not paths else None
+        if tail is not None:
+            r, tail_code = tail
+        tids = "" if simd else "                c.tid_x = x; c.linear = ps_i;"
+        lo_hi = "ps_lo = 0; ps_hi = nx;"
+        if j in ranges and not paths:
+            # only these threads do anything here (a guard on %tid.x, passes/regions.py)
+            lo, hi = ranges[j]
+            lo_hi += (f" if (ny == 1 && nz == 1) {{ ps_lo = {lo}u < nx ? {lo}u : nx; "
+                      f"ps_hi = {hi}u < nx ? {hi}u : nx; }}")
+        pragma = []
+        if simd:  # threads in lockstep, as in a warp (passes/regions.py _SIMD_SAFE)
+            red = "reduction(+:ps_fall) reduction(|:ps_jumped)" if paths else ""
+            # one vector of threads per step: blocks are often only 16 or 32 wide
+            pragma = [f'            _Pragma("omp simd {red}")',
+                      '            _Pragma("clang loop interleave_count(1)")']
+        head = [f"    {lo_hi}", *_row_loops(pragma, "x = ps_lo; x < ps_hi; x++")]
+        if paths:
+            loops += [f"ps_r{j}: {{  /* region {j} */",
+                      "    uint32_t ps_fall = 0;",
+                      "    uint32_t ps_jumped = 0;",
+                      f"    ps_cnt[{j}] = 0;",
+                      *head,
+                      f"                if (ps_pc[ps_i] != {j}u) continue;",
+                      tids,
+                      r,
+                      f"                ps_pc[ps_i] = {j + 1}u; ps_fall++;",
+                      f"                ps_next_{j}: ;",
+                      "            }",
+                      "        }",
+                      f"    if (ps_jumped) ps_recount(ps_pc, n, ps_cnt, {nreg + 1}u);",
+                      f"    else ps_cnt[{j + 1}] += ps_fall;",
+                      "    if (trap) return trap;"]
+        elif not re.sub(r"L_[\w$]+: ;|\s", "", r) and not self.ends.get(j, "").startswith("coll"):
+            # nothing but a label (a branch target): threads waiting here go on to the next
+            # region, which they would run anyway (ps_pc <= j + 1)
+            loops.append(f"    /* region {j}: nothing to run */")
+        else:
+            opening = [*head,
+                       f"                {zero}[ps_i] = 0;" if zero else "",
+                       f"                if (ps_pc[ps_i] > {j}u) continue;" if exited else "",
+                       tids]
+            closing = [f"                goto ps_next_{j};",
+                       # (after the last region nobody reads the exit mark)
+                       f"                ps_exit_{j}: "
+                       + ("ps_pc[ps_i] = 0xffffffffu;" if j + 1 < nreg else ";"),
+                       f"                ps_next_{j}: ;",
+                       "            }",
+                       "        }"]
+            fast, conds = _unguarded(r, self.guard_names)
+            span_start = len(loops)
+            loops.append(f"    /* region {j} */")
+            if conds:
+                # a block where no thread takes these branches (the `i < n` of most
+                # kernels, tested again around the last store) runs a copy without them:
+                # no masked loads and stores, which streamed at half the speed
+                loops += [f"    if ({' && '.join(conds)}) {{",
+                          *(_LABEL.sub(r"\1_f", x) for x in [*opening, fast, *closing]),
+                          "    } else {", *opening, r, *closing, "    }"]
+            else:
+                loops += [*opening, r, *closing]
+            loops.append("    if (trap) return trap;")
+            self.spans[j] = (span_start, len(loops))
+            if (simd and not exited and j not in ranges and not conds and not zero
+                    and not _GOTO.search(r) and "ps_pc[" not in r):
+                self.plain.add(j)  # (a region a warp-vector chain may replace)
+            if zero is not None and j in ranges:
+                # the lanes of the range's warps that the loop did not visit
+                loops += ["    if (ny == 1 && nz == 1) {",
+                          f"        for (uint32_t x = ps_lo & ~31u; x < ps_lo; x++) {zero}[x] = 0;",
+                          "        for (uint32_t x = ps_hi; x < n && x < ((ps_hi + 31u) & ~31u);"
+                          f" x++) {zero}[x] = 0;",
+                          "    }"]
+            if tail is not None:
+                lane = tails[j][1]
+                loops += [f"    /* region {j}: its tail, which only threads with %tid.x & 31 == "
+                          f"{lane} run */",
+                          *_row_loops([], f"x = (ps_lo & ~31u) + {lane}u; x < ps_hi; x += 32"),
+                          f"                if (x < ps_lo || ps_pc[ps_i] > {j}u) continue;",
+                          tail_code,
+                          "            }",
+                          "        }",
+                          "    if (trap) return trap;"]
+        if j in shfl_end:
+            if j not in inline:  # (inline: the next region reads the source lanes)
+                loops += _shfl_completion(shfl_insts[int(self.ends[j][5:])], self.constants)
+        elif self.ends.get(j, "").startswith("coll"):
+            loops.append("    ps_phase_collectives(n, wave, ps_state, ps_resume, coll);")
+        if paths:
+            loops += ["    goto ps_dispatch;", "}"]
+
+    def one_d(self) -> None:
+        """A 1-D block of whole warps (most launches) runs a copy of the loops in which the
+        compiler knows that: every x loop a whole number of vectors, no row loops (scan
+        1.76 -> 1.50 ms interleaved); chains of shuffle regions there run as warp vectors."""
+        loops = self.loops
+        if sum(x.count("\n") + 1 for x in loops) > MAX_1D_LINES:
+            return
+        one_d = list(loops)
+        chains = [] if self.paths else self.warp_chains()
+        for first, last, code in reversed(chains):
+            one_d[self.spans[first][0]:self.spans[last][1]] = [
+                f"    /* regions {first}-{last}: warp vectors (cpu_warpvec.py) */", *code,
+                "    ps_lo = 0; ps_hi = nx;", "    if (trap) return trap;"]
+        self.loops = ["    if (ny == 1 && nz == 1 && (nx & 31u) == 0) {  /* 1-D, whole warps */",
+                      *(_LABEL.sub(r"\1_w", x) for x in one_d),
+                      "    }", *loops]
+
+    def warp_chains(self) -> list[tuple[int, int, list[str]]]:
+        """Chains of regions j0..j1 the 1-D copy runs as warp vectors (cpu/warpvec.py): each
+        entered through a full constant shuffle at the end of region j0 - 1 (its source in
+        an array), each region plain SIMD, each but the last ending in such a shuffle, the
+        last at a barrier (after which its lane tail, if any, runs as before)."""
+        k, plan, fe, inline, nreg = self.k, self.plan, self.fe, self.inline, self.nreg
+        full_shfl, plain, ends, tail_regs = self.full_shfl, self.plain, self.ends, self.tail_regs
+        cross, types, used = self.cross, self.types, self.used
+        body = k.body or []
+        region = region_numbers(body, plan)
+        by_region: dict[int, list] = {}
+        for s, rg in zip(body, region, strict=True):
+            by_region.setdefault(rg, []).append(s)
+        uniform = set(plan.uniform)
+        constants = _constant_regs(k, plan)
+        sites = {s.site: s for s in body if type(s) is ir.Instruction}
+        remat = {sites[site].operands[0].name: sites[site] for _, site in plan.remat
+                 if site in sites}
+        arrays = {}
+        for s in body:
+            if type(s) is ir.Instruction:
+                for name in ir.written(s):
+                    if cname_reg(name) in cross:
+                        arrays[name] = types[cname_reg(name)]
+        scalar = {site: REG.sub(lambda m: m.group(1), code)
+                  for site, code in fe.inst_code.items()
+                  if site in sites and sites[site].operands
+                  and type(sites[site].operands[0]) is ir.Reg
+                  and sites[site].operands[0].name in uniform}
+        out = []
+        j = 1
+        while j < nreg:
+            if not (j - 1 in inline and j - 1 in full_shfl and j in plain
+                    and inline[j - 1][0].startswith(("ps_s_", "ps_sv"))):
+                j += 1
+                continue
+            last = j
+            while last in full_shfl and last + 1 in plain:
+                last += 1
+            if ends.get(last, "bar") not in ("bar", "") or last in full_shfl:
+                j = last + 1
+                continue
+            insts = [by_region[j - 1][-1]]
+            for rg in range(j, last + 1):
+                for s in by_region.get(rg, []):
+                    if type(s) is ir.Instruction and s.opcode == "bar":
+                        break
+                    if (rg == last and last in tail_regs and type(s) is ir.Instruction
+                            and s.opcode == "bra"):
+                        break  # the lane tail's guard: the tail runs after the chain
+                    if type(s) is not ir.Instruction:
+                        insts = []
+                        break
+                    insts.append(s)
+                if not insts:
+                    break
+            # what regions after the chain, and its last region's tail, read from the arrays
+            later = set().union(*used[last + 1:]) if last + 1 < nreg else set()
+            later |= tail_regs.get(last, set())
+            consts = {s.site: _const_shfl(s, constants) for s in insts if s.opcode == "shfl"}
+            code = None
+            if insts and all(c is not None for c in consts.values()):
+                stores = {name for name in arrays if cname_reg(name) in later}
+                code = cpu_warpvec.chain_loop(insts, inline[j - 1][0], uniform, remat, arrays,
+                                              scalar, consts, stores)
+            if code is not None:
+                out.append((j, last, code))
+            j = last + 1
+        return out
+
+    # ---- the block function ----------------------------------------------------------
+    def arrays(self) -> None:
+        """run_block lines sizing (self.sizes) and carving (self.array_lines) the per-thread
+        arrays out of the phase buffer."""
+        types, inline, shfl_end = self.types, self.inline, self.shfl_end
+        arrays: list[str] = []
+        sizes: list[str] = []
+        for nm in self.crossing:
+            # restrict: the kernel cannot address these arrays (they are the pyshim's own)
+            if nm in self.aliased:  # a shuffle's source lanes: 32 guard elements each side
+                arrays += [f"    {types[nm]} *restrict ps_s_{nm} = ({types[nm]} *)(ps_buf + ps_off)"
+                           " + 32;",
+                           "    ps_off += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;"]
+                sizes.append("    ps_size += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;")
+                continue
+            arrays += [f"    {types[nm]} *restrict ps_s_{nm} = ({types[nm]} *)(ps_buf + ps_off);",
+                       f"    ps_off += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;"]
+            sizes.append(f"    ps_size += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;")
+        # the collective records only for collectives that are not shuffles completed from
+        # the shuffle arrays (and for any text still naming them)
+        colls = any(e.startswith("coll") and j not in shfl_end
+                    for j, e in self.ends.items()) or any(
+            re.search(r"\bcoll\[|\bps_state\[|\bps_resume\[", x) for x in self.loops)
+        if colls:
+            sizes.append("    ps_size += ((uint64_t)n * sizeof(ps_coll) + 63) & ~63ull;")
+            sizes.append("    ps_size += ((uint64_t)n * 5 + 63) & ~63ull;")
+            arrays += ["    ps_coll *restrict coll = (ps_coll *)(ps_buf + ps_off);",
+                       "    ps_off += ((uint64_t)n * sizeof(ps_coll) + 63) & ~63ull;",
+                       "    uint32_t *ps_resume = (uint32_t *)(ps_buf + ps_off);",
+                       "    uint8_t *ps_state = (uint8_t *)(ps_resume + n);",
+                       "    memset(coll, 0, (size_t)n * sizeof(ps_coll));",
+                       "    memset(ps_state, 0, n);",
+                       "    c.coll = coll;",
+                       "    ps_off += ((uint64_t)n * 5 + 63) & ~63ull;"]
+        if colls or shfl_end:
+            arrays.append("    const uint32_t wave = PS_WAVE_SIZE(&c);")
+        if shfl_end - inline.keys():
+            # 32 elements of guard before and after each array: a shuffle by a constant lane
+            # offset reads its source as a plain shifted load (_shfl_completion)
+            sizes.append("    ps_size += 4 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull)"
+                         " + (((uint64_t)n + 63) & ~63ull);")
+            arrays += ["    uint32_t ps_ep = 1;",
+                       *_guarded_arrays(("ps_sep", "ps_ss", "ps_sv", "ps_sres")),
+                       "    uint8_t *restrict ps_sok = ps_buf + ps_off;",
+                       "    ps_off += ((uint64_t)n + 63) & ~63ull;"]
+        if any(v[0].startswith("ps_sv") for v in inline.values()):
+            sizes.append("    ps_size += 2 * (((uint64_t)(n + 64) * 4 + 63) & ~63ull);")
+            arrays += _guarded_arrays(("ps_svA", "ps_svB"), zero=False)
+        # a shfl.down past the block's last thread reads 0 there (a lane past a partial
+        # warp's end); below the first thread the shuffle's condition never picks the value
+        arrays += [f"    memset({x} + n, 0, 32 * 4);" for x in sorted(self.zero_tail)]
+        self.sizes, self.array_lines = sizes, arrays
+
+    def assemble(self) -> str:
+        k, index = self.k, self.index
+        static = k.info.shared_size
+        return "\n".join([
+            f"/* kernel {k.name}: {self.nreg} region loops */",
+            f"static int k{index}_run_block(const pyshim_launch *lp, const pyshim_block *b,"
+            " void *const *params) {",
+            "    int trap = 0;",
+            "    ps_tctx c;",
+            f"    if (ps_ctx_init(&c, lp, b, params, {static}u, &trap)) return 2;",
+            *param_copies(k),
+            *cpu_prefetch.lines(k),
+            "    ps_tctx *ctx = &c;",
+            "    const uint32_t nx = c.ntid_x, ny = c.ntid_y, nz = c.ntid_z, n = c.nthreads;",
+            "    uint32_t ps_j = 0, ps_lo, ps_hi;",
+            "    (void)ps_j; (void)ps_lo; (void)ps_hi;",
+            *_guard_setup(self.guards, self.guard_names, self.loops),
+            self.prologue,
+            *self.local,
+            "    uint64_t ps_size = ((uint64_t)n * 4 + 63) & ~63ull;",
+            *self.sizes,
+            "    uint8_t *ps_buf = (uint8_t *)ps_phase_buffer(ps_size);",
+            "    if (!ps_buf) return 2;",
+            "    /* per thread: the region it runs next (branches between regions), else whether"
+            " it has exited */",
+            "    uint32_t *ps_pc = (uint32_t *)ps_buf;",
+            "    memset(ps_pc, 0, (size_t)n * 4);",
+            "    uint64_t ps_off = ((uint64_t)n * 4 + 63) & ~63ull;",
+            *self.array_lines,
+            *self.loops,
+            "}"])
+
+
+def _guard_setup(guards, names: dict[tuple[str, bool], str], loops: list[str]) -> list[str]:
+    """run_block lines computing the block-level conditions the region loops test."""
+    used = [(key, name) for key, name in names.items()
+            if any(f"if ({name}" in x or f" && {name}" in x for x in loops)]
+    if not used:
+        return []
+    return ["    const int64_t ps_box[3] = {(int64_t)nx - 1, (int64_t)ny - 1, (int64_t)nz - 1};",
+            *guards.setup,
+            *(f"    const int {name} = nx && ny && nz && {guards.never[key]};"
+              for key, name in used)]
+
+
+def _remat(k: ir.Function, plan, used: list[set[str]], fe) -> dict[str, tuple[int, int, set[str]]]:
+    """The plan's rematerialisable registers (C names) this kernel can recompute at region
+    starts: name -> (region of the definition, its site, the registers it reads). A register
+    read in a region before its definition's (a loop back to it) is kept per thread, and so
+    is everything computed from it."""
+    sites = {s.site: s for s in k.body or () if type(s) is ir.Instruction}
+    out: dict[str, tuple[int, int, set[str]]] = {}
+    for region, site in plan.remat:
+        inst = sites.get(site)
+        if inst is None or site not in fe.inst_code:
+            continue
+        deps = {cname_reg(op.name) for op in inst.operands[1:]
+                if type(op) is ir.Reg and "." not in op.name}
+        out[cname_reg(inst.operands[0].name)] = (region, site, deps)
+    uniform = {cname_reg(x) for x in plan.uniform}
+    changed = True
+    while changed:
+        changed = False
+        for name, (region, _site, deps) in list(out.items()):
+            if (any(name in used[j] for j in range(region))
+                    or any(d not in out and d not in uniform for d in deps)):
+                del out[name]
+                changed = True
+    return out
+
+
+def _row_loops(pragma: list[str], x_loop: str) -> list[str]:
+    """The opening lines of a loop over the block's threads: rows (z, y), then `x_loop`
+    (the text inside `for (uint32_t ...)`), marked by `pragma`; ps_i is the thread."""
+    return ["    for (uint32_t z = 0; z < nz; z++)",
+            "        for (uint32_t y = 0; y < ny; y++) {",
+            "            uint32_t ps_row = (z * ny + y) * nx;",
+            "            c.tid_y = y; c.tid_z = z;",
+            *pragma,
+            f"            for (uint32_t {x_loop}) {{",
+            "                uint32_t ps_i = ps_row + x;"]
+
+
+def _split_tail(r: str, label: str, start: str = "") -> tuple[str, str] | None:
+    """Region text `r` without the lane tail that ends at `label` (its guard gone, and with
+    `start`, the branch around it and its label), and the tail; None unless the guard and
+    that branch are the only ones to those labels and nothing but labels follows."""
+    to = start or label
+    guard = re.search(rf"^[^\n]*\{{ goto {re.escape(to)}; \}}[^\n]*\n", r, re.M)
+    if guard is None or r.count(f"goto {to};") != 1:
+        return None
+    begin = guard.end()
+    if start:  # then `goto label;` and `start: ;`, the tail after them
+        around = re.match(rf"\s*goto {re.escape(label)};\s*{re.escape(start)}: ;[^\n]*\n",
+                          r[begin:])
+        if around is None or r.count(f"goto {label};") != 1:
+            return None
+        begin += around.end()
+    elif f"goto {label};" in r[:guard.start()] + r[begin:]:
+        return None
+    end = r.find(f"{label}: ;", begin)
+    if end < 0 or re.sub(r"L_[\w$]+: ;|\s", "", r[end:]):
+        return None
+    return r[:guard.start()] + r[end:], r[begin:end]
+
+
+_BRANCH = re.compile(r"if \((!?)(?:ps_s_)?(r_\w+)(?:\[ps_i\])?\) "
+                     r"\{ (?:goto [\w$]+;|\{ [^{}]* \}) \}")
+# every label of the region loops: a copy of some of them (a region without its guards,
+# the loops for 1-D blocks) renames them
+_LABEL = re.compile(r"\b(L_[\w$]+|ps_exit_\d+\w*|ps_next_\d+\w*|ps_r\d+|ps_dispatch)\b")
+# region loops longer than this get no copy for 1-D blocks (it doubles their compile time)
+MAX_1D_LINES = 2000
+
+
+def _late_arrivals(regions: list[str], start_of: dict[str, int], after_bar: list[int]
+                   ) -> bool:
+    """Whether a thread can wait at a region after barrier region b without having passed
+    b, and then come back to b: reachable from region 0 along branches and fall-throughs
+    that avoid b, and reaching b."""
+    succ = [{start_of[m.group(1)] for m in _GOTO.finditer(r) if m.group(1) in start_of}
+            | ({j + 1} if j + 1 < len(regions) else set()) for j, r in enumerate(regions)]
+
+    def reach(first: int, avoid: int) -> set[int]:
+        seen, todo = {first}, [first]
+        while todo:
+            for t in succ[todo.pop()]:
+                if t not in seen and t != avoid:
+                    seen.add(t)
+                    todo.append(t)
+        return seen
+
+    return any(c > b and b in reach(c, -1) for b in after_bar for c in reach(0, b))
+
+
+def _unguarded(r: str, names: dict[tuple[str, bool], str]) -> tuple[str, list[str]]:
+    """Region text `r` without its branches on predicates that `names` maps (with the
+    negation) to a block-level condition that no thread takes them, and those
+    conditions."""
+    conds: list[str] = []
+
+    def drop(m: re.Match) -> str:
+        name = names.get((m.group(2), m.group(1) == "!"))
+        if name is None:
+            return m.group(0)
+        if name not in conds:
+            conds.append(name)
+        return ""
+
+    return _BRANCH.sub(drop, r), conds
+
+
+def _shfl_deposit(r: str, sv: str = "ps_sv", sep: str | None = "ps_sep",
+                  mark: str = "ps_ep", ok: str | None = "ps_sok") -> str | None:
+    """Region text ending in a shuffle's deposit (instructions.py _shfl in phase mode), with
+    the deposit writing the shuffle arrays of region loops instead of the collective record:
+    the source lane from the thread's index (no context), the value, the source, whether it
+    is in range (unless `ok` is None: the reader recomputes it), and this round's mark
+    (unless `sep` is None: every thread deposits). None if the text is not in that shape."""
+    at = r.rfind("ps_shfl_lane(ctx, ")
+    start = r.rfind("{ bool ", 0, at)
+    if at < 0 or start < 0:
+        return None
+    tail = r[start:]
+    subs = (("ps_shfl_lane(ctx, ", "ps_shfl_lane_at(ps_i & (wave - 1u), "),
+            ("coll[ps_i].val = ", f"{sv}[ps_i] = (uint32_t)"),
+            ("coll[ps_i].src = ", "ps_ss[ps_i] = " if sv == "ps_sv" else "(void)"),
+            ("coll[ps_i].valid = ", "(void)" if ok is None else f"{ok}[ps_i] = "))
+    for old, new in subs:
+        if tail.count(old) != 1:
+            return None
+        tail = tail.replace(old, new)
+    tail, n = re.subn(r"ps_state\[ps_i\] = 2; ps_resume\[ps_i\] = \d+u;",
+                      "" if sep is None else f"{sep}[ps_i] = {mark};", tail)
+    return r[:start] + tail if n == 1 else None
+
+
+def _shfl_completion(inst: ir.Instruction, constants: dict[str, int]) -> list[str]:
+    """C lines completing shuffle `inst` after its region loop. shfl.up by a constant d over
+    the whole warp (c = 0) and shfl.down by d (c = 31), the scan and reduction idioms, read
+    lane l - d or l + d of the same warp: a shifted contiguous load into the guarded arrays
+    rather than a gather. Anything else completes from the source lanes the threads
+    deposited (cpu.h ps_shfl_complete). A source lane in range that did not take part
+    gives 0, as on NVIDIA's GPUs."""
+    generic = ["    ps_shfl_complete(n, wave, ps_ep, ps_sep, ps_ss, ps_sv, ps_sres); ps_ep++;"]
+    const = _const_shfl(inst, constants)
+    if const is None:
+        return generic
+    inr, exists, at = _shfl_source(*const, "i", "l")
+    took = "e == ps_ep" if exists is None else f"{exists} && e == ps_ep"
+    return ["    for (uint32_t w = 0; w < n; w += 32) {",
+            "        const uint32_t lanes = n - w < 32u ? n - w : 32u;",
+            '        _Pragma("omp simd")',
+            "        for (uint32_t l = 0; l < lanes; l++) {",
+            "            const uint32_t i = w + l;",
+            f"            const uint32_t v = ps_sv[{at}], e = ps_sep[{at}];",
+            f"            if (ps_sep[i] == ps_ep) ps_sres[i] = !({inr}) ? ps_sv[i] : ({took}) ? v : 0u;",
+            "        }",
+            "    }",
+            "    ps_ep++;"]
+
+
+def _const_shfl(inst: ir.Instruction, constants: dict[str, int]) -> tuple[str, int] | None:
+    """("up", d) for shfl.up by a constant d over the whole warp (c = 0), ("down", d) for
+    shfl.down with c = 31; None for anything else."""
+    mode = inst.mods[1] if len(inst.mods) > 1 else ""
+    vals = []
+    for op in inst.operands[2:4]:
+        if type(op) is ir.Imm and op.kind == "int":
+            vals.append(int(op.value) & 0xffffffff)
+        elif type(op) is ir.Reg and op.name in constants:
+            vals.append(constants[op.name] & 0xffffffff)
+        else:
+            return None
+    if mode == "up" and vals[1] == 0:
+        return "up", vals[0] & 31
+    if mode == "down" and vals[1] == 31:
+        return "down", vals[0] & 31
+    return None
+
+
+def _shfl_source(mode: str, d: int, i: str, lane: str) -> tuple[str, str | None, str]:
+    """For thread index `i` at warp lane `lane`, a constant shuffle's in-range predicate
+    (PTX's p), the condition for its source thread to exist (None: it always does) and that
+    thread's index in the guarded arrays (32 elements each side absorb what the conditions
+    rule out)."""
+    if mode == "up":
+        return f"{lane} >= {d}u", None, f"(int64_t){i} - {d}"
+    return f"{lane} + {d}u < 32u", f"{i} + {d}u < n", f"{i} + {d}u"
+
+
+def _guarded_arrays(names: tuple[str, ...], zero: bool = True) -> list[str]:
+    """run_block lines carving uint32 per-thread arrays (zeroed, with `zero`) with 32 guard
+    elements on each side out of ps_buf at ps_off."""
+    return [f"    uint32_t {', '.join('*restrict ' + x for x in names)};",
+            f"    {{ uint32_t **ps_guarded[{len(names)}] = "
+            f"{{{', '.join('&' + x for x in names)}}};",
+            f"      for (int a = 0; a < {len(names)}; a++) {{",
+            *(["        memset(ps_buf + ps_off, 0, (size_t)(n + 64) * 4);"] if zero else []),
+            "        *ps_guarded[a] = (uint32_t *)(ps_buf + ps_off) + 32;",
+            "        ps_off += ((uint64_t)(n + 64) * 4 + 63) & ~63ull;",
+            "    } }"]
+
+
+def _shfl_read(arr: str, mode: str, d: int) -> str:
+    """The value thread ps_i reads from a constant shuffle deposited in array `arr` by the
+    region before: out of range, its own; else its source lane's element, which a lane
+    that did not take part (or past the block's end) left 0, as NVIDIA's GPUs return for a
+    lane outside the shuffle. Both values are loaded and one picked: a vector of threads
+    then reads contiguous vectors instead of gathering."""
+    inr, _exists, at = _shfl_source(mode, d, "ps_i", "(ps_i & 31u)")
+    return f"ps_pick32({inr}, {arr}[{at}], {arr}[ps_i])"
+
+
+# register types a shuffle's source array may have (shfl is .b32)
+_WORD = frozenset(("uint32_t", "int32_t"))
+_SOURCE = re.compile(r"ctx->coll\[PS_LINEAR\(ctx\)\]\.val = L->r\.(\w+);")
+
+
+def _shfl_source_reg(r: str) -> str | None:
+    """The register (C name) a region's closing shuffle deposits, if it is a plain
+    register."""
+    found = _SOURCE.findall(r)
+    return found[-1] if len(found) == 1 else None
+
+
+def _constant_regs(k: ir.Function, plan) -> dict[str, int]:
+    """Uniform registers whose one definition is `mov %r, <integer immediate>`."""
+    out = {}
+    for s in k.body or ():
+        if (type(s) is ir.Instruction and s.opcode == "mov" and s.pred is None
+                and len(s.operands) == 2 and type(s.operands[0]) is ir.Reg
+                and s.operands[0].name in plan.uniform and type(s.operands[1]) is ir.Imm
+                and s.operands[1].kind == "int"):
+            out[s.operands[0].name] = int(s.operands[1].value)
+    return out
+
+
+def _base_offset_adds(k: ir.Function) -> dict[str, tuple[str, str]]:
+    """64-bit adds of two registers that form an address, as C names: destination ->
+    (base, offset), the base being the operand pointer_regs.py takes for a pointer."""
+    out = {}
+    for dst, base, off in pointer_regs.plan(k).defs.values():
+        if type(off) is ir.Reg and "." not in off.name and "." not in base:
+            out[cname_reg(dst)] = (cname_reg(base), cname_reg(off.name))
+    return out
+
+
+_ADDR_USE = re.compile(r"\(uint8_t \*\)\(uintptr_t\)(r_\w+)\b(?!\[)")
+# every assignment `name = ` (group 1: an `&` just before it, which a definition may not
+# have) and every `&name`, found in one scan of a region
+# (registers only: every name the rewrite asks about is a register's C name, r_...)
+# Each alternative opens with a literal, so the scan skips to the next `&` or `r` in C
+# instead of trying the pattern at every character (half the time of the unrolled case):
+# 1 `&name = ` (a write, not a definition), 2 `name = ` (the `r` outside the group),
+# 3 `&name`; the character before `&name = ` / `name = ` is none of [\w.>]
+_ASSIGN_OR_ADDR = re.compile(r"&(?<![\w.>]&)(r_\w*) = |r(?<![\w.>]r)(_\w*) = |&(r_\w*)\b")
+_C_NAME = re.compile(r"\w+")
+
+
+def _pointer_addresses(r: str, adds: dict[str, tuple[str, str]]) -> str:
+    """Region text whose memory accesses through an address computed in the region as
+    base + offset (a local, one definition) read `(uint8_t *)base + offset`: pointer
+    arithmetic, which clang vectorizes into contiguous loads and stores where the integer
+    sum, converted to a pointer, makes it gather and scatter (pointer_regs.py says why).
+    Kept only where neither operand is assigned again after the definition.
+    One scan of the region finds every definition and every later write: a scan per
+    access made an unrolled loop body quadratic (3,642 PTX lines took 22 s)."""
+    defs: dict[str, list[re.Match[str]]] = {}  # name -> its `name = ` not after an `&`
+    last_write: dict[str, int] = {}  # name -> start of its last assignment or `&name`
+    for w in _ASSIGN_OR_ADDR.finditer(r):
+        which = w.lastindex
+        if which == 2:
+            name, at = "r" + w.group(2), w.start()
+            defs.setdefault(name, []).append(w)
+        elif which == 1:
+            name, at = w.group(1), w.start(1)
+        else:
+            name, at = w.group(3), w.start()
+        last_write[name] = at
+    out, last = [], 0
+    word = _C_NAME.fullmatch
+    for m in _ADDR_USE.finditer(r):
+        name = m.group(1)
+        got = adds.get(name)
+        if got is None:
+            continue
+        base, off = got
+        if not (word(name) and word(base) and word(off)):
+            continue  # (C names of registers are words; nothing else is rewritten)
+        found = defs.get(name)
+        if found is None or len(found) != 1 or found[0].start() > m.start():
+            continue
+        at = found[0].end()
+        line = r[at:r.find(";", at)]
+        if f"(int64_t)({base}))" not in line or f"(int64_t)({off}))" not in line:
+            continue  # (not a plain 64-bit add of these two locals)
+        if last_write.get(base, -1) >= at or last_write.get(off, -1) >= at:
+            continue
+        out += [r[last:m.start()], f"((uint8_t *)(uintptr_t){base} + (int64_t){off})"]
+        last = m.end()
+    return "".join(out) + r[last:]

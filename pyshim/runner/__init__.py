@@ -1,0 +1,1 @@
+"""Running a program under the shim: its environment, backend, tracer and report."""
