@@ -28,6 +28,7 @@ SUITES: dict[str, str] = {
     "translator": "benchmarks.translator",
     "firstrun": "benchmarks.firstrun",
     "kernels": "benchmarks.kernels_suite",
+    "sass": "benchmarks.sass_suite",
     "blas": "benchmarks.blas",
     "numba": "benchmarks.numba_suite",
 }

@@ -233,6 +233,10 @@ def _kernels(elf: HostElf, report: BinaryReport, translate: bool,
                         modules_skipped=ks.modules_skipped, ptx_bytes_translated=ks.ptx_bytes)
     for err in ks.errors:
         report.gap(f"unreadable fat binary: {err}")
+    if ks.sass is not None:  # SASS-only kernels lifted (pyshim.sass)
+        report.notes.append(ks.sass.line())
+        report.stats.update(sass_cubins=ks.sass.cubins, sass_kernels_lift=ks.sass.kernels_lift,
+                            sass_kernels_checked=ks.sass.kernels_checked)
     if ks.modules_skipped:
         report.notes.append(f"{ks.modules_skipped} of {ks.modules_skipped + ks.modules_translated}"
                             f" PTX modules not dry-run translated (budget); their kernels "

@@ -69,6 +69,7 @@ class KernelScan:
     modules_translated: int = 0
     modules_skipped: int = 0
     ptx_bytes: int = 0
+    sass: object = None  # check.sass_lift.SassSummary, for files with SASS-only kernels
 
 
 def _isa(v: tuple[int, int]) -> str:
@@ -256,6 +257,7 @@ def scan(elf: HostElf, translate: bool = True, budget: Budget | None = None,
     by_name: dict[str, Kernel] = {}
     result = KernelScan(kernels=[], containers=0, errors=[])
     modules: list[tuple[int, list[fatbin.Entry], list[str]]] = []
+    sass_modules: list[list[fatbin.Entry]] = []  # containers with no PTX: to lift
     with open(elf.path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
         view = memoryview(m)
         try:
@@ -266,6 +268,8 @@ def scan(elf: HostElf, translate: bool = True, budget: Budget | None = None,
                              f"{len(by_name)} kernels so far")
                 names = _inventory(address, data, by_name, result)
                 del data
+                if names is not None and not names[1] and translate:
+                    sass_modules.append([e for e in names[0] if e.is_elf])
                 if names is not None and names[1]:
                     entries, ptx_names = names
                     ptx = [e for e in entries if e.is_ptx]
@@ -284,11 +288,15 @@ def scan(elf: HostElf, translate: bool = True, budget: Budget | None = None,
             progress(f"kernels: looking for more unsupported instructions in "
                      f"{len(failed)} failed modules")
         _second_look(failed, by_name, budget)
+    if sass_modules:
+        from pyshim.check.sass_lift import lift_modules
+
+        result.sass = lift_modules(sass_modules, by_name)
     for k in by_name.values():
         k.ptx.sort(key=lambda v: tuple(int(x) for x in v.split(".")))
         k.ptx_archs.sort(key=lambda v: int(v.split("_")[1]))
         k.sass.sort(key=lambda v: int(v.split("_")[1]))
-        if not k.ptx:
+        if not k.ptx and k.translates is None:
             k.translates = False
             _add(k.notes, "SASS only (" + ", ".join(k.sass) + "): no PTX to translate")
     result.kernels = sorted(by_name.values(), key=lambda k: k.name)

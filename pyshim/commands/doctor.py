@@ -269,6 +269,15 @@ def check_compilers() -> list[Finding]:
     else:
         out.append(Finding("compilers", "cc (CPU device kernels)", OK,
                            f"{exe} ({_version_line(cc)})"))
+    from pyshim.sass.decode import HINT, nvdisasm_path, nvdisasm_version
+
+    nvdisasm = nvdisasm_path()
+    if nvdisasm is None:
+        out.append(Finding("compilers", "nvdisasm (SASS-only kernels)", INFO,
+                           "kernels shipped only as SASS cannot be lifted without it", HINT))
+    else:
+        out.append(Finding("compilers", "nvdisasm (SASS-only kernels)", OK,
+                           f"{nvdisasm} ({nvdisasm_version()})"))
     nvcc = shutil.which("nvcc") or shutil.which("/usr/local/cuda/bin/nvcc")
     if nvcc is None:
         out.append(Finding("compilers", "nvcc (examples)", MISSING,

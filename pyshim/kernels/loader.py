@@ -109,7 +109,7 @@ def extract_ptx(data: bytes) -> str:
                 return _link_units(containers)
             return fatbin.choose_ptx(containers[0].entries, max_arch=device_arch()).ptx()
         except NoPtxError as exc:
-            raise NoKernelImage(str(exc)) from None
+            return _lift_or_refuse([e for c in containers for e in c.entries], exc)
         except FatbinError as exc:
             if getattr(exc, "cuda_error", "") != "CUDA_ERROR_INVALID_IMAGE":
                 raise
@@ -166,15 +166,32 @@ def _ptx_from_elf(data: bytes) -> str:
         try:
             return fatbin.choose_ptx(entries, max_arch=device_arch()).ptx()
         except NoPtxError as exc:
-            raise NoKernelImage(str(exc)) from None
+            return _lift_or_refuse(entries, exc)
     try:
         names = fatbin.cubin_kernels(data)
     except FatbinError:
         names = []
     arch = cubin_arch(data)
+    from pyshim.sass.image import LIFTABLE
+
+    if names and arch in LIFTABLE:  # a cubin (cuModuleLoadData): lift its SASS
+        from pyshim.sass.image import lift_cached
+
+        return lift_cached(data)
     kernels = ", ".join(names) if names else "none found"
     raise NoKernelImage(f"ELF image holds no PTX (SASS for sm_{arch}; kernels: {kernels}); "
                         "rebuild with PTX, e.g. -gencode arch=compute_XX,code=compute_XX")
+
+
+def _lift_or_refuse(entries: list, exc: Exception) -> str:
+    """PTX lifted from a fat binary's SASS (pyshim.sass) when it has no PTX; the lifter's
+    LiftError names the kernels and opcodes it cannot lift."""
+    from pyshim.sass.image import lift_entries
+
+    ptx = lift_entries(entries, device_arch())
+    if ptx is None:
+        raise NoKernelImage(str(exc)) from None
+    return ptx
 
 
 def cubin_arch(elf: bytes) -> int:

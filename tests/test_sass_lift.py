@@ -1,0 +1,203 @@
+"""The SASS front end (pyshim.sass): cubin metadata, lifting, the loader's use of it, the
+report of `pyshim check`, and the oracle (PTX-only vs SASS-only builds of one source)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pyshim.paths import REPO_DIR
+from pyshim.sass import cubin as cb
+from pyshim.sass.decode import nvdisasm_path
+
+pytestmark = [pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed"),
+              pytest.mark.skipif(nvdisasm_path() is None,
+                                 reason="nvdisasm (nvidia-cuda-nvdisasm) is not installed")]
+
+KERNELS = r"""
+#include <cstdio>
+struct Triple { int a, b, c; };
+__constant__ float weights[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+__global__ void __launch_bounds__(128) mixed(const int *a, const int *b, int *o, Triple t,
+                                             char flag, double scale, int n) {
+    __shared__ int tile[64];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    tile[threadIdx.x % 64] = i;
+    __syncthreads();
+    if (i >= n) return;
+    int x = a[i], y = b[i];
+    int *r = o + i * 10;
+    r[0] = x / y; r[1] = x % y; r[2] = (unsigned)x / (unsigned)y;
+    r[3] = (unsigned)x % (unsigned)y; r[4] = (x * 7) >> 3; r[5] = __clz(x) + __popc(y);
+    r[6] = min(x, y) * max(x, y) + t.a + t.c * flag;
+    r[7] = (int)(scale * x + weights[i & 3] * y);
+    r[8] = tile[(threadIdx.x + 1) % 64];
+    r[9] = (int)((long long)x * y >> 7);
+}
+__global__ void warp_sum(int *o) {
+    int v = o[threadIdx.x];
+    for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
+    o[threadIdx.x] = v;
+}
+int main() {
+    const int n = 512;
+    static int a[n], b[n], o[n * 10];
+    for (int i = 0; i < n; i++) {
+        a[i] = (i * 7919) % 2001 - 1000;
+        b[i] = (i * 31) % 97 - 48;
+        if (!b[i]) b[i] = 3;
+    }
+    int *da, *db, *dout;
+    cudaMalloc(&da, sizeof a); cudaMalloc(&db, sizeof b); cudaMalloc(&dout, sizeof o);
+    cudaMemcpy(da, a, sizeof a, cudaMemcpyHostToDevice);
+    cudaMemcpy(db, b, sizeof b, cudaMemcpyHostToDevice);
+    mixed<<<4, 128>>>(da, db, dout, Triple{3, 4, 5}, 2, 0.5, n);
+    if (cudaMemcpy(o, dout, sizeof o, cudaMemcpyDeviceToHost) != cudaSuccess) return 1;
+    long long sum = 0;
+    for (int i = 0; i < n * 10; i++) sum = sum * 31 + o[i];
+    for (int i = 0; i < n; i += 61) {
+        for (int j = 0; j < 10; j++) printf("%d ", o[i * 10 + j]);
+        printf("\n");
+    }
+    printf("hash %lld\n", sum);
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("sass")
+    (d / "mixed.cu").write_text(KERNELS)
+    return d
+
+
+def nvcc(work: Path, code: str, out: str, *extra: str) -> Path:
+    path = work / out
+    if not path.exists():
+        arch = code.split("_")[1]
+        subprocess.run(["nvcc", "-O2", "-gencode", f"arch=compute_{arch},code={code}", *extra,
+                        "-o", str(path), str(work / "mixed.cu")], check=True,
+                       capture_output=True, timeout=600)
+    return path
+
+
+@pytest.mark.parametrize("arch,base", [(80, 0x160), (90, 0x210)])
+def test_cubin_metadata(work: Path, arch: int, base: int) -> None:
+    elf = nvcc(work, f"sm_{arch}", f"mixed{arch}.cubin", "-cubin").read_bytes()
+    c = cb.read(elf)
+    assert c.arch == arch
+    k = c.kernels["_Z5mixedPKiS0_Pi6Triplecdi"]
+    # CUDA's packed layout: three pointers, a 12-byte struct, a char, a double, an int
+    assert [(p.offset, p.size) for p in k.params] == [
+        (0, 8), (8, 8), (16, 8), (24, 12), (36, 1), (40, 8), (48, 4)]
+    assert k.param_base == base
+    assert k.param_bytes == 52
+    # sm_90 sets the block's first KiB aside (cluster and barrier state): SASS addresses
+    # the kernel's own shared memory after it, and the section's size includes it
+    assert k.shared_bytes == (256 if arch == 80 else 1024 + 256)
+    assert k.max_threads[:1] == (128,)
+    assert [s.name for s in c.objects_in(".nv.constant3")] == ["weights"]
+
+
+def shimmed(exe: Path, wave: int = 64) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYSHIM_CPU_WAVE=str(wave), PYTHONPATH=str(REPO_DIR))
+    return subprocess.run([sys.executable, "-m", "pyshim", "run", str(exe)], env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("arch", [80, 90])
+def test_sass_only_build_prints_what_the_ptx_build_prints(work: Path, arch: int) -> None:
+    ptx = shimmed(nvcc(work, f"compute_{arch}", f"mixed_ptx{arch}"))
+    assert ptx.returncode == 0, ptx.stderr
+    sass = shimmed(nvcc(work, f"sm_{arch}", f"mixed_sass{arch}"))
+    assert sass.returncode == 0, sass.stderr
+    assert "hash" in ptx.stdout
+    assert sass.stdout == ptx.stdout
+
+
+def test_loader_lifts_a_sass_only_cubin(work: Path) -> None:
+    from pyshim.kernels.loader import load_module
+
+    elf = nvcc(work, "sm_80", "mixed80.cubin", "-cubin").read_bytes()
+    mod = load_module(elf, "cpu-wave64")
+    assert sorted(mod.kernels) == ["_Z5mixedPKiS0_Pi6Triplecdi", "_Z8warp_sumPi"]
+    assert mod.params["_Z5mixedPKiS0_Pi6Triplecdi"] == [
+        (0, 8), (8, 8), (16, 8), (24, 12), (36, 1), (40, 8), (48, 4)]
+    assert "weights" in mod.globals
+
+
+def test_an_opcode_that_does_not_lift_is_named(work: Path, monkeypatch: pytest.MonkeyPatch
+                                               ) -> None:
+    from pyshim.sass import lift
+
+    elf = nvcc(work, "sm_80", "mixed80.cubin", "-cubin").read_bytes()
+    monkeypatch.delitem(lift.HANDLERS, "SHFL")
+    report = lift.lift_report(elf)
+    assert set(report["_Z8warp_sumPi"]) == {"SHFL.BFLY"}
+    assert report["_Z5mixedPKiS0_Pi6Triplecdi"] == {}
+    with pytest.raises(lift.LiftError) as info:
+        lift.lift_cubin(elf)
+    assert "_Z8warp_sumPi: SHFL.BFLY" in str(info.value)
+    assert info.value.cuda_error == "CUDA_ERROR_NO_BINARY_FOR_GPU"
+
+
+def test_a_module_loads_the_kernels_that_lift(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                              caplog: pytest.LogCaptureFixture) -> None:
+    """Per kernel: the module loads without the kernel that does not lift, and a log
+    line names it and its opcode (its launch fails as a kernel the module lacks)."""
+    from pyshim.kernels.loader import load_module
+    from pyshim.sass import lift
+
+    elf = nvcc(work, "sm_80", "mixed80.cubin", "-cubin").read_bytes()
+    monkeypatch.setenv("PYSHIM_CACHE", str(work / "cache"))  # lifts are cached
+    monkeypatch.delitem(lift.HANDLERS, "SHFL")
+    with caplog.at_level("WARNING", logger="pyshim"):
+        mod = load_module(elf, "cpu-wave64")
+    assert mod.kernels == ["_Z5mixedPKiS0_Pi6Triplecdi"]
+    assert any("_Z8warp_sumPi" in r.message and "SHFL.BFLY" in r.message
+               for r in caplog.records)
+    monkeypatch.delitem(lift.HANDLERS, "FFMA")
+    monkeypatch.delitem(lift.HANDLERS, "DFMA")
+    monkeypatch.setenv("PYSHIM_CACHE", str(work / "cache2"))
+    with pytest.raises(lift.LiftError):  # no kernel lifts: the module does not load
+        load_module(elf, "cpu-wave64")
+
+
+def test_check_reports_sass_only_kernels(work: Path) -> None:
+    exe = nvcc(work, "sm_80", "mixed_sass80")
+    env = dict(os.environ, PYTHONPATH=str(REPO_DIR))
+    out = subprocess.run([sys.executable, "-m", "pyshim", "check", str(exe)], env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert "2 of 2 kernels lift" in out.stdout, out.stdout
+    assert "cannot run" in out.stdout and "0 cannot run" in out.stdout
+
+
+@pytest.mark.slow
+def test_oracle_examples_sm80() -> None:
+    """The oracle in CI: every example built PTX-only and SASS-only for sm_80 gives the
+    same output in both wave modes."""
+    from pyshim.sass import oracle
+
+    progs = sorted((REPO_DIR / "examples").glob("*.cu"))
+    assert oracle.main(["--arch", "80", *map(str, progs)]) == 0
+
+
+def test_sub_word_integer_conversions(tmp_path: Path) -> None:
+    src = REPO_DIR / "tests" / "sass" / "conversions.cu"
+    outs = []
+    for code in ("compute_80", "sm_80"):
+        exe = tmp_path / code
+        subprocess.run(["nvcc", "-O2", "-gencode", f"arch=compute_80,code={code}", "-o",
+                        str(exe), str(src)], check=True, capture_output=True, timeout=600)
+        proc = shimmed(exe)
+        assert proc.returncode == 0, proc.stderr
+        assert "does not lift" not in proc.stderr
+        outs.append(proc.stdout)
+    assert outs[0].count("\n") == 8
+    assert outs[1] == outs[0]
