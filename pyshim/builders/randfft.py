@@ -17,11 +17,11 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyshim.builders.common import run
 from pyshim.codegen import randfft as codegen
 from pyshim.paths import SHIM_DIR, build_dir
 
@@ -33,10 +33,6 @@ CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-fvisibili
           "-D_GNU_SOURCE", "-D__HIP_PLATFORM_AMD__"]
 HIP_SONAME = "libamdhip64.so.7"
 STAMP_VERSION = "1"
-
-
-class RandFftBuildError(RuntimeError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -68,10 +64,7 @@ def _inc(keys) -> list[Path]:
 
 
 def _run(cmd: list[str], what: str) -> str:
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RandFftBuildError(f"{what} failed:\n{' '.join(cmd)}\n{proc.stdout}{proc.stderr}")
-    return proc.stdout
+    return run(cmd, what)
 
 
 def _digest(paths: list[Path], extra: list[str]) -> str:
@@ -177,19 +170,37 @@ def build_cpu_lib(lib: CpuLib, out_dir: Path) -> Path:
     return target
 
 
-def build_shim_lib(lib: str, out_dir: Path, gen_dir: Path, backend: Path) -> Path:
-    cc = os.environ.get("CC", "gcc")
+@dataclass(frozen=True)
+class ShimLib:
+    """One NVIDIA library pyshim replaces with generated thunks plus hand-written C."""
+    lib: str                # the codegen key: <lib>_thunks.c, <lib>_export_stubs.c
+    soname: str
+    cuda_key: str           # the pinned headers it compiles against
+    needs: str              # the ROCm library it calls, by SONAME
+    src_dir: Path           # shim/<folder>: <lib>_*.c and <shared_prefix>_*.c
+    shared_prefix: str
+    extra_flags: tuple[str, ...] = ()
+
+
+def shim_lib(lib: str) -> ShimLib:
     cuda_key, needs = SHIM_LIBS[lib]
-    soname = codegen.SONAMES[lib][0]
-    inc = _inc((cuda_key, *CUDA_KEYS))
+    return ShimLib(lib, codegen.SONAMES[lib][0], cuda_key, needs, SHIM_SRC, "randfft")
+
+
+def build_shim_lib(spec: ShimLib, out_dir: Path, gen_dir: Path, backend: Path) -> Path:
+    """The shim library of `spec` into out_dir, linked against `needs` found in backend."""
+    cc = os.environ.get("CC", "gcc")
+    lib, soname, needs, src = spec.lib, spec.soname, spec.needs, spec.src_dir
+    inc = _inc((spec.cuda_key, *CUDA_KEYS))
     gen = [gen_dir / f"{lib}_thunks.c", gen_dir / f"{lib}_export_stubs.c"]
-    hand = sorted(SHIM_SRC.glob(f"{lib}_*.c")) + sorted(SHIM_SRC.glob("randfft_*.c"))
+    hand = sorted(src.glob(f"{lib}_*.c")) + sorted(src.glob(f"{spec.shared_prefix}_*.c"))
     common = [COMMON_DIR / n for n in COMMON_SOURCES]
-    flags = [*CFLAGS, f"-I{SHIM_SRC}", f"-I{SHIM_DIR}", f"-I{gen_dir}", *[f"-I{d}" for d in inc]]
+    flags = [*CFLAGS, *spec.extra_flags, f"-I{src}", f"-I{SHIM_DIR}", f"-I{gen_dir}",
+             *[f"-I{d}" for d in inc]]
     target = out_dir / soname
     stamp = out_dir / f".{lib}.stamp"
     deps = [*gen, *hand, *common, *gen_dir.glob(f"{lib}_*.h"), gen_dir / f"{soname}.map",
-            *SHIM_SRC.glob("*.h"), *COMMON_DIR.glob("*.h"), Path(__file__)]
+            *src.glob("*.h"), *COMMON_DIR.glob("*.h"), Path(__file__)]
     key = _digest(deps, [cc, *flags, str((backend / needs).stat().st_size)])
     if target.is_file() and stamp.is_file() and stamp.read_text() == key:
         return target
@@ -246,7 +257,7 @@ def build_randfft(root: Path | None = None) -> list[Path]:
         codegen.generate(gen_dir)
         for lib in codegen.LIBS:
             if lib not in skip:
-                built.append(build_shim_lib(lib, lib_dir, gen_dir, cpu))
+                built.append(build_shim_lib(shim_lib(lib), lib_dir, gen_dir, cpu))
     return built
 
 
@@ -254,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for p in build_randfft(Path(argv[0]) if argv else None):
             print(p)
-    except (RandFftBuildError, RuntimeError) as exc:
+    except RuntimeError as exc:  # BuildError, or a table fetch
         print(f"pyshim builders.randfft: {exc}", file=sys.stderr)
         return 1
     return 0
