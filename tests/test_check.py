@@ -285,12 +285,12 @@ def test_example_shared_cudart_imports_versioned_symbols():
 
 
 def test_sass_only_build_cannot_run_and_names_the_kernels():
-    b = one(example(["-gencode", "arch=compute_86,code=sm_86"], "matmul-sass86"))
+    b = one(example(["-gencode", "arch=compute_120,code=sm_120"], "matmul-sass120"))
     assert b["verdict"] == CANNOT
     names = kernel_names(b)
     assert names
     for k in b["kernels"]:
-        assert k["ptx"] == [] and k["sass"] == ["sm_86"] and k["translates"] is False
+        assert k["ptx"] == [] and k["sass"] == ["sm_120"] and k["translates"] is False
     assert any(n in r for r in b["reasons"] for n in names), b["reasons"]
     assert any("SASS only" in r for r in b["reasons"])
 
@@ -415,7 +415,7 @@ def test_dependency_that_cannot_run_is_a_gap_of_its_user(tmp_path):
     d = library_dir()
     # the same pair, but the library rebuilt SASS-only
     sass_lib = build("libkern-sass86", LIB_SOURCE, ["-shared", "-Xcompiler", "-fPIC", "-gencode",
-                                                    "arch=compute_86,code=sm_86"])
+                                                    "arch=compute_120,code=sm_120"])
     shutil.copy(d / "app", tmp_path / "app")
     shutil.copy(sass_lib, tmp_path / "libkern.so")
     report = check_report([tmp_path / "app"])

@@ -90,16 +90,16 @@ def test_host_object_with_compressed_ptx(tmp_path):
 
 @needs_nvcc
 def test_sass_only_fatbin_is_no_kernel_image(tmp_path):
-    data = _nvcc(tmp_path, "-fatbin", "-gencode", "arch=compute_75,code=sm_75")
+    data = _nvcc(tmp_path, "-fatbin", "-gencode", "arch=compute_120,code=sm_120")
     with pytest.raises(NoKernelImage) as info:
         load_module(data, "cpu-wave64")
     assert info.value.cuda_error == "CUDA_ERROR_NO_BINARY_FOR_GPU"
-    assert "sm_75" in str(info.value) and "saxpy" in str(info.value)
+    assert "sm_120" in str(info.value) and "saxpy" in str(info.value)
 
 
 @needs_nvcc
 def test_cubin_is_no_kernel_image(tmp_path):
-    data = _nvcc(tmp_path, "-cubin", "-arch=sm_75")
+    data = _nvcc(tmp_path, "-cubin", "-arch=sm_120")
     with pytest.raises(NoKernelImage, match="saxpy"):
         load_module(data, "cpu-wave64")
 

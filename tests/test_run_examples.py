@@ -157,7 +157,7 @@ def test_sass_only_program_is_refused_by_name(shim: Path, exe_dir: Path) -> None
     if not translator_available():
         pytest.skip("pyshim.kernels.loader (the PTX translator) does not exist yet")
     exe = exe_dir / "vector_add_sass"
-    proc = subprocess.run(["nvcc", "-O2", "-gencode", "arch=compute_86,code=sm_86", "-o",
+    proc = subprocess.run(["nvcc", "-O2", "-gencode", "arch=compute_120,code=sm_120", "-o",
                            str(exe), str(EXAMPLES / "vector_add.cu")],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

@@ -370,7 +370,7 @@ def test_rdc_program(libs: Path) -> None:
 @needs_translator
 def test_sass_only_binary_is_refused_cleanly(libs: Path) -> None:
     exe = nvcc(RT_DIR / "rt_kernels.cu", "-cudart", "shared", "-gencode",
-               "arch=compute_86,code=sm_86", name="rt_kernels_sass")
+               "arch=compute_120,code=sm_120", name="rt_kernels_sass")
     proc = run(exe, libs)
     assert proc.returncode == 1, proc.stdout + proc.stderr  # a failed check, not a crash
     assert "launch (<<<>>>) -> cudaErrorNoKernelImageForDevice" in proc.stdout

@@ -14,8 +14,11 @@ one reported. Verdicts are cached by PTX hash in the kernel cache.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import re
+from pathlib import Path
 
 from pyshim.check import translate_probe
 from pyshim.check.translate_probe import Outcome
@@ -165,8 +168,12 @@ def scan(text: str, memo: dict | None = None) -> Outcome:
         # nothing to skip: one dry run of the whole module, and learn its shapes
         out = translate_probe.dry_run(text)
         if out.translates is True:
-            for shapes_of in per_kernel.values():
-                memo.update(dict.fromkeys(shapes_of, True))
+            # a kernel that fails alone (out.kernel_errors) teaches nothing: its shapes may
+            # be the ones that do not translate
+            failed = {name for name, _ in out.kernel_errors}
+            for name, shapes_of in per_kernel.items():
+                if name not in failed:
+                    memo.update(dict.fromkeys(shapes_of, True))
         return out
     index = None
     # the smallest kernels first: they are the cheapest dry runs and hold the common shapes,
@@ -187,7 +194,7 @@ def scan(text: str, memo: dict | None = None) -> Outcome:
         except KeyError:
             return translate_probe.dry_run(text)
         out = translate_probe.dry_run(piece)
-        if out.translates is not True:
+        if out.translates is not True or out.kernel_errors:
             return translate_probe.dry_run(text)  # the module's own message and line
         memo.update(dict.fromkeys(per_kernel[k.name], True))
     return Outcome(translates=True, mode="scan")
@@ -197,7 +204,8 @@ def _memo_key() -> str:
     from pyshim.kernels import cache
     from pyshim.ptx.fingerprint import translator_fingerprint
 
-    return cache.cache_key(translator_fingerprint(), translate_probe.TARGET, "shape-memo")
+    return cache.cache_key(translator_fingerprint(), translate_probe.TARGET, "shape-memo",
+                           _checker_fingerprint())
 
 
 def load_memo() -> dict:
@@ -233,7 +241,17 @@ def verdict_key(text: str) -> str:
     from pyshim.ptx.fingerprint import translator_fingerprint
 
     return cache.cache_key(text.encode("utf-8", "replace"), translator_fingerprint(),
-                           translate_probe.TARGET, "check-verdict")
+                           translate_probe.TARGET, "check-verdict", _checker_fingerprint())
+
+
+@functools.cache
+def _checker_fingerprint() -> str:
+    """The verdict's own code: a verdict another version of the scan or the probe wrote
+    (fewer fields, other rules) is never reused."""
+    h = hashlib.sha256()
+    for path in (Path(__file__), Path(translate_probe.__file__)):
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def cached_outcome(text: str, deep: bool, memo: dict | None = None) -> Outcome:
@@ -246,6 +264,7 @@ def cached_outcome(text: str, deep: bool, memo: dict | None = None) -> Outcome:
         path = cache.lookup(key, suffix)
         if path is not None:
             d = json.loads(cache.read_entry(path))
+            d["kernel_errors"] = tuple(tuple(e) for e in d.get("kernel_errors", ()))
             return Outcome(**d)
     except (cache.CacheError, ValueError, TypeError):
         pass

@@ -216,8 +216,13 @@ def declarations(functions: dict[str, dict], em: Emitter, guard: str,
 def generate_header(rocm: dict, typedefs: dict, structs: dict) -> tuple[str, str]:
     """The ROCm declarations header and the static-assert file that checks it."""
     em = Emitter(typedefs["rocm"], typedefs["rocm_enums"], typedefs["rocm_structs"])
+    # the HIP runtime's, rocBLAS's and rocSOLVER's targets: the further libraries' shims
+    # (codegen/randfft.py, codegen/sparse.py) declare theirs in ABI terms, their types not
+    # being in the tables
+    own = {n for lib in ("hip", "rocblas", "rocsolver") for n in rocm["names"].get(lib, ())}
+    functions = {n: f for n, f in rocm["functions"].items() if n in own}
     # what the struct adapters convert into, too
-    return declarations(rocm["functions"], em, "PYSHIM_ROCM",
+    return declarations(functions, em, "PYSHIM_ROCM",
                         [pair["rocm"] for pair in structs["pairs"].values()])
 
 

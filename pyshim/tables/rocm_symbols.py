@@ -58,6 +58,7 @@ LIBRARIES: tuple[RocmLibrary, ...] = (
     RocmLibrary("rocsolver", "librocsolver0", "7.2.4-1~exp1+b1", "librocsolver.so.0"),
     RocmLibrary("rocrand", "librocrand1", "7.2.4-1~exp1", "librocrand.so.1"),
     RocmLibrary("hipfft", "libhipfft0", "7.2.4-1~exp1", "libhipfft.so.0"),
+    RocmLibrary("rocsparse", "librocsparse1", "7.2.4-1~exp1", "librocsparse.so.1"),
 )
 BY_KEY = {lib.key: lib for lib in LIBRARIES}
 
