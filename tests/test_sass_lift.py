@@ -201,3 +201,21 @@ def test_sub_word_integer_conversions(tmp_path: Path) -> None:
         outs.append(proc.stdout)
     assert outs[0].count("\n") == 8
     assert outs[1] == outs[0]
+
+
+@pytest.mark.parametrize("arch", [80, 90])
+def test_min_max_forms(tmp_path: Path, arch: int) -> None:
+    """Packed and three-way integer min/max and double fmin/fmax (NaN and -0 inputs): the
+    SASS-only build prints what the PTX-only build prints."""
+    src = REPO_DIR / "tests" / "sass" / "minmax.cu"
+    outs = []
+    for code in (f"compute_{arch}", f"sm_{arch}"):
+        exe = tmp_path / code
+        subprocess.run(["nvcc", "-O2", "-gencode", f"arch=compute_{arch},code={code}", "-o",
+                        str(exe), str(src)], check=True, capture_output=True, timeout=600)
+        proc = shimmed(exe)
+        assert proc.returncode == 0, proc.stderr
+        assert "does not lift" not in proc.stderr
+        outs.append(proc.stdout)
+    assert "hash" in outs[0]
+    assert outs[1] == outs[0]

@@ -22,7 +22,7 @@ from pyshim.sass import cubin as cb
 from pyshim.sass.decode import Insn, Section, disassemble
 from pyshim.sass.errors import LiftError
 
-LIFTER_VERSION = "1"
+LIFTER_VERSION = "2"
 log = logging.getLogger("pyshim")
 
 # constant bank 0: what the driver places before the parameters (sm_75..sm_90)
@@ -1020,7 +1020,31 @@ def _fsetp(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None
     _setp_common(lf, r, ops, bop)
 
 
+def _dsetp_minmax(lf: KernelLifter, op: str, ops: list[str]) -> None:
+    """DSETP.MIN/MAX.AND Pa, Pb, a, b, PT: the halves of fmin/fmax on sm_80..90 (ptxas
+    selects a or b with Pa, then quietens the result where Pb says both are NaN)."""
+    if ops[4] != "PT":
+        lf.refuse(f"DSETP.{op.upper()} with a combining predicate")
+    a, b = lf.src64(ops[2], "d"), lf.src64(ops[3], "d")
+    m = lf.tmp("d")
+    lf.emit(f"{op}.f64 {m}, {a}, {b};")
+    mb, ab, bb = lf.tmp("d"), lf.tmp("d"), lf.tmp("d")
+    lf.emit(f"mov.b64 {mb}, {m};")
+    lf.emit(f"mov.b64 {ab}, {a};")
+    lf.emit(f"mov.b64 {bb}, {b};")
+    pa, na, nb = lf.tmp("tp"), lf.tmp("tp"), lf.tmp("tp")
+    lf.emit(f"setp.eq.b64 {pa}, {mb}, {ab};")
+    lf.emit(f"setp.nan.f64 {na}, {a}, {a};")
+    lf.emit(f"setp.nan.f64 {nb}, {b}, {b};")
+    lf.emit(f"and.pred {na}, {na}, {nb};")
+    lf.emit(f"mov.pred {lf.pdst(ops[0])}, {pa};")
+    lf.emit(f"mov.pred {lf.pdst(ops[1])}, {na};")
+
+
 def _dsetp(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    if "MIN" in mods or "MAX" in mods:
+        _dsetp_minmax(lf, "min" if "MIN" in mods else "max", ops)
+        return
     cmp = next((x for x in mods if x in _FCMP), None)
     bop = next((_BOOL[x] for x in mods if x in _BOOL), None)
     if cmp is None or bop is None:
@@ -1109,16 +1133,63 @@ def _fmnmx(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None
 
 
 def _imnmx(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    if "S16x2" in mods or "U16x2" in mods:
+        _imnmx16x2(lf, "S16x2" in mods, ops)
+        return
     d = lf.dst(ops[0])
     ty = "u32" if "U32" in mods else "s32"
     a, b = lf.src(ops[1]), lf.src(ops[2])
-    if base == "VIMNMX":
-        lf.emit(f"{'min' if 'MIN' in mods or ops[3] == 'PT' else 'max'}.{ty} {d}, {a}, {b};")
+    if base == "VIMNMX" and ops[3] in ("PT", "!PT"):
+        lf.emit(f"{'min' if ops[3] == 'PT' else 'max'}.{ty} {d}, {a}, {b};")
         return
     mn, mx = lf.tmp(), lf.tmp()
     lf.emit(f"min.{ty} {mn}, {a}, {b};")
     lf.emit(f"max.{ty} {mx}, {a}, {b};")
     lf.emit(f"selp.b32 {d}, {mn}, {mx}, {lf.pred(ops[3])};")
+
+
+def _halves(lf: KernelLifter, v: str, signed: bool) -> tuple[str, str]:
+    """The two 16-bit lanes of a register, widened to 32 bits (low, high)."""
+    lo, hi = lf.tmp(), lf.tmp()
+    if signed:
+        lf.emit(f"shl.b32 {lo}, {v}, 16;")
+        lf.emit(f"shr.s32 {lo}, {lo}, 16;")
+        lf.emit(f"shr.s32 {hi}, {v}, 16;")
+    else:
+        lf.emit(f"and.b32 {lo}, {v}, 65535;")
+        lf.emit(f"shr.u32 {hi}, {v}, 16;")
+    return lo, hi
+
+
+def _imnmx16x2(lf: KernelLifter, signed: bool, ops: list[str]) -> None:
+    # VIMNMX.S16x2/U16x2 d, a, b, P: per 16-bit lane, min where P holds, else max
+    ty = "s32" if signed else "u32"
+    a = _halves(lf, lf.src(ops[1]), signed)
+    b = _halves(lf, lf.src(ops[2]), signed)
+    p = lf.pred(ops[3])
+    res = []
+    for x, y in zip(a, b, strict=True):
+        mn, mx, r = lf.tmp(), lf.tmp(), lf.tmp()
+        lf.emit(f"min.{ty} {mn}, {x}, {y};")
+        lf.emit(f"max.{ty} {mx}, {x}, {y};")
+        lf.emit(f"selp.b32 {r}, {mn}, {mx}, {p};")
+        res.append(r)
+    lf.emit(f"prmt.b32 {lf.dst(ops[0])}, {res[0]}, {res[1]}, 0x5410;")
+
+
+def _imnmx3(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    # VIMNMX3 d, a, b, c, P: the least (P holds) or greatest of three
+    if any(m.endswith("x2") for m in mods):
+        lf.refuse("packed three-way min/max")
+    ty = "u32" if "U32" in mods else "s32"
+    a, b, c = lf.src(ops[1]), lf.src(ops[2]), lf.src(ops[3])
+    p = lf.pred(ops[4])
+    mn, mx = lf.tmp(), lf.tmp()
+    lf.emit(f"min.{ty} {mn}, {a}, {b};")
+    lf.emit(f"min.{ty} {mn}, {mn}, {c};")
+    lf.emit(f"max.{ty} {mx}, {a}, {b};")
+    lf.emit(f"max.{ty} {mx}, {mx}, {c};")
+    lf.emit(f"selp.b32 {lf.dst(ops[0])}, {mn}, {mx}, {p};")
 
 
 def _mufu(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
@@ -1783,7 +1854,7 @@ def _r2ur(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
 
 
 # ---- half precision -----------------------------------------------------------------------------
-def _half_src(lf: KernelLifter, text: str) -> tuple[str, str]:
+def _half_src(lf: KernelLifter, text: str, ty: str = "f16") -> tuple[str, str]:
     """(low half, high half) of a packed-half operand as b16 registers, swizzle applied."""
     o = Op(text)
     if o.base not in ("RZ", "URZ") and not _REG.match(o.base) and not _CONST.match(o.base):
@@ -1805,36 +1876,46 @@ def _half_src(lf: KernelLifter, text: str) -> tuple[str, str]:
         out = []
         for x in (lo, hi):
             t = lf.tmp("h")
-            lf.emit(f"{'abs' if o.abs else 'neg'}.f16 {t}, {x};")
+            lf.emit(f"{'abs' if o.abs else 'neg'}.{ty} {t}, {x};")
             if o.neg and o.abs:
                 t2 = lf.tmp("h")
-                lf.emit(f"neg.f16 {t2}, {t};")
+                lf.emit(f"neg.{ty} {t2}, {t};")
                 t = t2
             out.append(t)
         lo, hi = out
     return lo, hi
 
 
-def _half_imm(lf: KernelLifter, a: str, b: str) -> tuple[str, str]:
+def bf16_bits(t: str) -> int:
+    """A printed bfloat16 immediate's bits (the f32's high half, rounded to nearest even)."""
+    b = f32_bits(t)
+    if (b & 0x7FFFFFFF) > 0x7F800000:
+        return (b >> 16) | 0x40
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def _half_imm(lf: KernelLifter, a: str, b: str, ty: str = "f16") -> tuple[str, str]:
     # nvdisasm prints an immediate half pair high half first (HFMA2.MMA R7, -RZ, RZ, 0,
     # 2.38e-07 puts 4 in R7)
+    bits = bf16_bits if ty == "bf16" else f16_bits
     lo, hi = lf.tmp("h"), lf.tmp("h")
-    lf.emit(f"mov.b16 {hi}, 0x{f16_bits(a):04X};")
-    lf.emit(f"mov.b16 {lo}, 0x{f16_bits(b):04X};")
+    lf.emit(f"mov.b16 {hi}, 0x{bits(a):04X};")
+    lf.emit(f"mov.b16 {lo}, 0x{bits(b):04X};")
     return lo, hi
 
 
-def _half_operands(lf: KernelLifter, ops: list[str], n: int) -> list[tuple[str, str]]:
+def _half_operands(lf: KernelLifter, ops: list[str], n: int,
+                   ty: str = "f16") -> list[tuple[str, str]]:
     out = []
     i = 0
     while len(out) < n:
         t = ops[i]
         o = Op(t)
         if _is_float(o.base) and not _REG.match(o.base):
-            out.append(_half_imm(lf, ops[i], ops[i + 1]))
+            out.append(_half_imm(lf, ops[i], ops[i + 1], ty))
             i += 2
         else:
-            out.append(_half_src(lf, t))
+            out.append(_half_src(lf, t, ty))
             i += 1
     return out
 
@@ -1842,19 +1923,21 @@ def _half_operands(lf: KernelLifter, ops: list[str], n: int) -> list[tuple[str, 
 def _half3(op: str):
     def h(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
         n = 3 if op == "fma" else 2
+        # .BF16_V2: the lanes are bfloat16 (immediates too)
+        hty = "bf16" if "BF16_V2" in mods else "f16"
         if "MMA" in mods and op == "fma" and Op(ops[1]).base == "RZ" and Op(ops[2]).base == "RZ":
             # HFMA2.MMA Rd, -RZ, RZ, a, b: ptxas's way to move two halves
-            src = _half_operands(lf, ops[3:], 1)[0]
+            src = _half_operands(lf, ops[3:], 1, hty)[0]
             lf.emit(f"mov.b32 {lf.dst(ops[0])}, {{{src[0]}, {src[1]}}};")
             return
         if op == "add" and len(ops) == 3 and Op(ops[2]).base == "RZ" and Op(ops[2]).neg \
                 and not {"FTZ", "SAT", "F32"} & set(mods):
             # x + -0 is x for every x but NaN: ptxas's spelling of neg/abs/mov, lifted as
             # those (a NaN keeps its payload, as the PTX front end's neg/abs keep it)
-            lo, hi = _half_src(lf, ops[1])
+            lo, hi = _half_src(lf, ops[1], hty)
             lf.emit(f"mov.b32 {lf.dst(ops[0])}, {{{lo}, {hi}}};")
             return
-        srcs = _half_operands(lf, ops[1:], n)
+        srcs = _half_operands(lf, ops[1:], n, hty)
         ftz = ".ftz" if "FTZ" in mods else ""
         sat = ".sat" if "SAT" in mods else ""
         if "F32" in mods:
@@ -1862,7 +1945,7 @@ def _half3(op: str):
             wide = []
             for sv in srcs:
                 w = lf.tmp()
-                lf.emit(f"cvt.f32.f16 {w}, {sv[0]};")
+                lf.emit(f"cvt.f32.{hty} {w}, {sv[0]};")
                 wide.append(w)
             if op == "add" and Op(ops[1]).base == "RZ" and not ftz and not sat:
                 lf.emit(f"mov.b32 {lf.dst(ops[0])}, {wide[1]};")  # -0 + x: x
@@ -1874,7 +1957,7 @@ def _half3(op: str):
         for lane in (0, 1):
             r = lf.tmp("h")
             args = ", ".join(s[lane] for s in srcs)
-            lf.emit(f"{op}.rn{ftz}{sat}.f16 {r}, {args};")
+            lf.emit(f"{op}.rn{ftz}{sat}.{hty} {r}, {args};")
             res.append(r)
         lf.emit(f"mov.b32 {lf.dst(ops[0])}, {{{res[0]}, {res[1]}}};")
     return h
@@ -1918,7 +2001,8 @@ HANDLERS = {
     "ISETP": _isetp, "FSETP": _fsetp, "DSETP": _dsetp, "FSET": _fset,
     "SEL": _sel, "FSEL": _sel, "P2R": _p2r, "R2P": _r2p,
     "FADD": _float3("add"), "FMUL": _float3("mul"), "FFMA": _float3("fma"),
-    "FMNMX": _fmnmx, "IMNMX": _imnmx, "VIMNMX": _imnmx, "MUFU": _mufu,
+    "FMNMX": _fmnmx, "IMNMX": _imnmx, "VIMNMX": _imnmx, "VIMNMX3": _imnmx3,
+    "MUFU": _mufu,
     "I2F": _i2f, "I2FP": _i2f, "F2I": _f2i, "F2IP": _f2i, "F2F": _f2f, "FRND": _frnd,
     "DADD": _double3("add"), "DMUL": _double3("mul"), "DFMA": _double3("fma"),
     "DMNMX": _dmnmx,
