@@ -203,11 +203,9 @@ def test_sub_word_integer_conversions(tmp_path: Path) -> None:
     assert outs[1] == outs[0]
 
 
-@pytest.mark.parametrize("arch", [80, 90])
-def test_min_max_forms(tmp_path: Path, arch: int) -> None:
-    """Packed and three-way integer min/max and double fmin/fmax (NaN and -0 inputs): the
-    SASS-only build prints what the PTX-only build prints."""
-    src = REPO_DIR / "tests" / "sass" / "minmax.cu"
+def same_output_both_builds(tmp_path: Path, name: str, arch: int) -> str:
+    """tests/sass/<name>.cu built PTX-only and SASS-only for sm_<arch> prints the same."""
+    src = REPO_DIR / "tests" / "sass" / f"{name}.cu"
     outs = []
     for code in (f"compute_{arch}", f"sm_{arch}"):
         exe = tmp_path / code
@@ -219,3 +217,19 @@ def test_min_max_forms(tmp_path: Path, arch: int) -> None:
         outs.append(proc.stdout)
     assert "hash" in outs[0]
     assert outs[1] == outs[0]
+    return outs[0]
+
+
+@pytest.mark.parametrize("arch", [80, 90])
+def test_min_max_forms(tmp_path: Path, arch: int) -> None:
+    """Packed and three-way integer min/max, double fmin/fmax (NaN inputs), 16-bit atomics."""
+    same_output_both_builds(tmp_path, "minmax", arch)
+
+
+@pytest.mark.parametrize("arch", [80, 90])
+def test_tensor_core_forms(tmp_path: Path, arch: int) -> None:
+    """LDSM (ldmatrix, plain and transposed), HMMA.16816.F32 (f16, bf16), HMMA.1688.F32,
+    IMMA.16832.S8.S8 and a wmma tile: SASS fragment registers are PTX's fragment words."""
+    out = same_output_both_builds(tmp_path, "mma", arch)
+    # the program's own host GEMM agrees (f16 m16n8k16 + m16n8k8, s8 m16n8k32)
+    assert out.count(" mismatches 0\n") == 2, out

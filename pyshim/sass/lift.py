@@ -1535,6 +1535,91 @@ def _atom(space: str, reduce: bool):
     return h
 
 
+# ---- tensor cores ---------------------------------------------------------------------------------
+# SASS keeps each fragment in consecutive registers in PTX's fragment order (ldmatrix's
+# matrices, mma's a/b/c/d words), so these lift one to one onto the PTX forms
+_MMA_SHAPE = {"16816": (16, 8, 16), "1688": (16, 8, 8), "1684": (16, 8, 4),
+              "16832": (16, 8, 32), "8816": (8, 8, 16), "8832": (8, 8, 32),
+              "16864": (16, 8, 64)}
+_MMA_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "s8": 8, "u8": 8, "s4": 4, "u4": 4,
+             "f32": 32, "s32": 32}
+
+
+def _ldsm(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    # LDSM.16.M88.4 / LDSM.16.MT88.2: ldmatrix of 1/2/4 8x8 b16 matrices (MT: transposed)
+    if mods[:1] != ["16"] or len(mods) < 2 or mods[1] not in ("M88", "MT88") \
+            or len(mods) > 3 or len(mods) == 3 and mods[2] not in ("1", "2", "4"):
+        lf.refuse()
+    n = int(mods[2]) if len(mods) == 3 else 1
+    regs = lf.dst_pair(ops[0], n)
+    if "%rdis" in regs:
+        lf.refuse("LDSM into RZ")
+    a = lf.address(ops[1], "shared")
+    trans = ".trans" if mods[1] == "MT88" else ""
+    lf.emit(f"ldmatrix.sync.aligned.m8n8.x{n}{trans}.shared.b16 {_regs_text(regs)}, {a};")
+
+
+def _fragment(lf: KernelLifter, text: str, n: int) -> str:
+    """A fragment operand: n consecutive registers (RZ: n zero words)."""
+    o = Op(text)
+    if o.base in ("RZ", "URZ"):
+        regs = []
+        for _ in range(n):
+            t = lf.tmp()
+            lf.emit(f"mov.b32 {t}, 0;")
+            regs.append(t)
+    else:
+        if o.suffix not in ("", "ROW", "COL") or o.neg or o.not_ or o.abs:
+            lf.refuse(f"fragment operand {text}")
+        regs = lf.dst_pair(o.base, n)
+    return "{" + ", ".join(regs) + "}"
+
+
+def _mma_sync(lf: KernelLifter, shape: str, types: tuple[str, str, str, str], sat: bool,
+              ops: list[str]) -> None:
+    if shape not in _MMA_SHAPE or len(ops) != 4:
+        lf.refuse(f"shape {shape}")
+    m, n, k = _MMA_SHAPE[shape]
+    dt, at, bt, ct = types
+    words = [m * k * _MMA_BITS[at] // 1024, k * n * _MMA_BITS[bt] // 1024,
+             m * n * _MMA_BITS[ct] // 1024]
+    nd = m * n * _MMA_BITS[dt] // 1024
+    if min(words) < 1:
+        lf.refuse(f"shape {shape}")
+    a, b, c = (_fragment(lf, t, w) for t, w in zip(ops[1:], words, strict=True))
+    d = lf.dst_pair(ops[0], nd)
+    if "%rdis" in d:
+        lf.refuse("mma into RZ")
+    satf = ".satfinite" if sat else ""
+    lf.emit(f"mma.sync.aligned.m{m}n{n}k{k}.row.col{satf}.{dt}.{at}.{bt}.{ct} "
+            f"{{{', '.join(d)}}}, {a}, {b}, {c};")
+
+
+def _hmma(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    # HMMA.16816.F32.BF16 d, a, b, c: accumulator type, then the inputs' (f16 unnamed)
+    if len(mods) < 2 or mods[1] not in ("F32", "F16") or len(mods) > 3:
+        lf.refuse()
+    at = {"": "f16", "BF16": "bf16", "TF32": "tf32"}.get(mods[2] if len(mods) == 3 else "")
+    if at is None:
+        lf.refuse()
+    dt = mods[1].lower()
+    if at != "f16" and dt != "f32":
+        lf.refuse()
+    _mma_sync(lf, mods[0], (dt, at, at, dt), False, ops)
+
+
+def _imma(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    # IMMA.16832.S8.S8[.SAT] d, a.ROW, b.COL, c: s32 accumulators
+    rest = [x for x in mods[1:] if x != "SAT"]
+    ints = {"S8": "s8", "U8": "u8", "S4": "s4", "U4": "u4"}
+    if len(rest) != 2 or any(x not in ints for x in rest):
+        lf.refuse()
+    at, bt = ints[rest[0]], ints[rest[1]]
+    if (at in ("s8", "u8")) != (bt in ("s8", "u8")):
+        lf.refuse()
+    _mma_sync(lf, mods[0], ("s32", at, bt, "s32"), "SAT" in mods, ops)
+
+
 # ---- warp -----------------------------------------------------------------------------------------
 def _shfl(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
     mode = {"IDX": "idx", "UP": "up", "DOWN": "down", "BFLY": "bfly"}.get(mods[0] if mods else "")
@@ -2020,6 +2105,7 @@ HANDLERS = {
     "FCHK": _fchk, "LEPC": _lepc,
     "HADD2": _half3("add"), "HMUL2": _half3("mul"), "HFMA2": _half3("fma"),
     "HSETP2": _hsetp2, "F2FP": _f2fp,
+    "LDSM": _ldsm, "HMMA": _hmma, "IMMA": _imma,
 }
 # ULDC: a uniform register from a constant bank (LDC's handler); UMOV etc. via "U" + name
 HANDLERS["ULDC"] = _ldc
