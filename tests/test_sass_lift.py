@@ -233,3 +233,10 @@ def test_tensor_core_forms(tmp_path: Path, arch: int) -> None:
     out = same_output_both_builds(tmp_path, "mma", arch)
     # the program's own host GEMM agrees (f16 m16n8k16 + m16n8k8, s8 m16n8k32)
     assert out.count(" mismatches 0\n") == 2, out
+
+
+@pytest.mark.parametrize("arch", [80, 90])
+def test_register_indexed_parameter_reads(tmp_path: Path, arch: int) -> None:
+    """LDC / LDC.64 c[0x0][Rn+imm] with imm below the parameters (a biased loop index)."""
+    out = same_output_both_builds(tmp_path, "param_index", arch)
+    assert out.splitlines()[0] == "2 15 43 6000000042", out  # the host computes it too

@@ -299,10 +299,13 @@ class KernelLifter:
                       ty: str = "") -> str:
         a = self.tmp("d")
         if bank == 0:
-            # an array inside the parameters: pyshim keeps them contiguous in CUDA's layout
+            # an array inside the parameters: pyshim keeps them contiguous in CUDA's layout.
+            # The constant part may lie below the parameters: ptxas biases a loop's index
+            # register (c[0x0][R10+0x140] with R10 >= 0x20 reads sizes[d] of a parameter
+            # at 0x160), so only the sum must land in them, as it must on the GPU
             k = self.k
             if not self.params_by_offset or self.params_by_offset[0].offset != 0 \
-                    or imm < k.param_base:
+                    or not regs and imm < k.param_base:
                 self.refuse("indexed read of constant bank 0 outside the parameters")
             first = self.mod.param_name(self.params_by_offset[0].ordinal)
             self.emit(f"mov.u64 {a}, {first};")
@@ -312,6 +315,9 @@ class KernelLifter:
                 w = self.tmp("d")
                 self.emit(f"cvt.u64.u32 {w}, {v};")
                 self.emit(f"add.u64 {a}, {a}, {w};")
+            if imm < 0:
+                self.emit(f"sub.u64 {a}, {a}, {-imm};")
+                imm = 0
             t = self.tmp("d" if bits == 64 else "t")
             self.emit(f"ld.param.{ty or f'b{bits}'} {t}, [{a}+{imm}];")
             return t
