@@ -239,4 +239,12 @@ def test_tensor_core_forms(tmp_path: Path, arch: int) -> None:
 def test_register_indexed_parameter_reads(tmp_path: Path, arch: int) -> None:
     """LDC / LDC.64 c[0x0][Rn+imm] with imm below the parameters (a biased loop index)."""
     out = same_output_both_builds(tmp_path, "param_index", arch)
-    assert out.splitlines()[0] == "2 15 43 6000000042", out  # the host computes it too
+    assert out.splitlines()[0] == "2 15 43 6000000042", out  # worked by hand from the inputs
+
+
+@pytest.mark.parametrize("arch", [80, 90])
+def test_half_atomics(tmp_path: Path, arch: int) -> None:
+    """atomicAdd on __half2 / __nv_bfloat162 / __half / __nv_bfloat16 (sums exact in 16 bits)."""
+    out = same_output_both_builds(tmp_path, "half_atomics", arch)
+    # bucket 1 of __half2: 64 threads add (1, i>>2&1): 64.0 (0x5400) and 32.0 (0x5000)
+    assert out.splitlines()[2].split()[0] == "5400", out

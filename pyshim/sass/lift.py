@@ -1473,7 +1473,9 @@ def _atom_type(op: str, mods: list[str]) -> tuple[str, int]:
     if "F64" in mods:
         return "f64", 2
     if "F16x2" in mods or "BF16x2" in mods:
-        raise KeyError("packed half atomics")
+        if op != "add":
+            raise KeyError("packed half atomics other than add")
+        return ("noftz.bf16x2" if "BF16x2" in mods else "noftz.f16x2"), 1
     signed = "S32" in mods
     if op in ("and", "or", "xor", "exch", "cas"):
         return ("b64" if wide else "b32"), (2 if wide else 1)
@@ -1485,8 +1487,9 @@ def _atom_type(op: str, mods: list[str]) -> tuple[str, int]:
 def _atom(space: str, reduce: bool):
     def h(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
         rest = list(ops)
+        done = None
         if rest and _PRED.match(rest[0]):
-            rest.pop(0)
+            done = rest.pop(0)
         if "CAST" in mods:  # ATOMS.CAST.SPIN: a CAS whose result is "it stored"
             d = lf.dst(rest[0])
             a = lf.address(rest[1], space)
@@ -1534,11 +1537,29 @@ def _atom(space: str, reduce: bool):
             return
         b = lf.src(rest[2])
         d = lf.dst(rest[0])
+        if ty.startswith("noftz") and done not in (None, "PT"):
+            # ATOM.E.ADD.F16x2 P0, ...: P0 says it was done; ptxas follows it with a
+            # shared-memory CAS loop for when it was not. PTX's generic atom does both
+            lf.emit(f"atom{spc}.{op}.{ty} {d}, {a}, {b};")
+            lf.emit(f"mov.pred {lf.pdst(done)}, %pt;")
+            return
         if op == "cas":
             lf.emit(f"atom{spc}.cas.b32 {d}, {a}, {b}, {lf.src(rest[3])};")
         else:
             lf.emit(f"atom{spc}.{op}.{ty} {d}, {a}, {b};")
     return h
+
+
+def _qspc(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    # QSPC.E.S / QSPC.E.G P, RZ, [a]: whether a generic address is shared / global memory
+    space = {"S": "shared", "G": "global", "L": "local"}.get(mods[-1] if mods else "")
+    if space is None or len(ops) != 3 or Op(ops[1]).base != "RZ":
+        lf.refuse()
+    t = re.sub(r"^desc\[[^\]]*\]", "", ops[2].strip())
+    m = re.match(r"^\[(R\d+)(?:\.64)?\]$", t)
+    if not m:
+        lf.refuse(f"address {ops[2]}")
+    lf.emit(f"isspacep.{space} {lf.pdst(ops[0])}, {lf.src64(m.group(1))};")
 
 
 # ---- tensor cores ---------------------------------------------------------------------------------
@@ -2111,7 +2132,7 @@ HANDLERS = {
     "FCHK": _fchk, "LEPC": _lepc,
     "HADD2": _half3("add"), "HMUL2": _half3("mul"), "HFMA2": _half3("fma"),
     "HSETP2": _hsetp2, "F2FP": _f2fp,
-    "LDSM": _ldsm, "HMMA": _hmma, "IMMA": _imma,
+    "QSPC": _qspc, "LDSM": _ldsm, "HMMA": _hmma, "IMMA": _imma,
 }
 # ULDC: a uniform register from a constant bank (LDC's handler); UMOV etc. via "U" + name
 HANDLERS["ULDC"] = _ldc
