@@ -62,6 +62,27 @@ __global__ void imma16832(const int *A, const int *B, int *D) {
     D[(r + 8) * 8 + c + 1] = d3;
 }
 
+// f16 accumulators (m16n8k16 .f16) and tf32 (m16n8k8): fragments straight from global
+__global__ void mma_f16_tf32(const unsigned *A, const unsigned *B, const float *T, unsigned *D,
+                             float *E) {
+    int l = threadIdx.x, r = l / 4, q = l % 4;
+    unsigned c0 = A[l] ^ 0x3c003c00u, c1 = 0x40004000u, d0, d1;
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, "
+                 "{%6,%7}, {%8,%9};"
+                 : "=r"(d0), "=r"(d1)
+                 : "r"(A[l]), "r"(A[l + 32]), "r"(A[l + 64]), "r"(A[l + 96]), "r"(B[l]),
+                   "r"(B[l + 32]), "r"(c0), "r"(c1));
+    D[l] = d0; D[l + 32] = d1;
+    float e0 = T[l], e1 = T[l + 32], e2 = T[l + 64], e3 = T[l + 96];
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(e0), "+f"(e1), "+f"(e2), "+f"(e3)
+                 : "r"(__float_as_uint(T[r * 4 + q])), "r"(__float_as_uint(T[r * 4 + q + 32])),
+                   "r"(__float_as_uint(T[r * 4 + q + 64])), "r"(__float_as_uint(T[q * 8 + r])),
+                   "r"(__float_as_uint(T[l + 64])), "r"(__float_as_uint(T[l + 96])));
+    E[l] = e0; E[l + 32] = e1; E[l + 64] = e2; E[l + 96] = e3;
+}
+
 __global__ void wmma16(const half *A, const half *B, float *D) {
     using namespace nvcuda;
     __shared__ __align__(32) half sa[256], sb[256];
@@ -141,6 +162,17 @@ int main() {
         }
     printf("imma mismatches %d\n", ibad);
     h = mix(h, ID, 512);
+    static float T[128], E[128]; static unsigned FD[64];
+    for (int i = 0; i < 128; i++) T[i] = ((i * 29) % 31 - 15) * 0.0625f;
+    cudaMemcpy(dA, A, 512, cudaMemcpyHostToDevice);
+    cudaMemcpy(dB, B, 256, cudaMemcpyHostToDevice);
+    cudaMemcpy(dC, T, 512, cudaMemcpyHostToDevice);
+    mma_f16_tf32<<<1, 32>>>((const unsigned *)dA, (const unsigned *)dB, dC, (unsigned *)dK,
+                            (float *)dI);
+    if (cudaMemcpy(FD, dK, 256, cudaMemcpyDeviceToHost) != cudaSuccess) return 1;
+    cudaMemcpy(E, dI, 512, cudaMemcpyDeviceToHost);
+    printf("f16 acc: %08x %08x tf32: %g %g\n", FD[0], FD[63], E[0], E[127]);
+    h = mix(h, FD, 256); h = mix(h, E, 512);
     cudaMemcpy(dA, A, 512, cudaMemcpyHostToDevice);
     cudaMemcpy(dB, Bb, 512, cudaMemcpyHostToDevice);
     wmma16<<<1, 32>>>((const half *)dA, (const half *)dB, dD);
