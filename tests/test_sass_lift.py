@@ -244,7 +244,11 @@ def test_register_indexed_parameter_reads(tmp_path: Path, arch: int) -> None:
 
 @pytest.mark.parametrize("arch", [80, 90])
 def test_half_atomics(tmp_path: Path, arch: int) -> None:
-    """atomicAdd on __half2 / __nv_bfloat162 / __half / __nv_bfloat16 (sums exact in 16 bits)."""
+    """atomicAdd on __half2 / __nv_bfloat162 / __half / __nv_bfloat16 (sums exact in 16 bits)
+    and on a __shared__ double."""
     out = same_output_both_builds(tmp_path, "half_atomics", arch)
     # bucket 1 of __half2: 64 threads add (1, i>>2&1): 64.0 (0x5400) and 32.0 (0x5000)
     assert out.splitlines()[2].split()[0] == "5400", out
+    # a shared double per i&3 (a 64-bit CAS loop), 16 threads of a block adding each of
+    # 0.5*j and 0.5*(j+4): 32 j + 64 over two blocks
+    assert out.splitlines()[8] == "64 96 128 160", out

@@ -1495,9 +1495,16 @@ def _atom(space: str, reduce: bool):
             a = lf.address(rest[1], space)
             wide = "64" in mods
             if wide:
+                # ATOMS.CAST.SPIN.64 Rd, [a], Rc, Rn: pairs; Rd:Rd+1 = 1 where it stored
                 cmpv, newv = lf.src64(rest[2]), lf.src64(rest[3])
-                # pairs: cmp in R(n):R(n+1), new in R(n+2):R(n+3)
-                lf.refuse("64-bit CAST.SPIN")
+                old = lf.tmp("d")
+                lf.emit(f"atom.{space}.cas.b64 {old}, {a}, {cmpv}, {newv};")
+                p = lf.tmp("tp")
+                lf.emit(f"setp.eq.u64 {p}, {old}, {cmpv};")
+                lo, hi = lf.dst_pair(rest[0])
+                lf.emit(f"selp.u32 {lo}, 1, 0, {p};")
+                lf.emit(f"mov.u32 {hi}, 0;")
+                return
             cmpv, newv = lf.src(rest[2]), lf.src(rest[3])
             old = lf.tmp()
             lf.emit(f"atom.{space}.cas.b32 {old}, {a}, {cmpv}, {newv};")
@@ -1556,10 +1563,15 @@ def _qspc(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
     if space is None or len(ops) != 3 or Op(ops[1]).base != "RZ":
         lf.refuse()
     t = re.sub(r"^desc\[[^\]]*\]", "", ops[2].strip())
-    m = re.match(r"^\[(R\d+)(?:\.64)?\]$", t)
+    m = re.match(r"^\[(R\d+)(?:\.64)?(?:\+(-?0x[0-9a-f]+))?\]$", t)
     if not m:
         lf.refuse(f"address {ops[2]}")
-    lf.emit(f"isspacep.{space} {lf.pdst(ops[0])}, {lf.src64(m.group(1))};")
+    a = lf.src64(m.group(1))
+    if m.group(2):
+        t2 = lf.tmp("d")
+        lf.emit(f"add.s64 {t2}, {a}, {int(m.group(2), 16)};")
+        a = t2
+    lf.emit(f"isspacep.{space} {lf.pdst(ops[0])}, {a};")
 
 
 # ---- tensor cores ---------------------------------------------------------------------------------
