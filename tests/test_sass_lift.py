@@ -252,3 +252,11 @@ def test_half_atomics(tmp_path: Path, arch: int) -> None:
     # a shared double per i&3 (a 64-bit CAS loop), 16 threads of a block adding each of
     # 0.5*j and 0.5*(j+4): 32 j + 64 over two blocks
     assert out.splitlines()[8] == "64 96 128 160", out
+
+
+@pytest.mark.parametrize("arch", [80, 90])
+def test_half_compare_to_register(tmp_path: Path, arch: int) -> None:
+    """__hle2 (HSET2.BF) and __hle2_mask / __hgt2_mask (HSET2), a NaN among the inputs."""
+    out = same_output_both_builds(tmp_path, "hset2", arch)
+    # i = 0: a = (-3, -2), b = (-1, -2): both halves <= : 1.0 twice
+    assert out.splitlines()[0].split()[0] == "3c003c00", out

@@ -2104,6 +2104,29 @@ def _hsetp2(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> Non
         lf.emit(f"{bop}.pred {lf.pdst(pd)}, {r}, {pin};")
 
 
+def _hset2(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    # HSET2[.BF].cmp.bop d, a, b, P: per half 1.0 (.BF) or 0xffff where the test holds
+    cmp = next((x for x in mods if x in _FCMP), None)
+    bop = next((_BOOL[x] for x in mods if x in _BOOL), None)
+    if cmp is None or bop is None or set(mods) - {cmp, "BF", "FTZ", bop.upper()}:
+        lf.refuse()
+    a, b = _half_operands(lf, ops[1:], 2)
+    rest = ops[1:]
+    pin = lf.pred(rest[-1] if _PRED.match(rest[-1].lstrip("!")) else "PT")
+    ftz = ".ftz" if "FTZ" in mods else ""
+    one = 0x3C00 if "BF" in mods else 0xFFFF
+    acc = lf.tmp()
+    lf.emit(f"mov.b32 {acc}, 0;")
+    for lane in (0, 1):
+        r = lf.tmp("tp")
+        lf.emit(f"setp.{_FCMP[cmp]}{ftz}.f16 {r}, {a[lane]}, {b[lane]};")
+        lf.emit(f"{bop}.pred {r}, {r}, {pin};")
+        v = lf.tmp()
+        lf.emit(f"selp.b32 {v}, {one << (16 * lane)}, 0, {r};")
+        lf.emit(f"or.b32 {acc}, {acc}, {v};")
+    lf.emit(f"mov.b32 {lf.dst(ops[0])}, {acc};")
+
+
 def _f2fp(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
     # F2FP.F16.F32.PACK_AB Rd, a, b: two floats rounded to halves, b low, a high
     ty = "bf16" if "BF16" in mods else "f16"
@@ -2143,7 +2166,7 @@ HANDLERS = {
     "BRA": _bra, "JMP": _bra, "CALL": _call, "RET": _ret, "EXIT": _exit, "BPT": _trap,
     "FCHK": _fchk, "LEPC": _lepc,
     "HADD2": _half3("add"), "HMUL2": _half3("mul"), "HFMA2": _half3("fma"),
-    "HSETP2": _hsetp2, "F2FP": _f2fp,
+    "HSETP2": _hsetp2, "HSET2": _hset2, "F2FP": _f2fp,
     "QSPC": _qspc, "LDSM": _ldsm, "HMMA": _hmma, "IMMA": _imma,
 }
 # ULDC: a uniform register from a constant bank (LDC's handler); UMOV etc. via "U" + name
