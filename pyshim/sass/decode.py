@@ -71,7 +71,7 @@ class Section:
     functions: dict[str, int] = field(default_factory=dict)     # symbol -> offset
 
 
-_INSN = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(?:@(!?U?P[T0-9]+)\s+)?([A-Z0-9_.]+)\s*(.*?)\s*;")
+_INSN = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(?:@(!?U?P[T0-9]+)\s+)?([A-Z0-9_.]+(?:x\d+[A-Z0-9_.]*)*)\s*(.*?)\s*;")
 _LABEL = re.compile(r"^([.$\w@]+):\s*$")
 _ANNOT = re.compile(r"\(\*.*?\*\)")
 _SECTION = re.compile(r"^\s*\.section\s+([^,\s]+)")

@@ -22,7 +22,7 @@ from pyshim.sass import cubin as cb
 from pyshim.sass.decode import Insn, Section, disassemble
 from pyshim.sass.errors import LiftError
 
-LIFTER_VERSION = "1"
+LIFTER_VERSION = "2"
 log = logging.getLogger("pyshim")
 
 # constant bank 0: what the driver places before the parameters (sm_75..sm_90)
@@ -299,10 +299,13 @@ class KernelLifter:
                       ty: str = "") -> str:
         a = self.tmp("d")
         if bank == 0:
-            # an array inside the parameters: pyshim keeps them contiguous in CUDA's layout
+            # an array inside the parameters: pyshim keeps them contiguous in CUDA's layout.
+            # The constant part may lie below the parameters: ptxas biases a loop's index
+            # register (c[0x0][R10+0x140] with R10 >= 0x20 reads sizes[d] of a parameter
+            # at 0x160), so only the sum must land in them, as it must on the GPU
             k = self.k
             if not self.params_by_offset or self.params_by_offset[0].offset != 0 \
-                    or imm < k.param_base:
+                    or not regs and imm < k.param_base:
                 self.refuse("indexed read of constant bank 0 outside the parameters")
             first = self.mod.param_name(self.params_by_offset[0].ordinal)
             self.emit(f"mov.u64 {a}, {first};")
@@ -312,6 +315,9 @@ class KernelLifter:
                 w = self.tmp("d")
                 self.emit(f"cvt.u64.u32 {w}, {v};")
                 self.emit(f"add.u64 {a}, {a}, {w};")
+            if imm < 0:
+                self.emit(f"sub.u64 {a}, {a}, {-imm};")
+                imm = 0
             t = self.tmp("d" if bits == 64 else "t")
             self.emit(f"ld.param.{ty or f'b{bits}'} {t}, [{a}+{imm}];")
             return t
@@ -1020,7 +1026,31 @@ def _fsetp(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None
     _setp_common(lf, r, ops, bop)
 
 
+def _dsetp_minmax(lf: KernelLifter, op: str, ops: list[str]) -> None:
+    """DSETP.MIN/MAX.AND Pa, Pb, a, b, PT: the halves of fmin/fmax on sm_80..90 (ptxas
+    selects a or b with Pa, then quietens the result where Pb says both are NaN)."""
+    if ops[4] != "PT":
+        lf.refuse(f"DSETP.{op.upper()} with a combining predicate")
+    a, b = lf.src64(ops[2], "d"), lf.src64(ops[3], "d")
+    m = lf.tmp("d")
+    lf.emit(f"{op}.f64 {m}, {a}, {b};")
+    mb, ab, bb = lf.tmp("d"), lf.tmp("d"), lf.tmp("d")
+    lf.emit(f"mov.b64 {mb}, {m};")
+    lf.emit(f"mov.b64 {ab}, {a};")
+    lf.emit(f"mov.b64 {bb}, {b};")
+    pa, na, nb = lf.tmp("tp"), lf.tmp("tp"), lf.tmp("tp")
+    lf.emit(f"setp.eq.b64 {pa}, {mb}, {ab};")
+    lf.emit(f"setp.nan.f64 {na}, {a}, {a};")
+    lf.emit(f"setp.nan.f64 {nb}, {b}, {b};")
+    lf.emit(f"and.pred {na}, {na}, {nb};")
+    lf.emit(f"mov.pred {lf.pdst(ops[0])}, {pa};")
+    lf.emit(f"mov.pred {lf.pdst(ops[1])}, {na};")
+
+
 def _dsetp(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    if "MIN" in mods or "MAX" in mods:
+        _dsetp_minmax(lf, "min" if "MIN" in mods else "max", ops)
+        return
     cmp = next((x for x in mods if x in _FCMP), None)
     bop = next((_BOOL[x] for x in mods if x in _BOOL), None)
     if cmp is None or bop is None:
@@ -1109,16 +1139,63 @@ def _fmnmx(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None
 
 
 def _imnmx(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    if "S16x2" in mods or "U16x2" in mods:
+        _imnmx16x2(lf, "S16x2" in mods, ops)
+        return
     d = lf.dst(ops[0])
     ty = "u32" if "U32" in mods else "s32"
     a, b = lf.src(ops[1]), lf.src(ops[2])
-    if base == "VIMNMX":
-        lf.emit(f"{'min' if 'MIN' in mods or ops[3] == 'PT' else 'max'}.{ty} {d}, {a}, {b};")
+    if base == "VIMNMX" and ops[3] in ("PT", "!PT"):
+        lf.emit(f"{'min' if ops[3] == 'PT' else 'max'}.{ty} {d}, {a}, {b};")
         return
     mn, mx = lf.tmp(), lf.tmp()
     lf.emit(f"min.{ty} {mn}, {a}, {b};")
     lf.emit(f"max.{ty} {mx}, {a}, {b};")
     lf.emit(f"selp.b32 {d}, {mn}, {mx}, {lf.pred(ops[3])};")
+
+
+def _halves(lf: KernelLifter, v: str, signed: bool) -> tuple[str, str]:
+    """The two 16-bit lanes of a register, widened to 32 bits (low, high)."""
+    lo, hi = lf.tmp(), lf.tmp()
+    if signed:
+        lf.emit(f"shl.b32 {lo}, {v}, 16;")
+        lf.emit(f"shr.s32 {lo}, {lo}, 16;")
+        lf.emit(f"shr.s32 {hi}, {v}, 16;")
+    else:
+        lf.emit(f"and.b32 {lo}, {v}, 65535;")
+        lf.emit(f"shr.u32 {hi}, {v}, 16;")
+    return lo, hi
+
+
+def _imnmx16x2(lf: KernelLifter, signed: bool, ops: list[str]) -> None:
+    # VIMNMX.S16x2/U16x2 d, a, b, P: per 16-bit lane, min where P holds, else max
+    ty = "s32" if signed else "u32"
+    a = _halves(lf, lf.src(ops[1]), signed)
+    b = _halves(lf, lf.src(ops[2]), signed)
+    p = lf.pred(ops[3])
+    res = []
+    for x, y in zip(a, b, strict=True):
+        mn, mx, r = lf.tmp(), lf.tmp(), lf.tmp()
+        lf.emit(f"min.{ty} {mn}, {x}, {y};")
+        lf.emit(f"max.{ty} {mx}, {x}, {y};")
+        lf.emit(f"selp.b32 {r}, {mn}, {mx}, {p};")
+        res.append(r)
+    lf.emit(f"prmt.b32 {lf.dst(ops[0])}, {res[0]}, {res[1]}, 0x5410;")
+
+
+def _imnmx3(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    # VIMNMX3 d, a, b, c, P: the least (P holds) or greatest of three
+    if any(m.endswith("x2") for m in mods):
+        lf.refuse("packed three-way min/max")
+    ty = "u32" if "U32" in mods else "s32"
+    a, b, c = lf.src(ops[1]), lf.src(ops[2]), lf.src(ops[3])
+    p = lf.pred(ops[4])
+    mn, mx = lf.tmp(), lf.tmp()
+    lf.emit(f"min.{ty} {mn}, {a}, {b};")
+    lf.emit(f"min.{ty} {mn}, {mn}, {c};")
+    lf.emit(f"max.{ty} {mx}, {a}, {b};")
+    lf.emit(f"max.{ty} {mx}, {mx}, {c};")
+    lf.emit(f"selp.b32 {lf.dst(ops[0])}, {mn}, {mx}, {p};")
 
 
 def _mufu(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
@@ -1396,7 +1473,9 @@ def _atom_type(op: str, mods: list[str]) -> tuple[str, int]:
     if "F64" in mods:
         return "f64", 2
     if "F16x2" in mods or "BF16x2" in mods:
-        raise KeyError("packed half atomics")
+        if op != "add":
+            raise KeyError("packed half atomics other than add")
+        return ("noftz.bf16x2" if "BF16x2" in mods else "noftz.f16x2"), 1
     signed = "S32" in mods
     if op in ("and", "or", "xor", "exch", "cas"):
         return ("b64" if wide else "b32"), (2 if wide else 1)
@@ -1408,16 +1487,24 @@ def _atom_type(op: str, mods: list[str]) -> tuple[str, int]:
 def _atom(space: str, reduce: bool):
     def h(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
         rest = list(ops)
+        done = None
         if rest and _PRED.match(rest[0]):
-            rest.pop(0)
+            done = rest.pop(0)
         if "CAST" in mods:  # ATOMS.CAST.SPIN: a CAS whose result is "it stored"
             d = lf.dst(rest[0])
             a = lf.address(rest[1], space)
             wide = "64" in mods
             if wide:
+                # ATOMS.CAST.SPIN.64 Rd, [a], Rc, Rn: pairs; Rd:Rd+1 = 1 where it stored
                 cmpv, newv = lf.src64(rest[2]), lf.src64(rest[3])
-                # pairs: cmp in R(n):R(n+1), new in R(n+2):R(n+3)
-                lf.refuse("64-bit CAST.SPIN")
+                old = lf.tmp("d")
+                lf.emit(f"atom.{space}.cas.b64 {old}, {a}, {cmpv}, {newv};")
+                p = lf.tmp("tp")
+                lf.emit(f"setp.eq.u64 {p}, {old}, {cmpv};")
+                lo, hi = lf.dst_pair(rest[0])
+                lf.emit(f"selp.u32 {lo}, 1, 0, {p};")
+                lf.emit(f"mov.u32 {hi}, 0;")
+                return
             cmpv, newv = lf.src(rest[2]), lf.src(rest[3])
             old = lf.tmp()
             lf.emit(f"atom.{space}.cas.b32 {old}, {a}, {cmpv}, {newv};")
@@ -1457,11 +1544,119 @@ def _atom(space: str, reduce: bool):
             return
         b = lf.src(rest[2])
         d = lf.dst(rest[0])
+        if ty.startswith("noftz") and done not in (None, "PT"):
+            # ATOM.E.ADD.F16x2 P0, ...: P0 says it was done; ptxas follows it with a
+            # shared-memory CAS loop for when it was not. PTX's generic atom does both
+            lf.emit(f"atom{spc}.{op}.{ty} {d}, {a}, {b};")
+            lf.emit(f"mov.pred {lf.pdst(done)}, %pt;")
+            return
         if op == "cas":
             lf.emit(f"atom{spc}.cas.b32 {d}, {a}, {b}, {lf.src(rest[3])};")
         else:
             lf.emit(f"atom{spc}.{op}.{ty} {d}, {a}, {b};")
     return h
+
+
+def _qspc(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    # QSPC.E.S / QSPC.E.G P, RZ, [a]: whether a generic address is shared / global memory
+    space = {"S": "shared", "G": "global", "L": "local"}.get(mods[-1] if mods else "")
+    if space is None or len(ops) != 3 or Op(ops[1]).base != "RZ":
+        lf.refuse()
+    t = re.sub(r"^desc\[[^\]]*\]", "", ops[2].strip())
+    m = re.match(r"^\[(R\d+)(?:\.64)?(?:\+(-?0x[0-9a-f]+))?\]$", t)
+    if not m:
+        lf.refuse(f"address {ops[2]}")
+    a = lf.src64(m.group(1))
+    if m.group(2):
+        t2 = lf.tmp("d")
+        lf.emit(f"add.s64 {t2}, {a}, {int(m.group(2), 16)};")
+        a = t2
+    lf.emit(f"isspacep.{space} {lf.pdst(ops[0])}, {a};")
+
+
+# ---- tensor cores ---------------------------------------------------------------------------------
+# SASS keeps each fragment in consecutive registers in PTX's fragment order (ldmatrix's
+# matrices, mma's a/b/c/d words), so these lift one to one onto the PTX forms
+_MMA_SHAPE = {"16816": (16, 8, 16), "1688": (16, 8, 8), "1684": (16, 8, 4),
+              "16832": (16, 8, 32), "8816": (8, 8, 16), "8832": (8, 8, 32),
+              "16864": (16, 8, 64)}
+_MMA_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "s8": 8, "u8": 8, "s4": 4, "u4": 4,
+             "f32": 32, "s32": 32}
+
+
+def _ldsm(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    # LDSM.16.M88.4 / LDSM.16.MT88.2: ldmatrix of 1/2/4 8x8 b16 matrices (MT: transposed)
+    if mods[:1] != ["16"] or len(mods) < 2 or mods[1] not in ("M88", "MT88") \
+            or len(mods) > 3 or len(mods) == 3 and mods[2] not in ("1", "2", "4"):
+        lf.refuse()
+    n = int(mods[2]) if len(mods) == 3 else 1
+    regs = lf.dst_pair(ops[0], n)
+    if "%rdis" in regs:
+        lf.refuse("LDSM into RZ")
+    a = lf.address(ops[1], "shared")
+    trans = ".trans" if mods[1] == "MT88" else ""
+    lf.emit(f"ldmatrix.sync.aligned.m8n8.x{n}{trans}.shared.b16 {_regs_text(regs)}, {a};")
+
+
+def _fragment(lf: KernelLifter, text: str, n: int) -> str:
+    """A fragment operand: n consecutive registers (RZ: n zero words)."""
+    o = Op(text)
+    if o.base in ("RZ", "URZ"):
+        regs = []
+        for _ in range(n):
+            t = lf.tmp()
+            lf.emit(f"mov.b32 {t}, 0;")
+            regs.append(t)
+    else:
+        if o.suffix not in ("", "ROW", "COL") or o.neg or o.not_ or o.abs:
+            lf.refuse(f"fragment operand {text}")
+        regs = lf.dst_pair(o.base, n)
+    return "{" + ", ".join(regs) + "}"
+
+
+def _mma_sync(lf: KernelLifter, shape: str, types: tuple[str, str, str, str], sat: bool,
+              ops: list[str]) -> None:
+    if shape not in _MMA_SHAPE or len(ops) != 4:
+        lf.refuse(f"shape {shape}")
+    m, n, k = _MMA_SHAPE[shape]
+    dt, at, bt, ct = types
+    words = [m * k * _MMA_BITS[at] // 1024, k * n * _MMA_BITS[bt] // 1024,
+             m * n * _MMA_BITS[ct] // 1024]
+    nd = m * n * _MMA_BITS[dt] // 1024
+    if min(words) < 1:
+        lf.refuse(f"shape {shape}")
+    a, b, c = (_fragment(lf, t, w) for t, w in zip(ops[1:], words, strict=True))
+    d = lf.dst_pair(ops[0], nd)
+    if "%rdis" in d:
+        lf.refuse("mma into RZ")
+    satf = ".satfinite" if sat else ""
+    lf.emit(f"mma.sync.aligned.m{m}n{n}k{k}.row.col{satf}.{dt}.{at}.{bt}.{ct} "
+            f"{{{', '.join(d)}}}, {a}, {b}, {c};")
+
+
+def _hmma(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    # HMMA.16816.F32.BF16 d, a, b, c: accumulator type, then the inputs' (f16 unnamed)
+    if len(mods) < 2 or mods[1] not in ("F32", "F16") or len(mods) > 3:
+        lf.refuse()
+    at = {"": "f16", "BF16": "bf16", "TF32": "tf32"}.get(mods[2] if len(mods) == 3 else "")
+    if at is None:
+        lf.refuse()
+    dt = mods[1].lower()
+    if at != "f16" and dt != "f32":
+        lf.refuse()
+    _mma_sync(lf, mods[0], (dt, at, at, dt), False, ops)
+
+
+def _imma(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    # IMMA.16832.S8.S8[.SAT] d, a.ROW, b.COL, c: s32 accumulators
+    rest = [x for x in mods[1:] if x != "SAT"]
+    ints = {"S8": "s8", "U8": "u8", "S4": "s4", "U4": "u4"}
+    if len(rest) != 2 or any(x not in ints for x in rest):
+        lf.refuse()
+    at, bt = ints[rest[0]], ints[rest[1]]
+    if (at in ("s8", "u8")) != (bt in ("s8", "u8")):
+        lf.refuse()
+    _mma_sync(lf, mods[0], ("s32", at, bt, "s32"), "SAT" in mods, ops)
 
 
 # ---- warp -----------------------------------------------------------------------------------------
@@ -1783,7 +1978,7 @@ def _r2ur(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
 
 
 # ---- half precision -----------------------------------------------------------------------------
-def _half_src(lf: KernelLifter, text: str) -> tuple[str, str]:
+def _half_src(lf: KernelLifter, text: str, ty: str = "f16") -> tuple[str, str]:
     """(low half, high half) of a packed-half operand as b16 registers, swizzle applied."""
     o = Op(text)
     if o.base not in ("RZ", "URZ") and not _REG.match(o.base) and not _CONST.match(o.base):
@@ -1805,36 +2000,46 @@ def _half_src(lf: KernelLifter, text: str) -> tuple[str, str]:
         out = []
         for x in (lo, hi):
             t = lf.tmp("h")
-            lf.emit(f"{'abs' if o.abs else 'neg'}.f16 {t}, {x};")
+            lf.emit(f"{'abs' if o.abs else 'neg'}.{ty} {t}, {x};")
             if o.neg and o.abs:
                 t2 = lf.tmp("h")
-                lf.emit(f"neg.f16 {t2}, {t};")
+                lf.emit(f"neg.{ty} {t2}, {t};")
                 t = t2
             out.append(t)
         lo, hi = out
     return lo, hi
 
 
-def _half_imm(lf: KernelLifter, a: str, b: str) -> tuple[str, str]:
+def bf16_bits(t: str) -> int:
+    """A printed bfloat16 immediate's bits (the f32's high half, rounded to nearest even)."""
+    b = f32_bits(t)
+    if (b & 0x7FFFFFFF) > 0x7F800000:
+        return (b >> 16) | 0x40
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def _half_imm(lf: KernelLifter, a: str, b: str, ty: str = "f16") -> tuple[str, str]:
     # nvdisasm prints an immediate half pair high half first (HFMA2.MMA R7, -RZ, RZ, 0,
     # 2.38e-07 puts 4 in R7)
+    bits = bf16_bits if ty == "bf16" else f16_bits
     lo, hi = lf.tmp("h"), lf.tmp("h")
-    lf.emit(f"mov.b16 {hi}, 0x{f16_bits(a):04X};")
-    lf.emit(f"mov.b16 {lo}, 0x{f16_bits(b):04X};")
+    lf.emit(f"mov.b16 {hi}, 0x{bits(a):04X};")
+    lf.emit(f"mov.b16 {lo}, 0x{bits(b):04X};")
     return lo, hi
 
 
-def _half_operands(lf: KernelLifter, ops: list[str], n: int) -> list[tuple[str, str]]:
+def _half_operands(lf: KernelLifter, ops: list[str], n: int,
+                   ty: str = "f16") -> list[tuple[str, str]]:
     out = []
     i = 0
     while len(out) < n:
         t = ops[i]
         o = Op(t)
         if _is_float(o.base) and not _REG.match(o.base):
-            out.append(_half_imm(lf, ops[i], ops[i + 1]))
+            out.append(_half_imm(lf, ops[i], ops[i + 1], ty))
             i += 2
         else:
-            out.append(_half_src(lf, t))
+            out.append(_half_src(lf, t, ty))
             i += 1
     return out
 
@@ -1842,19 +2047,21 @@ def _half_operands(lf: KernelLifter, ops: list[str], n: int) -> list[tuple[str, 
 def _half3(op: str):
     def h(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
         n = 3 if op == "fma" else 2
+        # .BF16_V2: the lanes are bfloat16 (immediates too)
+        hty = "bf16" if "BF16_V2" in mods else "f16"
         if "MMA" in mods and op == "fma" and Op(ops[1]).base == "RZ" and Op(ops[2]).base == "RZ":
             # HFMA2.MMA Rd, -RZ, RZ, a, b: ptxas's way to move two halves
-            src = _half_operands(lf, ops[3:], 1)[0]
+            src = _half_operands(lf, ops[3:], 1, hty)[0]
             lf.emit(f"mov.b32 {lf.dst(ops[0])}, {{{src[0]}, {src[1]}}};")
             return
         if op == "add" and len(ops) == 3 and Op(ops[2]).base == "RZ" and Op(ops[2]).neg \
                 and not {"FTZ", "SAT", "F32"} & set(mods):
             # x + -0 is x for every x but NaN: ptxas's spelling of neg/abs/mov, lifted as
             # those (a NaN keeps its payload, as the PTX front end's neg/abs keep it)
-            lo, hi = _half_src(lf, ops[1])
+            lo, hi = _half_src(lf, ops[1], hty)
             lf.emit(f"mov.b32 {lf.dst(ops[0])}, {{{lo}, {hi}}};")
             return
-        srcs = _half_operands(lf, ops[1:], n)
+        srcs = _half_operands(lf, ops[1:], n, hty)
         ftz = ".ftz" if "FTZ" in mods else ""
         sat = ".sat" if "SAT" in mods else ""
         if "F32" in mods:
@@ -1862,7 +2069,7 @@ def _half3(op: str):
             wide = []
             for sv in srcs:
                 w = lf.tmp()
-                lf.emit(f"cvt.f32.f16 {w}, {sv[0]};")
+                lf.emit(f"cvt.f32.{hty} {w}, {sv[0]};")
                 wide.append(w)
             if op == "add" and Op(ops[1]).base == "RZ" and not ftz and not sat:
                 lf.emit(f"mov.b32 {lf.dst(ops[0])}, {wide[1]};")  # -0 + x: x
@@ -1874,7 +2081,7 @@ def _half3(op: str):
         for lane in (0, 1):
             r = lf.tmp("h")
             args = ", ".join(s[lane] for s in srcs)
-            lf.emit(f"{op}.rn{ftz}{sat}.f16 {r}, {args};")
+            lf.emit(f"{op}.rn{ftz}{sat}.{hty} {r}, {args};")
             res.append(r)
         lf.emit(f"mov.b32 {lf.dst(ops[0])}, {{{res[0]}, {res[1]}}};")
     return h
@@ -1895,6 +2102,29 @@ def _hsetp2(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> Non
         r = lf.tmp("tp")
         lf.emit(f"setp.{_FCMP[cmp]}.f16 {r}, {a[lane]}, {b[lane]};")
         lf.emit(f"{bop}.pred {lf.pdst(pd)}, {r}, {pin};")
+
+
+def _hset2(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
+    # HSET2[.BF].cmp.bop d, a, b, P: per half 1.0 (.BF) or 0xffff where the test holds
+    cmp = next((x for x in mods if x in _FCMP), None)
+    bop = next((_BOOL[x] for x in mods if x in _BOOL), None)
+    if cmp is None or bop is None or set(mods) - {cmp, "BF", "FTZ", bop.upper()}:
+        lf.refuse()
+    a, b = _half_operands(lf, ops[1:], 2)
+    rest = ops[1:]
+    pin = lf.pred(rest[-1] if _PRED.match(rest[-1].lstrip("!")) else "PT")
+    ftz = ".ftz" if "FTZ" in mods else ""
+    one = 0x3C00 if "BF" in mods else 0xFFFF
+    acc = lf.tmp()
+    lf.emit(f"mov.b32 {acc}, 0;")
+    for lane in (0, 1):
+        r = lf.tmp("tp")
+        lf.emit(f"setp.{_FCMP[cmp]}{ftz}.f16 {r}, {a[lane]}, {b[lane]};")
+        lf.emit(f"{bop}.pred {r}, {r}, {pin};")
+        v = lf.tmp()
+        lf.emit(f"selp.b32 {v}, {one << (16 * lane)}, 0, {r};")
+        lf.emit(f"or.b32 {acc}, {acc}, {v};")
+    lf.emit(f"mov.b32 {lf.dst(ops[0])}, {acc};")
 
 
 def _f2fp(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
@@ -1918,7 +2148,8 @@ HANDLERS = {
     "ISETP": _isetp, "FSETP": _fsetp, "DSETP": _dsetp, "FSET": _fset,
     "SEL": _sel, "FSEL": _sel, "P2R": _p2r, "R2P": _r2p,
     "FADD": _float3("add"), "FMUL": _float3("mul"), "FFMA": _float3("fma"),
-    "FMNMX": _fmnmx, "IMNMX": _imnmx, "VIMNMX": _imnmx, "MUFU": _mufu,
+    "FMNMX": _fmnmx, "IMNMX": _imnmx, "VIMNMX": _imnmx, "VIMNMX3": _imnmx3,
+    "MUFU": _mufu,
     "I2F": _i2f, "I2FP": _i2f, "F2I": _f2i, "F2IP": _f2i, "F2F": _f2f, "FRND": _frnd,
     "DADD": _double3("add"), "DMUL": _double3("mul"), "DFMA": _double3("fma"),
     "DMNMX": _dmnmx,
@@ -1935,7 +2166,8 @@ HANDLERS = {
     "BRA": _bra, "JMP": _bra, "CALL": _call, "RET": _ret, "EXIT": _exit, "BPT": _trap,
     "FCHK": _fchk, "LEPC": _lepc,
     "HADD2": _half3("add"), "HMUL2": _half3("mul"), "HFMA2": _half3("fma"),
-    "HSETP2": _hsetp2, "F2FP": _f2fp,
+    "HSETP2": _hsetp2, "HSET2": _hset2, "F2FP": _f2fp,
+    "QSPC": _qspc, "LDSM": _ldsm, "HMMA": _hmma, "IMMA": _imma,
 }
 # ULDC: a uniform register from a constant bank (LDC's handler); UMOV etc. via "U" + name
 HANDLERS["ULDC"] = _ldc
