@@ -236,10 +236,10 @@ def test_handle_version_errors(sp, h) -> None:
     assert sp.fn("cusparseGetMatIndexBase")(d) == 1
     sp.call("cusparseDestroyMatDescr", d)
     # an entry point with no rocSPARSE mapping: NOT_SUPPORTED, counted
-    assert sp.raw("cusparseSpGEMM_createDescr", ctypes.byref(d)) == ST_NOT_SUPPORTED
+    assert sp.raw("cusparseSpSM_createDescr", ctypes.byref(d)) == ST_NOT_SUPPORTED
     count = sp.lib.pyshim_cusparse_unsupported_count
     count.restype, count.argtypes = ctypes.c_ulong, [ctypes.c_char_p]
-    assert count(b"cusparseSpGEMM_createDescr") >= 1
+    assert count(b"cusparseSpSM_createDescr") >= 1
     sp.ok("cusparseGetVersion", "cusparseGetProperty", "cusparseGetErrorName",
           "cusparseGetErrorString",
           "cusparseCreateMatDescr", "cusparseSetMatIndexBase", "cusparseDestroyMatDescr")
@@ -280,3 +280,149 @@ def test_sparse_to_dense(sp, h, fmt, dtype) -> None:
         sp.call("cusparseDestroySpMat", descr)
         del keep
     sp.ok("cusparseSparseToDense", "cusparseSparseToDense_bufferSize")
+
+
+def spgemm(sp, h, a, b, index, base, dtype, alpha=1.0):
+    """C := alpha A B through cuSPARSE's SpGEMM sequence as CuPy calls it: C created empty,
+    work estimation and compute each sized then run, C's arrays allocated from its nnz,
+    then copied. Returns C as scipy CSR (indices as stored, base removed)."""
+    it = np.int32 if index == INDEX_32I else np.int64
+    t = CUDA_TYPE[dtype]
+    da, ka = sparse_descr(sp, a, "csr", index, base)
+    db, kb = sparse_descr(sp, b, "csr", index, base)
+    m, n = a.shape[0], b.shape[1]
+    dc = ctypes.c_void_p()
+    sp.call("cusparseCreateCsr", ctypes.byref(dc), m, n, 0, None, None, None, index, index,
+            base, t)
+    g = ctypes.c_void_p()
+    sp.call("cusparseSpGEMM_createDescr", ctypes.byref(g))
+    al, be = scalar(dtype, alpha), scalar(dtype, 0)
+    bufs = []
+    for name in ("cusparseSpGEMM_workEstimation", "cusparseSpGEMM_compute"):
+        size = ctypes.c_size_t(0)
+        sp.call(name, h, OP_N, OP_N, al, da, db, be, dc, t, 0, g, ctypes.byref(size), None)
+        assert size.value > 0
+        bufs.append(H.device_array(np.zeros(size.value, np.uint8)))
+        sp.call(name, h, OP_N, OP_N, al, da, db, be, dc, t, 0, g, ctypes.byref(size), bufs[-1])
+    rows, cols, nnz = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
+    sp.call("cusparseSpMatGetSize", dc, ctypes.byref(rows), ctypes.byref(cols),
+            ctypes.byref(nnz))
+    assert (rows.value, cols.value) == (m, n)
+    ptr = H.device_array(np.full(m + 1, -7, it))
+    ind = H.device_array(np.full(max(1, nnz.value), -7, it))
+    val = H.device_array(np.full(max(1, nnz.value), 99, dtype))
+    sp.call("cusparseCsrSetPointers", dc, ptr, ind, val)
+    sp.call("cusparseSpGEMM_copy", h, OP_N, OP_N, al, da, db, be, dc, t, 0, g)
+    sp.call("cusparseSpGEMM_destroyDescr", g)
+    for d in (da, db, dc):
+        sp.call("cusparseDestroySpMat", d)
+    del ka, kb, bufs
+    k = nnz.value
+    return ssp.csr_matrix((val[:k].copy(), ind[:k] - base, ptr - base), shape=(m, n))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_spgemm(sp, h, dtype) -> None:
+    rng = np.random.default_rng(11)
+    for (m, k, n), density in (((17, 12, 9), 0.3), ((40, 33, 28), 0.05), ((5, 6, 7), 0.0)):
+        a = random_matrix(rng, m, k, dtype, density)
+        b = random_matrix(rng, k, n, dtype, density)
+        want = (1.5 * (a.astype(np.complex128) @ b.astype(np.complex128))).tocsr()
+        want.sort_indices()
+        for index, base in ((INDEX_32I, 0), (INDEX_64I, 1)):
+            c = spgemm(sp, h, a, b, index, base, dtype, alpha=1.5)
+            # random values do not cancel: the structural pattern, as scipy finds it
+            assert c.nnz == want.nnz
+            assert np.array_equal(c.indptr, want.indptr)
+            assert np.array_equal(c.indices, want.indices)  # sorted within rows
+            np.testing.assert_allclose(c.data, want.data, rtol=TOL[dtype], atol=TOL[dtype])
+    sp.ok("cusparseSpGEMM_createDescr", "cusparseSpGEMM_destroyDescr",
+          "cusparseSpGEMM_workEstimation", "cusparseSpGEMM_compute", "cusparseSpGEMM_copy",
+          "cusparseCsrSetPointers")
+
+
+def test_spgemm_refusals(sp, h) -> None:
+    a = random_matrix(np.random.default_rng(12), 6, 5, np.float64)
+    da, ka = sparse_descr(sp, a, "csr", INDEX_32I)
+    dc = ctypes.c_void_p()
+    sp.call("cusparseCreateCsr", ctypes.byref(dc), 6, 6, 0, None, None, None, INDEX_32I,
+            INDEX_32I, 0, 1)
+    g = ctypes.c_void_p()
+    sp.call("cusparseSpGEMM_createDescr", ctypes.byref(g))
+    one, zero = scalar(np.float64, 1), scalar(np.float64, 0)
+    size = ctypes.c_size_t(0)
+    # A (6x5) times A (6x5): the inner sizes differ
+    assert sp.raw("cusparseSpGEMM_workEstimation", h, OP_N, OP_N, one, da, da, zero, dc, 1, 0,
+                  g, ctypes.byref(size), None) == ST_INVALID_VALUE
+    # copy before compute: cuSPARSE's order is required, nothing is written
+    assert sp.raw("cusparseSpGEMM_copy", h, OP_N, OP_N, one, da, da, zero, dc, 1, 0,
+                  g) == ST_INVALID_VALUE
+    # no handle; a compute type rocSPARSE has none for
+    assert sp.raw("cusparseSpGEMM_compute", None, OP_N, OP_N, one, da, da, zero, dc, 1, 0,
+                  g, ctypes.byref(size), None) == ST_NOT_INITIALIZED
+    assert sp.raw("cusparseSpGEMM_compute", h, OP_N, OP_N, one, da, da, zero, dc, 23, 0,
+                  g, ctypes.byref(size), None) == ST_NOT_SUPPORTED
+    # a transposed operand: rocSPARSE multiplies untransposed CSR only
+    assert sp.raw("cusparseSpGEMM_workEstimation", h, OP_T, OP_N, one, da, da, zero, dc, 1, 0,
+                  g, ctypes.byref(size), None) == ST_NOT_SUPPORTED
+    sp.call("cusparseSpGEMM_destroyDescr", g)
+    sp.call("cusparseDestroySpMat", da)
+    sp.call("cusparseDestroySpMat", dc)
+    del ka
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64])
+def test_dense_to_sparse(sp, h, fmt, dtype) -> None:
+    """cuSPARSE's sample sequence: B created with its offsets only, analysis gives its nnz,
+    arrays allocated and set, then conversion."""
+    a = random_matrix(np.random.default_rng(6), 7, 10, dtype).toarray()
+    t = CUDA_TYPE[dtype]
+    for order, index, base in ((ORDER_COL, INDEX_32I, 0), (ORDER_ROW, INDEX_64I, 1)):
+        it = np.int32 if index == INDEX_32I else np.int64
+        ld = 9 if order == ORDER_COL else 12
+        dense = np.full((10, ld) if order == ORDER_COL else (7, ld), 3, dtype)  # padding
+        if order == ORDER_COL:
+            dense[:, :7] = a.T
+        else:
+            dense[:, :10] = a
+        dm, db = ctypes.c_void_p(), ctypes.c_void_p()
+        sp.call("cusparseCreateDnMat", ctypes.byref(dm), 7, 10, ld, dense, t, order)
+        offsets = H.device_array(np.full(11 if fmt == "csc" else 8, -1, it))
+        if fmt == "coo":
+            sp.call("cusparseCreateCoo", ctypes.byref(db), 7, 10, 0, None, None, None, index,
+                    base, t)
+        else:
+            sp.call(f"cusparseCreate{fmt.capitalize()}", ctypes.byref(db), 7, 10, 0, offsets,
+                    None, None, index, index, base, t)
+        size = ctypes.c_size_t(99)
+        sp.call("cusparseDenseToSparse_bufferSize", h, dm, db, 0, ctypes.byref(size))
+        buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
+        sp.call("cusparseDenseToSparse_analysis", h, dm, db, 0, buf)
+        rows, cols, nnz = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
+        sp.call("cusparseSpMatGetSize", db, ctypes.byref(rows), ctypes.byref(cols),
+                ctypes.byref(nnz))
+        want = ssp.coo_matrix(a)
+        assert nnz.value == want.nnz
+        ind = H.device_array(np.zeros(nnz.value, it))
+        val = H.device_array(np.zeros(nnz.value, dtype))
+        if fmt == "coo":
+            rind = H.device_array(np.zeros(nnz.value, it))
+            sp.call("cusparseCooSetPointers", db, rind, ind, val)
+        else:
+            sp.call(f"cusparse{fmt.capitalize()}SetPointers", db, offsets, ind, val)
+        sp.call("cusparseDenseToSparse_convert", h, dm, db, 0, buf)
+        if fmt == "coo":
+            got = ssp.coo_matrix((val, (rind - base, ind - base)), shape=(7, 10))
+            assert np.all(np.diff((rind - base) * 10 + ind - base) > 0)  # row-major order
+        elif fmt == "csr":
+            got = ssp.csr_matrix((val, ind - base, offsets - base), shape=(7, 10))
+            assert got.has_sorted_indices
+        else:
+            got = ssp.csc_matrix((val, ind - base, offsets - base), shape=(7, 10))
+            assert got.has_sorted_indices
+        np.testing.assert_array_equal(got.toarray(), a)
+        sp.call("cusparseDestroySpMat", db)
+        sp.call("cusparseDestroyDnMat", dm)
+    sp.ok("cusparseDenseToSparse_bufferSize", "cusparseDenseToSparse_analysis",
+          "cusparseDenseToSparse_convert")
