@@ -426,3 +426,107 @@ def test_dense_to_sparse(sp, h, fmt, dtype) -> None:
         sp.call("cusparseDestroyDnMat", dm)
     sp.ok("cusparseDenseToSparse_bufferSize", "cusparseDenseToSparse_analysis",
           "cusparseDenseToSparse_convert")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_csr2csc(sp, h, dtype) -> None:
+    a = random_matrix(np.random.default_rng(7), 13, 8, dtype)
+    s = a.tocsr()
+    s.sort_indices()
+    want = a.tocsc()
+    want.sort_indices()
+    t = CUDA_TYPE[dtype]
+    for base, action in ((0, 1), (1, 1), (0, 0)):  # numeric, numeric one-based, symbolic
+        ptr = H.device_array((s.indptr + base).astype(np.int32))
+        ind = H.device_array((s.indices + base).astype(np.int32))
+        val = H.device_array(s.data.copy())
+        cptr = H.device_array(np.full(9, -1, np.int32))
+        rind = H.device_array(np.full(s.nnz, -1, np.int32))
+        cval = H.device_array(np.full(s.nnz, 7, dtype))
+        size = ctypes.c_size_t(0)
+        sp.call("cusparseCsr2cscEx2_bufferSize", h, 13, 8, s.nnz, val, ptr, ind, cval, cptr,
+                rind, t, action, base, 1, ctypes.byref(size))
+        buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
+        sp.call("cusparseCsr2cscEx2", h, 13, 8, s.nnz, val, ptr, ind, cval, cptr, rind, t,
+                action, base, 1, buf)
+        assert np.array_equal(cptr - base, want.indptr)
+        assert np.array_equal(rind - base, want.indices)
+        if action == 1:
+            np.testing.assert_array_equal(cval, want.data)
+        else:
+            assert (cval == 7).all()  # symbolic: values untouched
+    # a value type rocSPARSE has no csr2csc for
+    assert sp.raw("cusparseCsr2cscEx2", h, 13, 8, s.nnz, val, ptr, ind, cval, cptr, rind, 23,
+                  1, 0, 1, buf) == ST_NOT_SUPPORTED
+    sp.ok("cusparseCsr2cscEx2", "cusparseCsr2cscEx2_bufferSize")
+
+
+def gather(sp, h, values, perm):
+    """values[perm] through cusparseGather on a sparse vector, as CuPy's sorts do."""
+    out = H.device_array(np.zeros_like(values))
+    t = CUDA_TYPE[values.dtype.type]
+    dy, dx = ctypes.c_void_p(), ctypes.c_void_p()
+    sp.call("cusparseCreateDnVec", ctypes.byref(dy), values.size, values, t)
+    sp.call("cusparseCreateSpVec", ctypes.byref(dx), values.size, perm.size, perm, out,
+            INDEX_32I, 0, t)
+    sp.call("cusparseGather", h, dy, dx)
+    sp.call("cusparseDestroySpVec", dx)
+    sp.call("cusparseDestroyDnVec", dy)
+    return out
+
+
+@pytest.mark.parametrize("kind", ["csr", "csc", "coo_row", "coo_col"])
+def test_sorts_with_permutation(sp, h, kind) -> None:
+    rng = np.random.default_rng(8)
+    a = random_matrix(rng, 15, 12, np.float64, 0.35)
+    m, n = a.shape
+    md = ctypes.c_void_p()
+    sp.call("cusparseCreateMatDescr", ctypes.byref(md))
+    if kind in ("csr", "csc"):
+        s = a.tocsr() if kind == "csr" else a.tocsc()
+        s.sort_indices()
+        ptr, ind, val = s.indptr.astype(np.int32), s.indices.astype(np.int32), s.data.copy()
+        for o in range(len(ptr) - 1):  # shuffle within each row (column)
+            lo, hi = ptr[o], ptr[o + 1]
+            order = lo + rng.permutation(hi - lo)
+            ind[lo:hi], val[lo:hi] = ind[order], val[order]
+        major = None
+    else:
+        c = a.tocoo()
+        order = rng.permutation(c.nnz)
+        major = (c.row if kind == "coo_row" else c.col)[order].astype(np.int32)
+        ind = (c.col if kind == "coo_row" else c.row)[order].astype(np.int32)
+        val = c.data[order].copy()
+        major = H.device_array(major)
+    ind, val = H.device_array(ind), H.device_array(val)
+    nnz = ind.size
+    perm = H.device_array(np.full(nnz, -1, np.int32))
+    sp.call("cusparseCreateIdentityPermutation", h, nnz, perm)
+    assert np.array_equal(perm, np.arange(nnz))
+    size = ctypes.c_size_t(0)
+    if kind in ("csr", "csc"):
+        X = "csr" if kind == "csr" else "csc"
+        dptr = H.device_array(ptr)
+        sp.call(f"cusparseX{X}sort_bufferSizeExt", h, m, n, nnz, dptr, ind, ctypes.byref(size))
+        buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
+        sp.call(f"cusparseX{X}sort", h, m, n, nnz, md, dptr, ind, perm, buf)
+        got = (ssp.csr_matrix if kind == "csr" else ssp.csc_matrix)(
+            (gather(sp, h, val, perm), ind, ptr), shape=(m, n))
+        assert got.has_sorted_indices
+    else:
+        rows, cols = (major, ind) if kind == "coo_row" else (ind, major)
+        sp.call("cusparseXcoosort_bufferSizeExt", h, m, n, nnz, rows, cols, ctypes.byref(size))
+        buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
+        name = "cusparseXcoosortByRow" if kind == "coo_row" else "cusparseXcoosortByColumn"
+        sp.call(name, h, m, n, nnz, rows, cols, perm, buf)
+        key = major.astype(np.int64) * 100 + ind
+        assert np.all(np.diff(key) > 0)  # by the major index, then the minor one
+        got = ssp.coo_matrix((gather(sp, h, val, perm), (rows, cols)), shape=(m, n))
+    np.testing.assert_array_equal(got.toarray(), a.toarray())
+    sp.call("cusparseDestroyMatDescr", md)
+    sorts = {"csr": ("cusparseXcsrsort", "cusparseXcsrsort_bufferSizeExt"),
+             "csc": ("cusparseXcscsort", "cusparseXcscsort_bufferSizeExt"),
+             "coo_row": ("cusparseXcoosortByRow", "cusparseXcoosort_bufferSizeExt"),
+             "coo_col": ("cusparseXcoosortByColumn", "cusparseXcoosort_bufferSizeExt")}
+    sp.ok("cusparseCreateIdentityPermutation", "cusparseGather", "cusparseCreateSpVec",
+          "cusparseDestroySpVec", *sorts[kind])

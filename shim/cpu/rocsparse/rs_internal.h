@@ -52,7 +52,17 @@ struct _rocsparse_dnmat_descr {
     rocsparse_order order;
 };
 
+struct _rocsparse_spvec_descr {
+    unsigned magic;
+    int64_t size, nnz;
+    void *idx, *val;
+    rocsparse_indextype idx_type;
+    rocsparse_index_base base;
+    rocsparse_datatype data_type;
+};
+
 enum {
+    RS_SPVEC_MAGIC = 0x72737376u,
     RS_HANDLE_MAGIC = 0x72736861u,
     RS_MAT_MAGIC = 0x72736d61u,
     RS_SPMAT_MAGIC = 0x7273736du,
