@@ -530,3 +530,49 @@ def test_sorts_with_permutation(sp, h, kind) -> None:
              "coo_col": ("cusparseXcoosortByColumn", "cusparseXcoosort_bufferSizeExt")}
     sp.ok("cusparseCreateIdentityPermutation", "cusparseGather", "cusparseCreateSpVec",
           "cusparseDestroySpVec", *sorts[kind])
+
+
+GEAM_PREFIX = {np.float32: "S", np.float64: "D", np.complex64: "C", np.complex128: "Z"}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_csrgeam2(sp, h, dtype) -> None:
+    """C := alpha A + beta B as CuPy's csr + csr calls it: buffer size, nnz, values."""
+    rng = np.random.default_rng(10)
+    m, n = 14, 11
+    a, b = random_matrix(rng, m, n, dtype), random_matrix(rng, m, n, dtype, 0.2)
+    p = GEAM_PREFIX[dtype]
+    md = ctypes.c_void_p()
+    sp.call("cusparseCreateMatDescr", ctypes.byref(md))
+    for base in (0, 1):
+        sp.call("cusparseSetMatIndexBase", md, base)
+        arrs = []
+        for s in (a, b):
+            s = s.tocsr()
+            s.sort_indices()
+            arrs.append((H.device_array(s.data.copy()),
+                         H.device_array((s.indptr + base).astype(np.int32)),
+                         H.device_array((s.indices + base).astype(np.int32)), s.nnz))
+        (va, pa, ia, na), (vb, pb, ib, nb) = arrs
+        alpha, beta = scalar(dtype, 2.0), scalar(dtype, -0.5)
+        pc = H.device_array(np.full(m + 1, -1, np.int32))
+        size = ctypes.c_size_t(0)
+        sp.call(f"cusparse{p}csrgeam2_bufferSizeExt", h, m, n, alpha, md, na, va, pa, ia, beta,
+                md, nb, vb, pb, ib, md, None, pc, None, ctypes.byref(size))
+        buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
+        nnz = np.zeros(1, np.int32)  # host pointer mode, cuSPARSE's default
+        sp.call("cusparseXcsrgeam2Nnz", h, m, n, md, na, pa, ia, md, nb, pb, ib, md, pc, nnz,
+                buf)
+        want = (2.0 * a - 0.5 * b).tocsr()
+        want.sort_indices()
+        # scipy drops sums that cancel; random values do not, so the patterns agree
+        assert nnz[0] == want.nnz
+        ic = H.device_array(np.full(nnz[0], -1, np.int32))
+        vc = H.device_array(np.zeros(nnz[0], dtype))
+        sp.call(f"cusparse{p}csrgeam2", h, m, n, alpha, md, na, va, pa, ia, beta, md, nb, vb,
+                pb, ib, md, vc, pc, ic, buf)
+        assert np.array_equal(pc - base, want.indptr)
+        assert np.array_equal(ic - base, want.indices)
+        np.testing.assert_allclose(vc, want.data, rtol=TOL[dtype], atol=TOL[dtype])
+    sp.call("cusparseDestroyMatDescr", md)
+    sp.ok("cusparseXcsrgeam2Nnz", f"cusparse{p}csrgeam2", f"cusparse{p}csrgeam2_bufferSizeExt")
