@@ -576,3 +576,59 @@ def test_csrgeam2(sp, h, dtype) -> None:
         np.testing.assert_allclose(vc, want.data, rtol=TOL[dtype], atol=TOL[dtype])
     sp.call("cusparseDestroyMatDescr", md)
     sp.ok("cusparseXcsrgeam2Nnz", f"cusparse{p}csrgeam2", f"cusparse{p}csrgeam2_bufferSizeExt")
+
+
+class _C64(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_float), ("y", ctypes.c_float)]
+
+
+class _C128(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_double), ("y", ctypes.c_double)]
+
+
+TOL_ARG = {np.float32: ctypes.c_float, np.float64: ctypes.c_double,
+           np.complex64: lambda v: _C64(v, 0), np.complex128: lambda v: _C128(v, 0)}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_compress(sp, h, dtype) -> None:
+    """eliminate_zeros' calls: entries of magnitude <= tol dropped, order kept. A wide
+    matrix with distinct offsets and indices: arrays passed in the wrong order show."""
+    rng = np.random.default_rng(13)
+    a = random_matrix(rng, 9, 14, dtype, 0.4)
+    a.data[::3] = 0  # explicit zeros
+    a.data[1::5] *= 1e-3  # small ones
+    p = GEAM_PREFIX[dtype]
+    md = ctypes.c_void_p()
+    sp.call("cusparseCreateMatDescr", ctypes.byref(md))
+    tol = 0.01
+    val, ptr, ind = (H.device_array(a.data.copy()), H.device_array(a.indptr.astype(np.int32)),
+                     H.device_array(a.indices.astype(np.int32)))
+    per_row = H.device_array(np.full(9, -1, np.int32))
+    nnz = np.zeros(1, np.int32)
+    fn = sp.fn(f"cusparse{p}nnz_compress")
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                   ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                   type(TOL_ARG[dtype](tol))]
+    assert fn(h, 9, md, val.ctypes.data, ptr.ctypes.data, per_row.ctypes.data,
+              nnz.ctypes.data, TOL_ARG[dtype](tol)) == 0
+    keep = np.abs(a.data) > tol
+    want = ssp.csr_matrix((a.data * keep, a.indices, a.indptr), shape=a.shape)
+    want.eliminate_zeros()
+    assert nnz[0] == want.nnz
+    assert np.array_equal(per_row, np.diff(want.indptr))
+    vc = H.device_array(np.zeros(nnz[0], dtype))
+    ic = H.device_array(np.full(nnz[0], -1, np.int32))
+    pc = H.device_array(np.full(10, -1, np.int32))
+    fn = sp.fn(f"cusparse{p}csr2csr_compress")
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p] + \
+        [ctypes.c_void_p] * 3 + [ctypes.c_int] + [ctypes.c_void_p] * 4 + \
+        [type(TOL_ARG[dtype](tol))]
+    assert fn(h, 9, 14, md, val.ctypes.data, ind.ctypes.data, ptr.ctypes.data, a.nnz,
+              per_row.ctypes.data, vc.ctypes.data, ic.ctypes.data, pc.ctypes.data,
+              TOL_ARG[dtype](tol)) == 0
+    assert np.array_equal(pc, want.indptr)
+    assert np.array_equal(ic, want.indices)
+    np.testing.assert_array_equal(vc, want.data)
+    sp.call("cusparseDestroyMatDescr", md)
+    sp.ok(f"cusparse{p}nnz_compress", f"cusparse{p}csr2csr_compress")
