@@ -84,3 +84,27 @@ def test_nvcc_program(built) -> None:
     np.testing.assert_allclose(_floats(out["yt"]), 2 * (a.T @ xt), rtol=1e-12, atol=1e-12)
     c = _floats(out["C"]).reshape(-1, m).T
     np.testing.assert_allclose(c, 2 * (a @ b), rtol=1e-12, atol=1e-12)
+
+
+CLIENT_PYTHON = Path(os.environ.get("PYSHIM_CLIENTS_PYTHON", "/work/venvs/clients/bin/python"))
+
+
+def _has_cupy() -> bool:
+    return CLIENT_PYTHON.exists() and subprocess.run(
+        [str(CLIENT_PYTHON), "-c", "import cupy"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _has_cupy(), reason="no client venv with CuPy")
+def test_cupy_sparse_operations() -> None:
+    """CuPy as a user runs it (`pyshim run`, no env vars): SpGEMM, csr2csc, csrgeam2,
+    compress, DenseToSparse and the sorts, against scipy."""
+    from pyshim.builders.components import ALL, build_all
+
+    build_all(components=ALL)  # what `pyshim run` loads: the whole build directory
+    e = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH",)}
+    proc = subprocess.run([sys.executable, "-m", "pyshim", "run", "--", str(CLIENT_PYTHON),
+                           str(HERE / "cupy_sparse.py")], capture_output=True, text=True,
+                          timeout=600, env=e)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    passed = [ln for ln in proc.stdout.splitlines() if ln.startswith("PASS")]
+    assert len(passed) == 12 and proc.stdout.splitlines()[-1] == "done", proc.stdout

@@ -35,7 +35,11 @@ HAND_TARGETS = {"cusparse": (
     "rocsparse_destroy_dnmat_descr", "rocsparse_spmv", "rocsparse_spmm",
     "rocsparse_dnvec_get_values", "rocsparse_dnvec_set_values", "rocsparse_dnmat_get_values",
     "rocsparse_dnmat_set_values", "rocsparse_spmat_get_size", "rocsparse_spmat_get_format",
-    "rocsparse_spmat_get_values", "rocsparse_spmat_set_values", "rocsparse_sparse_to_dense")}
+    "rocsparse_spmat_get_values", "rocsparse_spmat_set_values", "rocsparse_sparse_to_dense", "rocsparse_spgemm",
+    "rocsparse_csr_set_pointers", "rocsparse_dense_to_sparse", "rocsparse_csr2csc_buffer_size",
+    "rocsparse_dcsr2csc", "rocsparse_create_spvec_descr", "rocsparse_destroy_spvec_descr",
+    "rocsparse_csrgeam_nnz", "rocsparse_scsrgeam", "rocsparse_dcsrgeam", "rocsparse_ccsrgeam",
+    "rocsparse_zcsrgeam")}
 
 
 _STDINT = {"int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",

@@ -19,9 +19,9 @@
 #define ORDER(o) ((int)pyshim_cusparseOrder_t_to_rocsparse_order(o))
 
 /* rocsparse_datatype values (rocsparse-types.h); -1: no rocSPARSE twin */
-static int datatype(cudaDataType t)
+int pyshim_cusparse_datatype(int t)
 {
-    switch (t) {
+    switch ((int)t) {
     case CUDA_R_16F: return 150;
     case CUDA_R_32F: return 151;
     case CUDA_R_64F: return 152;
@@ -52,7 +52,7 @@ PYSHIM_EXPORT cusparseStatus_t cusparseCreateCsr(
     cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType,
     cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    int dt = datatype(valueType);
+    int dt = pyshim_cusparse_datatype(valueType);
     if (dt < 0)
         return no_type("cusparseCreateCsr (this value type)");
     return STATUS(rocsparse_create_csr_descr(spMatDescr, rows, cols, nnz, csrRowOffsets,
@@ -66,7 +66,7 @@ PYSHIM_EXPORT cusparseStatus_t cusparseCreateCsc(
     cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType,
     cusparseIndexBase_t idxBase, cudaDataType valueType)
 {
-    int dt = datatype(valueType);
+    int dt = pyshim_cusparse_datatype(valueType);
     if (dt < 0)
         return no_type("cusparseCreateCsc (this value type)");
     return STATUS(rocsparse_create_csc_descr(spMatDescr, rows, cols, nnz, cscColOffsets,
@@ -81,7 +81,7 @@ PYSHIM_EXPORT cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDesc
                                                  cusparseIndexBase_t idxBase,
                                                  cudaDataType valueType)
 {
-    int dt = datatype(valueType);
+    int dt = pyshim_cusparse_datatype(valueType);
     if (dt < 0)
         return no_type("cusparseCreateCoo (this value type)");
     return STATUS(rocsparse_create_coo_descr(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd,
@@ -98,7 +98,7 @@ PYSHIM_EXPORT cusparseStatus_t cusparseDestroySpMat(cusparseConstSpMatDescr_t sp
 PYSHIM_EXPORT cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, int64_t size,
                                                    void *values, cudaDataType valueType)
 {
-    int dt = datatype(valueType);
+    int dt = pyshim_cusparse_datatype(valueType);
     if (dt < 0)
         return no_type("cusparseCreateDnVec (this value type)");
     return STATUS(rocsparse_create_dnvec_descr(dnVecDescr, size, values, dt));
@@ -115,7 +115,7 @@ PYSHIM_EXPORT cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDe
                                                    cudaDataType valueType,
                                                    cusparseOrder_t order)
 {
-    int dt = datatype(valueType);
+    int dt = pyshim_cusparse_datatype(valueType);
     if (dt < 0)
         return no_type("cusparseCreateDnMat (this value type)");
     return STATUS(rocsparse_create_dnmat_descr(dnMatDescr, rows, cols, ld, values, dt,
@@ -200,7 +200,7 @@ static cusparseStatus_t spmv(cusparseHandle_t handle, cusparseOperation_t opA,
 {
     if (!handle)
         return CUSPARSE_STATUS_NOT_INITIALIZED;
-    int dt = datatype(computeType);
+    int dt = pyshim_cusparse_datatype(computeType);
     if (dt < 0)
         return no_type("cusparseSpMV (this compute type)");
     size_t size = 0;
@@ -252,7 +252,7 @@ static cusparseStatus_t spmm(cusparseHandle_t handle, cusparseOperation_t opA,
 {
     if (!handle)
         return CUSPARSE_STATUS_NOT_INITIALIZED;
-    int dt = datatype(computeType);
+    int dt = pyshim_cusparse_datatype(computeType);
     if (dt < 0)
         return no_type("cusparseSpMM (this compute type)");
     size_t size = 0;

@@ -12,4 +12,7 @@
 /* Count one call of an entry point pyshim does not map; log its name the first time. */
 void pyshim_cusparse_unsupported(const char *name);
 
+/* cudaDataType -> rocsparse_datatype's value; -1 where rocSPARSE has none */
+int pyshim_cusparse_datatype(int cuda_data_type);
+
 #endif

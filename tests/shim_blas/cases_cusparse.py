@@ -236,10 +236,10 @@ def test_handle_version_errors(sp, h) -> None:
     assert sp.fn("cusparseGetMatIndexBase")(d) == 1
     sp.call("cusparseDestroyMatDescr", d)
     # an entry point with no rocSPARSE mapping: NOT_SUPPORTED, counted
-    assert sp.raw("cusparseSpGEMM_createDescr", ctypes.byref(d)) == ST_NOT_SUPPORTED
+    assert sp.raw("cusparseSpSM_createDescr", ctypes.byref(d)) == ST_NOT_SUPPORTED
     count = sp.lib.pyshim_cusparse_unsupported_count
     count.restype, count.argtypes = ctypes.c_ulong, [ctypes.c_char_p]
-    assert count(b"cusparseSpGEMM_createDescr") >= 1
+    assert count(b"cusparseSpSM_createDescr") >= 1
     sp.ok("cusparseGetVersion", "cusparseGetProperty", "cusparseGetErrorName",
           "cusparseGetErrorString",
           "cusparseCreateMatDescr", "cusparseSetMatIndexBase", "cusparseDestroyMatDescr")
@@ -280,3 +280,355 @@ def test_sparse_to_dense(sp, h, fmt, dtype) -> None:
         sp.call("cusparseDestroySpMat", descr)
         del keep
     sp.ok("cusparseSparseToDense", "cusparseSparseToDense_bufferSize")
+
+
+def spgemm(sp, h, a, b, index, base, dtype, alpha=1.0):
+    """C := alpha A B through cuSPARSE's SpGEMM sequence as CuPy calls it: C created empty,
+    work estimation and compute each sized then run, C's arrays allocated from its nnz,
+    then copied. Returns C as scipy CSR (indices as stored, base removed)."""
+    it = np.int32 if index == INDEX_32I else np.int64
+    t = CUDA_TYPE[dtype]
+    da, ka = sparse_descr(sp, a, "csr", index, base)
+    db, kb = sparse_descr(sp, b, "csr", index, base)
+    m, n = a.shape[0], b.shape[1]
+    dc = ctypes.c_void_p()
+    sp.call("cusparseCreateCsr", ctypes.byref(dc), m, n, 0, None, None, None, index, index,
+            base, t)
+    g = ctypes.c_void_p()
+    sp.call("cusparseSpGEMM_createDescr", ctypes.byref(g))
+    al, be = scalar(dtype, alpha), scalar(dtype, 0)
+    bufs = []
+    for name in ("cusparseSpGEMM_workEstimation", "cusparseSpGEMM_compute"):
+        size = ctypes.c_size_t(0)
+        sp.call(name, h, OP_N, OP_N, al, da, db, be, dc, t, 0, g, ctypes.byref(size), None)
+        assert size.value > 0
+        bufs.append(H.device_array(np.zeros(size.value, np.uint8)))
+        sp.call(name, h, OP_N, OP_N, al, da, db, be, dc, t, 0, g, ctypes.byref(size), bufs[-1])
+    rows, cols, nnz = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
+    sp.call("cusparseSpMatGetSize", dc, ctypes.byref(rows), ctypes.byref(cols),
+            ctypes.byref(nnz))
+    assert (rows.value, cols.value) == (m, n)
+    ptr = H.device_array(np.full(m + 1, -7, it))
+    ind = H.device_array(np.full(max(1, nnz.value), -7, it))
+    val = H.device_array(np.full(max(1, nnz.value), 99, dtype))
+    sp.call("cusparseCsrSetPointers", dc, ptr, ind, val)
+    sp.call("cusparseSpGEMM_copy", h, OP_N, OP_N, al, da, db, be, dc, t, 0, g)
+    sp.call("cusparseSpGEMM_destroyDescr", g)
+    for d in (da, db, dc):
+        sp.call("cusparseDestroySpMat", d)
+    del ka, kb, bufs
+    k = nnz.value
+    return ssp.csr_matrix((val[:k].copy(), ind[:k] - base, ptr - base), shape=(m, n))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_spgemm(sp, h, dtype) -> None:
+    rng = np.random.default_rng(11)
+    for (m, k, n), density in (((17, 12, 9), 0.3), ((40, 33, 28), 0.05), ((5, 6, 7), 0.0)):
+        a = random_matrix(rng, m, k, dtype, density)
+        b = random_matrix(rng, k, n, dtype, density)
+        want = (1.5 * (a.astype(np.complex128) @ b.astype(np.complex128))).tocsr()
+        want.sort_indices()
+        for index, base in ((INDEX_32I, 0), (INDEX_64I, 1)):
+            c = spgemm(sp, h, a, b, index, base, dtype, alpha=1.5)
+            # random values do not cancel: the structural pattern, as scipy finds it
+            assert c.nnz == want.nnz
+            assert np.array_equal(c.indptr, want.indptr)
+            assert np.array_equal(c.indices, want.indices)  # sorted within rows
+            np.testing.assert_allclose(c.data, want.data, rtol=TOL[dtype], atol=TOL[dtype])
+    sp.ok("cusparseSpGEMM_createDescr", "cusparseSpGEMM_destroyDescr",
+          "cusparseSpGEMM_workEstimation", "cusparseSpGEMM_compute", "cusparseSpGEMM_copy",
+          "cusparseCsrSetPointers")
+
+
+def test_spgemm_refusals(sp, h) -> None:
+    a = random_matrix(np.random.default_rng(12), 6, 5, np.float64)
+    da, ka = sparse_descr(sp, a, "csr", INDEX_32I)
+    dc = ctypes.c_void_p()
+    sp.call("cusparseCreateCsr", ctypes.byref(dc), 6, 6, 0, None, None, None, INDEX_32I,
+            INDEX_32I, 0, 1)
+    g = ctypes.c_void_p()
+    sp.call("cusparseSpGEMM_createDescr", ctypes.byref(g))
+    one, zero = scalar(np.float64, 1), scalar(np.float64, 0)
+    size = ctypes.c_size_t(0)
+    # A (6x5) times A (6x5): the inner sizes differ
+    assert sp.raw("cusparseSpGEMM_workEstimation", h, OP_N, OP_N, one, da, da, zero, dc, 1, 0,
+                  g, ctypes.byref(size), None) == ST_INVALID_VALUE
+    # copy before compute: cuSPARSE's order is required, nothing is written
+    assert sp.raw("cusparseSpGEMM_copy", h, OP_N, OP_N, one, da, da, zero, dc, 1, 0,
+                  g) == ST_INVALID_VALUE
+    # no handle; a compute type rocSPARSE has none for
+    assert sp.raw("cusparseSpGEMM_compute", None, OP_N, OP_N, one, da, da, zero, dc, 1, 0,
+                  g, ctypes.byref(size), None) == ST_NOT_INITIALIZED
+    assert sp.raw("cusparseSpGEMM_compute", h, OP_N, OP_N, one, da, da, zero, dc, 23, 0,
+                  g, ctypes.byref(size), None) == ST_NOT_SUPPORTED
+    # a transposed operand: rocSPARSE multiplies untransposed CSR only
+    assert sp.raw("cusparseSpGEMM_workEstimation", h, OP_T, OP_N, one, da, da, zero, dc, 1, 0,
+                  g, ctypes.byref(size), None) == ST_NOT_SUPPORTED
+    sp.call("cusparseSpGEMM_destroyDescr", g)
+    sp.call("cusparseDestroySpMat", da)
+    sp.call("cusparseDestroySpMat", dc)
+    del ka
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64])
+def test_dense_to_sparse(sp, h, fmt, dtype) -> None:
+    """cuSPARSE's sample sequence: B created with its offsets only, analysis gives its nnz,
+    arrays allocated and set, then conversion."""
+    a = random_matrix(np.random.default_rng(6), 7, 10, dtype).toarray()
+    t = CUDA_TYPE[dtype]
+    for order, index, base in ((ORDER_COL, INDEX_32I, 0), (ORDER_ROW, INDEX_64I, 1)):
+        it = np.int32 if index == INDEX_32I else np.int64
+        ld = 9 if order == ORDER_COL else 12
+        dense = np.full((10, ld) if order == ORDER_COL else (7, ld), 3, dtype)  # padding
+        if order == ORDER_COL:
+            dense[:, :7] = a.T
+        else:
+            dense[:, :10] = a
+        dm, db = ctypes.c_void_p(), ctypes.c_void_p()
+        sp.call("cusparseCreateDnMat", ctypes.byref(dm), 7, 10, ld, dense, t, order)
+        offsets = H.device_array(np.full(11 if fmt == "csc" else 8, -1, it))
+        if fmt == "coo":
+            sp.call("cusparseCreateCoo", ctypes.byref(db), 7, 10, 0, None, None, None, index,
+                    base, t)
+        else:
+            sp.call(f"cusparseCreate{fmt.capitalize()}", ctypes.byref(db), 7, 10, 0, offsets,
+                    None, None, index, index, base, t)
+        size = ctypes.c_size_t(99)
+        sp.call("cusparseDenseToSparse_bufferSize", h, dm, db, 0, ctypes.byref(size))
+        buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
+        sp.call("cusparseDenseToSparse_analysis", h, dm, db, 0, buf)
+        rows, cols, nnz = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
+        sp.call("cusparseSpMatGetSize", db, ctypes.byref(rows), ctypes.byref(cols),
+                ctypes.byref(nnz))
+        want = ssp.coo_matrix(a)
+        assert nnz.value == want.nnz
+        ind = H.device_array(np.zeros(nnz.value, it))
+        val = H.device_array(np.zeros(nnz.value, dtype))
+        if fmt == "coo":
+            rind = H.device_array(np.zeros(nnz.value, it))
+            sp.call("cusparseCooSetPointers", db, rind, ind, val)
+        else:
+            sp.call(f"cusparse{fmt.capitalize()}SetPointers", db, offsets, ind, val)
+        sp.call("cusparseDenseToSparse_convert", h, dm, db, 0, buf)
+        if fmt == "coo":
+            got = ssp.coo_matrix((val, (rind - base, ind - base)), shape=(7, 10))
+            assert np.all(np.diff((rind - base) * 10 + ind - base) > 0)  # row-major order
+        elif fmt == "csr":
+            got = ssp.csr_matrix((val, ind - base, offsets - base), shape=(7, 10))
+            assert got.has_sorted_indices
+        else:
+            got = ssp.csc_matrix((val, ind - base, offsets - base), shape=(7, 10))
+            assert got.has_sorted_indices
+        np.testing.assert_array_equal(got.toarray(), a)
+        sp.call("cusparseDestroySpMat", db)
+        sp.call("cusparseDestroyDnMat", dm)
+    sp.ok("cusparseDenseToSparse_bufferSize", "cusparseDenseToSparse_analysis",
+          "cusparseDenseToSparse_convert")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_csr2csc(sp, h, dtype) -> None:
+    a = random_matrix(np.random.default_rng(7), 13, 8, dtype)
+    s = a.tocsr()
+    s.sort_indices()
+    want = a.tocsc()
+    want.sort_indices()
+    t = CUDA_TYPE[dtype]
+    for base, action in ((0, 1), (1, 1), (0, 0)):  # numeric, numeric one-based, symbolic
+        ptr = H.device_array((s.indptr + base).astype(np.int32))
+        ind = H.device_array((s.indices + base).astype(np.int32))
+        val = H.device_array(s.data.copy())
+        cptr = H.device_array(np.full(9, -1, np.int32))
+        rind = H.device_array(np.full(s.nnz, -1, np.int32))
+        cval = H.device_array(np.full(s.nnz, 7, dtype))
+        size = ctypes.c_size_t(0)
+        sp.call("cusparseCsr2cscEx2_bufferSize", h, 13, 8, s.nnz, val, ptr, ind, cval, cptr,
+                rind, t, action, base, 1, ctypes.byref(size))
+        buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
+        sp.call("cusparseCsr2cscEx2", h, 13, 8, s.nnz, val, ptr, ind, cval, cptr, rind, t,
+                action, base, 1, buf)
+        assert np.array_equal(cptr - base, want.indptr)
+        assert np.array_equal(rind - base, want.indices)
+        if action == 1:
+            np.testing.assert_array_equal(cval, want.data)
+        else:
+            assert (cval == 7).all()  # symbolic: values untouched
+    # a value type rocSPARSE has no csr2csc for
+    assert sp.raw("cusparseCsr2cscEx2", h, 13, 8, s.nnz, val, ptr, ind, cval, cptr, rind, 23,
+                  1, 0, 1, buf) == ST_NOT_SUPPORTED
+    sp.ok("cusparseCsr2cscEx2", "cusparseCsr2cscEx2_bufferSize")
+
+
+def gather(sp, h, values, perm):
+    """values[perm] through cusparseGather on a sparse vector, as CuPy's sorts do."""
+    out = H.device_array(np.zeros_like(values))
+    t = CUDA_TYPE[values.dtype.type]
+    dy, dx = ctypes.c_void_p(), ctypes.c_void_p()
+    sp.call("cusparseCreateDnVec", ctypes.byref(dy), values.size, values, t)
+    sp.call("cusparseCreateSpVec", ctypes.byref(dx), values.size, perm.size, perm, out,
+            INDEX_32I, 0, t)
+    sp.call("cusparseGather", h, dy, dx)
+    sp.call("cusparseDestroySpVec", dx)
+    sp.call("cusparseDestroyDnVec", dy)
+    return out
+
+
+@pytest.mark.parametrize("kind", ["csr", "csc", "coo_row", "coo_col"])
+def test_sorts_with_permutation(sp, h, kind) -> None:
+    rng = np.random.default_rng(8)
+    a = random_matrix(rng, 15, 12, np.float64, 0.35)
+    m, n = a.shape
+    md = ctypes.c_void_p()
+    sp.call("cusparseCreateMatDescr", ctypes.byref(md))
+    if kind in ("csr", "csc"):
+        s = a.tocsr() if kind == "csr" else a.tocsc()
+        s.sort_indices()
+        ptr, ind, val = s.indptr.astype(np.int32), s.indices.astype(np.int32), s.data.copy()
+        for o in range(len(ptr) - 1):  # shuffle within each row (column)
+            lo, hi = ptr[o], ptr[o + 1]
+            order = lo + rng.permutation(hi - lo)
+            ind[lo:hi], val[lo:hi] = ind[order], val[order]
+        major = None
+    else:
+        c = a.tocoo()
+        order = rng.permutation(c.nnz)
+        major = (c.row if kind == "coo_row" else c.col)[order].astype(np.int32)
+        ind = (c.col if kind == "coo_row" else c.row)[order].astype(np.int32)
+        val = c.data[order].copy()
+        major = H.device_array(major)
+    ind, val = H.device_array(ind), H.device_array(val)
+    nnz = ind.size
+    perm = H.device_array(np.full(nnz, -1, np.int32))
+    sp.call("cusparseCreateIdentityPermutation", h, nnz, perm)
+    assert np.array_equal(perm, np.arange(nnz))
+    size = ctypes.c_size_t(0)
+    if kind in ("csr", "csc"):
+        X = "csr" if kind == "csr" else "csc"
+        dptr = H.device_array(ptr)
+        sp.call(f"cusparseX{X}sort_bufferSizeExt", h, m, n, nnz, dptr, ind, ctypes.byref(size))
+        buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
+        sp.call(f"cusparseX{X}sort", h, m, n, nnz, md, dptr, ind, perm, buf)
+        got = (ssp.csr_matrix if kind == "csr" else ssp.csc_matrix)(
+            (gather(sp, h, val, perm), ind, ptr), shape=(m, n))
+        assert got.has_sorted_indices
+    else:
+        rows, cols = (major, ind) if kind == "coo_row" else (ind, major)
+        sp.call("cusparseXcoosort_bufferSizeExt", h, m, n, nnz, rows, cols, ctypes.byref(size))
+        buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
+        name = "cusparseXcoosortByRow" if kind == "coo_row" else "cusparseXcoosortByColumn"
+        sp.call(name, h, m, n, nnz, rows, cols, perm, buf)
+        key = major.astype(np.int64) * 100 + ind
+        assert np.all(np.diff(key) > 0)  # by the major index, then the minor one
+        got = ssp.coo_matrix((gather(sp, h, val, perm), (rows, cols)), shape=(m, n))
+    np.testing.assert_array_equal(got.toarray(), a.toarray())
+    sp.call("cusparseDestroyMatDescr", md)
+    sorts = {"csr": ("cusparseXcsrsort", "cusparseXcsrsort_bufferSizeExt"),
+             "csc": ("cusparseXcscsort", "cusparseXcscsort_bufferSizeExt"),
+             "coo_row": ("cusparseXcoosortByRow", "cusparseXcoosort_bufferSizeExt"),
+             "coo_col": ("cusparseXcoosortByColumn", "cusparseXcoosort_bufferSizeExt")}
+    sp.ok("cusparseCreateIdentityPermutation", "cusparseGather", "cusparseCreateSpVec",
+          "cusparseDestroySpVec", *sorts[kind])
+
+
+GEAM_PREFIX = {np.float32: "S", np.float64: "D", np.complex64: "C", np.complex128: "Z"}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_csrgeam2(sp, h, dtype) -> None:
+    """C := alpha A + beta B as CuPy's csr + csr calls it: buffer size, nnz, values."""
+    rng = np.random.default_rng(10)
+    m, n = 14, 11
+    a, b = random_matrix(rng, m, n, dtype), random_matrix(rng, m, n, dtype, 0.2)
+    p = GEAM_PREFIX[dtype]
+    md = ctypes.c_void_p()
+    sp.call("cusparseCreateMatDescr", ctypes.byref(md))
+    for base in (0, 1):
+        sp.call("cusparseSetMatIndexBase", md, base)
+        arrs = []
+        for s in (a, b):
+            s = s.tocsr()
+            s.sort_indices()
+            arrs.append((H.device_array(s.data.copy()),
+                         H.device_array((s.indptr + base).astype(np.int32)),
+                         H.device_array((s.indices + base).astype(np.int32)), s.nnz))
+        (va, pa, ia, na), (vb, pb, ib, nb) = arrs
+        alpha, beta = scalar(dtype, 2.0), scalar(dtype, -0.5)
+        pc = H.device_array(np.full(m + 1, -1, np.int32))
+        size = ctypes.c_size_t(0)
+        sp.call(f"cusparse{p}csrgeam2_bufferSizeExt", h, m, n, alpha, md, na, va, pa, ia, beta,
+                md, nb, vb, pb, ib, md, None, pc, None, ctypes.byref(size))
+        buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
+        nnz = np.zeros(1, np.int32)  # host pointer mode, cuSPARSE's default
+        sp.call("cusparseXcsrgeam2Nnz", h, m, n, md, na, pa, ia, md, nb, pb, ib, md, pc, nnz,
+                buf)
+        want = (2.0 * a - 0.5 * b).tocsr()
+        want.sort_indices()
+        # scipy drops sums that cancel; random values do not, so the patterns agree
+        assert nnz[0] == want.nnz
+        ic = H.device_array(np.full(nnz[0], -1, np.int32))
+        vc = H.device_array(np.zeros(nnz[0], dtype))
+        sp.call(f"cusparse{p}csrgeam2", h, m, n, alpha, md, na, va, pa, ia, beta, md, nb, vb,
+                pb, ib, md, vc, pc, ic, buf)
+        assert np.array_equal(pc - base, want.indptr)
+        assert np.array_equal(ic - base, want.indices)
+        np.testing.assert_allclose(vc, want.data, rtol=TOL[dtype], atol=TOL[dtype])
+    sp.call("cusparseDestroyMatDescr", md)
+    sp.ok("cusparseXcsrgeam2Nnz", f"cusparse{p}csrgeam2", f"cusparse{p}csrgeam2_bufferSizeExt")
+
+
+class _C64(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_float), ("y", ctypes.c_float)]
+
+
+class _C128(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_double), ("y", ctypes.c_double)]
+
+
+TOL_ARG = {np.float32: ctypes.c_float, np.float64: ctypes.c_double,
+           np.complex64: lambda v: _C64(v, 0), np.complex128: lambda v: _C128(v, 0)}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_compress(sp, h, dtype) -> None:
+    """eliminate_zeros' calls: entries of magnitude <= tol dropped, order kept. A wide
+    matrix with distinct offsets and indices: arrays passed in the wrong order show."""
+    rng = np.random.default_rng(13)
+    a = random_matrix(rng, 9, 14, dtype, 0.4)
+    a.data[::3] = 0  # explicit zeros
+    a.data[1::5] *= 1e-3  # small ones
+    p = GEAM_PREFIX[dtype]
+    md = ctypes.c_void_p()
+    sp.call("cusparseCreateMatDescr", ctypes.byref(md))
+    tol = 0.01
+    val, ptr, ind = (H.device_array(a.data.copy()), H.device_array(a.indptr.astype(np.int32)),
+                     H.device_array(a.indices.astype(np.int32)))
+    per_row = H.device_array(np.full(9, -1, np.int32))
+    nnz = np.zeros(1, np.int32)
+    fn = sp.fn(f"cusparse{p}nnz_compress")
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                   ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                   type(TOL_ARG[dtype](tol))]
+    assert fn(h, 9, md, val.ctypes.data, ptr.ctypes.data, per_row.ctypes.data,
+              nnz.ctypes.data, TOL_ARG[dtype](tol)) == 0
+    keep = np.abs(a.data) > tol
+    want = ssp.csr_matrix((a.data * keep, a.indices, a.indptr), shape=a.shape)
+    want.eliminate_zeros()
+    assert nnz[0] == want.nnz
+    assert np.array_equal(per_row, np.diff(want.indptr))
+    vc = H.device_array(np.zeros(nnz[0], dtype))
+    ic = H.device_array(np.full(nnz[0], -1, np.int32))
+    pc = H.device_array(np.full(10, -1, np.int32))
+    fn = sp.fn(f"cusparse{p}csr2csr_compress")
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p] + \
+        [ctypes.c_void_p] * 3 + [ctypes.c_int] + [ctypes.c_void_p] * 4 + \
+        [type(TOL_ARG[dtype](tol))]
+    assert fn(h, 9, 14, md, val.ctypes.data, ind.ctypes.data, ptr.ctypes.data, a.nnz,
+              per_row.ctypes.data, vc.ctypes.data, ic.ctypes.data, pc.ctypes.data,
+              TOL_ARG[dtype](tol)) == 0
+    assert np.array_equal(pc, want.indptr)
+    assert np.array_equal(ic, want.indices)
+    np.testing.assert_array_equal(vc, want.data)
+    sp.call("cusparseDestroyMatDescr", md)
+    sp.ok(f"cusparse{p}nnz_compress", f"cusparse{p}csr2csr_compress")

@@ -35,9 +35,9 @@ static rocsparse_status spmat(rocsparse_spmat_descr *descr, rocsparse_format for
         return rocsparse_status_invalid_value;
     if (!index_ok(ptr_type) || !index_ok(ind_type) || !rs_value_size(data_type))
         return rocsparse_status_not_implemented;
-    /* offsets exist even for an empty matrix; indices and values once nnz > 0 */
-    if ((format != rocsparse_format_coo && !ptr && (format == rocsparse_format_csr ? rows : cols)
-         > 0) || (nnz > 0 && (!ptr || !ind || !val)))
+    /* indices and values once nnz > 0; offsets may follow later (cusparseCsrSetPointers)
+     * for a matrix created empty, as SpGEMM's C is: routines reading one check it */
+    if (nnz > 0 && (!ptr || !ind || !val))
         return rocsparse_status_invalid_pointer;
     struct _rocsparse_spmat_descr *d = calloc(1, sizeof *d);
     if (!d)
@@ -239,4 +239,41 @@ RS_API rocsparse_status rocsparse_dnmat_set_values(rocsparse_dnmat_descr descr, 
         return rocsparse_status_invalid_pointer;
     descr->values = values;
     return rocsparse_status_success;
+}
+
+/* arrays set after creation (SpGEMM's C, DenseToSparse's B once their nnz is known) */
+static rocsparse_status set_pointers(rocsparse_spmat_descr d, rocsparse_format format,
+                                     void *ptr, void *ind, void *val)
+{
+    if (!d || d->magic != RS_SPMAT_MAGIC)
+        return rocsparse_status_invalid_pointer;
+    if (d->format != format)
+        return rocsparse_status_invalid_value;
+    if (d->nnz > 0 && (!ptr || !ind || !val))
+        return rocsparse_status_invalid_pointer;
+    d->ptr = ptr;
+    d->ind = ind;
+    d->val = val;
+    return rocsparse_status_success;
+}
+
+RS_API rocsparse_status rocsparse_csr_set_pointers(rocsparse_spmat_descr descr,
+                                                   void *csr_row_ptr, void *csr_col_ind,
+                                                   void *csr_val)
+{
+    return set_pointers(descr, rocsparse_format_csr, csr_row_ptr, csr_col_ind, csr_val);
+}
+
+RS_API rocsparse_status rocsparse_csc_set_pointers(rocsparse_spmat_descr descr,
+                                                   void *csc_col_ptr, void *csc_row_ind,
+                                                   void *csc_val)
+{
+    return set_pointers(descr, rocsparse_format_csc, csc_col_ptr, csc_row_ind, csc_val);
+}
+
+RS_API rocsparse_status rocsparse_coo_set_pointers(rocsparse_spmat_descr descr,
+                                                   void *coo_row_ind, void *coo_col_ind,
+                                                   void *coo_val)
+{
+    return set_pointers(descr, rocsparse_format_coo, coo_row_ind, coo_col_ind, coo_val);
 }

@@ -14,7 +14,7 @@
 
 static int bad_spmat(rocsparse_const_spmat_descr d)
 {
-    return !d || d->magic != RS_SPMAT_MAGIC;
+    return !d || !rs_spmat_readable(d);
 }
 
 /* ---- per value type (VT) and index type (IT) kernels ---- */

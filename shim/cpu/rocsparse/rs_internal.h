@@ -4,6 +4,7 @@
 #ifndef PYSHIM_CPU_ROCSPARSE_INTERNAL_H
 #define PYSHIM_CPU_ROCSPARSE_INTERNAL_H
 
+#include <complex.h>
 #include <stdint.h>
 #include <hip/hip_runtime_api.h>
 #include <rocsparse/rocsparse.h>
@@ -51,13 +52,31 @@ struct _rocsparse_dnmat_descr {
     rocsparse_order order;
 };
 
+struct _rocsparse_spvec_descr {
+    unsigned magic;
+    int64_t size, nnz;
+    void *idx, *val;
+    rocsparse_indextype idx_type;
+    rocsparse_index_base base;
+    rocsparse_datatype data_type;
+};
+
 enum {
+    RS_SPVEC_MAGIC = 0x72737376u,
     RS_HANDLE_MAGIC = 0x72736861u,
     RS_MAT_MAGIC = 0x72736d61u,
     RS_SPMAT_MAGIC = 0x7273736du,
     RS_DNVEC_MAGIC = 0x72736476u,
     RS_DNMAT_MAGIC = 0x7273646du,
 };
+
+/* a sparse matrix descriptor whose arrays can be read: offsets present where rows exist */
+static inline int rs_spmat_readable(const struct _rocsparse_spmat_descr *d)
+{
+    int64_t outer = d->format == rocsparse_format_csc ? d->cols : d->rows;
+    return d->magic == RS_SPMAT_MAGIC &&
+           (d->format == rocsparse_format_coo || d->ptr || outer == 0);
+}
 
 /* the handle's stream drained: 0 on success */
 rocsparse_status rs_enter(rocsparse_handle h);
@@ -67,6 +86,36 @@ size_t rs_value_size(rocsparse_datatype t);
 static inline int64_t rs_index(const void *a, rocsparse_indextype t, int64_t i)
 {
     return t == rocsparse_indextype_i64 ? ((const int64_t *)a)[i] : ((const int32_t *)a)[i];
+}
+
+/* index and value access by the descriptor's types; values as double complex, which
+ * holds every type the CPU device computes in */
+static inline void store_index(void *a, rocsparse_indextype t, int64_t i, int64_t v)
+{
+    if (t == rocsparse_indextype_i64)
+        ((int64_t *)a)[i] = v;
+    else
+        ((int32_t *)a)[i] = (int32_t)v;
+}
+
+static inline double complex load_value(const void *a, rocsparse_datatype t, int64_t i)
+{
+    switch (t) {
+    case rocsparse_datatype_f32_r: return ((const float *)a)[i];
+    case rocsparse_datatype_f64_r: return ((const double *)a)[i];
+    case rocsparse_datatype_f32_c: return ((const float complex *)a)[i];
+    default: return ((const double complex *)a)[i];
+    }
+}
+
+static inline void store_value(void *a, rocsparse_datatype t, int64_t i, double complex v)
+{
+    switch (t) {
+    case rocsparse_datatype_f32_r: ((float *)a)[i] = (float)creal(v); break;
+    case rocsparse_datatype_f64_r: ((double *)a)[i] = creal(v); break;
+    case rocsparse_datatype_f32_c: ((float complex *)a)[i] = (float complex)v; break;
+    default: ((double complex *)a)[i] = v; break;
+    }
 }
 
 #endif
