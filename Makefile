@@ -21,6 +21,10 @@ setup:
 	@if ! command -v clang++-19 >/dev/null && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 	        --no-install-recommends clang-19 lld-19 llvm-19 libomp-19-dev >/dev/null; fi
+	@# FFTW 3: the CPU device's hipFFT (without it cuFFT is left out of the build, with a message)
+	@if [ ! -f /usr/include/fftw3.h ] && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+	        --no-install-recommends libfftw3-dev >/dev/null; fi
 
 build:
 	$(PYTHON) -m pyshim build
