@@ -64,8 +64,34 @@ PREDEFINED: dict[str, tuple[str, str]] = {
 }
 
 
+# C names and range splits by register spelling: asked for tens of thousands of times per
+# kernel, for a few hundred distinct registers (bounded: a long-lived translator worker
+# meets the same %r1..%rN in every module)
+_CNAMES: dict[str, str] = {}
+_SPLITS: dict[str, tuple[str, int] | None] = {}
+_MEMO_MAX = 1 << 16
+
+
 def cname_reg(name: str) -> str:
-    return "r_" + name.lstrip("%")
+    c = _CNAMES.get(name)
+    if c is None:
+        c = "r_" + name.lstrip("%")
+        if len(_CNAMES) < _MEMO_MAX:
+            _CNAMES[name] = c
+    return c
+
+
+def _range_split(name: str) -> tuple[str, int] | None:
+    """("%r", 12) for "%r12": the range a register name would belong to."""
+    try:
+        return _SPLITS[name]
+    except KeyError:
+        pass
+    m = _RANGE.match(name)
+    hit = (m.group(1), int(m.group(2))) if m else None
+    if len(_SPLITS) < _MEMO_MAX:
+        _SPLITS[name] = hit
+    return hit
 
 
 def cname_ptr(name: str) -> str:
@@ -254,9 +280,9 @@ class FunctionEmitter:
         other = name[1:] if name.startswith("%") else "%" + name
         if other in self.regs or self.is_scoped_reg(other):
             return True
-        m = _RANGE.match(other)
-        r = self.ranges.get(m.group(1)) if m else None
-        return r is not None and int(m.group(2)) < r[1]
+        m = _range_split(other)
+        r = self.ranges.get(m[0]) if m else None
+        return r is not None and m is not None and m[1] < r[1]
 
     def is_scoped_reg(self, name: str) -> bool:
         """Whether `name` is a register renamed in a scope now open."""
@@ -264,6 +290,8 @@ class FunctionEmitter:
 
     def creg(self, name: str) -> str:
         """The C name of a register (inner-scope redeclarations in phase mode differ)."""
+        if len(self.shadow) == 1 and not self.shadow[0]:
+            return cname_reg(name)
         for scope in reversed(self.shadow):
             hit = scope.get(name)
             if hit is not None:
@@ -293,10 +321,10 @@ class FunctionEmitter:
                 return hit[1]
         t = self.regs.get(name)
         if t is None:
-            m = _RANGE.match(name)
+            m = _range_split(name)
             if m:
-                r = self.ranges.get(m.group(1))
-                if r is not None and int(m.group(2)) < r[1]:
+                r = self.ranges.get(m[0])
+                if r is not None and m[1] < r[1]:
                     t = r[0]
         if t is None:
             if name in SPECIAL:

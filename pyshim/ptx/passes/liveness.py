@@ -87,45 +87,71 @@ def live_at_sync(fn: ir.Function, labels: frozenset[str] = frozenset()) -> set[s
         succ.append(nxt)
         use.append(u)
         defs.append(d)
-    # a worklist, seeded last instruction first: straight-line code is then visited once,
-    # and a loop again only where its live sets grow (sweeping the whole body until nothing
-    # changed took three sweeps of an unrolled loop body of thousands of instructions)
-    # predecessors: i - 1 when it falls through to i (not listed), and the branches to i
-    # (one list per branch target only: a list per instruction made the collector run)
-    jumps_to: dict[int, list[int]] = {}
-    for i, nxt in enumerate(succ):
-        for j in nxt:
-            if j != i + 1:
-                jumps_to.setdefault(j, []).append(i)
-    live_in: list[set[str] | frozenset[str]] = [frozenset()] * n  # (shared until set)
-    work = list(range(n))
-    queued = [True] * n
+    # over basic blocks (a label starts one, a branch or return ends one): the data-flow
+    # sets are per block, so an unrolled loop body of thousands of instructions costs one
+    # pass over its operands rather than a live set copied per instruction
+    starts = [i for i in range(n) if i == 0 or type(insts[i]) is ir.Label
+              or succ[i - 1] != [i]]
+    block_at = {i: b for b, i in enumerate(starts)}
+    nb = len(starts)
+    ends = starts[1:] + [n]
+    bsucc = [[block_at[j] for j in succ[ends[b] - 1]] for b in range(nb)]
+    gen: list[set[str]] = []
+    kill: list[set[str]] = []
+    for b in range(nb):
+        g: set[str] = set()
+        k: set[str] = set()
+        for i in range(ends[b] - 1, starts[b] - 1, -1):
+            if defs[i]:
+                g -= defs[i]
+                k |= defs[i]
+            g |= use[i]
+        gen.append(g)
+        kill.append(k)
+    # a worklist, seeded last block first: straight-line code is then visited once, and a
+    # loop again only where its live sets grow
+    preds: list[list[int]] = [[] for _ in range(nb)]
+    for b, nxt in enumerate(bsucc):
+        for c in nxt:
+            preds[c].append(b)
+    live_in: list[set[str] | frozenset[str]] = [frozenset()] * nb  # (shared until set)
+    work = list(range(nb))
+    queued = [True] * nb
     while work:
-        i = work.pop()
-        queued[i] = False
-        nxt = succ[i]
+        b = work.pop()
+        queued[b] = False
+        nxt = bsucc[b]
         if len(nxt) == 1:
             out = live_in[nxt[0]]
         else:
             out = set()
-            for j in nxt:
-                out |= live_in[j]
-        new = use[i] | (out - defs[i]) if defs[i] else use[i] | out
-        if new != live_in[i]:
-            live_in[i] = new
-            if i and i in succ[i - 1] and not queued[i - 1]:
-                queued[i - 1] = True
-                work.append(i - 1)
-            for p in jumps_to.get(i, ()):
+            for c in nxt:
+                out |= live_in[c]
+        new = gen[b] | (out - kill[b]) if kill[b] else gen[b] | out
+        if new != live_in[b]:
+            live_in[b] = new
+            for p in preds[b]:
                 if not queued[p]:
                     queued[p] = True
                     work.append(p)
     live: set[str] = set()
-    for i, s in enumerate(insts):
-        if type(s) is ir.Instruction and s.opcode in SYNC_OPCODES:
-            live |= use[i] | defs[i]          # re-read or written after the resume
-            for j in succ[i]:
-                live |= live_in[j]
-        elif type(s) is ir.Label and s.name in labels:
-            live |= live_in[i]
+    for b in range(nb):
+        first = insts[starts[b]]
+        if type(first) is ir.Label and first.name in labels:
+            live |= live_in[b]
+        syncs = [i for i in range(starts[b], ends[b]) if type(insts[i]) is ir.Instruction
+                 and insts[i].opcode in SYNC_OPCODES]
+        if not syncs:
+            continue
+        # live after each instruction, walking the block backwards from its end
+        after: set[str] = set()
+        for c in bsucc[b]:
+            after |= live_in[c]
+        i = ends[b] - 1
+        for j in reversed(syncs):
+            while i > j:
+                after -= defs[i]
+                after |= use[i]
+                i -= 1
+            live |= use[j] | defs[j] | after  # re-read or written after the resume
     return live
