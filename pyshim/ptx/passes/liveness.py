@@ -40,6 +40,26 @@ def _regs(op, out: set[str]) -> None:
         _regs(op.reg, out)
 
 
+def _use_def(s: ir.Instruction) -> tuple[set[str], set[str]]:
+    """(registers read, registers written) by one instruction, as the module doc says."""
+    u: set[str] = set()
+    d: set[str] = set()
+    ops = s.operands
+    if s.opcode in DEF_FIRST and s.pred is None and ops:
+        _regs(ops[0], d)
+        ops = ops[1:]
+    for o in ops:
+        if type(o) is ir.Reg:  # most operands: _regs' first case, without the call
+            name = o.name
+            if not name.startswith("%") or "." not in name:
+                u.add(name)
+        elif type(o) is not ir.Imm:
+            _regs(o, u)
+    if s.pred is not None:
+        u.add(s.pred)
+    return u, d
+
+
 def live_at_sync(fn: ir.Function, labels: frozenset[str] = frozenset()) -> set[str] | None:
     """PTX names of the registers live at some resume point (a synchronisation point, or one
     of `labels`: where a region starts in region loops), or None when the body is not
@@ -54,65 +74,71 @@ def live_at_sync(fn: ir.Function, labels: frozenset[str] = frozenset()) -> set[s
     insts = [s for s in body if type(s) in (ir.Instruction, ir.Label)]
     where = {s.name: i for i, s in enumerate(insts) if type(s) is ir.Label}
     n = len(insts)
-    succ: list[list[int]] = []
-    use: list[set[str]] = []
-    defs: list[set[str]] = []
-    for i, s in enumerate(insts):
-        u: set[str] = set()
-        d: set[str] = set()
-        nxt = [i + 1] if i + 1 < n else []
-        if type(s) is ir.Instruction:
-            if s.opcode == "brx":
-                return None
-            ops = list(s.operands)
-            if s.opcode == "bra":
-                t = ops[0] if ops else None
-                if not isinstance(t, ir.Sym) or t.name not in where:
-                    return None
-                nxt = [where[t.name]] + (nxt if s.pred is not None else [])
-            elif s.opcode in ("ret", "exit") and s.pred is None:
-                nxt = []
-            if s.opcode in DEF_FIRST and s.pred is None and ops:
-                _regs(ops[0], d)
-                ops = ops[1:]
-            for o in ops:
-                if type(o) is ir.Reg:  # most operands: _regs' first case, without the call
-                    name = o.name
-                    if not name.startswith("%") or "." not in name:
-                        u.add(name)
-                elif type(o) is not ir.Imm:
-                    _regs(o, u)
-            if s.pred is not None:
-                u.add(s.pred)
-        succ.append(nxt)
-        use.append(u)
-        defs.append(d)
-    # over basic blocks (a label starts one, a branch or return ends one): the data-flow
-    # sets are per block, so an unrolled loop body of thousands of instructions costs one
+    # basic blocks (a label starts one, a branch or return ends one), with the registers
+    # each reads before writing them (gen) and those it writes (kill): the data flow below
+    # is then per block, and an unrolled loop body of thousands of instructions costs one
     # pass over its operands rather than a live set copied per instruction
-    starts = [i for i in range(n) if i == 0 or type(insts[i]) is ir.Label
-              or succ[i - 1] != [i]]
-    block_at = {i: b for b, i in enumerate(starts)}
-    nb = len(starts)
-    ends = starts[1:] + [n]
-    bsucc = [[block_at[j] for j in succ[ends[b] - 1]] for b in range(nb)]
+    starts: list[int] = []
+    exits: list[list[int]] = []  # the instructions the last one of each block goes to
     gen: list[set[str]] = []
     kill: list[set[str]] = []
-    for b in range(nb):
-        g: set[str] = set()
-        k: set[str] = set()
-        for i in range(ends[b] - 1, starts[b] - 1, -1):
-            if defs[i]:
-                g -= defs[i]
-                k |= defs[i]
-            g |= use[i]
-        gen.append(g)
-        kill.append(k)
+    synced: list[bool] = []  # whether the block holds a synchronisation point
+    g: set[str] = set()
+    k: set[str] = set()
+    nxt: list[int] = []
+    for i, s in enumerate(insts):
+        if i == 0 or type(s) is ir.Label or nxt != [i]:
+            if i:
+                exits.append(nxt)
+            starts.append(i)
+            g, k = set(), set()
+            gen.append(g)
+            kill.append(k)
+            synced.append(False)
+        nxt = [i + 1] if i + 1 < n else []
+        if type(s) is not ir.Instruction:
+            continue
+        op = s.opcode
+        if op == "brx":
+            return None
+        ops = s.operands
+        if op == "bra":
+            t = ops[0] if ops else None
+            if not isinstance(t, ir.Sym) or t.name not in where:
+                return None
+            nxt = [where[t.name]] + (nxt if s.pred is not None else [])
+        elif op in ("ret", "exit") and s.pred is None:
+            nxt = []
+        elif op in SYNC_OPCODES:
+            synced[-1] = True
+        d: set[str] | None = None
+        if op in DEF_FIRST and s.pred is None and ops:
+            d = set()
+            _regs(ops[0], d)
+            ops = ops[1:]
+        for o in ops:
+            if type(o) is ir.Reg:  # most operands: _regs' first case, without the call
+                name = o.name
+                if (not name.startswith("%") or "." not in name) and name not in k:
+                    g.add(name)
+            elif type(o) is not ir.Imm:
+                u: set[str] = set()
+                _regs(o, u)
+                g.update(u - k)
+        if s.pred is not None and s.pred not in k:
+            g.add(s.pred)
+        if d:
+            k |= d
+    if n:
+        exits.append(nxt)
+    block_at = {i: b for b, i in enumerate(starts)}
+    nb = len(starts)
+    bsucc = [[block_at[j] for j in exits[b]] for b in range(nb)]
     # a worklist, seeded last block first: straight-line code is then visited once, and a
     # loop again only where its live sets grow
     preds: list[list[int]] = [[] for _ in range(nb)]
-    for b, nxt in enumerate(bsucc):
-        for c in nxt:
+    for b, to in enumerate(bsucc):
+        for c in to:
             preds[c].append(b)
     live_in: list[set[str] | frozenset[str]] = [frozenset()] * nb  # (shared until set)
     work = list(range(nb))
@@ -120,12 +146,12 @@ def live_at_sync(fn: ir.Function, labels: frozenset[str] = frozenset()) -> set[s
     while work:
         b = work.pop()
         queued[b] = False
-        nxt = bsucc[b]
-        if len(nxt) == 1:
-            out = live_in[nxt[0]]
+        to = bsucc[b]
+        if len(to) == 1:
+            out = live_in[to[0]]
         else:
             out = set()
-            for c in nxt:
+            for c in to:
                 out |= live_in[c]
         new = gen[b] | (out - kill[b]) if kill[b] else gen[b] | out
         if new != live_in[b]:
@@ -135,23 +161,24 @@ def live_at_sync(fn: ir.Function, labels: frozenset[str] = frozenset()) -> set[s
                     queued[p] = True
                     work.append(p)
     live: set[str] = set()
+    ends = starts[1:] + [n]
     for b in range(nb):
         first = insts[starts[b]]
         if type(first) is ir.Label and first.name in labels:
             live |= live_in[b]
-        syncs = [i for i in range(starts[b], ends[b]) if type(insts[i]) is ir.Instruction
-                 and insts[i].opcode in SYNC_OPCODES]
-        if not syncs:
+        if not synced[b]:
             continue
         # live after each instruction, walking the block backwards from its end
         after: set[str] = set()
         for c in bsucc[b]:
             after |= live_in[c]
-        i = ends[b] - 1
-        for j in reversed(syncs):
-            while i > j:
-                after -= defs[i]
-                after |= use[i]
-                i -= 1
-            live |= use[j] | defs[j] | after  # re-read or written after the resume
+        for i in range(ends[b] - 1, starts[b] - 1, -1):
+            s = insts[i]
+            if type(s) is not ir.Instruction:
+                continue
+            u, d = _use_def(s)
+            if s.opcode in SYNC_OPCODES:
+                live |= u | d | after  # re-read or written after the resume
+            after -= d
+            after |= u
     return live
