@@ -66,6 +66,7 @@ class _Parser:
         # one-token operands by spelling: one shared object per register, symbol or
         # immediate of the module (passes read operands, never change them in place)
         self._operands: dict[str, ir.Operand] = {}
+        self._addrs: dict[tuple[str, ...], ir.Operand] = {}  # [address] operands, likewise
 
     # ---- helpers -------------------------------------------------------------------------
     def error(self, message: str, index: int | None = None) -> PtxError:
@@ -514,7 +515,20 @@ class _Parser:
             append(op)
             k = nxt + 1
         j = k
+        addrs = self._addrs
         while j < end:
+            if toks[j] == "[":  # an address: one shared object per spelling, as above
+                k = j + 1
+                while k < end and toks[k] != "]":
+                    k += 1
+                if k < end and (k + 1 == end or toks[k + 1] == ","):
+                    key = tuple(toks[j + 1:k])
+                    op = addrs.get(key)
+                    if op is None:
+                        op = addrs[key] = self._parse_operand_at(j, k + 1)
+                    append(op)
+                    j = k + 2
+                    continue
             k = j
             depth = 0
             while k < end:

@@ -457,8 +457,9 @@ class FunctionEmitter:
                                              C_TYPE[rt] == C_TYPE[ty])
             stmt = f"{hit[0]} = {expr};" if hit[2] else \
                 f"{hit[0]} = {self.convert(expr, ty, hit[1], inst)};"
-            if self._ptr_plan is not None and not self._ptr_plan.regs:
-                return stmt
+            plan = self._ptr_plan
+            if op.name not in (plan or self.pointer_plan()).regs:
+                return stmt  # no shadow (shadow_write's first test, without its calls)
             before, after = self.shadow_write(op.name, hit[0], inst)
             return before + stmt + after
         if type(op) is ir.Sym and op.name == "_":
