@@ -41,6 +41,7 @@ _NO_DST = frozenset(("st", "red", "bar", "barrier", "bra", "brx", "ret", "exit",
 # definitions that make a register an offset rather than a base
 _OFFSET_OPS = frozenset(("mul", "mad", "mul24", "mad24", "shl", "shr", "cvt", "and", "or",
                          "xor", "sub", "neg", "selp", "min", "max"))
+_MEMORY_OPS = frozenset(("ld", "ldu", "st"))
 _UNSHADOWED_SPACES = frozenset(("shared", "shared::cta", "shared::cluster", "param"))
 
 
@@ -133,12 +134,19 @@ class _Analysis:
         self.regs = _declared_reg64(fn)
         self.defs: dict[str, list[ir.Instruction]] = {}
         self.body = [s for s in fn.body or () if type(s) is ir.Instruction]
-        for inst in self.body:
+        regs, defs = self.regs, self.defs
+        for inst in self.body:  # (the hot loop: _name inline)
             if inst.opcode in _NO_DST or not inst.operands:
                 continue
-            d = _name(inst.operands[0])
-            if d in self.regs:
-                self.defs.setdefault(d, []).append(inst)
+            d0 = inst.operands[0]
+            if type(d0) is ir.Reg or type(d0) is ir.Sym:
+                d = d0.name
+                if d in regs:
+                    got = defs.get(d)
+                    if got is None:
+                        defs[d] = [inst]
+                    else:
+                        got.append(inst)
         self._pointer_like: dict[str, bool] = {}
 
     # pointer_like and base ask each other about the registers an address is built from;
@@ -238,6 +246,8 @@ def plan(fn: ir.Function) -> PointerPlan:
     marked: set[str] = set()
     work = []
     for inst in an.body:
+        if inst.opcode not in _MEMORY_OPS:
+            continue  # (_addr_base's first test, without the calls)
         n = _name(_addr_base(inst))
         if n in an.regs and n not in marked:
             marked.add(n)

@@ -195,9 +195,11 @@ class FunctionEmitter:
             self.reg_cache.pop(v.name, None)
         elif v.count:
             self.ranges[v.name] = (v.type, v.count)
-            names = [cname_reg(f"{v.name}{i}") for i in range(v.count)]
-            for i in range(v.count):
-                self.reg_cache.pop(f"{v.name}{i}", None)
+            prefix = cname_reg(v.name)  # (cname_reg of each name, as one prefix)
+            names = [f"{prefix}{i}" for i in range(v.count)]
+            if self.reg_cache:
+                for i in range(v.count):
+                    self.reg_cache.pop(f"{v.name}{i}", None)
         else:
             self.regs[v.name] = v.type
             self.reg_cache.pop(v.name, None)

@@ -113,8 +113,12 @@ def live_at_sync(fn: ir.Function, labels: frozenset[str] = frozenset()) -> set[s
             synced[-1] = True
         d: set[str] | None = None
         if op in DEF_FIRST and s.pred is None and ops:
-            d = set()
-            _regs(ops[0], d)
+            o = ops[0]
+            if type(o) is ir.Reg and (not o.name.startswith("%") or "." not in o.name):
+                d = {o.name}  # most destinations: _regs' first case, without the call
+            else:
+                d = set()
+                _regs(o, d)
             ops = ops[1:]
         for o in ops:
             if type(o) is ir.Reg:  # most operands: _regs' first case, without the call
