@@ -358,9 +358,11 @@ class FunctionEmitter:
     # ---- operand reads -------------------------------------------------------------------
     def src(self, op: ir.Operand, ty: str, inst: ir.Instruction) -> str:
         """C expression for operand `op` read as PTX type `ty`."""
-        if type(op) is ir.Sym and (op.name in self.regs or self.is_scoped_reg(op.name)):
+        to = type(op)
+        if to is ir.Sym and (op.name in self.regs or self.is_scoped_reg(op.name)):
             op = ir.Reg(op.name)  # a register declared without '%' (nvcc: __$temp3)
-        if type(op) is ir.Reg:
+            to = ir.Reg
+        if to is ir.Reg:
             key = (op.name, ty)
             expr = self.src_cache.get(key)
             if expr is None:
@@ -374,7 +376,7 @@ class FunctionEmitter:
                     expr = self.convert(self.reg_prefix + self.creg(op.name), rt, ty, inst)
                 self.src_cache[key] = expr
             return expr
-        if type(op) is ir.Imm:
+        if to is ir.Imm:
             key = (op.value, op.kind, op.bits, ty)
             expr = self.imm_cache.get(key)
             if expr is None:

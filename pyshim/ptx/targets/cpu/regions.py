@@ -448,7 +448,9 @@ class RegionKernel:
                 f"    /* regions {first}-{last}: warp vectors (cpu_warpvec.py) */", *code,
                 "    ps_lo = 0; ps_hi = nx;", "    if (trap) return trap;"]
         self.loops = ["    if (ny == 1 && nz == 1 && (nx & 31u) == 0) {  /* 1-D, whole warps */",
-                      *(_LABEL.sub(r"\1_w", x) for x in one_d),
+                      # (one substitution over the copy's text: a label never spans
+                      # its lines, and assemble() joins them with newlines)
+                      *([_LABEL.sub(r"\1_w", "\n".join(one_d))] if one_d else []),
                       "    }", *loops]
 
     def warp_chains(self) -> list[tuple[int, int, list[str]]]:
