@@ -148,6 +148,7 @@ class _Analysis:
                     else:
                         got.append(inst)
         self._pointer_like: dict[str, bool] = {}
+        self._offset_like: dict[str, bool] = {}
 
     # pointer_like and base ask each other about the registers an address is built from;
     # an unrolled loop chains thousands of adds, too deep for Python's recursion limit.
@@ -203,8 +204,13 @@ class _Analysis:
         return found
 
     def offset_like(self, name: str) -> bool:
-        defs = self.defs.get(name, ())
-        return bool(defs) and all(i.opcode in _OFFSET_OPS for i in defs)
+        hit = self._offset_like.get(name)
+        if hit is None:  # (memoised: asked per add of an unrolled chain, of a register
+            #              that may have hundreds of definitions)
+            defs = self.defs.get(name, ())
+            hit = self._offset_like[name] = bool(defs) and all(
+                i.opcode in _OFFSET_OPS for i in defs)
+        return hit
 
     def base(self, ab: tuple[ir.Operand, ir.Operand]) -> tuple[str, ir.Operand]:
         """(base register, offset operand) of an add's two operands."""
