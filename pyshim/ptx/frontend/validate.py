@@ -77,10 +77,11 @@ class _Checker:
             if p.name in seen:
                 raise self.fail(f"duplicate parameter name {p.name!r}", p.tok)
             seen.add(p.name)
+        declared, instruction = self.declared, self.instruction
         for s in self.fn.body or ():
             if type(s) is ir.Instruction:
-                self.declared(s)
-                self.instruction(s)
+                declared(s)
+                instruction(s)
 
     def declared(self, s: ir.Instruction) -> None:
         """A register named like a declared range (%r12 with %r<10>) must be in it (other
@@ -154,7 +155,9 @@ class _Checker:
               t: str | None = None) -> None:
         """A register operand of exactly `size` bits (.pred counts as 1), of a kind that
         goes with the instruction type `t` when one is given."""
-        rt = self.reg_type(o)
+        if type(o) is not ir.Reg:  # (reg_type's test inline: the hot path of validation)
+            return
+        rt = self.types.get(o.name)
         if rt is None or rt not in _SIZE:
             return
         if t is not None and rt in _FLOAT and t[0] in "us":
@@ -250,7 +253,10 @@ class _Checker:
             return
         size = _SIZE[t]
         wide = "wide" in s.mods and s.opcode in ("mul", "mad")
+        types = self.types
         for i, o in enumerate(s.operands):
+            if type(o) is not ir.Reg or types.get(o.name) not in _SIZE:
+                continue  # (what sized() returns on at once, without the call)
             doubled = wide and (i == 0 or (s.opcode == "mad" and i == 3))
             want = size * 2 if doubled else size
             self.sized(s, o, want, "the destination" if i == 0 else f"operand {i + 1}", t)
