@@ -47,6 +47,8 @@ class _Addresses(aff.AffineValues):
 
     def step(self, s: ir.Instruction) -> None:
         super().step(s)
+        if not self.multi:
+            return
         for name in ir.written(s):
             if name in self.multi:
                 self.env[name] = None
