@@ -378,6 +378,8 @@ class FunctionEmitter:
             return expr
         if to is ir.Imm:
             key = (op.value, op.kind, op.bits, ty)
+            if op.value == 0 and type(op.value) is float:
+                key += (math.copysign(1.0, op.value),)  # -0.0 == 0.0, but its C is not
             expr = self.imm_cache.get(key)
             if expr is None:
                 expr = self.imm_cache[key] = self.imm(op, ty, inst)
