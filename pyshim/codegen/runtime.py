@@ -179,8 +179,6 @@ def _stub(symbol: str, sig: dict) -> str:
 
 def thunks(major: int, runtime: dict, cuda12: dict, rocm: dict,
            enums: dict) -> tuple[str, dict[str, int]]:
-    rocm_fns = rocm["functions"]
-    pairs = set(used_enum_pairs(runtime, enums))
     head = [STAMP,
             f"/* Every symbol of libcudart.so.{major}, weak: shim/runtime's strong definitions"
             " win. */\n",
@@ -190,19 +188,30 @@ def thunks(major: int, runtime: dict, cuda12: dict, rocm: dict,
             '#include "runtime_enums.h"\n#include "rt_thunk.h"\n',
             '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n\n']
     decls: dict[str, str] = {}
-    bodies = []
+    texts = []
     counts = {"thunks": 0, "stubs": 0}
-    for symbol, (sig, entry) in sorted(symbols_for(major, runtime, cuda12).items()):
-        body = _thunk(symbol, sig, entry, rocm_fns, decls, pairs)
-        if body is None:
-            body = _stub(symbol, sig)
-            counts["stubs"] += 1
-        else:
-            counts["thunks"] += 1
-        bodies.append(body + "\n")
+    for _symbol, body, is_thunk in bodies(major, runtime, cuda12, rocm, enums, decls):
+        counts["thunks" if is_thunk else "stubs"] += 1
+        texts.append(body + "\n")
     hip_decls = [d + ";\n" for _n, d in sorted(decls.items())]
     text = "".join(head) + "/* HIP targets, weak: NULL when the backend lacks one */\n"
-    return text + "".join(hip_decls) + "\n" + "".join(bodies), counts
+    return text + "".join(hip_decls) + "\n" + "".join(texts), counts
+
+
+def bodies(major: int, runtime: dict, cuda12: dict, rocm: dict, enums: dict,
+           decls: dict[str, str] | None = None) -> list[tuple[str, str, bool]]:
+    """(symbol, its weak C definition, whether that is a forwarding thunk rather than a
+    cudaErrorNotSupported stub) for every symbol of libcudart.so.<major>, in file order;
+    `decls` collects the HIP targets the thunks call."""
+    rocm_fns = rocm["functions"]
+    pairs = set(used_enum_pairs(runtime, enums))
+    decls = {} if decls is None else decls
+    out = []
+    for symbol, (sig, entry) in sorted(symbols_for(major, runtime, cuda12).items()):
+        body = _thunk(symbol, sig, entry, rocm_fns, decls, pairs)
+        out.append((symbol, body, True) if body is not None
+                   else (symbol, _stub(symbol, sig), False))
+    return out
 
 
 # ---------------------------------------------------------------- enums, errors
