@@ -8,11 +8,11 @@ naming the function."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from test_runtime_programs import libs, nvcc, run, shim_env  # noqa: F401  (libs: a fixture)
 
 from pyshim.codegen import defined
@@ -82,14 +82,57 @@ def test_bad_arguments_are_errors_that_name_the_function(libs: Path) -> None:  #
         assert f"{name}:" in proc.stderr, (name, proc.stderr)
 
 
-@pytest.mark.xfail(strict=True, reason="libcudart.so.12's CUDA-12-ABI variants of the symbols "
-                   "whose signature CUDA 13 changed (cudaGraphAddDependencies, "
-                   "cudaGraphNodeGetDependencies, cudaStreamUpdateCaptureDependencies, the "
-                   "_v2 edge-data forms, ...) are generated NOT_SUPPORTED stubs: the generator "
-                   "thunks only CUDA 13's ABI")
-def test_cuda12_abi_variants_are_implemented() -> None:
+def test_cuda12_abi_variants_are_implemented_where_cuda13s_are() -> None:
+    """libcudart.so.12's symbols whose signature CUDA 13 changed (cudaGraphAddDependencies
+    without edge data ...) and its _v2 edge-data forms were NOT_SUPPORTED stubs while the
+    CUDA 13 ones forwarded; now a CUDA 12 ABI is a stub only where CUDA 13's twin is."""
     c12 = load_table("cuda12")
-    d = defined.runtime(12)
+    d12, d13 = defined.runtime(12), defined.runtime(13)
     variants = sorted({*c12["signature_changed"], *c12["symbols_only_in_12"]})
-    stubs = [s for s in variants if not d.implemented(s)]
-    assert not stubs, stubs
+    twin = {s: re.sub(r"_v2(?=$|_ptsz$)", "", s) for s in variants}
+    behind = [s for s in variants if not d12.implemented(s) and d13.implemented(twin[s])]
+    assert not behind, behind
+    assert d12.implemented("cudaGraphAddDependencies")
+    assert d12.implemented("cudaStreamUpdateCaptureDependencies_v2")
+
+
+CUDA12_EDGES = r"""
+import ctypes, sys
+rt = ctypes.CDLL(sys.argv[1] + "/libcudart.so.12")
+P = ctypes.c_void_p
+g, a, b = P(), P(), P()
+assert rt.cudaGraphCreate(ctypes.byref(g), 0) == 0
+assert rt.cudaGraphAddEmptyNode(ctypes.byref(a), g, None, ctypes.c_size_t(0)) == 0
+assert rt.cudaGraphAddEmptyNode(ctypes.byref(b), g, None, ctypes.c_size_t(0)) == 0
+# CUDA 12's ABI: (graph, from, to, count), no edge data
+add = rt.cudaGraphAddDependencies(g, ctypes.byref(a), ctypes.byref(b), ctypes.c_size_t(1))
+n = ctypes.c_size_t(0)
+edges = rt.cudaGraphGetEdges(g, None, None, ctypes.byref(n))
+dep, nd = P(), ctypes.c_size_t(1)
+deps = rt.cudaGraphNodeGetDependencies(b, ctypes.byref(dep), ctypes.byref(nd))
+# the _v2 form with edge data: NULL edge data is the plain call
+rm = rt.cudaGraphRemoveDependencies_v2(g, ctypes.byref(a), ctypes.byref(b), None,
+                                       ctypes.c_size_t(1))
+n2 = ctypes.c_size_t(7)
+rt.cudaGraphGetEdges(g, None, None, ctypes.byref(n2))
+print(add, edges, n.value, deps, nd.value, dep.value == a.value, rm, n2.value)
+"""
+
+
+def test_cuda12_graph_edges_on_libcudart12(libs: Path) -> None:  # noqa: F811
+    proc = subprocess.run([sys.executable, "-c", CUDA12_EDGES, str(libs / "lib")],
+                          capture_output=True, text=True, timeout=120, env=shim_env(libs))
+    assert proc.returncode == 0, proc.stderr
+    calls = {"cudaGraphAddDependencies": "hipGraphAddDependencies",
+             "cudaGraphGetEdges": "hipGraphGetEdges",
+             "cudaGraphNodeGetDependencies": "hipGraphNodeGetDependencies",
+             "cudaGraphRemoveDependencies_v2": "hipGraphRemoveDependencies"}
+    if "the HIP backend has no" in proc.stderr:
+        # the CPU device's graphs run their nodes in order and keep no edges: the calls
+        # reach HIP (a forwarding thunk, not the stub they were) and say what it lacks
+        for call, hip in calls.items():
+            assert f"{call} is not supported: the HIP backend has no {hip}" in proc.stderr
+        assert proc.stdout.split()[:2] == ["801", "801"]  # cudaErrorNotSupported
+    else:
+        assert proc.stdout.split() == ["0", "0", "1", "0", "1", "True", "0", "0"], \
+            proc.stdout + proc.stderr

@@ -76,13 +76,34 @@ def symbols_for(major: int, runtime: dict, cuda12: dict) -> dict[str, tuple[dict
             out[symbol] = (sig, entry)
     if major == 13:
         return out
+    thirteen = dict(out)
     for symbol in cuda12["symbols_only_in_13"]:
         out.pop(symbol, None)
     for symbol, versions in cuda12["signature_changed"].items():
-        out[symbol] = (versions["12"], None)
+        sig13, entry = thirteen.get(symbol, (None, None))
+        out[symbol] = (versions["12"], _older_abi(versions["12"], sig13, entry))
     for symbol, sig in cuda12["symbols_only_in_12"].items():
-        out[symbol] = (sig, None)
+        # CUDA 12's _v2 forms (graph edge data) are CUDA 13's plain ones
+        twin = thirteen.get(re.sub(r"_v2(?=$|_ptsz$)", "", symbol))
+        out[symbol] = (sig, twin[1] if twin is not None and twin[0] == sig else None)
     return out
+
+
+def _older_abi(sig12: dict, sig13: dict | None, entry: dict | None) -> dict | None:
+    """The entry for CUDA 12's signature of a symbol whose CUDA 13 signature added
+    arguments HIP has no room for (graph edge data, reserved flags): the same conversions
+    with those arguments left out, or None when the signatures differ otherwise."""
+    if entry is None or sig13 is None or sig12["ret"] != sig13["ret"] \
+            or len(entry["args"]) != len(sig13["params"]):
+        return None
+    args, i = [], 0
+    for param, conv in zip(sig13["params"], entry["args"], strict=True):
+        if i < len(sig12["params"]) and sig12["params"][i] == param:
+            args.append(conv)
+            i += 1
+        elif conv not in DROPPED:
+            return None
+    return {**entry, "args": args} if i == len(sig12["params"]) else None
 
 
 def version_script(major: int, symbols: list[str]) -> str:
