@@ -473,7 +473,7 @@ def _pick(api: str) -> tuple[list[str], list[str]]:
     from pyshim.tables.stats import load as load_table
 
     eps = load_table(api)["entry_points"]
-    mapped = [e["primary"] for _, e in sorted(eps.items()) if is_mapped(e)][:2]
+    mapped = [e["primary"] for _, e in sorted(eps.items()) if is_mapped(e, api)][:2]
     unsupported = [e["primary"] for _, e in sorted(eps.items())
                    if e["class"] == "unsupported"][:2]
     assert len(mapped) == 2 and len(unsupported) == 2, api

@@ -34,5 +34,5 @@ def test_irs_and_reduction_cases(tmp_path: Path) -> None:
 def test_dense_cusolver_mapped_count() -> None:
     # issue 16: dense cuSOLVER from 158 to >= 250 mapped (a ROCm target, a complete mapping)
     table = load_table("cusolver")["entry_points"]
-    dense = [e for n, e in table.items() if n.startswith("cusolverDn") and is_mapped(e)]
+    dense = [e for n, e in table.items() if n.startswith("cusolverDn") and is_mapped(e, "cusolver")]
     assert len(dense) >= 250, len(dense)

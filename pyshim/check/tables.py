@@ -12,6 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from pyshim.paths import TABLES_DIR
+from pyshim.tables.stats import stub_only
 
 # table key -> the soname pyshim's replacement library carries (the version node of its
 # symbols, or the library that exports them unversioned)
@@ -52,8 +53,13 @@ class Tables:
             except OSError as exc:
                 raise FileNotFoundError(f"dispatch table {path} is missing ({exc})") from exc
             for name, ep in data["entry_points"].items():
-                st = Status(api=api, entry_point=name, status=ep["class"],
-                            target=ep.get("target"), reason=ep.get("reason"))
+                if stub_only(ep, api):
+                    # the tables map it, but the library defines only a refusing stub
+                    st = Status(api=api, entry_point=name, status="unsupported",
+                                target=None, reason="only a NOT_SUPPORTED stub is defined")
+                else:
+                    st = Status(api=api, entry_point=name, status=ep["class"],
+                                target=ep.get("target"), reason=ep.get("reason"))
                 for sym in ep["symbols"]:
                     self.by_symbol.setdefault(sym, st)
                 self.by_symbol.setdefault(name, st)

@@ -111,18 +111,24 @@ def stubs(driver: dict, rocm: dict) -> tuple[str, dict[str, int]]:
            "/* the core's stream mapping (shim/core/stream.c) */\n",
            "hipStream_t pyshim_hip_stream(CUstream stream, int per_thread);\n\n"]
     counts = {"thunks": 0, "stubs": 0}
+    for _symbol, body, is_thunk in bodies(driver, rocm):
+        counts["thunks" if is_thunk else "stubs"] += 1
+        out.append(body + "\n")
+    return "".join(out), counts
+
+
+def bodies(driver: dict, rocm: dict) -> list[tuple[str, str, bool]]:
+    """(symbol, its weak C definition, whether that is a forwarding thunk rather than a
+    NOT_SUPPORTED stub) for every exported driver symbol, in file order."""
     rocm_fns = rocm["functions"]
     every = {**driver["entry_points"], **driver.get("extra_entry_points", {})}
+    out = []
     for _name, entry in sorted(every.items()):
         for symbol, sig in sorted(entry["symbols"].items()):
             body = _thunk(symbol, sig, entry, rocm_fns)
-            if body is None:
-                body = _stub(symbol, sig)
-                counts["stubs"] += 1
-            else:
-                counts["thunks"] += 1
-            out.append(body + "\n")
-    return "".join(out), counts
+            out.append((symbol, body, True) if body is not None
+                       else (symbol, _stub(symbol, sig), False))
+    return out
 
 
 def exported_symbols(driver: dict) -> list[str]:

@@ -76,13 +76,34 @@ def symbols_for(major: int, runtime: dict, cuda12: dict) -> dict[str, tuple[dict
             out[symbol] = (sig, entry)
     if major == 13:
         return out
+    thirteen = dict(out)
     for symbol in cuda12["symbols_only_in_13"]:
         out.pop(symbol, None)
     for symbol, versions in cuda12["signature_changed"].items():
-        out[symbol] = (versions["12"], None)
+        sig13, entry = thirteen.get(symbol, (None, None))
+        out[symbol] = (versions["12"], _older_abi(versions["12"], sig13, entry))
     for symbol, sig in cuda12["symbols_only_in_12"].items():
-        out[symbol] = (sig, None)
+        # CUDA 12's _v2 forms (graph edge data) are CUDA 13's plain ones
+        twin = thirteen.get(re.sub(r"_v2(?=$|_ptsz$)", "", symbol))
+        out[symbol] = (sig, twin[1] if twin is not None and twin[0] == sig else None)
     return out
+
+
+def _older_abi(sig12: dict, sig13: dict | None, entry: dict | None) -> dict | None:
+    """The entry for CUDA 12's signature of a symbol whose CUDA 13 signature added
+    arguments HIP has no room for (graph edge data, reserved flags): the same conversions
+    with those arguments left out, or None when the signatures differ otherwise."""
+    if entry is None or sig13 is None or sig12["ret"] != sig13["ret"] \
+            or len(entry["args"]) != len(sig13["params"]):
+        return None
+    args, i = [], 0
+    for param, conv in zip(sig13["params"], entry["args"], strict=True):
+        if i < len(sig12["params"]) and sig12["params"][i] == param:
+            args.append(conv)
+            i += 1
+        elif conv not in DROPPED:
+            return None
+    return {**entry, "args": args} if i == len(sig12["params"]) else None
 
 
 def version_script(major: int, symbols: list[str]) -> str:
@@ -179,8 +200,6 @@ def _stub(symbol: str, sig: dict) -> str:
 
 def thunks(major: int, runtime: dict, cuda12: dict, rocm: dict,
            enums: dict) -> tuple[str, dict[str, int]]:
-    rocm_fns = rocm["functions"]
-    pairs = set(used_enum_pairs(runtime, enums))
     head = [STAMP,
             f"/* Every symbol of libcudart.so.{major}, weak: shim/runtime's strong definitions"
             " win. */\n",
@@ -190,19 +209,30 @@ def thunks(major: int, runtime: dict, cuda12: dict, rocm: dict,
             '#include "runtime_enums.h"\n#include "rt_thunk.h"\n',
             '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n\n']
     decls: dict[str, str] = {}
-    bodies = []
+    texts = []
     counts = {"thunks": 0, "stubs": 0}
-    for symbol, (sig, entry) in sorted(symbols_for(major, runtime, cuda12).items()):
-        body = _thunk(symbol, sig, entry, rocm_fns, decls, pairs)
-        if body is None:
-            body = _stub(symbol, sig)
-            counts["stubs"] += 1
-        else:
-            counts["thunks"] += 1
-        bodies.append(body + "\n")
+    for _symbol, body, is_thunk in bodies(major, runtime, cuda12, rocm, enums, decls):
+        counts["thunks" if is_thunk else "stubs"] += 1
+        texts.append(body + "\n")
     hip_decls = [d + ";\n" for _n, d in sorted(decls.items())]
     text = "".join(head) + "/* HIP targets, weak: NULL when the backend lacks one */\n"
-    return text + "".join(hip_decls) + "\n" + "".join(bodies), counts
+    return text + "".join(hip_decls) + "\n" + "".join(texts), counts
+
+
+def bodies(major: int, runtime: dict, cuda12: dict, rocm: dict, enums: dict,
+           decls: dict[str, str] | None = None) -> list[tuple[str, str, bool]]:
+    """(symbol, its weak C definition, whether that is a forwarding thunk rather than a
+    cudaErrorNotSupported stub) for every symbol of libcudart.so.<major>, in file order;
+    `decls` collects the HIP targets the thunks call."""
+    rocm_fns = rocm["functions"]
+    pairs = set(used_enum_pairs(runtime, enums))
+    decls = {} if decls is None else decls
+    out = []
+    for symbol, (sig, entry) in sorted(symbols_for(major, runtime, cuda12).items()):
+        body = _thunk(symbol, sig, entry, rocm_fns, decls, pairs)
+        out.append((symbol, body, True) if body is not None
+                   else (symbol, _stub(symbol, sig), False))
+    return out
 
 
 # ---------------------------------------------------------------- enums, errors

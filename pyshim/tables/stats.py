@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+from pyshim.codegen import defined
 from pyshim.paths import TABLES_DIR
 from pyshim.tables.mapping import CLASSES
 
@@ -18,9 +19,19 @@ def load(key: str, tables_dir: Path = TABLES_DIR) -> dict:
         return json.load(f)
 
 
-def is_mapped(entry: dict) -> bool:
-    """An existing ROCm target and a complete conversion."""
-    return entry["target"] is not None and entry["class"] in MAPPED_CLASSES
+def is_mapped(entry: dict, api: str) -> bool:
+    """An existing ROCm target and a complete conversion; for the driver and runtime APIs
+    also a definition that does the work (codegen/defined.py): a table row whose symbol is
+    only a generated NOT_SUPPORTED stub is not a mapped entry point."""
+    if entry["target"] is None or entry["class"] not in MAPPED_CLASSES:
+        return False
+    return api not in defined.APIS or defined.implemented(api, entry)
+
+
+def stub_only(entry: dict, api: str) -> bool:
+    """Mapped by the tables, but nothing but a stub defines it."""
+    return (api in defined.APIS and entry["target"] is not None
+            and entry["class"] in MAPPED_CLASSES and not defined.implemented(api, entry))
 
 
 def stats(tables_dir: Path = TABLES_DIR) -> dict[str, dict]:
@@ -35,13 +46,19 @@ def stats(tables_dir: Path = TABLES_DIR) -> dict[str, dict]:
         by_class = {c: 0 for c in CLASSES}
         for e in eps.values():
             by_class[e["class"]] += 1
+        honest = key in defined.APIS
         out[key] = {
             "entry_points": len(eps),
             "symbols": sum(len(e["symbols"]) for e in eps.values()),
-            "mapped": sum(1 for e in eps.values() if is_mapped(e)),
+            "mapped": sum(1 for e in eps.values() if is_mapped(e, key)),
+            # every entry point with a working definition, a HIP target or not
+            "implemented": (sum(1 for e in eps.values() if defined.implemented(key, e))
+                            if honest else None),
+            "stub_only": (sum(1 for e in eps.values() if stub_only(e, key))
+                          if honest else None),
             "unsupported": by_class["unsupported"],
             "by_class": by_class,
-            "cpu_device": (sum(1 for n, e in eps.items() if is_mapped(e)
+            "cpu_device": (sum(1 for n, e in eps.items() if is_mapped(e, key)
                                and CPU not in cpu_gaps[key].get(n, {}))
                            if key in cpu_gaps else None),
         }
@@ -49,11 +66,13 @@ def stats(tables_dir: Path = TABLES_DIR) -> dict[str, dict]:
 
 
 def format_text(s: dict[str, dict]) -> str:
-    cols = ("entry points", "symbols", "mapped", "cpu device") + CLASSES
+    cols = ("entry points", "symbols", "mapped", "cpu device", "implemented",
+            "stub only") + CLASSES
     lines = [f"{'api':<10}" + "".join(f"{c:>13}" for c in cols)]
     for key, row in s.items():
-        cpu = "-" if row.get("cpu_device") is None else row["cpu_device"]
-        vals = [row["entry_points"], row["symbols"], row["mapped"], cpu] + \
+        cpu, impl, stubs = ("-" if row.get(k) is None else row[k]
+                            for k in ("cpu_device", "implemented", "stub_only"))
+        vals = [row["entry_points"], row["symbols"], row["mapped"], cpu, impl, stubs] + \
             [row["by_class"][c] for c in CLASSES]
         lines.append(f"{key:<10}" + "".join(f"{v:>13}" for v in vals))
     return "\n".join(lines)
@@ -130,10 +149,13 @@ def not_mapped(tables_dir: Path = TABLES_DIR,
     for key in apis:
         groups: dict[str, list] = {}
         for name, e in sorted(load(key, tables_dir)["entry_points"].items()):
-            if is_mapped(e):
+            if is_mapped(e, key):
                 continue
             why = e.get("reason") or e["class"]
-            if e["class"] == "shim":
+            if stub_only(e, key):
+                why = (f"only a NOT_SUPPORTED stub is defined (the tables map it: "
+                       f"{e['class']} -> {e['target']})")
+            elif e["class"] == "shim" and defined.implemented(key, e):
                 why = f"implemented in the shim, no HIP target (not counted): {why}"
             groups.setdefault(area(name), []).append([name, why])
         out[key] = dict(sorted(groups.items(),

@@ -97,3 +97,23 @@ CUresult CUDAAPI cuCtxPopCurrent(CUcontext *pctx)
 {
     return cuCtxPopCurrent_v2(pctx);
 }
+
+/* Bank sizes are not configurable on current GPUs: four bytes, which HIP reports too
+ * (hipSharedMemConfig numbers its values as CUsharedconfig does) */
+CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
+{
+    if (pConfig == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    hipSharedMemConfig h = hipSharedMemBankSizeDefault;
+    /* CUDA's call is current where HIP marks its twin deprecated */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    rc = pyshim_cu_from_hip(hipCtxGetSharedMemConfig(&h));
+#pragma GCC diagnostic pop
+    if (rc == CUDA_SUCCESS)
+        *pConfig = (CUsharedconfig)h;
+    return rc;
+}

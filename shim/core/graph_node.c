@@ -316,6 +316,24 @@ CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode hNode,
     return pyshim_cu_from_hip(hipGraphMemsetNodeSetParams((hipGraphNode_t)hNode, &h));
 }
 
+CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)
+{
+    if (hNode == NULL || nodeParams == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    hipMemsetParams h;
+    CUresult rc = pyshim_cu_from_hip(hipGraphMemsetNodeGetParams((hipGraphNode_t)hNode, &h));
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    memset(nodeParams, 0, sizeof *nodeParams);
+    nodeParams->dst = (CUdeviceptr)(uintptr_t)h.dst;
+    nodeParams->pitch = h.pitch;
+    nodeParams->value = h.value;
+    nodeParams->elementSize = h.elementSize;
+    nodeParams->width = h.width;
+    nodeParams->height = h.height;
+    return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                                 const CUDA_MEMSET_NODE_PARAMS *memsetParams,
                                                 CUcontext ctx)

@@ -78,3 +78,64 @@ CUresult CUDAAPI cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream hS
 {
     return copy_3d(pCopy, hStream, 1, 1);
 }
+
+/* A peer copy names a context per side; with one device every valid context is its own,
+ * so the copy is the plain 3D copy of the same fields once both contexts check out. */
+static CUresult copy_3d_peer(const CUDA_MEMCPY3D_PEER *p, CUstream stream, int async, int pt)
+{
+    if (p == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUcontext src = NULL, dst = NULL;
+    if (p->srcContext == NULL || p->dstContext == NULL) {
+        pyshim_log("cuMemcpy3DPeer: a NULL source or destination context");
+        return CUDA_ERROR_INVALID_CONTEXT;
+    }
+    CUresult rc = pyshim_ctx_resolve(p->srcContext, &src);
+    if (rc == CUDA_SUCCESS)
+        rc = pyshim_ctx_resolve(p->dstContext, &dst);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    CUDA_MEMCPY3D c;
+    memset(&c, 0, sizeof c);
+    c.srcXInBytes = p->srcXInBytes;
+    c.srcY = p->srcY;
+    c.srcZ = p->srcZ;
+    c.srcLOD = p->srcLOD;
+    c.srcMemoryType = p->srcMemoryType;
+    c.srcHost = p->srcHost;
+    c.srcDevice = p->srcDevice;
+    c.srcArray = p->srcArray;
+    c.srcPitch = p->srcPitch;
+    c.srcHeight = p->srcHeight;
+    c.dstXInBytes = p->dstXInBytes;
+    c.dstY = p->dstY;
+    c.dstZ = p->dstZ;
+    c.dstLOD = p->dstLOD;
+    c.dstMemoryType = p->dstMemoryType;
+    c.dstHost = p->dstHost;
+    c.dstDevice = p->dstDevice;
+    c.dstArray = p->dstArray;
+    c.dstPitch = p->dstPitch;
+    c.dstHeight = p->dstHeight;
+    c.WidthInBytes = p->WidthInBytes;
+    c.Height = p->Height;
+    c.Depth = p->Depth;
+    return copy_3d(&c, stream, async, pt);
+}
+
+CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
+{
+    return copy_3d_peer(pCopy, NULL, 0, 0);
+}
+CUresult CUDAAPI cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *pCopy)
+{
+    return copy_3d_peer(pCopy, NULL, 0, 1);
+}
+CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
+{
+    return copy_3d_peer(pCopy, hStream, 1, 0);
+}
+CUresult CUDAAPI cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
+{
+    return copy_3d_peer(pCopy, hStream, 1, 1);
+}

@@ -33,3 +33,23 @@ CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolP
         *pool = (CUmemoryPool)p;
     return pyshim_cu_from_hip(err);
 }
+
+/* HIP writes its hipMemAccessFlags (the same values) through an enum of its own type */
+CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool,
+                                    CUmemLocation *location)
+{
+    if (flags == NULL || memPool == NULL || location == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    hipMemLocation loc;
+    memset(&loc, 0, sizeof loc);
+    loc.type = (hipMemLocationType)location->type;
+    loc.id = location->id;
+    hipMemAccessFlags h = hipMemAccessFlagsProtNone;
+    rc = pyshim_cu_from_hip(hipMemPoolGetAccess(&h, (hipMemPool_t)memPool, &loc));
+    if (rc == CUDA_SUCCESS)
+        *flags = (CUmemAccess_flags)h;
+    return rc;
+}

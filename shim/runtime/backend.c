@@ -1,5 +1,6 @@
 /*
- * The only file of libcudart that includes HIP's headers: module loading (through the
+ * One of the two files of libcudart that include HIP's headers (backend_adapt.c converts
+ * the structs HIP lays out differently): module loading (through the
  * embedded translator), kernel lookup and launch, device properties. Callers meet it
  * through internal.h with plain C types; results are cudaError_t values.
  */

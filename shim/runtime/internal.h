@@ -157,6 +157,56 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_stream_callback(void *stream,
                                                    void (*fn)(void *ctx, int cuda_status),
                                                    void *ctx, unsigned flags);
 
+/* ---- HIP, for the entry points whose structs are laid out differently (backend_adapt.c):
+ * CUDA's layouts in plain C, converted field by field on the HIP side ---- */
+struct pyshim_rt_memset {  /* cudaMemsetParams */
+    void *dst;
+    size_t pitch;
+    unsigned value, element_size;
+    size_t width, height;
+};
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_memset_node(void **node, void *graph,
+                                                     void *const *deps, size_t ndeps,
+                                                     const struct pyshim_rt_memset *m);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_memset_get(void *node, struct pyshim_rt_memset *m);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_memset_set(void *node, const struct pyshim_rt_memset *m);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_exec_memset_set(void *exec, void *node,
+                                                         const struct pyshim_rt_memset *m);
+/* hipGraphNodeType of a node (the values CUDA's enum shares: 0..11) */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_node_type(void *node, int *type);
+/* hipGraphInstantiateWithParams; result: a cudaGraphInstantiateResult value */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_instantiate(void **exec, void *graph,
+                                                     unsigned long long flags, void *stream,
+                                                     void **err_node, int *result);
+union pyshim_rt_attr_value {  /* cudaLaunchAttributeValue, the members a stream has */
+    char pad[64];
+    struct {
+        void *base_ptr;
+        size_t num_bytes;
+        float hit_ratio;
+        int hit_prop, miss_prop;
+    } window;
+    int sync_policy;
+    int priority;
+    struct {
+        unsigned char default_, remote;
+    } domain_map;
+    int domain;
+};
+/* attr: a cudaLaunchAttributeID (HIP numbers its stream attributes the same) */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_stream_get_attr(void *stream, int attr,
+                                                   union pyshim_rt_attr_value *v);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_stream_set_attr(void *stream, int attr,
+                                                   const union pyshim_rt_attr_value *v);
+struct pyshim_rt_pool_props {  /* cudaMemPoolProps less `usage` (the caller refuses it) */
+    int alloc_type, handle_types, location_type, location_id;
+    void *win32;
+    size_t max_size;
+};
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_pool_create(void **pool, const struct pyshim_rt_pool_props *p);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_device_pool(void **pool, int device, int is_default);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_set_device_pool(int device, void *pool);
+
 /* ---- the embedded Python translator (python_bridge.c) ---- */
 /* cudaError_t; on success `path` holds the file to hipModuleLoad. */
 PYSHIM_RT_HIDDEN int pyshim_rt_py_translate(const void *image, size_t size, const char *target,

@@ -565,6 +565,17 @@ hipError_t hipDrvGraphMemcpyNodeSetParams(hipGraphNode_t hNode, const HIP_MEMCPY
     return hipSuccess;
 }
 
+hipError_t hipGraphMemsetNodeGetParams(hipGraphNode_t node, hipMemsetParams *pNodeParams)
+{
+    if (pNodeParams == NULL || !pyshim_handles_contains(&node_handles, node) ||
+        !cpu_cmd_is_fill((const cpu_cmd *)node)) {
+        cpu_log("hipGraphMemsetNodeGetParams: not a memset node, or no output");
+        return cpu_ret(hipErrorInvalidValue);
+    }
+    cpu_memset_params((const cpu_cmd *)node, pNodeParams);
+    return hipSuccess;
+}
+
 hipError_t hipGraphMemsetNodeSetParams(hipGraphNode_t node, const hipMemsetParams *pNodeParams)
 {
     if (pNodeParams == NULL || !pyshim_handles_contains(&node_handles, node) ||

@@ -182,6 +182,13 @@ struct ihipStream_t {
     unsigned long long id;
     struct ihipGraph *capture;       /* non-NULL while hipStreamBeginCapture records */
     unsigned long long capture_id;
+    /* stream attributes that change nothing here (no L2 to persist in, one memory sync
+     * domain, workers that always wait the same way) but read back as they were set;
+     * zero-filled: no window, domain 0, and sync_policy 0 reads as hipSyncPolicyAuto */
+    hipAccessPolicyWindow access_window;
+    int sync_policy;
+    hipLaunchMemSyncDomainMap domain_map;
+    int domain;
 };
 
 struct cpu_dep {
@@ -271,6 +278,8 @@ hipError_t cpu_drv_copy3d_cmd(const HIP_MEMCPY3D *p, cpu_cmd **out);
 hipError_t cpu_copy1d_cmd(void *dst, const void *src, size_t n, hipMemcpyKind kind,
                           cpu_cmd **out);
 hipError_t cpu_memset_cmd(const hipMemsetParams *p, cpu_cmd **out);
+/* a memset node's parameters as they were given (c: a command cpu_memset_cmd made) */
+void cpu_memset_params(const cpu_cmd *c, hipMemsetParams *out);
 /* True for a copy command (a copy node's, captured or built). */
 bool cpu_cmd_is_copy(const cpu_cmd *c);
 /* True for a host-function command (cpu_host_fn_cmd's). */

@@ -25,6 +25,7 @@ typedef struct fill_op {
     size_t width, height, depth; /* width in elements */
     uint32_t value;
     unsigned elem;               /* 1, 2 or 4 bytes */
+    size_t given_pitch;          /* a memset node's pitch as given (read back by GetParams) */
 } fill_op;
 
 static void run_copy(cpu_cmd *c)
@@ -599,7 +600,7 @@ static hipError_t fill(void *dst, size_t pitch, size_t slice, size_t width, size
 {
     if (width == 0 || height == 0 || depth == 0)
         return hipSuccess;
-    fill_op op = {dst, pitch, slice, width, height, depth, value, elem};
+    fill_op op = {dst, pitch, slice, width, height, depth, value, elem, 0};
     hipError_t err = check_fill(&op, !sync);
     if (err != hipSuccess)
         return err;
@@ -617,7 +618,7 @@ hipError_t cpu_memset_cmd(const hipMemsetParams *p, cpu_cmd **out)
     if (p == NULL || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4))
         return hipErrorInvalidValue;
     size_t pitch = p->height > 1 ? p->pitch : p->width * p->elementSize;
-    fill_op op = {p->dst, pitch, 0, p->width, p->height, 1, p->value, p->elementSize};
+    fill_op op = {p->dst, pitch, 0, p->width, p->height, 1, p->value, p->elementSize, p->pitch};
     bool empty = p->width == 0 || p->height == 0;
     hipError_t err = empty ? hipSuccess : check_fill(&op, true);
     if (err != hipSuccess)
@@ -638,6 +639,19 @@ bool cpu_cmd_is_copy(const cpu_cmd *c)
 bool cpu_cmd_is_fill(const cpu_cmd *c)
 {
     return c->run == run_fill || c->run == run_fill_empty;
+}
+
+void cpu_memset_params(const cpu_cmd *c, hipMemsetParams *out)
+{
+    fill_op op;
+    memcpy(&op, c->payload, sizeof op);
+    memset(out, 0, sizeof *out);
+    out->dst = op.dst;
+    out->pitch = op.given_pitch;
+    out->value = op.value;
+    out->elementSize = op.elem;
+    out->width = op.width;
+    out->height = op.height;
 }
 
 #define FILL1D(dst, n, v, elem, stream, spt, sync) \

@@ -919,7 +919,8 @@ hipError_t hipStreamGetCaptureInfo_v2_spt(hipStream_t stream,
                            dependencies_out, numDependencies_out);
 }
 
-/* ---- stream attributes: the priority is the stream's; the rest are accepted hints ---- */
+/* ---- stream attributes: the priority is the stream's; the rest are hints, kept so
+ * that they read back as set (CUDA's behaviour) ---- */
 
 hipError_t hipStreamGetAttribute(hipStream_t stream, hipLaunchAttributeID attr,
                                  hipLaunchAttributeValue *value_out)
@@ -934,13 +935,32 @@ hipError_t hipStreamGetAttribute(hipStream_t stream, hipLaunchAttributeID attr,
     switch (attr) {
     case hipLaunchAttributePriority: value_out->priority = s->priority; return hipSuccess;
     case hipLaunchAttributeSynchronizationPolicy:
-        value_out->syncPolicy = hipSyncPolicyAuto;
+        value_out->syncPolicy = s->sync_policy != 0 ? (hipSynchronizationPolicy)s->sync_policy
+                                                    : hipSyncPolicyAuto;
         return hipSuccess;
     case hipLaunchAttributeAccessPolicyWindow:
+        value_out->accessPolicyWindow = s->access_window;
+        return hipSuccess;
     case hipLaunchAttributeMemSyncDomain:
-    case hipLaunchAttributeMemSyncDomainMap: return hipSuccess;
-    default: return cpu_ret(hipErrorInvalidValue);
+        value_out->memSyncDomain = (hipLaunchMemSyncDomain)s->domain;
+        return hipSuccess;
+    case hipLaunchAttributeMemSyncDomainMap:
+        value_out->memSyncDomainMap = s->domain_map;
+        return hipSuccess;
+    default:
+        cpu_log("hipStreamGetAttribute: attribute %d is not a stream attribute", (int)attr);
+        return cpu_ret(hipErrorInvalidValue);
     }
+}
+
+static bool valid_window(const hipAccessPolicyWindow *w)
+{
+    int props_ok = w->hitProp >= hipAccessPropertyNormal &&
+                   w->hitProp <= hipAccessPropertyPersisting &&
+                   w->missProp >= hipAccessPropertyNormal &&
+                   w->missProp <= hipAccessPropertyPersisting;
+    return props_ok && w->hitRatio >= 0.0f && w->hitRatio <= 1.0f &&
+           w->missProp != hipAccessPropertyPersisting;
 }
 
 hipError_t hipStreamSetAttribute(hipStream_t stream, hipLaunchAttributeID attr,
@@ -960,11 +980,30 @@ hipError_t hipStreamSetAttribute(hipStream_t stream, hipLaunchAttributeID attr,
         return hipSuccess;
     }
     case hipLaunchAttributeSynchronizationPolicy:
+        if (value->syncPolicy < hipSyncPolicyAuto || value->syncPolicy > hipSyncPolicyBlockingSync)
+            break;
+        s->sync_policy = (int)value->syncPolicy;
+        return hipSuccess;
     case hipLaunchAttributeAccessPolicyWindow:
+        if (!valid_window(&value->accessPolicyWindow))
+            break;
+        s->access_window = value->accessPolicyWindow;
+        return hipSuccess;
     case hipLaunchAttributeMemSyncDomain:
-    case hipLaunchAttributeMemSyncDomainMap: return hipSuccess;
-    default: return cpu_ret(hipErrorInvalidValue);
+        if (value->memSyncDomain != hipLaunchMemSyncDomainDefault &&
+            value->memSyncDomain != hipLaunchMemSyncDomainRemote)
+            break;
+        s->domain = (int)value->memSyncDomain;
+        return hipSuccess;
+    case hipLaunchAttributeMemSyncDomainMap:
+        s->domain_map = value->memSyncDomainMap;
+        return hipSuccess;
+    default:
+        cpu_log("hipStreamSetAttribute: attribute %d is not a stream attribute", (int)attr);
+        return cpu_ret(hipErrorInvalidValue);
     }
+    cpu_log("hipStreamSetAttribute: a value out of range for attribute %d", (int)attr);
+    return cpu_ret(hipErrorInvalidValue);
 }
 
 hipError_t hipStreamCopyAttributes(hipStream_t dst, hipStream_t src)
@@ -976,6 +1015,10 @@ hipError_t hipStreamCopyAttributes(hipStream_t dst, hipStream_t src)
     if (err != hipSuccess)
         return cpu_ret(err);
     d->priority = s->priority;
+    d->access_window = s->access_window;
+    d->sync_policy = s->sync_policy;
+    d->domain_map = s->domain_map;
+    d->domain = s->domain;
     return hipSuccess;
 }
 
