@@ -1,4 +1,5 @@
-"""Build pyshim's libcublas.so.13 (+ .so.12) and libcusolver.so.12 (+ .so.11).
+"""Build pyshim's libcublas.so.13 (+ .so.12), libcusolver.so.12 (+ .so.11) and
+libcusolverMg.so.12 (every entry point refused).
 
 Generated C (pyshim.codegen.blas: thunks, adapters, stubs, version scripts) plus the
 hand-written C in shim/blas, compiled with -Wall -Wextra -Werror against the real cuBLAS,
@@ -104,6 +105,37 @@ def _build_lib(lib: str, out_dir: Path, gen_dir: Path, inc: list[Path],
     return targets
 
 
+def _build_refused_only(lib: str, out_dir: Path, gen_dir: Path) -> Path:
+    """A library all of whose exports are generated refusals (libcusolverMg): no backend."""
+    soname = codegen.REFUSED_ONLY[lib]
+    srcs = [gen_dir / f"{lib}_export_stubs.c", BLAS_SRC / f"{lib}_refuse.c",
+            *(COMMON_DIR / n for n in COMMON_SOURCES)]
+    script = gen_dir / f"{soname}.map"
+    h = hashlib.sha256(STAMP_VERSION.encode())
+    for path in sorted({*srcs, script, *COMMON_DIR.glob("*.h"), Path(__file__)}):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    h.update(" ".join([CC, *CFLAGS]).encode())
+    target = out_dir / soname
+    stamp = out_dir / f".{lib}.stamp"
+    if target.is_file() and stamp.is_file() and stamp.read_text() == h.hexdigest():
+        return target
+    obj_dir = gen_dir / f"obj-{lib}"
+    obj_dir.mkdir(parents=True, exist_ok=True)
+    objects = []
+    for src in srcs:
+        obj = obj_dir / (src.stem + ".o")
+        run([CC, *CFLAGS, f"-I{SHIM_DIR}", "-c", str(src), "-o", str(obj)],
+            f"compiling {src.name}")
+        objects.append(obj)
+    tmp = out_dir / f".{soname}.{os.getpid()}.tmp"
+    run([CC, "-shared", "-o", str(tmp), *map(str, objects), f"-Wl,-soname,{soname}",
+         f"-Wl,--version-script,{script}", "-Wl,-z,defs", "-lpthread"], f"linking {soname}")
+    os.replace(tmp, target)
+    stamp.write_text(h.hexdigest())
+    return target
+
+
 def _link_name(out_dir: Path, lib: str) -> None:
     """lib<name>.so -> the newest soname, for `-l<name>` at link time."""
     link = out_dir / f"lib{lib}.so"
@@ -114,7 +146,7 @@ def _link_name(out_dir: Path, lib: str) -> None:
 
 
 def build_shim_blas(out_dir: Path, backend_dir: Path | None = None) -> list[Path]:
-    """Build libcublas.so.13/.12 and libcusolver.so.12/.11 into out_dir (the generated
+    """Build libcublas.so.13/.12, libcusolver.so.12/.11 and libcusolverMg.so.12 into out_dir (the generated
     C goes to <build>/blas). Returns the library paths."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -133,6 +165,8 @@ def build_shim_blas(out_dir: Path, backend_dir: Path | None = None) -> list[Path
         for lib in codegen.SONAMES:
             built += _build_lib(lib, out_dir, gen_dir, inc, backend)
             _link_name(out_dir, lib)
+        for lib in codegen.REFUSED_ONLY:
+            built.append(_build_refused_only(lib, out_dir, gen_dir))
     return built
 
 

@@ -1,7 +1,8 @@
 """Which CUDA libraries a file links against, and where the dynamic loader would find them.
 
-Sonames are recognised by their stem (`libcublas.so.13` -> cublas). pyshim replaces four
-families (driver, runtime, cuBLAS, cuSOLVER); every other NVIDIA library is "not replaced":
+Sonames are recognised by their stem (`libcublas.so.13` -> cublas). pyshim replaces the
+families of _REPLACED (driver, runtime, cuBLAS, cuSOLVER and cuSOLVERMg, cuRAND, cuFFT,
+cuSPARSE); every other NVIDIA library is "not replaced":
 the real one must be installed, and it then runs on pyshim's driver only if its own kernels
 carry PTX (so `pyshim check` looks inside it when it can find it).
 """
@@ -19,6 +20,7 @@ _REPLACED = {
     "libcudart": "runtime",
     "libcublas": "cublas",
     "libcusolver": "cusolver",
+    "libcusolverMg": "cuSOLVERMg",  # every entry point refused (NOT_SUPPORTED, by name)
     "libcurand": "curand",
     "libcufft": "cufft",
     "libcusparse": "cusparse",
@@ -27,7 +29,6 @@ _REPLACED = {
 _NOT_REPLACED = {
     "libcublasLt": "cuBLASLt",
     "libcufftw": "cuFFTW",
-    "libcusolverMg": "cuSOLVERMg",
     "libcudnn": "cuDNN",
     "libnccl": "NCCL",
     "libnvrtc": "NVRTC",

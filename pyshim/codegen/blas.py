@@ -30,7 +30,11 @@ STATUS = {"cublas": ("cublasStatus_t", "CUBLAS_STATUS_NOT_SUPPORTED"),
           "cusolver": ("cusolverStatus_t", "CUSOLVER_STATUS_NOT_SUPPORTED")}
 # Symbols of ours that the libraries also export (counters for tests and reports).
 OWN_EXPORTS = {"cublas": ("pyshim_cublas_unsupported_count",),
-               "cusolver": ("pyshim_cusolver_unsupported_count",)}
+               "cusolver": ("pyshim_cusolver_unsupported_count",),
+               "cusolverMg": ("pyshim_cusolvermg_unsupported_count",)}
+# multi-GPU cuSOLVER: no table (rocSOLVER has no multi-device API to map it onto), so the
+# library is NVIDIA's export list, every name refused with CUSOLVER_STATUS_NOT_SUPPORTED
+REFUSED_ONLY = {"cusolverMg": "libcusolverMg.so.12"}
 # cuBLAS half-precision types exist only in C++; in C the same 2-byte types are rocBLAS's.
 CPP_TYPES = {"__half": "rocblas_half", "__nv_bfloat16": "rocblas_bfloat16"}
 # cuSOLVER's lwork counts elements of the routine's type: S, D, C, Z.
@@ -397,7 +401,7 @@ def version_script(soname: str, symbols: list[str]) -> str:
 
 def generate(out_dir: Path) -> list[Path]:
     """Write <lib>_thunks.c, <lib>_export_stubs.c, <lib>_enums.h, <soname>.map and
-    <lib>_exports.txt for cuBLAS and cuSOLVER into out_dir; files whose text is unchanged are left alone."""
+    <lib>_exports.txt for cuBLAS and cuSOLVER (stubs and a map for cuSOLVERMg) into out_dir; files whose text is unchanged are left alone."""
     out_dir.mkdir(parents=True, exist_ok=True)
     rocm = load_table("rocm")
     enums = load_table("enums")
@@ -418,6 +422,11 @@ def generate(out_dir: Path) -> list[Path]:
         files[f"{lib}_exports.txt"] = "\n".join(syms) + "\n"
         for soname in SONAMES[lib]:
             files[f"{soname}.map"] = version_script(soname, syms)
+    for lib, soname in REFUSED_ONLY.items():
+        own = list(OWN_EXPORTS[lib])
+        extra = export_stubs.extras(soname, own)
+        files[f"{lib}_export_stubs.c"] = export_stubs.source(soname, lib, extra, typedefs)
+        files[f"{soname}.map"] = version_script(soname, sorted({*own, *extra}))
     paths = []
     for name, text in files.items():
         path = out_dir / name

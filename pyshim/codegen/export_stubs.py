@@ -22,6 +22,10 @@ KINDS: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
              "void pyshim_blas_unsupported(const char *name);",
              [("cusolver", "cusolverStatus_t", "CUSOLVER_STATUS_NOT_SUPPORTED"),
               ("", "cublasStatus_t", "CUBLAS_STATUS_NOT_SUPPORTED")]),
+    # libcusolverMg: every export refused (its internal cudaLibMg* helpers too)
+    "cusolverMg": ("pyshim_cusolvermg_unsupported",
+                   "void pyshim_cusolvermg_unsupported(const char *name);",
+                   [("", "cusolverStatus_t", "CUSOLVER_STATUS_NOT_SUPPORTED")]),
     "curand": ("pyshim_curand_unsupported", "void pyshim_curand_unsupported(const char *name);",
                [("", "curandStatus_t", "CURAND_STATUS_ARCH_MISMATCH")]),
     "cufft": ("pyshim_cufft_unsupported", "void pyshim_cufft_unsupported(const char *name);",

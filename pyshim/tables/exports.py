@@ -40,6 +40,8 @@ class Library:
 LIBRARIES: tuple[Library, ...] = (
     Library("libcublas.so.13", "nvidia-cublas", "cublas", ("libcublas.so.12",)),
     Library("libcusolver.so.12", "nvidia-cusolver", "cusolver", ("libcusolver.so.11",)),
+    # multi-GPU cuSOLVER: no pinned header is parsed for it, so every name is a refusal
+    Library("libcusolverMg.so.12", "nvidia-cusolver", "cusolverMg"),
     Library("libcurand.so.10", "nvidia-curand", "curand"),
     Library("libcufft.so.12", "nvidia-cufft", "cufft"),
     Library("libcusparse.so.12", "nvidia-cusparse", "cusparse"),

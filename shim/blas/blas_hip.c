@@ -97,3 +97,24 @@ int pyshim_blas_read_back(void *host, const void *dev, size_t bytes)
         return -1;
     return hipMemcpy(host, dev, bytes, hipMemcpyDeviceToHost) == hipSuccess ? 0 : -1;
 }
+
+int pyshim_blas_fold_info(int *dev, int count, int not_converged)
+{
+    if (!dev || count <= 0)
+        return 0;
+    int *host = malloc(sizeof(int) * (size_t)count);
+    if (!host)
+        return -1;
+    int rc = pyshim_blas_read_back(host, dev, sizeof(int) * (size_t)count);
+    int changed = 0;
+    for (int i = 0; rc == 0 && i < count; i++)
+        if (host[i] > 0 && host[i] != not_converged) {
+            host[i] = not_converged;
+            changed = 1;
+        }
+    if (rc == 0 && changed &&
+        hipMemcpy(dev, host, sizeof(int) * (size_t)count, hipMemcpyHostToDevice) != hipSuccess)
+        rc = -1;
+    free(host);
+    return rc;
+}

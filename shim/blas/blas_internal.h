@@ -38,6 +38,11 @@ int pyshim_blas_device_alloc(void **ptr, size_t bytes);
 void pyshim_blas_device_free(void *ptr);
 /* device -> host after the device is idle (blas_hip.c); 0 on success */
 int pyshim_blas_read_back(void *host, const void *dev, size_t bytes);
+/* The Jacobi solvers' info as cuSOLVER defines it: every positive value (rocSOLVER's 1,
+ * or the CPU device's LAPACK count, for "did not converge") becomes `not_converged`
+ * (n+1 for syevj, min(m,n)+1 for gesvdj), per matrix of `count`; after the device is
+ * idle (blas_hip.c). 0 on success. */
+int pyshim_blas_fold_info(int *dev, int count, int not_converged);
 /* 32-bit <-> 64-bit pivot arrays in device memory (blas_hip.c); 0 on success. */
 int pyshim_blas_widen_pivots(int64_t *dst, const int *src, int n);
 int pyshim_blas_narrow_pivots(int *dst, const int64_t *src, int n);

@@ -188,6 +188,8 @@ static int max1(int v)
             st = R##gesvdj(h, sv, sv, m, n, (void *)A, lda, (RT)p->tolerance, residual,      \
                            p->max_sweeps, sweeps, S, (void *)U, ldu, vh, max1(vcols), info); \
         rocblas_set_workspace(h, NULL, 0);                                                   \
+        if (st == rocblas_status_success && pyshim_blas_fold_info(info, 1, k + 1))           \
+            st = rocblas_status_internal_error;                                              \
         if (st == rocblas_status_success && vec && k > 0)                                    \
             st = P##conj_t(h, n, vcols, vh, max1(vcols), (void *)V, ldv);                   \
         if (st == rocblas_status_success && k > 0) {                                         \
@@ -265,6 +267,8 @@ static int max1(int v)
                 (rocblas_stride)ldu * m, vh, max1(n), (rocblas_stride)n * n, info,           \
                 batchSize);                                                                  \
         rocblas_set_workspace(h, NULL, 0);                                                   \
+        if (st == rocblas_status_success && pyshim_blas_fold_info(info, batchSize, k + 1))   \
+            st = rocblas_status_internal_error;                                              \
         for (int i = 0; st == rocblas_status_success && vec && k > 0 && i < batchSize; i++)  \
             st = P##conj_t(h, n, n, (T *)vh + (size_t)i * n * n, max1(n),                    \
                            V + (size_t)i * ldv * n, ldv);                                    \

@@ -1,6 +1,6 @@
 /* cuSOLVER dense solvers whose devInfo (or workspace, or scratch) has no rocSOLVER
  * counterpart, so the tables cannot map them argument by argument: getrs, potrs, geqrf,
- * orgqr/ungqr, ormqr/unmqr, syevd/heevd, gesvd.
+ * orgqr/ungqr, ormqr/unmqr, syevd/heevd, gesvd, and the geqrf/gesvd size queries.
  *
  * devInfo is written as cuSOLVER does: 0 when the routine ran (rocSOLVER reports bad
  * arguments through its status, which becomes CUSOLVER_STATUS_INVALID_VALUE); routines
@@ -8,6 +8,7 @@
  * becomes the handle's rocBLAS workspace for the call; scratch rocSOLVER needs beyond it
  * (the off-diagonal of syevd/gesvd) is allocated on the device for the call. */
 #include <cusolverDn.h>
+#include <stdint.h>
 #include <rocsolver/rocsolver.h>
 
 #include "blas_internal.h"
@@ -234,6 +235,36 @@ GESVD_BUFFER(S, float, rocsolver_s)
 GESVD_BUFFER(D, double, rocsolver_d)
 GESVD_BUFFER(C, cuComplex, rocsolver_c)
 GESVD_BUFFER(Z, cuDoubleComplex, rocsolver_z)
+
+/* geqrf_bufferSize: the size depends on the shape alone, and cuSOLVER answers whatever
+ * lda says (CuPy's qr passes lda = n for an m x n matrix with m > n); rocSOLVER would
+ * refuse lda < m, so the query uses the leading dimension the routine itself will get at
+ * least (m). A and tau are not read by the query. */
+#define GEQRF_BUFFER(P, T, R)                                                                \
+    PYSHIM_EXPORT cusolverStatus_t cusolverDn##P##geqrf_bufferSize(                          \
+        cusolverDnHandle_t handle, int m, int n, T *A, int lda, int *lwork)                  \
+    {                                                                                        \
+        (void)lda;                                                                           \
+        rocblas_handle h = (rocblas_handle)handle;                                           \
+        if (!lwork)                                                                          \
+            return CUSOLVER_STATUS_INVALID_VALUE;                                            \
+        size_t bytes = 0;                                                                    \
+        rocblas_status st = pyshim_blas_query_begin(h);                                      \
+        if (st != rocblas_status_success)                                                    \
+            return STATUS(st);                                                               \
+        st = R##geqrf(h, m, n, (void *)A, m > 1 ? m : 1, NULL);                              \
+        st = pyshim_blas_query_end(h, st, &bytes);                                           \
+        if (st != rocblas_status_success)                                                    \
+            return STATUS(st);                                                               \
+        size_t elems = (bytes + sizeof(T) - 1) / sizeof(T);                                  \
+        *lwork = elems > INT32_MAX ? INT32_MAX : (int)elems;                                 \
+        return CUSOLVER_STATUS_SUCCESS;                                                      \
+    }
+
+GEQRF_BUFFER(S, float, rocsolver_s)
+GEQRF_BUFFER(D, double, rocsolver_d)
+GEQRF_BUFFER(C, cuComplex, rocsolver_c)
+GEQRF_BUFFER(Z, cuDoubleComplex, rocsolver_z)
 
 /* potrsBatched: d_info is one int for the whole batch (cuSOLVER: 0 or -i) */
 #define POTRS_BATCHED(P, T, RT, R)                                                           \

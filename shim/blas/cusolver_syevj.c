@@ -159,6 +159,8 @@ static void outs_free(struct outs *o)
                        EVECT(jobz), FILL(uplo), n, (void *)A, lda, (RT)p->tolerance,         \
                        o.residual, p->max_sweeps, o.sweeps, W, info);                        \
         rocblas_set_workspace(h, NULL, 0);                                                   \
+        if (st == rocblas_status_success && pyshim_blas_fold_info(info, 1, n + 1))           \
+            st = rocblas_status_internal_error;                                              \
         if (st == rocblas_status_success && n > 0) {                                         \
             RT residual = 0;                                                                 \
             if (pyshim_blas_read_back(&residual, o.residual, sizeof residual) ||             \
@@ -237,6 +239,8 @@ static cusolverStatus_t batch_scratch(int batch, size_t real, void **residual, i
                 FILL(uplo), n, (void *)A, lda, (rocblas_stride)lda * n, (RT)p->tolerance,    \
                 residual, p->max_sweeps, sweeps, W, n, info, batchSize);                     \
         rocblas_set_workspace(h, NULL, 0);                                                   \
+        if (st == rocblas_status_success && pyshim_blas_fold_info(info, batchSize, n + 1))   \
+            st = rocblas_status_internal_error;                                              \
         /* the scratch outlives the queued work: freed once the device is idle */            \
         int idle;                                                                            \
         pyshim_blas_read_back(&idle, sweeps, sizeof idle);                                   \

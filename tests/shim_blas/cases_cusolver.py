@@ -229,6 +229,8 @@ def test_qr(cs, h, rng, pre) -> None:
     a = H.rand(rng, pre, m * n).reshape(m, n)
     buf, tau = fort(a), np.zeros(n, H.DTYPE[pre])
     lw = lwork(cs, n_(pre, "geqrf_bufferSize"), h, m, n, buf, m)
+    # the size is the shape's whatever lda says: CuPy's qr asks with lda = n < m
+    assert lwork(cs, n_(pre, "geqrf_bufferSize"), h, m, n, buf, n) == lw
     work = np.zeros(max(1, lw), H.DTYPE[pre])
     info = H.device_array(np.full(1, -7, np.int32))
     cs.call(n_(pre, "geqrf"), h, m, n, buf, m, tau, work, lw, info)
@@ -328,6 +330,55 @@ def test_jacobi_eigensolver(cs, h, rng, pre) -> None:
           "cusolverDnDestroySyevjInfo", "cusolverDnXsyevjSetTolerance",
           "cusolverDnXsyevjSetMaxSweeps", "cusolverDnXsyevjSetSortEig",
           "cusolverDnXsyevjGetSweeps", "cusolverDnXsyevjGetResidual")
+
+
+@pytest.mark.parametrize("pre", ("s", "d"))
+def test_jacobi_info_not_converged(cs, h, rng, pre) -> None:
+    """cuSOLVER's Jacobi info: n+1 (syevj) or min(m,n)+1 (gesvdj) for a matrix that did not
+    converge, per matrix in the batched forms, 0 for the others. A NaN matrix cannot
+    converge: LAPACK under the CPU device reports a count, rocSOLVER 1; both are folded."""
+    n, m = 5, 6
+    good = H.sym(H.rand(rng, pre, n * n).reshape(n, n), "L")
+    bad = np.full((n, n), np.nan, H.DTYPE[pre])
+    lw = ctypes.c_int(-1)
+    for a, want in ((good, 0), (bad, n + 1)):
+        buf, w = fort(a), np.zeros(n, H.RTYPE[pre])
+        cs.call(n_(pre, "syevj_bufferSize"), h, 1, LOWER, n, buf, n, w, ctypes.byref(lw), None)
+        work = np.zeros(max(1, lw.value), H.DTYPE[pre])
+        info = H.device_array(np.full(1, -7, np.int32))
+        cs.call(n_(pre, "syevj"), h, 1, LOWER, n, buf, n, w, work, lw.value, info, None)
+        assert info[0] == want
+    pair = np.concatenate([fort(good), fort(bad)])
+    w = np.zeros(2 * n, H.RTYPE[pre])
+    cs.call(n_(pre, "syevjBatched_bufferSize"), h, 1, LOWER, n, pair, n, w, ctypes.byref(lw),
+            None, 2)
+    work = np.zeros(max(1, lw.value), H.DTYPE[pre])
+    info = H.device_array(np.full(2, -7, np.int32))
+    cs.call(n_(pre, "syevjBatched"), h, 1, LOWER, n, pair, n, w, work, lw.value, info, None, 2)
+    assert list(info[:2]) == [0, n + 1]
+    k = min(m, n)
+    rect = H.rand(rng, pre, m * n).reshape(m, n)
+    for a, want in ((rect, 0), (np.full((m, n), np.nan, H.DTYPE[pre]), k + 1)):
+        buf, s_ = fort(a), np.zeros(k, H.RTYPE[pre])
+        u, v = np.zeros(m * m, H.DTYPE[pre]), np.zeros(n * n, H.DTYPE[pre])
+        cs.call(n_(pre, "gesvdj_bufferSize"), h, 1, 0, m, n, buf, m, s_, u, m, v, n,
+                ctypes.byref(lw), None)
+        work = np.zeros(max(1, lw.value), H.DTYPE[pre])
+        info = H.device_array(np.full(1, -7, np.int32))
+        cs.call(n_(pre, "gesvdj"), h, 1, 0, m, n, buf, m, s_, u, m, v, n, work, lw.value, info,
+                None)
+        assert info[0] == want
+    pair = np.concatenate([fort(rect), np.full(m * n, np.nan, H.DTYPE[pre])])
+    s_ = np.zeros(2 * k, H.RTYPE[pre])
+    u, v = np.zeros(2 * m * m, H.DTYPE[pre]), np.zeros(2 * n * n, H.DTYPE[pre])
+    cs.call(n_(pre, "gesvdjBatched_bufferSize"), h, 1, m, n, pair, m, s_, u, m, v, n,
+            ctypes.byref(lw), None, 2)
+    work = np.zeros(max(1, lw.value), H.DTYPE[pre])
+    info = H.device_array(np.full(2, -7, np.int32))
+    cs.call(n_(pre, "gesvdjBatched"), h, 1, m, n, pair, m, s_, u, m, v, n, work, lw.value, info,
+            None, 2)
+    assert list(info[:2]) == [0, k + 1]
+    cs.ok(n_(pre, "syevj"), n_(pre, "syevjBatched"), n_(pre, "gesvdj"), n_(pre, "gesvdjBatched"))
 
 
 CUDA_TYPE = {"s": 0, "d": 1, "c": 4, "z": 5}  # CUDA_R_32F, _R_64F, _C_32F, _C_64F
