@@ -355,6 +355,24 @@ def test_kernels_symbols_and_attributes(libs: Path, flags: tuple[str, ...]) -> N
 
 
 @needs_translator
+def test_lazily_loaded_module_through_the_runtime(libs: Path, tmp_path: Path) -> None:
+    """A module of many kernels loads lazily on the CPU device (its data object first): the
+    runtime translates a kernel on its first launch or attribute query, as libcuda does
+    (it once answered `not in its translated module` for every kernel of ggml's files)."""
+    exe = nvcc(RT_DIR / "rt_lazy.cu", "-cudart", "shared")
+    report = tmp_path / "report.raw"
+    proc = run(exe, libs, PYSHIM_LAZY_MIN_KERNELS="4", PYSHIM_CACHE=str(tmp_path / "cache"),
+               PYSHIM_REPORT=str(report))
+    assert_passed(proc)
+    assert "ALL PASSED" in proc.stdout
+    rows = [x.split() for x in report.read_text().splitlines() if x.startswith("kernel ")]
+    assert sum(r[2] == "indexed" for r in rows) == 16, rows
+    translated = {r[1] for r in rows if r[2] == "translated"}
+    assert translated == {"_Z5add_kILi2EEvPii", "_Z5add_kILi11EEvPii",
+                          "_Z5add_kILi15EEvPii"}, rows
+
+
+@needs_translator
 def test_rdc_program(libs: Path) -> None:
     """-rdc=true registers the device-linked (v2) wrapper; its PTX is in the relocatable
     fat binaries of the aux list."""

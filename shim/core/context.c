@@ -17,10 +17,12 @@ static int num_primaries;
 
 static _Thread_local CUcontext stack[STACK_DEPTH];
 static _Thread_local int depth;
-/* The top of the stack, read by every API call: initial-exec TLS is a plain %fs-relative
- * load instead of a __tls_get_addr call (8 bytes of static TLS, well within what glibc
- * reserves for dlopened libraries). */
-static _Thread_local CUcontext top __attribute__((tls_model("initial-exec")));
+/* The top of the stack, read by every API call. Not initial-exec TLS: one such variable
+ * marks the library STATIC_TLS, and glibc then puts all its TLS (1.5 KB: the stacks, the
+ * last error text) in the static block, whose spare room for dlopened libraries (512
+ * bytes) other libraries may have taken: ggml's process failed to dlopen libcuda.so.1
+ * with `cannot allocate memory in static TLS block`. */
+static _Thread_local CUcontext top;
 
 static void sync_top(void)
 {

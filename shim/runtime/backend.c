@@ -55,6 +55,20 @@ static void target_name(char *out, size_t len)
     snprintf(out, len, "hip-wave%d:%s", wave, arch);
 }
 
+/* A loaded module. A huge module (pyshim/kernels/lazy.py) loads as a data object alone,
+ * holding "pyshim:lazy" (the module's cache key); each of its kernels is translated into
+ * an object of its own on first use and kept in `kernels`. */
+struct rt_kernel_object {
+    hipModule_t module;
+    struct rt_kernel_object *next;
+};
+
+struct rt_module {
+    hipModule_t data;
+    char *lazy_key; /* NULL: an eager module, every kernel is in `data` */
+    struct rt_kernel_object *kernels;
+};
+
 int pyshim_rt_hip_load(const void *image, size_t size, void **module, char **kernels)
 {
     char target[320], path[4096];
@@ -62,12 +76,26 @@ int pyshim_rt_hip_load(const void *image, size_t size, void **module, char **ker
     int rc = pyshim_rt_py_translate(image, size, target, path, sizeof path, kernels);
     if (rc != 0)
         return rc;
-    hipModule_t m = NULL;
-    hipError_t err = hipModuleLoad(&m, path);
+    struct rt_module *m = calloc(1, sizeof *m);
+    if (m == NULL)
+        return PYSHIM_RT_cudaErrorMemoryAllocation;
+    hipError_t err = hipModuleLoad(&m->data, path);
     if (err != hipSuccess) {
         pyshim_rt_log("hipModuleLoad(%s) failed: %s", path, hipGetErrorName(err));
+        free(m);
         rc = rt(err);
         return rc != 0 ? rc : PYSHIM_RT_cudaErrorUnknown;
+    }
+    hipDeviceptr_t key = NULL;
+    size_t key_len = 0;
+    if (hipModuleGetGlobal(&key, &key_len, m->data, "pyshim:lazy") == hipSuccess &&
+        key_len >= 2) {
+        m->lazy_key = strndup((const char *)key, key_len);
+        if (m->lazy_key == NULL) {
+            hipModuleUnload(m->data);
+            free(m);
+            return PYSHIM_RT_cudaErrorMemoryAllocation;
+        }
     }
     *module = m;
     return 0;
@@ -75,17 +103,109 @@ int pyshim_rt_hip_load(const void *image, size_t size, void **module, char **ker
 
 void pyshim_rt_hip_unload(void *module)
 {
-    if (module != NULL)
-        hipModuleUnload((hipModule_t)module);
+    struct rt_module *m = module;
+    if (m == NULL)
+        return;
+    for (struct rt_kernel_object *k = m->kernels, *next; k != NULL; k = next) {
+        next = k->next;
+        hipModuleUnload(k->module);
+        free(k);
+    }
+    hipModuleUnload(m->data);
+    free(m->lazy_key);
+    free(m);
 }
 
+/* Points a lazily translated kernel's binding table ("pyshim:bind-slots", one slot per
+ * name in "pyshim:bind-names") at the variables of its module's data object, so every
+ * kernel of the module shares one copy of each (the CPU device: globals are host memory). */
+static int bind_globals(hipModule_t data, hipModule_t kernel, const char *name)
+{
+    hipDeviceptr_t slots = NULL, names = NULL;
+    size_t slots_size = 0, names_size = 0;
+    if (hipModuleGetGlobal(&slots, &slots_size, kernel, "pyshim:bind-slots") != hipSuccess)
+        return 0; /* it reads no module variable */
+    if (hipModuleGetGlobal(&names, &names_size, kernel, "pyshim:bind-names") != hipSuccess ||
+        names_size == 0 || ((const char *)names)[names_size - 1] != '\0') {
+        pyshim_rt_log("kernel %s: its binding table has no names", name);
+        return PYSHIM_RT_cudaErrorInvalidKernelImage;
+    }
+    void **slot = (void **)slots;
+    size_t i = 0;
+    for (const char *g = names; g < (const char *)names + names_size && *g != '\0';
+         g += strlen(g) + 1, i++) {
+        hipDeviceptr_t addr = NULL;
+        size_t bytes = 0;
+        if (i >= slots_size / sizeof(void *) ||
+            hipModuleGetGlobal(&addr, &bytes, data, g) != hipSuccess) {
+            pyshim_rt_log("kernel %s: module variable %s is not in its module's data object",
+                          name, g);
+            return PYSHIM_RT_cudaErrorInvalidKernelImage;
+        }
+        slot[i] = addr;
+    }
+    return 0;
+}
+
+/* Kernel `name` of lazily loaded module m, translated and loaded now. */
+static int lazy_function(struct rt_module *m, const char *name, hipFunction_t *out)
+{
+    size_t cap = 16 + strlen(m->lazy_key) + strlen(name);
+    char *request = malloc(cap);
+    if (request == NULL)
+        return PYSHIM_RT_cudaErrorMemoryAllocation;
+    int len = snprintf(request, cap, "PSLAZYK1\n%s\n%s\n", m->lazy_key, name);
+    char target[320], path[4096];
+    target_name(target, sizeof target);
+    int rc = pyshim_rt_py_translate(request, (size_t)len, target, path, sizeof path, NULL);
+    free(request);
+    if (rc != 0)
+        return rc;
+    struct rt_kernel_object *k = calloc(1, sizeof *k);
+    if (k == NULL)
+        return PYSHIM_RT_cudaErrorMemoryAllocation;
+    hipError_t err = hipModuleLoad(&k->module, path);
+    if (err != hipSuccess) {
+        pyshim_rt_log("hipModuleLoad(%s) failed: %s", path, hipGetErrorName(err));
+        free(k);
+        return PYSHIM_RT_cudaErrorInvalidKernelImage;
+    }
+    rc = bind_globals(m->data, k->module, name);
+    if (rc == 0 && hipModuleGetFunction(out, k->module, name) != hipSuccess) {
+        pyshim_rt_log("kernel %s is not in its own translated object", name);
+        rc = PYSHIM_RT_cudaErrorInvalidDeviceFunction;
+    }
+    if (rc != 0) {
+        hipModuleUnload(k->module);
+        free(k);
+        return rc;
+    }
+    k->next = m->kernels;
+    m->kernels = k;
+    return 0;
+}
+
+/* Called with register.c's load_lock held, which serialises the lazy translations. */
 int pyshim_rt_hip_function(void *module, const char *name, void **fn)
 {
+    struct rt_module *m = module;
     hipFunction_t f = NULL;
-    if (hipModuleGetFunction(&f, (hipModule_t)module, name) != hipSuccess) {
+    if (hipModuleGetFunction(&f, m->data, name) == hipSuccess) {
+        *fn = f;
+        return 0;
+    }
+    for (struct rt_kernel_object *k = m->kernels; k != NULL; k = k->next)
+        if (hipModuleGetFunction(&f, k->module, name) == hipSuccess) {
+            *fn = f;
+            return 0;
+        }
+    if (m->lazy_key == NULL) {
         pyshim_rt_log("kernel %s is not in its translated module", name);
         return PYSHIM_RT_cudaErrorInvalidDeviceFunction;
     }
+    int rc = lazy_function(m, name, &f);
+    if (rc != 0)
+        return rc;
     *fn = f;
     return 0;
 }
@@ -94,7 +214,7 @@ int pyshim_rt_hip_global(void *module, const char *name, void **dptr, size_t *si
 {
     hipDeviceptr_t p = NULL;
     size_t bytes = 0;
-    if (hipModuleGetGlobal(&p, &bytes, (hipModule_t)module, name) != hipSuccess) {
+    if (hipModuleGetGlobal(&p, &bytes, ((struct rt_module *)module)->data, name) != hipSuccess) {
         pyshim_rt_log("device variable %s is not in its translated module", name);
         return PYSHIM_RT_cudaErrorInvalidSymbol;
     }

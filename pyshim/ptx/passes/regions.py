@@ -229,6 +229,10 @@ def _defined(op, out: list[str]) -> None:
 
 def _invariants(body: list) -> tuple[set[str], list[int]]:
     """Uniform registers and the body indices of the definitions of rematerialisable ones."""
+    # inline asm's scoped registers (`{ .reg .f16 low, high; mov.b32 {low, high}, %r5; }`)
+    # have no `%` and parse as symbols: they are per-thread values, not link-time constants
+    # (taken for constants, `cvt.f32.f16 %f1, low` made %f1 one scalar for the block)
+    scoped = {s.name for s in body if type(s) is ir.Var and s.space == "reg"}
     count: dict[str, int] = {}
     for s in body:
         if type(s) is ir.Instruction and s.operands:
@@ -249,7 +253,7 @@ def _invariants(body: list) -> tuple[set[str], list[int]]:
         kinds = set()
         for op in s.operands[1:]:
             t = type(op)
-            if t is ir.Imm or t is ir.Sym:
+            if t is ir.Imm or (t is ir.Sym and op.name not in scoped):
                 continue
             if param and t is ir.Addr and type(op.base) is ir.Sym:
                 continue
