@@ -35,6 +35,7 @@ hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)
         return cpu_ret(hipErrorOutOfMemory);
     e->magic = CPU_MAGIC_EVENT;
     e->flags = flags;
+    e->device = cpu_current_device();
     e->refs = 1;
     if (!pyshim_handles_add(&event_handles, e)) {
         free(e);

@@ -35,9 +35,18 @@ typedef struct cpu_device {
     hipDeviceProp_tR0600 props;
 } cpu_device;
 
-/* The one device, configured once from PYSHIM_CPU_WAVE / PYSHIM_CPU_WORKERS. */
+/* PYSHIM_CPU_DEVICES devices (default 1) at most this many: the UUID's last byte names the
+ * ordinal. */
+#define CPU_MAX_DEVICES 32
+/* The calling thread's current device, configured once from PYSHIM_CPU_DEVICES /
+ * PYSHIM_CPU_WAVE / PYSHIM_CPU_WORKERS; every device has the same configuration. */
 const cpu_device *cpu_dev(void);
+const cpu_device *cpu_dev_at(int ordinal);
+int cpu_device_count(void);
+int cpu_current_device(void);   /* hipSetDevice's, per thread */
 int cpu_check_device(int dev);  /* nonzero if `dev` is not a valid ordinal */
+/* Device `dev` may access `peer`'s memory (itself, or hipDeviceEnablePeerAccess'ed). */
+bool cpu_peer_enabled(int dev, int peer);
 /* kHz of the counter kernels read as %clock64 (clock.c); `fallback_khz` if it cannot be measured */
 int cpu_counter_khz(int fallback_khz);
 
@@ -59,6 +68,7 @@ typedef struct cpu_alloc {
     unsigned flags;
     uint64_t id;
     bool sync_memops_off;            /* hipPointerSetAttribute(SYNC_MEMOPS, 0) */
+    int device;                      /* the current device when it was allocated */
 } cpu_alloc;
 
 /* Finds the allocation containing `p`; copies it to *out. Returns false when none does. */
@@ -182,6 +192,7 @@ struct ihipStream_t {
     unsigned long long id;
     struct ihipGraph *capture;       /* non-NULL while hipStreamBeginCapture records */
     unsigned long long capture_id;
+    int device;                      /* current when it was created (the legacy stream: 0) */
 };
 
 struct cpu_dep {
@@ -244,6 +255,7 @@ struct ihipEvent_t {
     uint64_t gen_done;               /* records executed */
     uint64_t time_ns;                /* CLOCK_MONOTONIC when the last record ran */
     unsigned long long capture_id;   /* nonzero: last recorded in that stream capture */
+    int device;                      /* current when it was created */
 };
 
 void cpu_event_release_locked(struct ihipEvent_t *e);

@@ -61,7 +61,7 @@ static hipError_t insert_locked(uintptr_t base, size_t size, cpu_mem_kind kind, 
     }
     size_t i = upper_bound(base);
     memmove(&regs[i + 1], &regs[i], (nregs - i) * sizeof *regs);
-    regs[i] = (cpu_alloc){base, size, kind, flags, next_id++, false};
+    regs[i] = (cpu_alloc){base, size, kind, flags, next_id++, false, cpu_current_device()};
     nregs++;
     if (kind == CPU_MEM_DEVICE || kind == CPU_MEM_MANAGED)
         allocated_bytes += size;
@@ -200,11 +200,16 @@ void cpu_mem_account(size_t bytes, bool add)
 
 void cpu_mem_reset(void)
 {
+    int dev = cpu_current_device();
     pthread_mutex_lock(&reg_lock);
     size_t keep = 0;
     for (size_t i = 0; i < nregs; i++) {
         cpu_mem_kind k = regs[i].kind;
-        if (k == CPU_MEM_DEVICE || k == CPU_MEM_MANAGED || k == CPU_MEM_HOST) {
+        /* a reset is the current device's: the other devices' memory stays */
+        bool owned = regs[i].device == dev;
+        if (owned && (k == CPU_MEM_DEVICE || k == CPU_MEM_MANAGED || k == CPU_MEM_HOST)) {
+            if (k != CPU_MEM_HOST)
+                allocated_bytes -= regs[i].size < allocated_bytes ? regs[i].size : allocated_bytes;
             cpu_arena_free((void *)regs[i].base, regs[i].size);
             continue;
         }
@@ -213,7 +218,8 @@ void cpu_mem_reset(void)
         regs[keep++] = regs[i];
     }
     nregs = keep;
-    allocated_bytes = 0;
+    if (cpu_device_count() == 1)
+        allocated_bytes = 0;   /* also what vmm.c's reset, run first, released */
     pthread_mutex_unlock(&reg_lock);
 }
 
@@ -429,7 +435,7 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void
         return hipSuccess;
     }
     attributes->type = memory_type(a.kind);
-    attributes->device = 0;
+    attributes->device = a.device;
     attributes->devicePointer = (void *)ptr;
     bool device_only = a.kind == CPU_MEM_DEVICE || a.kind == CPU_MEM_MAPPED;
     attributes->hostPointer = device_only ? NULL : (void *)ptr;
@@ -463,7 +469,7 @@ static hipError_t pointer_attribute(void *data, hipPointer_attribute attribute, 
     case HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(int *)data = !a.sync_memops_off; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data = a.id; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_IS_MANAGED: *(int *)data = a.kind == CPU_MEM_MANAGED; return hipSuccess;
-    case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = a.device; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE: *(int *)data = 0; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(void **)data = (void *)a.base; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = a.size; return hipSuccess;
