@@ -85,3 +85,30 @@ def test_peer_access_and_peer_copies(libs: Path, multi_exe: Path, count: int) ->
     after = last[:16] + dev1[16:]
     assert v["cu_peer"] == f"0 sum={checksum(after)}"
     assert v["done"] == "1"
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_ipc_memory_and_events_between_two_processes(libs: Path, count: int) -> None:  # noqa: F811
+    exe = nvcc(RT_DIR / "multi_ipc.cu", "-cudart", "shared")
+    r = run(exe, libs, PYSHIM_CPU_DEVICES=str(count))
+    assert r.returncode == 0, r.stdout + r.stderr
+    v = values(r.stdout)
+    small = [7000 + i * 3 for i in range(1024)]
+    # exporting moved the pages onto a memfd in place: contents and address kept
+    assert int(v["parent.small_after_export"]) == checksum(small)
+    assert v["parent.open_own"] == "cudaErrorInvalidValue"
+    assert v["parent.plain_event_handle"] == "cudaErrorInvalidResourceHandle"
+    # the child sees the parent's memory, as memory of the exporting device
+    assert int(v["child.small_read"]) == checksum(small)
+    assert v["child.large_device"] == f"{count - 1} type=2"
+    assert v["parent.child_queued"] == "1"
+    # the child's stream waited on the parent's record, the parent on the child's
+    large = [(1000 + i * 3) * 2 + 1 for i in range(1 << 20)]
+    assert int(v["parent.large"]) == checksum(large)
+    assert int(v["parent.small"]) == checksum([55555 + i * 3 for i in range(1024)])
+    assert v["child.close"] == "cudaSuccess"
+    assert v["child.close_again"] == "cudaErrorInvalidValue"
+    assert v["child.done"] == v["parent.done"] == "1"
+    assert v["parent.child_exit"] == "0"
+    assert int(v["parent.fresh"]) == 0
+    assert "hipIpcOpenMemHandle: the handle was made by this process" in r.stderr

@@ -162,7 +162,7 @@ static void fill_props(cpu_device *d, int ordinal)
     p->timelineSemaphoreInteropSupported = 0;
     p->memoryPoolsSupported = 1;   /* mempool.c */
     p->gpuDirectRDMASupported = 0;
-    p->ipcEventSupported = 0;
+    p->ipcEventSupported = 1;   /* ipc.c */
     p->clusterLaunch = 0;
     p->unifiedFunctionPointers = 0;
     p->maxSharedMemoryPerMultiProcessor = CPU_MAX_SHARED;

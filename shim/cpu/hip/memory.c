@@ -49,7 +49,8 @@ static bool overlaps_locked(uintptr_t base, size_t size)
     return i < nregs && regs[i].base < base + size;
 }
 
-static hipError_t insert_locked(uintptr_t base, size_t size, cpu_mem_kind kind, unsigned flags)
+static hipError_t insert_locked(uintptr_t base, size_t size, cpu_mem_kind kind, unsigned flags,
+                                int dev)
 {
     if (nregs == capregs) {
         size_t cap = capregs ? capregs * 2 : 64;
@@ -61,7 +62,7 @@ static hipError_t insert_locked(uintptr_t base, size_t size, cpu_mem_kind kind, 
     }
     size_t i = upper_bound(base);
     memmove(&regs[i + 1], &regs[i], (nregs - i) * sizeof *regs);
-    regs[i] = (cpu_alloc){base, size, kind, flags, next_id++, false, cpu_current_device()};
+    regs[i] = (cpu_alloc){base, size, kind, flags, next_id++, false, dev};
     nregs++;
     if (kind == CPU_MEM_DEVICE || kind == CPU_MEM_MANAGED)
         allocated_bytes += size;
@@ -109,14 +110,20 @@ hipError_t cpu_mem_check_range(const void *p, size_t len, bool host_ok, bool *pa
     return hipSuccess;
 }
 
-hipError_t cpu_mem_register(void *base, size_t size, cpu_mem_kind kind, unsigned flags)
+hipError_t cpu_mem_register_on(void *base, size_t size, cpu_mem_kind kind, unsigned flags,
+                               int dev)
 {
     pthread_mutex_lock(&reg_lock);
     hipError_t err = overlaps_locked((uintptr_t)base, size ? size : 1)
                          ? hipErrorHostMemoryAlreadyRegistered
-                         : insert_locked((uintptr_t)base, size, kind, flags);
+                         : insert_locked((uintptr_t)base, size, kind, flags, dev);
     pthread_mutex_unlock(&reg_lock);
     return err;
+}
+
+hipError_t cpu_mem_register(void *base, size_t size, cpu_mem_kind kind, unsigned flags)
+{
+    return cpu_mem_register_on(base, size, kind, flags, cpu_current_device());
 }
 
 void cpu_mem_unregister(void *base)
@@ -142,7 +149,7 @@ static hipError_t allocate(void **ptr, size_t size, cpu_mem_kind kind, unsigned 
     if (p == NULL)
         return hipErrorOutOfMemory;
     pthread_mutex_lock(&reg_lock);
-    hipError_t err = insert_locked((uintptr_t)p, size, kind, flags);
+    hipError_t err = insert_locked((uintptr_t)p, size, kind, flags, cpu_current_device());
     pthread_mutex_unlock(&reg_lock);
     if (err != hipSuccess) {
         cpu_arena_free(p, size);
@@ -177,6 +184,7 @@ static hipError_t release_ex(void *ptr, unsigned mask, bool sync)
     if (!ok)
         return hipErrorInvalidValue;
     cpu_pool_forget(ptr);   /* a stream-ordered allocation may also be freed by hipFree */
+    cpu_ipc_forget((uintptr_t)ptr, size);
     cpu_arena_free(ptr, size);
     return hipSuccess;
 }
@@ -210,6 +218,7 @@ void cpu_mem_reset(void)
         if (owned && (k == CPU_MEM_DEVICE || k == CPU_MEM_MANAGED || k == CPU_MEM_HOST)) {
             if (k != CPU_MEM_HOST)
                 allocated_bytes -= regs[i].size < allocated_bytes ? regs[i].size : allocated_bytes;
+            cpu_ipc_forget(regs[i].base, regs[i].size);
             cpu_arena_free((void *)regs[i].base, regs[i].size);
             continue;
         }
