@@ -4,6 +4,7 @@ between two processes through CUDA IPC. Expected values are computed here."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -49,7 +50,12 @@ def test_devices_are_distinct_and_run_their_own_kernels(libs: Path, multi_exe: P
     uuids = {v[f"dev{d}.uuid"] for d in range(count)}
     buses = {v[f"dev{d}.bus"] for d in range(count)}
     assert len(names) == len(uuids) == len(buses) == count
+    phys = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGESIZE")
     for d in range(count):
+        total, prop_total, used_counted = v[f"dev{d}.mem"].split(",")
+        # a share of the host's memory each, counted per device
+        assert total == prop_total and phys // count - 256 <= int(total) <= phys // count
+        assert used_counted == "1"
         assert v[f"dev{d}.bus_back"] == str(d)
         assert v[f"dev{d}.current"] == str(d)
         assert int(v[f"dev{d}.sum"]) == checksum(filled(d))

@@ -70,6 +70,14 @@ int main(void)
         CK(cudaGetDevice(&cur));
         printf("dev%d.current=%d\n", d, cur);
         CK(cudaMalloc(&buf[d], N * sizeof(int)));
+        // every device accounts for its own memory
+        void *big;
+        size_t big_bytes = (size_t)64 << 20, free_b = 0, total_b = 0;
+        CK(cudaMalloc(&big, big_bytes));
+        CK(cudaMemGetInfo(&free_b, &total_b));
+        printf("dev%d.mem=%zu,%zu,%d\n", d, total_b, (size_t)prop.totalGlobalMem,
+               free_b + big_bytes <= total_b);
+        CK(cudaFree(big));
         cudaStream_t s;
         CK(cudaStreamCreate(&s));
         fill<<<(N + 255) / 256, 256, 0, s>>>(buf[d], N, (d + 1) * 100000);

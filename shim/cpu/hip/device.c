@@ -207,6 +207,9 @@ static void init_device(void)
     }
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     device.total_mem = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)8 << 30;
+    /* each device owns a share of the host's memory: programs that fill every device's
+     * memory (caching allocators sized from totalGlobalMem) then fit together */
+    device.total_mem = device.total_mem / (size_t)num_devices / CPU_ALIGN * CPU_ALIGN;
     for (int i = 0; i < num_devices; i++) {
         devices[i] = device;
         fill_props(&devices[i], i);

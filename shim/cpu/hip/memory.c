@@ -13,7 +13,17 @@ static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static cpu_alloc *regs = NULL;
 static size_t nregs = 0, capregs = 0;
 static uint64_t next_id = 1;
-static size_t allocated_bytes = 0;   /* device + managed + VMM physical, for hipMemGetInfo */
+/* device + managed + VMM physical, per device, for hipMemGetInfo */
+static size_t allocated_bytes[CPU_MAX_DEVICES];
+
+static void account_locked(int dev, size_t bytes, bool add)
+{
+    size_t *a = &allocated_bytes[dev >= 0 && dev < CPU_MAX_DEVICES ? dev : 0];
+    if (add)
+        *a += bytes;
+    else
+        *a -= bytes < *a ? bytes : *a;
+}
 
 /* Index of the first entry whose base is > p. */
 static size_t upper_bound(uintptr_t p)
@@ -65,7 +75,7 @@ static hipError_t insert_locked(uintptr_t base, size_t size, cpu_mem_kind kind, 
     regs[i] = (cpu_alloc){base, size, kind, flags, next_id++, false, dev};
     nregs++;
     if (kind == CPU_MEM_DEVICE || kind == CPU_MEM_MANAGED)
-        allocated_bytes += size;
+        account_locked(dev, size, true);
     return hipSuccess;
 }
 
@@ -73,7 +83,7 @@ static void remove_locked(size_t i)
 {
     cpu_advice_forget(regs[i].base, regs[i].size);
     if (regs[i].kind == CPU_MEM_DEVICE || regs[i].kind == CPU_MEM_MANAGED)
-        allocated_bytes -= regs[i].size;
+        account_locked(regs[i].device, regs[i].size, false);
     memmove(&regs[i], &regs[i + 1], (nregs - i - 1) * sizeof *regs);
     nregs--;
 }
@@ -199,10 +209,7 @@ static hipError_t release(void *ptr, unsigned mask)
 void cpu_mem_account(size_t bytes, bool add)
 {
     pthread_mutex_lock(&reg_lock);
-    if (add)
-        allocated_bytes += bytes;
-    else
-        allocated_bytes -= bytes < allocated_bytes ? bytes : allocated_bytes;
+    account_locked(cpu_current_device(), bytes, add);
     pthread_mutex_unlock(&reg_lock);
 }
 
@@ -217,7 +224,7 @@ void cpu_mem_reset(void)
         bool owned = regs[i].device == dev;
         if (owned && (k == CPU_MEM_DEVICE || k == CPU_MEM_MANAGED || k == CPU_MEM_HOST)) {
             if (k != CPU_MEM_HOST)
-                allocated_bytes -= regs[i].size < allocated_bytes ? regs[i].size : allocated_bytes;
+                account_locked(dev, regs[i].size, false);
             cpu_ipc_forget(regs[i].base, regs[i].size);
             cpu_arena_free((void *)regs[i].base, regs[i].size);
             continue;
@@ -228,7 +235,7 @@ void cpu_mem_reset(void)
     }
     nregs = keep;
     if (cpu_device_count() == 1)
-        allocated_bytes = 0;   /* also what vmm.c's reset, run first, released */
+        allocated_bytes[0] = 0;   /* also what vmm.c's reset, run first, released */
     pthread_mutex_unlock(&reg_lock);
 }
 
@@ -398,7 +405,7 @@ hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total)
     size_t t = cpu_dev()->total_mem;
     size_t f = avail > 0 && page > 0 ? (size_t)avail * (size_t)page : 0;
     pthread_mutex_lock(&reg_lock);
-    size_t used = allocated_bytes;
+    size_t used = allocated_bytes[cpu_current_device()];
     pthread_mutex_unlock(&reg_lock);
     /* Untouched allocations do not show in the OS's free count yet: subtract ours. */
     if (t > used && f > t - used)
