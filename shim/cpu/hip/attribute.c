@@ -136,7 +136,7 @@ hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceI
         return cpu_ret(hipErrorInvalidValue);
     if (cpu_check_device(deviceId))
         return cpu_ret(hipErrorInvalidDevice);
-    if (attribute(cpu_dev(), attr, pi) != 0)
+    if (attribute(cpu_dev_at(deviceId), attr, pi) != 0)
         return cpu_ret(hipErrorInvalidValue);
     return hipSuccess;
 }

@@ -1,8 +1,9 @@
 /*
- * Contexts as ROCm has them: a context is a device, so every context handle of device 0 is
+ * Contexts as ROCm has them: a context is a device, so every context handle of a device is
  * the same object (hipCtxCreate and hipDevicePrimaryCtxRetain hand out the device's one
- * context), with a per-thread stack of current contexts and a reference count. Memory,
- * modules and streams are device-wide; CUDA's context semantics are the shim's business.
+ * context), with a per-thread stack of current contexts and a reference count. Making a
+ * context current makes its device current (hipSetDevice). Memory, modules and streams are
+ * device-wide; CUDA's context semantics are the shim's business.
  */
 #include "internal.h"
 
@@ -11,18 +12,45 @@ struct ihipCtx_t {
     int device;
 };
 
-static struct ihipCtx_t device_ctx = {CPU_MAGIC_CTX, 0};
-static int primary_refs = 0;   /* hipDevicePrimaryCtxRetain/Release */
-static int created_refs = 0;   /* hipCtxCreate/Destroy */
+static struct ihipCtx_t device_ctx[CPU_MAX_DEVICES];
+static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
+static int primary_refs[CPU_MAX_DEVICES];   /* hipDevicePrimaryCtxRetain/Release */
+static int created_refs[CPU_MAX_DEVICES];   /* hipCtxCreate/Destroy */
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define CTX_STACK_MAX 64
 static _Thread_local hipCtx_t ctx_stack[CTX_STACK_MAX];
 static _Thread_local int ctx_depth = 0;
 
+static void init_ctx(void)
+{
+    for (int i = 0; i < CPU_MAX_DEVICES; i++)
+        device_ctx[i] = (struct ihipCtx_t){CPU_MAGIC_CTX, i};
+}
+
+static hipCtx_t ctx_of(int dev)
+{
+    pthread_once(&ctx_once, init_ctx);
+    return &device_ctx[dev];
+}
+
 static bool ctx_valid(hipCtx_t ctx)
 {
-    return ctx == &device_ctx;
+    /* compared by address, never read through: a stale handle may point anywhere */
+    uintptr_t p = (uintptr_t)ctx, b = (uintptr_t)&device_ctx[0];
+    return p >= b && p < (uintptr_t)&device_ctx[cpu_device_count()] &&
+           (p - b) % sizeof device_ctx[0] == 0;
+}
+
+static int ctx_device(hipCtx_t ctx)
+{
+    return (int)(ctx - &device_ctx[0]);
+}
+
+/* The context's device becomes the thread's current device, as ROCm's hipCtxSetCurrent. */
+static void bind(hipCtx_t ctx)
+{
+    hipSetDevice(ctx_device(ctx));
 }
 
 bool cpu_ctx_valid(hipCtx_t ctx)
@@ -38,10 +66,12 @@ hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
     if (ctx_depth == CTX_STACK_MAX)
         return cpu_ret(hipErrorOutOfMemory);
     pthread_mutex_lock(&ctx_lock);
-    created_refs++;
+    created_refs[device]++;
     pthread_mutex_unlock(&ctx_lock);
-    ctx_stack[ctx_depth++] = &device_ctx;   /* the created context becomes current */
-    *ctx = &device_ctx;
+    hipCtx_t c = ctx_of(device);
+    ctx_stack[ctx_depth++] = c;   /* the created context becomes current */
+    bind(c);
+    *ctx = c;
     return hipSuccess;
 }
 
@@ -54,8 +84,8 @@ hipError_t hipCtxDestroy(hipCtx_t ctx)
     if (ctx_depth > 0 && ctx_stack[ctx_depth - 1] == ctx)
         ctx_depth--;
     pthread_mutex_lock(&ctx_lock);
-    if (created_refs > 0)
-        created_refs--;
+    if (created_refs[ctx_device(ctx)] > 0)
+        created_refs[ctx_device(ctx)]--;
     pthread_mutex_unlock(&ctx_lock);
     return hipSuccess;
 }
@@ -67,6 +97,7 @@ hipError_t hipCtxPushCurrent(hipCtx_t ctx)
     if (ctx_depth == CTX_STACK_MAX)
         return cpu_ret(hipErrorOutOfMemory);
     ctx_stack[ctx_depth++] = ctx;
+    bind(ctx);
     return hipSuccess;
 }
 
@@ -77,6 +108,8 @@ hipError_t hipCtxPopCurrent(hipCtx_t *ctx)
     hipCtx_t top = ctx_stack[--ctx_depth];
     if (ctx != NULL)
         *ctx = top;
+    if (ctx_depth > 0)
+        bind(ctx_stack[ctx_depth - 1]);
     return hipSuccess;
 }
 
@@ -93,6 +126,7 @@ hipError_t hipCtxSetCurrent(hipCtx_t ctx)
         ctx_stack[ctx_depth++] = ctx;
     else
         ctx_stack[ctx_depth - 1] = ctx;
+    bind(ctx);
     return hipSuccess;
 }
 
@@ -101,7 +135,7 @@ hipError_t hipCtxGetCurrent(hipCtx_t *ctx)
 {
     if (ctx == NULL)
         return cpu_ret(hipErrorInvalidValue);
-    *ctx = &device_ctx;
+    *ctx = ctx_of(cpu_current_device());
     return hipSuccess;
 }
 
@@ -166,9 +200,9 @@ hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *pctx, hipDevice_t dev)
     if (cpu_check_device(dev))
         return cpu_ret(hipErrorInvalidDevice);
     pthread_mutex_lock(&ctx_lock);
-    primary_refs++;
+    primary_refs[dev]++;
     pthread_mutex_unlock(&ctx_lock);
-    *pctx = &device_ctx;
+    *pctx = ctx_of(dev);
     return hipSuccess;
 }
 
@@ -179,8 +213,8 @@ hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev)
     if (cpu_check_device(dev))
         return cpu_ret(hipErrorInvalidDevice);
     pthread_mutex_lock(&ctx_lock);
-    if (primary_refs > 0)
-        primary_refs--;
+    if (primary_refs[dev] > 0)
+        primary_refs[dev]--;
     pthread_mutex_unlock(&ctx_lock);
     return hipSuccess;
 }
@@ -193,7 +227,7 @@ hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *flags, int
     if (flags != NULL)
         *flags = 0;
     if (active != NULL)
-        *active = primary_refs > 0 || created_refs > 0;
+        *active = primary_refs[dev] > 0 || created_refs[dev] > 0;
     pthread_mutex_unlock(&ctx_lock);
     return hipSuccess;
 }
@@ -211,7 +245,7 @@ hipError_t hipDevicePrimaryCtxReset(hipDevice_t dev)
     if (cpu_check_device(dev))
         return cpu_ret(hipErrorInvalidDevice);
     pthread_mutex_lock(&ctx_lock);
-    primary_refs = 0;
+    primary_refs[dev] = 0;
     pthread_mutex_unlock(&ctx_lock);
     return hipSuccess;
 }

@@ -1,7 +1,9 @@
 /*
- * The one device: its configuration (PYSHIM_CPU_WAVE, PYSHIM_CPU_WORKERS), properties,
- * attributes, versions and device selection. Attributes are read from the same
- * hipDeviceProp_tR0600 that hipGetDevicePropertiesR0600 returns, so the two never disagree.
+ * The devices: their configuration (PYSHIM_CPU_DEVICES, PYSHIM_CPU_WAVE,
+ * PYSHIM_CPU_WORKERS), properties, attributes, versions, device selection and peer access.
+ * Attributes are read from the same hipDeviceProp_tR0600 that hipGetDevicePropertiesR0600
+ * returns, so the two never disagree. Every device is the same host: they differ in their
+ * ordinal, name, UUID and PCI bus id, which is what multi-GPU programs tell them apart by.
  */
 #include <hip/hip_version.h>
 #include <sched.h>
@@ -12,9 +14,13 @@
 
 #include "internal.h"
 
-static cpu_device device;
+static cpu_device devices[CPU_MAX_DEVICES];
+static int num_devices = 1;
 static pthread_once_t device_once = PTHREAD_ONCE_INIT;
 static _Thread_local int current_device = 0;
+/* peer_enabled[d][p]: device d's context may access device p's memory (hipDeviceEnablePeerAccess) */
+static bool peer_enabled[CPU_MAX_DEVICES][CPU_MAX_DEVICES];
+static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned device_flags = 0;
 static size_t limit_stack = 1024, limit_printf_fifo = 1u << 20, limit_heap = 8u << 20;
 
@@ -43,17 +49,25 @@ static int usable_cores(void)
     return n > 0 ? (int)n : 1;
 }
 
-static void fill_props(cpu_device *d)
+static void fill_props(cpu_device *d, int ordinal)
 {
     hipDeviceProp_tR0600 *p = &d->props;
     memset(p, 0, sizeof *p);
     bool wave64 = d->wave == 64;
-    snprintf(p->name, sizeof p->name, "pyshim CPU device (%s wave%d)",
-             wave64 ? "gfx942-like" : "gfx1100-like", d->wave);
+    /* With several devices each name carries its ordinal: tools that list devices by name
+     * (and people reading their logs) can tell them apart. */
+    char suffix[16] = "";
+    if (num_devices > 1)
+        snprintf(suffix, sizeof suffix, " #%d", ordinal);
+    snprintf(p->name, sizeof p->name, "pyshim CPU device (%s wave%d)%s",
+             wave64 ? "gfx942-like" : "gfx1100-like", d->wave, suffix);
     snprintf(p->gcnArchName, sizeof p->gcnArchName, "%s",
              wave64 ? "gfx942:sramecc+:xnack-" : "gfx1100");
-    /* A fixed UUID: one device, and tools compare it across processes. */
-    memcpy(p->uuid.bytes, wave64 ? "pyshim-cpu-w64-0" : "pyshim-cpu-w32-0", 16);
+    /* A fixed UUID per ordinal: tools compare it across processes (IPC, NCCL). */
+    static const char digits[] = "0123456789abcdefghijklmnopqrstuv";
+    char uuid[17];
+    snprintf(uuid, sizeof uuid, "pyshim-cpu-w%d-%c", d->wave, digits[ordinal]);
+    memcpy(p->uuid.bytes, uuid, 16);
     p->totalGlobalMem = d->total_mem;
     p->sharedMemPerBlock = CPU_MAX_SHARED;
     p->regsPerBlock = 65536;
@@ -109,7 +123,7 @@ static void fill_props(cpu_device *d)
     p->surfaceAlignment = CPU_ALIGN;
     p->concurrentKernels = 1;
     p->ECCEnabled = 0;
-    p->pciBusID = 0xc1;
+    p->pciBusID = 0xc1 + ordinal;
     p->pciDeviceID = 0;
     p->pciDomainID = 0;
     p->tccDriver = 0;
@@ -126,7 +140,7 @@ static void fill_props(cpu_device *d)
     p->sharedMemPerMultiprocessor = CPU_MAX_SHARED;
     p->regsPerMultiprocessor = 65536;
     p->managedMemory = 1;
-    p->isMultiGpuBoard = 0;
+    p->isMultiGpuBoard = num_devices > 1;
     p->multiGpuBoardGroupID = 0;
     p->hostNativeAtomicSupported = 1;
     p->singleToDoublePrecisionPerfRatio = wave64 ? 1 : 32;
@@ -148,7 +162,7 @@ static void fill_props(cpu_device *d)
     p->timelineSemaphoreInteropSupported = 0;
     p->memoryPoolsSupported = 1;   /* mempool.c */
     p->gpuDirectRDMASupported = 0;
-    p->ipcEventSupported = 0;
+    p->ipcEventSupported = 1;   /* ipc.c */
     p->clusterLaunch = 0;
     p->unifiedFunctionPointers = 0;
     p->maxSharedMemoryPerMultiProcessor = CPU_MAX_SHARED;
@@ -174,6 +188,8 @@ static void fill_props(cpu_device *d)
 
 static void init_device(void)
 {
+    cpu_device device;
+    memset(&device, 0, sizeof device);
     const char *wave = getenv("PYSHIM_CPU_WAVE");
     device.wave = 64;
     if (wave != NULL && *wave != '\0') {
@@ -183,20 +199,58 @@ static void init_device(void)
             cpu_log("ignoring PYSHIM_CPU_WAVE=%s (expected 64 or 32)", wave);
     }
     device.workers = env_int("PYSHIM_CPU_WORKERS", usable_cores());
+    num_devices = env_int("PYSHIM_CPU_DEVICES", 1);
+    if (num_devices > CPU_MAX_DEVICES) {
+        cpu_log("PYSHIM_CPU_DEVICES=%d is more than %d: presenting %d", num_devices,
+                CPU_MAX_DEVICES, CPU_MAX_DEVICES);
+        num_devices = CPU_MAX_DEVICES;
+    }
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     device.total_mem = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)8 << 30;
-    fill_props(&device);
+    /* each device owns a share of the host's memory: programs that fill every device's
+     * memory (caching allocators sized from totalGlobalMem) then fit together */
+    device.total_mem = device.total_mem / (size_t)num_devices / CPU_ALIGN * CPU_ALIGN;
+    for (int i = 0; i < num_devices; i++) {
+        devices[i] = device;
+        fill_props(&devices[i], i);
+    }
 }
 
 const cpu_device *cpu_dev(void)
 {
+    return cpu_dev_at(current_device);
+}
+
+const cpu_device *cpu_dev_at(int ordinal)
+{
     pthread_once(&device_once, init_device);
-    return &device;
+    return &devices[ordinal >= 0 && ordinal < num_devices ? ordinal : 0];
+}
+
+int cpu_device_count(void)
+{
+    pthread_once(&device_once, init_device);
+    return num_devices;
+}
+
+int cpu_current_device(void)
+{
+    return current_device;
 }
 
 int cpu_check_device(int dev)
 {
-    return dev != 0;
+    return dev < 0 || dev >= cpu_device_count();
+}
+
+bool cpu_peer_enabled(int dev, int peer)
+{
+    if (dev == peer)
+        return true;
+    pthread_mutex_lock(&peer_lock);
+    bool on = peer_enabled[dev][peer];
+    pthread_mutex_unlock(&peer_lock);
+    return on;
 }
 
 hipError_t hipInit(unsigned int flags)
@@ -227,7 +281,7 @@ hipError_t hipGetDeviceCount(int *count)
 {
     if (count == NULL)
         return cpu_ret(hipErrorInvalidValue);
-    *count = 1;
+    *count = cpu_device_count();
     return hipSuccess;
 }
 
@@ -279,7 +333,7 @@ hipError_t hipDeviceGetName(char *name, int len, hipDevice_t dev)
         return cpu_ret(hipErrorInvalidValue);
     if (cpu_check_device(dev))
         return cpu_ret(hipErrorInvalidDevice);
-    snprintf(name, (size_t)len, "%s", cpu_dev()->props.name);
+    snprintf(name, (size_t)len, "%s", cpu_dev_at(dev)->props.name);
     return hipSuccess;
 }
 
@@ -289,7 +343,7 @@ hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t dev)
         return cpu_ret(hipErrorInvalidValue);
     if (cpu_check_device(dev))
         return cpu_ret(hipErrorInvalidDevice);
-    *bytes = cpu_dev()->total_mem;
+    *bytes = cpu_dev_at(dev)->total_mem;
     return hipSuccess;
 }
 
@@ -299,8 +353,8 @@ hipError_t hipDeviceComputeCapability(int *major, int *minor, hipDevice_t dev)
         return cpu_ret(hipErrorInvalidValue);
     if (cpu_check_device(dev))
         return cpu_ret(hipErrorInvalidDevice);
-    *major = cpu_dev()->props.major;
-    *minor = cpu_dev()->props.minor;
+    *major = cpu_dev_at(dev)->props.major;
+    *minor = cpu_dev_at(dev)->props.minor;
     return hipSuccess;
 }
 
@@ -310,7 +364,7 @@ hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t dev)
         return cpu_ret(hipErrorInvalidValue);
     if (cpu_check_device(dev))
         return cpu_ret(hipErrorInvalidDevice);
-    *uuid = cpu_dev()->props.uuid;
+    *uuid = cpu_dev_at(dev)->props.uuid;
     return hipSuccess;
 }
 
@@ -320,7 +374,7 @@ hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int dev)
         return cpu_ret(hipErrorInvalidValue);
     if (cpu_check_device(dev))
         return cpu_ret(hipErrorInvalidDevice);
-    const hipDeviceProp_tR0600 *p = &cpu_dev()->props;
+    const hipDeviceProp_tR0600 *p = &cpu_dev_at(dev)->props;
     snprintf(pciBusId, (size_t)len, "%04x:%02x:%02x.0", (unsigned)p->pciDomainID,
              (unsigned)p->pciBusID, (unsigned)p->pciDeviceID);
     return hipSuccess;
@@ -330,13 +384,16 @@ hipError_t hipDeviceGetByPCIBusId(int *dev, const char *pciBusId)
 {
     if (dev == NULL || pciBusId == NULL)
         return cpu_ret(hipErrorInvalidValue);
-    char ours[32];
-    hipDeviceGetPCIBusId(ours, sizeof ours, 0);
-    /* The domain is optional in a bus id ("c1:00.0"). */
-    if (strcasecmp(pciBusId, ours) != 0 && strcasecmp(pciBusId, ours + 5) != 0)
-        return cpu_ret(hipErrorInvalidDevice);
-    *dev = 0;
-    return hipSuccess;
+    for (int i = 0; i < cpu_device_count(); i++) {
+        char ours[32];
+        hipDeviceGetPCIBusId(ours, sizeof ours, i);
+        /* The domain is optional in a bus id ("c1:00.0"). */
+        if (strcasecmp(pciBusId, ours) == 0 || strcasecmp(pciBusId, ours + 5) == 0) {
+            *dev = i;
+            return hipSuccess;
+        }
+    }
+    return cpu_ret(hipErrorInvalidDevice);
 }
 
 hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600 *prop, int deviceId)
@@ -345,7 +402,7 @@ hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600 *prop, int deviceId)
         return cpu_ret(hipErrorInvalidValue);
     if (cpu_check_device(deviceId))
         return cpu_ret(hipErrorInvalidDevice);
-    *prop = cpu_dev()->props;
+    *prop = cpu_dev_at(deviceId)->props;
     return hipSuccess;
 }
 
@@ -353,7 +410,7 @@ hipError_t hipChooseDeviceR0600(int *dev, const hipDeviceProp_tR0600 *prop)
 {
     if (dev == NULL || prop == NULL)
         return cpu_ret(hipErrorInvalidValue);
-    *dev = 0;
+    *dev = current_device;   /* every device has the same properties */
     return hipSuccess;
 }
 
@@ -363,7 +420,8 @@ hipError_t hipDeviceCanAccessPeer(int *canAccessPeer, int deviceId, int peerDevi
         return cpu_ret(hipErrorInvalidValue);
     if (cpu_check_device(deviceId) || cpu_check_device(peerDeviceId))
         return cpu_ret(hipErrorInvalidDevice);
-    *canAccessPeer = 0;   /* a device is not its own peer */
+    /* one host memory: every device reaches every other; a device is not its own peer */
+    *canAccessPeer = deviceId != peerDeviceId;
     return hipSuccess;
 }
 
@@ -417,32 +475,57 @@ hipError_t hipDeviceReset(void)
     cpu_mem_reset();
     cpu_pool_reset();
     cpu_clear_sticky_error();
+    pthread_mutex_lock(&peer_lock);
+    for (int p = 0; p < CPU_MAX_DEVICES; p++)
+        peer_enabled[current_device][p] = false;
+    pthread_mutex_unlock(&peer_lock);
     return hipSuccess;
 }
 
-/* One device: there is never a peer. */
+/* Peer access is bookkeeping (every device's memory is the same host memory), kept so
+ * programs see CUDA's answers: enabling twice, disabling what is not enabled, the device
+ * itself. */
 hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags)
 {
-    (void)flags;
-    (void)peerDeviceId;   /* not even device 0: a device is not its own peer */
-    return cpu_ret(hipErrorInvalidDevice);
+    int dev = current_device;
+    if (cpu_check_device(peerDeviceId) || peerDeviceId == dev)
+        return cpu_ret(hipErrorInvalidDevice);
+    if (flags != 0)
+        return cpu_ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&peer_lock);
+    bool was = peer_enabled[dev][peerDeviceId];
+    peer_enabled[dev][peerDeviceId] = true;
+    pthread_mutex_unlock(&peer_lock);
+    return was ? cpu_ret(hipErrorPeerAccessAlreadyEnabled) : hipSuccess;
 }
 
 hipError_t hipDeviceDisablePeerAccess(int peerDeviceId)
 {
-    return cpu_ret(cpu_check_device(peerDeviceId) ? hipErrorInvalidDevice
-                                                  : hipErrorPeerAccessNotEnabled);
+    int dev = current_device;
+    if (cpu_check_device(peerDeviceId))
+        return cpu_ret(hipErrorInvalidDevice);
+    pthread_mutex_lock(&peer_lock);
+    bool was = peerDeviceId != dev && peer_enabled[dev][peerDeviceId];
+    if (was)
+        peer_enabled[dev][peerDeviceId] = false;
+    pthread_mutex_unlock(&peer_lock);
+    return was ? hipSuccess : cpu_ret(hipErrorPeerAccessNotEnabled);
 }
 
 hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice,
                                     int dstDevice)
 {
-    (void)attr;
     if (value == NULL)
         return cpu_ret(hipErrorInvalidValue);
     if (cpu_check_device(srcDevice) || cpu_check_device(dstDevice) || srcDevice == dstDevice)
         return cpu_ret(hipErrorInvalidDevice);
-    return hipSuccess;
+    switch (attr) {
+    case hipDevP2PAttrPerformanceRank: *value = 0; return hipSuccess;   /* all links alike */
+    case hipDevP2PAttrAccessSupported: *value = 1; return hipSuccess;
+    case hipDevP2PAttrNativeAtomicSupported: *value = 1; return hipSuccess;  /* host atomics */
+    case hipDevP2PAttrHipArrayAccessSupported: *value = 0; return hipSuccess;  /* no arrays */
+    default: return cpu_ret(hipErrorInvalidValue);
+    }
 }
 
 hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig)

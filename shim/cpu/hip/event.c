@@ -11,13 +11,20 @@ static pyshim_handle_set event_handles = PYSHIM_HANDLE_SET_INIT;
 
 void cpu_event_release_locked(struct ihipEvent_t *e)
 {
-    if (--e->refs == 0)
+    if (--e->refs == 0) {
+        cpu_ipc_event_free(e);
         free(e);
+    }
 }
 
 static bool event_valid(hipEvent_t e)
 {
     return e != NULL && pyshim_handles_contains(&event_handles, e);
+}
+
+bool cpu_event_valid(hipEvent_t e)
+{
+    return event_valid(e);
 }
 
 hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)
@@ -30,15 +37,29 @@ hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)
     /* An interprocess event must disable timing (CUDA's and HIP's rule). */
     if ((flags & hipEventInterprocess) && !(flags & hipEventDisableTiming))
         return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(cpu_event_new(event, flags, NULL));
+}
+
+hipError_t cpu_event_new(hipEvent_t *event, unsigned flags, struct cpu_ipc_event_ref *ipc)
+{
     struct ihipEvent_t *e = calloc(1, sizeof *e);
     if (e == NULL)
-        return cpu_ret(hipErrorOutOfMemory);
+        return hipErrorOutOfMemory;
     e->magic = CPU_MAGIC_EVENT;
     e->flags = flags;
+    e->device = cpu_current_device();
     e->refs = 1;
-    if (!pyshim_handles_add(&event_handles, e)) {
+    e->ipc = ipc;
+    /* its counters live in a shared page, so that other processes can open it */
+    if (ipc == NULL && (flags & hipEventInterprocess) && !cpu_ipc_event_init(e)) {
         free(e);
-        return cpu_ret(hipErrorOutOfMemory);
+        return hipErrorOutOfMemory;
+    }
+    if (!pyshim_handles_add(&event_handles, e)) {
+        e->ipc = NULL;   /* the caller still owns a passed-in one */
+        cpu_ipc_event_free(e);
+        free(e);
+        return hipErrorOutOfMemory;
     }
     *event = e;
     return hipSuccess;
@@ -64,6 +85,7 @@ hipError_t hipEventDestroy(hipEvent_t event)
 typedef struct record_payload {
     struct ihipEvent_t *event;
     uint64_t gen;
+    uint64_t ipc_gen;                /* its number among every process's records */
 } record_payload;
 
 static void run_record(cpu_cmd *c)
@@ -78,6 +100,8 @@ static void run_record(cpu_cmd *c)
         __atomic_store_n(&r->event->gen_done, r->gen, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&cpu_sched_lock);
+    if (r->event->ipc != NULL)
+        cpu_ipc_event_done(r->event, r->ipc_gen);
 }
 
 static void release_record(cpu_cmd *c)
@@ -110,7 +134,8 @@ static hipError_t event_record(hipEvent_t event, hipStream_t stream, bool spt)
     c->release = release_record;
     pthread_mutex_lock(&cpu_sched_lock);
     event->refs++;
-    *(record_payload *)c->payload = (record_payload){event, ++event->gen_recorded};
+    *(record_payload *)c->payload = (record_payload){
+        event, ++event->gen_recorded, event->ipc != NULL ? cpu_ipc_event_record(event) : 0};
     pthread_mutex_unlock(&cpu_sched_lock);
     return cpu_stream_enqueue(s, c, NULL);
 }
@@ -147,6 +172,12 @@ hipError_t hipEventSynchronize(hipEvent_t event)
 {
     if (!event_valid(event))
         return cpu_ret(hipErrorInvalidHandle);
+    if (event->ipc != NULL) {
+        /* other processes record it too: their records are counted in the shared page */
+        cpu_ipc_event_wait(event, cpu_ipc_event_target(event));
+        cpu_printf_flush();
+        return cpu_ret(cpu_sticky_error());
+    }
     pthread_mutex_lock(&cpu_sched_lock);
     uint64_t target = event->gen_recorded;
     event->refs++;   /* alive while this thread spins on it unlocked */
@@ -166,6 +197,9 @@ hipError_t hipEventQuery(hipEvent_t event)
 {
     if (!event_valid(event))
         return cpu_ret(hipErrorInvalidHandle);
+    if (event->ipc != NULL)
+        return cpu_ipc_event_reached(event, cpu_ipc_event_target(event)) ? hipSuccess
+                                                                          : hipErrorNotReady;
     pthread_mutex_lock(&cpu_sched_lock);
     bool done = event->gen_done >= event->gen_recorded;
     pthread_mutex_unlock(&cpu_sched_lock);
@@ -191,6 +225,27 @@ hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
         return cpu_ret(hipErrorNotReady);
     *ms = (float)(diff / 1e6);
     return hipSuccess;
+}
+
+/* A wait for an interprocess event: the stream's thread polls the shared page for the
+ * record that was the latest when the wait was enqueued. */
+static void run_ipc_wait(cpu_cmd *c)
+{
+    record_payload *r = (record_payload *)c->payload;
+    cpu_ipc_event_wait(r->event, r->ipc_gen);
+}
+
+static hipError_t ipc_wait_cmd(struct ihipStream_t *s, struct ihipEvent_t *event)
+{
+    cpu_cmd *c = cpu_cmd_new(run_ipc_wait, sizeof(record_payload));
+    if (c == NULL)
+        return hipErrorOutOfMemory;
+    c->release = release_record;
+    pthread_mutex_lock(&cpu_sched_lock);
+    event->refs++;
+    *(record_payload *)c->payload = (record_payload){event, 0, cpu_ipc_event_target(event)};
+    pthread_mutex_unlock(&cpu_sched_lock);
+    return cpu_stream_enqueue(s, c, NULL);
 }
 
 static hipError_t stream_wait_event(hipStream_t stream, hipEvent_t event, unsigned flags,
@@ -228,6 +283,8 @@ static hipError_t stream_wait_event(hipStream_t stream, hipEvent_t event, unsign
                 "on the CPU device");
         return hipErrorStreamCaptureIsolation;
     }
+    if (event->ipc != NULL)
+        return ipc_wait_cmd(s, event);
     cpu_cmd *c = cpu_cmd_new(NULL, 0);
     if (c == NULL)
         return hipErrorOutOfMemory;

@@ -35,9 +35,18 @@ typedef struct cpu_device {
     hipDeviceProp_tR0600 props;
 } cpu_device;
 
-/* The one device, configured once from PYSHIM_CPU_WAVE / PYSHIM_CPU_WORKERS. */
+/* PYSHIM_CPU_DEVICES devices (default 1) at most this many: the UUID's last byte names the
+ * ordinal. */
+#define CPU_MAX_DEVICES 32
+/* The calling thread's current device, configured once from PYSHIM_CPU_DEVICES /
+ * PYSHIM_CPU_WAVE / PYSHIM_CPU_WORKERS; every device has the same configuration. */
 const cpu_device *cpu_dev(void);
+const cpu_device *cpu_dev_at(int ordinal);
+int cpu_device_count(void);
+int cpu_current_device(void);   /* hipSetDevice's, per thread */
 int cpu_check_device(int dev);  /* nonzero if `dev` is not a valid ordinal */
+/* Device `dev` may access `peer`'s memory (itself, or hipDeviceEnablePeerAccess'ed). */
+bool cpu_peer_enabled(int dev, int peer);
 /* kHz of the counter kernels read as %clock64 (clock.c); `fallback_khz` if it cannot be measured */
 int cpu_counter_khz(int fallback_khz);
 
@@ -59,12 +68,16 @@ typedef struct cpu_alloc {
     unsigned flags;
     uint64_t id;
     bool sync_memops_off;            /* hipPointerSetAttribute(SYNC_MEMOPS, 0) */
+    int device;                      /* the current device when it was allocated */
 } cpu_alloc;
 
 /* Finds the allocation containing `p`; copies it to *out. Returns false when none does. */
 bool cpu_mem_lookup(const void *p, cpu_alloc *out);
 /* Registers a range we did not allocate (module globals). */
 hipError_t cpu_mem_register(void *base, size_t size, cpu_mem_kind kind, unsigned flags);
+/* The same, as memory of device `dev` (not the current one: IPC imports). */
+hipError_t cpu_mem_register_on(void *base, size_t size, cpu_mem_kind kind, unsigned flags,
+                               int dev);
 void cpu_mem_unregister(void *base);
 /* Physical memory allocated outside the map (vmm.c), for hipMemGetInfo. */
 void cpu_mem_account(size_t bytes, bool add);
@@ -189,6 +202,7 @@ struct ihipStream_t {
     int sync_policy;
     hipLaunchMemSyncDomainMap domain_map;
     int domain;
+    int device;                      /* current when it was created (the legacy stream: 0) */
 };
 
 struct cpu_dep {
@@ -251,9 +265,28 @@ struct ihipEvent_t {
     uint64_t gen_done;               /* records executed */
     uint64_t time_ns;                /* CLOCK_MONOTONIC when the last record ran */
     unsigned long long capture_id;   /* nonzero: last recorded in that stream capture */
+    int device;                      /* current when it was created */
+    struct cpu_ipc_event_ref *ipc;   /* interprocess: counters shared with other processes */
 };
 
 void cpu_event_release_locked(struct ihipEvent_t *e);
+bool cpu_event_valid(hipEvent_t e);
+/* A new event; `ipc` (optional, taken over on success): an opened interprocess event's. */
+hipError_t cpu_event_new(hipEvent_t *event, unsigned flags, struct cpu_ipc_event_ref *ipc);
+
+/* ---- ipc.c: memory and event handles between processes ---- */
+
+/* An allocation being freed: pages exported for it alone go back to the arena. */
+void cpu_ipc_forget(uintptr_t base, size_t size);
+/* Interprocess events: the shared page of a new event, its release, a record's number,
+ * its completion, the latest record's number, and waits for a number. */
+bool cpu_ipc_event_init(struct ihipEvent_t *e);
+void cpu_ipc_event_free(struct ihipEvent_t *e);
+uint64_t cpu_ipc_event_record(struct ihipEvent_t *e);
+void cpu_ipc_event_done(struct ihipEvent_t *e, uint64_t gen);
+uint64_t cpu_ipc_event_target(struct ihipEvent_t *e);
+bool cpu_ipc_event_reached(struct ihipEvent_t *e, uint64_t target);
+void cpu_ipc_event_wait(struct ihipEvent_t *e, uint64_t target);
 
 /* ---- module.c ---- */
 

@@ -13,7 +13,17 @@ static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static cpu_alloc *regs = NULL;
 static size_t nregs = 0, capregs = 0;
 static uint64_t next_id = 1;
-static size_t allocated_bytes = 0;   /* device + managed + VMM physical, for hipMemGetInfo */
+/* device + managed + VMM physical, per device, for hipMemGetInfo */
+static size_t allocated_bytes[CPU_MAX_DEVICES];
+
+static void account_locked(int dev, size_t bytes, bool add)
+{
+    size_t *a = &allocated_bytes[dev >= 0 && dev < CPU_MAX_DEVICES ? dev : 0];
+    if (add)
+        *a += bytes;
+    else
+        *a -= bytes < *a ? bytes : *a;
+}
 
 /* Index of the first entry whose base is > p. */
 static size_t upper_bound(uintptr_t p)
@@ -49,7 +59,8 @@ static bool overlaps_locked(uintptr_t base, size_t size)
     return i < nregs && regs[i].base < base + size;
 }
 
-static hipError_t insert_locked(uintptr_t base, size_t size, cpu_mem_kind kind, unsigned flags)
+static hipError_t insert_locked(uintptr_t base, size_t size, cpu_mem_kind kind, unsigned flags,
+                                int dev)
 {
     if (nregs == capregs) {
         size_t cap = capregs ? capregs * 2 : 64;
@@ -61,10 +72,10 @@ static hipError_t insert_locked(uintptr_t base, size_t size, cpu_mem_kind kind, 
     }
     size_t i = upper_bound(base);
     memmove(&regs[i + 1], &regs[i], (nregs - i) * sizeof *regs);
-    regs[i] = (cpu_alloc){base, size, kind, flags, next_id++, false};
+    regs[i] = (cpu_alloc){base, size, kind, flags, next_id++, false, dev};
     nregs++;
     if (kind == CPU_MEM_DEVICE || kind == CPU_MEM_MANAGED)
-        allocated_bytes += size;
+        account_locked(dev, size, true);
     return hipSuccess;
 }
 
@@ -72,7 +83,7 @@ static void remove_locked(size_t i)
 {
     cpu_advice_forget(regs[i].base, regs[i].size);
     if (regs[i].kind == CPU_MEM_DEVICE || regs[i].kind == CPU_MEM_MANAGED)
-        allocated_bytes -= regs[i].size;
+        account_locked(regs[i].device, regs[i].size, false);
     memmove(&regs[i], &regs[i + 1], (nregs - i - 1) * sizeof *regs);
     nregs--;
 }
@@ -109,14 +120,20 @@ hipError_t cpu_mem_check_range(const void *p, size_t len, bool host_ok, bool *pa
     return hipSuccess;
 }
 
-hipError_t cpu_mem_register(void *base, size_t size, cpu_mem_kind kind, unsigned flags)
+hipError_t cpu_mem_register_on(void *base, size_t size, cpu_mem_kind kind, unsigned flags,
+                               int dev)
 {
     pthread_mutex_lock(&reg_lock);
     hipError_t err = overlaps_locked((uintptr_t)base, size ? size : 1)
                          ? hipErrorHostMemoryAlreadyRegistered
-                         : insert_locked((uintptr_t)base, size, kind, flags);
+                         : insert_locked((uintptr_t)base, size, kind, flags, dev);
     pthread_mutex_unlock(&reg_lock);
     return err;
+}
+
+hipError_t cpu_mem_register(void *base, size_t size, cpu_mem_kind kind, unsigned flags)
+{
+    return cpu_mem_register_on(base, size, kind, flags, cpu_current_device());
 }
 
 void cpu_mem_unregister(void *base)
@@ -142,7 +159,7 @@ static hipError_t allocate(void **ptr, size_t size, cpu_mem_kind kind, unsigned 
     if (p == NULL)
         return hipErrorOutOfMemory;
     pthread_mutex_lock(&reg_lock);
-    hipError_t err = insert_locked((uintptr_t)p, size, kind, flags);
+    hipError_t err = insert_locked((uintptr_t)p, size, kind, flags, cpu_current_device());
     pthread_mutex_unlock(&reg_lock);
     if (err != hipSuccess) {
         cpu_arena_free(p, size);
@@ -177,6 +194,7 @@ static hipError_t release_ex(void *ptr, unsigned mask, bool sync)
     if (!ok)
         return hipErrorInvalidValue;
     cpu_pool_forget(ptr);   /* a stream-ordered allocation may also be freed by hipFree */
+    cpu_ipc_forget((uintptr_t)ptr, size);
     cpu_arena_free(ptr, size);
     return hipSuccess;
 }
@@ -191,20 +209,23 @@ static hipError_t release(void *ptr, unsigned mask)
 void cpu_mem_account(size_t bytes, bool add)
 {
     pthread_mutex_lock(&reg_lock);
-    if (add)
-        allocated_bytes += bytes;
-    else
-        allocated_bytes -= bytes < allocated_bytes ? bytes : allocated_bytes;
+    account_locked(cpu_current_device(), bytes, add);
     pthread_mutex_unlock(&reg_lock);
 }
 
 void cpu_mem_reset(void)
 {
+    int dev = cpu_current_device();
     pthread_mutex_lock(&reg_lock);
     size_t keep = 0;
     for (size_t i = 0; i < nregs; i++) {
         cpu_mem_kind k = regs[i].kind;
-        if (k == CPU_MEM_DEVICE || k == CPU_MEM_MANAGED || k == CPU_MEM_HOST) {
+        /* a reset is the current device's: the other devices' memory stays */
+        bool owned = regs[i].device == dev;
+        if (owned && (k == CPU_MEM_DEVICE || k == CPU_MEM_MANAGED || k == CPU_MEM_HOST)) {
+            if (k != CPU_MEM_HOST)
+                account_locked(dev, regs[i].size, false);
+            cpu_ipc_forget(regs[i].base, regs[i].size);
             cpu_arena_free((void *)regs[i].base, regs[i].size);
             continue;
         }
@@ -213,7 +234,8 @@ void cpu_mem_reset(void)
         regs[keep++] = regs[i];
     }
     nregs = keep;
-    allocated_bytes = 0;
+    if (cpu_device_count() == 1)
+        allocated_bytes[0] = 0;   /* also what vmm.c's reset, run first, released */
     pthread_mutex_unlock(&reg_lock);
 }
 
@@ -383,7 +405,7 @@ hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total)
     size_t t = cpu_dev()->total_mem;
     size_t f = avail > 0 && page > 0 ? (size_t)avail * (size_t)page : 0;
     pthread_mutex_lock(&reg_lock);
-    size_t used = allocated_bytes;
+    size_t used = allocated_bytes[cpu_current_device()];
     pthread_mutex_unlock(&reg_lock);
     /* Untouched allocations do not show in the OS's free count yet: subtract ours. */
     if (t > used && f > t - used)
@@ -429,7 +451,7 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void
         return hipSuccess;
     }
     attributes->type = memory_type(a.kind);
-    attributes->device = 0;
+    attributes->device = a.device;
     attributes->devicePointer = (void *)ptr;
     bool device_only = a.kind == CPU_MEM_DEVICE || a.kind == CPU_MEM_MAPPED;
     attributes->hostPointer = device_only ? NULL : (void *)ptr;
@@ -463,7 +485,7 @@ static hipError_t pointer_attribute(void *data, hipPointer_attribute attribute, 
     case HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(int *)data = !a.sync_memops_off; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data = a.id; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_IS_MANAGED: *(int *)data = a.kind == CPU_MEM_MANAGED; return hipSuccess;
-    case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = a.device; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE: *(int *)data = 0; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(void **)data = (void *)a.base; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = a.size; return hipSuccess;

@@ -292,6 +292,7 @@ static hipError_t stream_create(struct ihipStream_t **out, unsigned flags, int p
     s->magic = CPU_MAGIC_STREAM;
     s->flags = flags;
     s->priority = priority;
+    s->device = cpu_current_device();
     s->refs = 2;   /* the user's handle and the worker */
     pthread_mutex_lock(&cpu_sched_lock);
     s->id = next_stream_id++;
@@ -661,7 +662,8 @@ hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device)
     hipError_t err = cpu_stream_resolve(stream, false, &s);
     if (err != hipSuccess)
         return cpu_ret(err);
-    *device = 0;
+    /* the legacy and per-thread streams are every device's: the caller's current one */
+    *device = s->is_null || stream == hipStreamPerThread ? cpu_current_device() : s->device;
     return hipSuccess;
 }
 
