@@ -301,6 +301,52 @@ static void kernel_node(void)
     cudaGraphExecDestroy(before);
     cudaGraphExecDestroy(after);
     cudaGraphDestroy(g);
+
+#if CUDART_VERSION >= 13000
+    // the one call for every node type: a memset then a kernel depending on it
+    OK("generic graph", cudaGraphCreate(&g, 0));
+    // C++ deletes the union's default constructor (dim3 has one): zeroed storage instead
+    alignas(cudaGraphNodeParams) unsigned char np_bytes[sizeof(cudaGraphNodeParams)];
+    cudaGraphNodeParams &np = *reinterpret_cast<cudaGraphNodeParams *>(np_bytes);
+    memset(&np, 0, sizeof np);
+    np.type = cudaGraphNodeTypeMemset;
+    np.memset.dst = d;
+    np.memset.value = 0x01010101u;
+    np.memset.elementSize = 4;
+    np.memset.width = 64;
+    np.memset.height = 1;
+    cudaGraphNode_t ms, kn;
+    OK("generic memset node", cudaGraphAddNode(&ms, g, NULL, NULL, 0, &np));
+    int seven = 7;
+    void *args7[] = {&d, &seven};
+    memset(&np, 0, sizeof np);
+    np.type = cudaGraphNodeTypeKernel;
+    np.kernel.func = (void *)fill;
+    np.kernel.gridDim = dim3(1);
+    np.kernel.blockDim = dim3(16);
+    np.kernel.kernelParams = args7;
+    OK("generic kernel node", cudaGraphAddNode(&kn, g, &ms, NULL, 1, &np));
+    enum cudaGraphNodeType t1 = cudaGraphNodeTypeEmpty, t2 = cudaGraphNodeTypeEmpty;
+    cudaGraphNodeGetType(ms, &t1);
+    cudaGraphNodeGetType(kn, &t2);
+    CHECK("generic node types", t1 == cudaGraphNodeTypeMemset && t2 == cudaGraphNodeTypeKernel);
+    OK("generic instantiate", cudaGraphInstantiate(&after, g, 0));
+    OK("generic launch", cudaGraphLaunch(after, 0));
+    OK("generic sync", cudaDeviceSynchronize());
+    OK("generic copy", cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    ok = 1;
+    for (int i = 0; i < 64; i++)
+        ok &= h[i] == (i < 16 ? 7 : 0x01010101);
+    printf("generic nodes: %d .. %#x\n", h[0], (unsigned)h[63]);
+    CHECK("generic nodes ran in order", ok);
+    memset(&np, 0, sizeof np);
+    np.type = cudaGraphNodeTypeConditional;
+    cudaError_t e = cudaGraphAddNode(&kn, g, NULL, NULL, 0, &np);
+    printf("generic conditional node: %s\n", cudaGetErrorName(e));
+    (void)cudaGetLastError();
+    cudaGraphExecDestroy(after);
+    cudaGraphDestroy(g);
+#endif
     cudaFree(d);
 }
 
