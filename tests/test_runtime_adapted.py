@@ -1,6 +1,7 @@
 """Runtime and driver calls whose CUDA structs HIP lays out differently (stream attributes,
 memset graph nodes, node types, cudaGraphInstantiateWithParams, memory pools and CUDA 13's
-location-addressed pools, cudaMemRangeGetAttributes): tests/runtime/rt_adapted.cu, built by
+location-addressed pools, cudaMemRangeGetAttributes, cudaGraphKernelNodeSetParams,
+cudaGraphAddNode): tests/runtime/rt_adapted.cu, built by
 nvcc, checks what each call does on the CPU device, through pyshim's libcudart.so.13 and
 through NVIDIA's static runtime (which calls libcuda's cuStreamGetAttribute,
 cuGraphMemsetNodeGetParams, cuMemPoolCreate ...). Bad arguments get an error and a log line
@@ -33,6 +34,9 @@ def test_adapted_calls_on_pyshims_runtime(libs: Path) -> None:  # noqa: F811
     _passed(proc)
     assert "row 0: deadbeef .. deadbeef, padding abababab" in proc.stdout
     assert "read mostly 1, preferred location 0" in proc.stdout
+    assert "exec from before: 3 .. 5" in proc.stdout  # cudaGraphKernelNodeSetParams
+    assert "generic nodes: 7 .. 0x1010101" in proc.stdout  # cudaGraphAddNode
+    assert "cudaGraphAddNode: no typed call for this node type here (node type 13)" in proc.stderr
     assert "cudaStreamGetAttribute: attribute 2 is not a stream attribute" in proc.stderr
     assert "pool with a usage flag: cudaErrorNotSupported" in proc.stdout
     assert "cudaMemPoolCreate: usage flags" in proc.stderr
@@ -43,6 +47,8 @@ def test_adapted_calls_through_nvidias_static_runtime(libs: Path) -> None:  # no
     _passed(proc)
     assert "row 0: deadbeef .. deadbeef, padding abababab" in proc.stdout
     assert "cuStreamGetAttribute: attribute 2 is not a stream attribute" in proc.stderr
+    assert "exec from before: 3 .. 5" in proc.stdout  # cuGraphKernelNodeSetParams_v2
+    assert "generic nodes: 7 .. 0x1010101" in proc.stdout  # cuGraphAddNode
 
 
 NULL_ARGS = r"""

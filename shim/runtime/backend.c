@@ -378,6 +378,7 @@ int pyshim_rt_hip_attribute(int *value, int hip_attr, int device)
 /* new in the CPU device this session; any ROCm has them, an older CPU device does not */
 #pragma weak hipGraphExecKernelNodeSetParams
 #pragma weak hipGraphExecUpdate
+#pragma weak hipGraphKernelNodeSetParams
 
 /* a module kernel's node: func holds the hipFunction_t, as for hipModuleLaunchKernel */
 static hipKernelNodeParams node_params(void *fn, const unsigned grid[3],
@@ -403,6 +404,16 @@ int pyshim_rt_hip_graph_exec_kernel_params(void *exec, void *node, void *fn,
         return PYSHIM_RT_cudaErrorNotSupported;
     hipKernelNodeParams p = node_params(fn, grid, block, shmem, args, extra);
     return rt(hipGraphExecKernelNodeSetParams((hipGraphExec_t)exec, (hipGraphNode_t)node, &p));
+}
+
+int pyshim_rt_hip_graph_kernel_params(void *node, void *fn, const unsigned grid[3],
+                                      const unsigned block[3], unsigned shmem, void **args,
+                                      void **extra)
+{
+    if (hipGraphKernelNodeSetParams == NULL)
+        return PYSHIM_RT_cudaErrorNotSupported;
+    hipKernelNodeParams p = node_params(fn, grid, block, shmem, args, extra);
+    return rt(hipGraphKernelNodeSetParams((hipGraphNode_t)node, &p));
 }
 
 int pyshim_rt_hip_graph_exec_update(void *exec, void *graph, void **error_node, int *result)

@@ -137,6 +137,11 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_exec_kernel_params(void *exec, void *no
                                                             const unsigned block[3],
                                                             unsigned shmem, void **args,
                                                             void **extra);
+/* hipGraphKernelNodeSetParams for a translated kernel */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_kernel_params(void *node, void *fn,
+                                                       const unsigned grid[3],
+                                                       const unsigned block[3], unsigned shmem,
+                                                       void **args, void **extra);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_exec_update(void *exec, void *graph,
                                                      void **error_node, int *result);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_host_malloc(void **ptr, size_t size);

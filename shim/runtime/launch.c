@@ -309,6 +309,23 @@ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t grap
     return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
 }
 
+/* A graph's kernel node given new parameters (instantiated graphs keep theirs). */
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                                         const struct cudaKernelNodeParams *pNodeParams)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (node == NULL || pNodeParams == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidValue);
+    const struct cudaKernelNodeParams *p = pNodeParams;
+    void *fn = NULL;
+    unsigned grid[3], block[3];
+    int rc = node_launch(p, &fn, grid, block);
+    if (rc == cudaSuccess)
+        rc = pyshim_rt_hip_graph_kernel_params(node, fn, grid, block, p->sharedMemBytes,
+                                               p->kernelParams, p->extra);
+    return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
+}
+
 /* An instantiated graph's kernel node given new parameters. */
 cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
                                              const struct cudaKernelNodeParams *pNodeParams)

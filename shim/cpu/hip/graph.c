@@ -565,6 +565,35 @@ hipError_t hipDrvGraphMemcpyNodeSetParams(hipGraphNode_t hNode, const HIP_MEMCPY
     return hipSuccess;
 }
 
+/* A graph's kernel node given new parameters. The node is its command, so the new launch
+ * must fit the old one's payload: the same kernel, or one with as many parameter bytes. */
+hipError_t hipGraphKernelNodeSetParams(hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
+{
+    if (pNodeParams == NULL || !pyshim_handles_contains(&node_handles, node) ||
+        !cpu_cmd_is_launch((const cpu_cmd *)node)) {
+        cpu_log("hipGraphKernelNodeSetParams: not a kernel node, or no parameters");
+        return cpu_ret(hipErrorInvalidValue);
+    }
+    cpu_cmd *c = NULL;
+    hipError_t err = kernel_cmd(pNodeParams, &c);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    cpu_cmd *n = (cpu_cmd *)node;
+    if (c->payload_size != n->payload_size) {
+        cpu_log("hipGraphKernelNodeSetParams: a kernel whose parameters take %zu bytes where "
+                "the node's took %zu is not supported here", c->payload_size, n->payload_size);
+        cpu_cmd_free(c);
+        return cpu_ret(hipErrorNotSupported);
+    }
+    replace_in_place(n, c);
+    /* the payload points into itself (the argument pointers): aim them at the node's copy */
+    pthread_mutex_lock(&cpu_sched_lock);
+    if (n->fixup != NULL)
+        n->fixup(n);
+    pthread_mutex_unlock(&cpu_sched_lock);
+    return hipSuccess;
+}
+
 hipError_t hipGraphMemsetNodeGetParams(hipGraphNode_t node, hipMemsetParams *pNodeParams)
 {
     if (pNodeParams == NULL || !pyshim_handles_contains(&node_handles, node) ||
