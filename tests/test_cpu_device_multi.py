@@ -90,6 +90,9 @@ def test_peer_access_and_peer_copies(libs: Path, multi_exe: Path, count: int) ->
     assert v["ctx_current_device"] == "1"
     after = last[:16] + dev1[16:]
     assert v["cu_peer"] == f"0 sum={checksum(after)}"
+    # device 0's legacy stream and synchronize did not wait for device 1's held kernel
+    assert v["independent"] == "1,cudaErrorNotReady"
+    assert v["gated"] == "42"
     assert v["done"] == "1"
 
 

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define N 4096
 
@@ -20,6 +21,14 @@ __global__ void add_from(int *dst, const int *src, int n)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         dst[i] += src[i];
+}
+
+// holds its device until the host sets *go
+__global__ void gated(volatile int *go, int *out)
+{
+    while (*go == 0)
+        ;
+    *out = 42;
 }
 
 static long long checksum(const int *p, int n)
@@ -156,6 +165,26 @@ int main(void)
     CUresult r3 = cuMemcpyPeer((CUdeviceptr)buf[1], c1, (CUdeviceptr)buf[0], c0, 16 * sizeof(int));
     CK(cudaMemcpy(host, buf[1], sizeof host, cudaMemcpyDeviceToHost));
     printf("cu_peer=%d sum=%lld\n", (int)r3, checksum(host, N));
+    // each device has its own legacy stream and its own synchronisation: device 0's
+    // synchronous work completes while device 1's legacy stream is held
+    alarm(60);   // were they one, this would hang: fail instead
+    int *go;
+    CK(cudaHostAlloc(&go, sizeof(int), cudaHostAllocMapped));
+    *go = 0;
+    CK(cudaSetDevice(1));
+    gated<<<1, 1>>>(go, buf[1]);
+    CK(cudaGetLastError());
+    CK(cudaSetDevice(0));
+    CK(cudaMemset(buf[0], 0, sizeof(int)));
+    CK(cudaMemcpy(host, buf[0], sizeof(int), cudaMemcpyDeviceToHost));
+    CK(cudaDeviceSynchronize());
+    CK(cudaSetDevice(1));
+    printf("independent=%d,%s\n", host[0] == 0, cudaGetErrorName(cudaStreamQuery(0)));
+    __atomic_store_n(go, 1, __ATOMIC_RELEASE);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(host, buf[1], sizeof(int), cudaMemcpyDeviceToHost));
+    printf("gated=%d\n", host[0]);
+    CK(cudaFreeHost(go));
     for (int d = 0; d < count; d++) {
         CK(cudaSetDevice(d));
         CK(cudaFree(buf[d]));

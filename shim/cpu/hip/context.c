@@ -166,7 +166,7 @@ hipError_t hipCtxGetFlags(unsigned int *flags)
 
 hipError_t hipCtxSynchronize(void)
 {
-    return cpu_ret(cpu_device_wait_idle());
+    return cpu_ret(cpu_current_device_wait_idle());
 }
 
 hipError_t hipCtxGetCacheConfig(hipFuncCache_t *cacheConfig)
