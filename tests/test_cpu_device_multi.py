@@ -61,6 +61,8 @@ def test_devices_are_distinct_and_run_their_own_kernels(libs: Path, multi_exe: P
         assert int(v[f"dev{d}.sum"]) == checksum(filled(d))
         # cudaPointerGetAttributes and cuPointerGetAttribute(DEVICE_ORDINAL) agree
         assert v[f"ptr{d}.device"] == f"{d},{d} type=2"
+        # its context is its device's primary context, and it may be exported (IPC)
+        assert v[f"ptr{d}.ctx_ipc"] == "1,1"
     if count == 1:
         assert v["dev0.name"] == "pyshim CPU device (gfx942-like wave64)"
     assert v["done"] == "1"

@@ -102,6 +102,13 @@ int main(void)
         int ord = -1;
         cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)buf[d]);
         printf("ptr%d.device=%d,%d type=%d\n", d, a.device, ord, (int)a.type);
+        CUcontext owner = NULL, primary = NULL;
+        int ipc = -1;
+        cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)buf[d]);
+        cuPointerGetAttribute(&ipc, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE,
+                              (CUdeviceptr)buf[d]);
+        cuDevicePrimaryCtxRetain(&primary, d);
+        printf("ptr%d.ctx_ipc=%d,%d\n", d, owner != NULL && owner == primary, ipc);
     }
     if (count < 2) {
         printf("done=1\n");

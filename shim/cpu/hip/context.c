@@ -34,6 +34,11 @@ static hipCtx_t ctx_of(int dev)
     return &device_ctx[dev];
 }
 
+hipCtx_t cpu_ctx_of(int dev)
+{
+    return cpu_check_device(dev) ? NULL : ctx_of(dev);
+}
+
 static bool ctx_valid(hipCtx_t ctx)
 {
     /* compared by address, never read through: a stale handle may point anywhere */

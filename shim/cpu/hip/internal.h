@@ -141,7 +141,8 @@ const char *cpu_fault_name(int sig);
 
 /* ---- context.c ---- */
 
-bool cpu_ctx_valid(hipCtx_t ctx);   /* the device's one context */
+bool cpu_ctx_valid(hipCtx_t ctx);   /* a device's one context */
+hipCtx_t cpu_ctx_of(int dev);        /* device `dev`'s context (NULL: no such device) */
 
 /* ---- mempool.c ---- */
 
