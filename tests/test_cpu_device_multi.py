@@ -108,6 +108,7 @@ def test_ipc_memory_and_events_between_two_processes(libs: Path, count: int) -> 
     # exporting moved the pages onto a memfd in place: contents and address kept
     assert int(v["parent.small_after_export"]) == checksum(small)
     assert v["parent.open_own"] == "cudaErrorInvalidValue"
+    assert v["parent.open_bad"] == "cudaErrorInvalidValue,cudaErrorInvalidValue"
     assert v["parent.plain_event_handle"] == "cudaErrorInvalidResourceHandle"
     # the child sees the parent's memory, as memory of the exporting device
     assert int(v["child.small_read"]) == checksum(small)
