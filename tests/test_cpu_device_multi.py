@@ -57,6 +57,8 @@ def test_devices_are_distinct_and_run_their_own_kernels(libs: Path, multi_exe: P
         assert total == prop_total and phys // count - 256 <= int(total) <= phys // count
         assert used_counted == "1"
         assert v[f"dev{d}.bus_back"] == str(d)
+        # a created stream, the legacy stream and the per-thread stream of the current device
+        assert v[f"dev{d}.stream_device"] == f"{d},{d},{d}"
         assert v[f"dev{d}.current"] == str(d)
         assert int(v[f"dev{d}.sum"]) == checksum(filled(d))
         # cudaPointerGetAttributes and cuPointerGetAttribute(DEVICE_ORDINAL) agree
@@ -65,6 +67,8 @@ def test_devices_are_distinct_and_run_their_own_kernels(libs: Path, multi_exe: P
         assert v[f"ptr{d}.ctx_ipc"] == "1,1"
     if count == 1:
         assert v["dev0.name"] == "pyshim CPU device (gfx942-like wave64)"
+    else:
+        assert v["stream_keeps_device"] == "1"
     assert v["done"] == "1"
 
 

@@ -94,7 +94,23 @@ int main(void)
         CK(cudaStreamSynchronize(s));
         CK(cudaMemcpy(host, buf[d], sizeof host, cudaMemcpyDeviceToHost));
         printf("dev%d.sum=%lld\n", d, checksum(host, N));
+        int sdev = -1, ldev = -1, pdev = -1;
+        CK(cudaStreamGetDevice(s, &sdev));
+        CK(cudaStreamGetDevice(cudaStreamLegacy, &ldev));
+        CK(cudaStreamGetDevice(cudaStreamPerThread, &pdev));
+        printf("dev%d.stream_device=%d,%d,%d\n", d, sdev, ldev, pdev);
         CK(cudaStreamDestroy(s));
+    }
+    // a stream keeps its device when another becomes current
+    if (count > 1) {
+        cudaStream_t s1;
+        CK(cudaSetDevice(1));
+        CK(cudaStreamCreate(&s1));
+        CK(cudaSetDevice(0));
+        int sdev = -1;
+        CK(cudaStreamGetDevice(s1, &sdev));
+        printf("stream_keeps_device=%d\n", sdev);
+        CK(cudaStreamDestroy(s1));
     }
     for (int d = 0; d < count && d < 64; d++) {
         cudaPointerAttributes a;

@@ -30,7 +30,9 @@ static hipError_t sticky = hipSuccess;
 static unsigned long long next_stream_id = 1;
 static pthread_key_t spt_key;
 static pyshim_handle_set stream_handles = PYSHIM_HANDLE_SET_INIT;   /* created, not destroyed */
-static _Thread_local struct ihipStream_t *spt_stream = NULL;
+/* The thread's per-thread default stream of each device (heap: its key's destructor frees
+ * it when the thread exits), made when first used. */
+static _Thread_local struct ihipStream_t **spt_streams = NULL;
 /* Set on a stream's worker thread: host functions and callbacks run there, and a wait for
  * the device from one of them would wait for itself. */
 static _Thread_local bool on_worker = false;
@@ -349,19 +351,30 @@ static void stream_destroy(struct ihipStream_t *s)
 /* The per-thread default stream dies with its thread. */
 static void spt_exit(void *arg)
 {
-    pyshim_handles_remove(&stream_handles, arg);
-    stream_destroy(arg);
+    struct ihipStream_t **streams = arg;
+    for (int d = 0; d < CPU_MAX_DEVICES; d++)
+        if (streams[d] != NULL) {
+            pyshim_handles_remove(&stream_handles, streams[d]);
+            stream_destroy(streams[d]);
+        }
+    free(streams);
 }
 
 static hipError_t per_thread_stream(struct ihipStream_t **out)
 {
-    if (spt_stream == NULL) {
-        hipError_t err = stream_create(&spt_stream, hipStreamDefault, 0);
+    if (spt_streams == NULL) {
+        spt_streams = calloc(CPU_MAX_DEVICES, sizeof *spt_streams);
+        if (spt_streams == NULL)
+            return hipErrorOutOfMemory;
+        pthread_setspecific(spt_key, spt_streams);
+    }
+    int dev = cpu_current_device();
+    if (spt_streams[dev] == NULL) {
+        hipError_t err = stream_create(&spt_streams[dev], hipStreamDefault, 0);
         if (err != hipSuccess)
             return err;
-        pthread_setspecific(spt_key, spt_stream);
     }
-    *out = spt_stream;
+    *out = spt_streams[dev];
     return hipSuccess;
 }
 
@@ -706,7 +719,7 @@ hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device)
     if (err != hipSuccess)
         return cpu_ret(err);
     /* the legacy and per-thread streams are every device's: the caller's current one */
-    *device = s->is_null || stream == hipStreamPerThread ? cpu_current_device() : s->device;
+    *device = s->device;
     return hipSuccess;
 }
 
