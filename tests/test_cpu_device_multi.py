@@ -65,6 +65,13 @@ def test_devices_are_distinct_and_run_their_own_kernels(libs: Path, multi_exe: P
         assert v[f"ptr{d}.device"] == f"{d},{d} type=2"
         # its context is its device's primary context, and it may be exported (IPC)
         assert v[f"ptr{d}.ctx_ipc"] == "1,1"
+        # after cudaSetDevice(d) the driver's current context is d's primary context, and
+        # driver allocations land on d (each call CUDA_SUCCESS)
+        assert v[f"rt_ctx{d}"] == f"1,1,{d},{d} 0,0,0"
+    # a thread's first runtime call makes device 0's primary context current; a thread
+    # with a driver context already keeps it, and the runtime follows its device
+    assert v["thread_fresh"] == "1,1"
+    assert v["thread_driver_first"] == f"{count - 1},1"
     if count == 1:
         assert v["dev0.name"] == "pyshim CPU device (gfx942-like wave64)"
     else:

@@ -3,6 +3,7 @@
 // tests/test_cpu_device_multi.py checks against values it computes itself.
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -48,6 +49,34 @@ static long long checksum(const int *p, int n)
             return 1;                                                              \
         }                                                                          \
     } while (0)
+
+// A new thread: no current context before its first runtime call, device 0's primary
+// context after it (cudaFree(0) is that call).
+static void *fresh_thread(void *out)
+{
+    CUcontext before = (CUcontext)1, after = NULL, primary = NULL;
+    cuCtxGetCurrent(&before);
+    cudaFree(0);
+    cuCtxGetCurrent(&after);
+    cuDevicePrimaryCtxRetain(&primary, 0);
+    sprintf((char *)out, "%d,%d", before == NULL, after != NULL && after == primary);
+    return NULL;
+}
+
+// A thread whose driver context came first keeps it: the runtime works on its device.
+static void *driver_first_thread(void *out)
+{
+    int count = 0;
+    cuDeviceGetCount(&count);
+    CUcontext mine = NULL, after = NULL;
+    cuDevicePrimaryCtxRetain(&mine, count - 1);
+    cuCtxSetCurrent(mine);
+    int dev = -1;
+    cudaGetDevice(&dev);
+    cuCtxGetCurrent(&after);
+    sprintf((char *)out, "%d,%d", dev, after == mine);
+    return NULL;
+}
 
 int main(void)
 {
@@ -126,6 +155,32 @@ int main(void)
         cuDevicePrimaryCtxRetain(&primary, d);
         printf("ptr%d.ctx_ipc=%d,%d\n", d, owner != NULL && owner == primary, ipc);
     }
+    // cudaSetDevice makes the device's primary context the driver's current context:
+    // cuCtxGetCurrent names it, cuCtxGetDevice says its device, cuMemAlloc lands there
+    for (int d = count - 1; d >= 0 && d < 64; d--) {
+        CK(cudaSetDevice(d));
+        CUcontext cur = NULL, primary = NULL;
+        CUdevice cdev = -1;
+        CUresult r_cur = cuCtxGetCurrent(&cur);
+        cuDevicePrimaryCtxRetain(&primary, d);
+        CUresult r_dev = cuCtxGetDevice(&cdev);
+        CUdeviceptr dp = 0;
+        CUresult r_alloc = cuMemAlloc(&dp, 4096);
+        int ord = -1;
+        cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, dp);
+        if (dp != 0)
+            cuMemFree(dp);
+        printf("rt_ctx%d=%d,%d,%d,%d %d,%d,%d\n", d, cur != NULL, cur == primary, (int)cdev, ord,
+               (int)r_cur, (int)r_dev, (int)r_alloc);
+    }
+    char fresh[32] = "", driver_first[32] = "";
+    pthread_t t;
+    pthread_create(&t, NULL, fresh_thread, fresh);
+    pthread_join(t, NULL);
+    pthread_create(&t, NULL, driver_first_thread, driver_first);
+    pthread_join(t, NULL);
+    printf("thread_fresh=%s\n", fresh);
+    printf("thread_driver_first=%s\n", driver_first);
     if (count < 2) {
         printf("done=1\n");
         return 0;
