@@ -57,12 +57,25 @@ def test_devices_are_distinct_and_run_their_own_kernels(libs: Path, multi_exe: P
         assert total == prop_total and phys // count - 256 <= int(total) <= phys // count
         assert used_counted == "1"
         assert v[f"dev{d}.bus_back"] == str(d)
+        # a created stream, the legacy stream and the per-thread stream of the current device
+        assert v[f"dev{d}.stream_device"] == f"{d},{d},{d}"
         assert v[f"dev{d}.current"] == str(d)
         assert int(v[f"dev{d}.sum"]) == checksum(filled(d))
         # cudaPointerGetAttributes and cuPointerGetAttribute(DEVICE_ORDINAL) agree
         assert v[f"ptr{d}.device"] == f"{d},{d} type=2"
+        # its context is its device's primary context, and it may be exported (IPC)
+        assert v[f"ptr{d}.ctx_ipc"] == "1,1"
+        # after cudaSetDevice(d) the driver's current context is d's primary context, and
+        # driver allocations land on d (each call CUDA_SUCCESS)
+        assert v[f"rt_ctx{d}"] == f"1,1,{d},{d} 0,0,0"
+    # a thread's first runtime call makes device 0's primary context current; a thread
+    # with a driver context already keeps it, and the runtime follows its device
+    assert v["thread_fresh"] == "1,1"
+    assert v["thread_driver_first"] == f"{count - 1},1"
     if count == 1:
         assert v["dev0.name"] == "pyshim CPU device (gfx942-like wave64)"
+    else:
+        assert v["stream_keeps_device"] == "1"
     assert v["done"] == "1"
 
 
@@ -90,6 +103,9 @@ def test_peer_access_and_peer_copies(libs: Path, multi_exe: Path, count: int) ->
     assert v["ctx_current_device"] == "1"
     after = last[:16] + dev1[16:]
     assert v["cu_peer"] == f"0 sum={checksum(after)}"
+    # device 0's legacy stream and synchronize did not wait for device 1's held kernel
+    assert v["independent"] == "1,cudaErrorNotReady"
+    assert v["gated"] == "42"
     assert v["done"] == "1"
 
 
@@ -103,6 +119,7 @@ def test_ipc_memory_and_events_between_two_processes(libs: Path, count: int) -> 
     # exporting moved the pages onto a memfd in place: contents and address kept
     assert int(v["parent.small_after_export"]) == checksum(small)
     assert v["parent.open_own"] == "cudaErrorInvalidValue"
+    assert v["parent.open_bad"] == "cudaErrorInvalidValue,cudaErrorInvalidValue"
     assert v["parent.plain_event_handle"] == "cudaErrorInvalidResourceHandle"
     # the child sees the parent's memory, as memory of the exporting device
     assert int(v["child.small_read"]) == checksum(small)

@@ -290,6 +290,16 @@ int pyshim_rt_hip_device_count(int *count)
     return rt(hipGetDeviceCount(count));
 }
 
+int pyshim_rt_hip_get_device(int *device)
+{
+    return rt(hipGetDevice(device));
+}
+
+int pyshim_rt_hip_set_device(int device)
+{
+    return rt(hipSetDevice(device));
+}
+
 int pyshim_rt_hip_device_reset(void)
 {
     return rt(hipDeviceReset());

@@ -8,11 +8,12 @@
 #include "internal.h"
 
 /* A sticky error poisons every later call until cudaDeviceReset (CUDA's semantics).
- * The first call also initialises the driver, as NVIDIA's runtime does (driver_init.c). */
+ * A thread's first call also initialises the driver and gives the thread a current
+ * context, as NVIDIA's runtime does (driver_init.c, context.c). */
 #define PYSHIM_RT_STICKY_CHECK()                                           \
     do {                                                                   \
-        if (__builtin_expect(!pyshim_rt_driver_ready, 0))                  \
-            pyshim_rt_driver_init();                                       \
+        if (__builtin_expect(!pyshim_rt_thread_bound, 0))                  \
+            pyshim_rt_thread_init();                                       \
         if (__builtin_expect(pyshim_rt_sticky_error != 0, 0))              \
             return (cudaError_t)pyshim_rt_sticky_error;                    \
     } while (0)

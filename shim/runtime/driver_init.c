@@ -13,7 +13,26 @@
 #include "internal.h"
 
 volatile int pyshim_rt_driver_ready;
+struct pyshim_rt_driver pyshim_rt_driver;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* The entry points context.c makes contexts current with; all of them, or none. */
+static void find_context_calls(void *lib)
+{
+    struct pyshim_rt_driver d = {0};
+    *(void **)&d.primary_retain = dlsym(lib, "cuDevicePrimaryCtxRetain");
+    *(void **)&d.primary_release = dlsym(lib, "cuDevicePrimaryCtxRelease_v2");
+    *(void **)&d.ctx_get_current = dlsym(lib, "cuCtxGetCurrent");
+    *(void **)&d.ctx_set_current = dlsym(lib, "cuCtxSetCurrent");
+    if (d.primary_retain == NULL || d.primary_release == NULL || d.ctx_get_current == NULL ||
+        d.ctx_set_current == NULL) {
+        pyshim_rt_log("libcuda.so.1 lacks the context calls: the driver API will see no "
+                      "current context from the runtime");
+        return;
+    }
+    d.present = 1;
+    pyshim_rt_driver = d;
+}
 
 static void init_driver(void)
 {
@@ -23,6 +42,8 @@ static void init_driver(void)
         int rc = cu_init != NULL ? cu_init(0) : -1;
         if (rc != 0)
             pyshim_rt_log("the driver did not initialise (cuInit: %d)", rc);
+        else
+            find_context_calls(lib);
     }
     __atomic_store_n(&pyshim_rt_driver_ready, 1, __ATOMIC_RELEASE);
 }

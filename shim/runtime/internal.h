@@ -47,6 +47,22 @@ PYSHIM_RT_HIDDEN void pyshim_rt_clear_errors(void);
 /* Non-zero once the first runtime call has initialised libcuda.so.1 (or found none). */
 PYSHIM_RT_HIDDEN extern volatile int pyshim_rt_driver_ready;
 PYSHIM_RT_HIDDEN void pyshim_rt_driver_init(void);
+/* libcuda's context calls (CUresult as int, CUcontext as void *); present is 0 without a
+ * driver, and then the runtime works alone. */
+struct pyshim_rt_driver {
+    int present;
+    int (*primary_retain)(void **ctx, int device);
+    int (*primary_release)(int device);
+    int (*ctx_get_current)(void **ctx);
+    int (*ctx_set_current)(void *ctx);
+};
+PYSHIM_RT_HIDDEN extern struct pyshim_rt_driver pyshim_rt_driver;
+
+/* ---- the driver's current context (context.c) ---- */
+/* Non-zero once this thread made its first runtime call (which initialised the driver
+ * and made a primary context current when the thread had none). */
+PYSHIM_RT_HIDDEN extern _Thread_local int pyshim_rt_thread_bound;
+PYSHIM_RT_HIDDEN void pyshim_rt_thread_init(void);
 
 /* ---- device properties (device.c) ---- */
 /* cudaError_t; fills this library's cudaDeviceProp layout (13.0's or 12.9's). */
@@ -121,6 +137,8 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_func_attrs(void *fn, struct pyshim_rt_func_at
 /* The kernel's launch bound (threads per block), 0 if the backend does not say. */
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_max_threads(void *fn);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_device_count(int *count);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_get_device(int *device);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_set_device(int device);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_attribute(int *value, int hip_attr, int device);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_occupancy(int *blocks, void *fn, int block_size,
                                              size_t dynamic_shared, unsigned flags);

@@ -3,8 +3,10 @@
 // tests/test_cpu_device_multi.py checks against values it computes itself.
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define N 4096
 
@@ -20,6 +22,14 @@ __global__ void add_from(int *dst, const int *src, int n)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         dst[i] += src[i];
+}
+
+// holds its device until the host sets *go
+__global__ void gated(volatile int *go, int *out)
+{
+    while (*go == 0)
+        ;
+    *out = 42;
 }
 
 static long long checksum(const int *p, int n)
@@ -39,6 +49,34 @@ static long long checksum(const int *p, int n)
             return 1;                                                              \
         }                                                                          \
     } while (0)
+
+// A new thread: no current context before its first runtime call, device 0's primary
+// context after it (cudaFree(0) is that call).
+static void *fresh_thread(void *out)
+{
+    CUcontext before = (CUcontext)1, after = NULL, primary = NULL;
+    cuCtxGetCurrent(&before);
+    cudaFree(0);
+    cuCtxGetCurrent(&after);
+    cuDevicePrimaryCtxRetain(&primary, 0);
+    sprintf((char *)out, "%d,%d", before == NULL, after != NULL && after == primary);
+    return NULL;
+}
+
+// A thread whose driver context came first keeps it: the runtime works on its device.
+static void *driver_first_thread(void *out)
+{
+    int count = 0;
+    cuDeviceGetCount(&count);
+    CUcontext mine = NULL, after = NULL;
+    cuDevicePrimaryCtxRetain(&mine, count - 1);
+    cuCtxSetCurrent(mine);
+    int dev = -1;
+    cudaGetDevice(&dev);
+    cuCtxGetCurrent(&after);
+    sprintf((char *)out, "%d,%d", dev, after == mine);
+    return NULL;
+}
 
 int main(void)
 {
@@ -85,7 +123,23 @@ int main(void)
         CK(cudaStreamSynchronize(s));
         CK(cudaMemcpy(host, buf[d], sizeof host, cudaMemcpyDeviceToHost));
         printf("dev%d.sum=%lld\n", d, checksum(host, N));
+        int sdev = -1, ldev = -1, pdev = -1;
+        CK(cudaStreamGetDevice(s, &sdev));
+        CK(cudaStreamGetDevice(cudaStreamLegacy, &ldev));
+        CK(cudaStreamGetDevice(cudaStreamPerThread, &pdev));
+        printf("dev%d.stream_device=%d,%d,%d\n", d, sdev, ldev, pdev);
         CK(cudaStreamDestroy(s));
+    }
+    // a stream keeps its device when another becomes current
+    if (count > 1) {
+        cudaStream_t s1;
+        CK(cudaSetDevice(1));
+        CK(cudaStreamCreate(&s1));
+        CK(cudaSetDevice(0));
+        int sdev = -1;
+        CK(cudaStreamGetDevice(s1, &sdev));
+        printf("stream_keeps_device=%d\n", sdev);
+        CK(cudaStreamDestroy(s1));
     }
     for (int d = 0; d < count && d < 64; d++) {
         cudaPointerAttributes a;
@@ -93,7 +147,40 @@ int main(void)
         int ord = -1;
         cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)buf[d]);
         printf("ptr%d.device=%d,%d type=%d\n", d, a.device, ord, (int)a.type);
+        CUcontext owner = NULL, primary = NULL;
+        int ipc = -1;
+        cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)buf[d]);
+        cuPointerGetAttribute(&ipc, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE,
+                              (CUdeviceptr)buf[d]);
+        cuDevicePrimaryCtxRetain(&primary, d);
+        printf("ptr%d.ctx_ipc=%d,%d\n", d, owner != NULL && owner == primary, ipc);
     }
+    // cudaSetDevice makes the device's primary context the driver's current context:
+    // cuCtxGetCurrent names it, cuCtxGetDevice says its device, cuMemAlloc lands there
+    for (int d = count - 1; d >= 0 && d < 64; d--) {
+        CK(cudaSetDevice(d));
+        CUcontext cur = NULL, primary = NULL;
+        CUdevice cdev = -1;
+        CUresult r_cur = cuCtxGetCurrent(&cur);
+        cuDevicePrimaryCtxRetain(&primary, d);
+        CUresult r_dev = cuCtxGetDevice(&cdev);
+        CUdeviceptr dp = 0;
+        CUresult r_alloc = cuMemAlloc(&dp, 4096);
+        int ord = -1;
+        cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, dp);
+        if (dp != 0)
+            cuMemFree(dp);
+        printf("rt_ctx%d=%d,%d,%d,%d %d,%d,%d\n", d, cur != NULL, cur == primary, (int)cdev, ord,
+               (int)r_cur, (int)r_dev, (int)r_alloc);
+    }
+    char fresh[32] = "", driver_first[32] = "";
+    pthread_t t;
+    pthread_create(&t, NULL, fresh_thread, fresh);
+    pthread_join(t, NULL);
+    pthread_create(&t, NULL, driver_first_thread, driver_first);
+    pthread_join(t, NULL);
+    printf("thread_fresh=%s\n", fresh);
+    printf("thread_driver_first=%s\n", driver_first);
     if (count < 2) {
         printf("done=1\n");
         return 0;
@@ -156,6 +243,26 @@ int main(void)
     CUresult r3 = cuMemcpyPeer((CUdeviceptr)buf[1], c1, (CUdeviceptr)buf[0], c0, 16 * sizeof(int));
     CK(cudaMemcpy(host, buf[1], sizeof host, cudaMemcpyDeviceToHost));
     printf("cu_peer=%d sum=%lld\n", (int)r3, checksum(host, N));
+    // each device has its own legacy stream and its own synchronisation: device 0's
+    // synchronous work completes while device 1's legacy stream is held
+    alarm(60);   // were they one, this would hang: fail instead
+    int *go;
+    CK(cudaHostAlloc(&go, sizeof(int), cudaHostAllocMapped));
+    *go = 0;
+    CK(cudaSetDevice(1));
+    gated<<<1, 1>>>(go, buf[1]);
+    CK(cudaGetLastError());
+    CK(cudaSetDevice(0));
+    CK(cudaMemset(buf[0], 0, sizeof(int)));
+    CK(cudaMemcpy(host, buf[0], sizeof(int), cudaMemcpyDeviceToHost));
+    CK(cudaDeviceSynchronize());
+    CK(cudaSetDevice(1));
+    printf("independent=%d,%s\n", host[0] == 0, cudaGetErrorName(cudaStreamQuery(0)));
+    __atomic_store_n(go, 1, __ATOMIC_RELEASE);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(host, buf[1], sizeof(int), cudaMemcpyDeviceToHost));
+    printf("gated=%d\n", host[0]);
+    CK(cudaFreeHost(go));
     for (int d = 0; d < count; d++) {
         CK(cudaSetDevice(d));
         CK(cudaFree(buf[d]));

@@ -139,6 +139,13 @@ int main(int argc, char **argv)
     printf("parent.small_after_export=%lld\n", checksum(host, SMALL));
     void *self = NULL;
     printf("parent.open_own=%s\n", cudaGetErrorName(cudaIpcOpenMemHandle(&self, hl, 0)));
+    cudaIpcMemHandle_t zero_mem;
+    cudaIpcEventHandle_t zero_event;
+    memset(&zero_mem, 0, sizeof zero_mem);
+    memset(&zero_event, 0, sizeof zero_event);
+    cudaEvent_t none;
+    printf("parent.open_bad=%s,%s\n", cudaGetErrorName(cudaIpcOpenMemHandle(&self, zero_mem, 0)),
+           cudaGetErrorName(cudaIpcOpenEventHandle(&none, zero_event)));
     cudaGetLastError();
     cudaEvent_t ev, plain;
     CK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming | cudaEventInterprocess));

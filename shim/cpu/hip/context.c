@@ -34,6 +34,11 @@ static hipCtx_t ctx_of(int dev)
     return &device_ctx[dev];
 }
 
+hipCtx_t cpu_ctx_of(int dev)
+{
+    return cpu_check_device(dev) ? NULL : ctx_of(dev);
+}
+
 static bool ctx_valid(hipCtx_t ctx)
 {
     /* compared by address, never read through: a stale handle may point anywhere */
@@ -166,7 +171,7 @@ hipError_t hipCtxGetFlags(unsigned int *flags)
 
 hipError_t hipCtxSynchronize(void)
 {
-    return cpu_ret(cpu_device_wait_idle());
+    return cpu_ret(cpu_current_device_wait_idle());
 }
 
 hipError_t hipCtxGetCacheConfig(hipFuncCache_t *cacheConfig)

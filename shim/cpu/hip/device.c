@@ -463,7 +463,7 @@ hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig)
 
 hipError_t hipDeviceSynchronize(void)
 {
-    return cpu_ret(cpu_device_wait_idle());
+    return cpu_ret(cpu_current_device_wait_idle());
 }
 
 hipError_t hipDeviceReset(void)

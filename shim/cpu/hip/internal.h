@@ -141,7 +141,8 @@ const char *cpu_fault_name(int sig);
 
 /* ---- context.c ---- */
 
-bool cpu_ctx_valid(hipCtx_t ctx);   /* the device's one context */
+bool cpu_ctx_valid(hipCtx_t ctx);   /* a device's one context */
+hipCtx_t cpu_ctx_of(int dev);        /* device `dev`'s context (NULL: no such device) */
 
 /* ---- mempool.c ---- */
 
@@ -237,6 +238,9 @@ hipError_t cpu_stream_wait_idle(struct ihipStream_t *s);
 /* Blocks until every stream is idle (hipDeviceSynchronize). The waits refuse with
  * hipErrorNotSupported when called from a stream's own thread (a callback). */
 hipError_t cpu_device_wait_idle(void);
+/* The same for the current device's streams only (hipDeviceSynchronize): a thread driving
+ * one device never waits for another's work, which may be waiting for this device. */
+hipError_t cpu_current_device_wait_idle(void);
 /* Scheduler lock and condition shared by streams and events: every completion broadcasts. */
 extern pthread_mutex_t cpu_sched_lock;
 extern pthread_cond_t cpu_sched_cond;

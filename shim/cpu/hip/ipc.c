@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -195,14 +196,24 @@ void cpu_ipc_forget(uintptr_t base, size_t size)
     pthread_mutex_unlock(&ipc_lock);
 }
 
-static int open_peer_fd(int32_t pid, int32_t fd, const char *fn)
+/* The exporter's memfd, if it is one of at least `min_len` bytes (a forged or stale
+ * handle must not map something that faults on access). */
+static int open_peer_fd(int32_t pid, int32_t fd, size_t min_len, const char *fn)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, (int)fd);
     int ours = open(path, O_RDWR | O_CLOEXEC);
-    if (ours < 0)
+    if (ours < 0) {
         cpu_log("%s: cannot open %s (the exporting process must be alive and ours): %s", fn,
                 path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(ours, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < min_len) {
+        cpu_log("%s: %s is not the exported memory (stale handle?)", fn, path);
+        close(ours);
+        return -1;
+    }
     return ours;
 }
 
@@ -212,7 +223,8 @@ hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned
         return cpu_ret(hipErrorInvalidValue);
     ipc_mem_wire w;
     memcpy(&w, &handle, sizeof w);
-    if (w.magic != IPC_MEM_MAGIC || w.offset + w.size > w.region_len || w.size == 0) {
+    if (w.magic != IPC_MEM_MAGIC || w.size == 0 || w.offset > w.region_len ||
+        w.size > w.region_len - w.offset) {
         cpu_log("hipIpcOpenMemHandle: not a memory handle of the CPU device");
         return cpu_ret(hipErrorInvalidValue);
     }
@@ -233,7 +245,7 @@ hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned
         }
     }
     pthread_mutex_unlock(&ipc_lock);
-    int fd = open_peer_fd(w.pid, w.fd, "hipIpcOpenMemHandle");
+    int fd = open_peer_fd(w.pid, w.fd, w.region_len, "hipIpcOpenMemHandle");
     if (fd < 0)
         return cpu_ret(hipErrorInvalidValue);
     size_t map_len = (w.region_len + GRAIN - 1) / GRAIN * GRAIN;
@@ -415,7 +427,7 @@ hipError_t hipIpcOpenEventHandle(hipEvent_t *event, hipIpcEventHandle_t handle)
         cpu_log("hipIpcOpenEventHandle: the handle was made by this process");
         return cpu_ret(hipErrorInvalidValue);
     }
-    int fd = open_peer_fd(w.pid, w.fd, "hipIpcOpenEventHandle");
+    int fd = open_peer_fd(w.pid, w.fd, page_size(), "hipIpcOpenEventHandle");
     if (fd < 0)
         return cpu_ret(hipErrorInvalidValue);
     struct cpu_ipc_event_ref *r = map_event(fd);

@@ -475,7 +475,7 @@ static hipError_t pointer_attribute(void *data, hipPointer_attribute attribute, 
         return hipErrorInvalidValue;
     }
     switch (attribute) {
-    case HIP_POINTER_ATTRIBUTE_CONTEXT: *(hipCtx_t *)data = NULL; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_CONTEXT: *(hipCtx_t *)data = cpu_ctx_of(a.device); return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data = memory_type(a.kind); return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_DEVICE_POINTER: *(void **)data = (void *)ptr; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_HOST_POINTER:
@@ -486,7 +486,9 @@ static hipError_t pointer_attribute(void *data, hipPointer_attribute attribute, 
     case HIP_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data = a.id; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_IS_MANAGED: *(int *)data = a.kind == CPU_MEM_MANAGED; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = a.device; return hipSuccess;
-    case HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE: *(int *)data = 0; return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE:   /* hipIpcGetMemHandle takes it (ipc.c) */
+        *(int *)data = a.kind == CPU_MEM_DEVICE;
+        return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(void **)data = (void *)a.base; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = a.size; return hipSuccess;
     case HIP_POINTER_ATTRIBUTE_MAPPED: *(int *)data = 1; return hipSuccess;

@@ -18,14 +18,21 @@
 pthread_mutex_t cpu_sched_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t cpu_sched_cond = PTHREAD_COND_INITIALIZER;
 
-static struct ihipStream_t null_stream;
+/* One legacy stream per device, as CUDA has one per context: it synchronises with that
+ * device's blocking streams only, so work of one device never waits behind another's. A
+ * device's legacy stream gets its worker thread when first used. */
+static struct ihipStream_t null_streams[CPU_MAX_DEVICES];
+static bool null_started[CPU_MAX_DEVICES];
+static pthread_mutex_t null_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t null_once = PTHREAD_ONCE_INIT;
 static struct ihipStream_t *live_streams = NULL;   /* created streams with a worker */
 static hipError_t sticky = hipSuccess;
 static unsigned long long next_stream_id = 1;
 static pthread_key_t spt_key;
 static pyshim_handle_set stream_handles = PYSHIM_HANDLE_SET_INIT;   /* created, not destroyed */
-static _Thread_local struct ihipStream_t *spt_stream = NULL;
+/* The thread's per-thread default stream of each device (heap: its key's destructor frees
+ * it when the thread exits), made when first used. */
+static _Thread_local struct ihipStream_t **spt_streams = NULL;
 /* Set on a stream's worker thread: host functions and callbacks run there, and a wait for
  * the device from one of them would wait for itself. */
 static _Thread_local bool on_worker = false;
@@ -165,7 +172,7 @@ static void free_stream_locked(struct ihipStream_t *s)
 
 static void stream_unref_locked(struct ihipStream_t *s)
 {
-    if (s != &null_stream && --s->refs == 0)
+    if (!s->is_null && --s->refs == 0)
         free_stream_locked(s);
 }
 
@@ -274,13 +281,32 @@ static void spt_exit(void *arg);
 
 static void init_null_stream(void)
 {
-    memset(&null_stream, 0, sizeof null_stream);
-    null_stream.magic = CPU_MAGIC_STREAM;
-    null_stream.is_null = true;
-    null_stream.refs = 1;
+    for (int d = 0; d < CPU_MAX_DEVICES; d++) {
+        struct ihipStream_t *n = &null_streams[d];
+        memset(n, 0, sizeof *n);
+        n->magic = CPU_MAGIC_STREAM;
+        n->is_null = true;
+        n->refs = 1;
+        n->device = d;
+    }
     pthread_key_create(&spt_key, spt_exit);
-    if (start_worker(&null_stream) != hipSuccess)
-        cpu_log("cannot start the NULL stream's worker thread");
+}
+
+/* The legacy stream of `dev`, its worker started. */
+static struct ihipStream_t *null_stream_of(int dev)
+{
+    pthread_once(&null_once, init_null_stream);
+    struct ihipStream_t *n = &null_streams[dev];
+    if (!__atomic_load_n(&null_started[dev], __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&null_lock);
+        if (!null_started[dev]) {
+            if (start_worker(n) != hipSuccess)
+                cpu_log("cannot start the NULL stream's worker thread (device %d)", dev);
+            __atomic_store_n(&null_started[dev], true, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&null_lock);
+    }
+    return n;
 }
 
 static hipError_t stream_create(struct ihipStream_t **out, unsigned flags, int priority)
@@ -325,19 +351,30 @@ static void stream_destroy(struct ihipStream_t *s)
 /* The per-thread default stream dies with its thread. */
 static void spt_exit(void *arg)
 {
-    pyshim_handles_remove(&stream_handles, arg);
-    stream_destroy(arg);
+    struct ihipStream_t **streams = arg;
+    for (int d = 0; d < CPU_MAX_DEVICES; d++)
+        if (streams[d] != NULL) {
+            pyshim_handles_remove(&stream_handles, streams[d]);
+            stream_destroy(streams[d]);
+        }
+    free(streams);
 }
 
 static hipError_t per_thread_stream(struct ihipStream_t **out)
 {
-    if (spt_stream == NULL) {
-        hipError_t err = stream_create(&spt_stream, hipStreamDefault, 0);
+    if (spt_streams == NULL) {
+        spt_streams = calloc(CPU_MAX_DEVICES, sizeof *spt_streams);
+        if (spt_streams == NULL)
+            return hipErrorOutOfMemory;
+        pthread_setspecific(spt_key, spt_streams);
+    }
+    int dev = cpu_current_device();
+    if (spt_streams[dev] == NULL) {
+        hipError_t err = stream_create(&spt_streams[dev], hipStreamDefault, 0);
         if (err != hipSuccess)
             return err;
-        pthread_setspecific(spt_key, spt_stream);
     }
-    *out = spt_stream;
+    *out = spt_streams[dev];
     return hipSuccess;
 }
 
@@ -347,7 +384,7 @@ hipError_t cpu_stream_resolve(hipStream_t handle, bool spt, struct ihipStream_t 
     if (handle == hipStreamPerThread || (handle == NULL && spt))
         return per_thread_stream(out);
     if (handle == NULL || handle == hipStreamLegacy) {
-        *out = &null_stream;
+        *out = null_stream_of(cpu_current_device());
         return hipSuccess;
     }
     /* ROCm's answer for a stream that is not (or no longer) alive */
@@ -360,6 +397,12 @@ hipError_t cpu_stream_resolve(hipStream_t handle, bool spt, struct ihipStream_t 
 static bool busy(const struct ihipStream_t *s)
 {
     return s->completed < s->enqueued;
+}
+
+/* A stream the legacy stream of `dev` synchronises with. */
+static bool blocking_on(const struct ihipStream_t *t, int dev)
+{
+    return !(t->flags & hipStreamNonBlocking) && t->device == dev;
 }
 
 hipError_t cpu_stream_enqueue(struct ihipStream_t *s, cpu_cmd *cmd, uint64_t *seq)
@@ -376,11 +419,12 @@ hipError_t cpu_stream_enqueue(struct ihipStream_t *s, cpu_cmd *cmd, uint64_t *se
         return ok ? hipSuccess : hipErrorOutOfMemory;
     }
     int n = 0;
+    struct ihipStream_t *legacy = &null_streams[s->device];   /* s's device's */
     if (s->is_null) {
         for (struct ihipStream_t *t = live_streams; t != NULL; t = t->next_live)
-            n += !(t->flags & hipStreamNonBlocking) && busy(t);
+            n += blocking_on(t, s->device) && busy(t);
     } else if (!(s->flags & hipStreamNonBlocking)) {
-        n = busy(&null_stream);
+        n = busy(legacy);
     }
     if (n > 0) {
         cmd->deps = calloc((size_t)n, sizeof *cmd->deps);
@@ -391,12 +435,12 @@ hipError_t cpu_stream_enqueue(struct ihipStream_t *s, cpu_cmd *cmd, uint64_t *se
         }
         if (s->is_null) {
             for (struct ihipStream_t *t = live_streams; t != NULL; t = t->next_live)
-                if (!(t->flags & hipStreamNonBlocking) && busy(t)) {
+                if (blocking_on(t, s->device) && busy(t)) {
                     t->refs++;
                     cmd->deps[cmd->num_deps++] = (struct cpu_dep){t, t->enqueued};
                 }
         } else {
-            cmd->deps[cmd->num_deps++] = (struct cpu_dep){&null_stream, null_stream.enqueued};
+            cmd->deps[cmd->num_deps++] = (struct cpu_dep){legacy, legacy->enqueued};
         }
     }
     cmd->stream = s;
@@ -422,9 +466,9 @@ bool cpu_stream_idle_for_inline(struct ihipStream_t *s)
     bool idle = !busy(s) && s->capture == NULL;
     if (idle && s->is_null) {
         for (struct ihipStream_t *t = live_streams; t != NULL && idle; t = t->next_live)
-            idle = (t->flags & hipStreamNonBlocking) || !busy(t);
+            idle = !blocking_on(t, s->device) || !busy(t);
     } else if (idle && !(s->flags & hipStreamNonBlocking)) {
-        idle = !busy(&null_stream);
+        idle = !busy(&null_streams[s->device]);
     }
     pthread_mutex_unlock(&cpu_sched_lock);
     return idle;
@@ -489,12 +533,14 @@ hipError_t cpu_stream_wait_idle(struct ihipStream_t *s)
     return cpu_stream_wait_seq(s, target);
 }
 
-static bool any_busy_locked(void)
+/* Any stream busy; with dev >= 0, of that device only. */
+static bool any_busy_locked(int dev)
 {
-    if (busy(&null_stream))
-        return true;
+    for (int d = 0; d < cpu_device_count(); d++)
+        if ((dev < 0 || d == dev) && busy(&null_streams[d]))
+            return true;
     for (struct ihipStream_t *t = live_streams; t != NULL; t = t->next_live)
-        if (busy(t))
+        if ((dev < 0 || t->device == dev) && busy(t))
             return true;
     return false;
 }
@@ -505,20 +551,30 @@ static bool nothing_inflight(const void *arg)
     return __atomic_load_n(&inflight, __ATOMIC_ACQUIRE) == 0;
 }
 
-hipError_t cpu_device_wait_idle(void)
+static hipError_t wait_idle(int dev)
 {
     if (on_worker)
         return refuse_wait_on_worker();
     pthread_once(&null_once, init_null_stream);
     if (cpu_expect_short_wait())
-        cpu_spin_until(nothing_inflight, NULL);
+        cpu_spin_until(nothing_inflight, NULL);   /* all devices idle: ours are too */
     pthread_mutex_lock(&cpu_sched_lock);
-    while (any_busy_locked())
+    while (any_busy_locked(dev))
         pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);
     hipError_t err = sticky;
     pthread_mutex_unlock(&cpu_sched_lock);
     cpu_printf_flush();
     return err;
+}
+
+hipError_t cpu_device_wait_idle(void)
+{
+    return wait_idle(-1);
+}
+
+hipError_t cpu_current_device_wait_idle(void)
+{
+    return wait_idle(cpu_device_count() > 1 ? cpu_current_device() : -1);
 }
 
 /* ---- the hipStream* API ---- */
@@ -663,7 +719,7 @@ hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device)
     if (err != hipSuccess)
         return cpu_ret(err);
     /* the legacy and per-thread streams are every device's: the caller's current one */
-    *device = s->is_null || stream == hipStreamPerThread ? cpu_current_device() : s->device;
+    *device = s->device;
     return hipSuccess;
 }
 
