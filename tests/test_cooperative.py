@@ -126,3 +126,12 @@ def test_grid_sync_through_libcudadevrt(devrt_program: Path, wave: str) -> None:
     v, proc = run(devrt_program, "5", wave=wave)
     assert proc.returncode == 0 and "PASS" in proc.stdout, proc.stdout + proc.stderr
     assert v["launch"] == "cudaSuccess" and v["sync_errors"] == "0" and v["wrong"] == "0"
+
+
+def test_libcudadevrt_grid_sync_in_a_plain_launch_traps(devrt_program: Path) -> None:
+    """No workspace outside a cooperative launch: cudaCGSynchronize traps (as the inline
+    grid.sync() does) rather than returning an error numba never reads and running on."""
+    v, proc = run(devrt_program, "2", "plain")
+    assert proc.returncode == 0 and "PASS plain" in proc.stdout, proc.stdout + proc.stderr
+    assert v["plain_launch"] == "cudaSuccess"
+    assert v["plain_sync"] == "cudaErrorLaunchFailure"

@@ -3,10 +3,11 @@
 // -rdc=true -lcudadevrt, as numba-cuda's this_grid().sync() is. libcudadevrt's PTX ends in
 // calls to __cuda_syscall_CGS_get_intrinsic_handle and __cuda_syscall_CGS_sync, which the
 // driver supplies. Each round reads what other blocks wrote the round before.
-//   cooperative_devrt [blocks]
+//   cooperative_devrt [blocks [plain]]   plain: a <<<>>> launch, which has no grid workspace
 // Prints key=value lines and "PASS" when every check held.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cuda_runtime.h>
 
 __global__ void rounds_kernel(long long *a, long long *b, int rounds, int *errors)
@@ -47,6 +48,13 @@ int main(int argc, char **argv)
     cudaMemset(errors, 0, sizeof *errors);
     int r = rounds;
     void *args[] = {&a, &b, &r, &errors};
+    if (argc > 2 && strcmp(argv[2], "plain") == 0) {
+        rounds_kernel<<<blocks, threads>>>(a, b, rounds, errors);
+        cudaError_t launch = cudaGetLastError(), sync = cudaDeviceSynchronize();
+        printf("plain_launch=%s\nplain_sync=%s\nPASS plain\n", cudaGetErrorName(launch),
+               cudaGetErrorName(sync));
+        return 0;
+    }
     cudaError_t launch = cudaLaunchCooperativeKernel((void *)rounds_kernel, blocks, threads, args,
                                                      0, 0);
     cudaError_t sync = cudaDeviceSynchronize();

@@ -20,8 +20,10 @@ from pyshim.ptx import ir
 # The workspace is { u32 size; u32 barrier; } (cooperative_groups' grid_workspace). The
 # barrier is nvcc's: every block's thread 0 adds 1, block 0 adds 0x80000000 - (blocks - 1),
 # so the top bit flips exactly when the last block arrives; each waits for that flip.
-# A handle of 0 (no workspace: not a cooperative launch) returns 999 (cudaErrorUnknown), as
-# libcudadevrt's own cudaCGSynchronize does for it.
+# Outside a cooperative launch there is no workspace: the grid's handle is then 1 (never 0,
+# which libcudadevrt's cudaCGSynchronize answers with 999 without syncing, a result numba
+# ignores), and a sync on it traps, as nvcc's inline grid.sync() does here: the launch fails
+# instead of running on unsynchronised.
 _SYSCALLS_PTX = """
 .version 6.0
 .target sm_70
@@ -36,6 +38,8 @@ _SYSCALLS_PTX = """
     mov.u32 %r2, %envreg1;
     mov.u32 %r3, %envreg2;
     mov.b64 %rd1, {%r3, %r2};
+    setp.eq.u64 %p1, %rd1, 0;
+    @%p1 mov.u64 %rd1, 1;
     setp.ne.u32 %p1, %r1, 1;
     @%p1 mov.u64 %rd1, 0;
     st.param.b64 [ps_ret], %rd1;
@@ -49,7 +53,9 @@ _SYSCALLS_PTX = """
     .reg .b64 %rd<3>;
     ld.param.b64 %rd1, [ps_handle];
     setp.eq.u64 %p1, %rd1, 0;
-    @%p1 bra NO_WORKSPACE;
+    @%p1 bra NO_HANDLE;
+    setp.eq.u64 %p1, %rd1, 1;
+    @%p1 trap;
     add.u64 %rd2, %rd1, 4;
     bar.sync 0;
     mov.u32 %r1, %tid.x;
@@ -86,7 +92,7 @@ DONE:
     mov.u32 %r1, 0;
     st.param.b32 [ps_ret], %r1;
     ret;
-NO_WORKSPACE:
+NO_HANDLE:
     mov.u32 %r1, 999;
     st.param.b32 [ps_ret], %r1;
     ret;
