@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from pyshim.ptx.translate import translate
 from pyshim.ptx.errors import PtxError
+from pyshim.ptx.translate import translate
 
 MODULE = """
 .version 8.5
