@@ -104,3 +104,34 @@ def test_a_fault_while_others_wait_in_grid_sync_ends_the_launch(programs: dict[s
     assert v["fault_launch"] == "cudaSuccess"
     assert v["fault_sync"] == "cudaErrorIllegalAddress"
     assert "block (0,0,0) faulted: SIGSEGV" in proc.stderr
+
+
+@pytest.fixture(scope="module")
+def devrt_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    build_all()
+    exe = tmp_path_factory.mktemp("cooperative_devrt") / "cooperative_devrt"
+    proc = subprocess.run(["nvcc", "-O2", "-rdc=true", "-o", str(exe),
+                           str(SOURCE.with_name("cooperative_devrt.cu")), "-lcudadevrt"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return exe
+
+
+@pytest.mark.parametrize("wave", ["64", "32"])
+def test_grid_sync_through_libcudadevrt(devrt_program: Path, wave: str) -> None:
+    """cudaCGGetIntrinsicHandle / cudaCGSynchronize from libcudadevrt (what numba-cuda's
+    this_grid().sync() links): its PTX calls the driver's __cuda_syscall_CGS_* entries,
+    which pyshim defines (ptx/passes/device_syscalls.py); they were refused, so the module
+    did not load (CUDA_ERROR_INVALID_PTX)."""
+    v, proc = run(devrt_program, "5", wave=wave)
+    assert proc.returncode == 0 and "PASS" in proc.stdout, proc.stdout + proc.stderr
+    assert v["launch"] == "cudaSuccess" and v["sync_errors"] == "0" and v["wrong"] == "0"
+
+
+def test_libcudadevrt_grid_sync_in_a_plain_launch_traps(devrt_program: Path) -> None:
+    """No workspace outside a cooperative launch: cudaCGSynchronize traps (as the inline
+    grid.sync() does) rather than returning an error numba never reads and running on."""
+    v, proc = run(devrt_program, "2", "plain")
+    assert proc.returncode == 0 and "PASS plain" in proc.stdout, proc.stdout + proc.stderr
+    assert v["plain_launch"] == "cudaSuccess"
+    assert v["plain_sync"] == "cudaErrorLaunchFailure"

@@ -144,14 +144,16 @@ CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUde
 
 /* ---- pointer attributes ---- */
 
+/* NVIDIA's driver answers CU_MEMORYTYPE_DEVICE for managed memory (IS_MANAGED tells it
+ * apart) and never CU_MEMORYTYPE_UNIFIED; numba-cuda's managed arrays depend on that. */
 static CUmemorytype memorytype_from_hip(enum hipMemoryType t)
 {
     switch (t) {
     case hipMemoryTypeHost: return CU_MEMORYTYPE_HOST;
     case hipMemoryTypeDevice: return CU_MEMORYTYPE_DEVICE;
-    case hipMemoryTypeManaged: return CU_MEMORYTYPE_UNIFIED;
+    case hipMemoryTypeManaged: return CU_MEMORYTYPE_DEVICE;
     case hipMemoryTypeArray: return CU_MEMORYTYPE_ARRAY;
-    case hipMemoryTypeUnified: return CU_MEMORYTYPE_UNIFIED;
+    case hipMemoryTypeUnified: return CU_MEMORYTYPE_DEVICE;
     default: return (CUmemorytype)0;
     }
 }

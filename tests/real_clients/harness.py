@@ -209,7 +209,9 @@ def _outcome(records: list[dict]) -> tuple[str, str]:
 
 
 def run_module(mod: Module, python: Path, cwd: Path, out_dir: Path, env_extra: dict[str, str],
-               timeout: float, per_test_timeout: int) -> Result:
+               timeout: float, per_test_timeout: int, sample: int = 0) -> Result:
+    """`sample`: run at most that many of the module's tests, a fixed choice (the plugin's
+    pytest_collection_modifyitems); 0 runs them all."""
     out_dir.mkdir(parents=True, exist_ok=True)
     results = out_dir / (mod.name.replace("/", "__") + ".jsonl")
     results.unlink(missing_ok=True)
@@ -219,6 +221,8 @@ def run_module(mod: Module, python: Path, cwd: Path, out_dir: Path, env_extra: d
     # the client's Python sees the plugin only: never this checkout's pyshim package
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [env_extra.get("PYTHONPATH"), str(PLUGINS)]))
     env["PYSHIM_CLIENTS_RESULTS"] = str(results)
+    if sample > 0:
+        env["PYSHIM_CLIENTS_SAMPLE"] = str(sample)
     # the clients' own kernel caches start empty: a cubin cached by an earlier run (or
     # another pyshim) would hide what this one does
     env.setdefault("NUMBA_CACHE_DIR", str(out_dir / "numba-cache"))

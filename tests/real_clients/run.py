@@ -2,7 +2,7 @@
 categories (one pytest process per test module).
 
   python3 tests/real_clients/run.py numba [--subset ci] [--only cudapy/test_sync,...]
-  python3 tests/real_clients/run.py cupy
+  python3 tests/real_clients/run.py cupy [--sample 10]    (10 fixed tests of each module)
   python3 tests/real_clients/run.py cuda-bindings --tests PATH/test_cuda.py
   python3 tests/real_clients/run.py cuda-usage            (our own cuda-python/CuPy usage)
 
@@ -62,7 +62,7 @@ def category(message: str) -> str:
 def run_suite(suite: str, *, subset: str = "all", only: list[str] | None = None,
               tests: list[Path] | None = None, env: dict[str, str] | None = None,
               tag: str = "", timeout: float = 900, per_test_timeout: int = 300,
-              quiet: bool = False) -> dict:
+              quiet: bool = False, sample: int = 0) -> dict:
     python = harness.ensure_venv()
     mods, cwd = modules_for(suite, python, tests or [])
     if subset == "ci":
@@ -79,7 +79,8 @@ def run_suite(suite: str, *, subset: str = "all", only: list[str] | None = None,
     shutil.rmtree(out_dir, ignore_errors=True)  # the clients' kernel caches in it too
     results = []
     for i, mod in enumerate(mods):
-        r = harness.run_module(mod, python, cwd, out_dir, env or {}, timeout, per_test_timeout)
+        r = harness.run_module(mod, python, cwd, out_dir, env or {}, timeout, per_test_timeout,
+                               sample)
         results.append(r)
         if not quiet:
             c = Counter(r.outcomes.values())
@@ -87,7 +88,8 @@ def run_suite(suite: str, *, subset: str = "all", only: list[str] | None = None,
                   flush=True)
     commit = subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
-    meta = {"suite": suite, "subset": subset, "env": env or {}, "commit": commit}
+    meta = {"suite": suite, "subset": subset, "env": env or {}, "commit": commit,
+            "sample": sample}
     report = build_dir() / "real_clients" / f"{name}.json"
     summary = harness.write_report(results, report, meta)
     summary["report"] = str(report)
@@ -120,11 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tag", default="")
     ap.add_argument("--timeout", type=float, default=900, help="per module (s)")
     ap.add_argument("--per-test-timeout", type=int, default=300)
+    ap.add_argument("--sample", type=int, default=0, metavar="N",
+                    help="at most N tests of each module, the same ones every run (0: all)")
     args = ap.parse_args(argv)
     env = dict(kv.split("=", 1) for kv in args.env)
     s = run_suite(args.suite, subset=args.subset, only=[m for m in args.only.split(",") if m],
                   tests=args.tests, env=env, tag=args.tag, timeout=args.timeout,
-                  per_test_timeout=args.per_test_timeout)
+                  per_test_timeout=args.per_test_timeout, sample=args.sample)
     print(f"\n{args.suite}: {s['passed']}/{s['total']} passed ({100 * s['pass_rate']:.1f}%) "
           f"{s['counts']} in {s['seconds']:.0f}s; report {s['report']}")
     for n, cat, ex, msg in s["categories"][:40]:

@@ -392,6 +392,16 @@ static void pools_and_pointers(void)
     CUdeviceptr m;
     EXPECT(cuMemAllocManaged(&m, 4096, CU_MEM_ATTACH_GLOBAL) == CUDA_SUCCESS,
            "cuMemAllocManaged");
+    /* NVIDIA's driver: managed memory is of type DEVICE (numba-cuda relies on it), told
+     * apart by IS_MANAGED; UNIFIED is never answered */
+    unsigned int mtype = 0;
+    int managed = 0;
+    EXPECT(cuPointerGetAttribute(&mtype, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, m) == CUDA_SUCCESS &&
+               mtype == CU_MEMORYTYPE_DEVICE &&
+               cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, m) ==
+                   CUDA_SUCCESS &&
+               managed == 1,
+           "managed memory: MEMORY_TYPE DEVICE (%u), IS_MANAGED 1 (%d)", mtype, managed);
     unsigned int flags = 0, rdma = 7;
     int ipc = 7;
     unsigned long long handles = 7;

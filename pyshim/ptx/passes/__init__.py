@@ -12,10 +12,11 @@ import os
 import sys
 
 from pyshim.ptx import ir
-from pyshim.ptx.passes import layout_shared, number_sites, resolve_calls
+from pyshim.ptx.passes import device_syscalls, layout_shared, number_sites, resolve_calls
 from pyshim.ptx.printer import format_module
 
 PIPELINE = [
+    ("device_syscalls", device_syscalls.run),
     ("number_sites", number_sites.run),
     ("resolve_calls", resolve_calls.run),
     ("layout_shared", layout_shared.run),

@@ -9,6 +9,7 @@ earlier result, and the test that was running is named by its "start" line.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import os
@@ -17,6 +18,10 @@ from pathlib import Path
 import pytest
 
 _OUT = os.environ.get("PYSHIM_CLIENTS_RESULTS")
+# at most this many of a module's tests (run.py --sample): the same ones every run, spread
+# over the module (by a hash of each test id, not its position), so a sweep of a whole
+# suite under another configuration (wave32, CuPy) fits its time and stays comparable
+_SAMPLE = int(os.environ.get("PYSHIM_CLIENTS_SAMPLE", "0") or 0)
 
 
 def _write(record: dict) -> None:
@@ -62,6 +67,19 @@ def pytest_pycollect_makemodule(module_path, parent):
     if module_path.name != "__init__.py" and _installed_name(module_path):
         return _InstalledModule.from_parent(parent, path=module_path)
     return None
+
+
+def pytest_collection_modifyitems(session, config, items):
+    if _SAMPLE <= 0 or len(items) <= _SAMPLE:
+        return
+
+    def key(item) -> str:
+        return hashlib.sha256(item.nodeid.encode()).hexdigest()
+
+    keep = set(sorted(items, key=key)[:_SAMPLE])
+    dropped = [it for it in items if it not in keep]
+    items[:] = [it for it in items if it in keep]
+    config.hook.pytest_deselected(items=dropped)
 
 
 def pytest_collection_finish(session):
