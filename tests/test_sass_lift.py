@@ -260,3 +260,52 @@ def test_half_compare_to_register(tmp_path: Path, arch: int) -> None:
     out = same_output_both_builds(tmp_path, "hset2", arch)
     # i = 0: a = (-3, -2), b = (-1, -2): both halves <= : 1.0 twice
     assert out.splitlines()[0].split()[0] == "3c003c00", out
+
+
+def grid_sync_expected() -> list[str]:
+    """tests/sass/grid_sync.cu's two lines, computed here from the kernels' definitions."""
+    blocks, threads, n_rounds = 8, 64, 5
+    n = blocks * threads
+    a = [i * 37 % 11 + 1 for i in range(n)]
+    for r in range(n_rounds):
+        a = [(a[i] * 3 + a[(i + 97) % n] + r) & 0xFFFFFFFF for i in range(n)]
+    chain, prev = [], 1
+    for b in range(blocks):
+        prev = (prev * 7 + b) & 0xFFFFFFFF
+        chain.append(prev)
+    return [f"rounds {sum(a)} {a[0]} {a[n // 2]} {a[n - 1]}",
+            "chain " + " ".join(map(str, chain))]
+
+
+# every arch in wave 64; sm_80 and sm_90 stand for the others in wave 32
+@pytest.mark.parametrize("arch,wave", [(75, 64), (80, 64), (86, 64), (89, 64), (90, 64),
+                                       (80, 32), (90, 32)])
+def test_grid_sync_sass_only(tmp_path: Path, arch: int, wave: int) -> None:
+    """cooperative_groups' grid.sync() and a chain of volatile flags between the blocks of a
+    cooperative launch, SASS only: bank 0's environment registers (the grid workspace),
+    LD/ST.STRONG, CGAERRBAR and WARPSYNC.COLLECTIVE.ALL (sm_90) lift."""
+    exe = tmp_path / f"grid_sync_sm{arch}"
+    subprocess.run(["nvcc", "-O2", "-gencode", f"arch=compute_{arch},code=sm_{arch}", "-o",
+                    str(exe), str(REPO_DIR / "tests" / "sass" / "grid_sync.cu")],
+                   check=True, capture_output=True, timeout=600)
+    proc = shimmed(exe, wave)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "does not lift" not in proc.stderr
+    assert proc.stdout.splitlines() == grid_sync_expected()
+
+
+@pytest.mark.parametrize("arch", [80, 90])
+def test_strong_accesses_lift_as_volatile(work: Path, arch: int) -> None:
+    """A spin loop's LDG.E.STRONG.SYS must read memory each time round: the lifted access is
+    PTX volatile (so no target keeps it in a register); the grid barrier's LD.STRONG.GPU too."""
+    from pyshim.sass.lift import lift_cubin
+
+    cub = work / f"grid_sync{arch}.cubin"
+    subprocess.run(["nvcc", "-O2", "-cubin", f"-arch=sm_{arch}", "-o", str(cub),
+                    str(REPO_DIR / "tests" / "sass" / "grid_sync.cu")],
+                   check=True, capture_output=True, timeout=600)
+    ptx = lift_cubin(cub.read_bytes())
+    chain = ptx[ptx.index("_Z5chainPViPVj"):]
+    chain = chain[:chain.index("\n}")]
+    assert "ld.volatile.global.b32" in chain and "st.volatile.global.b32" in chain, chain
+    assert "mov.u32" in ptx and "%envreg1" in ptx and "%envreg2" in ptx

@@ -28,6 +28,10 @@ log = logging.getLogger("pyshim")
 # constant bank 0: what the driver places before the parameters (sm_75..sm_90)
 _BANK0 = {0x0: "%ntid.x", 0x4: "%ntid.y", 0x8: "%ntid.z",
           0xC: "%nctaid.x", 0x10: "%nctaid.y", 0x14: "%nctaid.z"}
+# %envreg0..31 (what the driver passes a launch; cooperative_groups' grid sync finds its
+# workspace pointer in envreg1:envreg2): words of bank 0 from here, measured per arch by
+# compiling `mov.u32 %r, %envregN` for each N
+_ENVREG_BASE = {75: 0x88, 80: 0x88, 86: 0x88, 89: 0x88, 90: 0x40}
 _SREG = {"SR_TID.X": "%tid.x", "SR_TID.Y": "%tid.y", "SR_TID.Z": "%tid.z",
          "SR_CTAID.X": "%ctaid.x", "SR_CTAID.Y": "%ctaid.y", "SR_CTAID.Z": "%ctaid.z",
          "SR_LANEID": "%laneid", "SR_CLOCKLO": "%clock", "SR_CLOCKHI": "%clock_hi",
@@ -356,6 +360,10 @@ class KernelLifter:
                         self.refuse(f"parameter read across its end at c[0x0][{off:#x}]")
                     return t
             self.emit(f"mov.u32 {t}, 0;")  # padding between parameters
+            return t
+        env = _ENVREG_BASE.get(self.mod.cub.arch)
+        if env is not None and env <= off < env + 32 * 4 and off % 4 == 0:
+            self.emit(f"mov.u32 {t}, %envreg{(off - env) // 4};")
             return t
         if off in (0x20, 0x24):  # the local window's generic base: our per-thread array
             self.uses_local = True
@@ -1413,6 +1421,15 @@ def _regs_text(regs: list[str]) -> str:
     return regs[0] if len(regs) == 1 else "{" + ", ".join(regs) + "}"
 
 
+def _strong(mods: list[str], space: str) -> str:
+    """.STRONG.{CTA,SM,GPU,SYS}: a load or store other threads' accesses are ordered with
+    (ptxas makes them of ld.volatile / ld.relaxed and of spin loops on a flag, as in
+    cooperative_groups' grid sync); lifted as PTX volatile, so a target can neither keep the
+    value in a register across loop iterations nor drop or merge the store. Local memory is
+    the thread's own: nothing to order."""
+    return ".volatile" if "STRONG" in mods and space != "local" else ""
+
+
 def _load(space: str):
     def h(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
         ty, n = _width(mods)
@@ -1425,7 +1442,7 @@ def _load(space: str):
         if any(r == "%rdis" for r in regs) and n > 1:
             regs = [lf.tmp() if r == "%rdis" else r for r in regs]
         spc = f".{sp}" if sp else ""
-        lf.emit(f"ld{spc}{vec}.{ty} {_regs_text(regs)}, {a};")
+        lf.emit(f"ld{_strong(mods, sp)}{spc}{vec}.{ty} {_regs_text(regs)}, {a};")
     return h
 
 
@@ -1442,7 +1459,7 @@ def _store(space: str):
         a = lf.address(ops[0], sp, "E" in mods)
         vec = f".v{n}" if n > 1 else ""
         spc = f".{sp}" if sp else ""
-        lf.emit(f"st{spc}{vec}.{ty} {a}, {_regs_text(regs)};")
+        lf.emit(f"st{_strong(mods, sp)}{spc}{vec}.{ty} {a}, {_regs_text(regs)};")
     return h
 
 
@@ -1782,8 +1799,9 @@ def _viaddmnmx(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> 
 def _warpsync(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
     if "COLLECTIVE" in mods:
         # WARPSYNC.COLLECTIVE mask, end: the lanes of mask run the following collective
-        # (up to ENDCOLLECTIVE, which falls through to end) together
-        lf.emit(f"bar.warp.sync {lf.src(ops[0])};")
+        # (up to ENDCOLLECTIVE, which falls through to end) together.
+        # WARPSYNC.COLLECTIVE.ALL end: the same for every lane (the mask is implied)
+        lf.emit("bar.warp.sync -1;" if "ALL" in mods else f"bar.warp.sync {lf.src(ops[0])};")
         return
     if "ALL" in mods or not ops:
         lf.emit("bar.warp.sync -1;")
@@ -2141,7 +2159,7 @@ def _f2fp(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
 
 HANDLERS = {
     "NOP": _nop, "YIELD": _nop, "BSSY": _nop, "BSYNC": _nop, "DEPBAR": _nop,
-    "LDGDEPBAR": _nop, "ERRBAR": _nop, "CCTL": _nop, "CCTLL": _nop, "NANOSLEEP": _nop,
+    "LDGDEPBAR": _nop, "ERRBAR": _nop, "CGAERRBAR": _nop, "CCTL": _nop, "CCTLL": _nop, "NANOSLEEP": _nop,
     "MOV": _mov, "S2R": _s2r, "S2UR": _s2r, "CS2R": _cs2r, "R2UR": _r2ur,
     "IADD3": _iadd3, "VIADD": _viadd, "IMAD": _imad, "LEA": _lea, "LOP3": _lop3, "LOP": _lop,
     "PLOP3": _plop3, "SHF": _shf, "SHL": _shl_shr, "SHR": _shl_shr,
