@@ -139,6 +139,262 @@ static int arrays()
     return failures;
 }
 
+// ---- textures: kernels and the host's reference of CUDA's arithmetic ----
+__global__ void sample1d(cudaTextureObject_t t, const float *xs, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex1D<float>(t, xs[i]);
+}
+
+__global__ void sample2d(cudaTextureObject_t t, const float2 *xy, float4 *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex2D<float4>(t, xy[i].x, xy[i].y);
+}
+
+__global__ void fetch_linear(cudaTextureObject_t t, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex1Dfetch<float>(t, i * 3 - 4);
+}
+
+__global__ void gather(cudaTextureObject_t t, const float2 *xy, float4 *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex2Dgather<float4>(t, xy[i].x, xy[i].y, 0);
+}
+
+__global__ void surface_scale(cudaSurfaceObject_t s, int w, int h)
+{
+    int x = threadIdx.x, y = blockIdx.x;
+    if (x < w && y < h) {
+        float v;
+        surf2Dread(&v, s, x * 4, y);
+        surf2Dwrite(v * 2.0f + (float)x, s, x * 4, y);
+    }
+}
+
+// CUDA's address modes on an integer texel index
+static int address(int i, int n, int mode)
+{
+    if (i >= 0 && i < n)
+        return i;
+    if (mode == cudaAddressModeWrap)
+        return ((i % n) + n) % n;
+    if (mode == cudaAddressModeMirror) {
+        int r = ((i % (2 * n)) + 2 * n) % (2 * n);
+        return r < n ? r : 2 * n - 1 - r;
+    }
+    if (mode == cudaAddressModeBorder)
+        return -1;
+    return i < 0 ? 0 : n - 1;
+}
+
+static float fixed9(float frac) { return roundf(frac * 256.0f) / 256.0f; }
+
+static float *dev_copy(const void *p, size_t n)
+{
+    void *d;
+    CHECK(cudaMalloc(&d, n));
+    CHECK(cudaMemcpy(d, p, n, cudaMemcpyHostToDevice));
+    return (float *)d;
+}
+
+// 1D linear filtering of floats, clamp and border, unnormalized coordinates
+static int tex1d_linear()
+{
+    const int w = 16, n = 64;
+    float data[w], xs[n], out[n];
+    for (int i = 0; i < w; i++)
+        data[i] = (float)(i * i) * 0.25f - 3.0f;
+    for (int i = 0; i < n; i++)
+        xs[i] = -2.0f + i * 0.3125f;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
+    cudaArray_t a;
+    CHECK(cudaMallocArray(&a, &fd, w));
+    CHECK(cudaMemcpy2DToArray(a, 0, 0, data, sizeof data, sizeof data, 1, cudaMemcpyHostToDevice));
+    float *dx = dev_copy(xs, sizeof xs), *dout;
+    CHECK(cudaMalloc(&dout, sizeof out));
+    const int modes[2] = {cudaAddressModeClamp, cudaAddressModeBorder};
+    for (int m = 0; m < 2; m++) {
+        cudaResourceDesc rd = {};
+        rd.resType = cudaResourceTypeArray;
+        rd.res.array.array = a;
+        cudaTextureDesc td = {};
+        td.addressMode[0] = (cudaTextureAddressMode)modes[m];
+        td.filterMode = cudaFilterModeLinear;
+        td.readMode = cudaReadModeElementType;
+        cudaTextureObject_t t;
+        CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+        sample1d<<<2, 32>>>(t, dx, dout, n);
+        CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++) {
+            float b = xs[i] - 0.5f;
+            int i0 = (int)floorf(b);
+            float al = fixed9(b - floorf(b));
+            int j0 = address(i0, w, modes[m]), j1 = address(i0 + 1, w, modes[m]);
+            float t0 = j0 < 0 ? 0.0f : data[j0], t1 = j1 < 0 ? 0.0f : data[j1];
+            expect_near(m ? "tex1d border" : "tex1d clamp", i, out[i], (1.0f - al) * t0 + al * t1);
+        }
+        CHECK(cudaDestroyTextureObject(t));
+    }
+    CHECK(cudaFreeArray(a));
+    return failures;
+}
+
+// 2D point sampling of uchar4 read as normalized floats, clamp; then normalized coordinates
+// with wrap and mirror
+static int tex2d(bool normalized)
+{
+    const int w = 7, h = 5, n = 96;
+    unsigned char data[h][w][4];
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < 4; c++)
+                data[y][x][c] = (unsigned char)(x * 31 + y * 17 + c * 60);
+    float2 xy[n];
+    float4 out[n];
+    for (int i = 0; i < n; i++)
+        xy[i] = normalized ? make_float2(-1.3f + i * 0.037f, 2.2f - i * 0.051f)
+                           : make_float2(-2.5f + (i % 12) * 0.9f, -1.5f + (i / 12) * 0.95f);
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<uchar4>();
+    cudaArray_t a;
+    CHECK(cudaMallocArray(&a, &fd, w, h));
+    CHECK(cudaMemcpy2DToArray(a, 0, 0, data, w * 4, w * 4, h, cudaMemcpyHostToDevice));
+    cudaResourceDesc rd = {};
+    rd.resType = cudaResourceTypeArray;
+    rd.res.array.array = a;
+    cudaTextureDesc td = {};
+    int mx = normalized ? cudaAddressModeWrap : cudaAddressModeClamp;
+    int my = normalized ? cudaAddressModeMirror : cudaAddressModeClamp;
+    td.addressMode[0] = (cudaTextureAddressMode)mx;
+    td.addressMode[1] = (cudaTextureAddressMode)my;
+    td.filterMode = cudaFilterModePoint;
+    td.readMode = cudaReadModeNormalizedFloat;
+    td.normalizedCoords = normalized;
+    cudaTextureObject_t t;
+    CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+    float2 *dxy = (float2 *)dev_copy(xy, sizeof xy);
+    float4 *dout;
+    CHECK(cudaMalloc(&dout, sizeof out));
+    sample2d<<<3, 32>>>(t, dxy, dout, n);
+    CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++) {
+        float u = xy[i].x, v = xy[i].y;
+        if (normalized) {  // wrap and mirror act on the normalized coordinate
+            u = u - floorf(u);
+            float f = v - 2.0f * floorf(v * 0.5f);
+            v = f <= 1.0f ? f : 2.0f - f;
+            u *= w;
+            v *= h;
+        }
+        int x = address((int)floorf(u), w, mx), y = address((int)floorf(v), h, my);
+        const float got[4] = {out[i].x, out[i].y, out[i].z, out[i].w};
+        for (int c = 0; c < 4; c++)
+            expect_near(normalized ? "tex2d normalized" : "tex2d clamp", i * 4 + c, got[c],
+                        data[y][x][c] / 255.0f);
+    }
+    // the texture's resource descriptor reads back
+    cudaResourceDesc back;
+    CHECK(cudaGetTextureObjectResourceDesc(&back, t));
+    if (back.resType != cudaResourceTypeArray || back.res.array.array != a) {
+        printf("cudaGetTextureObjectResourceDesc disagrees\n");
+        failures++;
+    }
+    // gather: the first channel of the four texels bilinear filtering reads
+    if (!normalized) {
+        cudaTextureObject_t g;
+        td.readMode = cudaReadModeElementType;
+        cudaChannelFormatDesc ff = cudaCreateChannelDesc<float>();
+        cudaArray_t fa;
+        float fdata[h][w];
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                fdata[y][x] = x + 10.0f * y;
+        CHECK(cudaMallocArray(&fa, &ff, w, h));
+        CHECK(cudaMemcpy2DToArray(fa, 0, 0, fdata, w * 4, w * 4, h, cudaMemcpyHostToDevice));
+        rd.res.array.array = fa;
+        CHECK(cudaCreateTextureObject(&g, &rd, &td, NULL));
+        gather<<<3, 32>>>(g, dxy, dout, n);
+        CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++) {
+            int i0 = (int)floorf(xy[i].x - 0.5f), j0 = (int)floorf(xy[i].y - 0.5f);
+            const int dx[4] = {0, 1, 1, 0}, dy[4] = {1, 1, 0, 0};
+            const float got[4] = {out[i].x, out[i].y, out[i].z, out[i].w};
+            for (int k = 0; k < 4; k++) {
+                int x = address(i0 + dx[k], w, mx), y = address(j0 + dy[k], h, my);
+                expect_near("tld4", i * 4 + k, got[k], fdata[y][x]);
+            }
+        }
+        CHECK(cudaDestroyTextureObject(g));
+        CHECK(cudaFreeArray(fa));
+    }
+    CHECK(cudaDestroyTextureObject(t));
+    CHECK(cudaFreeArray(a));
+    return failures;
+}
+
+// tex1Dfetch on linear memory: integer coordinates, clamped
+static int fetch()
+{
+    const int w = 40, n = 20;
+    float data[w], out[n];
+    for (int i = 0; i < w; i++)
+        data[i] = 1.5f * i - 2.0f;
+    float *d = dev_copy(data, sizeof data), *dout;
+    CHECK(cudaMalloc(&dout, sizeof out));
+    cudaResourceDesc rd = {};
+    rd.resType = cudaResourceTypeLinear;
+    rd.res.linear.devPtr = d;
+    rd.res.linear.desc = cudaCreateChannelDesc<float>();
+    rd.res.linear.sizeInBytes = sizeof data;
+    cudaTextureDesc td = {};
+    td.readMode = cudaReadModeElementType;
+    cudaTextureObject_t t;
+    CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+    fetch_linear<<<1, 32>>>(t, dout, n);
+    CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++) {
+        int j = i * 3 - 4;
+        if (j >= 0 && j < w)  // out of range is undefined in CUDA
+            expect_near("tex1Dfetch", i, out[i], data[j]);
+    }
+    CHECK(cudaDestroyTextureObject(t));
+    return failures;
+}
+
+// a surface written and read by a kernel, then read back by a copy
+static int surface()
+{
+    const int w = 19, h = 6;
+    float data[h][w], back[h][w];
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            data[y][x] = y * 100.0f + x * 0.5f;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
+    cudaArray_t a;
+    CHECK(cudaMallocArray(&a, &fd, w, h, cudaArraySurfaceLoadStore));
+    CHECK(cudaMemcpy2DToArray(a, 0, 0, data, w * 4, w * 4, h, cudaMemcpyHostToDevice));
+    cudaResourceDesc rd = {};
+    rd.resType = cudaResourceTypeArray;
+    rd.res.array.array = a;
+    cudaSurfaceObject_t s;
+    CHECK(cudaCreateSurfaceObject(&s, &rd));
+    surface_scale<<<h, 32>>>(s, w, h);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy2DFromArray(back, w * 4, a, 0, 0, w * 4, h, cudaMemcpyDeviceToHost));
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            expect_near("surface", y * w + x, back[y][x], data[y][x] * 2.0f + x);
+    CHECK(cudaDestroySurfaceObject(s));
+    CHECK(cudaFreeArray(a));
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "arrays";
@@ -146,6 +402,16 @@ int main(int argc, char **argv)
     int bad;
     if (strcmp(mode, "arrays") == 0)
         bad = arrays();
+    else if (strcmp(mode, "tex1d_linear") == 0)
+        bad = tex1d_linear();
+    else if (strcmp(mode, "tex2d_clamp") == 0)
+        bad = tex2d(false);
+    else if (strcmp(mode, "tex2d_normalized") == 0)
+        bad = tex2d(true);
+    else if (strcmp(mode, "fetch") == 0)
+        bad = fetch();
+    else if (strcmp(mode, "surface") == 0)
+        bad = surface();
     else {
         printf("unknown mode %s\n", mode);
         return 2;

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pyshim.ptx import ir
-from pyshim.ptx.isa import lowp, mbarrier, tensor
+from pyshim.ptx.isa import lowp, mbarrier, tensor, texture
 from pyshim.ptx.isa.emitter import FunctionEmitter, cname_fn, cname_label
 from pyshim.ptx.types import BITS, C_TYPE, FLOAT, HALF, HALF2, INT, SIGNED, SIZE, sint_of, uint_of
 
@@ -1333,7 +1333,7 @@ EMIT: dict[str, tuple[Handler, str]] = {
         "trap": _trap, "call": _call,
         "nanosleep": _nop, "prefetch": _nop, "prefetchu": _nop, "pmevent": _nop,
         "griddepcontrol": _nop, "discard": _nop, "applypriority": _nop,
-        "createpolicy": _createpolicy,
+        "createpolicy": _createpolicy, **texture.EMIT,
     }),
     **_rows(BARRIER, {"bar": _bar, "barrier": _bar}),
     **_rows(COLLECTIVE, {"shfl": _shfl, "vote": _vote, "activemask": _activemask,
