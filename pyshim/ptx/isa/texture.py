@@ -59,10 +59,32 @@ def _store4(fe: Fe, inst: I, dst: ir.Operand, ty: str, call: str) -> str:
     return "{ " + " ".join(parts) + " }"
 
 
+def _tex_layered(fe: Fe, inst: I) -> str:
+    """tex.a1d / tex.a2d (layer index first, an s32) and tex.cube (a direction), float
+    coordinates."""
+    mods = list(inst.mods)
+    if len(mods) != 4 or mods[1] != "v4" or mods[2] not in ("f32", "s32", "u32") or \
+            mods[3] != "f32" or len(inst.operands) != 3:
+        raise fe.unsupported(inst)
+    d, h, c = inst.operands
+    hd = _handle(fe, inst, h)
+    if mods[0] == "cube":
+        xyz = [fe.src(v, "f32", inst) for v in _items(fe, inst, c, 3)[:3]]
+        return _store4(fe, inst, d, mods[2], f"ps_tex_cube({hd}, {', '.join(xyz)})")
+    dims = 1 if mods[0] == "a1d" else 2
+    items = _items(fe, inst, c, dims + 1)
+    layer = fe.src(items[0], "s32", inst)
+    x = fe.src(items[1], "f32", inst)
+    y = fe.src(items[2], "f32", inst) if dims == 2 else "0.0f"
+    return _store4(fe, inst, d, mods[2], f"ps_tex_layer({hd}, {dims}, {layer}, {x}, {y})")
+
+
 def tex(fe: Fe, inst: I) -> str:
     """tex.geom.v4.dtype.ctype d, [h, {c}]: geom 1d/2d/3d, dtype f32/s32/u32, ctype f32/s32."""
     _cpu(fe, inst)
     mods = list(inst.mods)
+    if mods[:1] in (["a1d"], ["a2d"], ["cube"]):
+        return _tex_layered(fe, inst)
     if len(mods) != 4 or mods[0] not in _DIMS or mods[1] != "v4" or \
             mods[2] not in ("f32", "s32", "u32") or mods[3] not in ("f32", "s32"):
         raise fe.unsupported(inst)

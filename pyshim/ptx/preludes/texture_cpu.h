@@ -225,3 +225,49 @@ static inline uint32_t ps_image_query(uint64_t h, int what)
     return what == 0 ? (uint32_t)img->width : what == 1 ? (uint32_t)img->height
                                                           : (uint32_t)img->depth;
 }
+
+/* tex.a1d / tex.a2d: a layer of a layered array (rows of a 1D one, slices of a 2D one),
+ * sampled as one image; the layer index is clamped into range. */
+static inline ps_v4 ps_tex_layer(uint64_t h, int dims, int32_t layer, float x, float y)
+{
+    const pyshim_image *img = ps_image(h);
+    ps_v4 r = {{0, 0, 0, 0}};
+    if (img == NULL)
+        return r;
+    pyshim_image one = *img;
+    int64_t n = dims == 1 ? (int64_t)img->height : (int64_t)img->depth;
+    int64_t l = layer < 0 ? 0 : (layer >= n ? n - 1 : layer);
+    one.data = img->data + l * (dims == 1 ? img->pitch : img->slice);
+    one.dims = (uint32_t)dims;
+    if (dims == 1)
+        one.height = 1;
+    one.depth = 1;
+    return ps_tex((uint64_t)(uintptr_t)&one, x, y, 0.0f);
+}
+
+/* tex.cube: the face and face coordinates CUDA's cubemap table gives a direction, then
+ * that face sampled at normalized coordinates. */
+static inline ps_v4 ps_tex_cube(uint64_t h, float x, float y, float z)
+{
+    const pyshim_image *img = ps_image(h);
+    ps_v4 r = {{0, 0, 0, 0}};
+    if (img == NULL)
+        return r;
+    float ax = fabsf(x), ay = fabsf(y), az = fabsf(z), ma, sc, tc;
+    int face;
+    if (ax >= ay && ax >= az) {
+        face = x >= 0 ? 0 : 1; ma = ax; sc = x >= 0 ? -z : z; tc = -y;
+    } else if (ay >= az) {
+        face = y >= 0 ? 2 : 3; ma = ay; sc = x; tc = y >= 0 ? z : -z;
+    } else {
+        face = z >= 0 ? 4 : 5; ma = az; sc = z >= 0 ? x : -x; tc = -y;
+    }
+    float s = ma > 0 ? (sc / ma + 1.0f) * 0.5f : 0.5f, t = ma > 0 ? (tc / ma + 1.0f) * 0.5f : 0.5f;
+    pyshim_image one = *img;
+    one.data = img->data + (int64_t)face * img->slice;
+    one.dims = 2;
+    one.depth = 1;
+    one.normalized = 1;
+    one.address[0] = one.address[1] = 1;
+    return ps_tex((uint64_t)(uintptr_t)&one, s, t, 0.0f);
+}
