@@ -178,6 +178,14 @@ __global__ void surface_scale(cudaSurfaceObject_t s, int w, int h)
     }
 }
 
+__global__ void sample_layered(cudaTextureObject_t t, const float2 *xy, float *out, int n,
+                               int layers)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n * layers)
+        out[i] = tex2DLayered<float>(t, xy[i % n].x, xy[i % n].y, i / n);
+}
+
 // CUDA's address modes on an integer texel index
 static int address(int i, int n, int mode)
 {
@@ -219,8 +227,10 @@ static int tex1d_linear()
     CHECK(cudaMemcpy2DToArray(a, 0, 0, data, sizeof data, sizeof data, 1, cudaMemcpyHostToDevice));
     float *dx = dev_copy(xs, sizeof xs), *dout;
     CHECK(cudaMalloc(&dout, sizeof out));
-    const int modes[2] = {cudaAddressModeClamp, cudaAddressModeBorder};
-    for (int m = 0; m < 2; m++) {
+    // wrap with unnormalized coordinates: CUDA clamps (it wraps normalized ones only)
+    const int modes[3] = {cudaAddressModeClamp, cudaAddressModeBorder, cudaAddressModeWrap};
+    const char *names[3] = {"tex1d clamp", "tex1d border", "tex1d unnormalized wrap"};
+    for (int m = 0; m < 3; m++) {
         cudaResourceDesc rd = {};
         rd.resType = cudaResourceTypeArray;
         rd.res.array.array = a;
@@ -236,9 +246,10 @@ static int tex1d_linear()
             float b = xs[i] - 0.5f;
             int i0 = (int)floorf(b);
             float al = fixed9(b - floorf(b));
-            int j0 = address(i0, w, modes[m]), j1 = address(i0 + 1, w, modes[m]);
+            int mode = modes[m] == cudaAddressModeWrap ? cudaAddressModeClamp : modes[m];
+            int j0 = address(i0, w, mode), j1 = address(i0 + 1, w, mode);
             float t0 = j0 < 0 ? 0.0f : data[j0], t1 = j1 < 0 ? 0.0f : data[j1];
-            expect_near(m ? "tex1d border" : "tex1d clamp", i, out[i], (1.0f - al) * t0 + al * t1);
+            expect_near(names[m], i, out[i], (1.0f - al) * t0 + al * t1);
         }
         CHECK(cudaDestroyTextureObject(t));
     }
@@ -395,6 +406,60 @@ static int surface()
     return failures;
 }
 
+// a layered 2D array (cudaArrayLayered), filled by cudaMemcpy3D, linear filtering per layer
+static int layered()
+{
+    const int w = 6, h = 4, layers = 3, n = 40;
+    float data[layers][h][w];
+    for (int l = 0; l < layers; l++)
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                data[l][y][x] = l * 100.0f + y * 10.0f + x;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
+    cudaArray_t a;
+    CHECK(cudaMalloc3DArray(&a, &fd, make_cudaExtent(w, h, layers), cudaArrayLayered));
+    cudaMemcpy3DParms p = {};
+    p.srcPtr = make_cudaPitchedPtr(data, w * sizeof(float), w, h);
+    p.dstArray = a;
+    p.extent = make_cudaExtent(w, h, layers);
+    p.kind = cudaMemcpyHostToDevice;
+    CHECK(cudaMemcpy3D(&p));
+    cudaResourceDesc rd = {};
+    rd.resType = cudaResourceTypeArray;
+    rd.res.array.array = a;
+    cudaTextureDesc td = {};
+    td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+    td.filterMode = cudaFilterModeLinear;
+    td.readMode = cudaReadModeElementType;
+    cudaTextureObject_t t;
+    CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+    float2 xy[n];
+    for (int i = 0; i < n; i++)
+        xy[i] = make_float2(-0.7f + i * 0.19f, 4.6f - i * 0.13f);
+    float2 *dxy = (float2 *)dev_copy(xy, sizeof xy);
+    float out[n * layers], *dout;
+    CHECK(cudaMalloc(&dout, sizeof out));
+    sample_layered<<<4, 32>>>(t, dxy, dout, n, layers);
+    CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n * layers; i++) {
+        int l = i / n;
+        float bx = xy[i % n].x - 0.5f, by = xy[i % n].y - 0.5f;
+        int x0 = (int)floorf(bx), y0 = (int)floorf(by);
+        float al = fixed9(bx - floorf(bx)), be = fixed9(by - floorf(by));
+        float want = 0.0f;
+        for (int dy = 0; dy <= 1; dy++)
+            for (int dx = 0; dx <= 1; dx++) {
+                int x = address(x0 + dx, w, cudaAddressModeClamp);
+                int y = address(y0 + dy, h, cudaAddressModeClamp);
+                want += (dx ? al : 1.0f - al) * (dy ? be : 1.0f - be) * data[l][y][x];
+            }
+        expect_near("layered", i, out[i], want);
+    }
+    CHECK(cudaDestroyTextureObject(t));
+    CHECK(cudaFreeArray(a));
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "arrays";
@@ -410,6 +475,8 @@ int main(int argc, char **argv)
         bad = tex2d(true);
     else if (strcmp(mode, "fetch") == 0)
         bad = fetch();
+    else if (strcmp(mode, "layered") == 0)
+        bad = layered();
     else if (strcmp(mode, "surface") == 0)
         bad = surface();
     else {

@@ -195,6 +195,11 @@ static hipError_t tex_create(hipTextureObject_t *out, const HIP_RESOURCE_DESC *r
     }
     o->img.filter = (uint32_t)t->filterMode;
     o->img.normalized = (t->flags & HIP_TRSF_NORMALIZED_COORDINATES) != 0;
+    /* CUDA wraps and mirrors normalized coordinates only: unnormalized ones clamp */
+    for (int i = 0; i < 3 && !o->img.normalized; i++)
+        if (o->img.address[i] == HIP_TR_ADDRESS_MODE_WRAP ||
+            o->img.address[i] == HIP_TR_ADDRESS_MODE_MIRROR)
+            o->img.address[i] = HIP_TR_ADDRESS_MODE_CLAMP;
     o->img.srgb = (t->flags & HIP_TRSF_SRGB) != 0;
     o->img.read_float = integer_format(o->img.format) && !(t->flags & HIP_TRSF_READ_AS_INTEGER);
     /* CUDA filters only what it reads as floats: an integer read is always a point read */
