@@ -460,6 +460,44 @@ static int layered()
     return failures;
 }
 
+// a mipmapped array: each level half the one before (at least 1), copies into a level
+static int mipmap()
+{
+    const int w = 20, h = 9, levels = 4;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float2>();
+    cudaMipmappedArray_t m;
+    CHECK(cudaMallocMipmappedArray(&m, &fd, make_cudaExtent(w, h, 0), levels));
+    for (int l = 0; l < levels; l++) {
+        cudaArray_t a;
+        CHECK(cudaGetMipmappedArrayLevel(&a, m, l));
+        cudaChannelFormatDesc got;
+        cudaExtent e;
+        unsigned flags;
+        CHECK(cudaArrayGetInfo(&got, &e, &flags, a));
+        size_t ww = w >> l ? w >> l : 1, hh = h >> l ? h >> l : 1;
+        if (e.width != ww || e.height != hh || got.x != 32 || got.y != 32 || got.z != 0) {
+            printf("level %d: %zu x %zu, channels %d %d %d\n", l, e.width, e.height, got.x,
+                   got.y, got.z);
+            failures++;
+        }
+        float src[20 * 9 * 2], back[20 * 9 * 2];
+        for (size_t i = 0; i < ww * hh * 2; i++)
+            src[i] = l * 1000.0f + i;
+        CHECK(cudaMemcpy2DToArray(a, 0, 0, src, ww * 8, ww * 8, hh, cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy2DFromArray(back, ww * 8, a, 0, 0, ww * 8, hh, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < ww * hh * 2; i++)
+            expect_near("mipmap level", (int)i, back[i], src[i]);
+    }
+    cudaArray_t none;
+    if (cudaGetMipmappedArrayLevel(&none, m, levels) == cudaSuccess) {
+        printf("a level past the last one was given\n");
+        failures++;
+    }
+    cudaGetLastError();
+    CHECK(cudaFreeMipmappedArray(m));
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "arrays";
@@ -475,6 +513,8 @@ int main(int argc, char **argv)
         bad = tex2d(true);
     else if (strcmp(mode, "fetch") == 0)
         bad = fetch();
+    else if (strcmp(mode, "mipmap") == 0)
+        bad = mipmap();
     else if (strcmp(mode, "layered") == 0)
         bad = layered();
     else if (strcmp(mode, "surface") == 0)

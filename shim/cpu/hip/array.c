@@ -372,3 +372,151 @@ hipError_t cpu_array_side(hipArray_const_t a, const void **base, size_t *pitch, 
     *rows = a->height ? a->height : 1;
     return hipSuccess;
 }
+
+/* ---- mipmapped arrays: one array per level, each dimension halved (at least 1) ---- */
+
+#define MAX_LEVELS 32
+
+typedef struct mipmap {
+    hipMipmappedArray pub;   /* HIP's public struct, first: the handle points to it */
+    unsigned levels;
+    hipArray_t level[MAX_LEVELS];
+} mipmap;
+
+static pyshim_handle_set mipmap_handles = PYSHIM_HANDLE_SET_INIT;
+
+static size_t halve(size_t n, unsigned times)
+{
+    if (n == 0)
+        return 0;
+    n >>= times;
+    return n ? n : 1;
+}
+
+static hipError_t mipmap_destroy(hipMipmappedArray_t h, const char *fn)
+{
+    if (h == NULL || !pyshim_handles_remove(&mipmap_handles, h)) {
+        cpu_log("%s: %p is not a mipmapped array", fn, (void *)h);
+        return hipErrorInvalidHandle;
+    }
+    mipmap *m = (mipmap *)h;
+    for (unsigned i = 0; i < m->levels; i++)
+        destroy(m->level[i], fn);
+    free(m);
+    return hipSuccess;
+}
+
+static hipError_t mipmap_create(hipMipmappedArray_t *out, hipArray_Format format,
+                                unsigned channels, size_t w, size_t h, size_t d,
+                                unsigned flags, unsigned levels, const char *fn)
+{
+    if (out == NULL || levels == 0) {
+        cpu_log("%s: no handle or no levels", fn);
+        return hipErrorInvalidValue;
+    }
+    size_t largest = w > h ? w : h;
+    largest = largest > d ? largest : d;
+    unsigned possible = 1;
+    while (possible < MAX_LEVELS && (largest >> possible) > 0)
+        possible++;
+    if (levels > possible) {
+        cpu_log("%s: %u levels for a largest extent of %zu (at most %u)", fn, levels, largest,
+                possible);
+        return hipErrorInvalidValue;
+    }
+    mipmap *m = calloc(1, sizeof *m);
+    if (m == NULL)
+        return hipErrorOutOfMemory;
+    hipError_t err = hipSuccess;
+    for (unsigned i = 0; i < levels && err == hipSuccess; i++) {
+        err = create(&m->level[i], format, channels, halve(w, i), halve(h, i),
+                     (flags & hipArrayLayered) ? d : halve(d, i), flags, fn);
+        if (err == hipSuccess)
+            m->levels = i + 1;
+    }
+    if (err == hipSuccess && !pyshim_handles_add(&mipmap_handles, m))
+        err = hipErrorOutOfMemory;
+    if (err != hipSuccess) {
+        for (unsigned i = 0; i < m->levels; i++)
+            destroy(m->level[i], fn);
+        free(m);
+        return err;
+    }
+    m->pub.data = m->level[0]->data;
+    m->pub.desc = cpu_array_channel_desc(m->level[0]);
+    m->pub.width = (unsigned)w;
+    m->pub.height = (unsigned)h;
+    m->pub.depth = (unsigned)d;
+    m->pub.min_mipmap_level = 0;
+    m->pub.max_mipmap_level = levels - 1;
+    m->pub.flags = flags;
+    m->pub.format = format;
+    m->pub.num_channels = channels;
+    *out = &m->pub;
+    return hipSuccess;
+}
+
+static hipError_t mipmap_level(hipArray_t *out, hipMipmappedArray_const_t h, unsigned level,
+                               const char *fn)
+{
+    if (out == NULL)
+        return hipErrorInvalidValue;
+    if (h == NULL || !pyshim_handles_contains(&mipmap_handles, h)) {
+        cpu_log("%s: %p is not a mipmapped array", fn, (const void *)h);
+        return hipErrorInvalidHandle;
+    }
+    const mipmap *m = (const mipmap *)h;
+    if (level >= m->levels) {
+        cpu_log("%s: level %u of %u", fn, level, m->levels);
+        return hipErrorInvalidValue;
+    }
+    *out = m->level[level];
+    return hipSuccess;
+}
+
+hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle,
+                                   HIP_ARRAY3D_DESCRIPTOR *d, unsigned int numMipmapLevels)
+{
+    if (d == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    return cpu_ret(mipmap_create(pHandle, d->Format, d->NumChannels, d->Width, d->Height,
+                                 d->Depth, d->Flags, numMipmapLevels, "hipMipmappedArrayCreate"));
+}
+
+hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray,
+                                   const struct hipChannelFormatDesc *desc,
+                                   struct hipExtent extent, unsigned int numLevels,
+                                   unsigned int flags)
+{
+    hipArray_Format format;
+    unsigned channels;
+    if (desc == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    hipError_t err = cpu_channel_format(desc, &format, &channels);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    return cpu_ret(mipmap_create(mipmappedArray, format, channels, extent.width, extent.height,
+                                 extent.depth, flags, numLevels, "hipMallocMipmappedArray"));
+}
+
+hipError_t hipMipmappedArrayDestroy(hipMipmappedArray_t hMipmappedArray)
+{
+    return cpu_ret(mipmap_destroy(hMipmappedArray, "hipMipmappedArrayDestroy"));
+}
+
+hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
+{
+    return cpu_ret(mipmap_destroy(mipmappedArray, "hipFreeMipmappedArray"));
+}
+
+hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipmappedArray_t h,
+                                     unsigned int level)
+{
+    return cpu_ret(mipmap_level(pLevelArray, h, level, "hipMipmappedArrayGetLevel"));
+}
+
+hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray,
+                                     hipMipmappedArray_const_t mipmappedArray, unsigned int level)
+{
+    return cpu_ret(mipmap_level(levelArray, mipmappedArray, level, "hipGetMipmappedArrayLevel"));
+}
