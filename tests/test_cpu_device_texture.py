@@ -42,7 +42,8 @@ def run(exe: Path, mode: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize("mode", ["arrays", "tex1d_linear", "tex2d_clamp", "tex2d_normalized",
-                                  "fetch", "surface", "layered", "mipmap"])
+                                  "fetch", "surface", "layered", "mipmap",
+                                  "vabsdiff"])
 def test_mode(program: Path, mode: str) -> None:
     proc = run(program, mode)
     assert proc.returncode == 0 and f"PASS {mode}" in proc.stdout, proc.stdout + proc.stderr

@@ -186,6 +186,16 @@ __global__ void sample_layered(cudaTextureObject_t t, const float2 *xy, float *o
         out[i] = tex2DLayered<float>(t, xy[i % n].x, xy[i % n].y, i / n);
 }
 
+__global__ void absdiff4(const unsigned *a, const unsigned *b, unsigned *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        unsigned r;
+        asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r"(r) : "r"(a[i]), "r"(b[i]), "r"((unsigned)i));
+        out[i] = r;
+    }
+}
+
 // CUDA's address modes on an integer texel index
 static int address(int i, int n, int mode)
 {
@@ -498,6 +508,29 @@ static int mipmap()
     return failures;
 }
 
+// vabsdiff4 (stereoDisparity's SAD): the byte lanes' absolute differences summed, plus c
+static int vabsdiff()
+{
+    const int n = 64;
+    unsigned a[n], b[n], out[n];
+    for (int i = 0; i < n; i++) {
+        a[i] = 0x9e3779b9u * (i + 1);
+        b[i] = 0x7f4a7c15u * (i + 3);
+    }
+    unsigned *da = (unsigned *)dev_copy(a, sizeof a), *db = (unsigned *)dev_copy(b, sizeof b), *dout;
+    CHECK(cudaMalloc(&dout, sizeof out));
+    absdiff4<<<2, 32>>>(da, db, dout, n);
+    CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++) {
+        unsigned want = i;
+        for (int k = 0; k < 4; k++)
+            want += abs((int)((a[i] >> (8 * k)) & 255) - (int)((b[i] >> (8 * k)) & 255));
+        if (out[i] != want && failures++ < 10)
+            printf("vabsdiff4[%d]: got %u want %u\n", i, out[i], want);
+    }
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "arrays";
@@ -513,6 +546,8 @@ int main(int argc, char **argv)
         bad = tex2d(true);
     else if (strcmp(mode, "fetch") == 0)
         bad = fetch();
+    else if (strcmp(mode, "vabsdiff") == 0)
+        bad = vabsdiff();
     else if (strcmp(mode, "mipmap") == 0)
         bad = mipmap();
     else if (strcmp(mode, "layered") == 0)
