@@ -191,7 +191,7 @@ class Module:
 # its return values, which it writes)
 NO_DEST = frozenset(("st", "red", "bar", "barrier", "bra", "brx", "ret", "exit", "trap",
                      "prefetch", "prefetchu", "membar", "fence", "cp", "nanosleep", "pmevent",
-                     "griddepcontrol", "discard", "applypriority"))
+                     "griddepcontrol", "discard", "applypriority", "sust", "sured"))
 
 
 def written(s: Instruction) -> list[str]:

@@ -18,7 +18,7 @@ from pyshim.ptx.errors import PtxError, UnsupportedInstruction
 from pyshim.ptx.fingerprint import TRANSLATOR_VERSION, translator_fingerprint
 from pyshim.ptx.frontend.parser import parse
 from pyshim.ptx.frontend.validate import validate
-from pyshim.ptx.isa import instructions, tensor
+from pyshim.ptx.isa import instructions, tensor, texture
 from pyshim.ptx.isa.emitter import FunctionEmitter, cname_fn, cname_label, cname_var
 from pyshim.ptx.layout import param_layout, var_align, var_bytes
 from pyshim.ptx.targets import get_target
@@ -62,6 +62,8 @@ class Translator:
         out = [t.prelude(), "", "/* ---- module variables ---- */"]
         if tensor.uses_tensor(self.module):  # only these modules: the others' C is unchanged
             out.insert(1, tensor.prelude(t))
+        if texture.uses(self.module):
+            out.insert(1, texture.prelude(t))
         relocs: list[str] = []
         bound = [v for v in self.module.variables if v.space in ("global", "const")]
         if self.bind_globals and bound:

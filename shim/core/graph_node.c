@@ -225,14 +225,17 @@ static CUmemorytype cu_memtype(hipMemoryType t)
     case hipMemoryTypeHost: return CU_MEMORYTYPE_HOST;
     case hipMemoryTypeDevice: return CU_MEMORYTYPE_DEVICE;
     case hipMemoryTypeUnified: return CU_MEMORYTYPE_UNIFIED;
+    case hipMemoryTypeArray: return CU_MEMORYTYPE_ARRAY;
     default: return (CUmemorytype)0;
     }
 }
 
-/* the inverse of pyshim_memcpy3d_to_hip (arrays never get that far) */
+/* the inverse of pyshim_memcpy3d_to_hip */
 static void memcpy3d_from_hip(const HIP_MEMCPY3D *h, CUDA_MEMCPY3D *c)
 {
     memset(c, 0, sizeof *c);
+    c->srcArray = (CUarray)h->srcArray;
+    c->dstArray = (CUarray)h->dstArray;
     c->srcXInBytes = h->srcXInBytes;
     c->srcY = h->srcY;
     c->srcZ = h->srcZ;

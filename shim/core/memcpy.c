@@ -80,11 +80,9 @@ static CUresult convert_2d(const CUDA_MEMCPY2D *c, hip_Memcpy2D *h)
 {
     if (c == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY) {
-        pyshim_unsupported("cuMemcpy2D (CUDA arrays)");
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
     memset(h, 0, sizeof *h);
+    h->srcArray = (hipArray_t)c->srcArray;
+    h->dstArray = (hipArray_t)c->dstArray;
     h->srcXInBytes = c->srcXInBytes;
     h->srcY = c->srcY;
     h->srcMemoryType = memorytype_to_hip(c->srcMemoryType);

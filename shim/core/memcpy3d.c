@@ -1,7 +1,7 @@
 /*
  * 3D copies (cudaMemcpy3D of pitched memory). CUDA_MEMCPY3D has a reserved pointer after
  * srcArray that HIP_MEMCPY3D lacks, and the memory-type enums differ, so the descriptor
- * is converted field by field. CUDA arrays are not supported.
+ * is converted field by field (a CUarray is the backend's hipArray_t).
  */
 #include <string.h>
 
@@ -15,6 +15,7 @@ static hipMemoryType memtype(CUmemorytype t)
     case CU_MEMORYTYPE_HOST: return hipMemoryTypeHost;
     case CU_MEMORYTYPE_DEVICE: return hipMemoryTypeDevice;
     case CU_MEMORYTYPE_UNIFIED: return hipMemoryTypeUnified;
+    case CU_MEMORYTYPE_ARRAY: return hipMemoryTypeArray;
     default: return hipMemoryTypeUnregistered;
     }
 }
@@ -23,11 +24,9 @@ CUresult pyshim_memcpy3d_to_hip(const CUDA_MEMCPY3D *c, HIP_MEMCPY3D *h)
 {
     if (c == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY) {
-        pyshim_unsupported("cuMemcpy3D (CUDA arrays)");
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
     memset(h, 0, sizeof *h);
+    h->srcArray = (hipArray_t)c->srcArray;
+    h->dstArray = (hipArray_t)c->dstArray;
     h->srcXInBytes = c->srcXInBytes;
     h->srcY = c->srcY;
     h->srcZ = c->srcZ;

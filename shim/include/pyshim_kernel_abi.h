@@ -97,6 +97,27 @@ typedef struct pyshim_module_desc {
     const char *target;         /* "cpu-wave32" | "cpu-wave64" */
 } pyshim_module_desc;
 
+/* What a texture or surface object handle points to on the CPU device (texture.c fills it
+ * in, the translated kernel's tex/suld/sust read it through the u64 handle): one image of
+ * elements, row-major, with its sampling state. Enumerations are CUDA's (= HIP's) values. */
+#define PYSHIM_IMAGE_MAGIC 0x31474d49u /* "IMG1" */
+typedef struct pyshim_image {
+    uint32_t magic;
+    uint32_t dims;              /* 1, 2 or 3 */
+    char *data;
+    uint64_t width, height, depth; /* in elements; 1 for a missing dimension */
+    uint64_t pitch, slice;      /* bytes between rows, between slices */
+    uint32_t format;            /* CUarray_format: 0x01..0x0a integers, 0x10 half, 0x20 float */
+    uint32_t channels;          /* 1, 2 or 4 */
+    uint32_t elem_bytes;        /* one element, every channel */
+    uint32_t address[3];        /* CUaddress_mode: 0 wrap, 1 clamp, 2 mirror, 3 border */
+    uint32_t filter;            /* CUfilter_mode: 0 point, 1 linear */
+    uint32_t normalized;        /* coordinates in [0, 1) */
+    uint32_t read_float;        /* integer formats read as [0, 1] / [-1, 1] floats */
+    uint32_t srgb;
+    float border[4];
+} pyshim_image;
+
 #define PYSHIM_MODULE_SYMBOL "pyshim_module"
 
 #endif

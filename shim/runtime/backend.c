@@ -448,3 +448,22 @@ int pyshim_rt_hip_graph_kernel_node(void **node, void *graph, void *const *deps,
     return rt(hipGraphAddKernelNode((hipGraphNode_t *)node, (hipGraph_t)graph,
                                     (const hipGraphNode_t *)deps, ndeps, &p));
 }
+
+/* CUDA's resource, texture and view descriptors begin with HIP's fields in HIP's order
+ * (CUDA adds flags and reserved words after them), so they are passed as they are. */
+int pyshim_rt_hip_create_texture(void **out, const void *res, const void *tex, const void *view)
+{
+    return rt(hipCreateTextureObject((hipTextureObject_t *)out, (const hipResourceDesc *)res,
+                                     (const hipTextureDesc *)tex,
+                                     (const struct hipResourceViewDesc *)view));
+}
+
+int pyshim_rt_hip_create_surface(void **out, const void *res)
+{
+    return rt(hipCreateSurfaceObject((hipSurfaceObject_t *)out, (const hipResourceDesc *)res));
+}
+
+int pyshim_rt_hip_texture_resource(void *res, void *tex)
+{
+    return rt(hipGetTextureObjectResourceDesc((hipResourceDesc *)res, (hipTextureObject_t)tex));
+}

@@ -170,6 +170,11 @@ struct pyshim_rt_pointer_attrs {
 };
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_pointer_attrs(const void *ptr,
                                                  struct pyshim_rt_pointer_attrs *out);
+/* texture and surface objects from CUDA's descriptors (layouts: backend.c) */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_create_texture(void **out, const void *res, const void *tex,
+                                                  const void *view);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_create_surface(void **out, const void *res);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_texture_resource(void *res, void *tex);
 /* Unified memory hints; device -1 is the host (hipCpuDeviceId, CUDA's cudaCpuDeviceId) */
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_prefetch(const void *ptr, size_t count, int device,
                                             void *stream);

@@ -37,7 +37,7 @@ REG64 = frozenset(("u64", "s64", "b64"))
 # instructions whose first operand is not a destination register
 _NO_DST = frozenset(("st", "red", "bar", "barrier", "bra", "brx", "ret", "exit", "call",
                      "trap", "prefetch", "prefetchu", "membar", "fence", "cp", "nanosleep",
-                     "pmevent", "griddepcontrol", "discard", "applypriority"))
+                     "pmevent", "griddepcontrol", "discard", "applypriority", "sust", "sured"))
 # definitions that make a register an offset rather than a base
 _OFFSET_OPS = frozenset(("mul", "mad", "mul24", "mad24", "shl", "shr", "cvt", "and", "or",
                          "xor", "sub", "neg", "selp", "min", "max"))

@@ -54,6 +54,9 @@ def parse_int(tok: str) -> int:
     return int(t, 0)
 
 
+# instructions whose bracketed operand names an image and its coordinates
+IMAGE_OPCODES = frozenset(("tex", "tld4", "suld", "sust", "sured", "suq", "txq"))
+
 class _Parser:
     def __init__(self, src: Source) -> None:
         self.src = src
@@ -540,7 +543,10 @@ class _Parser:
                 elif t == "," and depth == 0:
                     break
                 k += 1
-            append(self._parse_operand_at(j, k))
+            if toks[j] == "[" and split[0] in IMAGE_OPCODES:
+                operands += self._image_operand(j, k)
+            else:
+                append(self._parse_operand_at(j, k))
             j = k + 1
         self.i = end + 1
         return Instruction(split[0], split[1], operands, pred, neg, op_at)
@@ -610,6 +616,24 @@ class _Parser:
         text = " ".join(toks[j:end])
         hint = " (missing ';'?)" if any(x[0].isalpha() for x in toks[j + 1:end]) else ""
         raise self.error(f"cannot parse operand {text!r}{hint}", j)
+
+    # image operand of tex/tld4/suld/sust/sured/suq/txq (PTX ISA 9.7.10):
+    #   '[' handle (',' '{' coordinates '}')? ']'
+    # flattened into the handle and the coordinate vector, two operands
+    def _image_operand(self, j: int, end: int) -> list[ir.Operand]:
+        toks = self.toks
+        if toks[end - 1] != "]" or end - j < 3:
+            raise self.error("expected '[handle, {coordinates}]'", j)
+        inner_end = end - 1
+        k = j + 1
+        while k < inner_end and toks[k] != ",":
+            k += 1
+        handle = self._parse_operand_at(j + 1, k)
+        if k == inner_end:
+            return [handle]
+        if toks[k + 1] != "{":
+            raise self.error("image coordinates must be a vector {...}", k + 1)
+        return [handle, self._parse_operand_at(k + 1, inner_end)]
 
     # address: reg | name | imm | (reg | name) ('+' | '-') imm
     def _address(self, j: int, end: int) -> ir.Addr:

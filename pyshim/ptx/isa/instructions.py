@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pyshim.ptx import ir
-from pyshim.ptx.isa import lowp, mbarrier, tensor
+from pyshim.ptx.isa import lowp, mbarrier, tensor, texture
 from pyshim.ptx.isa.emitter import FunctionEmitter, cname_fn, cname_label
 from pyshim.ptx.types import BITS, C_TYPE, FLOAT, HALF, HALF2, INT, SIGNED, SIZE, sint_of, uint_of
 
@@ -770,6 +770,23 @@ def _sad(fe: Fe, inst: I) -> str:
                   inst)
 
 
+def _vabsdiff4(fe: Fe, inst: I) -> str:
+    """vabsdiff4.dtype.atype.btype.add d, a, b, c (PTX ISA 9.7.18.2): the sum of the four
+    byte lanes' absolute differences, plus c. The per-lane forms (a mask, no .add) and
+    saturation are refused."""
+    mods = list(inst.mods)
+    if len(mods) != 4 or mods[3] != "add" or mods[0] not in ("u32", "s32") or \
+            mods[1] not in ("u32", "s32") or mods[2] not in ("u32", "s32"):
+        raise fe.unsupported(inst)
+    d, a, b, c = _nops(fe, inst, 4)
+    x, y = fe.src(a, "u32", inst), fe.src(b, "u32", inst)
+    lane = "(int32_t)(int8_t)" if mods[1] == "s32" else "(int32_t)(uint8_t)"
+    lane_b = "(int32_t)(int8_t)" if mods[2] == "s32" else "(int32_t)(uint8_t)"
+    terms = " + ".join(f"(uint32_t)abs({lane}({x} >> {8 * k}) - {lane_b}({y} >> {8 * k}))"
+                       for k in range(4))
+    return fe.dst(d, "u32", f"({terms} + {fe.src(c, 'u32', inst)})", inst)
+
+
 # ---- 9.7.9 data movement and conversion ----
 def _mov(fe: Fe, inst: I) -> str:
     ty = _type(fe, inst)
@@ -1328,12 +1345,13 @@ EMIT: dict[str, tuple[Handler, str]] = {
         "popc": _bitop, "clz": _bitop, "brev": _bitop, "bfind": _bitop, "bfe": _bfe,
         "bfi": _bfi, "fns": _fns, "bmsk": _bmsk_szext, "szext": _bmsk_szext, "cp": _cp_async,
         "prmt": _prmt, "lop3": _lop3, "shf": _shf, "dp4a": _dp, "dp2a": _dp, "sad": _sad,
+        "vabsdiff4": _vabsdiff4,
         "mov": _mov, "ld": _ld, "ldu": _ld, "st": _st, "cvta": _cvta, "cvt": _cvt,
         "isspacep": _isspacep, "atom": _atom, "red": _atom, "membar": _fence, "fence": _fence,
         "trap": _trap, "call": _call,
         "nanosleep": _nop, "prefetch": _nop, "prefetchu": _nop, "pmevent": _nop,
         "griddepcontrol": _nop, "discard": _nop, "applypriority": _nop,
-        "createpolicy": _createpolicy,
+        "createpolicy": _createpolicy, **texture.EMIT,
     }),
     **_rows(BARRIER, {"bar": _bar, "barrier": _bar}),
     **_rows(COLLECTIVE, {"shfl": _shfl, "vote": _vote, "activemask": _activemask,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "internal.h"
 
 typedef struct copy_op {
@@ -325,19 +326,18 @@ hipError_t hipMemcpy2DAsync_spt(void *dst, size_t dpitch, const void *src, size_
     return cpu_ret(copy2d(dst, dpitch, src, spitch, width, height, kind, stream, true, false));
 }
 
-/* The address one side of a hip_Memcpy2D names, by its memory type. */
+/* The address one side of a hip_Memcpy2D names, by its memory type; an array end brings
+ * its own pitch (and rows per slice, for 3D copies). */
 static hipError_t param2d_side(hipMemoryType type, const void *host, const void *dev,
-                               hipArray_t array, const void **out)
+                               hipArray_t array, const void **out, size_t *pitch,
+                               size_t *rows)
 {
     switch (type) {
     case hipMemoryTypeHost: *out = host; return hipSuccess;
     case hipMemoryTypeDevice:
     case hipMemoryTypeUnified:
     case hipMemoryTypeManaged: *out = dev; return hipSuccess;
-    case hipMemoryTypeArray:
-        (void)array;
-        cpu_log("hipMemcpyParam2D: arrays are not supported by the CPU device");
-        return hipErrorNotSupported;
+    case hipMemoryTypeArray: return cpu_array_side(array, out, pitch, rows, "hipMemcpyParam2D");
     default: return hipErrorInvalidValue;
     }
 }
@@ -357,15 +357,18 @@ static hipError_t memcpy_param2d(const hip_Memcpy2D *p, hipStream_t stream, bool
     if (p == NULL)
         return hipErrorInvalidValue;
     const void *src, *dst;
-    hipError_t err = param2d_side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, &src);
+    size_t spitch = p->srcPitch ? p->srcPitch : p->WidthInBytes;
+    size_t dpitch = p->dstPitch ? p->dstPitch : p->WidthInBytes;
+    size_t srows = 0, drows = 0;
+    hipError_t err = param2d_side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, &src,
+                                  &spitch, &srows);
     if (err == hipSuccess)
-        err = param2d_side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, &dst);
+        err = param2d_side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, &dst,
+                           &dpitch, &drows);
     if (err != hipSuccess)
         return err;
     if (src == NULL || dst == NULL)
         return p->WidthInBytes == 0 || p->Height == 0 ? hipSuccess : hipErrorInvalidValue;
-    size_t spitch = p->srcPitch ? p->srcPitch : p->WidthInBytes;
-    size_t dpitch = p->dstPitch ? p->dstPitch : p->WidthInBytes;
     copy_op op = {(char *)dst + p->dstY * dpitch + p->dstXInBytes,
                   (const char *)src + p->srcY * spitch + p->srcXInBytes,
                   dpitch, spitch, 0, 0, p->WidthInBytes, p->Height, 1};
@@ -387,23 +390,53 @@ hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
     return cpu_ret(memcpy_param2d(pCopy, stream, false));
 }
 
-/* The strided copy a hipMemcpy3DParms describes (no arrays here). */
+/* One end of a hipMemcpy3DParms: an array (positions in its elements) or a pitched
+ * pointer (positions in bytes). */
+static hipError_t side_3d(hipArray_t a, const hipPitchedPtr *pp, hipPos pos, size_t elem,
+                          const char **at, size_t *pitch, size_t *slice)
+{
+    if (a != NULL) {
+        const void *base;
+        size_t rows;
+        hipError_t err = cpu_array_side(a, &base, pitch, &rows, "hipMemcpy3D");
+        if (err != hipSuccess)
+            return err;
+        *slice = *pitch * rows;
+        *at = (const char *)base + pos.z * *slice + pos.y * *pitch + pos.x * elem;
+        return hipSuccess;
+    }
+    *pitch = pp->pitch;
+    *slice = pp->pitch * pp->ysize;
+    *at = pp->ptr == NULL ? NULL
+          : (const char *)pp->ptr + pos.z * *slice + pos.y * pp->pitch + pos.x;
+    return hipSuccess;
+}
+
+/* The strided copy a hipMemcpy3DParms describes: with an array end, the extent's width is
+ * in that array's elements, else in bytes. */
 static hipError_t copy_op_3d(const struct hipMemcpy3DParms *p, copy_op *op_out)
 {
     if (p == NULL)
         return hipErrorInvalidValue;
-    if (p->srcArray != NULL || p->dstArray != NULL) {
-        cpu_log("hipMemcpy3D: arrays are not supported by the CPU device");
-        return hipErrorNotSupported;
+    hipArray_t arr = p->srcArray != NULL ? p->srcArray : p->dstArray;
+    size_t elem = 1;
+    if (arr != NULL) {
+        if (!cpu_array_valid(arr)) {
+            cpu_log("hipMemcpy3D: %p is not an array", (void *)arr);
+            return hipErrorInvalidHandle;
+        }
+        elem = arr->elem_bytes;
     }
-    const hipPitchedPtr *s = &p->srcPtr, *d = &p->dstPtr;
-    size_t sslice = s->pitch * s->ysize, dslice = d->pitch * d->ysize;
-    copy_op op = {(char *)d->ptr + p->dstPos.z * dslice + p->dstPos.y * d->pitch + p->dstPos.x,
-                  (const char *)s->ptr + p->srcPos.z * sslice + p->srcPos.y * s->pitch +
-                      p->srcPos.x,
-                  d->pitch, s->pitch, dslice, sslice,
-                  p->extent.width, p->extent.height, p->extent.depth};
-    if (s->ptr == NULL || d->ptr == NULL)
+    const char *s, *d;
+    size_t spitch, sslice, dpitch, dslice;
+    hipError_t err = side_3d(p->srcArray, &p->srcPtr, p->srcPos, elem, &s, &spitch, &sslice);
+    if (err == hipSuccess)
+        err = side_3d(p->dstArray, &p->dstPtr, p->dstPos, elem, &d, &dpitch, &dslice);
+    if (err != hipSuccess)
+        return err;
+    copy_op op = {(char *)d, s, dpitch, spitch, dslice, sslice,
+                  p->extent.width * elem, p->extent.height, p->extent.depth};
+    if (s == NULL || d == NULL)
         op.dst = NULL;   /* reported as invalid unless the extent is empty */
     *op_out = op;
     return hipSuccess;
@@ -481,15 +514,19 @@ static hipError_t drv_copy_op(const HIP_MEMCPY3D *p, copy_op *op_out, bool *empt
     if (p == NULL)
         return hipErrorInvalidValue;
     const void *src, *dst;
-    hipError_t err = param2d_side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, &src);
-    if (err == hipSuccess)
-        err = param2d_side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, &dst);
-    if (err != hipSuccess)
-        return err;
     size_t spitch = p->srcPitch ? p->srcPitch : p->WidthInBytes;
     size_t dpitch = p->dstPitch ? p->dstPitch : p->WidthInBytes;
-    size_t sslice = spitch * (p->srcHeight ? p->srcHeight : p->Height);
-    size_t dslice = dpitch * (p->dstHeight ? p->dstHeight : p->Height);
+    size_t srows = p->srcHeight ? p->srcHeight : p->Height;
+    size_t drows = p->dstHeight ? p->dstHeight : p->Height;
+    hipError_t err = param2d_side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, &src,
+                                  &spitch, &srows);
+    if (err == hipSuccess)
+        err = param2d_side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, &dst,
+                           &dpitch, &drows);
+    if (err != hipSuccess)
+        return err;
+    size_t sslice = spitch * srows;
+    size_t dslice = dpitch * drows;
     *empty = false;
     if (src == NULL || dst == NULL) {
         *empty = p->WidthInBytes == 0 || p->Height == 0 || p->Depth == 0;

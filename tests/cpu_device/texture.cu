@@ -1,0 +1,563 @@
+// CUDA arrays, texture objects and surface objects on the CPU device (issue #21 point 1).
+// Each mode prints "PASS <mode>" when every value matches what the host computes from
+// CUDA's documented arithmetic (the programming guide's texture-fetching appendix: 9-bit
+// fixed-point weights for linear filtering); runnable unchanged on an NVIDIA GPU.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#define CHECK(x)                                                                     \
+    do {                                                                             \
+        cudaError_t e_ = (x);                                                        \
+        if (e_ != cudaSuccess) {                                                     \
+            printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorName(e_)); \
+            exit(1);                                                                 \
+        }                                                                            \
+    } while (0)
+
+static int failures = 0;
+static void expect_near(const char *what, int i, float got, float want)
+{
+    if (!(fabsf(got - want) <= 1e-5f * fmaxf(1.f, fabsf(want)))) {
+        if (failures++ < 10)
+            printf("mismatch %s[%d]: got %.7g want %.7g\n", what, i, got, want);
+    }
+}
+
+// ---- arrays: copies in and out, 2D and 3D, runtime and driver ----
+static int arrays()
+{
+    const int w = 37, h = 5, d = 3;
+    float host[w * h * d], back[w * h * d];
+    for (int i = 0; i < w * h * d; i++)
+        host[i] = (float)i * 0.5f - 7.f;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
+    cudaArray_t a2;
+    CHECK(cudaMallocArray(&a2, &fd, w, h));
+    CHECK(cudaMemcpy2DToArray(a2, 0, 0, host, w * sizeof(float), w * sizeof(float), h,
+                              cudaMemcpyHostToDevice));
+    memset(back, 0, sizeof back);
+    CHECK(cudaMemcpy2DFromArray(back, w * sizeof(float), a2, 0, 0, w * sizeof(float), h,
+                                cudaMemcpyDeviceToHost));
+    for (int i = 0; i < w * h; i++)
+        expect_near("2d", i, back[i], host[i]);
+    // a window at an offset
+    float win[4 * 2];
+    CHECK(cudaMemcpy2DFromArray(win, 4 * sizeof(float), a2, 3 * sizeof(float), 2,
+                                4 * sizeof(float), 2, cudaMemcpyDeviceToHost));
+    for (int y = 0; y < 2; y++)
+        for (int x = 0; x < 4; x++)
+            expect_near("window", y * 4 + x, win[y * 4 + x], host[(y + 2) * w + x + 3]);
+    cudaChannelFormatDesc got;
+    cudaExtent ext;
+    unsigned flags;
+    CHECK(cudaArrayGetInfo(&got, &ext, &flags, a2));
+    if (got.x != 32 || got.y != 0 || got.f != cudaChannelFormatKindFloat || ext.width != (size_t)w ||
+        ext.height != (size_t)h || ext.depth != 0) {
+        printf("cudaArrayGetInfo: %d %d %d, %zu x %zu x %zu\n", got.x, got.y, (int)got.f,
+               ext.width, ext.height, ext.depth);
+        failures++;
+    }
+    // copying past the array's end is an error, not a write
+    if (cudaMemcpy2DToArray(a2, 0, 1, host, w * sizeof(float), w * sizeof(float), h,
+                            cudaMemcpyHostToDevice) == cudaSuccess) {
+        printf("a copy past the array's end succeeded\n");
+        failures++;
+    }
+    cudaGetLastError();
+    CHECK(cudaFreeArray(a2));
+
+    cudaArray_t a3;
+    CHECK(cudaMalloc3DArray(&a3, &fd, make_cudaExtent(w, h, d)));
+    cudaMemcpy3DParms p = {};
+    p.srcPtr = make_cudaPitchedPtr(host, w * sizeof(float), w, h);
+    p.dstArray = a3;
+    p.extent = make_cudaExtent(w, h, d);
+    p.kind = cudaMemcpyHostToDevice;
+    CHECK(cudaMemcpy3D(&p));
+    cudaMemcpy3DParms q = {};
+    q.srcArray = a3;
+    q.dstPtr = make_cudaPitchedPtr(back, w * sizeof(float), w, h);
+    q.extent = make_cudaExtent(w, h, d);
+    q.kind = cudaMemcpyDeviceToHost;
+    memset(back, 0, sizeof back);
+    CHECK(cudaMemcpy3D(&q));
+    for (int i = 0; i < w * h * d; i++)
+        expect_near("3d", i, back[i], host[i]);
+    CHECK(cudaFreeArray(a3));
+
+    // the driver API: cuArrayCreate + cuMemcpy2D both ways
+    CUarray ca;
+    CUDA_ARRAY_DESCRIPTOR ad = {};
+    ad.Width = w;
+    ad.Height = h;
+    ad.Format = CU_AD_FORMAT_UNSIGNED_INT16;
+    ad.NumChannels = 2;
+    if (cuArrayCreate(&ca, &ad) != CUDA_SUCCESS) {
+        printf("cuArrayCreate failed\n");
+        return 1;
+    }
+    CUDA_ARRAY_DESCRIPTOR ad2 = {};
+    if (cuArrayGetDescriptor(&ad2, ca) != CUDA_SUCCESS || ad2.Width != (size_t)w ||
+        ad2.Height != (size_t)h || ad2.Format != CU_AD_FORMAT_UNSIGNED_INT16 || ad2.NumChannels != 2) {
+        printf("cuArrayGetDescriptor disagrees\n");
+        failures++;
+    }
+    unsigned short src16[w * h * 2], dst16[w * h * 2];
+    for (int i = 0; i < w * h * 2; i++)
+        src16[i] = (unsigned short)(i * 7 + 3);
+    CUDA_MEMCPY2D c = {};
+    c.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c.srcHost = src16;
+    c.srcPitch = w * 4;
+    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.dstArray = ca;
+    c.WidthInBytes = w * 4;
+    c.Height = h;
+    CUresult r1 = cuMemcpy2D(&c);
+    CUDA_MEMCPY2D b = {};
+    b.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    b.srcArray = ca;
+    b.dstMemoryType = CU_MEMORYTYPE_HOST;
+    b.dstHost = dst16;
+    b.dstPitch = w * 4;
+    b.WidthInBytes = w * 4;
+    b.Height = h;
+    memset(dst16, 0, sizeof dst16);
+    CUresult r2 = cuMemcpy2D(&b);
+    if (r1 != CUDA_SUCCESS || r2 != CUDA_SUCCESS || memcmp(src16, dst16, sizeof src16) != 0) {
+        printf("cuMemcpy2D through an array: %d %d\n", (int)r1, (int)r2);
+        failures++;
+    }
+    if (cuArrayDestroy(ca) != CUDA_SUCCESS || cuArrayDestroy(ca) == CUDA_SUCCESS) {
+        printf("cuArrayDestroy: a second destroy must fail\n");
+        failures++;
+    }
+    return failures;
+}
+
+// ---- textures: kernels and the host's reference of CUDA's arithmetic ----
+__global__ void sample1d(cudaTextureObject_t t, const float *xs, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex1D<float>(t, xs[i]);
+}
+
+__global__ void sample2d(cudaTextureObject_t t, const float2 *xy, float4 *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex2D<float4>(t, xy[i].x, xy[i].y);
+}
+
+__global__ void fetch_linear(cudaTextureObject_t t, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex1Dfetch<float>(t, i * 3 - 4);
+}
+
+__global__ void gather(cudaTextureObject_t t, const float2 *xy, float4 *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex2Dgather<float4>(t, xy[i].x, xy[i].y, 0);
+}
+
+__global__ void surface_scale(cudaSurfaceObject_t s, int w, int h)
+{
+    int x = threadIdx.x, y = blockIdx.x;
+    if (x < w && y < h) {
+        float v;
+        surf2Dread(&v, s, x * 4, y);
+        surf2Dwrite(v * 2.0f + (float)x, s, x * 4, y);
+    }
+}
+
+__global__ void sample_layered(cudaTextureObject_t t, const float2 *xy, float *out, int n,
+                               int layers)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n * layers)
+        out[i] = tex2DLayered<float>(t, xy[i % n].x, xy[i % n].y, i / n);
+}
+
+__global__ void absdiff4(const unsigned *a, const unsigned *b, unsigned *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        unsigned r;
+        asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r"(r) : "r"(a[i]), "r"(b[i]), "r"((unsigned)i));
+        out[i] = r;
+    }
+}
+
+// CUDA's address modes on an integer texel index
+static int address(int i, int n, int mode)
+{
+    if (i >= 0 && i < n)
+        return i;
+    if (mode == cudaAddressModeWrap)
+        return ((i % n) + n) % n;
+    if (mode == cudaAddressModeMirror) {
+        int r = ((i % (2 * n)) + 2 * n) % (2 * n);
+        return r < n ? r : 2 * n - 1 - r;
+    }
+    if (mode == cudaAddressModeBorder)
+        return -1;
+    return i < 0 ? 0 : n - 1;
+}
+
+static float fixed9(float frac) { return roundf(frac * 256.0f) / 256.0f; }
+
+static float *dev_copy(const void *p, size_t n)
+{
+    void *d;
+    CHECK(cudaMalloc(&d, n));
+    CHECK(cudaMemcpy(d, p, n, cudaMemcpyHostToDevice));
+    return (float *)d;
+}
+
+// 1D linear filtering of floats, clamp and border, unnormalized coordinates
+static int tex1d_linear()
+{
+    const int w = 16, n = 64;
+    float data[w], xs[n], out[n];
+    for (int i = 0; i < w; i++)
+        data[i] = (float)(i * i) * 0.25f - 3.0f;
+    for (int i = 0; i < n; i++)
+        xs[i] = -2.0f + i * 0.3125f;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
+    cudaArray_t a;
+    CHECK(cudaMallocArray(&a, &fd, w));
+    CHECK(cudaMemcpy2DToArray(a, 0, 0, data, sizeof data, sizeof data, 1, cudaMemcpyHostToDevice));
+    float *dx = dev_copy(xs, sizeof xs), *dout;
+    CHECK(cudaMalloc(&dout, sizeof out));
+    // wrap with unnormalized coordinates: CUDA clamps (it wraps normalized ones only)
+    const int modes[3] = {cudaAddressModeClamp, cudaAddressModeBorder, cudaAddressModeWrap};
+    const char *names[3] = {"tex1d clamp", "tex1d border", "tex1d unnormalized wrap"};
+    for (int m = 0; m < 3; m++) {
+        cudaResourceDesc rd = {};
+        rd.resType = cudaResourceTypeArray;
+        rd.res.array.array = a;
+        cudaTextureDesc td = {};
+        td.addressMode[0] = (cudaTextureAddressMode)modes[m];
+        td.filterMode = cudaFilterModeLinear;
+        td.readMode = cudaReadModeElementType;
+        cudaTextureObject_t t;
+        CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+        sample1d<<<2, 32>>>(t, dx, dout, n);
+        CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++) {
+            float b = xs[i] - 0.5f;
+            int i0 = (int)floorf(b);
+            float al = fixed9(b - floorf(b));
+            int mode = modes[m] == cudaAddressModeWrap ? cudaAddressModeClamp : modes[m];
+            int j0 = address(i0, w, mode), j1 = address(i0 + 1, w, mode);
+            float t0 = j0 < 0 ? 0.0f : data[j0], t1 = j1 < 0 ? 0.0f : data[j1];
+            expect_near(names[m], i, out[i], (1.0f - al) * t0 + al * t1);
+        }
+        CHECK(cudaDestroyTextureObject(t));
+    }
+    CHECK(cudaFreeArray(a));
+    return failures;
+}
+
+// 2D point sampling of uchar4 read as normalized floats, clamp; then normalized coordinates
+// with wrap and mirror
+static int tex2d(bool normalized)
+{
+    const int w = 7, h = 5, n = 96;
+    unsigned char data[h][w][4];
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < 4; c++)
+                data[y][x][c] = (unsigned char)(x * 31 + y * 17 + c * 60);
+    float2 xy[n];
+    float4 out[n];
+    for (int i = 0; i < n; i++)
+        xy[i] = normalized ? make_float2(-1.3f + i * 0.037f, 2.2f - i * 0.051f)
+                           : make_float2(-2.5f + (i % 12) * 0.9f, -1.5f + (i / 12) * 0.95f);
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<uchar4>();
+    cudaArray_t a;
+    CHECK(cudaMallocArray(&a, &fd, w, h));
+    CHECK(cudaMemcpy2DToArray(a, 0, 0, data, w * 4, w * 4, h, cudaMemcpyHostToDevice));
+    cudaResourceDesc rd = {};
+    rd.resType = cudaResourceTypeArray;
+    rd.res.array.array = a;
+    cudaTextureDesc td = {};
+    int mx = normalized ? cudaAddressModeWrap : cudaAddressModeClamp;
+    int my = normalized ? cudaAddressModeMirror : cudaAddressModeClamp;
+    td.addressMode[0] = (cudaTextureAddressMode)mx;
+    td.addressMode[1] = (cudaTextureAddressMode)my;
+    td.filterMode = cudaFilterModePoint;
+    td.readMode = cudaReadModeNormalizedFloat;
+    td.normalizedCoords = normalized;
+    cudaTextureObject_t t;
+    CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+    float2 *dxy = (float2 *)dev_copy(xy, sizeof xy);
+    float4 *dout;
+    CHECK(cudaMalloc(&dout, sizeof out));
+    sample2d<<<3, 32>>>(t, dxy, dout, n);
+    CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++) {
+        float u = xy[i].x, v = xy[i].y;
+        if (normalized) {  // wrap and mirror act on the normalized coordinate
+            u = u - floorf(u);
+            float f = v - 2.0f * floorf(v * 0.5f);
+            v = f <= 1.0f ? f : 2.0f - f;
+            u *= w;
+            v *= h;
+        }
+        int x = address((int)floorf(u), w, mx), y = address((int)floorf(v), h, my);
+        const float got[4] = {out[i].x, out[i].y, out[i].z, out[i].w};
+        for (int c = 0; c < 4; c++)
+            expect_near(normalized ? "tex2d normalized" : "tex2d clamp", i * 4 + c, got[c],
+                        data[y][x][c] / 255.0f);
+    }
+    // the texture's resource descriptor reads back
+    cudaResourceDesc back;
+    CHECK(cudaGetTextureObjectResourceDesc(&back, t));
+    if (back.resType != cudaResourceTypeArray || back.res.array.array != a) {
+        printf("cudaGetTextureObjectResourceDesc disagrees\n");
+        failures++;
+    }
+    // gather: the first channel of the four texels bilinear filtering reads
+    if (!normalized) {
+        cudaTextureObject_t g;
+        td.readMode = cudaReadModeElementType;
+        cudaChannelFormatDesc ff = cudaCreateChannelDesc<float>();
+        cudaArray_t fa;
+        float fdata[h][w];
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                fdata[y][x] = x + 10.0f * y;
+        CHECK(cudaMallocArray(&fa, &ff, w, h));
+        CHECK(cudaMemcpy2DToArray(fa, 0, 0, fdata, w * 4, w * 4, h, cudaMemcpyHostToDevice));
+        rd.res.array.array = fa;
+        CHECK(cudaCreateTextureObject(&g, &rd, &td, NULL));
+        gather<<<3, 32>>>(g, dxy, dout, n);
+        CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++) {
+            int i0 = (int)floorf(xy[i].x - 0.5f), j0 = (int)floorf(xy[i].y - 0.5f);
+            const int dx[4] = {0, 1, 1, 0}, dy[4] = {1, 1, 0, 0};
+            const float got[4] = {out[i].x, out[i].y, out[i].z, out[i].w};
+            for (int k = 0; k < 4; k++) {
+                int x = address(i0 + dx[k], w, mx), y = address(j0 + dy[k], h, my);
+                expect_near("tld4", i * 4 + k, got[k], fdata[y][x]);
+            }
+        }
+        CHECK(cudaDestroyTextureObject(g));
+        CHECK(cudaFreeArray(fa));
+    }
+    CHECK(cudaDestroyTextureObject(t));
+    CHECK(cudaFreeArray(a));
+    return failures;
+}
+
+// tex1Dfetch on linear memory: integer coordinates, clamped
+static int fetch()
+{
+    const int w = 40, n = 20;
+    float data[w], out[n];
+    for (int i = 0; i < w; i++)
+        data[i] = 1.5f * i - 2.0f;
+    float *d = dev_copy(data, sizeof data), *dout;
+    CHECK(cudaMalloc(&dout, sizeof out));
+    cudaResourceDesc rd = {};
+    rd.resType = cudaResourceTypeLinear;
+    rd.res.linear.devPtr = d;
+    rd.res.linear.desc = cudaCreateChannelDesc<float>();
+    rd.res.linear.sizeInBytes = sizeof data;
+    cudaTextureDesc td = {};
+    td.readMode = cudaReadModeElementType;
+    cudaTextureObject_t t;
+    CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+    fetch_linear<<<1, 32>>>(t, dout, n);
+    CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++) {
+        int j = i * 3 - 4;
+        if (j >= 0 && j < w)  // out of range is undefined in CUDA
+            expect_near("tex1Dfetch", i, out[i], data[j]);
+    }
+    CHECK(cudaDestroyTextureObject(t));
+    return failures;
+}
+
+// a surface written and read by a kernel, then read back by a copy
+static int surface()
+{
+    const int w = 19, h = 6;
+    float data[h][w], back[h][w];
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            data[y][x] = y * 100.0f + x * 0.5f;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
+    cudaArray_t a;
+    CHECK(cudaMallocArray(&a, &fd, w, h, cudaArraySurfaceLoadStore));
+    CHECK(cudaMemcpy2DToArray(a, 0, 0, data, w * 4, w * 4, h, cudaMemcpyHostToDevice));
+    cudaResourceDesc rd = {};
+    rd.resType = cudaResourceTypeArray;
+    rd.res.array.array = a;
+    cudaSurfaceObject_t s;
+    CHECK(cudaCreateSurfaceObject(&s, &rd));
+    surface_scale<<<h, 32>>>(s, w, h);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy2DFromArray(back, w * 4, a, 0, 0, w * 4, h, cudaMemcpyDeviceToHost));
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            expect_near("surface", y * w + x, back[y][x], data[y][x] * 2.0f + x);
+    CHECK(cudaDestroySurfaceObject(s));
+    CHECK(cudaFreeArray(a));
+    return failures;
+}
+
+// a layered 2D array (cudaArrayLayered), filled by cudaMemcpy3D, linear filtering per layer
+static int layered()
+{
+    const int w = 6, h = 4, layers = 3, n = 40;
+    float data[layers][h][w];
+    for (int l = 0; l < layers; l++)
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                data[l][y][x] = l * 100.0f + y * 10.0f + x;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
+    cudaArray_t a;
+    CHECK(cudaMalloc3DArray(&a, &fd, make_cudaExtent(w, h, layers), cudaArrayLayered));
+    cudaMemcpy3DParms p = {};
+    p.srcPtr = make_cudaPitchedPtr(data, w * sizeof(float), w, h);
+    p.dstArray = a;
+    p.extent = make_cudaExtent(w, h, layers);
+    p.kind = cudaMemcpyHostToDevice;
+    CHECK(cudaMemcpy3D(&p));
+    cudaResourceDesc rd = {};
+    rd.resType = cudaResourceTypeArray;
+    rd.res.array.array = a;
+    cudaTextureDesc td = {};
+    td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+    td.filterMode = cudaFilterModeLinear;
+    td.readMode = cudaReadModeElementType;
+    cudaTextureObject_t t;
+    CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+    float2 xy[n];
+    for (int i = 0; i < n; i++)
+        xy[i] = make_float2(-0.7f + i * 0.19f, 4.6f - i * 0.13f);
+    float2 *dxy = (float2 *)dev_copy(xy, sizeof xy);
+    float out[n * layers], *dout;
+    CHECK(cudaMalloc(&dout, sizeof out));
+    sample_layered<<<4, 32>>>(t, dxy, dout, n, layers);
+    CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n * layers; i++) {
+        int l = i / n;
+        float bx = xy[i % n].x - 0.5f, by = xy[i % n].y - 0.5f;
+        int x0 = (int)floorf(bx), y0 = (int)floorf(by);
+        float al = fixed9(bx - floorf(bx)), be = fixed9(by - floorf(by));
+        float want = 0.0f;
+        for (int dy = 0; dy <= 1; dy++)
+            for (int dx = 0; dx <= 1; dx++) {
+                int x = address(x0 + dx, w, cudaAddressModeClamp);
+                int y = address(y0 + dy, h, cudaAddressModeClamp);
+                want += (dx ? al : 1.0f - al) * (dy ? be : 1.0f - be) * data[l][y][x];
+            }
+        expect_near("layered", i, out[i], want);
+    }
+    CHECK(cudaDestroyTextureObject(t));
+    CHECK(cudaFreeArray(a));
+    return failures;
+}
+
+// a mipmapped array: each level half the one before (at least 1), copies into a level
+static int mipmap()
+{
+    const int w = 20, h = 9, levels = 4;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float2>();
+    cudaMipmappedArray_t m;
+    CHECK(cudaMallocMipmappedArray(&m, &fd, make_cudaExtent(w, h, 0), levels));
+    for (int l = 0; l < levels; l++) {
+        cudaArray_t a;
+        CHECK(cudaGetMipmappedArrayLevel(&a, m, l));
+        cudaChannelFormatDesc got;
+        cudaExtent e;
+        unsigned flags;
+        CHECK(cudaArrayGetInfo(&got, &e, &flags, a));
+        size_t ww = w >> l ? w >> l : 1, hh = h >> l ? h >> l : 1;
+        if (e.width != ww || e.height != hh || got.x != 32 || got.y != 32 || got.z != 0) {
+            printf("level %d: %zu x %zu, channels %d %d %d\n", l, e.width, e.height, got.x,
+                   got.y, got.z);
+            failures++;
+        }
+        float src[20 * 9 * 2], back[20 * 9 * 2];
+        for (size_t i = 0; i < ww * hh * 2; i++)
+            src[i] = l * 1000.0f + i;
+        CHECK(cudaMemcpy2DToArray(a, 0, 0, src, ww * 8, ww * 8, hh, cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy2DFromArray(back, ww * 8, a, 0, 0, ww * 8, hh, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < ww * hh * 2; i++)
+            expect_near("mipmap level", (int)i, back[i], src[i]);
+    }
+    cudaArray_t none;
+    if (cudaGetMipmappedArrayLevel(&none, m, levels) == cudaSuccess) {
+        printf("a level past the last one was given\n");
+        failures++;
+    }
+    cudaGetLastError();
+    CHECK(cudaFreeMipmappedArray(m));
+    return failures;
+}
+
+// vabsdiff4 (stereoDisparity's SAD): the byte lanes' absolute differences summed, plus c
+static int vabsdiff()
+{
+    const int n = 64;
+    unsigned a[n], b[n], out[n];
+    for (int i = 0; i < n; i++) {
+        a[i] = 0x9e3779b9u * (i + 1);
+        b[i] = 0x7f4a7c15u * (i + 3);
+    }
+    unsigned *da = (unsigned *)dev_copy(a, sizeof a), *db = (unsigned *)dev_copy(b, sizeof b), *dout;
+    CHECK(cudaMalloc(&dout, sizeof out));
+    absdiff4<<<2, 32>>>(da, db, dout, n);
+    CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++) {
+        unsigned want = i;
+        for (int k = 0; k < 4; k++)
+            want += abs((int)((a[i] >> (8 * k)) & 255) - (int)((b[i] >> (8 * k)) & 255));
+        if (out[i] != want && failures++ < 10)
+            printf("vabsdiff4[%d]: got %u want %u\n", i, out[i], want);
+    }
+    return failures;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "arrays";
+    cudaFree(0);
+    int bad;
+    if (strcmp(mode, "arrays") == 0)
+        bad = arrays();
+    else if (strcmp(mode, "tex1d_linear") == 0)
+        bad = tex1d_linear();
+    else if (strcmp(mode, "tex2d_clamp") == 0)
+        bad = tex2d(false);
+    else if (strcmp(mode, "tex2d_normalized") == 0)
+        bad = tex2d(true);
+    else if (strcmp(mode, "fetch") == 0)
+        bad = fetch();
+    else if (strcmp(mode, "vabsdiff") == 0)
+        bad = vabsdiff();
+    else if (strcmp(mode, "mipmap") == 0)
+        bad = mipmap();
+    else if (strcmp(mode, "layered") == 0)
+        bad = layered();
+    else if (strcmp(mode, "surface") == 0)
+        bad = surface();
+    else {
+        printf("unknown mode %s\n", mode);
+        return 2;
+    }
+    printf("%s %s\n", bad ? "FAIL" : "PASS", mode);
+    return bad ? 1 : 0;
+}
