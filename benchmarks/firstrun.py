@@ -21,6 +21,7 @@ from pathlib import Path
 from benchmarks import build, gen_many
 from benchmarks.context import Context
 from benchmarks.items import BenchError, Item, item, median
+from pyshim.kernels import lazy
 
 PARSE_BUDGET = 200_000.0
 ROOT = Path(__file__).resolve().parents[1]
@@ -179,7 +180,7 @@ def run(ctx: Context) -> list[Item]:
     units = 3 if ctx.quick else 30
     many = many_program(units)
     kernels = gen_many.kernels(units)
-    env = {} if kernels >= 64 else {"PYSHIM_LAZY_MIN_KERNELS": "4"}
+    env = {} if kernels >= lazy.LAZY_MIN_KERNELS else {"PYSHIM_LAZY_MIN_KERNELS": "4"}
     os.environ.update(env)
     try:
         rows += _load_rows("many", many, 0, ctx, f"held-out program, {kernels} template "

@@ -286,3 +286,31 @@ def test_cupy_cusolver_imports_with_pyshims_libcusolver(tmp_path: Path) -> None:
     assert "spCreate refused: CUSOLVER_STATUS_NOT_SUPPORTED" in proc.stdout, proc.stdout
     assert "dense solve ok" in proc.stdout
     assert "cusolverSpCreate is not supported" in proc.stderr
+
+
+@pytest.mark.clients
+def test_cupys_imports_resolve_against_ours(libdirs) -> None:
+    """Every versioned symbol CuPy's extension modules import from a replaced soname (its
+    cuBLAS, cuSOLVER, cuSPARSE, cuRAND, cuFFT bindings) is defined by pyshim's library at
+    that version: under pyshim run they bind to ours, never to NVIDIA's."""
+    site = _client_lib_dir().parents[2]
+    modules = sorted(p for pkg in ("cupy", "cupy_backends", "cupyx")
+                     for p in (site / pkg).rglob("*.so"))
+    if not modules:
+        pytest.skip(f"CuPy is not installed in {site}")
+    replaced = set(SONAMES)
+    ours = {so: exports.nm_exports(_lib_path(libdirs, so)) for so in replaced}
+    imported: dict[str, set[str]] = {}
+    for mod in modules:
+        out = subprocess.run(["nm", "-D", "--undefined-only", "--with-symbol-versions",
+                              str(mod)], capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            name, _, ver = (line.split() or [""])[-1].partition("@")
+            if ver in replaced:
+                imported.setdefault(ver, set()).add(name)
+    # CuPy binds all five libraries: an empty set means the scan found nothing to check
+    assert {"libcublas.so.13", "libcusolver.so.12", "libcusparse.so.12", "libcurand.so.10",
+            "libcufft.so.12"} <= set(imported), sorted(imported)
+    missing = sorted(f"{n}@{v}" for v, names in imported.items() for n in names
+                     if ours[v].get(n) != v)
+    assert not missing, f"{len(missing)}: {missing[:20]}"
