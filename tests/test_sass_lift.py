@@ -4,6 +4,7 @@ report of `pyshim check`, and the oracle (PTX-only vs SASS-only builds of one so
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -309,3 +310,73 @@ def test_strong_accesses_lift_as_volatile(work: Path, arch: int) -> None:
     chain = chain[:chain.index("\n}")]
     assert "ld.volatile.global.b32" in chain and "st.volatile.global.b32" in chain, chain
     assert "mov.u32" in ptx and "%envreg1" in ptx and "%envreg2" in ptx
+
+
+ATTRS = r"""
+#include <cstdio>
+__global__ void __launch_bounds__(128) attrs(const float *a, float *o, int n) {
+    __shared__ float tile[96];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    tile[threadIdx.x % 96] = i < n ? a[i] : 0.0f;
+    __syncthreads();
+    float x = tile[(threadIdx.x + 5) % 96], y = 1.0f;
+    for (int k = 0; k < 8; k++) y = y * x + (float)k / (x + 2.0f);
+    if (i < n) o[i] = y + sinf(x) * expf(-x);
+}
+int main() {
+    cudaFuncAttributes f;
+    if (cudaFuncGetAttributes(&f, (const void *)attrs) != cudaSuccess) return 1;
+    printf("numRegs %d maxThreadsPerBlock %d shared %zu local %zu\n", f.numRegs,
+           f.maxThreadsPerBlock, f.sharedSizeBytes, f.localSizeBytes);
+    return 0;
+}
+"""
+
+
+def cubin_regs(cubin: Path, kernel: str) -> int:
+    """The register count the cubin records for a kernel, read with readelf independently of
+    pyshim.sass.cubin: the EIATTR_REGCOUNT record (format 0x04, attribute 0x2f, 8 bytes:
+    symbol index, count) in the module's .nv.info."""
+    def readelf(*args: str) -> str:
+        return subprocess.run(["readelf", *args, str(cubin)], capture_output=True, text=True,
+                              check=True).stdout
+    index = next(int(line.split(":")[0]) for line in readelf("-sW").splitlines()
+                 if line.split()[-1:] == [kernel] and "FUNC" in line)
+    # each row: two spaces, the address, then four groups of hex in 35 columns, then ASCII
+    hexdump = "".join(line[13:48].replace(" ", "") for line in readelf("-x", ".nv.info")
+                      .splitlines() if line.startswith("  0x"))
+    info = bytes.fromhex(hexdump)
+    pos = 0
+    while pos + 4 <= len(info):
+        fmt, attr = info[pos], info[pos + 1]
+        # EIFMT_SVAL (0x04) carries a u16 size and that many bytes; the others are 4 bytes
+        size = int.from_bytes(info[pos + 2:pos + 4], "little") if fmt == 0x04 else 0
+        value = info[pos + 4:pos + 4 + size]
+        if attr == 0x2F and len(value) == 8 and int.from_bytes(value[:4], "little") == index:
+            return int.from_bytes(value[4:], "little")
+        pos += 4 + size
+    raise AssertionError(f"no register count for {kernel} in .nv.info")
+
+
+@pytest.mark.skipif(shutil.which("readelf") is None, reason="readelf is not installed")
+@pytest.mark.parametrize("arch", [80, 90])
+def test_lifted_kernel_reports_the_cubins_attributes(tmp_path: Path, arch: int) -> None:
+    """cudaFuncGetAttributes of a lifted kernel says what the cubin records, as the driver
+    does: ptxas's register count, not the count of the lifted code's registers."""
+    src = tmp_path / "attrs.cu"
+    src.write_text(ATTRS)
+    gencode = ["-gencode", f"arch=compute_{arch},code=sm_{arch}"]
+    cubin, exe = tmp_path / "attrs.cubin", tmp_path / "attrs"
+    for extra, out in ((["-cubin"], cubin), ([], exe)):
+        subprocess.run(["nvcc", "-O2", *gencode, *extra, "-o", str(out), str(src)],
+                       check=True, capture_output=True, timeout=600)
+    regs = cubin_regs(cubin, "_Z5attrsPKfPfi")
+    ptxas = subprocess.run(["nvcc", "-c", *gencode, "-Xptxas", "-v", "-o", os.devnull, str(src)],
+                           check=True, capture_output=True, text=True, timeout=600).stderr
+    assert f"Used {regs} registers" in ptxas
+    r = shimmed(exe)
+    assert r.returncode == 0, r.stderr
+    frame = int(re.search(r"(\d+) bytes stack frame", ptxas).group(1))
+    shared = 96 * 4 + (1024 if arch == 90 else 0)
+    assert r.stdout == (f"numRegs {regs} maxThreadsPerBlock 128 shared {shared} "
+                        f"local {frame}\n")

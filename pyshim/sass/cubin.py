@@ -3,7 +3,8 @@
 `.nv.info.<kernel>` holds attribute records (format byte, attribute byte, then a value):
 the launch parameters' ordinals, offsets and sizes, the bank offset they sit at in
 constant bank 0 (0x160 on sm_75..sm_89, 0x210 on sm_90), REQNTID / MAX_THREADS, exit
-offsets. The module-wide `.nv.info` gives each function's frame and stack sizes.
+offsets. The module-wide `.nv.info` gives each function's frame and stack sizes and its
+register count.
 `.nv.shared.<kernel>` is the kernel's static shared memory (NOBITS: a size),
 `.nv.constantN[.<kernel>]` the constant banks, `.nv.global[.init]` the globals.
 """
@@ -26,6 +27,7 @@ EIATTR_KPARAM_INFO = 0x17
 EIATTR_CBANK_PARAM_SIZE = 0x19
 EIATTR_EXIT_INSTR_OFFSETS = 0x1C
 EIATTR_MAX_STACK_SIZE = 0x23
+EIATTR_REGCOUNT = 0x2F
 
 _SYM = struct.Struct("<IBBHQQ")
 _REL = struct.Struct("<QQ")
@@ -58,6 +60,7 @@ class Kernel:
     params: list[Param] = field(default_factory=list)
     param_base: int = 0x160        # where the parameters start in constant bank 0
     param_bytes: int = 0
+    num_regs: int = 0              # the registers ptxas allotted: what the driver reports
     shared_bytes: int = 0
     frame_bytes: int = 0
     stack_bytes: int = 0
@@ -124,8 +127,10 @@ def read(elf: bytes) -> Cubin:
     names = [s.name for s in secs]
     contents: dict[str, bytes] = {}
     sizes: dict[str, int] = {}
+    infos: dict[str, int] = {}
     for s in secs:
         sizes[s.name] = s["sh_size"]
+        infos[s.name] = s["sh_info"]
         if s["sh_type"] == "SHT_NOBITS":
             contents[s.name] = bytes(min(s["sh_size"], 1 << 24))
         elif s["sh_type"] not in ("SHT_NULL",):
@@ -157,6 +162,7 @@ def read(elf: bytes) -> Cubin:
     by_index = {i: sym for i, sym in enumerate(symbols)}
     frame: dict[str, int] = {}
     stack: dict[str, int] = {}
+    regcount: dict[str, int] = {}
     if ".nv.info" in contents:
         for attr, v in _attrs(contents[".nv.info"]):
             if attr in (EIATTR_FRAME_SIZE, EIATTR_MIN_STACK_SIZE, EIATTR_MAX_STACK_SIZE) \
@@ -165,12 +171,19 @@ def read(elf: bytes) -> Cubin:
                 name = by_index[idx].name if idx in by_index else ""
                 table = frame if attr == EIATTR_FRAME_SIZE else stack
                 table[name] = max(table.get(name, 0), n)
+            elif attr == EIATTR_REGCOUNT and len(v) >= 8:
+                idx, n = struct.unpack_from("<II", v)
+                if idx in by_index:
+                    regcount[by_index[idx].name] = n
     kernels: dict[str, Kernel] = {}
     for sym in symbols:
         if not (sym.kind == STT_FUNC and sym.entry):
             continue
         k = Kernel(sym.name, f".text.{sym.name}")
         k.shared_bytes = sizes.get(f".nv.shared.{sym.name}", 0)
+        # ptxas -v's "Used N registers": EIATTR_REGCOUNT in the module's .nv.info; sm_75..89
+        # also keep it in the high 8 bits of the code section's sh_info (sm_90 does not)
+        k.num_regs = regcount.get(sym.name, infos.get(k.text, 0) >> 24)
         k.frame_bytes = frame.get(sym.name, 0)
         k.stack_bytes = stack.get(sym.name, 0)
         for attr, v in _attrs(contents.get(f".nv.info.{sym.name}", b"")):

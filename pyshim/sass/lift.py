@@ -2372,6 +2372,11 @@ class ModuleLifter:
             dirs += " .reqntid " + ", ".join(str(x) for x in k.reqntid)
         elif k.max_threads:
             dirs += " .maxntid " + ", ".join(str(x) for x in k.max_threads)
+        # the driver reports what the cubin records (ptxas's registers, the stack frame), not
+        # what the lifted code happens to use or the local room it is given
+        if k.num_regs:
+            dirs += f' .pragma "pyshim.cubin_regs {k.num_regs}";'
+        dirs += f' .pragma "pyshim.cubin_local {k.frame_bytes}";'
         out = [f".visible .entry {_ptx_name(k.name)}(" + ", ".join(params) + f"){dirs}", "{",
                ".reg .b32 %rdis, %bres;", ".reg .pred %pt, %pdis, %pg;", ".reg .b16 %hs;"]
         # only the registers the code names: a kernel that keeps its registers in a

@@ -20,6 +20,7 @@ _TYPES = frozenset((
     "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "pred", "tf32", "e4m3", "e5m2",
 ))
 _LINKAGE = frozenset((".visible", ".extern", ".weak", ".common"))
+_CUBIN_ATTR = re.compile(r'"pyshim\.(cubin_regs|cubin_local) (\d+)"')
 _PERF = frozenset((".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".maxnctapersm",
                    ".maxclusterrank", ".reqnctapercluster", ".explicitcluster",
                    ".blocksareclusters"))
@@ -198,6 +199,10 @@ class _Parser:
                 self.i += 1
                 fn.noreturn = True
             elif t == ".pragma":
+                # the SASS lifter's note of what the cubin records (registers, stack frame)
+                m = _CUBIN_ATTR.fullmatch(self.toks[self.i + 1]) if self.i + 1 < self.n else None
+                if m:
+                    fn.directives[m.group(1)] = [int(m.group(2))]
                 self.skip_to_semicolon()
             elif t == ".attribute":
                 self.i += 1

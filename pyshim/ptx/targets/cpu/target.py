@@ -251,6 +251,11 @@ class CpuTarget(Target):
             # .maxnreg N (maxrregcount, numba's max_registers) bounds what NVIDIA reports
             if k.directives.get("maxnreg"):
                 regs = min(regs, k.directives["maxnreg"][0])
+            # a kernel lifted from SASS: the cubin's own count, as the driver reports it
+            if k.directives.get("cubin_regs"):
+                regs = k.directives["cubin_regs"][0]
+            if "cubin_local" in k.directives:
+                local = k.directives["cubin_local"][0]
             maxnt = 1
             for d in k.directives.get("maxntid", []):
                 maxnt *= d
