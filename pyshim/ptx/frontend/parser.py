@@ -525,7 +525,9 @@ class _Parser:
         j = k
         addrs = self._addrs
         while j < end:
-            if toks[j] == "[":  # an address: one shared object per spelling, as above
+            # an address: one shared object per spelling, as above (an image operand
+            # `[handle, {coords}]` is two operands, split below)
+            if toks[j] == "[" and split[0] not in IMAGE_OPCODES:
                 k = j + 1
                 while k < end and toks[k] != "]":
                     k += 1

@@ -203,10 +203,17 @@ void cpu_arena_free(void *ptr, size_t size)
 
 /* ---- address space for virtual memory management (vmm.c) ---- */
 
-/* Held address space, still inaccessible: taken as large allocations are, less the
- * mprotect. Lock held. */
+/* Held address space, still inaccessible. Fresh address space first, holes only when it
+ * runs out: a reservation is then followed by free space, so the next one can be placed at
+ * its end (a range grown in place, as CUDA allows), whatever the device's allocations have
+ * freed meanwhile. Lock held. */
 static uintptr_t reserve_locked(size_t len)
 {
+    if (arena_end - arena_bump >= len) {
+        uintptr_t p = arena_bump;
+        arena_bump += len;
+        return p;
+    }
     for (size_t i = 0; i < nholes; i++) {
         if (holes[i].size < len)
             continue;
@@ -219,11 +226,7 @@ static uintptr_t reserve_locked(size_t len)
         }
         return p;
     }
-    if (arena_end - arena_bump < len)
-        return 0;
-    uintptr_t p = arena_bump;
-    arena_bump += len;
-    return p;
+    return 0;
 }
 
 void *cpu_arena_reserve(size_t len, size_t align)
