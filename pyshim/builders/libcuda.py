@@ -33,7 +33,7 @@ CORE_DIR = SHIM_DIR / "core"
 # C shared with libcudart and the BLAS shims, compiled into each (shim/common)
 COMMON_DIR = SHIM_DIR / "common"
 COMMON_SOURCES = ["capture_info.c", "device_identity.c", "elf_write.c", "embed_bridge.c",
-                  "fatbin_extent.c", "handle_set.c", "log.c", "unsupported.c"]
+                  "fatbin_extent.c", "handle_set.c", "log.c", "module_bind.c", "unsupported.c"]
 CUDA_TOOLKIT_INCLUDE = Path("/usr/local/cuda/include")
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-D__HIP_PLATFORM_AMD__"]
 LIBCUDA = "libcuda.so.1"

@@ -39,7 +39,7 @@ RUNTIME_DIR = SHIM_DIR / "runtime"
 # unsupported-call counts), compiled into each library with its symbols hidden
 COMMON_DIR = SHIM_DIR / "common"
 COMMON_SOURCES = ["capture_info.c", "device_identity.c", "embed_bridge.c", "fatbin_extent.c", "log.c",
-                  "unsupported.c"]
+                  "module_bind.c", "unsupported.c"]
 # -fno-plt: a thunk calls HIP through the GOT slot it has just checked for NULL
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-fno-plt", "-Wall", "-Wextra", "-Werror",
           "-D__HIP_PLATFORM_AMD__"]

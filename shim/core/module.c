@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/embed_bridge.h"
+#include "common/module_bind.h"
 #include "internal.h"
 
 #define LIB_MAGIC 0x4c494231u /* "LIB1" */
@@ -272,38 +273,6 @@ static void unload_lazy(struct pyshim_library *lib, int d)
     lib->dev[d].lazy = NULL;
 }
 
-/* Fills a lazily translated kernel's binding table (its "pyshim:bind-slots", one per name
- * in "pyshim:bind-names") with the addresses of the variables of the module's data object:
- * all kernels of a module share those, and no symbol is looked up across objects. */
-static CUresult bind_globals(hipModule_t data, hipModule_t kernel, const char *name)
-{
-    hipDeviceptr_t slots = NULL, names = NULL;
-    size_t slots_size = 0, names_size = 0;
-    if (hipModuleGetGlobal(&slots, &slots_size, kernel, "pyshim:bind-slots") != hipSuccess)
-        return CUDA_SUCCESS; /* it uses no module variable */
-    if (hipModuleGetGlobal(&names, &names_size, kernel, "pyshim:bind-names") != hipSuccess ||
-        names_size == 0 || ((const char *)names)[names_size - 1] != '\0') {
-        pyshim_log("kernel %s: its binding table has no names", name);
-        return CUDA_ERROR_INVALID_IMAGE;
-    }
-    /* lazy loading is for the CPU device, where a module's globals are host memory */
-    void **slot = (void **)slots;
-    size_t i = 0;
-    for (const char *g = names; g < (const char *)names + names_size && *g != '\0';
-         g += strlen(g) + 1, i++) {
-        hipDeviceptr_t addr = NULL;
-        size_t bytes = 0;
-        if (i >= slots_size / sizeof(void *) ||
-            hipModuleGetGlobal(&addr, &bytes, data, g) != hipSuccess) {
-            pyshim_log("kernel %s: module variable %s is not in its module's data object",
-                       name, g);
-            return CUDA_ERROR_INVALID_IMAGE;
-        }
-        slot[i] = addr;
-    }
-    return CUDA_SUCCESS;
-}
-
 /* Kernel `name` of module `lib` on device d; a lazily loaded module (its data object holds
  * "pyshim:lazy", the module's cache key) translates and loads the kernel now. Called with
  * lib->lock held. */
@@ -343,7 +312,8 @@ static CUresult module_function(struct pyshim_library *lib, int d, const char *n
         free(n);
         return CUDA_ERROR_INVALID_IMAGE;
     }
-    rc = bind_globals(data, n->module, name);
+    rc = pyshim_bind_globals(data, n->module, name) == 0 ? CUDA_SUCCESS
+                                                         : CUDA_ERROR_INVALID_IMAGE;
     if (rc == CUDA_SUCCESS && hipModuleGetFunction(out, n->module, name) != hipSuccess)
         rc = CUDA_ERROR_NOT_FOUND;
     if (rc != CUDA_SUCCESS) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/module_bind.h"
 #include "internal.h"
 #include "runtime_error_codes.h"
 
@@ -116,37 +117,6 @@ void pyshim_rt_hip_unload(void *module)
     free(m);
 }
 
-/* Points a lazily translated kernel's binding table ("pyshim:bind-slots", one slot per
- * name in "pyshim:bind-names") at the variables of its module's data object, so every
- * kernel of the module shares one copy of each (the CPU device: globals are host memory). */
-static int bind_globals(hipModule_t data, hipModule_t kernel, const char *name)
-{
-    hipDeviceptr_t slots = NULL, names = NULL;
-    size_t slots_size = 0, names_size = 0;
-    if (hipModuleGetGlobal(&slots, &slots_size, kernel, "pyshim:bind-slots") != hipSuccess)
-        return 0; /* it reads no module variable */
-    if (hipModuleGetGlobal(&names, &names_size, kernel, "pyshim:bind-names") != hipSuccess ||
-        names_size == 0 || ((const char *)names)[names_size - 1] != '\0') {
-        pyshim_rt_log("kernel %s: its binding table has no names", name);
-        return PYSHIM_RT_cudaErrorInvalidKernelImage;
-    }
-    void **slot = (void **)slots;
-    size_t i = 0;
-    for (const char *g = names; g < (const char *)names + names_size && *g != '\0';
-         g += strlen(g) + 1, i++) {
-        hipDeviceptr_t addr = NULL;
-        size_t bytes = 0;
-        if (i >= slots_size / sizeof(void *) ||
-            hipModuleGetGlobal(&addr, &bytes, data, g) != hipSuccess) {
-            pyshim_rt_log("kernel %s: module variable %s is not in its module's data object",
-                          name, g);
-            return PYSHIM_RT_cudaErrorInvalidKernelImage;
-        }
-        slot[i] = addr;
-    }
-    return 0;
-}
-
 /* Kernel `name` of lazily loaded module m, translated and loaded now. */
 static int lazy_function(struct rt_module *m, const char *name, hipFunction_t *out)
 {
@@ -170,7 +140,9 @@ static int lazy_function(struct rt_module *m, const char *name, hipFunction_t *o
         free(k);
         return PYSHIM_RT_cudaErrorInvalidKernelImage;
     }
-    rc = bind_globals(m->data, k->module, name);
+    rc = pyshim_bind_globals(m->data, k->module, name) == 0
+             ? 0
+             : PYSHIM_RT_cudaErrorInvalidKernelImage;
     if (rc == 0 && hipModuleGetFunction(out, k->module, name) != hipSuccess) {
         pyshim_rt_log("kernel %s is not in its own translated object", name);
         rc = PYSHIM_RT_cudaErrorInvalidDeviceFunction;
