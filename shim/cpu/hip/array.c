@@ -140,6 +140,13 @@ static hipError_t destroy(hipArray_t a, const char *fn)
     return err;
 }
 
+/* The array format of a runtime allocation's channel description (none: invalid). */
+static hipError_t desc_format(const hipChannelFormatDesc *desc, hipArray_Format *format,
+                              unsigned *channels)
+{
+    return desc == NULL ? hipErrorInvalidValue : cpu_channel_format(desc, format, channels);
+}
+
 hipError_t hipArrayCreate(hipArray_t *pHandle, const HIP_ARRAY_DESCRIPTOR *d)
 {
     if (d == NULL)
@@ -171,9 +178,7 @@ hipError_t hipMallocArray(hipArray_t *array, const hipChannelFormatDesc *desc, s
 {
     hipArray_Format format;
     unsigned channels;
-    if (desc == NULL)
-        return cpu_ret(hipErrorInvalidValue);
-    hipError_t err = cpu_channel_format(desc, &format, &channels);
+    hipError_t err = desc_format(desc, &format, &channels);
     if (err != hipSuccess)
         return cpu_ret(err);
     return cpu_ret(create(array, format, channels, width, height, 0, flags, "hipMallocArray"));
@@ -184,34 +189,26 @@ hipError_t hipMalloc3DArray(hipArray_t *array, const struct hipChannelFormatDesc
 {
     hipArray_Format format;
     unsigned channels;
-    if (desc == NULL)
-        return cpu_ret(hipErrorInvalidValue);
-    hipError_t err = cpu_channel_format(desc, &format, &channels);
+    hipError_t err = desc_format(desc, &format, &channels);
     if (err != hipSuccess)
         return cpu_ret(err);
     return cpu_ret(create(array, format, channels, extent.width, extent.height, extent.depth,
                           flags, "hipMalloc3DArray"));
 }
 
-hipError_t hipArrayGetDescriptor(HIP_ARRAY_DESCRIPTOR *out, hipArray_t a)
+/* A getter's checks: somewhere to write, then an array to describe. */
+static hipError_t array_to_read(const void *out, hipArray_const_t a)
 {
     if (out == NULL)
-        return cpu_ret(hipErrorInvalidValue);
-    if (!cpu_array_valid(a))
-        return cpu_ret(hipErrorInvalidHandle);
-    out->Width = a->width;
-    out->Height = a->height;
-    out->Format = a->format;
-    out->NumChannels = a->channels;
-    return cpu_ret(hipSuccess);
+        return hipErrorInvalidValue;
+    return cpu_array_valid(a) ? hipSuccess : hipErrorInvalidHandle;
 }
 
 hipError_t hipArray3DGetDescriptor(HIP_ARRAY3D_DESCRIPTOR *out, hipArray_t a)
 {
-    if (out == NULL)
-        return cpu_ret(hipErrorInvalidValue);
-    if (!cpu_array_valid(a))
-        return cpu_ret(hipErrorInvalidHandle);
+    hipError_t err = array_to_read(out, a);
+    if (err != hipSuccess)
+        return cpu_ret(err);
     out->Width = a->width;
     out->Height = a->height;
     out->Depth = a->depth;
@@ -219,6 +216,17 @@ hipError_t hipArray3DGetDescriptor(HIP_ARRAY3D_DESCRIPTOR *out, hipArray_t a)
     out->NumChannels = a->channels;
     out->Flags = a->flags;
     return cpu_ret(hipSuccess);
+}
+
+/* The 2D descriptor is the 3D one's leading fields. */
+hipError_t hipArrayGetDescriptor(HIP_ARRAY_DESCRIPTOR *out, hipArray_t a)
+{
+    HIP_ARRAY3D_DESCRIPTOR d;
+    hipError_t err = out == NULL ? hipErrorInvalidValue : hipArray3DGetDescriptor(&d, a);
+    if (err == hipSuccess)
+        *out = (HIP_ARRAY_DESCRIPTOR){.Width = d.Width, .Height = d.Height, .Format = d.Format,
+                                      .NumChannels = d.NumChannels};
+    return cpu_ret(err);
 }
 
 hipError_t hipArrayGetInfo(hipChannelFormatDesc *desc, hipExtent *extent, unsigned int *flags,
@@ -237,92 +245,111 @@ hipError_t hipArrayGetInfo(hipChannelFormatDesc *desc, hipExtent *extent, unsign
 
 hipError_t hipGetChannelDesc(hipChannelFormatDesc *desc, hipArray_const_t a)
 {
-    if (desc == NULL)
-        return cpu_ret(hipErrorInvalidValue);
-    if (!cpu_array_valid(a))
-        return cpu_ret(hipErrorInvalidHandle);
+    hipError_t err = array_to_read(desc, a);
+    if (err != hipSuccess)
+        return cpu_ret(err);
     *desc = cpu_array_channel_desc(a);
     return cpu_ret(hipSuccess);
 }
 
 /* ---- copies with an array end: 2D copies at a byte offset into the packed rows ---- */
 
-static hipError_t array_at(hipArray_const_t a, size_t x_bytes, size_t y, size_t width,
-                           size_t height, char **out, const char *fn)
+/* One end of a 2D copy: an array at a byte offset and row, or memory and its pitch. */
+struct copy_end {
+    bool is_array;
+    hipArray_const_t array;
+    size_t x_bytes, y;
+    const void *ptr;
+    size_t pitch;
+};
+
+static struct copy_end array_end(hipArray_const_t a, size_t x_bytes, size_t y)
 {
+    return (struct copy_end){.is_array = true, .array = a, .x_bytes = x_bytes, .y = y};
+}
+
+static struct copy_end memory_end(const void *ptr, size_t pitch)
+{
+    return (struct copy_end){.ptr = ptr, .pitch = pitch};
+}
+
+/* An array end becomes its packed rows at the offset, once the copy is known to fit. */
+static hipError_t resolve_end(struct copy_end *e, size_t width, size_t height, const char *fn)
+{
+    if (!e->is_array)
+        return hipSuccess;
+    hipArray_const_t a = e->array;
     if (!cpu_array_valid(a)) {
         cpu_log("%s: %p is not an array", fn, (const void *)a);
         return hipErrorInvalidHandle;
     }
     size_t rows = a->height ? a->height : 1;
-    if (x_bytes + width > a->pitch || y + height > rows) {
+    if (e->x_bytes + width > a->pitch || e->y + height > rows) {
         cpu_log("%s: %zu bytes x %zu rows at (%zu, %zu) leave the array (%zu x %zu)", fn,
-                width, height, x_bytes, y, a->pitch, rows);
+                width, height, e->x_bytes, e->y, a->pitch, rows);
         return hipErrorInvalidValue;
     }
-    *out = a->data + y * a->pitch + x_bytes;
+    e->ptr = a->data + e->y * a->pitch + e->x_bytes;
+    e->pitch = a->pitch;
     return hipSuccess;
+}
+
+/* Every 2D copy with an array end, in whichever direction: the strided copy of memcpy.c,
+ * on `stream` when `async`. */
+static hipError_t copy_2d(struct copy_end dst, struct copy_end src, size_t width,
+                          size_t height, hipMemcpyKind kind, bool async, hipStream_t stream,
+                          const char *fn)
+{
+    hipError_t err = resolve_end(&dst, width, height, fn);
+    if (err == hipSuccess)
+        err = resolve_end(&src, width, height, fn);
+    if (err != hipSuccess)
+        return cpu_ret(err);
+    if (async)
+        return hipMemcpy2DAsync((void *)dst.ptr, dst.pitch, src.ptr, src.pitch, width, height,
+                                kind, stream);
+    return hipMemcpy2D((void *)dst.ptr, dst.pitch, src.ptr, src.pitch, width, height, kind);
 }
 
 hipError_t hipMemcpy2DToArray(hipArray_t dst, size_t wOffset, size_t hOffset, const void *src,
                               size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
-    char *d;
-    hipError_t err = array_at(dst, wOffset, hOffset, width, height, &d, "hipMemcpy2DToArray");
-    if (err != hipSuccess)
-        return cpu_ret(err);
-    return hipMemcpy2D(d, dst->pitch, src, spitch, width, height,
-                       kind == hipMemcpyHostToHost ? hipMemcpyHostToDevice : kind);
+    return copy_2d(array_end(dst, wOffset, hOffset), memory_end(src, spitch), width, height,
+                   kind == hipMemcpyHostToHost ? hipMemcpyHostToDevice : kind, false, NULL,
+                   "hipMemcpy2DToArray");
 }
 
 hipError_t hipMemcpy2DToArrayAsync(hipArray_t dst, size_t wOffset, size_t hOffset,
                                    const void *src, size_t spitch, size_t width, size_t height,
                                    hipMemcpyKind kind, hipStream_t stream)
 {
-    char *d;
-    hipError_t err = array_at(dst, wOffset, hOffset, width, height, &d,
-                              "hipMemcpy2DToArrayAsync");
-    if (err != hipSuccess)
-        return cpu_ret(err);
-    return hipMemcpy2DAsync(d, dst->pitch, src, spitch, width, height, kind, stream);
+    return copy_2d(array_end(dst, wOffset, hOffset), memory_end(src, spitch), width, height,
+                   kind, true, stream, "hipMemcpy2DToArrayAsync");
 }
 
 hipError_t hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset,
                                 size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
 {
-    char *s;
-    hipError_t err = array_at(src, wOffset, hOffset, width, height, &s, "hipMemcpy2DFromArray");
-    if (err != hipSuccess)
-        return cpu_ret(err);
-    return hipMemcpy2D(dst, dpitch, s, src->pitch, width, height, kind);
+    return copy_2d(memory_end(dst, dpitch), array_end(src, wOffset, hOffset), width, height,
+                   kind, false, NULL, "hipMemcpy2DFromArray");
 }
 
 hipError_t hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, hipArray_const_t src,
                                      size_t wOffset, size_t hOffset, size_t width,
                                      size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
-    char *s;
-    hipError_t err = array_at(src, wOffset, hOffset, width, height, &s,
-                              "hipMemcpy2DFromArrayAsync");
-    if (err != hipSuccess)
-        return cpu_ret(err);
-    return hipMemcpy2DAsync(dst, dpitch, s, src->pitch, width, height, kind, stream);
+    return copy_2d(memory_end(dst, dpitch), array_end(src, wOffset, hOffset), width, height,
+                   kind, true, stream, "hipMemcpy2DFromArrayAsync");
 }
 
 hipError_t hipMemcpy2DArrayToArray(hipArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
                                    hipArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc,
                                    size_t width, size_t height, hipMemcpyKind kind)
 {
-    char *d, *s;
-    hipError_t err = array_at(dst, wOffsetDst, hOffsetDst, width, height, &d,
-                              "hipMemcpy2DArrayToArray");
-    if (err == hipSuccess)
-        err = array_at(src, wOffsetSrc, hOffsetSrc, width, height, &s,
-                       "hipMemcpy2DArrayToArray");
-    if (err != hipSuccess)
-        return cpu_ret(err);
-    (void)kind;
-    return hipMemcpy2D(d, dst->pitch, s, src->pitch, width, height, hipMemcpyDeviceToDevice);
+    (void)kind; /* both ends are device memory */
+    return copy_2d(array_end(dst, wOffsetDst, hOffsetDst), array_end(src, wOffsetSrc, hOffsetSrc),
+                   width, height, hipMemcpyDeviceToDevice, false, NULL,
+                   "hipMemcpy2DArrayToArray");
 }
 
 /* The 1D forms (deprecated in CUDA) run row by row from (wOffset, hOffset) onwards. */
@@ -490,9 +517,7 @@ hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray,
 {
     hipArray_Format format;
     unsigned channels;
-    if (desc == NULL)
-        return cpu_ret(hipErrorInvalidValue);
-    hipError_t err = cpu_channel_format(desc, &format, &channels);
+    hipError_t err = desc_format(desc, &format, &channels);
     if (err != hipSuccess)
         return cpu_ret(err);
     return cpu_ret(mipmap_create(mipmappedArray, format, channels, extent.width, extent.height,
