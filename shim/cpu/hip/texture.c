@@ -284,10 +284,18 @@ hipError_t hipDestroyTextureObject(hipTextureObject_t textureObject)
     return cpu_ret(tex_destroy(textureObject, "hipDestroyTextureObject"));
 }
 
+/* The texture object a getter describes; NULL (invalid value) for a bad handle, logged,
+ * or no place to write to. */
+static struct __hip_texture *tex_to_read(const void *out, hipTextureObject_t t, const char *fn)
+{
+    struct __hip_texture *o = tex_of(t, fn);
+    return out == NULL ? NULL : o;
+}
+
 hipError_t hipTexObjectGetResourceDesc(HIP_RESOURCE_DESC *pResDesc, hipTextureObject_t texObject)
 {
-    struct __hip_texture *o = tex_of(texObject, "hipTexObjectGetResourceDesc");
-    if (pResDesc == NULL || o == NULL)
+    struct __hip_texture *o = tex_to_read(pResDesc, texObject, "hipTexObjectGetResourceDesc");
+    if (o == NULL)
         return cpu_ret(hipErrorInvalidValue);
     *pResDesc = o->res;
     return cpu_ret(hipSuccess);
@@ -296,8 +304,9 @@ hipError_t hipTexObjectGetResourceDesc(HIP_RESOURCE_DESC *pResDesc, hipTextureOb
 hipError_t hipGetTextureObjectResourceDesc(hipResourceDesc *pResDesc,
                                            hipTextureObject_t textureObject)
 {
-    struct __hip_texture *o = tex_of(textureObject, "hipGetTextureObjectResourceDesc");
-    if (pResDesc == NULL || o == NULL)
+    struct __hip_texture *o = tex_to_read(pResDesc, textureObject,
+                                          "hipGetTextureObjectResourceDesc");
+    if (o == NULL)
         return cpu_ret(hipErrorInvalidValue);
     runtime_res(&o->res, pResDesc);
     return cpu_ret(hipSuccess);
@@ -305,8 +314,8 @@ hipError_t hipGetTextureObjectResourceDesc(hipResourceDesc *pResDesc,
 
 hipError_t hipTexObjectGetTextureDesc(HIP_TEXTURE_DESC *pTexDesc, hipTextureObject_t texObject)
 {
-    struct __hip_texture *o = tex_of(texObject, "hipTexObjectGetTextureDesc");
-    if (pTexDesc == NULL || o == NULL)
+    struct __hip_texture *o = tex_to_read(pTexDesc, texObject, "hipTexObjectGetTextureDesc");
+    if (o == NULL)
         return cpu_ret(hipErrorInvalidValue);
     *pTexDesc = o->tex;
     return cpu_ret(hipSuccess);
@@ -315,8 +324,9 @@ hipError_t hipTexObjectGetTextureDesc(HIP_TEXTURE_DESC *pTexDesc, hipTextureObje
 hipError_t hipTexObjectGetResourceViewDesc(HIP_RESOURCE_VIEW_DESC *pResViewDesc,
                                            hipTextureObject_t texObject)
 {
-    struct __hip_texture *o = tex_of(texObject, "hipTexObjectGetResourceViewDesc");
-    if (pResViewDesc == NULL || o == NULL)
+    struct __hip_texture *o = tex_to_read(pResViewDesc, texObject,
+                                          "hipTexObjectGetResourceViewDesc");
+    if (o == NULL)
         return cpu_ret(hipErrorInvalidValue);
     if (!o->has_view)
         return cpu_ret(hipErrorInvalidValue);
