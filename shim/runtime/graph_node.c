@@ -8,9 +8,33 @@
  */
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda_runtime_api.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cuda_side.h"
+
+/* cudaGraphNodeParams' kernel and memset members (the V2 structs of CUDA 12.2+) are their
+ * typed calls' structs field for field, so they are copied whole; checked here. */
+#define SAME_FIELD(a, b, f)                                                                  \
+    (offsetof(struct a, f) == offsetof(struct b, f) &&                                     \
+     sizeof(((struct a *)0)->f) == sizeof(((struct b *)0)->f))
+_Static_assert(sizeof(struct cudaKernelNodeParamsV2) == sizeof(struct cudaKernelNodeParams) &&
+                   SAME_FIELD(cudaKernelNodeParamsV2, cudaKernelNodeParams, func) &&
+                   SAME_FIELD(cudaKernelNodeParamsV2, cudaKernelNodeParams, gridDim) &&
+                   SAME_FIELD(cudaKernelNodeParamsV2, cudaKernelNodeParams, blockDim) &&
+                   SAME_FIELD(cudaKernelNodeParamsV2, cudaKernelNodeParams, sharedMemBytes) &&
+                   SAME_FIELD(cudaKernelNodeParamsV2, cudaKernelNodeParams, kernelParams) &&
+                   SAME_FIELD(cudaKernelNodeParamsV2, cudaKernelNodeParams, extra),
+               "cudaKernelNodeParamsV2");
+_Static_assert(sizeof(struct cudaMemsetParamsV2) == sizeof(struct cudaMemsetParams) &&
+                   SAME_FIELD(cudaMemsetParamsV2, cudaMemsetParams, dst) &&
+                   SAME_FIELD(cudaMemsetParamsV2, cudaMemsetParams, pitch) &&
+                   SAME_FIELD(cudaMemsetParamsV2, cudaMemsetParams, value) &&
+                   SAME_FIELD(cudaMemsetParamsV2, cudaMemsetParams, elementSize) &&
+                   SAME_FIELD(cudaMemsetParamsV2, cudaMemsetParams, width) &&
+                   SAME_FIELD(cudaMemsetParamsV2, cudaMemsetParams, height),
+               "cudaMemsetParamsV2");
+#undef SAME_FIELD
 
 static cudaError_t refused(const char *call, const char *why, int type)
 {
@@ -36,13 +60,7 @@ static cudaError_t add_node(const char *call, cudaGraphNode_t *pGraphNode, cudaG
     switch (p->type) {
     case cudaGraphNodeTypeKernel: {
         struct cudaKernelNodeParams k;
-        memset(&k, 0, sizeof k);
-        k.func = p->kernel.func;
-        k.gridDim = p->kernel.gridDim;
-        k.blockDim = p->kernel.blockDim;
-        k.sharedMemBytes = p->kernel.sharedMemBytes;
-        k.kernelParams = p->kernel.kernelParams;
-        k.extra = p->kernel.extra;
+        memcpy(&k, &p->kernel, sizeof k);
         return cudaGraphAddKernelNode(pGraphNode, graph, deps, n, &k);
     }
     case cudaGraphNodeTypeMemcpy:
@@ -51,13 +69,7 @@ static cudaError_t add_node(const char *call, cudaGraphNode_t *pGraphNode, cudaG
         return cudaGraphAddMemcpyNode(pGraphNode, graph, deps, n, &p->memcpy.copyParams);
     case cudaGraphNodeTypeMemset: {
         struct cudaMemsetParams m;
-        memset(&m, 0, sizeof m);
-        m.dst = p->memset.dst;
-        m.pitch = p->memset.pitch;
-        m.value = p->memset.value;
-        m.elementSize = p->memset.elementSize;
-        m.width = p->memset.width;
-        m.height = p->memset.height;
+        memcpy(&m, &p->memset, sizeof m);
         return cudaGraphAddMemsetNode(pGraphNode, graph, deps, n, &m);
     }
     case cudaGraphNodeTypeHost: {
