@@ -4,15 +4,13 @@ lazy libraries with no context, globals, CUkernel as CUfunction, bad images as e
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from pyshim.builders.components import build_all
-from pyshim.builders.libcuda import cuda_include
-from pyshim.paths import REPO_DIR, build_dir
+sys.path.insert(0, str(Path(__file__).parent / "shim"))
+from driver_program import run_driver_program  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("pyshim.kernels.loader") is None,
@@ -21,18 +19,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_modules_and_libraries(tmp_path: Path) -> None:
-    build_all()
-    lib = build_dir() / "lib"
-    exe = tmp_path / "test_modules"
-    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{cuda_include()}",
-           str(REPO_DIR / "tests" / "shim" / "test_modules.c"), "-o", str(exe), f"-L{lib}",
-           "-lcuda", "-Wl,--allow-shlib-undefined"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    out = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", str(exe)],
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert "PASS: 0 failure(s)" in out.stdout
+    out = run_driver_program(tmp_path, "test_modules")
     # each refusal is explained on stderr, naming the thing
     assert "frobnicate" in out.stderr
     assert "no_such_kernel" in out.stderr
@@ -44,18 +31,7 @@ def test_library_management_and_capture_info(tmp_path: Path) -> None:
     """One image with a __device__ global loaded six times at once (the CPU device gave the
     third load hipErrorHostMemoryAlreadyRegistered), the cuLibrary* / cuKernel* family,
     parameter info from the PTX signature, and cuStreamGetCaptureInfo's three ABIs."""
-    build_all()
-    lib = build_dir() / "lib"
-    exe = tmp_path / "test_library_api"
-    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{cuda_include()}",
-           str(REPO_DIR / "tests" / "shim" / "test_library_api.c"), "-o", str(exe), f"-L{lib}",
-           "-lcuda", "-Wl,--allow-shlib-undefined"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    out = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", str(exe)],
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert "PASS: 0 failure(s)" in out.stdout
+    out = run_driver_program(tmp_path, "test_library_api")
     assert out.stdout.count("ok ") >= 30
 
 
@@ -67,18 +43,7 @@ def test_driver_calls_of_cuda_bindings_tests(tmp_path: Path) -> None:
     pointer attributes (access flags, pool, SYNC_MEMOPS read back as set), managed-memory
     advice and prefetches read back by cuMemRangeGetAttribute(s). All were
     CUDA_ERROR_NOT_SUPPORTED stubs before."""
-    build_all()
-    lib = build_dir() / "lib"
-    exe = tmp_path / "test_driver_extras"
-    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{cuda_include()}",
-           str(REPO_DIR / "tests" / "shim" / "test_driver_extras.c"), "-o", str(exe),
-           f"-L{lib}", "-lcuda", "-Wl,--allow-shlib-undefined"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    out = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", str(exe)],
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert "PASS: 0 failure(s)" in out.stdout
+    out = run_driver_program(tmp_path, "test_driver_extras")
     assert out.stdout.count("ok ") >= 60
     # a node type without a typed equivalent is refused by name
     assert "cuGraphAddNode for a conditional node" in out.stderr
@@ -90,16 +55,5 @@ def test_driver_entry_points_mapped_for_issue_21(tmp_path: Path) -> None:
     location-addressed pool calls, cuCtxCreate's ABIs): each behaves as CUDA documents on the
     CPU device. The wait-value and pool calls were NOT_SUPPORTED stubs before, and
     cuCtxCreate_v3 / the CUDA 3.2 cuCtxCreate too."""
-    build_all()
-    lib = build_dir() / "lib"
-    exe = tmp_path / "test_driver_mapped"
-    cmd = ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{cuda_include()}",
-           str(REPO_DIR / "tests" / "shim" / "test_driver_mapped.c"), "-o", str(exe),
-           f"-L{lib}", "-lcuda", "-Wl,--allow-shlib-undefined"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    out = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", str(exe)],
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert "PASS: 0 failure(s)" in out.stdout
+    out = run_driver_program(tmp_path, "test_driver_mapped")
     assert out.stdout.count("ok ") >= 28

@@ -10,17 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define EXPECT(cond, ...)                                                                \
-    do {                                                                                 \
-        int ok_ = (cond);                                                                \
-        printf(ok_ ? "ok " : "FAIL ");                                                   \
-        failures += !ok_;                                                                \
-        printf(__VA_ARGS__);                                                             \
-        printf("\n");                                                                    \
-        fflush(stdout);                                                                  \
-    } while (0)
+#include "expect.h"
 
 static void stream_attributes(void)
 {

@@ -15,17 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define EXPECT(cond, ...)                                                                \
-    do {                                                                                 \
-        int ok_ = (cond);                                                                \
-        printf(ok_ ? "ok " : "FAIL ");                                                   \
-        failures += !ok_;                                                                \
-        printf(__VA_ARGS__);                                                             \
-        printf("\n");                                                                    \
-        fflush(stdout);                                                                  \
-    } while (0)
+#include "expect.h"
 
 enum { N = 1024 };
 

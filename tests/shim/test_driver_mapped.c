@@ -13,17 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-static int failures;
-
-#define EXPECT(cond, ...)                                                                \
-    do {                                                                                 \
-        int ok_ = (cond);                                                                \
-        printf(ok_ ? "ok " : "FAIL ");                                                   \
-        failures += !ok_;                                                                \
-        printf(__VA_ARGS__);                                                             \
-        printf("\n");                                                                    \
-        fflush(stdout);                                                                  \
-    } while (0)
+#include "expect.h"
 
 /* the older ABIs cuda.h renames away */
 #undef cuCtxCreate

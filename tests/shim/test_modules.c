@@ -11,18 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-/* `cond` is evaluated once: it usually makes the call under test */
-#define EXPECT(cond, ...)                                                                \
-    do {                                                                                 \
-        int ok_ = (cond);                                                                \
-        printf(ok_ ? "ok " : "FAIL ");                                                   \
-        failures += !ok_;                                                                \
-        printf(__VA_ARGS__);                                                             \
-        printf("\n");                                                                    \
-        fflush(stdout);                                                                  \
-    } while (0)
+#include "expect.h"
 
 /* out[i] = scale * i + bias, bias from a module-scope .global */
 static const char *ptx =
