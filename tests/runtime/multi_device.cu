@@ -8,14 +8,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define N 4096
+#include "../include/multi_common.h"
 
-__global__ void fill(int *p, int n, int base)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        p[i] = base + i * 3;
-}
+#define N 4096
 
 __global__ void add_from(int *dst, const int *src, int n)
 {
@@ -31,24 +26,6 @@ __global__ void gated(volatile int *go, int *out)
         ;
     *out = 42;
 }
-
-static long long checksum(const int *p, int n)
-{
-    long long s = 0;
-    for (int i = 0; i < n; i++)
-        s += (long long)p[i] * (i % 7 + 1);
-    return s;
-}
-
-#define CK(x)                                                                      \
-    do {                                                                           \
-        cudaError_t e_ = (x);                                                      \
-        if (e_ != cudaSuccess) {                                                   \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,              \
-                    cudaGetErrorName(e_));                                         \
-            return 1;                                                              \
-        }                                                                          \
-    } while (0)
 
 // A new thread: no current context before its first runtime call, device 0's primary
 // context after it (cudaFree(0) is that call).

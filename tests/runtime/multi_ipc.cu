@@ -12,17 +12,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../include/multi_common.h"
+
 #define SMALL 1024
 #define LARGE (1 << 20)
 
 extern char **environ;
-
-__global__ void fill(int *p, int n, int base)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        p[i] = base + i * 3;
-}
 
 // one block: waits for the host's go, then fills
 __global__ void gated_fill(volatile int *go, int *p, int n, int base)
@@ -41,24 +36,6 @@ __global__ void twice_plus_one(int *p, int n)
     if (i < n)
         p[i] = p[i] * 2 + 1;
 }
-
-static long long checksum(const int *p, int n)
-{
-    long long s = 0;
-    for (int i = 0; i < n; i++)
-        s += (long long)p[i] * (i % 7 + 1);
-    return s;
-}
-
-#define CK(x)                                                                      \
-    do {                                                                           \
-        cudaError_t e_ = (x);                                                      \
-        if (e_ != cudaSuccess) {                                                   \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,              \
-                    cudaGetErrorName(e_));                                         \
-            return 1;                                                              \
-        }                                                                          \
-    } while (0)
 
 static void to_hex(const void *p, size_t n, char *out)
 {
