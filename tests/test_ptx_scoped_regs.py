@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ptx.harness import build
+from ptx.per_thread import per_thread_kernel
 
 from pyshim.ptx.frontend.parser import parse
 
@@ -20,18 +21,11 @@ HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n"
 
 # out[t] = in[t] + in[t - 1] (lane 0 of each warp: in[t] only) + (t & 0xffff as s16) * 2,
 # through two inline-asm scopes that reuse the kernel's C names: r0 (u32, then s32), p
-SCOPED = HEAD + """
-.visible .entry scoped(.param .u64 in, .param .u64 out)
-{
+SCOPED = per_thread_kernel(HEAD, "scoped", regs="""\
   .reg .pred %p<3>;
   .reg .b32 %r<6>;
   .reg .b64 %rd<6>;
-  ld.param.u64 %rd1, [in];
-  ld.param.u64 %rd2, [out];
-  mov.u32 %r0, %tid.x;
-  mul.wide.u32 %rd3, %r0, 4;
-  add.s64 %rd4, %rd1, %rd3;
-  ld.global.u32 %r1, [%rd4];
+""", body="""\
   mov.u32 %r2, %r1;
   {
     .reg .u32 r0;
@@ -47,35 +41,20 @@ SCOPED = HEAD + """
     shl.b32 r0, r0, 1;
     add.s32 %r2, %r2, r0;
   }
-  add.s64 %rd5, %rd2, %rd3;
-  st.global.u32 [%rd5], %r2;
-  ret;
-}
-"""
+""", store="st.global.u32 [%rd5], %r2;")
 
 # no synchronisation (a plain thread loop): out[t] = in[t] * 3 + t, the scope's r0 beside
 # the kernel's %r0 in one C block
-PLAIN = HEAD + """
-.visible .entry plain(.param .u64 in, .param .u64 out)
-{
+PLAIN = per_thread_kernel(HEAD, "plain", regs="""\
   .reg .b32 %r<4>;
   .reg .b64 %rd<6>;
-  ld.param.u64 %rd1, [in];
-  ld.param.u64 %rd2, [out];
-  mov.u32 %r0, %tid.x;
-  mul.wide.u32 %rd3, %r0, 4;
-  add.s64 %rd4, %rd1, %rd3;
-  ld.global.u32 %r1, [%rd4];
+""", body="""\
   {
     .reg .u32 r0;
     mul.lo.u32 r0, %r1, 3;
     add.u32 %r2, r0, %r0;
   }
-  add.s64 %rd5, %rd2, %rd3;
-  st.global.u32 [%rd5], %r2;
-  ret;
-}
-"""
+""", store="st.global.u32 [%rd5], %r2;")
 
 
 def test_glued_type_parses() -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ptx.harness import build
+from ptx.per_thread import per_thread_kernel
 
 from pyshim.ptx.frontend.parser import parse
 from pyshim.ptx.passes import regions
@@ -24,21 +25,12 @@ from pyshim.ptx.passes import regions
 TARGETS = ["cpu-wave32", "cpu-wave64", "cpu-wave64+phases"]
 
 # out[t] = low(in[t]) + high(in[t]) + the same of lane t ^ 1, in[t] a half2
-PTX = """.version 8.0
-.target sm_75
-.address_size 64
-.visible .entry halves(.param .u64 in, .param .u64 out)
-{
+PTX = per_thread_kernel(".version 8.0\n.target sm_75\n.address_size 64\n", "halves", regs="""\
   .reg .pred %p<2>;
   .reg .b32 %r<8>;
   .reg .f32 %f<6>;
   .reg .b64 %rd<6>;
-  ld.param.u64 %rd1, [in];
-  ld.param.u64 %rd2, [out];
-  mov.u32 %r0, %tid.x;
-  mul.wide.u32 %rd3, %r0, 4;
-  add.s64 %rd4, %rd1, %rd3;
-  ld.global.u32 %r1, [%rd4];
+""", body="""\
   {.reg .f16 low,high;
   mov.b32 {low,high},%r1;
   cvt.f32.f16 %f1, low;}
@@ -50,11 +42,7 @@ PTX = """.version 8.0
   shfl.sync.bfly.b32 %r3|%p1, %r2, 1, 31, -1;
   mov.b32 %f4, %r3;
   add.f32 %f5, %f3, %f4;
-  add.s64 %rd5, %rd2, %rd3;
-  st.global.f32 [%rd5], %f5;
-  ret;
-}
-"""
+""", store="st.global.f32 [%rd5], %f5;")
 
 # ggml's mul_mat_vec_f for half x, float y, half2 accumulation, ncols_dst 1 (mmvf.cu's
 # shape, written anew): one block per row, a strided loop, a warp and a block reduction
