@@ -11,73 +11,44 @@
 #include <rocsolver/rocsolver.h>
 
 #include "blas_internal.h"
+#include "cusolver_jacobi_info.h"
 #include "cusolver_enums.h"
 
 #define STATUS(st) ((cusolverStatus_t)pyshim_cusolverStatus_t_from_rocblas_status(st))
 #define GESVDJ_MAGIC 0x67737664u
 
-struct gesvdjInfo {
-    unsigned magic;
-    double tolerance; /* <= 0: rocSOLVER's default (machine precision) */
-    int max_sweeps;
-    int sort;
-    double residual;
-    int sweeps;
-};
-
 PYSHIM_EXPORT cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)
 {
-    if (!info)
-        return CUSOLVER_STATUS_INVALID_VALUE;
-    struct gesvdjInfo *p = calloc(1, sizeof *p);
-    if (!p)
-        return CUSOLVER_STATUS_ALLOC_FAILED;
-    *p = (struct gesvdjInfo){.magic = GESVDJ_MAGIC, .max_sweeps = 100, .sort = 1};
-    if (!pyshim_blas_object_add(p)) {
-        free(p);
-        return CUSOLVER_STATUS_ALLOC_FAILED;
-    }
-    *info = p;
-    return CUSOLVER_STATUS_SUCCESS;
+    void *p = NULL;
+    cusolverStatus_t st = pyshim_jacobi_create(info ? &p : NULL, GESVDJ_MAGIC);
+    if (st == CUSOLVER_STATUS_SUCCESS)
+        *info = p;
+    return st;
 }
 
 static int bad(gesvdjInfo_t info)
 {
-    return !pyshim_blas_object_live(info) || info->magic != GESVDJ_MAGIC;
+    return pyshim_jacobi_bad(info, GESVDJ_MAGIC);
 }
 
 PYSHIM_EXPORT cusolverStatus_t cusolverDnDestroyGesvdjInfo(gesvdjInfo_t info)
 {
-    if (bad(info))
-        return CUSOLVER_STATUS_INVALID_VALUE;
-    pyshim_blas_object_remove(info);
-    info->magic = 0;
-    free(info);
-    return CUSOLVER_STATUS_SUCCESS;
+    return pyshim_jacobi_destroy(info, GESVDJ_MAGIC);
 }
 
 PYSHIM_EXPORT cusolverStatus_t cusolverDnXgesvdjSetTolerance(gesvdjInfo_t info, double tolerance)
 {
-    if (bad(info))
-        return CUSOLVER_STATUS_INVALID_VALUE;
-    info->tolerance = tolerance;
-    return CUSOLVER_STATUS_SUCCESS;
+    return pyshim_jacobi_set_tolerance(info, GESVDJ_MAGIC, tolerance);
 }
 
 PYSHIM_EXPORT cusolverStatus_t cusolverDnXgesvdjSetMaxSweeps(gesvdjInfo_t info, int max_sweeps)
 {
-    if (bad(info) || max_sweeps <= 0)
-        return CUSOLVER_STATUS_INVALID_VALUE;
-    info->max_sweeps = max_sweeps;
-    return CUSOLVER_STATUS_SUCCESS;
+    return pyshim_jacobi_set_max_sweeps(info, GESVDJ_MAGIC, max_sweeps);
 }
 
 PYSHIM_EXPORT cusolverStatus_t cusolverDnXgesvdjSetSortEig(gesvdjInfo_t info, int sort_svd)
 {
-    if (bad(info))
-        return CUSOLVER_STATUS_INVALID_VALUE;
-    info->sort = sort_svd != 0;
-    return CUSOLVER_STATUS_SUCCESS;
+    return pyshim_jacobi_set_sort(info, GESVDJ_MAGIC, sort_svd);
 }
 
 PYSHIM_EXPORT cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle,
@@ -87,7 +58,7 @@ PYSHIM_EXPORT cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t h
         return CUSOLVER_STATUS_NOT_INITIALIZED;
     if (bad(info) || !residual)
         return CUSOLVER_STATUS_INVALID_VALUE;
-    *residual = info->residual;
+    *residual = JACOBI(info)->residual;
     return CUSOLVER_STATUS_SUCCESS;
 }
 
@@ -98,7 +69,7 @@ PYSHIM_EXPORT cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t han
         return CUSOLVER_STATUS_NOT_INITIALIZED;
     if (bad(info) || !executed_sweeps)
         return CUSOLVER_STATUS_INVALID_VALUE;
-    *executed_sweeps = info->sweeps;
+    *executed_sweeps = JACOBI(info)->sweeps;
     return CUSOLVER_STATUS_SUCCESS;
 }
 
@@ -162,8 +133,8 @@ static int max1(int v)
         gesvdjInfo_t params)                                                                 \
     {                                                                                        \
         rocblas_handle h = (rocblas_handle)handle;                                           \
-        struct gesvdjInfo defaults = {.magic = GESVDJ_MAGIC, .max_sweeps = 100, .sort = 1};  \
-        gesvdjInfo_t p = params ? params : &defaults;                                        \
+        struct pyshim_jacobi_info defaults = PYSHIM_JACOBI_DEFAULTS(GESVDJ_MAGIC);       \
+        struct pyshim_jacobi_info *p = params ? JACOBI(params) : &defaults;              \
         if ((params && bad(params)) || lwork < 0 || m < 0 || n < 0)                          \
             return CUSOLVER_STATUS_INVALID_VALUE;                                            \
         int k = m < n ? m : n, vec = jobz == CUSOLVER_EIG_MODE_VECTOR;                       \
@@ -239,8 +210,8 @@ static int max1(int v)
         gesvdjInfo_t params, int batchSize)                                                  \
     {                                                                                        \
         rocblas_handle h = (rocblas_handle)handle;                                           \
-        struct gesvdjInfo defaults = {.magic = GESVDJ_MAGIC, .max_sweeps = 100, .sort = 1};  \
-        gesvdjInfo_t p = params ? params : &defaults;                                        \
+        struct pyshim_jacobi_info defaults = PYSHIM_JACOBI_DEFAULTS(GESVDJ_MAGIC);       \
+        struct pyshim_jacobi_info *p = params ? JACOBI(params) : &defaults;              \
         if ((params && bad(params)) || lwork < 0 || batchSize < 0 || m < 0 || n < 0)         \
             return CUSOLVER_STATUS_INVALID_VALUE;                                            \
         int k = m < n ? m : n, vec = jobz == CUSOLVER_EIG_MODE_VECTOR;                       \

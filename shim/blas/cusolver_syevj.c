@@ -7,6 +7,7 @@
 #include <rocsolver/rocsolver.h>
 
 #include "blas_internal.h"
+#include "cusolver_jacobi_info.h"
 #include "cusolver_enums.h"
 
 #define STATUS(st) ((cusolverStatus_t)pyshim_cusolverStatus_t_from_rocblas_status(st))
@@ -14,68 +15,38 @@
 #define EVECT(j) ((rocblas_evect)pyshim_cusolverEigMode_t_to_rocblas_evect(j))
 #define INFO_MAGIC 0x7379656au
 
-struct syevjInfo {
-    unsigned magic;
-    double tolerance; /* <= 0: rocSOLVER's default (machine precision) */
-    int max_sweeps;
-    int sort;
-    double residual;
-    int sweeps;
-};
-
 PYSHIM_EXPORT cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)
 {
-    if (!info)
-        return CUSOLVER_STATUS_INVALID_VALUE;
-    struct syevjInfo *p = calloc(1, sizeof *p);
-    if (!p)
-        return CUSOLVER_STATUS_ALLOC_FAILED;
-    *p = (struct syevjInfo){.magic = INFO_MAGIC, .max_sweeps = 100, .sort = 1};
-    if (!pyshim_blas_object_add(p)) {
-        free(p);
-        return CUSOLVER_STATUS_ALLOC_FAILED;
-    }
-    *info = p;
-    return CUSOLVER_STATUS_SUCCESS;
+    void *p = NULL;
+    cusolverStatus_t st = pyshim_jacobi_create(info ? &p : NULL, INFO_MAGIC);
+    if (st == CUSOLVER_STATUS_SUCCESS)
+        *info = p;
+    return st;
 }
 
 static int bad(syevjInfo_t info)
 {
-    return !pyshim_blas_object_live(info) || info->magic != INFO_MAGIC;
+    return pyshim_jacobi_bad(info, INFO_MAGIC);
 }
 
 PYSHIM_EXPORT cusolverStatus_t cusolverDnDestroySyevjInfo(syevjInfo_t info)
 {
-    if (bad(info))
-        return CUSOLVER_STATUS_INVALID_VALUE;
-    pyshim_blas_object_remove(info);
-    info->magic = 0;
-    free(info);
-    return CUSOLVER_STATUS_SUCCESS;
+    return pyshim_jacobi_destroy(info, INFO_MAGIC);
 }
 
 PYSHIM_EXPORT cusolverStatus_t cusolverDnXsyevjSetTolerance(syevjInfo_t info, double tolerance)
 {
-    if (bad(info))
-        return CUSOLVER_STATUS_INVALID_VALUE;
-    info->tolerance = tolerance;
-    return CUSOLVER_STATUS_SUCCESS;
+    return pyshim_jacobi_set_tolerance(info, INFO_MAGIC, tolerance);
 }
 
 PYSHIM_EXPORT cusolverStatus_t cusolverDnXsyevjSetMaxSweeps(syevjInfo_t info, int max_sweeps)
 {
-    if (bad(info) || max_sweeps <= 0)
-        return CUSOLVER_STATUS_INVALID_VALUE;
-    info->max_sweeps = max_sweeps;
-    return CUSOLVER_STATUS_SUCCESS;
+    return pyshim_jacobi_set_max_sweeps(info, INFO_MAGIC, max_sweeps);
 }
 
 PYSHIM_EXPORT cusolverStatus_t cusolverDnXsyevjSetSortEig(syevjInfo_t info, int sort_eig)
 {
-    if (bad(info))
-        return CUSOLVER_STATUS_INVALID_VALUE;
-    info->sort = sort_eig != 0;
-    return CUSOLVER_STATUS_SUCCESS;
+    return pyshim_jacobi_set_sort(info, INFO_MAGIC, sort_eig);
 }
 
 PYSHIM_EXPORT cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle,
@@ -84,7 +55,7 @@ PYSHIM_EXPORT cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t ha
     (void)handle;
     if (bad(info) || !residual)
         return CUSOLVER_STATUS_INVALID_VALUE;
-    *residual = info->residual;
+    *residual = JACOBI(info)->residual;
     return CUSOLVER_STATUS_SUCCESS;
 }
 
@@ -94,7 +65,7 @@ PYSHIM_EXPORT cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t hand
     (void)handle;
     if (bad(info) || !executed_sweeps)
         return CUSOLVER_STATUS_INVALID_VALUE;
-    *executed_sweeps = info->sweeps;
+    *executed_sweeps = JACOBI(info)->sweeps;
     return CUSOLVER_STATUS_SUCCESS;
 }
 
@@ -143,8 +114,8 @@ static void outs_free(struct outs *o)
         T *A, int lda, RT *W, T *work, int lwork, int *info, syevjInfo_t params)             \
     {                                                                                        \
         rocblas_handle h = (rocblas_handle)handle;                                           \
-        struct syevjInfo defaults = {.magic = INFO_MAGIC, .max_sweeps = 100, .sort = 1};     \
-        syevjInfo_t p = params ? params : &defaults;                                         \
+        struct pyshim_jacobi_info defaults = PYSHIM_JACOBI_DEFAULTS(INFO_MAGIC);         \
+        struct pyshim_jacobi_info *p = params ? JACOBI(params) : &defaults;              \
         if ((params && bad(params)) || lwork < 0)                                            \
             return CUSOLVER_STATUS_INVALID_VALUE;                                            \
         struct outs o;                                                                       \
@@ -222,8 +193,8 @@ static cusolverStatus_t batch_scratch(int batch, size_t real, void **residual, i
         int batchSize)                                                                       \
     {                                                                                        \
         rocblas_handle h = (rocblas_handle)handle;                                           \
-        struct syevjInfo defaults = {.magic = INFO_MAGIC, .max_sweeps = 100, .sort = 1};     \
-        syevjInfo_t p = params ? params : &defaults;                                         \
+        struct pyshim_jacobi_info defaults = PYSHIM_JACOBI_DEFAULTS(INFO_MAGIC);         \
+        struct pyshim_jacobi_info *p = params ? JACOBI(params) : &defaults;              \
         if ((params && bad(params)) || lwork < 0 || batchSize < 0)                           \
             return CUSOLVER_STATUS_INVALID_VALUE;                                            \
         void *residual;                                                                      \
