@@ -140,32 +140,26 @@ def shim_lib_dir() -> Path:
     return lib.parent
 
 
-def api_bench() -> Path:
+def _bench_program(name: str) -> Path:
+    """c/<name>.c (and the harness it includes), linked with the shim's libcuda and the CPU
+    device's libamdhip64 as a CUDA program and a HIP program would link them."""
     from pyshim.builders.libcuda import cuda_include
     from pyshim.tables.fetch import include_dir
 
-    src = C_DIR / "api_bench.c"
+    src, harness = C_DIR / f"{name}.c", C_DIR / "bench_harness.h"
     cpu, lib = cpu_device_dir(), shim_lib_dir()
-    out = out_dir() / "api_bench"
-    incs = [cuda_include(), include_dir("hip"), include_dir("hsa")]
-    flags = ["-std=c11", "-O2", "-fopenmp", "-Wall", "-Wextra", "-Werror", "-Wno-deprecated-declarations",
-             "-D__HIP_PLATFORM_AMD__", *(f"-I{d}" for d in incs)]
-    libs = [f"-L{cpu}", "-lamdhip64", f"-L{lib}", "-lcuda", f"-Wl,-rpath,{cpu}:{lib}"]
-    return _build(out, lambda tmp: ["cc", *flags, "-o", str(tmp), str(src), *libs],
-                  "cc api_bench.c", src, cpu / "libamdhip64.so.7", lib / "libcuda.so.1")
-
-
-def launch_bench() -> Path:
-    """c/launch_bench.c, linked as api_bench is."""
-    from pyshim.builders.libcuda import cuda_include
-    from pyshim.tables.fetch import include_dir
-
-    src = C_DIR / "launch_bench.c"
-    cpu, lib = cpu_device_dir(), shim_lib_dir()
-    out = out_dir() / "launch_bench"
+    out = out_dir() / name
     incs = [cuda_include(), include_dir("hip"), include_dir("hsa")]
     flags = ["-std=c11", "-O2", "-fopenmp", "-Wall", "-Wextra", "-Werror",
              "-Wno-deprecated-declarations", "-D__HIP_PLATFORM_AMD__", *(f"-I{d}" for d in incs)]
     libs = [f"-L{cpu}", "-lamdhip64", f"-L{lib}", "-lcuda", f"-Wl,-rpath,{cpu}:{lib}"]
     return _build(out, lambda tmp: ["cc", *flags, "-o", str(tmp), str(src), *libs],
-                  "cc launch_bench.c", src, cpu / "libamdhip64.so.7", lib / "libcuda.so.1")
+                  f"cc {name}.c", src, harness, cpu / "libamdhip64.so.7", lib / "libcuda.so.1")
+
+
+def api_bench() -> Path:
+    return _bench_program("api_bench")
+
+
+def launch_bench() -> Path:
+    return _bench_program("launch_bench")

@@ -27,50 +27,8 @@
 #include <string.h>
 #include <time.h>
 
-#define CU(call) check_cu((call), #call)
-#define HIP(call) check_hip((call), #call)
-
-static void check_cu(CUresult r, const char *what)
-{
-    if (r != CUDA_SUCCESS) {
-        fprintf(stderr, "launch_bench: %s failed: CUresult %d\n", what, (int)r);
-        exit(1);
-    }
-}
-
-static void check_hip(hipError_t r, const char *what)
-{
-    if (r != hipSuccess) {
-        fprintf(stderr, "launch_bench: %s failed: %s\n", what, hipGetErrorName(r));
-        exit(1);
-    }
-}
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "launch_bench: cannot open %s\n", path);
-        exit(2);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = calloc((size_t)n + 1, 1);
-    if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        fprintf(stderr, "launch_bench: cannot read %s\n", path);
-        exit(2);
-    }
-    fclose(f);
-    return buf;
-}
+#define BENCH_NAME "launch_bench"
+#include "bench_harness.h"
 
 typedef struct bench_case {
     const char *name;
