@@ -29,6 +29,8 @@ from pyshim.paths import SHIM_DIR, build_dir
 CPU_SRC = SHIM_DIR / "cpu"
 # headers every BLAS/LAPACK library of the CPU device shares (shim/cpu/common)
 CPU_COMMON = CPU_SRC / "common"
+# C shared with the shim's libraries (shim/common), compiled into librocblas with its own copy
+SHIM_COMMON = SHIM_DIR / "common"
 HIP_SONAME = "libamdhip64.so.7"
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden",
           "-D__HIP_PLATFORM_AMD__", "-DROCBLAS_NO_DEPRECATED_WARNINGS"]
@@ -61,7 +63,7 @@ def header_dirs() -> list[Path]:
 
 
 def _specs() -> list[LibSpec]:
-    blas = tuple(sorted((CPU_SRC / "rocblas").glob("*.c")))
+    blas = (*sorted((CPU_SRC / "rocblas").glob("*.c")), SHIM_COMMON / "handle_set.c")
     solver = tuple(sorted((CPU_SRC / "rocsolver").glob("*.c")))
     return [LibSpec("librocblas.so.5", "rocblas", blas),
             LibSpec("librocsolver.so.0", "rocsolver", solver)]
@@ -247,8 +249,8 @@ def _own_dir(spec: LibSpec) -> Path:
 
 def _fingerprint(spec: LibSpec, hip_lib: Path, inc: list[Path], ob_lib: Path) -> str:
     h = hashlib.sha256(STAMP_VERSION.encode())
-    for path in sorted({*spec.sources, *CPU_COMMON.glob("*.h"), *_own_dir(spec).glob("*.h"),
-                        Path(__file__)}):
+    for path in sorted({*spec.sources, *CPU_COMMON.glob("*.h"), *SHIM_COMMON.glob("*.h"),
+                        *_own_dir(spec).glob("*.h"), Path(__file__)}):
         h.update(path.name.encode())
         h.update(path.read_bytes())
     # the HIP runtime is linked by SONAME only: a rebuilt runtime needs no relink
@@ -268,7 +270,8 @@ def _build_one(spec: LibSpec, out_dir: Path, hip_dir: Path, inc: list[Path],
     obj_dir = out_dir / f"obj-{spec.prefix}"
     obj_dir.mkdir(parents=True, exist_ok=True)
     cc = CC
-    iflags = [f"-I{_own_dir(spec)}", f"-I{CPU_COMMON}", *[f"-I{d}" for d in inc], f"-I{ob_inc}"]
+    iflags = [f"-I{_own_dir(spec)}", f"-I{CPU_COMMON}", f"-I{SHIM_DIR}", *[f"-I{d}" for d in inc],
+              f"-I{ob_inc}"]
     srcs = list(spec.sources)
     objects = [obj_dir / (src.stem + ".o") for src in srcs]
     # two compiles at a time: the macro-heavy files dominate the build

@@ -1,75 +1,20 @@
 /* rocBLAS auxiliary API on the CPU device: handles, streams, modes, workspace ("device
  * memory") management and size queries, version strings, status names, and the
  * host<->device vector/matrix copies (device memory is host memory here). */
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "blas_common.h"
+#include "common/handle_set.h"
 
-/* The live handles, sorted: a forged pointer or a destroyed handle (freed) is never read. */
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
-static uintptr_t *live;
-static size_t nlive, caplive;
-
-static size_t live_index(uintptr_t h)   /* first entry >= h; lock held */
-{
-    size_t lo = 0, hi = nlive;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (live[mid] < h)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static bool live_add(const void *h)
-{
-    pthread_mutex_lock(&live_lock);
-    if (nlive == caplive) {
-        size_t cap = caplive ? caplive * 2 : 16;
-        uintptr_t *n = realloc(live, cap * sizeof *n);
-        if (n == NULL) {
-            pthread_mutex_unlock(&live_lock);
-            return false;
-        }
-        live = n;
-        caplive = cap;
-    }
-    size_t i = live_index((uintptr_t)h);
-    memmove(&live[i + 1], &live[i], (nlive - i) * sizeof *live);
-    live[i] = (uintptr_t)h;
-    nlive++;
-    pthread_mutex_unlock(&live_lock);
-    return true;
-}
-
-static bool live_remove(const void *h)
-{
-    pthread_mutex_lock(&live_lock);
-    size_t i = live_index((uintptr_t)h);
-    bool found = i < nlive && live[i] == (uintptr_t)h;
-    if (found) {
-        memmove(&live[i], &live[i + 1], (nlive - i - 1) * sizeof *live);
-        nlive--;
-    }
-    pthread_mutex_unlock(&live_lock);
-    return found;
-}
+/* The live handles: a forged pointer or a destroyed handle (freed) is never read. */
+static pyshim_handle_set live = PYSHIM_HANDLE_SET_INIT;
 
 bool rb_bad_handle(rocblas_handle h)
 {
-    if (h == NULL)
-        return true;
-    pthread_mutex_lock(&live_lock);
-    size_t i = live_index((uintptr_t)h);
-    bool found = i < nlive && live[i] == (uintptr_t)h;
-    pthread_mutex_unlock(&live_lock);
-    return !found || h->magic != RB_HANDLE_MAGIC;
+    return !pyshim_handles_contains(&live, h) || h->magic != RB_HANDLE_MAGIC;
 }
 
 RB_API rocblas_status rocblas_create_handle(rocblas_handle *handle)
@@ -85,7 +30,7 @@ RB_API rocblas_status rocblas_create_handle(rocblas_handle *handle)
     h->math_mode = rocblas_default_math;
     h->metric = rocblas_default_performance_metric;
     h->check_numerics = rocblas_check_numerics_mode_no_check;
-    if (!live_add(h)) {
+    if (!pyshim_handles_add(&live, h)) {
         free(h);
         return rocblas_status_memory_error;
     }
@@ -95,7 +40,7 @@ RB_API rocblas_status rocblas_create_handle(rocblas_handle *handle)
 
 RB_API rocblas_status rocblas_destroy_handle(rocblas_handle handle)
 {
-    if (rb_bad_handle(handle) || !live_remove(handle))
+    if (rb_bad_handle(handle) || !pyshim_handles_remove(&live, handle))
         return rocblas_status_invalid_handle;
     if (!handle->ws_user)
         free(handle->ws);
