@@ -336,7 +336,7 @@ class RegionKernel:
             self.exits = self.exits or m.group(1) in exit_gotos
         self.exits = self.exits or "return 0;" in r
         r = _GOTO.sub(jump, r).replace("return 0;", done)
-        if re.search(r"\breturn\b", r):
+        if "return" in r and re.search(r"\breturn\b", r):  # (the test first: no \b scan)
             raise _NotInShape
         if simd:
             r = _TIDS.sub(lambda m: _TID_VARS[m.group(1)], r)
@@ -376,7 +376,7 @@ class RegionKernel:
                       f"    if (ps_jumped) ps_recount(ps_pc, n, ps_cnt, {nreg + 1}u);",
                       f"    else ps_cnt[{j + 1}] += ps_fall;",
                       "    if (trap) return trap;"]
-        elif not re.sub(r"L_[\w$]+: ;|\s", "", r) and not self.ends.get(j, "").startswith("coll"):
+        elif _blank(r) and not self.ends.get(j, "").startswith("coll"):
             # nothing but a label (a branch target): threads waiting here go on to the next
             # region, which they would run anyway (ps_pc <= j + 1)
             loops.append(f"    /* region {j}: nothing to run */")
@@ -545,7 +545,8 @@ class RegionKernel:
         # the shuffle arrays (and for any text still naming them)
         colls = any(e.startswith("coll") and j not in shfl_end
                     for j, e in self.ends.items()) or any(
-            re.search(r"\bcoll\[|\bps_state\[|\bps_resume\[", x) for x in self.loops)
+            ("coll[" in x or "ps_state[" in x or "ps_resume[" in x)  # (no \b scan without)
+            and re.search(r"\bcoll\[|\bps_state\[|\bps_resume\[", x) for x in self.loops)
         if colls:
             sizes.append("    ps_size += ((uint64_t)n * sizeof(ps_coll) + 63) & ~63ull;")
             sizes.append("    ps_size += ((uint64_t)n * 5 + 63) & ~63ull;")
@@ -677,7 +678,7 @@ def _split_tail(r: str, label: str, start: str = "") -> tuple[str, str] | None:
     elif f"goto {label};" in r[:guard.start()] + r[begin:]:
         return None
     end = r.find(f"{label}: ;", begin)
-    if end < 0 or re.sub(r"L_[\w$]+: ;|\s", "", r[end:]):
+    if end < 0 or not _blank(r, end):
         return None
     return r[:guard.start()] + r[end:], r[begin:end]
 
@@ -686,7 +687,16 @@ _BRANCH = re.compile(r"if \((!?)(?:ps_s_)?(r_\w+)(?:\[ps_i\])?\) "
                      r"\{ (?:goto [\w$]+;|\{ [^{}]* \}) \}")
 # every label of the region loops: a copy of some of them (a region without its guards,
 # the loops for 1-D blocks) renames them
-_LABEL = re.compile(r"\b(L_[\w$]+|ps_exit_\d+\w*|ps_next_\d+\w*|ps_r\d+|ps_dispatch)\b")
+# (the word boundary before a label is tested after its first letter: a pattern opening
+# with a letter is scanned for, one opening with \b is tried at every character)
+_LABEL = re.compile(r"(L(?<!\wL)_[\w$]+|p(?<!\wp)s_(?:exit_\d+\w*|next_\d+\w*|r\d+|dispatch))\b")
+_BLANK = re.compile(r"(?:\s|L_[\w$]+: ;)*\Z")
+
+
+def _blank(r: str, start: int = 0) -> bool:
+    """Whether r[start:] holds nothing but labels and white space (a match that stops at
+    the first other character, not a copy of the text without them)."""
+    return _BLANK.match(r, start) is not None
 # region loops longer than this get no copy for 1-D blocks (it doubles their compile time)
 MAX_1D_LINES = 2000
 
