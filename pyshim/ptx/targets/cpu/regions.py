@@ -875,14 +875,16 @@ def _base_offset_adds(k: ir.Function) -> dict[str, tuple[str, str]]:
 
 
 _ADDR_USE = re.compile(r"\(uint8_t \*\)\(uintptr_t\)(r_\w+)\b(?!\[)")
-# every assignment `name = ` (group 1: an `&` just before it, which a definition may not
-# have) and every `&name`, found in one scan of a region
+# every assignment `name = ` not just after an `&` (a definition: group 1 is the name
+# without its `r`), and every `&name` (group 1: the name), as two scans of a region
 # (registers only: every name the rewrite asks about is a register's C name, r_...)
-# Each alternative opens with a literal, so the scan skips to the next `&` or `r` in C
-# instead of trying the pattern at every character (half the time of the unrolled case):
-# 1 `&name = ` (a write, not a definition), 2 `name = ` (the `r` outside the group),
-# 3 `&name`; the character before `&name = ` / `name = ` is none of [\w.>]
-_ASSIGN_OR_ADDR = re.compile(r"&(?<![\w.>]&)(r_\w*) = |r(?<![\w.>]r)(_\w*) = |&(r_\w*)\b")
+# Each opens with a literal, so the scan skips to the next `r` or `&` in C instead of
+# trying the pattern at every character; the character before `name = ` is none of
+# [\w.>&] (an `&name = ` is a write, not a definition, and counts as an `&name`), and an
+# `&name` is a write wherever it is (one alternation of the three made the scan twice as
+# slow as the two)
+_ASSIGN = re.compile(r"r(?<![\w.>&]r)(_\w*) = ")
+_ADDR_OF = re.compile(r"&(r_\w*)\b")
 _C_NAME = re.compile(r"\w+")
 
 
@@ -892,38 +894,38 @@ def _pointer_addresses(r: str, adds: dict[str, tuple[str, str]]) -> str:
     arithmetic, which clang vectorizes into contiguous loads and stores where the integer
     sum, converted to a pointer, makes it gather and scatter (pointer_regs.py says why).
     Kept only where neither operand is assigned again after the definition.
-    One scan of the region finds every definition and every later write: a scan per
+    Two scans of the region find every definition and every later write: a scan per
     access made an unrolled loop body quadratic (3,642 PTX lines took 22 s)."""
-    defs: dict[str, list[re.Match[str]]] = {}  # name -> its `name = ` not after an `&`
-    last_write: dict[str, int] = {}  # name -> start of its last assignment or `&name`
-    for w in _ASSIGN_OR_ADDR.finditer(r):
-        which = w.lastindex
-        if which == 2:
-            name, at = "r" + w.group(2), w.start()
-            defs.setdefault(name, []).append(w)
-        elif which == 1:
-            name, at = w.group(1), w.start(1)
-        else:
-            name, at = w.group(3), w.start()
-        last_write[name] = at
+    uses = [m for m in _ADDR_USE.finditer(r) if m.group(1) in adds]
+    if not uses:
+        return r
+    # by name without its leading `r`: the sole definition's match, or None for several
+    defs: dict[str, re.Match[str] | None] = {}
+    last_write: dict[str, int] = {}  # name without `r` -> start of its last write
+    for w in _ASSIGN.finditer(r):
+        n = w.group(1)
+        defs[n] = None if n in defs else w
+        last_write[n] = w.start()
+    for w in _ADDR_OF.finditer(r):
+        n = w.group(1)[1:]
+        at = w.start()
+        if last_write.get(n, -1) < at:
+            last_write[n] = at
     out, last = [], 0
     word = _C_NAME.fullmatch
-    for m in _ADDR_USE.finditer(r):
+    for m in uses:
         name = m.group(1)
-        got = adds.get(name)
-        if got is None:
-            continue
-        base, off = got
+        base, off = adds[name]
         if not (word(name) and word(base) and word(off)):
             continue  # (C names of registers are words; nothing else is rewritten)
-        found = defs.get(name)
-        if found is None or len(found) != 1 or found[0].start() > m.start():
+        found = defs.get(name[1:])
+        if found is None or found.start() > m.start():
             continue
-        at = found[0].end()
+        at = found.end()
         line = r[at:r.find(";", at)]
         if f"(int64_t)({base}))" not in line or f"(int64_t)({off}))" not in line:
             continue  # (not a plain 64-bit add of these two locals)
-        if last_write.get(base, -1) >= at or last_write.get(off, -1) >= at:
+        if last_write.get(base[1:], -1) >= at or last_write.get(off[1:], -1) >= at:
             continue
         out += [r[last:m.start()], f"((uint8_t *)(uintptr_t){base} + (int64_t){off})"]
         last = m.end()
