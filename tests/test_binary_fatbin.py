@@ -179,3 +179,19 @@ def test_entries_accept_memoryview_and_bytearray():
     data = code_container("rdc")
     assert fatbin.entries(memoryview(data)) == fatbin.entries(bytearray(data)) == \
         fatbin.entries(data)
+
+
+def test_ptx_entry_past_the_cap_is_refused_before_decompressing():
+    """A compressed PTX entry declaring more than MAX_PTX is refused from its header: the
+    stored bytes here are no zstd frame at all, so any attempt to decompress them would fail
+    otherwise (issue 19's 2 GiB bomb; tests/test_fuzz_loader.py runs the real one)."""
+    def entry(size: int) -> fatbin.Entry:
+        return fatbin.Entry(index=0, offset=16, kind=fatbin.KIND_PTX, header_size=64,
+                            payload_size=64, compressed_size=64, version=(9, 0), arch=75,
+                            flags=fatbin.FLAG_ZSTD | 0x11, uncompressed_size=size, options="",
+                            stored=b"\xff" * 64)
+
+    with pytest.raises(FatbinError, match=f"2147483648 bytes exceeds the {fatbin.MAX_PTX}"):
+        entry(1 << 31).ptx()
+    with pytest.raises(FatbinError, match="bad zstd data"):  # at the cap: decompressed
+        entry(fatbin.MAX_PTX).ptx()

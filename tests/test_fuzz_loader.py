@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import struct
 import subprocess
@@ -135,3 +136,173 @@ def test_mutated_images_through_the_c_loader(harness, tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_ten_thousand_mutated_images_through_the_c_loader(harness, tmp_path: Path) -> None:
     _run(harness, 10000, tmp_path)
+
+
+# ---- the decompression bomb of issue 19: a 66 KB fat binary that claims 2 GiB ---------
+
+BOMB_SIZE = 1 << 31
+ZSTD_BLOCK = 1 << 17  # the largest block a zstd frame may hold
+
+
+def zstd_rle_frame(size: int, byte: int = 0x20) -> bytes:
+    """A valid zstd frame of `size` copies of `byte`: a single-segment header with a 4-byte
+    content size, then RLE blocks of 128 KiB, 4 bytes each, so 2 GiB of spaces (PTX
+    whitespace: nothing for the loader to strip) in 64 KiB."""
+    out = bytearray(struct.pack("<IB", 0xFD2FB528, 0xA0) + struct.pack("<I", size))
+    left = size
+    while left:
+        n = min(left, ZSTD_BLOCK)
+        left -= n
+        out += (n << 3 | 1 << 1 | (left == 0)).to_bytes(3, "little") + bytes([byte])
+    return bytes(out)
+
+
+def test_rle_frame_is_what_zstd_makes_of_it():
+    import zstandard
+
+    size = 3 * ZSTD_BLOCK + 5
+    assert zstandard.ZstdDecompressor().decompress(zstd_rle_frame(size)) == b" " * size
+    assert len(zstd_rle_frame(BOMB_SIZE)) < 66 << 10
+
+
+def bomb_entry(image: bytearray, start: int, frame: bytes) -> None:
+    """Entry at `start` of `image` (a PTX entry stored plain), in place: its payload is now
+    `frame`, flagged zstd, declaring BOMB_SIZE bytes."""
+    header, payload = struct.unpack_from("<II", image, start + 4)
+    assert len(frame) <= payload
+    struct.pack_into("<I", image, start + 0x10, len(frame))
+    flags = struct.unpack_from("<Q", image, start + 0x28)[0]
+    struct.pack_into("<Q", image, start + 0x28, flags | 0x8000)
+    struct.pack_into("<Q", image, start + 0x38, BOMB_SIZE)
+    image[start + header:start + header + payload] = frame + bytes(payload - len(frame))
+
+
+def bomb_fatbin(fatbin: bytes) -> bytes:
+    """nvcc's fat binary of scale.cu with its PTX entry replaced by the bomb (a container of
+    that one entry, sized for it)."""
+    from pyshim.binary import fatbin as fb
+
+    entry = next(e for e in fb.parse(fatbin).entries if e.is_ptx)
+    frame = zstd_rle_frame(BOMB_SIZE)
+    payload = (len(frame) + 7) & ~7
+    head = bytearray(fatbin[entry.offset:entry.offset + entry.header_size])
+    struct.pack_into("<I", head, 0x08, payload)
+    struct.pack_into("<Q", head, 0x28, entry.flags & ~0x2000)
+    image = bytearray(struct.pack("<IHHQ", fb.CONTAINER_MAGIC, 1, 16,
+                                  entry.header_size + payload)) + head + bytes(payload)
+    struct.pack_into("<I", image, 16 + 0x10, 0)  # (stored plain until bomb_entry)
+    bomb_entry(image, 16, frame)
+    assert len(image) < 66 << 10
+    return bytes(image)
+
+
+# runs a command with the data segment capped (a regression that decompressed the bomb
+# gets MemoryError, not the machine's memory) and prints the peak memory of it and its
+# descendants in KiB: the translator runs in a worker process libcuda starts and never
+# reaps, which getrusage(RUSAGE_CHILDREN) would miss, so every 10 ms the tree is walked and
+# each process's VmHWM (its own peak, kept until it exits) read; the sum over processes
+# bounds their peak together
+_PEAK = """
+import os, resource, subprocess, sys, threading, time
+lim = 3 << 30
+p = subprocess.Popen(sys.argv[1:], preexec_fn=lambda: resource.setrlimit(
+    resource.RLIMIT_DATA, (lim, lim)), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    text=True)
+hwm, seen, done = {}, {p.pid}, threading.Event()
+def status(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            fields = dict(x.split(":", 1) for x in f if ":" in x)
+        return int(fields["PPid"]), int(fields.get("VmHWM", "0 kB").split()[0])
+    except (OSError, KeyError, ValueError):
+        return None
+def poll():
+    while not done.is_set():
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                got = status(int(name))
+                if got is not None and (int(name) in seen or got[0] in seen):
+                    seen.add(int(name))
+                    hwm[int(name)] = max(hwm.get(int(name), 0), got[1])
+        time.sleep(0.01)
+t = threading.Thread(target=poll)
+t.start()
+out, err = p.communicate(timeout=600)
+time.sleep(0.05)
+done.set()
+t.join()
+sys.stdout.write(out); sys.stderr.write(err)
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print("peak_kib", max(sum(hwm.values()), rss), "processes", len(hwm))
+sys.exit(p.returncode)
+"""
+
+
+def _peak(cmd: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess, int]:
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _PEAK, *cmd], capture_output=True,
+                          text=True, timeout=900, env=env)
+    peak = int(proc.stdout.rsplit("peak_kib", 1)[1].split()[0]) << 10
+    return proc, peak
+
+
+CAP_LINE = "exceeds the 536870912-byte cap on PTX text"
+
+
+def test_two_gib_bomb_through_cuModuleLoadData_and_FatBinary(harness, tmp_path: Path):
+    """Refused before anything is decompressed: CUDA_ERROR_INVALID_IMAGE and a log line
+    naming the cap, for cuModuleLoadData and cuModuleLoadFatBinary, and the process's peak
+    memory far below the 2 GiB declared (issue 19: <= 1.2x; it was 4.2 GiB)."""
+    exe, seeds = harness
+    bomb = bomb_fatbin(seeds[0])
+    records = tmp_path / "bomb.bin"
+    records.write_bytes(b"".join(struct.pack("<II", mode, len(bomb)) + bomb for mode in (0, 2)))
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
+    env.update(LD_LIBRARY_PATH=f"{build_dir() / 'lib'}:{build_dir() / 'cpu'}",
+               PYSHIM_BACKEND="cpu", PYSHIM_CACHE=str(tmp_path / "cache"))
+    proc, peak = _peak([str(exe), str(records), "120"], env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "result CUDA_ERROR_INVALID_IMAGE 2" in proc.stdout, (proc.stdout, proc.stderr[-2000:])
+    assert proc.stderr.count(CAP_LINE) >= 2, proc.stderr[-2000:]
+    assert peak < BOMB_SIZE // 2, peak
+
+
+def test_two_gib_bomb_in_an_nvcc_program_under_pyshim_run(tmp_path: Path):
+    """The same bomb as a program's own fat binary, registered by cudart at start-up: the
+    launch that loads it fails with cudaErrorInvalidKernelImage-class errors, the log names
+    the cap, the program exits normally, and its peak memory stays far below 2 GiB."""
+    import sys
+
+    from pyshim.binary import fatbin as fb
+    from pyshim.builders.components import build_all
+
+    build_all()
+    work = build_dir() / "fuzz"
+    work.mkdir(parents=True, exist_ok=True)
+    src = MISUSE / "bomb_host.cu"
+    exe = _compile(["nvcc", "-O2", "-gencode", "arch=compute_75,code=compute_75",
+                    "--compress-mode=none", str(src)],
+                   work / f"bomb_host-{src.stat().st_mtime_ns}")
+    image = bytearray(exe.read_bytes())
+    starts = [m.start() for m in re.finditer(re.escape(fb.CONTAINER_MAGIC_BYTES), image)]
+    patched = 0
+    for at in starts:
+        container = fb.parse(bytes(image), at)
+        for e in container.entries:
+            if e.is_ptx and not e.compression:
+                bomb_entry(image, at + e.offset, zstd_rle_frame(BOMB_SIZE))
+                patched += 1
+    assert patched == 1, starts
+    bomb = tmp_path / "bomb_host"
+    bomb.write_bytes(image)
+    bomb.chmod(0o755)
+    env = dict(os.environ, PYSHIM_CACHE=str(tmp_path / "cache"))
+    proc, peak = _peak([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", str(bomb)],
+                       env)
+    assert proc.returncode == 0, (proc.stdout, proc.stderr[-2000:])
+    assert "exit normally" in proc.stdout, proc.stdout
+    launch = proc.stdout.split("launch ", 1)[1].split()[0]
+    assert launch != "cudaSuccess", proc.stdout
+    assert CAP_LINE in proc.stderr, proc.stderr[-2000:]
+    assert peak < BOMB_SIZE // 2, peak

@@ -43,6 +43,12 @@ FLAG_ZSTD = 0x8000
 
 # sane cap on a container: the largest real ones (whole math libraries) are far below it
 MAX_CONTAINER = 1 << 32
+# sane cap on one PTX entry's text: nvcc writes one entry per translation unit, and the
+# largest met (CUB's, 665k lines) is some tens of MB; 512 MiB of PTX would take the
+# translator minutes per pass. A compressed entry declaring more is refused before it is
+# decompressed: its text would be held twice (the bytes and the str), and a 66 KB zstd
+# frame can declare and expand to 2 GiB (4.2 GiB of memory, 13.5 s, issue 19)
+MAX_PTX = 512 << 20
 # the PTX ISA versions the translator takes: every 9.x (nvcc 13.0 writes 9.0, CUDA 13.2's
 # CCCL in CuPy's CUB fat binary 9.2). A new minor version adds instructions; the
 # translator refuses those it does not know by name, so the version itself refuses
@@ -110,6 +116,11 @@ class Entry:
         """The PTX source of a PTX entry."""
         if not self.is_ptx:
             raise FatbinError(f"{self.describe()} is not PTX")
+        size = self.uncompressed_size if self.compression else len(self.stored)
+        if size > MAX_PTX:
+            raise FatbinError(f"{self.describe()}: {self.compression or 'stored'} PTX of "
+                              f"{size} bytes exceeds the {MAX_PTX}-byte cap on PTX text "
+                              "(refused before decompressing)")
         try:
             return self.data().decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -62,6 +62,11 @@ def imm32(op: ir.Operand) -> int | None:
 
 
 class AffineValues:
+    # the opcodes _eval reads (a subclass that reads more adds them): for any other, step
+    # skips the call, which would try each of its tests to return None
+    EVAL_OPCODES = frozenset(("ld", "mov", "add", "sub", "mul", "mad", "shl", "setp", "or",
+                              "and", "not"))
+
     def __init__(self, k: ir.Function) -> None:
         layout, _ = param_layout(k.params)
         self.params = {p.name: (off, p.type) for p, (off, _s, _a)
@@ -69,17 +74,17 @@ class AffineValues:
         self.env: dict[str, Affine | Cmp | Logic | None] = {}
 
     def value(self, op: ir.Operand) -> Affine | None:
-        v = imm32(op)
-        if v is not None:
-            return {"1": v}
         if type(op) is not ir.Reg:
-            return None
-        if op.name in SPECIAL_TERMS:
-            return {"1": SPECIAL_TERMS[op.name]}
-        if op.name.startswith("%tid."):
-            return {op.name[-1]: 1}
-        got = self.env.get(op.name)
-        return got if isinstance(got, dict) else None
+            v = imm32(op)
+            return {"1": v} if v is not None else None
+        name = op.name
+        special = SPECIAL_TERMS.get(name)
+        if special is not None:
+            return {"1": special}
+        if name.startswith("%tid."):
+            return {name[-1]: 1}
+        got = self.env.get(name)
+        return got if type(got) is dict else None
 
     def pred(self, op: ir.Operand) -> Cmp | Logic | None:
         if type(op) is ir.Reg:
@@ -90,18 +95,21 @@ class AffineValues:
             return Logic("not", (p,)) if p is not None else None
         return None
 
-    def step(self, s: ir.Instruction) -> None:
+    def step(self, s: ir.Instruction) -> list[str]:
+        """Steps over `s`; returns the registers it writes (ir.written)."""
         dst = s.operands[0] if s.operands else None
         result = None
-        if s.pred is None and type(dst) is ir.Reg:
+        if s.pred is None and type(dst) is ir.Reg and s.opcode in self.EVAL_OPCODES:
             try:
                 result = self._eval(s)
             except (KeyError, ValueError, IndexError):
                 result = None
-        for name in ir.written(s):  # whatever the instruction writes is now unknown
+        written = ir.written(s)
+        for name in written:  # whatever the instruction writes is now unknown
             self.env[name] = None
         if result is not None:  # or this
             self.env[dst.name] = result
+        return written
 
     def param(self, s: ir.Instruction, types: frozenset[str], ctype: str,
               bits: int) -> Affine | None:

@@ -82,7 +82,7 @@ def _addr_base(inst: ir.Instruction) -> ir.Operand | None:
         pos = 0
     else:
         return None
-    if any(m in _UNSHADOWED_SPACES for m in inst.mods) or len(inst.operands) <= pos:
+    if not _UNSHADOWED_SPACES.isdisjoint(inst.mods) or len(inst.operands) <= pos:
         return None
     a = inst.operands[pos]
     return a.base if type(a) is ir.Addr else a
@@ -105,15 +105,22 @@ def _copy_source(inst: ir.Instruction, regs: set[str]) -> str | None:
 
 def _add_operands(inst: ir.Instruction, regs: set[str]) -> tuple[ir.Operand, ir.Operand] | None:
     """(a, b) of a plain 64-bit integer add, else None."""
-    if inst.opcode != "add" or len(inst.mods) != 1 or inst.mods[0] not in REG64:
+    if inst.opcode != "add":
         return None
-    if len(inst.operands) != 3:
+    mods, ops = inst.mods, inst.operands
+    if len(mods) != 1 or mods[0] not in REG64 or len(ops) != 3:
         return None
-    a, b = inst.operands[1], inst.operands[2]
-    ok = [(_name(x) in regs) or type(x) is ir.Imm for x in (a, b)]
-    if not all(ok) or type(a) is ir.Imm and type(b) is ir.Imm:
+    a, b = ops[1], ops[2]
+    # each operand a register of `regs` or an immediate, not both immediates (the hot
+    # path of an unrolled chain of adds: _name inline)
+    ta, tb = type(a), type(b)
+    if ta is ir.Imm:
+        return (a, b) if (tb is ir.Reg or tb is ir.Sym) and b.name in regs else None
+    if not ((ta is ir.Reg or ta is ir.Sym) and a.name in regs):
         return None
-    return a, b
+    if tb is ir.Imm or (tb is ir.Reg or tb is ir.Sym) and b.name in regs:
+        return a, b
+    return None
 
 
 def _mad_wide(inst: ir.Instruction, regs: set[str]) -> tuple[str, str, Offset] | None:
@@ -149,6 +156,50 @@ class _Analysis:
                         got.append(inst)
         self._pointer_like: dict[str, bool] = {}
         self._offset_like: dict[str, bool] = {}
+        self._settle()
+
+    def _settle(self) -> None:
+        """pointer_like of every register whose definitions read only registers already
+        answered, in the order of their first definitions: along straight-line code (an
+        unrolled body's chains of adds) all of them, without the walk below. Only values
+        that do not depend on the order of the walk are recorded: the walk's cycle guard
+        makes an answer inside a cycle depend on where it entered, so a register that reads
+        one not yet answered (a loop-carried one, or one defined later) is left to it."""
+        memo, regs = self._pointer_like, self.regs
+        for name, defs in self.defs.items():
+            found: bool | None = False
+            for inst in defs:
+                op = inst.opcode
+                if op in ("ld", "ldu") or op == "cvta":
+                    found = True
+                elif op == "mov" and len(inst.operands) > 1 and type(inst.operands[1]) is ir.Sym \
+                        and inst.operands[1].name not in regs:
+                    found = True
+                elif op == "mov" and len(inst.operands) < 2:
+                    found = None  # (malformed: left to the walk, which fails as it does)
+                elif (src := _copy_source(inst, regs)) is not None:
+                    found = memo.get(src)
+                elif (ab := _add_operands(inst, regs)) is not None:
+                    a, b = ab
+                    if type(a) is ir.Imm:
+                        found = memo.get(b.name)  # type: ignore[union-attr]
+                    elif type(b) is ir.Imm:
+                        found = memo.get(a.name)  # type: ignore[union-attr]
+                    else:
+                        na, nb = a.name, b.name  # type: ignore[union-attr]
+                        pa, pb = memo.get(na), memo.get(nb)
+                        if pa is None or pb is None:
+                            found = None
+                        else:
+                            score_b = 2 if pb else 0 if self.offset_like(nb) else 1
+                            score_a = 2 if pa else 0 if self.offset_like(na) else 1
+                            found = pb if score_b > score_a else pa
+                elif (mw := _mad_wide(inst, regs)) is not None:
+                    found = memo.get(mw[1])
+                if found is None or found:
+                    break
+            if found is not None:
+                memo[name] = found
 
     # pointer_like and base ask each other about the registers an address is built from;
     # an unrolled loop chains thousands of adds, too deep for Python's recursion limit.

@@ -29,12 +29,13 @@ from pyshim.ptx.targets.cpu import guards as g
 
 AHEAD = 2  # blocks
 _REG64 = frozenset(("u64", "s64", "b64"))
-_GLOBAL = frozenset(("global",))
 
 
 class _Addresses(aff.AffineValues):
     """analysis/affine.py's values, extended to 64-bit addresses, over a whole body: a
     register defined more than once is unknown everywhere."""
+
+    EVAL_OPCODES = aff.AffineValues.EVAL_OPCODES | {"cvta", "cvt"}
 
     def __init__(self, k: ir.Function) -> None:
         super().__init__(k)
@@ -45,13 +46,13 @@ class _Addresses(aff.AffineValues):
                     count[name] = count.get(name, 0) + 1
         self.multi = {r for r, n in count.items() if n > 1}
 
-    def step(self, s: ir.Instruction) -> None:
-        super().step(s)
-        if not self.multi:
-            return
-        for name in ir.written(s):
-            if name in self.multi:
-                self.env[name] = None
+    def step(self, s: ir.Instruction) -> list[str]:
+        written = super().step(s)
+        if self.multi:
+            for name in written:
+                if name in self.multi:
+                    self.env[name] = None
+        return written
 
     def _eval(self, s: ir.Instruction):
         ops, mods, code = s.operands, s.mods, s.opcode
@@ -94,7 +95,7 @@ def lines(k: ir.Function) -> list[str]:
     for s in k.body or ():
         if type(s) is not ir.Instruction:
             continue
-        if s.opcode in ("ld", "st") and _GLOBAL & set(s.mods) and s.operands:
+        if s.opcode in ("ld", "st") and "global" in s.mods and s.operands:
             addr = s.operands[1 if s.opcode == "ld" else 0]
             if type(addr) is ir.Addr and type(addr.base) is ir.Reg:
                 v = an.value(addr.base)

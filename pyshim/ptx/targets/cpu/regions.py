@@ -336,7 +336,7 @@ class RegionKernel:
             self.exits = self.exits or m.group(1) in exit_gotos
         self.exits = self.exits or "return 0;" in r
         r = _GOTO.sub(jump, r).replace("return 0;", done)
-        if re.search(r"\breturn\b", r):
+        if "return" in r and re.search(r"\breturn\b", r):  # (the test first: no \b scan)
             raise _NotInShape
         if simd:
             r = _TIDS.sub(lambda m: _TID_VARS[m.group(1)], r)
@@ -376,7 +376,7 @@ class RegionKernel:
                       f"    if (ps_jumped) ps_recount(ps_pc, n, ps_cnt, {nreg + 1}u);",
                       f"    else ps_cnt[{j + 1}] += ps_fall;",
                       "    if (trap) return trap;"]
-        elif not re.sub(r"L_[\w$]+: ;|\s", "", r) and not self.ends.get(j, "").startswith("coll"):
+        elif _blank(r) and not self.ends.get(j, "").startswith("coll"):
             # nothing but a label (a branch target): threads waiting here go on to the next
             # region, which they would run anyway (ps_pc <= j + 1)
             loops.append(f"    /* region {j}: nothing to run */")
@@ -545,7 +545,8 @@ class RegionKernel:
         # the shuffle arrays (and for any text still naming them)
         colls = any(e.startswith("coll") and j not in shfl_end
                     for j, e in self.ends.items()) or any(
-            re.search(r"\bcoll\[|\bps_state\[|\bps_resume\[", x) for x in self.loops)
+            ("coll[" in x or "ps_state[" in x or "ps_resume[" in x)  # (no \b scan without)
+            and re.search(r"\bcoll\[|\bps_state\[|\bps_resume\[", x) for x in self.loops)
         if colls:
             sizes.append("    ps_size += ((uint64_t)n * sizeof(ps_coll) + 63) & ~63ull;")
             sizes.append("    ps_size += ((uint64_t)n * 5 + 63) & ~63ull;")
@@ -677,7 +678,7 @@ def _split_tail(r: str, label: str, start: str = "") -> tuple[str, str] | None:
     elif f"goto {label};" in r[:guard.start()] + r[begin:]:
         return None
     end = r.find(f"{label}: ;", begin)
-    if end < 0 or re.sub(r"L_[\w$]+: ;|\s", "", r[end:]):
+    if end < 0 or not _blank(r, end):
         return None
     return r[:guard.start()] + r[end:], r[begin:end]
 
@@ -686,7 +687,16 @@ _BRANCH = re.compile(r"if \((!?)(?:ps_s_)?(r_\w+)(?:\[ps_i\])?\) "
                      r"\{ (?:goto [\w$]+;|\{ [^{}]* \}) \}")
 # every label of the region loops: a copy of some of them (a region without its guards,
 # the loops for 1-D blocks) renames them
-_LABEL = re.compile(r"\b(L_[\w$]+|ps_exit_\d+\w*|ps_next_\d+\w*|ps_r\d+|ps_dispatch)\b")
+# (the word boundary before a label is tested after its first letter: a pattern opening
+# with a letter is scanned for, one opening with \b is tried at every character)
+_LABEL = re.compile(r"(L(?<!\wL)_[\w$]+|p(?<!\wp)s_(?:exit_\d+\w*|next_\d+\w*|r\d+|dispatch))\b")
+_BLANK = re.compile(r"(?:\s|L_[\w$]+: ;)*\Z")
+
+
+def _blank(r: str, start: int = 0) -> bool:
+    """Whether r[start:] holds nothing but labels and white space (a match that stops at
+    the first other character, not a copy of the text without them)."""
+    return _BLANK.match(r, start) is not None
 # region loops longer than this get no copy for 1-D blocks (it doubles their compile time)
 MAX_1D_LINES = 2000
 
@@ -865,14 +875,16 @@ def _base_offset_adds(k: ir.Function) -> dict[str, tuple[str, str]]:
 
 
 _ADDR_USE = re.compile(r"\(uint8_t \*\)\(uintptr_t\)(r_\w+)\b(?!\[)")
-# every assignment `name = ` (group 1: an `&` just before it, which a definition may not
-# have) and every `&name`, found in one scan of a region
+# every assignment `name = ` not just after an `&` (a definition: group 1 is the name
+# without its `r`), and every `&name` (group 1: the name), as two scans of a region
 # (registers only: every name the rewrite asks about is a register's C name, r_...)
-# Each alternative opens with a literal, so the scan skips to the next `&` or `r` in C
-# instead of trying the pattern at every character (half the time of the unrolled case):
-# 1 `&name = ` (a write, not a definition), 2 `name = ` (the `r` outside the group),
-# 3 `&name`; the character before `&name = ` / `name = ` is none of [\w.>]
-_ASSIGN_OR_ADDR = re.compile(r"&(?<![\w.>]&)(r_\w*) = |r(?<![\w.>]r)(_\w*) = |&(r_\w*)\b")
+# Each opens with a literal, so the scan skips to the next `r` or `&` in C instead of
+# trying the pattern at every character; the character before `name = ` is none of
+# [\w.>&] (an `&name = ` is a write, not a definition, and counts as an `&name`), and an
+# `&name` is a write wherever it is (one alternation of the three made the scan twice as
+# slow as the two)
+_ASSIGN = re.compile(r"r(?<![\w.>&]r)(_\w*) = ")
+_ADDR_OF = re.compile(r"&(r_\w*)\b")
 _C_NAME = re.compile(r"\w+")
 
 
@@ -882,38 +894,38 @@ def _pointer_addresses(r: str, adds: dict[str, tuple[str, str]]) -> str:
     arithmetic, which clang vectorizes into contiguous loads and stores where the integer
     sum, converted to a pointer, makes it gather and scatter (pointer_regs.py says why).
     Kept only where neither operand is assigned again after the definition.
-    One scan of the region finds every definition and every later write: a scan per
+    Two scans of the region find every definition and every later write: a scan per
     access made an unrolled loop body quadratic (3,642 PTX lines took 22 s)."""
-    defs: dict[str, list[re.Match[str]]] = {}  # name -> its `name = ` not after an `&`
-    last_write: dict[str, int] = {}  # name -> start of its last assignment or `&name`
-    for w in _ASSIGN_OR_ADDR.finditer(r):
-        which = w.lastindex
-        if which == 2:
-            name, at = "r" + w.group(2), w.start()
-            defs.setdefault(name, []).append(w)
-        elif which == 1:
-            name, at = w.group(1), w.start(1)
-        else:
-            name, at = w.group(3), w.start()
-        last_write[name] = at
+    uses = [m for m in _ADDR_USE.finditer(r) if m.group(1) in adds]
+    if not uses:
+        return r
+    # by name without its leading `r`: the sole definition's match, or None for several
+    defs: dict[str, re.Match[str] | None] = {}
+    last_write: dict[str, int] = {}  # name without `r` -> start of its last write
+    for w in _ASSIGN.finditer(r):
+        n = w.group(1)
+        defs[n] = None if n in defs else w
+        last_write[n] = w.start()
+    for w in _ADDR_OF.finditer(r):
+        n = w.group(1)[1:]
+        at = w.start()
+        if last_write.get(n, -1) < at:
+            last_write[n] = at
     out, last = [], 0
     word = _C_NAME.fullmatch
-    for m in _ADDR_USE.finditer(r):
+    for m in uses:
         name = m.group(1)
-        got = adds.get(name)
-        if got is None:
-            continue
-        base, off = got
+        base, off = adds[name]
         if not (word(name) and word(base) and word(off)):
             continue  # (C names of registers are words; nothing else is rewritten)
-        found = defs.get(name)
-        if found is None or len(found) != 1 or found[0].start() > m.start():
+        found = defs.get(name[1:])
+        if found is None or found.start() > m.start():
             continue
-        at = found[0].end()
+        at = found.end()
         line = r[at:r.find(";", at)]
         if f"(int64_t)({base}))" not in line or f"(int64_t)({off}))" not in line:
             continue  # (not a plain 64-bit add of these two locals)
-        if last_write.get(base, -1) >= at or last_write.get(off, -1) >= at:
+        if last_write.get(base[1:], -1) >= at or last_write.get(off[1:], -1) >= at:
             continue
         out += [r[last:m.start()], f"((uint8_t *)(uintptr_t){base} + (int64_t){off})"]
         last = m.end()
