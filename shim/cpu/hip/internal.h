@@ -336,6 +336,9 @@ hipError_t cpu_advice_record(const void *p, size_t count, hipMemoryAdvise advice
 hipError_t cpu_advice_prefetch(const void *p, size_t count, int device);
 void cpu_advice_forget(uintptr_t base, size_t size);
 cpu_cmd *cpu_host_fn_cmd(hipHostFn_t fn, void *user_data);
+/* A kernel node's / host node's parameters (graph_topology.c); false for another kind. */
+bool cpu_cmd_launch_params(const cpu_cmd *c, hipKernelNodeParams *out, const char **name);
+bool cpu_cmd_host_fn_params(const cpu_cmd *c, hipHostNodeParams *out);
 
 /* ---- user_object.c: the user-object references a graph, an exec or a launch holds ---- */
 typedef struct cpu_user_refs {

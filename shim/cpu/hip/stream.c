@@ -1085,3 +1085,12 @@ int hipGetStreamDeviceId(hipStream_t stream)
     struct ihipStream_t *s;
     return cpu_stream_resolve(stream, false, &s) == hipSuccess ? 0 : -1;
 }
+
+bool cpu_cmd_host_fn_params(const cpu_cmd *c, hipHostNodeParams *out)
+{
+    if (!cpu_cmd_is_host_fn(c))
+        return false;
+    const host_call *h = (const host_call *)c->payload;
+    *out = (hipHostNodeParams){.fn = h->fn, .userData = h->user_data};
+    return true;
+}

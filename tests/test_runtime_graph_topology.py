@@ -1,0 +1,28 @@
+"""A graph's shape (edges, roots, dependencies, clones, DOT, per-exec enabling, node
+destruction) through our libcudart and through NVIDIA's static runtime over our libcuda
+(which reaches the driver's edge-data _v2 forms), on the CPU device (graph_topology.c)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from test_runtime_programs import RT_DIR, assert_passed, libs, nvcc, run  # noqa: F401 (libs: a fixture)
+
+pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_graph_topology(libs: Path, tmp_path: Path, cudart: str) -> None:  # noqa: F811
+    exe = nvcc(RT_DIR / "rt_graph_topology.cu", "-cudart", cudart,
+               name=f"rt_graph_topology_{cudart}")
+    dot = tmp_path / "g.dot"
+    proc = run(exe, libs, str(dot))
+    assert_passed(proc)
+    assert "(5 + 3) * 2 = 16" in proc.stdout
+    assert "duplicate edge: cudaErrorInvalidValue" in proc.stdout
+    text = dot.read_text()
+    # two kernel vertices, named, and the one edge between them
+    assert text.count("KERNEL") == 2 and "_Z3addPii" in text and "_Z5scalePii" in text
+    assert text.count("->") == 1
