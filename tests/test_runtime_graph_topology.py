@@ -26,3 +26,15 @@ def test_graph_topology(libs: Path, tmp_path: Path, cudart: str) -> None:  # noq
     # two kernel vertices, named, and the one edge between them
     assert text.count("KERNEL") == 2 and "_Z3addPii" in text and "_Z5scalePii" in text
     assert text.count("->") == 1
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_graph_symbol_copy_nodes(libs: Path, cudart: str) -> None:  # noqa: F811
+    """cudaGraph*MemcpyNode*ToSymbol/FromSymbol (graph_symbol.c on our runtime; NVIDIA's
+    resolves the variable itself and reaches our cuGraph*MemcpyNode* calls)."""
+    exe = nvcc(RT_DIR / "rt_graph_symbol.cu", "-cudart", cudart,
+               name=f"rt_graph_symbol_{cudart}")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert "out2[0] = 108, out2[8] = 9" in proc.stdout
+    assert "to symbol, device to host: cudaErrorInvalidMemcpyDirection" in proc.stdout

@@ -94,6 +94,10 @@ PYSHIM_RT_HIDDEN void pyshim_rt_func_facts(const struct pyshim_rt_func *f, int *
                                            size_t *const_bytes);
 /* A registered variable's device address and size, by its host shadow. */
 PYSHIM_RT_HIDDEN int pyshim_rt_symbol(const void *shadow, void **dptr, size_t *size);
+/* A symbol copy's device end (`to`: into the symbol): the direction checked, the bytes
+ * [offset, offset + count) located; a cudaError_t. */
+PYSHIM_RT_HIDDEN int pyshim_rt_symbol_end(int to, const void *symbol, size_t offset,
+                                          size_t count, int kind, char **out);
 /* ---- libraries (cudaLibrary*, register.c): a private fat binary record each ---- */
 /* Copy and load an image (its extent found from its header); cudaError_t. */
 PYSHIM_RT_HIDDEN int pyshim_rt_library_load(const void *image, void **library);

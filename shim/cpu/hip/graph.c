@@ -582,6 +582,11 @@ static void replace_in_place(cpu_cmd *node, cpu_cmd *fresh)
     free(fresh);
 }
 
+void cpu_graph_node_replace(cpu_cmd *node, cpu_cmd *fresh)
+{
+    replace_in_place(node, fresh);
+}
+
 hipError_t hipDrvGraphMemcpyNodeGetParams(hipGraphNode_t hNode, HIP_MEMCPY3D *nodeParams)
 {
     if (nodeParams == NULL || !pyshim_handles_contains(&node_handles, hNode) ||

@@ -36,6 +36,8 @@ bool cpu_graph_node_live(const void *node);
 bool cpu_graph_exec_live(const struct hipGraphExec *e);
 void cpu_graph_node_forget(const void *node);
 int cpu_graph_node_type(const cpu_cmd *c);   /* a hipGraphNodeType, or -1 */
+/* Gives `node` the command `fresh` (same payload size) in place; takes `fresh`. */
+void cpu_graph_node_replace(cpu_cmd *node, cpu_cmd *fresh);
 
 /* graph_topology.c; the edge calls with cpu_sched_lock held */
 void cpu_graph_link(struct ihipGraph *g);
@@ -43,5 +45,7 @@ void cpu_graph_unlink(struct ihipGraph *g);  /* also frees its edges */
 bool cpu_graph_edge_add(struct ihipGraph *g, cpu_cmd *from, cpu_cmd *to);
 void cpu_graph_edges_drop(struct ihipGraph *g, const cpu_cmd *node);
 bool cpu_graph_clone_edges(struct ihipGraph *clone, const struct ihipGraph *original);
+/* The exec's index of graph node `node`, or -1 (cpu_sched_lock held or not) */
+long cpu_graph_exec_node(hipGraphExec_t exec, hipGraphNode_t node);
 
 #endif

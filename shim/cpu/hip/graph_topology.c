@@ -384,7 +384,7 @@ hipError_t hipGraphExecGetFlags(hipGraphExec_t graphExec, unsigned long long *fl
     return hipSuccess;
 }
 
-static long exec_node(hipGraphExec_t exec, hipGraphNode_t node)
+long cpu_graph_exec_node(hipGraphExec_t exec, hipGraphNode_t node)
 {
     if (exec == NULL || !cpu_graph_exec_live(exec) || node == NULL)
         return -1;
@@ -404,7 +404,7 @@ hipError_t hipGraphNodeSetEnabled(hipGraphExec_t hGraphExec, hipGraphNode_t hNod
                                   unsigned int isEnabled)
 {
     pthread_mutex_lock(&cpu_sched_lock);
-    long i = exec_node(hGraphExec, hNode);
+    long i = cpu_graph_exec_node(hGraphExec, hNode);
     bool ok = i >= 0 && can_disable(hGraphExec->cmds[i]);
     if (ok)
         hGraphExec->disabled[i] = isEnabled == 0;
@@ -423,7 +423,7 @@ hipError_t hipGraphNodeGetEnabled(hipGraphExec_t hGraphExec, hipGraphNode_t hNod
     if (isEnabled == NULL)
         return cpu_ret(hipErrorInvalidValue);
     pthread_mutex_lock(&cpu_sched_lock);
-    long i = exec_node(hGraphExec, hNode);
+    long i = cpu_graph_exec_node(hGraphExec, hNode);
     bool ok = i >= 0 && can_disable(hGraphExec->cmds[i]);
     if (ok)
         *isEnabled = !hGraphExec->disabled[i];
