@@ -38,3 +38,19 @@ def test_graph_symbol_copy_nodes(libs: Path, cudart: str) -> None:  # noqa: F811
     assert_passed(proc)
     assert "out2[0] = 108, out2[8] = 9" in proc.stdout
     assert "to symbol, device to host: cudaErrorInvalidMemcpyDirection" in proc.stdout
+
+
+def test_func_bank_size_and_available_shared_memory(libs: Path) -> None:  # noqa: F811
+    """cudaFuncSetSharedMemConfig, cudaOccupancyAvailableDynamicSMemPerBlock by host stub
+    (func_config.c). Our runtime only: NVIDIA's static one hands a host function and a bad
+    bank size to the driver, whose answers differ (see the report of this change)."""
+    exe = nvcc(RT_DIR / "rt_func_config.cu", "-cudart", "shared", name="rt_func_config")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("limits "))
+    words = line.split()
+    per_sm, optin, static, one, four = (int(words[i]) for i in (1, 2, 4, 6, 7))
+    # the documented arithmetic over the presented limits
+    assert one == min(per_sm, optin) - static
+    assert four == min(per_sm // 4, optin) - static
+    assert "not a kernel: cudaErrorInvalidDeviceFunction" in proc.stdout
