@@ -54,3 +54,14 @@ def test_func_bank_size_and_available_shared_memory(libs: Path) -> None:  # noqa
     assert one == min(per_sm, optin) - static
     assert four == min(per_sm // 4, optin) - static
     assert "not a kernel: cudaErrorInvalidDeviceFunction" in proc.stdout
+
+
+def test_graph_kernel_node_params_read_back(libs: Path) -> None:  # noqa: F811
+    """cudaGraphKernelNodeGetParams (graph_kernel_node.c over hipGraphKernelNodeGetParams);
+    our runtime only: the driver's cuGraphKernelNodeGetParams is not implemented yet."""
+    exe = nvcc(RT_DIR / "rt_graph_kernel_node.cu", "-cudart", "shared",
+               name="rt_graph_kernel_node")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert "a = 2.5" in proc.stdout
+    assert "empty node: cudaErrorInvalidValue" in proc.stdout
