@@ -1,6 +1,8 @@
-"""A graph's shape (edges, roots, dependencies, clones, DOT, per-exec enabling, node
-destruction) through our libcudart and through NVIDIA's static runtime over our libcuda
-(which reaches the driver's edge-data _v2 forms), on the CPU device (graph_topology.c)."""
+"""Runtime/driver API groups by real nvcc-built programs on the CPU device, through our
+libcudart and (where both agree) NVIDIA's static runtime over our libcuda: a graph's shape
+(edges, roots, dependencies, clones, DOT, per-exec enabling, node destruction; the driver's
+edge-data _v2 forms), symbol copy nodes, kernel node parameters read back, per-kernel bank
+size and available shared memory, batched copies."""
 
 from __future__ import annotations
 
@@ -65,3 +67,14 @@ def test_graph_kernel_node_params_read_back(libs: Path) -> None:  # noqa: F811
     assert_passed(proc)
     assert "a = 2.5" in proc.stdout
     assert "empty node: cudaErrorInvalidValue" in proc.stdout
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_memcpy_batch(libs: Path, cudart: str) -> None:  # noqa: F811
+    """cudaMemcpyBatchAsync (memcpy_batch.c on our runtime; NVIDIA's reaches
+    cuMemcpyBatchAsync_v2, shim/core/memcpy_batch.c)."""
+    exe = nvcc(RT_DIR / "rt_memcpy_batch.cu", "-cudart", cudart, name=f"rt_memcpy_batch_{cudart}")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert "ra[255] = 255, rb[255] = 745" in proc.stdout
+    assert "legacy stream: cudaErrorInvalidValue" in proc.stdout
