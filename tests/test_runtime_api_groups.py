@@ -58,11 +58,12 @@ def test_func_bank_size_and_available_shared_memory(libs: Path) -> None:  # noqa
     assert "not a kernel: cudaErrorInvalidDeviceFunction" in proc.stdout
 
 
-def test_graph_kernel_node_params_read_back(libs: Path) -> None:  # noqa: F811
-    """cudaGraphKernelNodeGetParams (graph_kernel_node.c over hipGraphKernelNodeGetParams);
-    our runtime only: the driver's cuGraphKernelNodeGetParams is not implemented yet."""
-    exe = nvcc(RT_DIR / "rt_graph_kernel_node.cu", "-cudart", "shared",
-               name="rt_graph_kernel_node")
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_graph_kernel_node_params_read_back(libs: Path, cudart: str) -> None:  # noqa: F811
+    """cudaGraphKernelNodeGetParams (graph_kernel_node.c over hipGraphKernelNodeGetParams;
+    NVIDIA's runtime reaches cuGraphKernelNodeGetParams_v2, graph_kernel_params.c)."""
+    exe = nvcc(RT_DIR / "rt_graph_kernel_node.cu", "-cudart", cudart,
+               name=f"rt_graph_kernel_node_{cudart}")
     proc = run(exe, libs)
     assert_passed(proc)
     assert "a = 2.5" in proc.stdout
