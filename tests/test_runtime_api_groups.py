@@ -24,6 +24,7 @@ def test_graph_topology(libs: Path, tmp_path: Path, cudart: str) -> None:  # noq
     assert_passed(proc)
     assert "(5 + 3) * 2 = 16" in proc.stdout
     assert "duplicate edge: cudaErrorInvalidValue" in proc.stdout
+    assert "captured: 4 nodes, 4 edges, 1 roots" in proc.stdout
     text = dot.read_text()
     # two kernel vertices, named, and the one edge between them
     assert text.count("KERNEL") == 2 and "_Z3addPii" in text and "_Z5scalePii" in text

@@ -143,6 +143,33 @@ int main(int argc, char **argv)
     OK("edges after", cudaGraphGetEdges(g, NULL, NULL, NULL, &edges));
     CHECK("the node and its edge are gone", n == 1 && edges == 0);
 
+    // captured work has the edges of stream order: A; fork B (on s2) and C after A; join
+    // D after both
+    cudaStream_t s2;
+    OK("stream 2", cudaStreamCreate(&s2));
+    cudaEvent_t fork, join;
+    OK("fork event", cudaEventCreate(&fork));
+    OK("join event", cudaEventCreate(&join));
+    cudaGraph_t cap;
+    OK("begin capture", cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    add<<<1, 32, 0, s>>>(d, 1);                 // A
+    OK("record fork", cudaEventRecord(fork, s));
+    OK("wait fork", cudaStreamWaitEvent(s2, fork, 0));
+    add<<<1, 32, 0, s2>>>(d, 2);                // B
+    add<<<1, 32, 0, s>>>(d, 3);                 // C
+    OK("record join", cudaEventRecord(join, s2));
+    OK("wait join", cudaStreamWaitEvent(s, join, 0));
+    add<<<1, 32, 0, s>>>(d, 4);                 // D
+    OK("end capture", cudaStreamEndCapture(s, &cap));
+    n = 0;
+    OK("captured nodes", cudaGraphGetNodes(cap, NULL, &n));
+    size_t ncap = 0, nroots = 0;
+    OK("captured edges", cudaGraphGetEdges(cap, NULL, NULL, NULL, &ncap));
+    OK("captured roots", cudaGraphGetRootNodes(cap, NULL, &nroots));
+    printf("captured: %zu nodes, %zu edges, %zu roots\n", n, ncap, nroots);
+    CHECK("captured work has stream order's edges", n == 4 && ncap == 4 && nroots == 1);
+    OK("captured destroy", cudaGraphDestroy(cap));
+
     OK("exec destroy", cudaGraphExecDestroy(exec));
     OK("clone destroy", cudaGraphDestroy(clone));
     OK("graph destroy", cudaGraphDestroy(g));

@@ -132,6 +132,8 @@ static bool topo_sort(struct ihipGraph *g)
 
 bool cpu_graph_edge_add(struct ihipGraph *g, cpu_cmd *from, cpu_cmd *to)
 {
+    if (edge_index(g, from, to) >= 0)
+        return true;   /* one edge per pair (a capture may name a dependency twice) */
     if (!push_edge(g, from, to))
         return false;
     if (index_of(g, from) > index_of(g, to) && !topo_sort(g)) {

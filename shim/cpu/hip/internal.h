@@ -196,6 +196,9 @@ struct ihipStream_t {
     unsigned long long id;
     struct ihipGraph *capture;       /* non-NULL while hipStreamBeginCapture records */
     unsigned long long capture_id;
+    cpu_cmd *capture_last;           /* the last node this stream captured: the next one's dependency */
+    cpu_cmd *capture_joins[8];       /* nodes of other streams its next node also waits for */
+    int num_joins;
     /* stream attributes that change nothing here (no L2 to persist in, one memory sync
      * domain, workers that always wait the same way) but read back as they were set;
      * zero-filled: no window, domain 0, and sync_policy 0 reads as hipSyncPolicyAuto */
@@ -269,6 +272,7 @@ struct ihipEvent_t {
     uint64_t gen_done;               /* records executed */
     uint64_t time_ns;                /* CLOCK_MONOTONIC when the last record ran */
     unsigned long long capture_id;   /* nonzero: last recorded in that stream capture */
+    cpu_cmd *capture_node;           /* ... after that captured node (NULL: none yet) */
     int device;                      /* current when it was created */
     struct cpu_ipc_event_ref *ipc;   /* interprocess: counters shared with other processes */
 };
