@@ -19,6 +19,8 @@ static CUresult kernel_params(const CUDA_KERNEL_NODE_PARAMS *c, hipKernelNodePar
         rc = pyshim_function_refused(c->kern ? (CUfunction)c->kern : c->func);
     if (rc != CUDA_SUCCESS)
         return rc;
+    /* cuGraphKernelNodeGetParams names the kernel back by the handle given */
+    pyshim_graph_kernel_note(f, c->kern ? (CUfunction)c->kern : c->func, c->kern != NULL);
     memset(h, 0, sizeof *h);
     h->func = (void *)f;
     h->gridDim = (dim3){c->gridDimX, c->gridDimY, c->gridDimZ};

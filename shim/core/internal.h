@@ -64,6 +64,8 @@ CUcontext pyshim_current_ctx(void);
 CUresult pyshim_ctx_resolve(CUcontext in, CUcontext *out);
 /* Ensure some context is current (the API calls that need one); binds its HIP device. */
 CUresult pyshim_need_ctx(void);
+/* graph_kernel_params.c: the handle a kernel node's translated kernel was given by */
+void pyshim_graph_kernel_note(hipFunction_t hip, CUfunction given, int is_kernel);
 int pyshim_ctx_valid(CUcontext ctx);
 void pyshim_cls_destroy_all(CUcontext ctx);
 

@@ -86,6 +86,12 @@ struct pyshim_rt_func {
 /* The function a host stub (or a cudaKernel_t) names; NULL if unknown. */
 PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_stub(const void *stub);
 PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_handle(const void *handle);
+/* The function whose translated kernel is `hip`; NULL if none (register.c). */
+PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_hip(const void *hip);
+/* A kernel node's launch as HIP holds it (backend_graph.c); 0 or a cudaError_t. */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_kernel_get(void *node, void **fn, unsigned grid[3],
+                                                    unsigned block[3], unsigned *shmem,
+                                                    void ***args, void ***extra);
 /* Translate and load its module if needed, then the HIP function. */
 PYSHIM_RT_HIDDEN int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip);
 /* What the translator said of its module once loaded: the PTX target (compute_75 -> 75;
@@ -94,6 +100,10 @@ PYSHIM_RT_HIDDEN void pyshim_rt_func_facts(const struct pyshim_rt_func *f, int *
                                            size_t *const_bytes);
 /* A registered variable's device address and size, by its host shadow. */
 PYSHIM_RT_HIDDEN int pyshim_rt_symbol(const void *shadow, void **dptr, size_t *size);
+/* A symbol copy's device end (`to`: into the symbol): the direction checked, the bytes
+ * [offset, offset + count) located; a cudaError_t. */
+PYSHIM_RT_HIDDEN int pyshim_rt_symbol_end(int to, const void *symbol, size_t offset,
+                                          size_t count, int kind, char **out);
 /* ---- libraries (cudaLibrary*, register.c): a private fat binary record each ---- */
 /* Copy and load an image (its extent found from its header); cudaError_t. */
 PYSHIM_RT_HIDDEN int pyshim_rt_library_load(const void *image, void **library);

@@ -556,3 +556,18 @@ int pyshim_rt_library_kernels(void *library, unsigned *count, struct pyshim_rt_f
     *count = found;
     return rc;
 }
+
+/* The registered function whose translated kernel is `hip` (a graph node's func read
+ * back): the first found; NULL if none was resolved to it. */
+struct pyshim_rt_func *pyshim_rt_func_by_hip(const void *hip)
+{
+    struct pyshim_rt_func *found = NULL;
+    pthread_mutex_lock(&lock);
+    for (size_t b = 0; b < BUCKETS && found == NULL; b++)
+        for (struct pyshim_rt_func *f = funcs[b]; f != NULL && found == NULL;
+             f = f->next_in_bucket)
+            if (f->hip == hip && f->hip != NULL)
+                found = f;
+    pthread_mutex_unlock(&lock);
+    return found;
+}

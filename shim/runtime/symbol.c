@@ -132,3 +132,10 @@ cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
     int rc = pyshim_rt_symbol(symbol, &base, size);
     return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
 }
+
+/* symbol_end for the graph's symbol copy nodes (graph_symbol.c) */
+int pyshim_rt_symbol_end(int to, const void *symbol, size_t offset, size_t count, int kind,
+                         char **out)
+{
+    return symbol_end(to, symbol, offset, count, (enum cudaMemcpyKind)kind, out);
+}

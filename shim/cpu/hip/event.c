@@ -123,6 +123,7 @@ static hipError_t event_record(hipEvent_t event, hipStream_t stream, bool spt)
          * they were captured, which already follows every dependency); the event only
          * marks the capture, so that a stream waiting on it joins the capture. */
         event->capture_id = s->capture_id;
+        event->capture_node = s->capture_last;
         pthread_mutex_unlock(&cpu_sched_lock);
         return hipSuccess;
     }
@@ -271,8 +272,18 @@ static hipError_t stream_wait_event(hipStream_t stream, hipEvent_t event, unsign
         else if (g != NULL && s->capture == NULL) {
             s->capture = g;
             s->capture_id = event->capture_id;
+            s->capture_last = event->capture_node;   /* fork: continues after that node */
+            s->num_joins = 0;
         } else if (g != NULL && s->capture_id != event->capture_id)
             err = hipErrorStreamCaptureIsolation;   /* two captures may not mix */
+        else if (g != NULL && event->capture_node != NULL &&
+                 event->capture_node != s->capture_last) {
+            /* join: the stream's next node also depends on the event's */
+            if (s->num_joins < (int)(sizeof s->capture_joins / sizeof s->capture_joins[0]))
+                s->capture_joins[s->num_joins++] = event->capture_node;
+            else
+                cpu_log("stream capture: more than 8 joins before a node; edge dropped");
+        }
         pthread_mutex_unlock(&cpu_sched_lock);
         return err;
     }

@@ -12,19 +12,7 @@
 #include <string.h>
 
 #include "internal.h"
-
-struct ihipGraph {
-    cpu_cmd **cmds;
-    size_t n, cap;
-    cpu_user_refs users;             /* hipGraphRetainUserObject */
-};
-
-struct hipGraphExec {
-    cpu_cmd **cmds;
-    hipGraphNode_t *nodes;           /* the graph node each command was made from */
-    size_t n;
-    cpu_user_refs users;             /* the graph's, when instantiated */
-};
+#include "graph_internal.h"
 
 static pyshim_handle_set graph_handles = PYSHIM_HANDLE_SET_INIT;
 static pyshim_handle_set exec_handles = PYSHIM_HANDLE_SET_INIT;
@@ -32,6 +20,31 @@ static pyshim_handle_set exec_handles = PYSHIM_HANDLE_SET_INIT;
 static pyshim_handle_set node_handles = PYSHIM_HANDLE_SET_INIT;
 
 static int node_type(const cpu_cmd *c);
+
+bool cpu_graph_live(const struct ihipGraph *g)
+{
+    return pyshim_handles_contains(&graph_handles, g);
+}
+
+bool cpu_graph_node_live(const void *node)
+{
+    return pyshim_handles_contains(&node_handles, node);
+}
+
+bool cpu_graph_exec_live(const struct hipGraphExec *e)
+{
+    return pyshim_handles_contains(&exec_handles, e);
+}
+
+void cpu_graph_node_forget(const void *node)
+{
+    pyshim_handles_remove(&node_handles, node);
+}
+
+int cpu_graph_node_type(const cpu_cmd *c)
+{
+    return node_type(c);
+}
 
 /* Same kind of node: same type (an empty copy and a full one are both copies), or for
  * commands without a node type, the same command. */
@@ -48,6 +61,8 @@ struct ihipGraph *cpu_graph_new(void)
         free(g);
         return NULL;
     }
+    if (g != NULL)
+        cpu_graph_link(g);
     return g;
 }
 
@@ -92,6 +107,7 @@ hipError_t hipGraphDestroy(hipGraph_t graph)
         pyshim_handles_remove(&node_handles, graph->cmds[i]);
     free_cmds(graph->cmds, graph->n);
     cpu_user_refs_clear(&graph->users);
+    cpu_graph_unlink(graph);
     free(graph);
     return hipSuccess;
 }
@@ -142,14 +158,21 @@ static hipError_t check_add(hipGraphNode_t *pNode, hipGraph_t graph, const hipGr
         return hipErrorInvalidValue;
     if (ndeps > 0 && deps == NULL)
         return hipErrorInvalidValue;
-    for (size_t i = 0; i < ndeps; i++)
+    for (size_t i = 0; i < ndeps; i++) {
         if (!in_graph(graph, deps[i]))
             return hipErrorInvalidValue;
+        for (size_t j = 0; j < i; j++)
+            if (deps[j] == deps[i]) {
+                cpu_log("graph node: dependency %zu repeats dependency %zu", i, j);
+                return hipErrorInvalidValue;
+            }
+    }
     return hipSuccess;
 }
 
 /* Adds the node built by the caller (`err` is how building it went). */
-static hipError_t add_node(hipGraphNode_t *pNode, hipGraph_t graph, hipError_t err, cpu_cmd *c)
+static hipError_t add_node(hipGraphNode_t *pNode, hipGraph_t graph, const hipGraphNode_t *deps,
+                           size_t ndeps, hipError_t err, cpu_cmd *c)
 {
     if (err != hipSuccess)
         return cpu_ret(err);
@@ -157,6 +180,13 @@ static hipError_t add_node(hipGraphNode_t *pNode, hipGraph_t graph, hipError_t e
         return cpu_ret(hipErrorOutOfMemory);
     pthread_mutex_lock(&cpu_sched_lock);
     bool ok = cpu_graph_append(graph, c);
+    for (size_t i = 0; ok && i < ndeps; i++)
+        ok = cpu_graph_edge_add(graph, (cpu_cmd *)deps[i], c);
+    if (!ok && graph->n > 0 && graph->cmds[graph->n - 1] == c) {
+        cpu_graph_edges_drop(graph, c);
+        graph->n--;
+        pyshim_handles_remove(&node_handles, c);
+    }
     pthread_mutex_unlock(&cpu_sched_lock);
     if (!ok) {
         cpu_cmd_free(c);
@@ -185,7 +215,7 @@ hipError_t hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
         return cpu_ret(err);
     cpu_cmd *c = NULL;
     err = kernel_cmd(pNodeParams, &c);
-    return add_node(pGraphNode, graph, err, c);
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, err, c);
 }
 
 hipError_t hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
@@ -197,7 +227,7 @@ hipError_t hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
         return cpu_ret(err);
     cpu_cmd *c = NULL;
     err = cpu_copy3d_cmd(pCopyParams, &c);
-    return add_node(pGraphNode, graph, err, c);
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, err, c);
 }
 
 hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph,
@@ -209,7 +239,7 @@ hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph,
         return cpu_ret(err);
     cpu_cmd *c = NULL;
     err = cpu_copy1d_cmd(dst, src, count, kind, &c);
-    return add_node(pGraphNode, graph, err, c);
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, err, c);
 }
 
 hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
@@ -221,7 +251,7 @@ hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
         return cpu_ret(err);
     cpu_cmd *c = NULL;
     err = cpu_memset_cmd(pMemsetParams, &c);
-    return add_node(pGraphNode, graph, err, c);
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, err, c);
 }
 
 /* The driver API's forms (cuGraphAddMemcpyNode/cuGraphAddMemsetNode) name a context: the
@@ -242,7 +272,7 @@ hipError_t hipDrvGraphAddMemcpyNode(hipGraphNode_t *phGraphNode, hipGraph_t hGra
         return cpu_ret(err);
     cpu_cmd *c = NULL;
     err = cpu_drv_copy3d_cmd(copyParams, &c);
-    return add_node(phGraphNode, hGraph, err, c);
+    return add_node(phGraphNode, hGraph, dependencies, numDependencies, err, c);
 }
 
 hipError_t hipDrvGraphAddMemsetNode(hipGraphNode_t *phGraphNode, hipGraph_t hGraph,
@@ -256,7 +286,7 @@ hipError_t hipDrvGraphAddMemsetNode(hipGraphNode_t *phGraphNode, hipGraph_t hGra
         return cpu_ret(err);
     cpu_cmd *c = NULL;
     err = cpu_memset_cmd(memsetParams, &c);
-    return add_node(phGraphNode, hGraph, err, c);
+    return add_node(phGraphNode, hGraph, dependencies, numDependencies, err, c);
 }
 
 hipError_t hipGraphAddMemAllocNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
@@ -268,7 +298,7 @@ hipError_t hipGraphAddMemAllocNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
         return cpu_ret(err);
     cpu_cmd *c = NULL;
     err = cpu_graph_alloc_cmd(pNodeParams, &c);
-    return add_node(pGraphNode, graph, err, c);
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, err, c);
 }
 
 hipError_t hipGraphAddMemFreeNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
@@ -280,7 +310,7 @@ hipError_t hipGraphAddMemFreeNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
         return cpu_ret(err);
     cpu_cmd *c = NULL;
     err = cpu_graph_free_cmd(dev_ptr, &c);
-    return add_node(pGraphNode, graph, err, c);
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, err, c);
 }
 
 /* cuGraphAddMemFreeNode's form: the address as a hipDeviceptr_t */
@@ -301,7 +331,7 @@ hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
         err = hipErrorInvalidValue;
     if (err != hipSuccess)
         return cpu_ret(err);
-    return add_node(pGraphNode, graph, hipSuccess,
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, hipSuccess,
                     cpu_host_fn_cmd(pNodeParams->fn, pNodeParams->userData));
 }
 
@@ -311,10 +341,11 @@ hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph,
     hipError_t err = check_add(pGraphNode, graph, pDependencies, numDependencies);
     if (err != hipSuccess)
         return cpu_ret(err);
-    return add_node(pGraphNode, graph, hipSuccess, cpu_cmd_new(NULL, 0));
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, hipSuccess, cpu_cmd_new(NULL, 0));
 }
 
-static hipError_t instantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph)
+static hipError_t instantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph,
+                              unsigned long long flags)
 {
     if (pGraphExec == NULL || !pyshim_handles_contains(&graph_handles, graph))
         return hipErrorInvalidValue;
@@ -323,7 +354,9 @@ static hipError_t instantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph)
         return hipErrorOutOfMemory;
     e->cmds = calloc(graph->n ? graph->n : 1, sizeof *e->cmds);
     e->nodes = calloc(graph->n ? graph->n : 1, sizeof *e->nodes);
-    bool ok = e->cmds != NULL && e->nodes != NULL;
+    e->disabled = calloc(graph->n ? graph->n : 1, sizeof *e->disabled);
+    e->flags = flags;
+    bool ok = e->cmds != NULL && e->nodes != NULL && e->disabled != NULL;
     for (size_t i = 0; ok && i < graph->n; i++, e->n++) {
         ok = (e->cmds[i] = cpu_cmd_clone(graph->cmds[i])) != NULL;
         e->nodes[i] = (hipGraphNode_t)graph->cmds[i];
@@ -333,6 +366,7 @@ static hipError_t instantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph)
         free_cmds(e->cmds, e->n);
         cpu_user_refs_clear(&e->users);
         free(e->nodes);
+        free(e->disabled);
         free(e);
         return hipErrorOutOfMemory;
     }
@@ -347,7 +381,7 @@ hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph,
         *pErrorNode = NULL;
     if (pLogBuffer != NULL && bufferSize > 0)
         pLogBuffer[0] = '\0';
-    return cpu_ret(instantiate(pGraphExec, graph));
+    return cpu_ret(instantiate(pGraphExec, graph, 0));
 }
 
 hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph,
@@ -357,7 +391,7 @@ hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t g
     if (flags & ~(unsigned long long)(hipGraphInstantiateFlagAutoFreeOnLaunch |
                                       hipGraphInstantiateFlagUpload))
         return cpu_ret(hipErrorInvalidValue);
-    return cpu_ret(instantiate(pGraphExec, graph));
+    return cpu_ret(instantiate(pGraphExec, graph, flags));
 }
 
 /* CUDA 12's form (cuda.core instantiates this way): the flags as WithFlags takes them, an
@@ -391,6 +425,7 @@ hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)
     /* a pending launch holds references of its own (graph_launch) */
     cpu_user_refs_clear(&graphExec->users);
     free(graphExec->nodes);
+    free(graphExec->disabled);
     free(graphExec);
     return hipSuccess;
 }
@@ -471,6 +506,8 @@ static hipError_t graph_launch(hipGraphExec_t exec, hipStream_t stream, bool spt
     if (err != hipSuccess)
         return err;
     for (size_t i = 0; i < exec->n; i++) {
+        if (exec->disabled[i])
+            continue;   /* hipGraphNodeSetEnabled: an empty node until enabled again */
         cpu_cmd *c = cpu_cmd_clone(exec->cmds[i]);
         if (c == NULL)
             return hipErrorOutOfMemory;
@@ -519,6 +556,7 @@ hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph)
         if (!ok && c != NULL)
             cpu_cmd_free(c);
     }
+    ok = ok && cpu_graph_clone_edges(g, originalGraph);
     pthread_mutex_unlock(&cpu_sched_lock);
     ok = ok && cpu_user_refs_copy(&g->users, &originalGraph->users);
     if (!ok) {
@@ -542,6 +580,11 @@ static void replace_in_place(cpu_cmd *node, cpu_cmd *fresh)
     memcpy(node->payload, fresh->payload, node->payload_size);
     pthread_mutex_unlock(&cpu_sched_lock);
     free(fresh);
+}
+
+void cpu_graph_node_replace(cpu_cmd *node, cpu_cmd *fresh)
+{
+    replace_in_place(node, fresh);
 }
 
 hipError_t hipDrvGraphMemcpyNodeGetParams(hipGraphNode_t hNode, HIP_MEMCPY3D *nodeParams)

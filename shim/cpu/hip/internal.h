@@ -196,6 +196,9 @@ struct ihipStream_t {
     unsigned long long id;
     struct ihipGraph *capture;       /* non-NULL while hipStreamBeginCapture records */
     unsigned long long capture_id;
+    cpu_cmd *capture_last;           /* the last node this stream captured: the next one's dependency */
+    cpu_cmd *capture_joins[8];       /* nodes of other streams its next node also waits for */
+    int num_joins;
     /* stream attributes that change nothing here (no L2 to persist in, one memory sync
      * domain, workers that always wait the same way) but read back as they were set;
      * zero-filled: no window, domain 0, and sync_policy 0 reads as hipSyncPolicyAuto */
@@ -269,6 +272,7 @@ struct ihipEvent_t {
     uint64_t gen_done;               /* records executed */
     uint64_t time_ns;                /* CLOCK_MONOTONIC when the last record ran */
     unsigned long long capture_id;   /* nonzero: last recorded in that stream capture */
+    cpu_cmd *capture_node;           /* ... after that captured node (NULL: none yet) */
     int device;                      /* current when it was created */
     struct cpu_ipc_event_ref *ipc;   /* interprocess: counters shared with other processes */
 };
@@ -336,6 +340,9 @@ hipError_t cpu_advice_record(const void *p, size_t count, hipMemoryAdvise advice
 hipError_t cpu_advice_prefetch(const void *p, size_t count, int device);
 void cpu_advice_forget(uintptr_t base, size_t size);
 cpu_cmd *cpu_host_fn_cmd(hipHostFn_t fn, void *user_data);
+/* A kernel node's / host node's parameters (graph_topology.c); false for another kind. */
+bool cpu_cmd_launch_params(const cpu_cmd *c, hipKernelNodeParams *out, const char **name);
+bool cpu_cmd_host_fn_params(const cpu_cmd *c, hipHostNodeParams *out);
 
 /* ---- user_object.c: the user-object references a graph, an exec or a launch holds ---- */
 typedef struct cpu_user_refs {

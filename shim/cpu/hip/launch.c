@@ -556,3 +556,25 @@ hipError_t hipOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, con
     *dynamicSmemSize = avail < (size_t)fn->max_dyn_shared ? avail : (size_t)fn->max_dyn_shared;
     return hipSuccess;
 }
+
+/* A kernel node's parameters as hipGraphKernelNodeGetParams reports them: the arguments
+ * are the node's own copies. False for a command that is not a launch. */
+bool cpu_cmd_launch_params(const cpu_cmd *c, hipKernelNodeParams *out, const char **name)
+{
+    if (!cpu_cmd_is_launch(c))
+        return false;
+    const launch_payload *p = (const launch_payload *)c->payload;
+    const pyshim_launch *l = &p->job.launch;
+    if (out != NULL)
+        *out = (hipKernelNodeParams){
+            .blockDim = {l->block.x, l->block.y, l->block.z},
+            .extra = NULL,
+            .func = (void *)p->function,
+            .gridDim = {l->grid.x, l->grid.y, l->grid.z},
+            .kernelParams = p->job.params,
+            .sharedMemBytes = l->dyn_shared_bytes,
+        };
+    if (name != NULL)
+        *name = p->job.kernel->name;
+    return true;
+}

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "graph_internal.h"
 
 pthread_mutex_t cpu_sched_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t cpu_sched_cond = PTHREAD_COND_INITIALIZER;
@@ -411,6 +412,19 @@ hipError_t cpu_stream_enqueue(struct ihipStream_t *s, cpu_cmd *cmd, uint64_t *se
     if (s->capture != NULL) {
         /* Recorded, not run: sequence number 0 is "already complete" to any waiter. */
         bool ok = cpu_graph_append(s->capture, cmd);
+        /* work captured on one stream is a chain: each node depends on the previous one */
+        bool edges = true;
+        if (ok && s->capture_last != NULL)
+            edges = cpu_graph_edge_add(s->capture, s->capture_last, cmd);
+        for (int j = 0; ok && j < s->num_joins; j++)
+            if (s->capture_joins[j] != s->capture_last)
+                edges = cpu_graph_edge_add(s->capture, s->capture_joins[j], cmd) && edges;
+        if (!edges)
+            cpu_log("stream capture: out of memory for an edge (the node is kept)");
+        if (ok) {
+            s->capture_last = cmd;
+            s->num_joins = 0;
+        }
         pthread_mutex_unlock(&cpu_sched_lock);
         if (seq != NULL)
             *seq = 0;
@@ -831,6 +845,8 @@ static hipError_t begin_capture(hipStream_t stream, hipStreamCaptureMode mode, b
     if (!already) {
         s->capture = g;
         s->capture_id = next_capture_id++;
+        s->capture_last = NULL;
+        s->num_joins = 0;
     }
     pthread_mutex_unlock(&cpu_sched_lock);
     if (already) {
@@ -1084,4 +1100,13 @@ int hipGetStreamDeviceId(hipStream_t stream)
 {
     struct ihipStream_t *s;
     return cpu_stream_resolve(stream, false, &s) == hipSuccess ? 0 : -1;
+}
+
+bool cpu_cmd_host_fn_params(const cpu_cmd *c, hipHostNodeParams *out)
+{
+    if (!cpu_cmd_is_host_fn(c))
+        return false;
+    const host_call *h = (const host_call *)c->payload;
+    *out = (hipHostNodeParams){.fn = h->fn, .userData = h->user_data};
+    return true;
 }

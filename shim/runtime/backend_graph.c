@@ -1,0 +1,29 @@
+/*
+ * The HIP side of graph-node readers (the third libcudart file that includes HIP's
+ * headers, beside backend.c and backend_adapt.c): a kernel node's launch as HIP holds it.
+ */
+#include <hip/hip_runtime_api.h>
+
+#include "internal.h"
+#include "runtime_error_codes.h"
+
+/* an older CPU device lacks it: the call then says so */
+#pragma weak hipGraphKernelNodeGetParams
+
+int pyshim_rt_hip_graph_kernel_get(void *node, void **fn, unsigned grid[3], unsigned block[3],
+                                   unsigned *shmem, void ***args, void ***extra)
+{
+    if (hipGraphKernelNodeGetParams == NULL)
+        return PYSHIM_RT_cudaErrorNotSupported;
+    hipKernelNodeParams p;
+    hipError_t err = hipGraphKernelNodeGetParams((hipGraphNode_t)node, &p);
+    if (err != hipSuccess)
+        return pyshim_rt_from_hip(err);
+    *fn = p.func;
+    grid[0] = p.gridDim.x, grid[1] = p.gridDim.y, grid[2] = p.gridDim.z;
+    block[0] = p.blockDim.x, block[1] = p.blockDim.y, block[2] = p.blockDim.z;
+    *shmem = p.sharedMemBytes;
+    *args = p.kernelParams;
+    *extra = p.extra;
+    return 0;
+}

@@ -1,0 +1,107 @@
+/*
+ * Copy nodes whose device end is a __device__/__constant__ variable named by its host
+ * shadow: the shadow means nothing to HIP, so the variable's address is found here (as
+ * cudaMemcpyToSymbol does, symbol.c) and the node is an ordinary 1D copy node, made or
+ * changed by this library's own 1D calls. CUDA checks the direction and the bounds when
+ * the node is made or changed, and so does this.
+ */
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda_runtime_api.h>
+
+#include "cuda_side.h"
+
+/* The device end, or the error the call fails with (logged, naming the call). */
+static int device_end(const char *call, int to, const void *symbol, size_t offset,
+                      size_t count, enum cudaMemcpyKind kind, char **dev)
+{
+    int rc = pyshim_rt_symbol_end(to, symbol, offset, count, (int)kind, dev);
+    if (rc != cudaSuccess)
+        pyshim_rt_log("%s: symbol %p, %zu bytes at offset %zu, kind %d: %s", call, symbol,
+                      count, offset, (int)kind, cudaGetErrorName((cudaError_t)rc));
+    return rc;
+}
+
+cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                           const cudaGraphNode_t *pDependencies,
+                                           size_t numDependencies, const void *symbol,
+                                           const void *src, size_t count, size_t offset,
+                                           enum cudaMemcpyKind kind)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    char *dev = NULL;
+    int rc = device_end("cudaGraphAddMemcpyNodeToSymbol", 1, symbol, offset, count, kind, &dev);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    return cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dev,
+                                    src, count, kind);
+}
+
+cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                             const cudaGraphNode_t *pDependencies,
+                                             size_t numDependencies, void *dst,
+                                             const void *symbol, size_t count, size_t offset,
+                                             enum cudaMemcpyKind kind)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    char *dev = NULL;
+    int rc = device_end("cudaGraphAddMemcpyNodeFromSymbol", 0, symbol, offset, count, kind,
+                        &dev);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    return cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst,
+                                    dev, count, kind);
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol,
+                                                 const void *src, size_t count, size_t offset,
+                                                 enum cudaMemcpyKind kind)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    char *dev = NULL;
+    int rc = device_end("cudaGraphMemcpyNodeSetParamsToSymbol", 1, symbol, offset, count, kind,
+                        &dev);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    return cudaGraphMemcpyNodeSetParams1D(node, dev, src, count, kind);
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst,
+                                                   const void *symbol, size_t count,
+                                                   size_t offset, enum cudaMemcpyKind kind)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    char *dev = NULL;
+    int rc = device_end("cudaGraphMemcpyNodeSetParamsFromSymbol", 0, symbol, offset, count,
+                        kind, &dev);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    return cudaGraphMemcpyNodeSetParams1D(node, dst, dev, count, kind);
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec,
+                                                     cudaGraphNode_t node, const void *symbol,
+                                                     const void *src, size_t count,
+                                                     size_t offset, enum cudaMemcpyKind kind)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    char *dev = NULL;
+    int rc = device_end("cudaGraphExecMemcpyNodeSetParamsToSymbol", 1, symbol, offset, count,
+                        kind, &dev);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    return cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dev, src, count, kind);
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec,
+                                                       cudaGraphNode_t node, void *dst,
+                                                       const void *symbol, size_t count,
+                                                       size_t offset, enum cudaMemcpyKind kind)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    char *dev = NULL;
+    int rc = device_end("cudaGraphExecMemcpyNodeSetParamsFromSymbol", 0, symbol, offset, count,
+                        kind, &dev);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    return cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, dev, count, kind);
+}
