@@ -100,6 +100,11 @@ def config_source(table: dict) -> str:
     return "".join(out)
 
 
+def exported_symbols(table: dict) -> list[str]:
+    """What the header-derived table gives libnccl.so.2: each entry point and its pnccl twin."""
+    return sorted({*table["functions"], *("p" + n for n in table["functions"])})
+
+
 def generate(out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     table = load_table("nccl")
@@ -113,15 +118,16 @@ def generate(out_dir: Path) -> list[Path]:
         parts.append(_thunk(name, f) if f["target"] else _refusal(name, f))
         parts.append(_twin(name, f))
     files["nccl_thunks.c"] = "".join(parts)
-    defined = set(table["functions"]) | {"p" + n for n in table["functions"]}
+    defined = set(exported_symbols(table))
     extra = exports.extra_symbols(SONAME, defined)
     refuse = results["ncclInvalidUsage"]
     stubs = [STAMP, f"/* {SONAME}: symbols NVIDIA's library exports that nccl.h does not "
              "declare (its device-side API's host helpers, internal entry points):\n"
              " * ncclInvalidUsage, logged by name. */\n",
+             f"#define PYSHIM_EXPORT {WEAK}\n",
              "int pyshim_nccl_refuse(const char *name, const char *why);\n\n"]
     for sym in extra:
-        stubs.append(f"{WEAK} int {sym}(void);\n{WEAK} int {sym}(void)\n{{\n"
+        stubs.append(f"PYSHIM_EXPORT int {sym}(void);\nPYSHIM_EXPORT int {sym}(void)\n{{\n"
                      f'    pyshim_nccl_refuse("{sym}", "not declared by nccl.h");\n'
                      f"    return {refuse}; /* ncclInvalidUsage */\n}}\n\n")
     files["nccl_export_stubs.c"] = "".join(stubs)

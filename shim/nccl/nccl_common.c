@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,9 +76,19 @@ void *pyshim_nccl_config(const char *fn, const ncclConfig_t *config, pyshim_rccl
 
 ncclResult_t pyshim_nccl_refuse(const char *name, const char *why)
 {
-    /* once per name would need a table; the first few calls are enough to see */
-    static atomic_int logged;
-    if (atomic_fetch_add(&logged, 1) < 32)
+    /* logged once per name; each call site passes its own literal, so the pointer is the
+     * name's identity */
+    static const char *seen[256];
+    static int nseen;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    bool first = true;
+    for (int i = 0; i < nseen && first; i++)
+        first = seen[i] != name;
+    if (first && nseen < (int)(sizeof seen / sizeof *seen))
+        seen[nseen++] = name;
+    pthread_mutex_unlock(&lock);
+    if (first)
         fprintf(stderr, "pyshim: %s is not supported on RCCL (%s): ncclInvalidUsage\n", name,
                 why);
     return ncclInvalidUsage;

@@ -182,7 +182,7 @@ static int run_case(Ctx &c, Coll coll, ncclDataType_t dt, const char *tname, ncc
         }
     }
     printf("%s %s/%s/%s/n%d%s%s %s\n", bad ? "FAIL" : "PASS", coll_name[coll], tname,
-           coll == BROADCAST || coll == ALLGATHER || coll == SENDRECV ? "-" : op_name(op), n,
+           coll == BROADCAST || coll == ALLGATHER || coll == SENDRECV ? "-" : premul != 0 ? "premulsum" : op_name(op), n,
            in_place ? "/inplace" : "", premul_device ? "/devscalar" : "", detail);
     bad ? failed++ : passed++;
     for (int r = 0; r < n; r++) {
