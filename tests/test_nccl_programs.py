@@ -1,6 +1,6 @@
 """A real nvcc-built NCCL program (tests/nccl/prog_nccl.cu: NVIDIA's nccl.h, -lnccl against
 pyshim's libnccl.so.2) under `pyshim run` on 2 and 4 CPU devices: every collective, every
-ncclDataType_t and ncclRedOp_t, PreMulSum, in place, send/recv, InitRank across threads,
+ncclDataType_t and ncclRedOp_t, PreMulSum, in place, send/recv, InitRank across threads, Split,
 checked against the host reference the program computes; misuse gets NCCL's codes and a
 log line naming the function."""
 
@@ -74,7 +74,7 @@ def test_collectives_match_the_host_reference(exe: Path, devices: int) -> None:
     for case in ("allreduce/float/sum/n{d}/inplace", "allgather/int32/-/n{d}/inplace",
                  "reducescatter/double/max/n{d}/inplace", "allreduce/float/premulsum/n{d}",
                  "allreduce/double/premulsum/n{d}/devscalar", "reducescatter/int32/premulsum/n{d}",
-                 "threaded_initrank/n{d}"):
+                 "threaded_initrank/n{d}", "split/n{d}"):
         assert case.format(d=devices) in passes
     codes = {ln.split()[1]: int(ln.split()[2]) for ln in out.splitlines() if ln.startswith("CODE ")}
     assert codes == CODES

@@ -259,6 +259,51 @@ static int threaded_init(int n)
     return 0;
 }
 
+// ncclCommSplit from one thread in a group: colors r % 2, keys reversing the order; each
+// new communicator all-reduces its members' old ranks
+static int split(Ctx &c)
+{
+    int n = c.n;
+    std::vector<ncclComm_t> sub(n);
+    NK(ncclGroupStart());
+    for (int r = 0; r < n; r++)
+        NK(ncclCommSplit(c.comms[r], r % 2, -r, &sub[r], nullptr));
+    NK(ncclGroupEnd());
+    std::vector<int *> buf(n);
+    NK(ncclGroupStart());
+    for (int r = 0; r < n; r++) {
+        CK(cudaSetDevice(r));
+        CK(cudaMalloc(&buf[r], sizeof(int)));
+        CK(cudaMemcpy(buf[r], &r, sizeof r, cudaMemcpyHostToDevice));
+        NK(ncclAllReduce(buf[r], buf[r], 1, ncclInt32, ncclSum, sub[r], c.streams[r]));
+    }
+    NK(ncclGroupEnd());
+    int bad = 0;
+    for (int r = 0; r < n; r++) {
+        CK(cudaSetDevice(r));
+        CK(cudaStreamSynchronize(c.streams[r]));
+        int got = -1, rank = -1, count = -1, want = 0, members = 0, below = 0;
+        CK(cudaMemcpy(&got, buf[r], sizeof got, cudaMemcpyDeviceToHost));
+        NK(ncclCommUserRank(sub[r], &rank));
+        NK(ncclCommCount(sub[r], &count));
+        for (int k = r % 2; k < n; k += 2) {
+            want += k;
+            members++;
+            below += k > r;   // a larger old rank has a smaller key: it comes first
+        }
+        if (got != want || count != members || rank != below) {
+            bad = 1;
+            printf("split rank %d: sum %d want %d, rank %d want %d, count %d want %d\n", r,
+                   got, want, rank, below, count, members);
+        }
+        CK(cudaFree(buf[r]));
+        NK(ncclCommDestroy(sub[r]));
+    }
+    printf("%s split/n%d\n", bad ? "FAIL" : "PASS", n);
+    bad ? failed++ : passed++;
+    return 0;
+}
+
 int main()
 {
     int n = 0;
@@ -300,7 +345,7 @@ int main()
         || run_case<double>(c, ALLREDUCE, ncclFloat64, "double", ncclSum, false, false, 0.25, true)
         || run_case<int32_t>(c, REDUCESCATTER, ncclInt32, "int32", ncclSum, true, false, 3))
         return 1;
-    if (threaded_init(n)) return 1;
+    if (threaded_init(n) || split(c)) return 1;
 
     // misuse: the NCCL codes
     float *buf;

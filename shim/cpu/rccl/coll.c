@@ -39,6 +39,9 @@ static _Thread_local queued *group_tasks = NULL;
 static _Thread_local size_t group_len = 0, group_cap = 0;
 static _Thread_local rc_clique **group_joins = NULL;
 static _Thread_local size_t joins_len = 0, joins_cap = 0;
+typedef struct { rc_clique *q; rc_split *s; } pending_split;
+static _Thread_local pending_split *group_splits = NULL;
+static _Thread_local size_t splits_len = 0, splits_cap = 0;
 
 typedef struct {
     ncclComm_t comm;
@@ -64,6 +67,21 @@ void rc_group_defer_join(rc_clique *q)
         joins_cap = cap;
     }
     group_joins[joins_len++] = q;
+}
+
+void rc_group_defer_split(rc_clique *q, rc_split *s)
+{
+    if (splits_len == splits_cap) {
+        size_t cap = splits_cap ? splits_cap * 2 : 8;
+        pending_split *p = realloc(group_splits, cap * sizeof *p);
+        if (p == NULL) {
+            rc_wait_split(q, s);
+            return;
+        }
+        group_splits = p;
+        splits_cap = cap;
+    }
+    group_splits[splits_len++] = (pending_split){q, s};
 }
 
 /* ---- execution (on the stream's worker) ---- */
@@ -309,6 +327,12 @@ ncclResult_t rc_group_flush(void)
             r = j;
     }
     joins_len = 0;
+    for (size_t i = 0; i < splits_len; i++) {
+        ncclResult_t j = rc_wait_split(group_splits[i].q, group_splits[i].s);
+        if (r == ncclSuccess)
+            r = j;
+    }
+    splits_len = 0;
     rc_task *buf = group_len ? malloc(group_len * sizeof *buf) : NULL;
     bool *taken = group_len ? calloc(group_len, sizeof *taken) : NULL;
     if (group_len && (buf == NULL || taken == NULL)) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "rccl_internal.h"
+#include "reduce.h"
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static rc_clique *pending = NULL;          /* cliques that still wait for ranks */
@@ -335,6 +336,134 @@ RC_API ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devl
     for (int i = 0; i < ndev && r == ncclSuccess; i++)
         r = join(fn, &comms[i], ndev, id, i, devlist != NULL ? devlist[i] : i, true);
     return r == ncclSuccess ? rc_wait_joined(comms[0]->clique) : r;
+}
+
+static void split_free(rc_split *s)
+{
+    free(s->color);
+    free(s->key);
+    free(s->device);
+    free(s->out);
+    free(s);
+}
+
+ncclResult_t rc_wait_split(rc_clique *q, rc_split *s)
+{
+    pthread_mutex_lock(&q->lock);
+    while (!s->done && !q->aborted)
+        pthread_cond_wait(&q->cond, &q->lock);
+    bool done = s->done, last = --s->waiters == 0;
+    if (last) {
+        rc_split **link = &q->splits;
+        while (*link != s)
+            link = &(*link)->next;
+        *link = s->next;
+    }
+    pthread_mutex_unlock(&q->lock);
+    if (last)
+        split_free(s);
+    return done ? ncclSuccess : ncclRemoteError;
+}
+
+/* the last rank's arrival: every color's clique, its ranks ordered by key, then old rank */
+static ncclResult_t split_make(rc_clique *parent, rc_split *s)
+{
+    int n = parent->nranks;
+    ncclResult_t r = ncclSuccess;
+    for (int i = 0; i < n; i++)
+        *s->out[i] = NULL;
+    for (int i = 0; i < n; i++) {
+        if (s->color[i] < 0 || *s->out[i] != NULL)
+            continue;
+        int members[RC_REDUCE_MAX_SRC], m = 0;
+        for (int j = 0; j < n; j++)
+            if (s->color[j] == s->color[i])
+                members[m++] = j;
+        for (int a = 1; a < m; a++)   /* insertion sort by (key, parent rank) */
+            for (int b = a; b > 0 && s->key[members[b - 1]] > s->key[members[b]]; b--) {
+                int t = members[b];
+                members[b] = members[b - 1];
+                members[b - 1] = t;
+            }
+        ncclUniqueId id;
+        ncclGetUniqueId(&id);
+        rc_clique *q = clique_new(&id, m);
+        if (q == NULL)
+            return ncclSystemError;
+        for (int k = 0; k < m; k++) {
+            struct ncclComm *c = comm_new(q, k, s->device[members[k]]);
+            if (c == NULL || !live_add(c)) {
+                free(c);
+                r = ncclSystemError;
+                continue;
+            }
+            q->comms[k] = c;
+            q->refs++;
+            q->joined++;
+            *s->out[members[k]] = c;
+        }
+        q->complete = true;
+    }
+    return r;
+}
+
+RC_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
+                                  ncclConfig_t *config)
+{
+    const char *fn = "ncclCommSplit";
+    ncclResult_t r = rc_check_comm(fn, comm);
+    if (r != ncclSuccess)
+        return r;
+    if (newcomm == NULL)
+        return rc_fail(fn, ncclInvalidArgument, "newcomm is NULL");
+    if (color < 0 && color != -1)
+        return rc_fail(fn, ncclInvalidArgument, "color %d is negative and not "
+                       "NCCL_SPLIT_NOCOLOR", color);
+    (void)config;   /* the new communicators are blocking, as every one here */
+    rc_clique *q = comm->clique;
+    pthread_mutex_lock(&q->lock);
+    uint64_t seq = comm->next_split++;
+    rc_split *s = q->splits;
+    while (s != NULL && s->seq != seq)
+        s = s->next;
+    if (s == NULL) {
+        s = calloc(1, sizeof *s);
+        int n = q->nranks;
+        if (s != NULL) {
+            s->color = calloc((size_t)n, sizeof *s->color);
+            s->key = calloc((size_t)n, sizeof *s->key);
+            s->device = calloc((size_t)n, sizeof *s->device);
+            s->out = calloc((size_t)n, sizeof *s->out);
+        }
+        if (s == NULL || !s->color || !s->key || !s->device || !s->out) {
+            if (s != NULL)
+                split_free(s);
+            pthread_mutex_unlock(&q->lock);
+            return rc_fail(fn, ncclSystemError, "out of memory");
+        }
+        s->seq = seq;
+        s->waiters = n;
+        s->next = q->splits;
+        q->splits = s;
+    }
+    s->color[comm->rank] = color;
+    s->key[comm->rank] = key;
+    s->device[comm->rank] = comm->device;
+    s->out[comm->rank] = newcomm;
+    if (++s->arrived == q->nranks) {
+        r = split_make(q, s);
+        if (r != ncclSuccess)
+            rc_log(fn, "out of memory making the new communicators");
+        s->done = true;
+        pthread_cond_broadcast(&q->cond);
+    }
+    pthread_mutex_unlock(&q->lock);
+    if (rc_group_active()) {
+        rc_group_defer_split(q, s);
+        return r;
+    }
+    ncclResult_t w = rc_wait_split(q, s);
+    return r != ncclSuccess ? r : w;
 }
 
 RC_API ncclResult_t ncclCommFinalize(ncclComm_t comm)

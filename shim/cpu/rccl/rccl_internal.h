@@ -46,6 +46,17 @@ typedef struct rc_send {
     struct rc_send *next;
 } rc_send;
 
+/* One ncclCommSplit of a clique: every rank's color and key, and where its new
+ * communicator goes; the last rank to arrive makes them all */
+typedef struct rc_split {
+    uint64_t seq;
+    int arrived, waiters;
+    bool done;
+    int *color, *key, *device;
+    struct ncclComm ***out;
+    struct rc_split *next;
+} rc_split;
+
 typedef struct rc_clique {
     unsigned char id[RCCL_UNIQUE_ID_BYTES];
     int nranks, joined, refs;
@@ -57,6 +68,7 @@ typedef struct rc_clique {
     rc_slot slots[RC_SLOTS];
     rc_send **chan_head, **chan_tail;  /* [src * nranks + dst]: posted sends, in order */
     struct rc_clique *next_pending;
+    rc_split *splits;
 } rc_clique;
 
 typedef struct rc_premul {
@@ -74,6 +86,7 @@ struct ncclComm {
     int refs;               /* the user's, plus one per task batch not yet run */
     bool destroyed;
     uint64_t next_seq;
+    uint64_t next_split;
     rc_premul premul[RC_MAX_PREMUL];
 };
 
@@ -91,6 +104,8 @@ ncclResult_t rc_submit(const char *fn, ncclComm_t comm, rc_task t);
 bool rc_group_active(void);
 ncclResult_t rc_group_flush(void);
 void rc_group_defer_join(rc_clique *q);
+void rc_group_defer_split(rc_clique *q, rc_split *s);
+ncclResult_t rc_wait_split(rc_clique *q, rc_split *s);   /* comm.c */
 ncclResult_t rc_wait_joined(rc_clique *q);   /* comm.c */
 
 #endif
