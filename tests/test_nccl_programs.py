@@ -85,3 +85,45 @@ def test_collectives_match_the_host_reference(exe: Path, devices: int) -> None:
                  "ncclCommGrow is not supported on RCCL", "ncclAllReduce: collective #",
                  "ncclCommCount: comm 0x"):
         assert line in err, line
+
+
+DLOPEN_BY_PATH = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    if (argc != 2) return 2;
+    void *h = dlopen(argv[1], RTLD_NOW);
+    if (!h) { printf("dlopen failed: %s\n", dlerror()); return 1; }
+    int (*get)(int *) = (int (*)(int *))dlsym(h, "ncclGetVersion");
+    if (!get) { printf("no ncclGetVersion\n"); return 1; }
+    int v = 0, r = get(&v);
+    Dl_info info;
+    dladdr((void *)get, &info);
+    printf("rc=%d version=%d from=%s\n", r, v, info.dli_fname);
+    return 0;
+}
+"""
+
+
+def test_libnccl_loaded_by_path_is_pyshims(exe: Path, tmp_path: Path) -> None:
+    """A framework dlopens NVIDIA's libnccl.so.2 out of its wheel by absolute path: LD_AUDIT
+    hands it pyshim's. The file there is not NCCL at all (libm under NCCL's name), so only
+    the redirect can make ncclGetVersion answer."""
+    wheel = tmp_path / "site" / "nvidia" / "nccl" / "lib"
+    wheel.mkdir(parents=True)
+    libm = Path(subprocess.run(["gcc", "-print-file-name=libm.so.6"], capture_output=True,
+                               text=True, check=True).stdout.strip())
+    shutil.copy(libm, wheel / "libnccl.so.2")
+    (tmp_path / "probe.c").write_text(DLOPEN_BY_PATH)
+    subprocess.run(["gcc", "-o", str(tmp_path / "probe"), str(tmp_path / "probe.c"), "-ldl"],
+                   check=True)
+    env = dict(os.environ, PYTHONPATH=str(REPO_DIR))
+    proc = subprocess.run([sys.executable, "-m", "pyshim", "run", str(tmp_path / "probe"),
+                           str(wheel / "libnccl.so.2")], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"from={build_dir() / 'lib' / 'libnccl.so.2'}" in proc.stdout
+    # RCCL's version (the CPU device's speaks RCCL 2.27.7), not nccl.h's 2.32
+    assert "rc=0 version=22707" in proc.stdout
