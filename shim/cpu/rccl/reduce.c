@@ -23,6 +23,13 @@
 #define F_ADD(a, b) ((a) + (b))
 #define F_MUL(a, b) ((a) * (b))
 
+/* acc[j] = EXPR of x (acc[j]) and v (source k's element, scaled when PreMulSum/avg asks) */
+#define COMBINE(ACC, LD, ST, MUL, EXPR)                                                     \
+    for (size_t j = 0; j < m; j++) {                                                        \
+        ACC x = acc[j], v = scale ? LD(ST(MUL(LD(s[j]), f))) : LD(s[j]);                    \
+        acc[j] = LD(ST(EXPR));                                                              \
+    }
+
 #define DEFINE(NAME, T, ACC, LD, ST, ADD, MUL, IS_FLOAT)                                   \
     static void NAME(int op, const rc_reduce_args *a)                                       \
     {                                                                                       \
@@ -41,22 +48,17 @@
                 const T *s = (const T *)a->srcs[k] + a->off + b;                            \
                 ACC f = sc[k];                                                              \
                 bool scale = mode == 1 || mode == 2;                                        \
-                for (size_t j = 0; j < m; j++) {                                            \
-                    ACC v = LD(s[j]);                                                       \
-                    if (scale)                                                              \
-                        v = LD(ST(MUL(v, f)));                                              \
-                    if (k == 0) {                                                           \
-                        acc[j] = v;                                                         \
-                        continue;                                                           \
-                    }                                                                       \
-                    ACC x = acc[j], r;                                                      \
-                    switch (op) {                                                           \
-                    case RC_OP_PROD: r = MUL(x, v); break;                                  \
-                    case RC_OP_MAX: r = v > x ? v : x; break;                               \
-                    case RC_OP_MIN: r = v < x ? v : x; break;                               \
-                    default: r = ADD(x, v); break;                                          \
-                    }                                                                       \
-                    acc[j] = LD(ST(r));                                                     \
+                if (k == 0) {                                                               \
+                    for (size_t j = 0; j < m; j++)                                          \
+                        acc[j] = scale ? LD(ST(MUL(LD(s[j]), f))) : LD(s[j]);               \
+                    continue;                                                               \
+                }                                                                           \
+                /* one loop per op: the switch stays out of the element loop */             \
+                switch (op) {                                                               \
+                case RC_OP_PROD: COMBINE(ACC, LD, ST, MUL, MUL(x, v)); break;               \
+                case RC_OP_MAX: COMBINE(ACC, LD, ST, MUL, v > x ? v : x); break;            \
+                case RC_OP_MIN: COMBINE(ACC, LD, ST, MUL, v < x ? v : x); break;            \
+                default: COMBINE(ACC, LD, ST, MUL, ADD(x, v)); break;                       \
                 }                                                                           \
             }                                                                               \
             if (mode == 3)                                                                  \
