@@ -535,13 +535,13 @@ RC_API const char *ncclGetErrorString(ncclResult_t result)
 {
     switch (result) {
     case ncclSuccess: return "no error";
-    case ncclUnhandledCudaError: return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
-    case ncclSystemError: return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
-    case ncclInternalError: return "internal error - please report this issue to the NCCL developers";
-    case ncclInvalidArgument: return "invalid argument (run with NCCL_DEBUG=WARN for details)";
-    case ncclInvalidUsage: return "invalid usage (run with NCCL_DEBUG=WARN for details)";
-    case ncclRemoteError: return "remote process exited or there was a network error";
-    case ncclInProgress: return "NCCL operation in progress";
+    case ncclUnhandledCudaError: return "a HIP call failed";
+    case ncclSystemError: return "a system call failed (memory, threads)";
+    case ncclInternalError: return "internal error of the CPU device's RCCL";
+    case ncclInvalidArgument: return "invalid argument (the log names it)";
+    case ncclInvalidUsage: return "invalid usage (the log says which)";
+    case ncclRemoteError: return "a rank of the communicator aborted";
+    case ncclInProgress: return "operation in progress";
     default: return "unknown result code";
     }
 }
