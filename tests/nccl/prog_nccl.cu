@@ -359,6 +359,10 @@ int main()
     code("null_buffer", ncclAllReduce(nullptr, buf, 16, ncclFloat32, ncclSum, c.comms[0], c.streams[0]), ncclInvalidArgument);
     code("group_end_without_start", ncclGroupEnd(), ncclInvalidUsage);
     code("unsupported_commgrow", ncclCommGrow(c.comms[0], 2, nullptr, -1, nullptr, nullptr), ncclInvalidUsage);
+    void *reg = nullptr;
+    code("register", ncclCommRegister(c.comms[0], buf, 64 * sizeof(float), &reg), ncclSuccess);
+    code("deregister", ncclCommDeregister(c.comms[0], reg), ncclSuccess);
+    code("deregister_twice", ncclCommDeregister(c.comms[0], reg), ncclInvalidArgument);
     ncclResult_t async = ncclSuccess;
     NK(ncclCommGetAsyncError(c.comms[0], &async));
     code("async_clean", async, ncclSuccess);

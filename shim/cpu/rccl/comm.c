@@ -161,6 +161,10 @@ void rc_comm_release(struct ncclComm *c)
         q->comms[c->rank] = NULL;
     pthread_mutex_unlock(&q->lock);
     if (last_of_comm) {
+        for (rc_reg *g = c->regs, *n; g != NULL; g = n) {
+            n = g->next;
+            free(g);
+        }
         c->magic = 0;
         free(c);
     }
@@ -599,6 +603,46 @@ RC_API ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
         return rc_fail(fn, ncclInvalidArgument, "op %d was not made by "
                        "ncclRedOpCreatePreMulSum on this communicator", (int)op);
     comm->premul[i].used = false;
+    return ncclSuccess;
+}
+
+RC_API ncclResult_t ncclCommRegister(ncclComm_t comm, void *buff, size_t size, void **handle)
+{
+    const char *fn = "ncclCommRegister";
+    ncclResult_t r = rc_check_comm(fn, comm);
+    if (r != ncclSuccess)
+        return r;
+    if (handle == NULL || (buff == NULL && size > 0))
+        return rc_fail(fn, ncclInvalidArgument, "%s is NULL", handle == NULL ? "handle" : "buff");
+    rc_reg *g = malloc(sizeof *g);
+    if (g == NULL)
+        return rc_fail(fn, ncclSystemError, "out of memory");
+    pthread_mutex_lock(&comm->clique->lock);
+    *g = (rc_reg){buff, size, comm->regs};
+    comm->regs = g;
+    pthread_mutex_unlock(&comm->clique->lock);
+    *handle = g;
+    return ncclSuccess;
+}
+
+RC_API ncclResult_t ncclCommDeregister(ncclComm_t comm, void *handle)
+{
+    const char *fn = "ncclCommDeregister";
+    ncclResult_t r = rc_check_comm(fn, comm);
+    if (r != ncclSuccess)
+        return r;
+    pthread_mutex_lock(&comm->clique->lock);
+    rc_reg **link = &comm->regs;
+    while (*link != NULL && *link != handle)
+        link = &(*link)->next;
+    rc_reg *g = *link;
+    if (g != NULL)
+        *link = g->next;
+    pthread_mutex_unlock(&comm->clique->lock);
+    if (g == NULL)
+        return rc_fail(fn, ncclInvalidArgument, "handle %p was not registered on this "
+                       "communicator", handle);
+    free(g);
     return ncclSuccess;
 }
 

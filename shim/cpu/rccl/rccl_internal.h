@@ -79,6 +79,14 @@ typedef struct rc_premul {
     const void *ptr;
 } rc_premul;
 
+/* a buffer ncclCommRegister was given: the CPU device's transport needs no registration
+ * (every rank reads the others' memory directly), so it is only remembered */
+typedef struct rc_reg {
+    void *buff;
+    size_t size;
+    struct rc_reg *next;
+} rc_reg;
+
 struct ncclComm {
     uint32_t magic;
     rc_clique *clique;
@@ -88,6 +96,7 @@ struct ncclComm {
     uint64_t next_seq;
     uint64_t next_split;
     rc_premul premul[RC_MAX_PREMUL];
+    rc_reg *regs;           /* under the clique's lock */
 };
 
 /* comm.c */
