@@ -21,7 +21,7 @@ from pyshim.check.libraries import classify, find, search_dirs
     ("libcufftw.so.12", "cuFFTW", False),
     ("libcudnn_ops.so.9", "cuDNN", False),
     ("libnvrtc-builtins.so.13.0", "NVRTC builtins", False),
-    ("libnccl.so.2", "NCCL", False),
+    ("libnccl.so.2", "nccl", True),
     ("/opt/x/libcusparse.so.12", "cusparse", True),
 ])
 def test_cuda_libraries(soname, family, replaced):

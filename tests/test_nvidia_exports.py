@@ -38,10 +38,13 @@ STUBS = {
     "libcufft.so.12": ("cufftDebug", 16),                # CUFFT_NOT_SUPPORTED
     # cuRAND has no NOT_SUPPORTED status: CURAND_STATUS_ARCH_MISMATCH (a header-typed stub)
     "libcurand.so.10": ("curandGeneratePoissonMethod", 204),
+    # NCCL's device API's host helpers (no nccl.h declaration): ncclInvalidUsage
+    "libnccl.so.2": ("ncclTeamLsa", 5),
 }
 # the smallest list each library's real export list can be (an empty or truncated list
 # would make the subset checks vacuous)
-MIN_EXPORTS = {"libcurand.so.10": 25, "libcufft.so.12": 70, "libcusolverMg.so.12": 200}
+MIN_EXPORTS = {"libcurand.so.10": 25, "libcufft.so.12": 70, "libcusolverMg.so.12": 200,
+               "libnccl.so.2": 150}
 
 
 def expected(soname: str) -> dict[str, str]:
@@ -60,6 +63,7 @@ SONAMES = [s for lib in exports.LIBRARIES for s in (lib.soname, *lib.also)]
 @pytest.fixture(scope="module")
 def libdirs() -> tuple[Path, Path, Path]:
     """(cuBLAS/cuSOLVER dir, CPU device dir, libcudart dir), built as the other tests do."""
+    from pyshim.builders.nccl import build_nccl
     from pyshim.builders.randfft import build_randfft
     from pyshim.builders.runtime import build_runtime
     from pyshim.builders.sparse import build_sparse
@@ -67,6 +71,7 @@ def libdirs() -> tuple[Path, Path, Path]:
     blas_lib, cpu = env.build()
     build_randfft(blas_lib.parent)  # libcurand/libcufft beside libcublas, rocRAND/hipFFT in cpu
     build_sparse(blas_lib.parent)  # libcusparse.so.12 beside libcublas
+    build_nccl(blas_lib.parent)  # libnccl.so.2 beside libcublas, the CPU RCCL in cpu
     rt = build_dir() / "lib"
     build_runtime(rt)
     return blas_lib, cpu, rt
@@ -84,7 +89,7 @@ def test_lists_are_nvidias_facts() -> None:
         assert any(line.startswith(f"# Source: {lib.wheel} ") for line in head), path
         syms = exports.load(lib.soname)
         assert len(syms) >= MIN_EXPORTS.get(lib.soname, 300), lib.soname
-        assert set(syms.values()) == {lib.soname}
+        assert set(syms.values()) == {lib.soname if lib.versioned else ""}
 
 
 def test_generated_stubs_are_the_list_minus_the_tables(tmp_path: Path) -> None:
@@ -135,9 +140,13 @@ int main(int argc, char **argv)
     char line[512], name[256], ver[256];
     int n = 0, missing = 0;
     while (f && fgets(line, sizeof line, f)) {
-        if (line[0] == '#' || sscanf(line, "%255s %255s", name, ver) != 2) continue;
+        int k = line[0] == '#' ? 0 : sscanf(line, "%255s %255s", name, ver);
+        if (k < 1) continue;
         n++;
-        if (!dlvsym(h, name, ver)) { printf("missing %s@%s\n", name, ver); missing++; }
+        /* an unversioned library's (NCCL's) names: plain dlsym */
+        if (!(k == 2 ? dlvsym(h, name, ver) : dlsym(h, name))) {
+            printf("missing %s@%s\n", name, k == 2 ? ver : ""); missing++;
+        }
     }
     printf("checked %d missing %d\n", n, missing);
     int (*stub)(void *, void *, void *) = (int (*)(void *, void *, void *))dlsym(h, argv[3]);
@@ -215,9 +224,10 @@ def test_stub_status_values_come_from_the_headers() -> None:
 
 
 def test_stats_rows_count_the_generated_stubs(tmp_path: Path) -> None:
-    from pyshim.codegen import blas, randfft, runtime, sparse
+    from pyshim.codegen import blas, nccl, randfft, runtime, sparse
     from pyshim.tables.stats import export_stats, format_exports
 
+    nccl.generate(tmp_path)
     blas.generate(tmp_path)
     runtime.generate(tmp_path)
     randfft.generate(tmp_path)
@@ -228,6 +238,7 @@ def test_stats_rows_count_the_generated_stubs(tmp_path: Path) -> None:
              "libcusolver.so.12": "cusolver_export_stubs.c",
              "libcusolverMg.so.12": "cusolverMg_export_stubs.c",
              "libcusparse.so.12": "cusparse_export_stubs.c",
+             "libnccl.so.2": "nccl_export_stubs.c",
              "libcudart.so.13": "runtime_export_stubs_13.c",
              "libcudart.so.12": "runtime_export_stubs_12.c"}
     rows = export_stats()

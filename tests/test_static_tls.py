@@ -46,7 +46,8 @@ int main(int argc, char **argv) {
 
 LIBS = ["lib/libcuda.so.1", "lib/libcudart.so.13", "lib/libcudart.so.12",
         "lib/libcublas.so.13", "lib/libcusparse.so.12", "lib/libcufft.so.12",
-        "lib/libcurand.so.10", "lib/libcusolver.so.12", "cpu/libamdhip64.so.7",
+        "lib/libcurand.so.10", "lib/libcusolver.so.12", "lib/libnccl.so.2",
+        "cpu/libamdhip64.so.7", "cpu/librccl.so.1",
         "cpu/libhipfft.so.0", "cpu/librocblas.so.5", "cpu/librocsparse.so.1"]
 
 PTX = """.version 8.0

@@ -50,6 +50,12 @@ def _sparse(root: Path) -> object:
     return build_sparse(root)
 
 
+def _nccl(root: Path) -> object:
+    from pyshim.builders.nccl import build_nccl
+
+    return build_nccl(root)
+
+
 def _jit(root: Path) -> object:
     from pyshim.builders.jit import build_jit
 
@@ -66,8 +72,9 @@ COMPONENTS = {
     "jit": _jit,  # LD_AUDIT module, NVRTC/nvJitLink wrappers, ptxas
     "randfft": _randfft,  # libcurand/libcufft + the CPU device's rocRAND/hipFFT
     "sparse": _sparse,  # libcusparse + the CPU device's rocSPARSE
+    "nccl": _nccl,  # libnccl.so.2 + the CPU device's RCCL
 }
-ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas", "jit", "randfft", "sparse")
+ALL = ("cpu", "cpu-blas", "libcuda", "cudart", "blas", "jit", "randfft", "sparse", "nccl")
 
 
 def build_all(force: bool = False, cpu: bool = True,

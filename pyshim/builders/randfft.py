@@ -193,7 +193,8 @@ def build_shim_lib(spec: ShimLib, out_dir: Path, gen_dir: Path, backend: Path) -
     lib, soname, needs, src = spec.lib, spec.soname, spec.needs, spec.src_dir
     inc = _inc((spec.cuda_key, *CUDA_KEYS))
     gen = [gen_dir / f"{lib}_thunks.c", gen_dir / f"{lib}_export_stubs.c"]
-    hand = sorted(src.glob(f"{lib}_*.c")) + sorted(src.glob(f"{spec.shared_prefix}_*.c"))
+    # a library alone in its folder is its own shared prefix: each file once
+    hand = sorted({*src.glob(f"{lib}_*.c"), *src.glob(f"{spec.shared_prefix}_*.c")})
     common = [COMMON_DIR / n for n in COMMON_SOURCES]
     flags = [*CFLAGS, *spec.extra_flags, f"-I{src}", f"-I{SHIM_DIR}", f"-I{gen_dir}",
              *[f"-I{d}" for d in inc]]

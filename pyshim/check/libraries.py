@@ -2,7 +2,7 @@
 
 Sonames are recognised by their stem (`libcublas.so.13` -> cublas). pyshim replaces the
 families of _REPLACED (driver, runtime, cuBLAS, cuSOLVER and cuSOLVERMg, cuRAND, cuFFT,
-cuSPARSE); every other NVIDIA library is "not replaced":
+cuSPARSE, NCCL); every other NVIDIA library is "not replaced":
 the real one must be installed, and it then runs on pyshim's driver only if its own kernels
 carry PTX (so `pyshim check` looks inside it when it can find it).
 """
@@ -24,13 +24,13 @@ _REPLACED = {
     "libcurand": "curand",
     "libcufft": "cufft",
     "libcusparse": "cusparse",
+    "libnccl": "nccl",  # onto RCCL (the CPU device's: communicators of one process)
 }
 # NVIDIA libraries pyshim does not replace (stem -> what it is, for the report)
 _NOT_REPLACED = {
     "libcublasLt": "cuBLASLt",
     "libcufftw": "cuFFTW",
     "libcudnn": "cuDNN",
-    "libnccl": "NCCL",
     "libnvrtc": "NVRTC",
     "libnvrtc-builtins": "NVRTC builtins",
     "libnvJitLink": "nvJitLink",

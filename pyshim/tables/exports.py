@@ -33,6 +33,7 @@ class Library:
     wheel: str      # the PyPI distribution that ships NVIDIA's library
     api: str        # pyshim's table key for the library
     also: tuple[str, ...] = ()  # older sonames pyshim builds from the same sources
+    versioned: bool = True      # NVIDIA's symbols sit at a version node named after the soname
 
 
 # The sonames pyshim replaces whose NVIDIA library ships in a wheel. libcuda.so.1 does not
@@ -45,6 +46,8 @@ LIBRARIES: tuple[Library, ...] = (
     Library("libcurand.so.10", "nvidia-curand", "curand"),
     Library("libcufft.so.12", "nvidia-cufft", "cufft"),
     Library("libcusparse.so.12", "nvidia-cusparse", "cusparse"),
+    # NCCL's symbols carry no version (pyshim's libnccl.so.2 neither)
+    Library("libnccl.so.2", "nvidia-nccl-cu13", "nccl", versioned=False),
     Library("libcudart.so.13", "nvidia-cuda-runtime", "runtime"),
     Library("libcudart.so.12", "nvidia-cuda-runtime-cu12", "runtime"),
 )
@@ -115,10 +118,12 @@ def load(soname: str, exports_dir: Path = EXPORTS_DIR) -> dict[str, str]:
 
 def extra_symbols(soname: str, defined: set[str] | list[str]) -> list[str]:
     """The listed symbols the tables do not already give pyshim's library: they become
-    NOT_SUPPORTED stubs. Every one must sit at the soname's own node, the only one pyshim's
-    version scripts have; anything else is a fact the generator cannot honour yet."""
+    NOT_SUPPORTED stubs. Every one must sit at the soname's own node (or at none, for an
+    unversioned library), the only one pyshim's version scripts have; anything else is a
+    fact the generator cannot honour yet."""
     syms = load(soname)
-    odd = sorted(n for n, v in syms.items() if v != soname)
+    node = soname if BY_SONAME[soname].versioned else ""
+    odd = sorted(n for n, v in syms.items() if v != node)
     if odd:
         raise ValueError(f"{soname}: symbols at another version node than {soname}: "
                          + ", ".join(odd[:5]))

@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 
 from pyshim.paths import TABLES_DIR
-from pyshim.tables import cuda_api, enums, proc_address, rocm_api
+from pyshim.tables import cuda_api, enums, nccl_api, proc_address, rocm_api
 from pyshim.tables.clang_parse import Struct, merge_headers, struct_json
 from pyshim.tables.mapping import Converter, Mapper, status_of
 from pyshim.tables.sources import SOURCES
@@ -167,6 +167,8 @@ def build_tables(progress=print) -> dict[str, str]:
         "cuda_structs": {k: struct_json(v) for k, v in sorted(cuda_all.structs.items())},
         "rocm_structs": {k: struct_json(v) for k, v in sorted(rocm_all.structs.items())},
     })
+    progress("parsing nccl.h")
+    files["nccl.json"] = _dumps(nccl_api.build(pins, FORMAT_VERSION))
     progress("comparing CUDA 12.9 with 13.0")
     from pyshim.tables import cuda12
 

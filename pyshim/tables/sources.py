@@ -37,6 +37,8 @@ SOURCES: tuple[Source, ...] = (
     # come from the same wheels)
     Source("curand10", PYPI, "nvidia-curand", "10.4.5.25", ("nvidia/cu13/include/",)),
     Source("cufft12", PYPI, "nvidia-cufft", "12.5.0.14", ("nvidia/cu13/include/",)),
+    # NCCL: the wheel PyTorch's cu13 builds install (its exports list comes from it too)
+    Source("nccl2", PYPI, "nvidia-nccl-cu13", "2.32.3", ("nvidia/nccl/include/",)),
     Source("hip-python", PYPI, "hip-python", "7.2.2.562.43", ("hip/",)),
     Source("hip-python-interop", PYPI, "hip-python-interop", "7.2.2.562.43", ("cuda/",)),
     Source("hip", DEBIAN, "libamdhip64-dev", "7.2.4-1~exp2", ("usr/include/",), "experimental"),

@@ -82,7 +82,7 @@ def export_stats(tables_dir: Path = TABLES_DIR) -> dict[str, dict]:
     """Per replaced soname: how many symbols NVIDIA's library exports
     (tables/exports/<soname>.txt), how many of them the header-derived tables define, and
     how many only the export list gives (NOT_SUPPORTED stubs with no signature)."""
-    from pyshim.codegen import blas, export_stubs, randfft, runtime, sparse
+    from pyshim.codegen import blas, export_stubs, nccl, randfft, runtime, sparse
     from pyshim.tables import exports
 
     out = {}
@@ -95,6 +95,8 @@ def export_stats(tables_dir: Path = TABLES_DIR) -> dict[str, dict]:
             defined = randfft.exported_symbols(lib.api, load(lib.api, tables_dir))
         elif lib.api in blas.REFUSED_ONLY:
             defined = list(blas.OWN_EXPORTS[lib.api])  # no table: every name a refusal
+        elif lib.api == "nccl":
+            defined = nccl.exported_symbols(load("nccl", tables_dir))
         elif lib.api in sparse.LIBS:
             defined = sparse.exported_symbols(lib.api, load(lib.api, tables_dir))
         else:

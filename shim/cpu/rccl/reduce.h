@@ -1,0 +1,24 @@
+#ifndef PYSHIM_CPU_RCCL_REDUCE_H
+#define PYSHIM_CPU_RCCL_REDUCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define RC_REDUCE_MAX_SRC 256   /* ranks of one clique */
+
+enum { RC_OP_SUM = 0, RC_OP_PROD = 1, RC_OP_MAX = 2, RC_OP_MIN = 3, RC_OP_AVG = 4 };
+
+typedef struct rc_reduce_args {
+    void *const *dsts;
+    int ndst;
+    const void *const *srcs;
+    int nsrc;
+    size_t off, n;              /* elements */
+    const void *const *scalars; /* PreMulSum: each source's scalar, of the element type */
+    int navg;                   /* ncclAvg's divisor: the ranks */
+} rc_reduce_args;
+
+/* type: ncclDataType_t; op: RC_OP_* (PreMulSum: RC_OP_SUM with scalars) */
+void rc_reduce(int type, int op, const rc_reduce_args *a);
+
+#endif
