@@ -171,3 +171,27 @@ def test_every_nvidia_symbol_is_exported() -> None:
     assert len(want) > 200
     wrong = sorted(n for n, v in want.items() if ours.get(n) != v)
     assert not wrong, wrong[:10]
+
+
+def test_loaded_by_absolute_path_is_ours(tmp_path: Path) -> None:
+    """A program that dlopens some libcublasLt.so.13 by its path (PyTorch through its RPATH,
+    cuda-pathfinder into a wheel) gets pyshim's under `pyshim run` (LD_AUDIT)."""
+    from pyshim.builders.common import CC
+    from pyshim.builders.components import ALL, build_all
+
+    build_all(components=ALL)  # what `pyshim run` loads: the whole build directory
+    src = tmp_path / "stand_in.c"
+    src.write_text("int not_pyshims(void) { return 1; }\n")
+    stand_in = tmp_path / "wheel" / "libcublasLt.so.13"
+    stand_in.parent.mkdir()
+    subprocess.run([CC, "-shared", "-fPIC", "-o", str(stand_in), str(src),
+                    "-Wl,-soname,libcublasLt.so.13"], check=True)
+    probe = ("import ctypes, sys; lib = ctypes.CDLL(sys.argv[1]); "
+             "print('ours', hasattr(lib, 'pyshim_cublaslt_unsupported_count'), "
+             "'stand-in', hasattr(lib, 'not_pyshims'))")
+    e = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    proc = subprocess.run([sys.executable, "-m", "pyshim", "run", "--", sys.executable, "-c",
+                           probe, str(stand_in)], capture_output=True, text=True, timeout=300,
+                          env=e)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ours True stand-in False" in proc.stdout, proc.stdout + proc.stderr
