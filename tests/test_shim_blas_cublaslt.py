@@ -1,8 +1,9 @@
 """cuBLASLt through pyshim's libcublasLt.so.13 on the CPU device's hipBLASLt: a real
 nvcc-built program linked -lcublasLt (tests/shim_blas/prog_cublaslt.cu) runs matmuls in
 f32, f64, f16/bf16 with f32 compute, TF32 and i8 -> i32, column and row order, strided
-batches, padded leading dimensions and the bias/ReLU/GELU(+aux) epilogues; numpy computes
-every D from the operands the program printed. Then its error paths."""
+batches, padded leading dimensions and the bias/ReLU/GELU(+aux) epilogues, and a matrix
+transform (order change with a transpose); numpy computes every result from the operands
+the program printed. Then its error paths."""
 
 from __future__ import annotations
 
@@ -77,6 +78,8 @@ def _cases(out: str) -> list[dict]:
                    "tb": tb, "order": order, "lda": lda, "ldb": ldb, "ldc": ldc, "epi": epi,
                    "alpha": float(words[13]), "beta": float(words[14]), "dtype": int(words[15])}
             cases.append(cur)
+        elif words[0] == "transform":
+            cur = None  # its operands are test_matrix_transform's
         elif cur is not None and words[0] in ("A", "B", "C", "D", "bias", "aux"):
             cur[words[0]] = np.array([float(w) for w in words[1:]])
     return cases
@@ -144,6 +147,20 @@ def test_matmul_cases_against_numpy(run_program: str) -> None:
     assert (relu["D"] == 0).sum() > relu["D"].size // 4
 
 
+def test_matrix_transform(run_program: str) -> None:
+    lines = run_program.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("transform "))
+    m, n, lda, ldb, ldc = map(int, lines[at].split()[1:6])
+    alpha, beta = map(float, lines[at].split()[6:8])
+    arr = {ln.split()[0]: np.array([float(w) for w in ln.split()[1:]])
+           for ln in lines[at + 1:at + 4]}
+    a = _matrix(arr["A"], m, n, lda, COL, 1, 0)
+    b = _matrix(arr["B"], n, m, ldb, COL, 1, 0)
+    c = _matrix(arr["C"], m, n, ldc, ROW, 1, 0)
+    np.testing.assert_allclose(c, alpha * a + beta * b.T, rtol=1e-6, atol=1e-6)
+    assert not arr["C"].reshape(m, ldc)[:, n:].any()  # the row padding is not written
+
+
 def test_error_paths(run_program: str) -> None:
     errs = {ln.split()[1]: [int(w) for w in ln.split()[2:]]
             for ln in run_program.splitlines() if ln.startswith("ERR ")}
@@ -156,7 +173,8 @@ def test_error_paths(run_program: str) -> None:
         "size_query": [OK, 4], "get_epilogue": [OK, 4],  # CUBLASLT_EPILOGUE_BIAS
         "order_col32": [NOT_SUPPORTED], "destroyed_layout": [INVALID_VALUE],
         "double_destroy": [INVALID_VALUE], "unsupported_export": [NOT_SUPPORTED],
-        "destroyed_handle": [NOT_INITIALIZED]}
+        "destroyed_handle": [NOT_INITIALIZED],
+        "transform_forged_desc": [INVALID_VALUE], "transform_bad_shape": [INVALID_VALUE]}
     # each refusal names its function and what was refused, once
     assert "cublasLtMatmul: this CUBLASLT_MATMUL_DESC_EPILOGUE is not supported" in run_program
     assert "cublasLtLoggerSetLevel is not supported" in run_program

@@ -31,8 +31,10 @@ struct lt_attrs { uint64_t value[LT_DESC_ATTRS]; };
 struct lt_desc_obj { struct lt_attrs a; };
 struct lt_layout_obj { struct lt_attrs a; };
 struct lt_pref_obj { struct lt_attrs a; };
+#define LT_TRANSFORM_ATTRS 4
+struct lt_transform_obj { struct lt_attrs a; };
 
-extern pyshim_handle_set lt_handles, lt_descs, lt_layouts, lt_prefs;
+extern pyshim_handle_set lt_handles, lt_descs, lt_layouts, lt_prefs, lt_transforms;
 
 /* NULL when libhipblaslt could not be loaded (logged once) */
 const struct lt_backend *lt_backend(void);

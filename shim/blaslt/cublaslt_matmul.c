@@ -382,3 +382,61 @@ LT_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle,
     lt_call_free(be, &c);
     return cs;
 }
+
+/* C = alpha op(A) + beta op(B) (order or type changes, scaling, adding): on hipBLASLt's. */
+LT_EXPORT cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle,
+                                                 cublasLtMatrixTransformDesc_t transformDesc,
+                                                 const void *alpha, const void *A,
+                                                 cublasLtMatrixLayout_t Adesc, const void *beta,
+                                                 const void *B, cublasLtMatrixLayout_t Bdesc,
+                                                 void *C, cublasLtMatrixLayout_t Cdesc,
+                                                 cudaStream_t stream)
+{
+    static const char fn[] = "cublasLtMatrixTransform";
+    struct lt_handle_obj *h = (struct lt_handle_obj *)lightHandle;
+    if (!pyshim_handles_contains(&lt_handles, h))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!pyshim_handles_contains(&lt_transforms, transformDesc) ||
+        !pyshim_handles_contains(&lt_layouts, Cdesc) ||
+        (A && !pyshim_handles_contains(&lt_layouts, Adesc)) ||
+        (B && !pyshim_handles_contains(&lt_layouts, Bdesc)))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    const struct lt_attrs *a = &((struct lt_transform_obj *)transformDesc)->a;
+    int ta = lt_op(lt_i32(a, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA));
+    int tb = lt_op(lt_i32(a, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB));
+    int32_t pmode = lt_i32(a, CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE);
+    if (ta < 0 || tb < 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (pmode != CUBLASLT_POINTER_MODE_HOST && pmode != CUBLASLT_POINTER_MODE_DEVICE) {
+        lt_refuse(fn, "a vector CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE");
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    const struct lt_backend *be = lt_backend();
+    pyshim_hipblasLtMatrixTransformDesc_t td = NULL;
+    pyshim_hipblasLtMatrixLayout_t lay[3] = {NULL, NULL, NULL};
+    cublasLtMatrixLayout_t in[3] = {A ? Adesc : NULL, B ? Bdesc : NULL, Cdesc};
+    cublasStatus_t cs = lt_status(be->hipblasLtMatrixTransformDescCreate(
+        &td, lt_i32(a, CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE)));
+    int32_t hip_pmode = pmode == CUBLASLT_POINTER_MODE_HOST ? PS_HIPBLASLT_POINTER_MODE_HOST
+                                                            : PS_HIPBLASLT_POINTER_MODE_DEVICE;
+    struct { int attr; int32_t v; } set[] = {
+        {PS_HIPBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE, hip_pmode},
+        {PS_HIPBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, ta},
+        {PS_HIPBLASLT_MATRIX_TRANSFORM_DESC_TRANSB, tb},
+    };
+    for (size_t i = 0; cs == CUBLAS_STATUS_SUCCESS && i < sizeof set / sizeof set[0]; i++)
+        cs = lt_status(be->hipblasLtMatrixTransformDescSetAttribute(td, set[i].attr, &set[i].v,
+                                                                    4));
+    for (int i = 0; cs == CUBLAS_STATUS_SUCCESS && i < 3; i++)
+        if (in[i])
+            cs = lt_layout(fn, be, (struct lt_layout_obj *)in[i], &lay[i]);
+    if (cs == CUBLAS_STATUS_SUCCESS)
+        cs = lt_status(be->hipblasLtMatrixTransform(h->hip, td, alpha, A, lay[0], beta, B,
+                                                    lay[1], C, lay[2], (void *)stream));
+    for (int i = 0; i < 3; i++)
+        if (lay[i])
+            be->hipblasLtMatrixLayoutDestroy(lay[i]);
+    if (td)
+        be->hipblasLtMatrixTransformDescDestroy(td);
+    return cs;
+}

@@ -13,7 +13,8 @@
 #include "cublaslt_internal.h"
 
 pyshim_handle_set lt_handles = PYSHIM_HANDLE_SET_INIT, lt_descs = PYSHIM_HANDLE_SET_INIT,
-                  lt_layouts = PYSHIM_HANDLE_SET_INIT, lt_prefs = PYSHIM_HANDLE_SET_INIT;
+                  lt_layouts = PYSHIM_HANDLE_SET_INIT, lt_prefs = PYSHIM_HANDLE_SET_INIT,
+                  lt_transforms = PYSHIM_HANDLE_SET_INIT;
 
 #define PTR ((unsigned char)sizeof(void *))
 /* byte size of each attribute; 0: no such attribute */
@@ -56,6 +57,12 @@ static const unsigned char PREF_SIZE[LT_PREF_ATTRS] = {
     [CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES] = 4,
     [CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES] = 4,
     [CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT] = 4, [CUBLASLT_MATMUL_PREF_IMPL_MASK] = 8,
+};
+
+static const unsigned char TRANSFORM_SIZE[LT_TRANSFORM_ATTRS] = {
+    [CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE] = 4,
+    [CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE] = 4,
+    [CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA] = 4, [CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB] = 4,
 };
 
 static void lt_put(struct lt_attrs *a, int attr, int64_t v, unsigned size)
@@ -327,4 +334,47 @@ LT_EXPORT cublasStatus_t cublasLtMatmulPreferenceGetAttribute(
         return CUBLAS_STATUS_INVALID_VALUE;
     return lt_get(&((struct lt_pref_obj *)pref)->a, PREF_SIZE, LT_PREF_ATTRS, (int)attr, buf,
                   size, sizeWritten);
+}
+
+/* ---- matrix transform descriptors ---- */
+
+LT_EXPORT cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *desc,
+                                                           cudaDataType scaleType)
+{
+    if (!desc)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    struct lt_transform_obj *t = lt_new(&lt_transforms, sizeof *t);
+    if (!t)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    lt_put(&t->a, CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE, scaleType, 4);
+    lt_put(&t->a, CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE, CUBLASLT_POINTER_MODE_HOST, 4);
+    lt_put(&t->a, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, CUBLAS_OP_N, 4);
+    lt_put(&t->a, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB, CUBLAS_OP_N, 4);
+    *desc = (cublasLtMatrixTransformDesc_t)t;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+LT_EXPORT cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t desc)
+{
+    return lt_free(&lt_transforms, desc);
+}
+
+LT_EXPORT cublasStatus_t cublasLtMatrixTransformDescSetAttribute(
+    cublasLtMatrixTransformDesc_t desc, cublasLtMatrixTransformDescAttributes_t attr,
+    const void *buf, size_t size)
+{
+    if (!pyshim_handles_contains(&lt_transforms, desc))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return lt_set(&((struct lt_transform_obj *)desc)->a, TRANSFORM_SIZE, LT_TRANSFORM_ATTRS,
+                  (int)attr, buf, size);
+}
+
+LT_EXPORT cublasStatus_t cublasLtMatrixTransformDescGetAttribute(
+    cublasLtMatrixTransformDesc_t desc, cublasLtMatrixTransformDescAttributes_t attr,
+    void *buf, size_t size, size_t *sizeWritten)
+{
+    if (!pyshim_handles_contains(&lt_transforms, desc))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return lt_get(&((struct lt_transform_obj *)desc)->a, TRANSFORM_SIZE, LT_TRANSFORM_ATTRS,
+                  (int)attr, buf, size, sizeWritten);
 }

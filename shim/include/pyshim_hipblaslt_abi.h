@@ -92,7 +92,16 @@ enum { PS_HIPBLASLT_ORDER_COL = 0, PS_HIPBLASLT_ORDER_ROW = 1 };
 /* hipblasLtMatmulPreferenceAttributes_t */
 enum { PS_HIPBLASLT_MATMUL_PREF_SEARCH_MODE = 0, PS_HIPBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1 };
 
+/* hipblasLtMatrixTransformDescAttributes_t */
+enum {
+    PS_HIPBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE = 0,
+    PS_HIPBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE = 1,
+    PS_HIPBLASLT_MATRIX_TRANSFORM_DESC_TRANSA = 2,
+    PS_HIPBLASLT_MATRIX_TRANSFORM_DESC_TRANSB = 3,
+};
+
 typedef void *pyshim_hipblasLtHandle_t;
+typedef void *pyshim_hipblasLtMatrixTransformDesc_t;
 typedef void *pyshim_hipblasLtMatmulDesc_t;
 typedef void *pyshim_hipblasLtMatrixLayout_t;
 typedef void *pyshim_hipblasLtMatmulPreference_t;
@@ -140,6 +149,16 @@ typedef struct {
        pyshim_hipblasLtMatrixLayout_t b, const void *beta, const void *C,                      \
        pyshim_hipblasLtMatrixLayout_t c, void *D, pyshim_hipblasLtMatrixLayout_t d,            \
        const pyshim_hipblasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSize,        \
-       void *stream))
+       void *stream))                                                                           \
+    X(hipblasLtMatrixTransformDescCreate, (pyshim_hipblasLtMatrixTransformDesc_t *desc,        \
+                                           int scaleType))                                      \
+    X(hipblasLtMatrixTransformDescDestroy, (pyshim_hipblasLtMatrixTransformDesc_t desc))       \
+    X(hipblasLtMatrixTransformDescSetAttribute, (pyshim_hipblasLtMatrixTransformDesc_t desc,   \
+                                                 int attr, const void *buf, size_t size))       \
+    X(hipblasLtMatrixTransform,                                                                 \
+      (pyshim_hipblasLtHandle_t handle, pyshim_hipblasLtMatrixTransformDesc_t desc,            \
+       const void *alpha, const void *A, pyshim_hipblasLtMatrixLayout_t a, const void *beta,   \
+       const void *B, pyshim_hipblasLtMatrixLayout_t b, void *C,                               \
+       pyshim_hipblasLtMatrixLayout_t c, void *stream))
 
 #endif

@@ -171,6 +171,34 @@ static void run(const Case &c)
     cublasLtMatmulDescDestroy(op);
 }
 
+// C (ROW order, padded) = alpha A (COL) + beta B^T (COL): an order change with a transpose
+static void transform(void)
+{
+    const int m = 5, n = 3, lda = 6, ldb = 4, ldc = 5;
+    Buf A(CUDA_R_32F, (size_t)lda * n, true), B(CUDA_R_32F, (size_t)ldb * m, true);
+    Buf C(CUDA_R_32F, (size_t)ldc * m, false);
+    A.up(stream); B.up(stream); C.up(stream);
+    cublasLtMatrixTransformDesc_t td;
+    CK(cublasLtMatrixTransformDescCreate(&td, CUDA_R_32F));
+    int32_t tb = CUBLAS_OP_T;
+    CK(cublasLtMatrixTransformDescSetAttribute(td, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB, &tb, sizeof tb));
+    cublasLtMatrixLayout_t la = layout(CUDA_R_32F, m, n, lda, CUBLASLT_ORDER_COL, 1, 0);
+    cublasLtMatrixLayout_t lb = layout(CUDA_R_32F, n, m, ldb, CUBLASLT_ORDER_COL, 1, 0);
+    cublasLtMatrixLayout_t lc = layout(CUDA_R_32F, m, n, ldc, CUBLASLT_ORDER_ROW, 1, 0);
+    float alpha = 2.0f, beta = -0.5f;
+    CK(cublasLtMatrixTransform(lt, td, &alpha, A.dev, la, &beta, B.dev, lb, C.dev, lc, stream));
+    C.down(stream);
+    CKR(cudaStreamSynchronize(stream));
+    printf("transform %d %d %d %d %d %.17g %.17g\n", m, n, lda, ldb, ldc, (double)alpha, (double)beta);
+    A.print("A"); B.print("B"); C.print("C");
+    printf("ERR transform_forged_desc %d\n", (int)cublasLtMatrixTransform(
+        lt, (cublasLtMatrixTransformDesc_t)0x99, &alpha, A.dev, la, &beta, B.dev, lb, C.dev, lc, stream));
+    printf("ERR transform_bad_shape %d\n", (int)cublasLtMatrixTransform(
+        lt, td, &alpha, A.dev, lb, &beta, B.dev, lb, C.dev, lc, stream));
+    cublasLtMatrixLayoutDestroy(la); cublasLtMatrixLayoutDestroy(lb); cublasLtMatrixLayoutDestroy(lc);
+    CK(cublasLtMatrixTransformDescDestroy(td));
+}
+
 static void err(const char *name, cublasStatus_t s) { printf("ERR %s %d\n", name, (int)s); }
 
 static void errors(void)
@@ -246,6 +274,7 @@ int main(void)
     };
     for (const Case &c : cases)
         run(c);
+    transform();
     errors();
     CKR(cudaFree(workspace));
     CKR(cudaStreamDestroy(stream));

@@ -295,3 +295,103 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatmul(
     free(wt);
     return PS_HIPBLAS_STATUS_SUCCESS;
 }
+
+/* ---- hipblasLtMatrixTransform: C = alpha op(A) + beta op(B), any order and type ---- */
+
+struct lt_transform {
+    uint64_t magic;
+    int32_t scale, pointer_mode, transa, transb;
+};
+#define LT_TRANSFORM_MAGIC 0x4c545452414eULL /* "LTTRAN" */
+
+LT_API pyshim_hipblasStatus_t hipblasLtMatrixTransformDescCreate(
+    pyshim_hipblasLtMatrixTransformDesc_t *desc, int scaleType)
+{
+    if (!desc || (scaleType != PS_HIP_R_32F && scaleType != PS_HIP_R_64F))
+        return PS_HIPBLAS_STATUS_INVALID_VALUE;
+    struct lt_transform *t = calloc(1, sizeof *t);
+    if (!t)
+        return PS_HIPBLAS_STATUS_ALLOC_FAILED;
+    t->magic = LT_TRANSFORM_MAGIC;
+    t->scale = scaleType;
+    t->transa = t->transb = PS_HIPBLAS_OP_N;
+    *desc = t;
+    return PS_HIPBLAS_STATUS_SUCCESS;
+}
+
+LT_API pyshim_hipblasStatus_t hipblasLtMatrixTransformDescDestroy(
+    pyshim_hipblasLtMatrixTransformDesc_t desc)
+{
+    struct lt_transform *t = desc;
+    if (!t || t->magic != LT_TRANSFORM_MAGIC)
+        return PS_HIPBLAS_STATUS_INVALID_VALUE;
+    t->magic = 0;
+    free(t);
+    return PS_HIPBLAS_STATUS_SUCCESS;
+}
+
+LT_API pyshim_hipblasStatus_t hipblasLtMatrixTransformDescSetAttribute(
+    pyshim_hipblasLtMatrixTransformDesc_t desc, int attr, const void *buf, size_t size)
+{
+    struct lt_transform *t = desc;
+    if (!t || t->magic != LT_TRANSFORM_MAGIC || !buf || size != 4)
+        return PS_HIPBLAS_STATUS_INVALID_VALUE;
+    int32_t *field = attr == PS_HIPBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE ? &t->scale
+                   : attr == PS_HIPBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE ? &t->pointer_mode
+                   : attr == PS_HIPBLASLT_MATRIX_TRANSFORM_DESC_TRANSA ? &t->transa
+                   : attr == PS_HIPBLASLT_MATRIX_TRANSFORM_DESC_TRANSB ? &t->transb : NULL;
+    if (!field)
+        return PS_HIPBLAS_STATUS_INVALID_VALUE;
+    memcpy(field, buf, 4);
+    return PS_HIPBLAS_STATUS_SUCCESS;
+}
+
+/* op(X) must be C's shape; X may be absent (its term is then zero) */
+static bool lt_transform_operand(const struct lt_layout *x, const void *p, int32_t trans,
+                                 const struct lt_layout *c)
+{
+    if (!p)
+        return true;
+    if (trans != PS_HIPBLAS_OP_N && trans != PS_HIPBLAS_OP_T)
+        return false;
+    bool t = trans == PS_HIPBLAS_OP_T;
+    return lt_layout_ok(x, t ? c->cols : c->rows, t ? c->rows : c->cols, c->batch);
+}
+
+LT_API pyshim_hipblasStatus_t hipblasLtMatrixTransform(
+    pyshim_hipblasLtHandle_t handle, pyshim_hipblasLtMatrixTransformDesc_t desc,
+    const void *alpha, const void *A, pyshim_hipblasLtMatrixLayout_t a, const void *beta,
+    const void *B, pyshim_hipblasLtMatrixLayout_t b, void *C, pyshim_hipblasLtMatrixLayout_t c,
+    void *stream)
+{
+    struct lt_handle *h = handle;
+    const struct lt_transform *t = desc;
+    const struct lt_layout *la = a, *lb = b, *lc = c;
+    if (!h || h->magic != LT_HANDLE_MAGIC)
+        return PS_HIPBLAS_STATUS_NOT_INITIALIZED;
+    if (!t || t->magic != LT_TRANSFORM_MAGIC || !lc || lc->magic != LT_LAYOUT_MAGIC || !C ||
+        !alpha || !beta || lc->batch < 1 || !lt_layout_ok(lc, lc->rows, lc->cols, lc->batch))
+        return PS_HIPBLAS_STATUS_INVALID_VALUE;
+    if (lc->type == PS_HIP_R_8I)
+        return PS_HIPBLAS_STATUS_NOT_SUPPORTED; /* no rounding rule is documented */
+    if (!lt_transform_operand(la, A, t->transa, lc) || !lt_transform_operand(lb, B, t->transb, lc))
+        return PS_HIPBLAS_STATUS_INVALID_VALUE;
+    if ((A && la->type != lc->type) || (B && lb->type != lc->type))
+        return PS_HIPBLAS_STATUS_NOT_SUPPORTED;
+    if (hipStreamSynchronize((hipStream_t)stream) != hipSuccess)
+        return PS_HIPBLAS_STATUS_EXECUTION_FAILED;
+    double al = lt_scalar(alpha, t->scale), be = lt_scalar(beta, t->scale);
+    bool ta = t->transa == PS_HIPBLAS_OP_T, tb = t->transb == PS_HIPBLAS_OP_T;
+    /* C may be A or B (in place, same layout): each element is read before it is written */
+    for (int32_t bi = 0; bi < lc->batch; bi++)
+        for (int64_t j = 0; j < lc->cols; j++)
+            for (int64_t i = 0; i < lc->rows; i++) {
+                double v = 0.0;
+                if (A)
+                    v += al * lt_load(A, la->type, ta ? lt_at(la, bi, j, i) : lt_at(la, bi, i, j));
+                if (B)
+                    v += be * lt_load(B, lb->type, tb ? lt_at(lb, bi, j, i) : lt_at(lb, bi, i, j));
+                lt_store(C, lc->type, lt_at(lc, bi, i, j), v);
+            }
+    return PS_HIPBLAS_STATUS_SUCCESS;
+}
