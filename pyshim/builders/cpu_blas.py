@@ -34,6 +34,9 @@ HIP_SONAME = "libamdhip64.so.7"
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden",
           "-D__HIP_PLATFORM_AMD__", "-DROCBLAS_NO_DEPRECATED_WARNINGS"]
 STAMP_VERSION = "1"
+# entry points the CPU rocSOLVER exports that ROCm 7.2's headers lack but newer rocSOLVER
+# releases declare (shim/cpu/rocsolver/rocsolver_geev.c: cuSOLVER's Xgeev looks them up)
+NEWER_ROCSOLVER = ("rocsolver_sgeev", "rocsolver_dgeev", "rocsolver_cgeev", "rocsolver_zgeev")
 COMPILE_JOBS = 2
 
 
