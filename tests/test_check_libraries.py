@@ -15,7 +15,7 @@ from pyshim.check.libraries import classify, find, search_dirs
     ("libcudart.so.12", "runtime", True),
     ("libcublas.so.13", "cublas", True),
     ("libcusolver.so.11", "cusolver", True),
-    ("libcublasLt.so.13", "cuBLASLt", False),
+    ("libcublasLt.so.13", "cuBLASLt", True),
     ("libcufft.so.12", "cufft", True),
     ("libcurand.so.10", "curand", True),
     ("libcufftw.so.12", "cuFFTW", False),

@@ -33,6 +33,7 @@ STUBS = {
     "libcusolver.so.12": ("cusolverDnSpotrfHost", 9),    # CUSOLVER_STATUS_NOT_SUPPORTED
     "libcusolver.so.11": ("cusolverSpDestroy", 9),
     "libcusolverMg.so.12": ("cusolverMgCreate", 9),
+    "libcublasLt.so.13": ("cublasLtLoggerSetLevel", 15),  # CUBLAS_STATUS_NOT_SUPPORTED
     "libcublas.so.13": ("cublasXtCreate", 15),           # CUBLAS_STATUS_NOT_SUPPORTED
     "libcudart.so.13": ("cudaGLSetGLDevice", 801),       # cudaErrorNotSupported
     "libcufft.so.12": ("cufftDebug", 16),                # CUFFT_NOT_SUPPORTED
@@ -44,7 +45,7 @@ STUBS = {
 # the smallest list each library's real export list can be (an empty or truncated list
 # would make the subset checks vacuous)
 MIN_EXPORTS = {"libcurand.so.10": 25, "libcufft.so.12": 70, "libcusolverMg.so.12": 200,
-               "libnccl.so.2": 150}
+               "libnccl.so.2": 150, "libcublasLt.so.13": 200}
 
 
 def expected(soname: str) -> dict[str, str]:
@@ -237,6 +238,7 @@ def test_stats_rows_count_the_generated_stubs(tmp_path: Path) -> None:
              "libcufft.so.12": "cufft_export_stubs.c",
              "libcusolver.so.12": "cusolver_export_stubs.c",
              "libcusolverMg.so.12": "cusolverMg_export_stubs.c",
+             "libcublasLt.so.13": "cublasLt_export_stubs.c",
              "libcusparse.so.12": "cusparse_export_stubs.c",
              "libnccl.so.2": "nccl_export_stubs.c",
              "libcudart.so.13": "runtime_export_stubs_13.c",

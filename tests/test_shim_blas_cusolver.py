@@ -4,6 +4,8 @@ scipy (tests/shim_blas/cases_cusolver.py in a child pytest; see test_shim_blas_c
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -46,3 +48,27 @@ def test_every_mapped_factorization_is_exercised(verified: set[str]) -> None:
     want = {n for n, e in table.items() if e["class"] == "adapter" and "workspace" in e["args"]}
     assert want, "the tables map no cuSOLVER factorization"
     assert not sorted(want - verified), sorted(want - verified)
+
+
+CLIENT_PYTHON = Path(os.environ.get("PYSHIM_CLIENTS_PYTHON", "/work/venvs/clients/bin/python"))
+
+
+def _has_cupy() -> bool:
+    return CLIENT_PYTHON.exists() and subprocess.run(
+        [str(CLIENT_PYTHON), "-c", "import cupy"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _has_cupy(), reason="no client venv with CuPy")
+def test_cupy_eig() -> None:
+    """CuPy as a user runs it (`pyshim run`, no env vars): eig and batched eigvals, every
+    precision, on cusolverDnXgeev."""
+    from pyshim.builders.components import ALL, build_all
+
+    build_all(components=ALL)
+    e = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH",)}
+    proc = subprocess.run([sys.executable, "-m", "pyshim", "run", "--", str(CLIENT_PYTHON),
+                           str(Path(__file__).parent / "shim_blas" / "cupy_eig.py")],
+                          capture_output=True, text=True, timeout=600, env=e)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    passed = [ln for ln in proc.stdout.splitlines() if ln.startswith("PASS")]
+    assert len(passed) == 8 and proc.stdout.splitlines()[-1] == "done", proc.stdout

@@ -1,5 +1,6 @@
-"""Build pyshim's libcublas.so.13 (+ .so.12), libcusolver.so.12 (+ .so.11) and
-libcusolverMg.so.12 (every entry point refused).
+"""Build pyshim's libcublas.so.13 (+ .so.12), libcusolver.so.12 (+ .so.11),
+libcusolverMg.so.12 (every entry point refused) and libcublasLt.so.13 (hand-written on
+hipBLASLt, the rest refused).
 
 Generated C (pyshim.codegen.blas: thunks, adapters, stubs, version scripts) plus the
 hand-written C in shim/blas, compiled with -Wall -Wextra -Werror against the real cuBLAS,
@@ -105,17 +106,24 @@ def _build_lib(lib: str, out_dir: Path, gen_dir: Path, inc: list[Path],
     return targets
 
 
-def _build_refused_only(lib: str, out_dir: Path, gen_dir: Path) -> Path:
-    """A library all of whose exports are generated refusals (libcusolverMg): no backend."""
+def _build_refused_only(lib: str, out_dir: Path, gen_dir: Path, inc: list[Path]) -> Path:
+    """A library without a table: generated refusals for NVIDIA's export list (all of
+    libcusolverMg), strong hand-written definitions where it has them (libcublasLt, whose
+    backend libhipblaslt is dlopen'ed, so it is no DT_NEEDED)."""
     soname = codegen.REFUSED_ONLY[lib]
-    srcs = [gen_dir / f"{lib}_export_stubs.c", BLAS_SRC / f"{lib}_refuse.c",
-            *(COMMON_DIR / n for n in COMMON_SOURCES)]
+    hand = codegen.HAND_DIRS.get(lib)
+    own = sorted(hand.glob("*.c")) if hand else [BLAS_SRC / f"{lib}_refuse.c"]
+    common = [*COMMON_SOURCES, "handle_set.c"] if hand else list(COMMON_SOURCES)
+    srcs = [gen_dir / f"{lib}_export_stubs.c", *own, *(COMMON_DIR / n for n in common)]
+    headers = [*COMMON_DIR.glob("*.h"), *(hand.glob("*.h") if hand else ()),
+               SHIM_DIR / "include" / "pyshim_hipblaslt_abi.h"]
     script = gen_dir / f"{soname}.map"
     h = hashlib.sha256(STAMP_VERSION.encode())
-    for path in sorted({*srcs, script, *COMMON_DIR.glob("*.h"), Path(__file__)}):
+    for path in sorted({*srcs, script, *headers, Path(__file__)}):
         h.update(path.name.encode())
         h.update(path.read_bytes())
-    h.update(" ".join([CC, *CFLAGS]).encode())
+    iflags = [f"-I{SHIM_DIR}", f"-I{SHIM_DIR / 'include'}", *[f"-I{d}" for d in inc]]
+    h.update(" ".join([CC, *CFLAGS, *iflags]).encode())
     target = out_dir / soname
     stamp = out_dir / f".{lib}.stamp"
     if target.is_file() and stamp.is_file() and stamp.read_text() == h.hexdigest():
@@ -125,12 +133,12 @@ def _build_refused_only(lib: str, out_dir: Path, gen_dir: Path) -> Path:
     objects = []
     for src in srcs:
         obj = obj_dir / (src.stem + ".o")
-        run([CC, *CFLAGS, f"-I{SHIM_DIR}", "-c", str(src), "-o", str(obj)],
-            f"compiling {src.name}")
+        run([CC, *CFLAGS, *iflags, "-c", str(src), "-o", str(obj)], f"compiling {src.name}")
         objects.append(obj)
     tmp = out_dir / f".{soname}.{os.getpid()}.tmp"
     run([CC, "-shared", "-o", str(tmp), *map(str, objects), f"-Wl,-soname,{soname}",
-         f"-Wl,--version-script,{script}", "-Wl,-z,defs", "-lpthread"], f"linking {soname}")
+         f"-Wl,--version-script,{script}", "-Wl,-z,defs", "-ldl", "-lpthread"],
+        f"linking {soname}")
     os.replace(tmp, target)
     stamp.write_text(h.hexdigest())
     return target
@@ -139,7 +147,7 @@ def _build_refused_only(lib: str, out_dir: Path, gen_dir: Path) -> Path:
 def _link_name(out_dir: Path, lib: str) -> None:
     """lib<name>.so -> the newest soname, for `-l<name>` at link time."""
     link = out_dir / f"lib{lib}.so"
-    soname = codegen.SONAMES[lib][0]
+    soname = codegen.SONAMES[lib][0] if lib in codegen.SONAMES else codegen.REFUSED_ONLY[lib]
     if not link.is_symlink() or os.readlink(link) != soname:
         link.unlink(missing_ok=True)
         link.symlink_to(soname)
@@ -166,7 +174,9 @@ def build_shim_blas(out_dir: Path, backend_dir: Path | None = None) -> list[Path
             built += _build_lib(lib, out_dir, gen_dir, inc, backend)
             _link_name(out_dir, lib)
         for lib in codegen.REFUSED_ONLY:
-            built.append(_build_refused_only(lib, out_dir, gen_dir))
+            built.append(_build_refused_only(lib, out_dir, gen_dir, inc))
+            if lib in codegen.HAND_DIRS:  # programs link it: nvcc ... -lcublasLt
+                _link_name(out_dir, lib)
     return built
 
 

@@ -1,4 +1,5 @@
-"""Build the CPU device's rocBLAS (librocblas.so.5) and rocSOLVER (librocsolver.so.0).
+"""Build the CPU device's rocBLAS (librocblas.so.5), rocSOLVER (librocsolver.so.0) and
+hipBLASLt (libhipblaslt.so.1, the subset libcublasLt.so.13 calls).
 
 Both are compiled against the real rocBLAS/rocSOLVER 7.2 and HIP 7.2 headers (fetched into
 the headers cache), so every hand-written entry point is checked by the compiler against
@@ -35,6 +36,9 @@ HIP_SONAME = "libamdhip64.so.7"
 CFLAGS = ["-std=c11", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden",
           "-D__HIP_PLATFORM_AMD__", "-DROCBLAS_NO_DEPRECATED_WARNINGS"]
 STAMP_VERSION = "1"
+# entry points the CPU rocSOLVER exports that ROCm 7.2's headers lack but newer rocSOLVER
+# releases declare (shim/cpu/rocsolver/rocsolver_geev.c: cuSOLVER's Xgeev looks them up)
+NEWER_ROCSOLVER = ("rocsolver_sgeev", "rocsolver_dgeev", "rocsolver_cgeev", "rocsolver_zgeev")
 COMPILE_JOBS = 2
 
 
@@ -43,6 +47,7 @@ class LibSpec:
     soname: str
     prefix: str  # exported symbol prefix, also the source folder (shim/cpu/<prefix>/)
     sources: tuple[Path, ...]
+    exports: str = ""  # the version script's glob when it is not `<prefix>_*`
 
 
 def openblas_dirs() -> tuple[Path, Path]:
@@ -65,8 +70,11 @@ def header_dirs() -> list[Path]:
 def _specs() -> list[LibSpec]:
     blas = (*sorted((CPU_SRC / "rocblas").glob("*.c")), SHIM_COMMON / "handle_set.c")
     solver = tuple(sorted((CPU_SRC / "rocsolver").glob("*.c")))
+    lt = tuple(sorted((CPU_SRC / "hipblaslt").glob("*.c")))
     return [LibSpec("librocblas.so.5", "rocblas", blas),
-            LibSpec("librocsolver.so.0", "rocsolver", solver)]
+            LibSpec("librocsolver.so.0", "rocsolver", solver),
+            # hipBLASLt's names are hipblasLt<Name>, not <prefix>_<name>
+            LibSpec("libhipblaslt.so.1", "hipblaslt", lt, "hipblasLt*")]
 
 
 @dataclass(frozen=True)
@@ -249,8 +257,10 @@ def _own_dir(spec: LibSpec) -> Path:
 
 def _fingerprint(spec: LibSpec, hip_lib: Path, inc: list[Path], ob_lib: Path) -> str:
     h = hashlib.sha256(STAMP_VERSION.encode())
+    # the CPU hipBLASLt reuses rocBLAS's 16-bit float and OpenBLAS headers
     for path in sorted({*spec.sources, *CPU_COMMON.glob("*.h"), *SHIM_COMMON.glob("*.h"),
-                        *_own_dir(spec).glob("*.h"), Path(__file__)}):
+                        *_own_dir(spec).glob("*.h"), *(CPU_SRC / "rocblas").glob("*.h"),
+                        *(SHIM_DIR / "include").glob("*.h"), Path(__file__)}):
         h.update(path.name.encode())
         h.update(path.read_bytes())
     # the HIP runtime is linked by SONAME only: a rebuilt runtime needs no relink
@@ -270,8 +280,9 @@ def _build_one(spec: LibSpec, out_dir: Path, hip_dir: Path, inc: list[Path],
     obj_dir = out_dir / f"obj-{spec.prefix}"
     obj_dir.mkdir(parents=True, exist_ok=True)
     cc = CC
-    iflags = [f"-I{_own_dir(spec)}", f"-I{CPU_COMMON}", f"-I{SHIM_DIR}", *[f"-I{d}" for d in inc],
-              f"-I{ob_inc}"]
+    # SHIM_DIR/include: ABI headers shared with the CUDA-side libraries (hipBLASLt's)
+    iflags = [f"-I{_own_dir(spec)}", f"-I{CPU_COMMON}", f"-I{SHIM_DIR}",
+              f"-I{SHIM_DIR / 'include'}", *[f"-I{d}" for d in inc], f"-I{ob_inc}"]
     srcs = list(spec.sources)
     objects = [obj_dir / (src.stem + ".o") for src in srcs]
     # two compiles at a time: the macro-heavy files dominate the build
@@ -297,7 +308,7 @@ def _build_one(spec: LibSpec, out_dir: Path, hip_dir: Path, inc: list[Path],
     run([cc, "-std=c11", "-O1", "-fPIC", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden",
          "-c", str(stub_c), "-o", str(stub_o)], "compiling the generated stubs")
     vscript = obj_dir / "exports.map"
-    vscript.write_text(f"{{ global: {spec.prefix}_*; local: *; }};\n")
+    vscript.write_text(f"{{ global: {spec.exports or spec.prefix + '_*'}; local: *; }};\n")
     tmp = target.with_suffix(".tmp")
     run([cc, "-shared", "-o", str(tmp), *map(str, objects), str(stub_o),
          f"-Wl,-soname,{spec.soname}", f"-Wl,--version-script,{vscript}", "-Wl,-z,defs",
@@ -322,10 +333,11 @@ def build_cpu_blas(out_dir: Path | None = None, hip_dir: Path | None = None) -> 
                          "runtime first (python3 -m pyshim.builders.cpu)")
     inc = header_dirs()
     decls = declarations(inc)
-    blas_spec, solver_spec = _specs()
+    blas_spec, solver_spec, lt_spec = _specs()
     _build_one(blas_spec, out_dir, hip_dir, inc, decls, [])
     _build_one(solver_spec, out_dir, hip_dir, inc, decls,
                [f"-L{out_dir}", "-l:librocblas.so.5"])
+    _build_one(lt_spec, out_dir, hip_dir, inc, decls, [])
     return out_dir
 
 

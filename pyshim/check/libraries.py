@@ -1,8 +1,8 @@
 """Which CUDA libraries a file links against, and where the dynamic loader would find them.
 
 Sonames are recognised by their stem (`libcublas.so.13` -> cublas). pyshim replaces the
-families of _REPLACED (driver, runtime, cuBLAS, cuSOLVER and cuSOLVERMg, cuRAND, cuFFT,
-cuSPARSE, NCCL); every other NVIDIA library is "not replaced":
+families of _REPLACED (driver, runtime, cuBLAS, cuBLASLt, cuSOLVER and cuSOLVERMg, cuRAND,
+cuFFT, cuSPARSE, NCCL); every other NVIDIA library is "not replaced":
 the real one must be installed, and it then runs on pyshim's driver only if its own kernels
 carry PTX (so `pyshim check` looks inside it when it can find it).
 """
@@ -19,6 +19,7 @@ _REPLACED = {
     "libcuda": "driver",
     "libcudart": "runtime",
     "libcublas": "cublas",
+    "libcublasLt": "cuBLASLt",  # on hipBLASLt (shim/blaslt)
     "libcusolver": "cusolver",
     "libcusolverMg": "cuSOLVERMg",  # every entry point refused (NOT_SUPPORTED, by name)
     "libcurand": "curand",
@@ -28,7 +29,6 @@ _REPLACED = {
 }
 # NVIDIA libraries pyshim does not replace (stem -> what it is, for the report)
 _NOT_REPLACED = {
-    "libcublasLt": "cuBLASLt",
     "libcufftw": "cuFFTW",
     "libcudnn": "cuDNN",
     "libnvrtc": "NVRTC",

@@ -26,6 +26,11 @@ KINDS: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
     "cusolverMg": ("pyshim_cusolvermg_unsupported",
                    "void pyshim_cusolvermg_unsupported(const char *name);",
                    [("", "cusolverStatus_t", "CUSOLVER_STATUS_NOT_SUPPORTED")]),
+    # libcublasLt: what shim/blaslt does not define (the typed-matmul variants, loggers,
+    # heuristics caches, the *_internal initialisers of caller-allocated objects)
+    "cublasLt": ("pyshim_cublaslt_unsupported",
+                 "void pyshim_cublaslt_unsupported(const char *name);",
+                 [("", "cublasStatus_t", "CUBLAS_STATUS_NOT_SUPPORTED")]),
     "curand": ("pyshim_curand_unsupported", "void pyshim_curand_unsupported(const char *name);",
                [("", "curandStatus_t", "CURAND_STATUS_ARCH_MISMATCH")]),
     "cufft": ("pyshim_cufft_unsupported", "void pyshim_cufft_unsupported(const char *name);",

@@ -24,9 +24,9 @@ HIP_SONAME = "libamdhip64.so.7"
 PRELOADED = ("libcuda.so.1", "libcudart.so.13", "libcudart.so.12")
 STATIC_TLS = 8192
 # pyshim's libraries that replace NVIDIA's wherever a program loads them from (LD_AUDIT)
-REPLACED = ("libcublas.so.13", "libcublas.so.12", "libcusolver.so.12", "libcusolver.so.11",
-            "libcusolverMg.so.12", "libcurand.so.10", "libcufft.so.12", "libcusparse.so.12",
-            "libnccl.so.2")
+REPLACED = ("libcublas.so.13", "libcublas.so.12", "libcublasLt.so.13", "libcusolver.so.12",
+            "libcusolver.so.11", "libcusolverMg.so.12", "libcurand.so.10", "libcufft.so.12",
+            "libcusparse.so.12", "libnccl.so.2")
 
 class LaunchError(RuntimeError):
     pass

@@ -1,17 +1,20 @@
 /* cuSOLVER's 64-bit generic API (cusolverDnX*: data types as cudaDataType, sizes int64_t,
  * separate device and host workspaces) on rocSOLVER's typed 32-bit routines: potrf,
- * potrs, getrf, getrs, geqrf, syevd/heevd, gesvd, and the params object they take.
+ * potrs, getrf, getrs, geqrf, syevd/heevd, gesvd, geev (where the rocSOLVER has it), and
+ * the params object they take.
  *
  * The data type picks the routine; a compute type other than the data type, a size
  * beyond 32 bits, or a type rocSOLVER has no routine for answers NOT_SUPPORTED. No
  * routine here needs a host workspace (0 bytes are asked for). cuSOLVER's 64-bit pivots
  * are narrowed/widened through host memory around rocSOLVER's 32-bit ones. */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <cusolverDn.h>
 #include <rocsolver/rocsolver.h>
 
 #include "blas_internal.h"
+#include "common/log.h"
 #include "cusolver_enums.h"
 
 #define STATUS(st) ((cusolverStatus_t)pyshim_cusolverStatus_t_from_rocblas_status(st))
@@ -497,4 +500,128 @@ PYSHIM_EXPORT cusolverStatus_t cusolverDnXgesvd(
         st = DISPATCH(p, GESVD_CALL);
     pyshim_blas_device_free(E);
     return finish(h, st, info, 0);
+}
+
+/* ---- geev: general eigenproblem ----
+ * ROCm 7.2's rocSOLVER (the pinned headers) has no geev; newer releases and the CPU
+ * device's rocSOLVER export rocsolver_?geev, so the routine is looked up in the loaded
+ * librocsolver at run time and refused by name where it is missing. Real matrices get
+ * LAPACK's split eigenvalues (wr, wi: device scratch) interleaved into cuSOLVER's complex W
+ * by two strided rocBLAS copies; VR/VL keep LAPACK's real-pair form, as cuSOLVER's do. */
+
+typedef rocblas_status (*geev_real_fn)(rocblas_handle, rocblas_evect, rocblas_evect, int,
+                                       void *, int, void *, void *, void *, int, void *, int,
+                                       int *);
+typedef rocblas_status (*geev_complex_fn)(rocblas_handle, rocblas_evect, rocblas_evect, int,
+                                          void *, int, void *, void *, int, void *, int,
+                                          void *, int *);
+
+static void *geev_routine(int p)
+{
+    static const char *const names[] = {"rocsolver_sgeev", "rocsolver_dgeev",
+                                        "rocsolver_cgeev", "rocsolver_zgeev"};
+    void *lib = dlopen("librocsolver.so.0", RTLD_NOW | RTLD_NOLOAD);
+    void *fn = lib ? dlsym(lib, names[p]) : NULL;
+    if (lib)
+        dlclose(lib); /* RTLD_NOLOAD took a reference to an already loaded library */
+    if (!fn) {
+        pyshim_blas_unsupported("cusolverDnXgeev");
+        pyshim_common_log("cusolverDnXgeev: the backend's rocSOLVER has no %s (ROCm 7.2's "
+                          "has no geev): CUSOLVER_STATUS_NOT_SUPPORTED", names[p]);
+    }
+    return fn;
+}
+
+static cusolverStatus_t geev_types(cusolverDnParams_t params, cudaDataType a, cudaDataType w,
+                                   cudaDataType vl, cudaDataType vr, cudaDataType compute,
+                                   int64_t n, int64_t lda, int64_t ldvl, int64_t ldvr, int *p)
+{
+    cusolverStatus_t cs = check_types(params, a, compute, p);
+    if (cs != CUSOLVER_STATUS_SUCCESS)
+        return cs;
+    cudaDataType complex_w = *p == 0 || *p == 2 ? CUDA_C_32F : CUDA_C_64F;
+    if (w != complex_w || vl != a || vr != a)
+        return CUSOLVER_STATUS_NOT_SUPPORTED;
+    if (!fits(n) || !fits(lda) || !fits(ldvl) || !fits(ldvr))
+        return CUSOLVER_STATUS_NOT_SUPPORTED;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+static rocblas_status geev_call(rocblas_handle h, int p, void *fn, cusolverEigMode_t jobvl,
+                                cusolverEigMode_t jobvr, int n, void *A, int lda, void *W,
+                                void *scratch, void *VL, int ldvl, void *VR, int ldvr,
+                                int *info)
+{
+    size_t real = p == 0 || p == 2 ? 4 : 8;
+    if (p < 2) { /* wr, wi: the first and second halves of scratch */
+        void *wr = scratch, *wi = scratch ? (char *)scratch + real * (size_t)n : NULL;
+        rocblas_status st = ((geev_real_fn)fn)(h, EVECT(jobvl), EVECT(jobvr), n, A, lda, wr,
+                                               wi, VL, ldvl, VR, ldvr, info);
+        if (st != rocblas_status_success || !W || !n)
+            return st;
+        if (p == 0) {
+            st = rocblas_scopy(h, n, wr, 1, (float *)W, 2);
+            return st == rocblas_status_success ? rocblas_scopy(h, n, wi, 1, (float *)W + 1, 2) : st;
+        }
+        st = rocblas_dcopy(h, n, wr, 1, (double *)W, 2);
+        return st == rocblas_status_success ? rocblas_dcopy(h, n, wi, 1, (double *)W + 1, 2) : st;
+    }
+    return ((geev_complex_fn)fn)(h, EVECT(jobvl), EVECT(jobvr), n, A, lda, W, VL, ldvl, VR,
+                                 ldvr, scratch, info);
+}
+
+PYSHIM_EXPORT cusolverStatus_t cusolverDnXgeev_bufferSize(
+    cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl,
+    cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda,
+    cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL,
+    int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr,
+    cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)
+{
+    rocblas_handle h = (rocblas_handle)handle;
+    int p;
+    cusolverStatus_t cs = geev_types(params, dataTypeA, dataTypeW, dataTypeVL, dataTypeVR,
+                                     computeType, n, lda, ldvl, ldvr, &p);
+    if (cs != CUSOLVER_STATUS_SUCCESS)
+        return cs;
+    void *fn = geev_routine(p);
+    if (!fn)
+        return CUSOLVER_STATUS_NOT_SUPPORTED;
+    BEGIN_QUERY(h);
+    rocblas_status st = geev_call(h, p, fn, jobvl, jobvr, (int)n, (void *)A, (int)lda, NULL,
+                                  NULL, (void *)VL, (int)ldvl, (void *)VR, (int)ldvr, NULL);
+    (void)W;
+    return query_end(h, st, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+}
+
+PYSHIM_EXPORT cusolverStatus_t cusolverDnXgeev(
+    cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl,
+    cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda,
+    cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl,
+    cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType,
+    void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost,
+    size_t workspaceInBytesOnHost, int *info)
+{
+    (void)bufferOnHost;
+    (void)workspaceInBytesOnHost;
+    rocblas_handle h = (rocblas_handle)handle;
+    int p;
+    cusolverStatus_t cs = geev_types(params, dataTypeA, dataTypeW, dataTypeVL, dataTypeVR,
+                                     computeType, n, lda, ldvl, ldvr, &p);
+    if (cs != CUSOLVER_STATUS_SUCCESS)
+        return cs;
+    void *fn = geev_routine(p);
+    if (!fn)
+        return CUSOLVER_STATUS_NOT_SUPPORTED;
+    /* wr + wi (real) or rwork (complex): 2n reals either way */
+    void *scratch = NULL;
+    size_t real = p == 0 || p == 2 ? 4 : 8;
+    if (n > 0 && pyshim_blas_device_alloc(&scratch, 2 * (size_t)n * real))
+        return CUSOLVER_STATUS_ALLOC_FAILED;
+    rocblas_status st = ws_begin(h, bufferOnDevice, workspaceInBytesOnDevice);
+    if (st == rocblas_status_success)
+        st = geev_call(h, p, fn, jobvl, jobvr, (int)n, A, (int)lda, W, scratch, VL, (int)ldvl,
+                       VR, (int)ldvr, info);
+    cs = finish(h, st, info, 0);
+    pyshim_blas_device_free(scratch);
+    return cs;
 }

@@ -395,6 +395,64 @@ def xquery(cs: H.Lib, entry: str, *args) -> np.ndarray:
     return np.zeros(max(1, dev.value), np.uint8)
 
 
+CUDA_COMPLEX = {"s": 4, "d": 5, "c": 4, "z": 5}
+
+
+def _lapack_vectors(vr: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """LAPACK's real form of complex eigenvectors: a conjugate pair (w[j].imag > 0 first)
+    is stored as the real and imaginary parts in columns j and j+1."""
+    v = vr.astype(np.complex128)
+    j = 0
+    while j < len(w):
+        if w[j].imag != 0:
+            v[:, j] = vr[:, j] + 1j * vr[:, j + 1]
+            v[:, j + 1] = np.conj(v[:, j])
+            j += 2
+        else:
+            j += 1
+    return v
+
+
+@pytest.mark.parametrize("pre", PRE)
+def test_generic_geev(cs, h, rng, pre) -> None:
+    """cusolverDnXgeev (CuPy's eig/eigvals): W complex, VL/VR in the matrix type, both
+    sides' eigenvectors checked against A itself, eigenvalues against numpy."""
+    n, dt, ct = 7, CUDA_TYPE[pre], CUDA_COMPLEX[pre]
+    params = ctypes.c_void_p()
+    cs.call("cusolverDnCreateParams", ctypes.byref(params))
+    info = H.device_array(np.full(1, -7, np.int32))
+    a = H.rand(rng, pre, n * n).reshape(n, n)  # general: complex eigenvalues for real a
+    f = fort(a)
+    w = np.zeros(n, np.complex64 if pre in "sc" else np.complex128)
+    vl, vr = np.zeros(n * n, H.DTYPE[pre]), np.zeros(n * n, H.DTYPE[pre])
+    args = (h, params, 1, 1, n, dt, f, n, ct, w, dt, vl, n, dt, vr, n, dt)
+    work = xquery(cs, "cusolverDnXgeev_bufferSize", *args)
+    cs.call("cusolverDnXgeev", *args, work, work.nbytes, None, 0, info)
+    assert info[0] == 0
+    H.close(np.sort_complex(w), np.sort_complex(np.linalg.eigvals(a)), pre, n)
+    if pre in "sd":
+        assert np.any(w.imag != 0), "a real matrix with no complex pair tests nothing"
+        right, left = _lapack_vectors(unflat(vr, n, n), w), _lapack_vectors(unflat(vl, n, n), w)
+    else:
+        right, left = unflat(vr, n, n), unflat(vl, n, n)
+    H.close(a @ right, right * w, pre, n)
+    H.close(left.conj().T @ a, w[:, None] * left.conj().T, pre, n)
+    cs.ok("cusolverDnXgeev")
+    # eigenvalues only (CuPy's eigvals): VR not referenced
+    f = fort(a)
+    w2 = np.zeros_like(w)
+    args = (h, params, 0, 0, n, dt, f, n, ct, w2, dt, None, n, dt, None, n, dt)
+    work = xquery(cs, "cusolverDnXgeev_bufferSize", *args)
+    cs.call("cusolverDnXgeev", *args, work, work.nbytes, None, 0, info)
+    H.close(w2, w, pre, n)
+    # W must be the complex type of A's precision
+    dev, host = ctypes.c_size_t(), ctypes.c_size_t()
+    assert cs.raw("cusolverDnXgeev_bufferSize", h, params, 0, 0, n, dt, f, n, CUDA_REAL[pre],
+                  w2, dt, None,
+                  n, dt, None, n, dt, ctypes.byref(dev), ctypes.byref(host)) == ST_NOT_SUPPORTED
+    cs.call("cusolverDnDestroyParams", params)
+
+
 @pytest.mark.parametrize("pre", PRE)
 def test_generic_64bit_api(cs, h, rng, pre) -> None:
     n, nrhs, dt, rt = 6, 2, CUDA_TYPE[pre], CUDA_REAL[pre]

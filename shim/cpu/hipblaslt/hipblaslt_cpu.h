@@ -1,0 +1,51 @@
+/* The CPU device's hipBLASLt objects (hipblaslt_objects.c) and the matmul problem they
+ * describe once checked (hipblaslt_matmul.c). */
+#ifndef PYSHIM_CPU_HIPBLASLT_H
+#define PYSHIM_CPU_HIPBLASLT_H
+
+#include <stdint.h>
+
+#include "pyshim_hipblaslt_abi.h"
+
+#define LT_API __attribute__((visibility("default")))
+
+#define LT_HANDLE_MAGIC 0x4c54484e444cULL /* "LTHNDL" */
+#define LT_DESC_MAGIC 0x4c5444455343ULL   /* "LTDESC" */
+#define LT_LAYOUT_MAGIC 0x4c544c41594fULL /* "LTLAYO" */
+#define LT_PREF_MAGIC 0x4c5450524546ULL   /* "LTPREF" */
+/* the one algorithm's id, in hipblasLtMatmulAlgo_t.data */
+#define LT_ALGO_TAG "pyshim-cpu-lt"
+
+struct lt_handle { uint64_t magic; };
+
+struct lt_desc {
+    uint64_t magic;
+    int32_t compute, scale, transa, transb, pointer_mode, bias_type;
+    uint32_t epilogue;
+    const void *bias;
+    void *aux;
+    int64_t aux_ld, aux_stride;
+};
+
+struct lt_layout {
+    uint64_t magic;
+    int32_t type, order, batch;
+    int64_t rows, cols, ld, stride;
+};
+
+struct lt_pref { uint64_t magic; uint64_t max_workspace; };
+
+/* a checked problem: D (m x n) = alpha op(A) (m x k) op(B) (k x n) + beta C */
+struct lt_problem {
+    const struct lt_desc *desc;
+    const struct lt_layout *a, *b, *c, *d;
+    int64_t m, n, k;
+    int32_t batch;
+    char path; /* 's' f32 work, 'd' f64 work, 'i' i8 -> i32 */
+};
+
+size_t lt_type_size(int type);
+pyshim_hipblasStatus_t lt_problem_check(const void *desc, const void *a, const void *b,
+                                        const void *c, const void *d, struct lt_problem *pr);
+
+#endif
