@@ -50,7 +50,7 @@ def run(exe: Path, mode: str) -> subprocess.CompletedProcess[str]:
 
 
 SAMPLING = ["tex1d_linear", "tex2d_clamp", "tex2d_normalized", "fetch", "surface", "layered",
-            "mipmap", "vabsdiff"]
+            "mipmap", "vabsdiff", "pitch2d_32bit"]
 
 
 @pytest.mark.parametrize("mode", ["arrays", *SAMPLING])

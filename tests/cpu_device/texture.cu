@@ -214,6 +214,21 @@ static int address(int i, int n, int mode)
 
 static float fixed9(float frac) { return roundf(frac * 256.0f) / 256.0f; }
 
+// 32-bit integer texels at integer coordinates (stereoDisparity's pitch-linear RGBX reads)
+__global__ void sample_u32(cudaTextureObject_t t, const int2 *xy, unsigned *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex2D<unsigned int>(t, (float)xy[i].x, (float)xy[i].y);
+}
+
+__global__ void sample_s32(cudaTextureObject_t t, const int2 *xy, int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex2D<int>(t, (float)xy[i].x, (float)xy[i].y);
+}
+
 static float *dev_copy(const void *p, size_t n)
 {
     void *d;
@@ -531,6 +546,60 @@ static int vabsdiff()
     return failures;
 }
 
+// 32-bit integer formats are never promoted to floats (CUDA promotes 8- and 16-bit ones
+// only), whether or not the runtime sets the read-as-integer flag: exact bits, clamped
+static int pitch2d_32bit(void)
+{
+    const int w = 9, h = 6, n = 80;
+    unsigned data[h][w];
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            data[y][x] = 0x9e3779b9u * (unsigned)(y * w + x + 1);
+    int2 xy[n];
+    for (int i = 0; i < n; i++)
+        xy[i] = make_int2(-3 + (i * 7) % 15, -2 + (i * 5) % 10);
+    void *dimg;
+    size_t pitch;
+    CHECK(cudaMallocPitch(&dimg, &pitch, w * sizeof(unsigned), h));
+    CHECK(cudaMemcpy2D(dimg, pitch, data, w * sizeof(unsigned), w * sizeof(unsigned), h,
+                       cudaMemcpyHostToDevice));
+    int2 *dxy = (int2 *)dev_copy(xy, sizeof xy);
+    unsigned out[n], *dout;
+    CHECK(cudaMalloc(&dout, sizeof out));
+    for (int sgn = 0; sgn < 2; sgn++) {
+        cudaResourceDesc rd = {};
+        rd.resType = cudaResourceTypePitch2D;
+        rd.res.pitch2D.devPtr = dimg;
+        rd.res.pitch2D.desc = sgn ? cudaCreateChannelDesc<int>() : cudaCreateChannelDesc<unsigned>();
+        rd.res.pitch2D.width = w;
+        rd.res.pitch2D.height = h;
+        rd.res.pitch2D.pitchInBytes = pitch;
+        cudaTextureDesc td = {};
+        td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+        td.filterMode = cudaFilterModePoint;
+        td.readMode = cudaReadModeElementType;
+        cudaTextureObject_t t;
+        CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+        if (sgn)
+            sample_s32<<<3, 32>>>(t, dxy, (int *)dout, n);
+        else
+            sample_u32<<<3, 32>>>(t, dxy, dout, n);
+        CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++) {
+            int x = address(xy[i].x, w, cudaAddressModeClamp);
+            int y = address(xy[i].y, h, cudaAddressModeClamp);
+            if (out[i] != data[y][x]) {
+                printf("pitch2d %s32[%d] (%d,%d): got %08x want %08x\n", sgn ? "s" : "u", i,
+                       xy[i].x, xy[i].y, out[i], data[y][x]);
+                failures++;
+            }
+        }
+        CHECK(cudaDestroyTextureObject(t));
+    }
+    CHECK(cudaFree(dimg));
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "arrays";
@@ -546,6 +615,8 @@ int main(int argc, char **argv)
         bad = tex2d(true);
     else if (strcmp(mode, "fetch") == 0)
         bad = fetch();
+    else if (strcmp(mode, "pitch2d_32bit") == 0)
+        bad = pitch2d_32bit();
     else if (strcmp(mode, "vabsdiff") == 0)
         bad = vabsdiff();
     else if (strcmp(mode, "mipmap") == 0)
