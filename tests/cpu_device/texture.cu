@@ -600,6 +600,69 @@ static int pitch2d_32bit(void)
     return failures;
 }
 
+// sRGB: colour channels of a uchar4 normalized read go through sRGB -> linear before the
+// bilinear filter, alpha does not
+static float srgb_linear(float c)
+{
+    return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+}
+
+static int srgb(void)
+{
+    const int w = 6, h = 4, n = 64;
+    unsigned char data[h][w][4];
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < 4; c++)
+                data[y][x][c] = (unsigned char)(x * 43 + y * 29 + c * 71 + 5);
+    float2 xy[n];
+    float4 out[n];
+    for (int i = 0; i < n; i++)
+        xy[i] = make_float2(-0.8f + (i % 8) * 0.93f, -0.6f + (i / 8) * 0.67f);
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<uchar4>();
+    cudaArray_t a;
+    CHECK(cudaMallocArray(&a, &fd, w, h));
+    CHECK(cudaMemcpy2DToArray(a, 0, 0, data, w * 4, w * 4, h, cudaMemcpyHostToDevice));
+    cudaResourceDesc rd = {};
+    rd.resType = cudaResourceTypeArray;
+    rd.res.array.array = a;
+    cudaTextureDesc td = {};
+    td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+    td.filterMode = cudaFilterModeLinear;
+    td.readMode = cudaReadModeNormalizedFloat;
+    td.sRGB = 1;
+    cudaTextureObject_t t;
+    CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+    float2 *dxy = (float2 *)dev_copy(xy, sizeof xy);
+    float4 *dout;
+    CHECK(cudaMalloc(&dout, sizeof out));
+    sample2d<<<2, 32>>>(t, dxy, dout, n);
+    CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++) {
+        float bx = xy[i].x - 0.5f, by = xy[i].y - 0.5f;
+        int x0 = (int)floorf(bx), y0 = (int)floorf(by);
+        float al = fixed9(bx - floorf(bx)), be = fixed9(by - floorf(by));
+        float want[4] = {0, 0, 0, 0};
+        for (int dy = 0; dy <= 1; dy++)
+            for (int dx = 0; dx <= 1; dx++) {
+                int x = address(x0 + dx, w, cudaAddressModeClamp);
+                int y = address(y0 + dy, h, cudaAddressModeClamp);
+                float wt = (dx ? al : 1.0f - al) * (dy ? be : 1.0f - be);
+                for (int c = 0; c < 4; c++) {
+                    float v = data[y][x][c] / 255.0f;
+                    want[c] += wt * (c < 3 ? srgb_linear(v) : v);
+                }
+            }
+        expect_near("srgb r", i, out[i].x, want[0]);
+        expect_near("srgb g", i, out[i].y, want[1]);
+        expect_near("srgb b", i, out[i].z, want[2]);
+        expect_near("srgb a", i, out[i].w, want[3]);
+    }
+    CHECK(cudaDestroyTextureObject(t));
+    CHECK(cudaFreeArray(a));
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "arrays";
@@ -617,6 +680,8 @@ int main(int argc, char **argv)
         bad = fetch();
     else if (strcmp(mode, "pitch2d_32bit") == 0)
         bad = pitch2d_32bit();
+    else if (strcmp(mode, "srgb") == 0)
+        bad = srgb();
     else if (strcmp(mode, "vabsdiff") == 0)
         bad = vabsdiff();
     else if (strcmp(mode, "mipmap") == 0)
