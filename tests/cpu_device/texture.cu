@@ -214,6 +214,21 @@ static int address(int i, int n, int mode)
 
 static float fixed9(float frac) { return roundf(frac * 256.0f) / 256.0f; }
 
+// 32-bit integer texels at integer coordinates (stereoDisparity's pitch-linear RGBX reads)
+__global__ void sample_u32(cudaTextureObject_t t, const int2 *xy, unsigned *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex2D<unsigned int>(t, (float)xy[i].x, (float)xy[i].y);
+}
+
+__global__ void sample_s32(cudaTextureObject_t t, const int2 *xy, int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex2D<int>(t, (float)xy[i].x, (float)xy[i].y);
+}
+
 static float *dev_copy(const void *p, size_t n)
 {
     void *d;
@@ -531,6 +546,123 @@ static int vabsdiff()
     return failures;
 }
 
+// 32-bit integer formats are never promoted to floats (CUDA promotes 8- and 16-bit ones
+// only), whether or not the runtime sets the read-as-integer flag: exact bits, clamped
+static int pitch2d_32bit(void)
+{
+    const int w = 9, h = 6, n = 80;
+    unsigned data[h][w];
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            data[y][x] = 0x9e3779b9u * (unsigned)(y * w + x + 1);
+    int2 xy[n];
+    for (int i = 0; i < n; i++)
+        xy[i] = make_int2(-3 + (i * 7) % 15, -2 + (i * 5) % 10);
+    void *dimg;
+    size_t pitch;
+    CHECK(cudaMallocPitch(&dimg, &pitch, w * sizeof(unsigned), h));
+    CHECK(cudaMemcpy2D(dimg, pitch, data, w * sizeof(unsigned), w * sizeof(unsigned), h,
+                       cudaMemcpyHostToDevice));
+    int2 *dxy = (int2 *)dev_copy(xy, sizeof xy);
+    unsigned out[n], *dout;
+    CHECK(cudaMalloc(&dout, sizeof out));
+    for (int sgn = 0; sgn < 2; sgn++) {
+        cudaResourceDesc rd = {};
+        rd.resType = cudaResourceTypePitch2D;
+        rd.res.pitch2D.devPtr = dimg;
+        rd.res.pitch2D.desc = sgn ? cudaCreateChannelDesc<int>() : cudaCreateChannelDesc<unsigned>();
+        rd.res.pitch2D.width = w;
+        rd.res.pitch2D.height = h;
+        rd.res.pitch2D.pitchInBytes = pitch;
+        cudaTextureDesc td = {};
+        td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+        td.filterMode = cudaFilterModePoint;
+        td.readMode = cudaReadModeElementType;
+        cudaTextureObject_t t;
+        CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+        if (sgn)
+            sample_s32<<<3, 32>>>(t, dxy, (int *)dout, n);
+        else
+            sample_u32<<<3, 32>>>(t, dxy, dout, n);
+        CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++) {
+            int x = address(xy[i].x, w, cudaAddressModeClamp);
+            int y = address(xy[i].y, h, cudaAddressModeClamp);
+            if (out[i] != data[y][x]) {
+                printf("pitch2d %s32[%d] (%d,%d): got %08x want %08x\n", sgn ? "s" : "u", i,
+                       xy[i].x, xy[i].y, out[i], data[y][x]);
+                failures++;
+            }
+        }
+        CHECK(cudaDestroyTextureObject(t));
+    }
+    CHECK(cudaFree(dimg));
+    return failures;
+}
+
+// sRGB: colour channels of a uchar4 normalized read go through sRGB -> linear before the
+// bilinear filter, alpha does not
+static float srgb_linear(float c)
+{
+    return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+}
+
+static int srgb(void)
+{
+    const int w = 6, h = 4, n = 64;
+    unsigned char data[h][w][4];
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < 4; c++)
+                data[y][x][c] = (unsigned char)(x * 43 + y * 29 + c * 71 + 5);
+    float2 xy[n];
+    float4 out[n];
+    for (int i = 0; i < n; i++)
+        xy[i] = make_float2(-0.8f + (i % 8) * 0.93f, -0.6f + (i / 8) * 0.67f);
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<uchar4>();
+    cudaArray_t a;
+    CHECK(cudaMallocArray(&a, &fd, w, h));
+    CHECK(cudaMemcpy2DToArray(a, 0, 0, data, w * 4, w * 4, h, cudaMemcpyHostToDevice));
+    cudaResourceDesc rd = {};
+    rd.resType = cudaResourceTypeArray;
+    rd.res.array.array = a;
+    cudaTextureDesc td = {};
+    td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+    td.filterMode = cudaFilterModeLinear;
+    td.readMode = cudaReadModeNormalizedFloat;
+    td.sRGB = 1;
+    cudaTextureObject_t t;
+    CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+    float2 *dxy = (float2 *)dev_copy(xy, sizeof xy);
+    float4 *dout;
+    CHECK(cudaMalloc(&dout, sizeof out));
+    sample2d<<<2, 32>>>(t, dxy, dout, n);
+    CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++) {
+        float bx = xy[i].x - 0.5f, by = xy[i].y - 0.5f;
+        int x0 = (int)floorf(bx), y0 = (int)floorf(by);
+        float al = fixed9(bx - floorf(bx)), be = fixed9(by - floorf(by));
+        float want[4] = {0, 0, 0, 0};
+        for (int dy = 0; dy <= 1; dy++)
+            for (int dx = 0; dx <= 1; dx++) {
+                int x = address(x0 + dx, w, cudaAddressModeClamp);
+                int y = address(y0 + dy, h, cudaAddressModeClamp);
+                float wt = (dx ? al : 1.0f - al) * (dy ? be : 1.0f - be);
+                for (int c = 0; c < 4; c++) {
+                    float v = data[y][x][c] / 255.0f;
+                    want[c] += wt * (c < 3 ? srgb_linear(v) : v);
+                }
+            }
+        expect_near("srgb r", i, out[i].x, want[0]);
+        expect_near("srgb g", i, out[i].y, want[1]);
+        expect_near("srgb b", i, out[i].z, want[2]);
+        expect_near("srgb a", i, out[i].w, want[3]);
+    }
+    CHECK(cudaDestroyTextureObject(t));
+    CHECK(cudaFreeArray(a));
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "arrays";
@@ -546,6 +678,10 @@ int main(int argc, char **argv)
         bad = tex2d(true);
     else if (strcmp(mode, "fetch") == 0)
         bad = fetch();
+    else if (strcmp(mode, "pitch2d_32bit") == 0)
+        bad = pitch2d_32bit();
+    else if (strcmp(mode, "srgb") == 0)
+        bad = srgb();
     else if (strcmp(mode, "vabsdiff") == 0)
         bad = vabsdiff();
     else if (strcmp(mode, "mipmap") == 0)

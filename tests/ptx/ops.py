@@ -221,6 +221,14 @@ def specs() -> list[Spec]:
     add(Spec("dp4a.s32.u32", "dp4a.s32.u32 %d, %a, %b, %c;", ("b32", "b32", "s32"), "s32",
              lambda a, b, c: wrap(c + sum(_s8(a >> 8 * i) * ((b >> 8 * i) & 255)
                                           for i in range(4)), "s32")))
+    add(Spec("vabsdiff4.u32.add", "vabsdiff4.u32.u32.u32.add %d, %a, %b, %c;",
+             ("b32", "b32", "u32"), "u32",
+             lambda a, b, c: u(c + sum(abs(((a >> 8 * i) & 255) - ((b >> 8 * i) & 255))
+                                      for i in range(4)))))
+    add(Spec("vabsdiff4.s32.add", "vabsdiff4.u32.s32.s32.add %d, %a, %b, %c;",
+             ("b32", "b32", "u32"), "u32",
+             lambda a, b, c: u(c + sum(abs(_s8(a >> 8 * i) - _s8(b >> 8 * i))
+                                      for i in range(4)))))
     add(Spec("sad.u32", "sad.u32 %d, %a, %b, %c;", ("u32", "u32", "u32"), "u32",
              lambda a, b, c: u(abs(a - b) + c)))
     add(Spec("selp.b32", "selp.b32 %d, %a, %b, %c;", ("b32", "b32", "pred"), "b32",

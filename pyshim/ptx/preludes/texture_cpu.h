@@ -70,6 +70,13 @@ static inline int64_t ps_tex_wrap(int64_t i, int64_t n, uint32_t mode)
     }
 }
 
+/* sRGB to linear (IEC 61966-2-1), the conversion CUDA applies to an sRGB texture's colour
+ * channels (not alpha) of 8-bit normalized reads, before filtering. */
+static inline float ps_srgb_linear(float c)
+{
+    return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+}
+
 /* The texel at integer coordinates after addressing, channel by channel, as floats. */
 static inline void ps_texel4(const pyshim_image *img, int64_t x, int64_t y, int64_t z, float out[4])
 {
@@ -84,6 +91,9 @@ static inline void ps_texel4(const pyshim_image *img, int64_t x, int64_t y, int6
     for (int c = 0; c < 4; c++)
         out[c] = c < (int)img->channels ? ps_texel_float(img, ps_texel_raw(img, ix, iy, iz, c))
                                         : (c == 3 ? 1.0f : 0.0f);
+    if (img->srgb && img->read_float && img->format == 0x01)
+        for (int c = 0; c < 3 && c < (int)img->channels; c++)
+            out[c] = ps_srgb_linear(out[c]);
 }
 
 /* Wrap and mirror on normalized coordinates act on the coordinate (CUDA: only these modes

@@ -170,6 +170,15 @@ static bool integer_format(unsigned f)
     return f != HIP_AD_FORMAT_HALF && f != HIP_AD_FORMAT_FLOAT;
 }
 
+/* CUDA promotes only 8- and 16-bit integers to [0,1] / [-1,1] floats: a 32-bit integer
+ * texture reads its elements whatever the flags say (the driver API's CU_TRSF_READ_AS_INTEGER
+ * note), and CUDA's static runtime leaves that flag clear for them (stereoDisparity). */
+static bool promoted_format(unsigned f)
+{
+    return integer_format(f) && f != HIP_AD_FORMAT_UNSIGNED_INT32 &&
+           f != HIP_AD_FORMAT_SIGNED_INT32;
+}
+
 static hipError_t tex_create(hipTextureObject_t *out, const HIP_RESOURCE_DESC *r,
                              const HIP_TEXTURE_DESC *t, const HIP_RESOURCE_VIEW_DESC *v,
                              const char *fn)
@@ -201,7 +210,7 @@ static hipError_t tex_create(hipTextureObject_t *out, const HIP_RESOURCE_DESC *r
             o->img.address[i] == HIP_TR_ADDRESS_MODE_MIRROR)
             o->img.address[i] = HIP_TR_ADDRESS_MODE_CLAMP;
     o->img.srgb = (t->flags & HIP_TRSF_SRGB) != 0;
-    o->img.read_float = integer_format(o->img.format) && !(t->flags & HIP_TRSF_READ_AS_INTEGER);
+    o->img.read_float = promoted_format(o->img.format) && !(t->flags & HIP_TRSF_READ_AS_INTEGER);
     /* CUDA filters only what it reads as floats: an integer read is always a point read */
     if (integer_format(o->img.format) && !o->img.read_float)
         o->img.filter = HIP_TR_FILTER_MODE_POINT;
