@@ -27,24 +27,45 @@ import re
 
 from pyshim.ptx import ir
 from pyshim.ptx.analysis import pointer_regs
+from pyshim.ptx.isa import records
 from pyshim.ptx.isa.emitter import cname_label, cname_reg
+from pyshim.ptx.isa.records import PH
 from pyshim.ptx.layout import param_layout
 from pyshim.ptx.passes.regions import exit_labels, region_numbers
-from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK
 from pyshim.ptx.targets.cpu import guards as cpu_guards
 from pyshim.ptx.targets.cpu import prefetch as cpu_prefetch
 from pyshim.ptx.targets.cpu import warpvec as cpu_warpvec
+from pyshim.ptx.targets.cpu.phase import PhaseNaming
 
-_BARRIER = re.compile(r"\{ return (\d+)u; \} ps_at_\1: ;")
-_COLL = re.compile(r"return (\d+)u \| PS_PHASE_COLL; \} ps_at_\1: ;")
-_SPLIT = "\0split\0"
 _GOTO = re.compile(r"goto (L_[\w$]+);")
 _TIDS = re.compile(r"PS_(TID_X|TID_Y|TID_Z|LINEAR)\(ctx\)")
 _TID_VARS = {"TID_X": "x", "TID_Y": "y", "TID_Z": "z", "LINEAR": "ps_i"}
 # what a SIMD region may still read through the context: values uniform over the block
 _INVARIANT = re.compile(r"PS_(SHARED|CTAID_[XYZ]|NTID_[XYZ]|NCTAID_[XYZ])\(ctx\)")
-REG = re.compile(r"L->r\.(\w+)")
-DECL = re.compile(r"^([A-Za-z_][\w ]*?) (\w+(?:, \w+)*);$")
+
+
+def word(name: str) -> bool:
+    """Whether a register's C name is all word characters, as the arrays (ps_s_<name>) and
+    struct members the CPU back end makes of registers assume."""
+    return bool(name) and all(c == "_" or c.isalnum() for c in name)
+
+
+class _Naming(records.Naming):
+    """A region loop's spelling of its registers: those in `arrays` as thread ps_i's
+    element of their per-thread array, the others as locals of the block function."""
+
+    def __init__(self, arrays: set[str]) -> None:
+        self.arrays = arrays
+
+    def reg(self, name: str) -> str:
+        return f"ps_s_{name}[ps_i]" if name in self.arrays else name
+
+
+class _Scalar(PhaseNaming):
+    """Every register a local (a warp vector's uniform definitions, kept scalar)."""
+
+    def reg(self, name: str) -> str:
+        return name
 
 
 def param_copies(k: ir.Function) -> list[str]:
@@ -81,7 +102,7 @@ class RegionKernel:
 
     def render(self) -> str | None:
         plan, fe = self.plan, self.fe
-        if plan is None or fe.form.array_sizes or RESUME_MARK not in self.body:
+        if plan is None or fe.form.array_sizes or records.point("@resume") not in self.body:
             return None
         try:
             self.split()
@@ -95,52 +116,61 @@ class RegionKernel:
 
     # ---- the regions -----------------------------------------------------------------
     def split(self) -> None:
-        """The regions' text, what ends each ("bar", "label", "coll:<site>"), which region
-        each split label starts, and the labels that leave the kernel."""
+        """The regions' templates (records.py), what ends each ("bar", "label",
+        "coll:<site>"), which region each split label starts, and the labels that leave the
+        kernel: the body's synchronisation points and region marks split it."""
         plan = self.plan
-        self.prologue, code = self.body.split(RESUME_MARK, 1)
-
-        def bar(m: re.Match) -> str:
-            return _SPLIT + "bar" + _SPLIT
-
-        def coll(m: re.Match) -> str:
-            return (f"ps_state[ps_i] = 2; ps_resume[ps_i] = {m.group(1)}u; }}" + _SPLIT
-                    + f"coll:{m.group(1)}" + _SPLIT)
-
-        code = _BARRIER.sub(bar, code)
-        code = _COLL.sub(coll, code)
-        code = code.replace(REGION_MARK, _SPLIT + "label" + _SPLIT)
-        pieces = code.split(_SPLIT)
-        regions = pieces[0::2]
-        ends = dict(enumerate(pieces[1::2]))  # what ends region j
+        pieces = self.body.split(PH)
+        regions: list[str] = []
+        ends: dict[int, str] = {}  # what ends region j
+        start_of: dict[str, int] = {}  # which region each split label starts
+        cur: list[str] = []
+        prologue = None
+        for i, x in enumerate(pieces):
+            if not i % 2:
+                cur.append(x)
+                continue
+            kind, _, arg = x.partition(":")
+            if kind == "@resume" and prologue is None:
+                prologue, cur = "".join(cur), []
+                continue
+            if kind == "@coll":  # the collective completes after the region's loop
+                cur.append(f"ps_state[ps_i] = 2; ps_resume[ps_i] = {arg}u; }}")
+                ends[len(regions)] = f"coll:{arg}"
+            elif kind == "@region":
+                start_of[arg] = len(regions) + 1
+                ends[len(regions)] = "label"
+            elif kind == "@bar":
+                ends[len(regions)] = "bar"
+            else:  # a register: the regions render it
+                cur.append(PH + x + PH)
+                continue
+            regions.append("".join(cur))
+            cur = []
+        regions.append("".join(cur))
         if len(regions) != plan.count or any("ps_at_" in r for r in regions):
             raise _NotInShape
-        # which region each split label starts
-        start_of: dict[str, int] = {}
-        for j, r in enumerate(regions):
-            if j and ends[j - 1] == "label":
-                m = re.match(r"\s*(L_[\w$]+): ;", r)
-                if not m:
-                    raise _NotInShape
-                start_of[m.group(1)] = j
         if set(start_of) != {cname_label(n) for n in plan.labels}:
             raise _NotInShape
+        self.prologue = PhaseNaming().render(prologue or "")
         self.regions, self.ends, self.start_of = regions, ends, start_of
         self.exit_gotos = {cname_label(n) for n in exit_labels(self.k.body or [])}
         self.nreg = len(regions)
+        recs = [r for r in self.fe.records if r.site is not None]
+        self.code_at = {r.site: r.template for r in recs}  # each instruction's template
+        self.deposits = {r.site: r.deposit for r in recs if r.deposit is not None}
 
     def registers(self) -> None:
         """Each register's C type, the registers each region uses, and which of them cross
         regions (per-thread arrays) or are locals of the block function."""
         k, plan, fe, regions = self.k, self.plan, self.fe, self.regions
         types: dict[str, str] = {}
-        for line in fe.phase_decls:
-            m = DECL.match(line.strip())
-            if not m:
+        for ct, names in fe.phase_decls:
+            if not all(word(x) for x in names):
                 raise _NotInShape
-            for name in m.group(2).split(", "):
-                types[name] = m.group(1)
-        used = [set(REG.findall(r)) for r in regions]
+            for name in names:
+                types[name] = ct
+        used = [records.names(r) for r in regions]
         if any(n not in types for u in used for n in u):
             raise _NotInShape
         live = k.info.phase_live
@@ -151,7 +181,7 @@ class RegionKernel:
             crossing = sorted(n for n in types
                               if n in live_c and sum(n in u for u in used) > 1)
         uniform = {cname_reg(x) for x in plan.uniform}
-        remat = _remat(k, plan, used, fe)
+        remat = _remat(k, plan, used, self.code_at)
         crossing = [x for x in crossing if x not in uniform and x not in remat]
         # lane tails (passes/regions.py): what a tail reads or writes is kept per thread, so
         # the loop over its threads after the region's loop finds it
@@ -163,8 +193,8 @@ class RegionKernel:
             if split is None:
                 del tails[j]
             else:
-                tail_regs[j] = set(REG.findall(split[1]))
-                crossing += sorted({x for x in REG.findall(split[1])
+                tail_regs[j] = records.names(split[1])
+                crossing += sorted({x for x in tail_regs[j]
                                     if x in types and x not in uniform} - set(crossing))
         crossing.sort()
         self.types, self.used, self.remat = types, used, remat
@@ -234,7 +264,7 @@ class RegionKernel:
     def region(self, j: int, r: str) -> None:
         """Region j's loop over the block's threads (text `r`), appended to self.loops."""
         paths, nreg, start_of, exit_gotos = self.paths, self.nreg, self.start_of, self.exit_gotos
-        plan, fe, types, used, cross = self.plan, self.fe, self.types, self.used, self.cross
+        plan, types, used, cross = self.plan, self.types, self.used, self.cross
         regions, tails, remat, inline = self.regions, self.tails, self.remat, self.inline
         shfl_insts, shfl_end, ranges, loops = self.shfl_insts, self.shfl_end, self.ranges, self.loops
         # whether some thread may wait beyond this region: it has left, or branched past
@@ -270,31 +300,29 @@ class RegionKernel:
                 and "return 0;" not in r)
         # the shuffled register's own array serves as the source lanes when every thread
         # deposits and the next region does not assign it
-        source = _shfl_source_reg(r) if full else None
+        source = self.deposits.get(int(end[5:])) if full else None
         if (source is None or source not in cross or types[source] not in _WORD
-                or j + 1 >= nreg or re.search(rf"L->r\.{source} =|&L->r\.{source}\b",
-                                              regions[j + 1])):
+                or j + 1 >= nreg or records.reg(source) + " =" in regions[j + 1]
+                or "&" + records.reg(source) in regions[j + 1]):
             source = None
         # registers no later region (nor this one's tail) reads: locals of this region's
         # loop, loaded from their arrays as it opens, instead of stores nobody reads
         later = set().union(*used[j + 1:]) if j + 1 < nreg else set()
         if j in tails:
-            later |= set(REG.findall(_split_tail(regions[j], *tails[j][::2])[1]))
+            later |= records.names(_split_tail(regions[j], *tails[j][::2])[1])
         own = set() if paths else {x for x in used[j] & cross if x not in later
                                    and x != source}
 
-        def reg(m: re.Match, own: set[str] = own) -> str:
-            n = m.group(1)
-            return f"ps_s_{n}[ps_i]" if n in cross and n not in own else n
+        naming = _Naming(cross - own)
 
         need = {x for x in used[j] if x in remat and remat[x][0] < j}
         for x in sorted(remat, key=lambda x: -remat[x][1]):  # dependencies first, backwards
             if x in need:
                 need |= remat[x][2] & remat.keys()
         pre = "".join(f"{types[x]} {x} = ps_s_{x}[ps_i];\n" for x in sorted(own))
-        pre += "".join(REG.sub(reg, fe.inst_code[remat[x][1]]) + "\n"
+        pre += "".join(naming.render(self.code_at[remat[x][1]]) + "\n"
                        for x in sorted(need, key=lambda x: remat[x][1]))
-        r = pre + REG.sub(reg, r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
+        r = pre + naming.render(r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
         if j - 1 in shfl_end:  # the shuffle's result, as the region opens
             if j - 1 in inline:
                 arr, mode, d = inline[j - 1]
@@ -458,7 +486,7 @@ class RegionKernel:
         entered through a full constant shuffle at the end of region j0 - 1 (its source in
         an array), each region plain SIMD, each but the last ending in such a shuffle, the
         last at a barrier (after which its lane tail, if any, runs as before)."""
-        k, plan, fe, inline, nreg = self.k, self.plan, self.fe, self.inline, self.nreg
+        k, plan, inline, nreg = self.k, self.plan, self.inline, self.nreg
         full_shfl, plain, ends, tail_regs = self.full_shfl, self.plain, self.ends, self.tail_regs
         cross, types, used = self.cross, self.types, self.used
         body = k.body or []
@@ -477,8 +505,8 @@ class RegionKernel:
                 for name in ir.written(s):
                     if cname_reg(name) in cross:
                         arrays[name] = types[cname_reg(name)]
-        scalar = {site: REG.sub(lambda m: m.group(1), code)
-                  for site, code in fe.inst_code.items()
+        scalar = {site: _Scalar().render(code)
+                  for site, code in self.code_at.items()
                   if site in sites and sites[site].operands
                   and type(sites[site].operands[0]) is ir.Reg
                   and sites[site].operands[0].name in uniform}
@@ -621,7 +649,8 @@ def _guard_setup(guards, names: dict[tuple[str, bool], str], loops: list[str]) -
               for key, name in used)]
 
 
-def _remat(k: ir.Function, plan, used: list[set[str]], fe) -> dict[str, tuple[int, int, set[str]]]:
+def _remat(k: ir.Function, plan, used: list[set[str]], code_at: dict[int, str]
+           ) -> dict[str, tuple[int, int, set[str]]]:
     """The plan's rematerialisable registers (C names) this kernel can recompute at region
     starts: name -> (region of the definition, its site, the registers it reads). A register
     read in a region before its definition's (a loop back to it) is kept per thread, and so
@@ -630,7 +659,7 @@ def _remat(k: ir.Function, plan, used: list[set[str]], fe) -> dict[str, tuple[in
     out: dict[str, tuple[int, int, set[str]]] = {}
     for region, site in plan.remat:
         inst = sites.get(site)
-        if inst is None or site not in fe.inst_code:
+        if inst is None or site not in code_at:
             continue
         deps = {cname_reg(op.name) for op in inst.operands[1:]
                 if type(op) is ir.Reg and "." not in op.name}
@@ -832,14 +861,6 @@ def _shfl_read(arr: str, mode: str, d: int) -> str:
 
 # register types a shuffle's source array may have (shfl is .b32)
 _WORD = frozenset(("uint32_t", "int32_t"))
-_SOURCE = re.compile(r"ctx->coll\[PS_LINEAR\(ctx\)\]\.val = L->r\.(\w+);")
-
-
-def _shfl_source_reg(r: str) -> str | None:
-    """The register (C name) a region's closing shuffle deposits, if it is a plain
-    register."""
-    found = _SOURCE.findall(r)
-    return found[-1] if len(found) == 1 else None
 
 
 def _constant_regs(k: ir.Function, plan) -> dict[str, int]:
