@@ -29,6 +29,10 @@ class Form:
         """How the body spells register `cname`: itself (a local of the function)."""
         return cname
 
+    def goto(self, label: str) -> str:
+        """How the body spells a branch to label `label` (a C name)."""
+        return f"goto {label};"
+
     def local_array(self, fe, v: ir.Var, size: int, align: int) -> str:
         return f"PS_ALIGN({align}) uint8_t {fe.var_cname(v)}[{size}];"
 

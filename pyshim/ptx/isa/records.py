@@ -5,7 +5,8 @@ A record is an instruction (its site and kind: plain | barrier | collective | br
 EMIT row's), a label, a declaration, a scope brace or a mark (where a phase kernel resumes,
 where a region starts). Its C is a template: text alternating with placeholders, each
 between two PH characters, naming either a register (its C name) or a synchronisation
-point ("@bar:<site>", "@coll:<site>", "@region:<label>", "@resume"). The target renders a
+point ("@bar:<site>", "@coll:<site>", "@region:<label>", "@resume") or a branch
+("@goto:<label>", the whole `goto label;`). The target renders a
 template with a Naming, which spells each register (a scalar local, a context field, a
 per-thread array element) and each point; a target that runs the body as it stands (every
 GPU target, CPU thread loops and fibers) gets templates without placeholders, already its C.
@@ -39,6 +40,11 @@ def parts(template: str) -> list[str]:
 def names(template: str) -> set[str]:
     """The registers (C names) a template spells."""
     return {x for x in template.split(PH)[1::2] if x[:1] != "@"}
+
+
+def gotos(template: str) -> list[str]:
+    """The labels (C names) a template's branches go to, in order."""
+    return [x[6:] for x in template.split(PH)[1::2] if x[:6] == "@goto:"]
 
 
 @dataclass(slots=True)

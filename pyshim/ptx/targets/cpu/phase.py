@@ -54,6 +54,8 @@ class PhaseNaming(records.Naming):
             return f"{{ return {arg}u; }} ps_at_{arg}: ;"
         if kind == "@coll":
             return f"return {arg}u | PS_PHASE_COLL; }} ps_at_{arg}: ;"
+        if kind == "@goto":
+            return f"goto {arg};"
         if kind == "@region":
             return REGION_MARK
         if kind == "@resume":
@@ -67,6 +69,9 @@ class PhaseForm(Form):
 
     def reg(self, cname: str) -> str:
         return records.reg(cname)
+
+    def goto(self, label: str) -> str:
+        return records.point(f"@goto:{label}")  # (region loops redirect it)
 
     def __init__(self) -> None:
         # arrays of the per-thread context: name -> (size, alignment), the largest of the

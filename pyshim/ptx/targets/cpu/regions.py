@@ -37,7 +37,6 @@ from pyshim.ptx.targets.cpu import prefetch as cpu_prefetch
 from pyshim.ptx.targets.cpu import warpvec as cpu_warpvec
 from pyshim.ptx.targets.cpu.phase import PhaseNaming
 
-_GOTO = re.compile(r"goto (L_[\w$]+);")
 _TIDS = re.compile(r"PS_(TID_X|TID_Y|TID_Z|LINEAR)\(ctx\)")
 _TID_VARS = {"TID_X": "x", "TID_Y": "y", "TID_Z": "z", "LINEAR": "ps_i"}
 # what a SIMD region may still read through the context: values uniform over the block
@@ -51,14 +50,37 @@ def word(name: str) -> bool:
 
 
 class _Naming(records.Naming):
-    """A region loop's spelling of its registers: those in `arrays` as thread ps_i's
-    element of their per-thread array, the others as locals of the block function."""
+    """A region loop's spelling of its registers (those in `arrays` as thread ps_i's
+    element of their per-thread array, the others as locals of the block function) and of
+    its branches (`jump`: to another region, out of the kernel, or within the region)."""
 
-    def __init__(self, arrays: set[str]) -> None:
+    def __init__(self, arrays: set[str], jump=lambda label: f"goto {label};") -> None:
         self.arrays = arrays
+        self.jump = jump
 
     def reg(self, name: str) -> str:
         return f"ps_s_{name}[ps_i]" if name in self.arrays else name
+
+    def point(self, what: str) -> str:
+        if what[:6] == "@goto:":
+            return self.jump(what[6:])
+        return super().point(what)
+
+
+class _Branches(records.Naming):
+    """Branches spelled, registers still placeholders (to split a lane tail off a region
+    and still know its registers)."""
+
+    def reg(self, name: str) -> str:
+        return records.reg(name)
+
+    def point(self, what: str) -> str:
+        if what[:6] == "@goto:":
+            return f"goto {what[6:]};"
+        return super().point(what)
+
+
+_KEEP = _Branches()
 
 
 class _Scalar(PhaseNaming):
@@ -189,7 +211,7 @@ class RegionKernel:
         tail_regs: dict[int, set[str]] = {}
         for j, (label, lane, start) in plan.tails:
             tails[j] = (cname_label(label), lane, cname_label(start) if start else "")
-            split = _split_tail(regions[j], *tails[j][::2])
+            split = _split_tail(_KEEP.render(regions[j]), *tails[j][::2])
             if split is None:
                 del tails[j]
             else:
@@ -275,8 +297,7 @@ class RegionKernel:
 
         simd = j in plan.simd
 
-        def jump(m: re.Match, done: str = done, leave: str = leave, simd: bool = simd) -> str:
-            name = m.group(1)
+        def jump(name: str, done: str = done, leave: str = leave, simd: bool = simd) -> str:
             if name in start_of:
                 t = start_of[name]
                 if not paths:
@@ -286,7 +307,7 @@ class RegionKernel:
                 return f"{{ ps_pc[ps_i] = {t}u; ps_cnt[{t}]++; {leave} }}"
             if name in exit_gotos:
                 return done
-            return m.group(0)
+            return f"goto {name};"
 
         end = self.ends.get(j, "")
         const = None
@@ -295,8 +316,7 @@ class RegionKernel:
         # every thread of the block reaches the shuffle: none has left, none is ruled out by
         # a guard range, none branches away in this region
         full = (const is not None and not exited and j not in ranges
-                and not any(m.group(1) in start_of or m.group(1) in exit_gotos
-                            for m in _GOTO.finditer(r))
+                and not any(x in start_of or x in exit_gotos for x in records.gotos(r))
                 and "return 0;" not in r)
         # the shuffled register's own array serves as the source lanes when every thread
         # deposits and the next region does not assign it
@@ -309,16 +329,19 @@ class RegionKernel:
         # loop, loaded from their arrays as it opens, instead of stores nobody reads
         later = set().union(*used[j + 1:]) if j + 1 < nreg else set()
         if j in tails:
-            later |= records.names(_split_tail(regions[j], *tails[j][::2])[1])
+            later |= records.names(_split_tail(_KEEP.render(regions[j]), *tails[j][::2])[1])
         own = set() if paths else {x for x in used[j] & cross if x not in later
                                    and x != source}
 
-        naming = _Naming(cross - own)
+        naming = _Naming(cross - own, jump)
 
         need = {x for x in used[j] if x in remat and remat[x][0] < j}
         for x in sorted(remat, key=lambda x: -remat[x][1]):  # dependencies first, backwards
             if x in need:
                 need |= remat[x][2] & remat.keys()
+        # the labels this region's branches go to (its own and those of what it recomputes)
+        branches = records.gotos(r) + [g for x in need for g in records.gotos(
+            self.code_at[remat[x][1]])]
         pre = "".join(f"{types[x]} {x} = ps_s_{x}[ps_i];\n" for x in sorted(own))
         pre += "".join(naming.render(self.code_at[remat[x][1]]) + "\n"
                        for x in sorted(need, key=lambda x: remat[x][1]))
@@ -358,12 +381,12 @@ class RegionKernel:
             if deposit is not None:
                 r = deposit
                 shfl_end.add(j)
-        for m in _GOTO.finditer(r):
-            if m.group(1) in start_of:
-                self.ahead = max(self.ahead, start_of[m.group(1)])
-            self.exits = self.exits or m.group(1) in exit_gotos
+        for x in branches:
+            if x in start_of:
+                self.ahead = max(self.ahead, start_of[x])
+            self.exits = self.exits or x in exit_gotos
         self.exits = self.exits or "return 0;" in r
-        r = _GOTO.sub(jump, r).replace("return 0;", done)
+        r = r.replace("return 0;", done)
         if re.search(r"\breturn\b", r):
             raise _NotInShape
         if simd:
@@ -435,7 +458,7 @@ class RegionKernel:
             loops.append("    if (trap) return trap;")
             self.spans[j] = (span_start, len(loops))
             if (simd and not exited and j not in ranges and not conds and not zero
-                    and not _GOTO.search(r) and "ps_pc[" not in r):
+                    and "goto L_" not in r and "ps_pc[" not in r):
                 self.plain.add(j)  # (a region a warp-vector chain may replace)
             if zero is not None and j in ranges:
                 # the lanes of the range's warps that the loop did not visit
@@ -725,7 +748,7 @@ def _late_arrivals(regions: list[str], start_of: dict[str, int], after_bar: list
     """Whether a thread can wait at a region after barrier region b without having passed
     b, and then come back to b: reachable from region 0 along branches and fall-throughs
     that avoid b, and reaching b."""
-    succ = [{start_of[m.group(1)] for m in _GOTO.finditer(r) if m.group(1) in start_of}
+    succ = [{start_of[x] for x in records.gotos(r) if x in start_of}
             | ({j + 1} if j + 1 < len(regions) else set()) for j, r in enumerate(regions)]
 
     def reach(first: int, avoid: int) -> set[int]:
