@@ -29,6 +29,10 @@ class Form:
         """How the body spells register `cname`: itself (a local of the function)."""
         return cname
 
+    def thread_index(self, which: str) -> str:
+        """How the body spells the thread's index `which` (TID_X, TID_Y, TID_Z, LINEAR)."""
+        return f"PS_{which}(ctx)"
+
     def goto(self, label: str) -> str:
         """How the body spells a branch to label `label` (a C name)."""
         return f"goto {label};"

@@ -47,6 +47,12 @@ SPECIAL: dict[str, tuple[str, str]] = {
     "%dynamic_smem_size": ("PS_DYN_SMEM(ctx)", "u32"),
     "%total_smem_size": ("((uint32_t)PS_DYN_OFF(ctx) + PS_DYN_SMEM(ctx))", "u32"),
 }
+# the special registers that are the thread's index, spelled by the form (a region loop's
+# SIMD loop has them in its loop variables): register -> (the index, how it is used)
+THREAD_INDEX: dict[str, tuple[str, str]] = {
+    "%tid.x": ("TID_X", "{}"), "%tid.y": ("TID_Y", "{}"), "%tid.z": ("TID_Z", "{}"),
+    "%warpid": ("LINEAR", "({} >> 5)"),
+}
 for _i in range(32):
     SPECIAL[f"%envreg{_i}"] = ("0u", "u32")
 # cooperative_groups' grid sync finds its workspace here (high, low 32 bits of a pointer):
@@ -372,7 +378,9 @@ class FunctionEmitter:
                 if sp is None and op.name.startswith("%reserved_smem_offset"):
                     sp = self.reserved_smem(op.name, inst)
                 if sp is not None:
-                    expr = self.convert(sp[0], sp[1], ty, inst)
+                    ti = THREAD_INDEX.get(op.name)
+                    c = sp[0] if ti is None else ti[1].format(self.form.thread_index(ti[0]))
+                    expr = self.convert(c, sp[1], ty, inst)
                 else:
                     rt = self.reg_type(op.name, inst)
                     expr = self.convert(self.form.reg(self.creg(op.name)), rt, ty, inst)

@@ -54,6 +54,8 @@ class PhaseNaming(records.Naming):
             return f"{{ return {arg}u; }} ps_at_{arg}: ;"
         if kind == "@coll":
             return f"return {arg}u | PS_PHASE_COLL; }} ps_at_{arg}: ;"
+        if kind == "@tid":
+            return f"PS_{arg}(ctx)"
         if kind == "@goto":
             return f"goto {arg};"
         if kind == "@region":
@@ -69,6 +71,9 @@ class PhaseForm(Form):
 
     def reg(self, cname: str) -> str:
         return records.reg(cname)
+
+    def thread_index(self, which: str) -> str:
+        return records.point(f"@tid:{which}")  # (a SIMD region loop's loop variables)
 
     def goto(self, label: str) -> str:
         return records.point(f"@goto:{label}")  # (region loops redirect it)

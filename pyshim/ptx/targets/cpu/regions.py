@@ -37,7 +37,6 @@ from pyshim.ptx.targets.cpu import prefetch as cpu_prefetch
 from pyshim.ptx.targets.cpu import warpvec as cpu_warpvec
 from pyshim.ptx.targets.cpu.phase import PhaseNaming
 
-_TIDS = re.compile(r"PS_(TID_X|TID_Y|TID_Z|LINEAR)\(ctx\)")
 _TID_VARS = {"TID_X": "x", "TID_Y": "y", "TID_Z": "z", "LINEAR": "ps_i"}
 # what a SIMD region may still read through the context: values uniform over the block
 _INVARIANT = re.compile(r"PS_(SHARED|CTAID_[XYZ]|NTID_[XYZ]|NCTAID_[XYZ])\(ctx\)")
@@ -54,9 +53,11 @@ class _Naming(records.Naming):
     element of their per-thread array, the others as locals of the block function) and of
     its branches (`jump`: to another region, out of the kernel, or within the region)."""
 
-    def __init__(self, arrays: set[str], jump=lambda label: f"goto {label};") -> None:
+    def __init__(self, arrays: set[str], jump=lambda label: f"goto {label};",
+                 simd: bool = False) -> None:
         self.arrays = arrays
         self.jump = jump
+        self.simd = simd  # the thread's index from the loop's variables, not the context
 
     def reg(self, name: str) -> str:
         return f"ps_s_{name}[ps_i]" if name in self.arrays else name
@@ -64,6 +65,8 @@ class _Naming(records.Naming):
     def point(self, what: str) -> str:
         if what[:6] == "@goto:":
             return self.jump(what[6:])
+        if what[:5] == "@tid:":
+            return _TID_VARS[what[5:]] if self.simd else f"PS_{what[5:]}(ctx)"
         return super().point(what)
 
 
@@ -77,6 +80,8 @@ class _Branches(records.Naming):
     def point(self, what: str) -> str:
         if what[:6] == "@goto:":
             return f"goto {what[6:]};"
+        if what[:5] == "@tid:":
+            return f"PS_{what[5:]}(ctx)"
         return super().point(what)
 
 
@@ -333,7 +338,7 @@ class RegionKernel:
         own = set() if paths else {x for x in used[j] & cross if x not in later
                                    and x != source}
 
-        naming = _Naming(cross - own, jump)
+        naming = _Naming(cross - own, jump, simd)
 
         need = {x for x in used[j] if x in remat and remat[x][0] < j}
         for x in sorted(remat, key=lambda x: -remat[x][1]):  # dependencies first, backwards
@@ -390,7 +395,6 @@ class RegionKernel:
         if re.search(r"\breturn\b", r):
             raise _NotInShape
         if simd:
-            r = _TIDS.sub(lambda m: _TID_VARS[m.group(1)], r)
             simd = "ctx" not in _INVARIANT.sub("", r)
         if simd:  # (in scalar loops clang's own vectorizer then chose masked code: slower)
             r = _pointer_addresses(r, self.adds)
