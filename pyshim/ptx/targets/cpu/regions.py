@@ -67,6 +67,22 @@ class _Naming(records.Naming):
             return self.jump(what[6:])
         if what[:5] == "@tid:":
             return _TID_VARS[what[5:]] if self.simd else f"PS_{what[5:]}(ctx)"
+        if what[:6] == "@park:":
+            return records.point(what)  # (spelled once the region's shuffle is decided)
+        return super().point(what)
+
+
+class _Park(records.Naming):
+    """Spells where a thread waits at the collective closing its region: for the generic
+    completion (ps_phase_collectives) its state and resume site, else `spell`."""
+
+    def __init__(self, spell: str | None = None) -> None:
+        self.spell = spell
+
+    def point(self, what: str) -> str:
+        if what[:6] == "@park:":
+            return (f"ps_state[ps_i] = 2; ps_resume[ps_i] = {what[6:]}u;"
+                    if self.spell is None else self.spell)
         return super().point(what)
 
 
@@ -82,6 +98,8 @@ class _Branches(records.Naming):
             return f"goto {what[6:]};"
         if what[:5] == "@tid:":
             return f"PS_{what[5:]}(ctx)"
+        if what[:6] == "@park:":
+            return _Park().point(what)
         return super().point(what)
 
 
@@ -162,7 +180,7 @@ class RegionKernel:
                 prologue, cur = "".join(cur), []
                 continue
             if kind == "@coll":  # the collective completes after the region's loop
-                cur.append(f"ps_state[ps_i] = 2; ps_resume[ps_i] = {arg}u; }}")
+                cur.append(records.point(f"@park:{arg}") + " }")
                 ends[len(regions)] = f"coll:{arg}"
             elif kind == "@region":
                 start_of[arg] = len(regions) + 1
@@ -386,6 +404,7 @@ class RegionKernel:
             if deposit is not None:
                 r = deposit
                 shfl_end.add(j)
+        r = _Park().render(r)
         for x in branches:
             if x in start_of:
                 self.ahead = max(self.ahead, start_of[x])
@@ -804,8 +823,8 @@ def _shfl_deposit(r: str, sv: str = "ps_sv", sep: str | None = "ps_sep",
         if tail.count(old) != 1:
             return None
         tail = tail.replace(old, new)
-    tail, n = re.subn(r"ps_state\[ps_i\] = 2; ps_resume\[ps_i\] = \d+u;",
-                      "" if sep is None else f"{sep}[ps_i] = {mark};", tail)
+    n = sum(x[:6] == "@park:" for x in tail.split(PH)[1::2])
+    tail = _Park("" if sep is None else f"{sep}[ps_i] = {mark};").render(tail)
     return r[:start] + tail if n == 1 else None
 
 
