@@ -242,7 +242,7 @@ class Translator:
             elif ts is ir.Label:
                 if s.name in starts:
                     recs.append(Record(MARK, point(f"@region:{cname_label(s.name)}")))
-                recs.append(Record(LABEL, f"{cname_label(s.name)}: ;",
+                recs.append(Record(LABEL, f"{fe.form.label(cname_label(s.name))}: ;",
                                    label=cname_label(s.name)))
             elif ts is ir.Var:
                 recs.append(Record(DECL, self.local_decl(fe, s)))

@@ -37,6 +37,10 @@ class Form:
         """How the body spells a branch to label `label` (a C name)."""
         return f"goto {label};"
 
+    def label(self, label: str) -> str:
+        """How the body spells label `label` (a C name) where it is defined."""
+        return label
+
     def local_array(self, fe, v: ir.Var, size: int, align: int) -> str:
         return f"PS_ALIGN({align}) uint8_t {fe.var_cname(v)}[{size}];"
 

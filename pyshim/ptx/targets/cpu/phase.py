@@ -58,6 +58,8 @@ class PhaseNaming(records.Naming):
             return f"PS_{arg}(ctx)"
         if kind == "@goto":
             return f"goto {arg};"
+        if kind == "@l":
+            return arg
         if kind == "@region":
             return REGION_MARK
         if kind == "@resume":
@@ -77,6 +79,9 @@ class PhaseForm(Form):
 
     def goto(self, label: str) -> str:
         return records.point(f"@goto:{label}")  # (region loops redirect it)
+
+    def label(self, label: str) -> str:
+        return records.point(f"@l:{label}")  # (region loops' copies rename it)
 
     def __init__(self) -> None:
         # arrays of the per-thread context: name -> (size, alignment), the largest of the

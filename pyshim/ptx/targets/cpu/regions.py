@@ -67,8 +67,9 @@ class _Naming(records.Naming):
             return self.jump(what[6:])
         if what[:5] == "@tid:":
             return _TID_VARS[what[5:]] if self.simd else f"PS_{what[5:]}(ctx)"
-        if what[:6] == "@park:":
-            return records.point(what)  # (spelled once the region's shuffle is decided)
+        if what[:6] == "@park:" or what[:3] == "@l:":
+            return records.point(what)  # (spelled once the region's shuffle is decided,
+            #                             and once its copies are made)
         return super().point(what)
 
 
@@ -83,7 +84,32 @@ class _Park(records.Naming):
         if what[:6] == "@park:":
             return (f"ps_state[ps_i] = 2; ps_resume[ps_i] = {what[6:]}u;"
                     if self.spell is None else self.spell)
+        if what[:3] == "@l:":
+            return records.point(what)
         return super().point(what)
+
+
+def _lbl(name: str) -> str:
+    """A label of the region loops, as the placeholder their copies rename (_Labels)."""
+    return records.point(f"@l:{name}")
+
+
+class _Labels(records.Naming):
+    """Spells the region loops' labels with `suffix` (a copy of some of the loops has its
+    own labels: "_f" the guard-free copy of a region, "_w" the copy for 1-D blocks), still
+    as placeholders unless `final`."""
+
+    def __init__(self, suffix: str, final: bool = False) -> None:
+        self.suffix = suffix
+        self.final = final
+
+    def point(self, what: str) -> str:
+        if what[:3] == "@l:":
+            return what[3:] + self.suffix if self.final else records.point(what + self.suffix)
+        return super().point(what)
+
+
+_SPELLED = _Labels("", final=True)
 
 
 class _Branches(records.Naming):
@@ -100,6 +126,8 @@ class _Branches(records.Naming):
             return f"PS_{what[5:]}(ctx)"
         if what[:6] == "@park:":
             return _Park().point(what)
+        if what[:3] == "@l:":
+            return what[3:]
         return super().point(what)
 
 
@@ -286,10 +314,10 @@ class RegionKernel:
                 pick = [f"    for (ps_j = 0; ps_j < {nreg}u && !ps_cnt[ps_j]; ps_j++) ;"]
             loops += [f"    uint32_t ps_cnt[{nreg + 1}] = {{0}};  /* threads waiting at each region */",
                       "    ps_cnt[0] = n;",
-                      "ps_dispatch:",
+                      f"{_lbl('ps_dispatch')}:",
                       *pick,
                       "    switch (ps_j) {",
-                      *(f"    case {j}u: goto ps_r{j};" for j in range(nreg)),
+                      *(f"    case {j}u: goto {_lbl(f'ps_r{j}')};" for j in range(nreg)),
                       "    default: return 0;",
                       "    }"]
         self.spans: dict[int, tuple[int, int]] = {}  # region -> its loop's lines in `loops`
@@ -314,9 +342,9 @@ class RegionKernel:
         shfl_insts, shfl_end, ranges, loops = self.shfl_insts, self.shfl_end, self.ranges, self.loops
         # whether some thread may wait beyond this region: it has left, or branched past
         exited = self.exits or self.ahead > j
-        leave = f"goto ps_next_{j};"
+        leave = f"goto {_lbl(f'ps_next_{j}')};"
         done = (f"{{ ps_pc[ps_i] = 0xffffffffu; {leave} }}" if paths
-                else f"goto ps_exit_{j};")
+                else f"goto {_lbl(f'ps_exit_{j}')};")
 
         simd = j in plan.simd
 
@@ -330,7 +358,7 @@ class RegionKernel:
                 return f"{{ ps_pc[ps_i] = {t}u; ps_cnt[{t}]++; {leave} }}"
             if name in exit_gotos:
                 return done
-            return f"goto {name};"
+            return f"goto {_lbl(name)};"
 
         end = self.ends.get(j, "")
         const = None
@@ -417,7 +445,8 @@ class RegionKernel:
             simd = "ctx" not in _INVARIANT.sub("", r)
         if simd:  # (in scalar loops clang's own vectorizer then chose masked code: slower)
             r = _pointer_addresses(r, self.adds)
-        tail = _split_tail(r, *tails[j][::2]) if simd and j in tails and not paths else None
+        tail = (_split_tail(r, _lbl(tails[j][0]), tails[j][2] and _lbl(tails[j][2]))
+                if simd and j in tails and not paths else None)
         if tail is not None:
             r, tail_code = tail
         tids = "" if simd else "                c.tid_x = x; c.linear = ps_i;"
@@ -435,7 +464,7 @@ class RegionKernel:
                       '            _Pragma("clang loop interleave_count(1)")']
         head = [f"    {lo_hi}", *_row_loops(pragma, "x = ps_lo; x < ps_hi; x++")]
         if paths:
-            loops += [f"ps_r{j}: {{  /* region {j} */",
+            loops += [f"{_lbl(f'ps_r{j}')}: {{  /* region {j} */",
                       "    uint32_t ps_fall = 0;",
                       "    uint32_t ps_jumped = 0;",
                       f"    ps_cnt[{j}] = 0;",
@@ -444,13 +473,13 @@ class RegionKernel:
                       tids,
                       r,
                       f"                ps_pc[ps_i] = {j + 1}u; ps_fall++;",
-                      f"                ps_next_{j}: ;",
+                      f"                {_lbl(f'ps_next_{j}')}: ;",
                       "            }",
                       "        }",
                       f"    if (ps_jumped) ps_recount(ps_pc, n, ps_cnt, {nreg + 1}u);",
                       f"    else ps_cnt[{j + 1}] += ps_fall;",
                       "    if (trap) return trap;"]
-        elif not re.sub(r"L_[\w$]+: ;|\s", "", r) and not self.ends.get(j, "").startswith("coll"):
+        elif not re.sub(r"L_[\w$]+: ;|\s", "", _SPELLED.render(r)) and not self.ends.get(j, "").startswith("coll"):
             # nothing but a label (a branch target): threads waiting here go on to the next
             # region, which they would run anyway (ps_pc <= j + 1)
             loops.append(f"    /* region {j}: nothing to run */")
@@ -459,11 +488,11 @@ class RegionKernel:
                        f"                {zero}[ps_i] = 0;" if zero else "",
                        f"                if (ps_pc[ps_i] > {j}u) continue;" if exited else "",
                        tids]
-            closing = [f"                goto ps_next_{j};",
+            closing = [f"                goto {_lbl(f'ps_next_{j}')};",
                        # (after the last region nobody reads the exit mark)
-                       f"                ps_exit_{j}: "
+                       f"                {_lbl(f'ps_exit_{j}')}: "
                        + ("ps_pc[ps_i] = 0xffffffffu;" if j + 1 < nreg else ";"),
-                       f"                ps_next_{j}: ;",
+                       f"                {_lbl(f'ps_next_{j}')}: ;",
                        "            }",
                        "        }"]
             fast, conds = _unguarded(r, self.guard_names)
@@ -474,14 +503,14 @@ class RegionKernel:
                 # kernels, tested again around the last store) runs a copy without them:
                 # no masked loads and stores, which streamed at half the speed
                 loops += [f"    if ({' && '.join(conds)}) {{",
-                          *(_LABEL.sub(r"\1_f", x) for x in [*opening, fast, *closing]),
+                          *(_Labels("_f").render(x) for x in [*opening, fast, *closing]),
                           "    } else {", *opening, r, *closing, "    }"]
             else:
                 loops += [*opening, r, *closing]
             loops.append("    if (trap) return trap;")
             self.spans[j] = (span_start, len(loops))
             if (simd and not exited and j not in ranges and not conds and not zero
-                    and "goto L_" not in r and "ps_pc[" not in r):
+                    and f"goto {PH}@l:L_" not in r and "ps_pc[" not in r):
                 self.plain.add(j)  # (a region a warp-vector chain may replace)
             if zero is not None and j in ranges:
                 # the lanes of the range's warps that the loop did not visit
@@ -506,7 +535,7 @@ class RegionKernel:
         elif self.ends.get(j, "").startswith("coll"):
             loops.append("    ps_phase_collectives(n, wave, ps_state, ps_resume, coll);")
         if paths:
-            loops += ["    goto ps_dispatch;", "}"]
+            loops += [f"    goto {_lbl('ps_dispatch')};", "}"]
 
     def one_d(self) -> None:
         """A 1-D block of whole warps (most launches) runs a copy of the loops in which the
@@ -524,7 +553,7 @@ class RegionKernel:
         self.loops = ["    if (ny == 1 && nz == 1 && (nx & 31u) == 0) {  /* 1-D, whole warps */",
                       # (one substitution over the copy's text: a label never spans
                       # its lines, and assemble() joins them with newlines)
-                      *([_LABEL.sub(r"\1_w", "\n".join(one_d))] if one_d else []),
+                      *([_Labels("_w").render("\n".join(one_d))] if one_d else []),
                       "    }", *loops]
 
     def warp_chains(self) -> list[tuple[int, int, list[str]]]:
@@ -679,7 +708,7 @@ class RegionKernel:
             "    memset(ps_pc, 0, (size_t)n * 4);",
             "    uint64_t ps_off = ((uint64_t)n * 4 + 63) & ~63ull;",
             *self.array_lines,
-            *self.loops,
+            *(_SPELLED.render(x) for x in self.loops),
             "}"])
 
 
@@ -752,16 +781,13 @@ def _split_tail(r: str, label: str, start: str = "") -> tuple[str, str] | None:
     elif f"goto {label};" in r[:guard.start()] + r[begin:]:
         return None
     end = r.find(f"{label}: ;", begin)
-    if end < 0 or re.sub(r"L_[\w$]+: ;|\s", "", r[end:]):
+    if end < 0 or re.sub(r"L_[\w$]+: ;|\s", "", _SPELLED.render(r[end:])):
         return None
     return r[:guard.start()] + r[end:], r[begin:end]
 
 
 _BRANCH = re.compile(r"if \((!?)(?:ps_s_)?(r_\w+)(?:\[ps_i\])?\) "
-                     r"\{ (?:goto [\w$]+;|\{ [^{}]* \}) \}")
-# every label of the region loops: a copy of some of them (a region without its guards,
-# the loops for 1-D blocks) renames them
-_LABEL = re.compile(r"\b(L_[\w$]+|ps_exit_\d+\w*|ps_next_\d+\w*|ps_r\d+|ps_dispatch)\b")
+                     r"\{ (?:goto \x01@l:[\w$]+\x01;|\{ [^{}]* \}) \}")
 # region loops longer than this get no copy for 1-D blocks (it doubles their compile time)
 MAX_1D_LINES = 2000
 
