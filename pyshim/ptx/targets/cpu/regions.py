@@ -229,6 +229,20 @@ class RegionKernel:
         self.regions, self.ends, self.start_of = regions, ends, start_of
         self.exit_gotos = {cname_label(n) for n in exit_labels(self.k.body or [])}
         self.nreg = len(regions)
+        # which regions hold anything but labels (and declarations that emit nothing): a
+        # record's text counts for the region each of its pieces falls in
+        self.busy: set[int] = set()
+        at = -1
+        for rec in self.fe.records:
+            pieces = rec.template.split(PH)
+            for i, x in enumerate(pieces):
+                if i % 2:
+                    if x == "@resume":
+                        at = 0
+                    elif x[:4] in ("@bar", "@col", "@reg") and at >= 0:
+                        at += 1
+                elif at >= 0 and rec.kind != records.LABEL and x.strip():
+                    self.busy.add(at)
         recs = [r for r in self.fe.records if r.site is not None]
         self.code_at = {r.site: r.template for r in recs}  # each instruction's template
         self.deposits = {r.site: r.deposit for r in recs if r.deposit is not None}
@@ -479,7 +493,7 @@ class RegionKernel:
                       f"    if (ps_jumped) ps_recount(ps_pc, n, ps_cnt, {nreg + 1}u);",
                       f"    else ps_cnt[{j + 1}] += ps_fall;",
                       "    if (trap) return trap;"]
-        elif not re.sub(r"L_[\w$]+: ;|\s", "", _SPELLED.render(r)) and not self.ends.get(j, "").startswith("coll"):
+        elif j not in self.busy and not self.ends.get(j, "").startswith("coll"):
             # nothing but a label (a branch target): threads waiting here go on to the next
             # region, which they would run anyway (ps_pc <= j + 1)
             loops.append(f"    /* region {j}: nothing to run */")
@@ -966,7 +980,6 @@ _ADDR_USE = re.compile(r"\(uint8_t \*\)\(uintptr_t\)(r_\w+)\b(?!\[)")
 # 1 `&name = ` (a write, not a definition), 2 `name = ` (the `r` outside the group),
 # 3 `&name`; the character before `&name = ` / `name = ` is none of [\w.>]
 _ASSIGN_OR_ADDR = re.compile(r"&(?<![\w.>]&)(r_\w*) = |r(?<![\w.>]r)(_\w*) = |&(r_\w*)\b")
-_C_NAME = re.compile(r"\w+")
 
 
 def _pointer_addresses(r: str, adds: dict[str, tuple[str, str]]) -> str:
@@ -990,7 +1003,6 @@ def _pointer_addresses(r: str, adds: dict[str, tuple[str, str]]) -> str:
             name, at = w.group(3), w.start()
         last_write[name] = at
     out, last = [], 0
-    word = _C_NAME.fullmatch
     for m in _ADDR_USE.finditer(r):
         name = m.group(1)
         got = adds.get(name)
