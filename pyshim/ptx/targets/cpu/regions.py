@@ -45,7 +45,8 @@ _INVARIANT = re.compile(r"PS_(SHARED|CTAID_[XYZ]|NTID_[XYZ]|NCTAID_[XYZ])\(ctx\)
 def word(name: str) -> bool:
     """Whether a register's C name is all word characters, as the arrays (ps_s_<name>) and
     struct members the CPU back end makes of registers assume."""
-    return bool(name) and all(c == "_" or c.isalnum() for c in name)
+    bare = name.replace("_", "")
+    return bare.isalnum() if bare else bool(name)
 
 
 class _Naming(records.Naming):
@@ -234,8 +235,11 @@ class RegionKernel:
         self.busy: set[int] = set()
         at = -1
         for rec in self.fe.records:
-            pieces = rec.template.split(PH)
-            for i, x in enumerate(pieces):
+            if PH not in rec.template:  # (most records: one piece)
+                if at >= 0 and rec.kind != records.LABEL and rec.template.strip():
+                    self.busy.add(at)
+                continue
+            for i, x in enumerate(rec.template.split(PH)):
                 if i % 2:
                     if x == "@resume":
                         at = 0
