@@ -353,7 +353,8 @@ class RegionKernel:
             loops.append("    return 0;")
 
     def region(self, j: int, r: str) -> None:
-        """Region j's loop over the block's threads (text `r`), appended to self.loops."""
+        """Region j's loop over the block's threads (its template `r`, records.py, rendered
+        with a naming for this region), appended to self.loops."""
         paths, nreg, start_of, exit_gotos = self.paths, self.nreg, self.start_of, self.exit_gotos
         plan, types, used, cross = self.plan, self.types, self.used, self.cross
         regions, tails, remat, inline = self.regions, self.tails, self.remat, self.inline
