@@ -21,9 +21,10 @@ from pyshim.ptx.frontend.parser import parse
 from pyshim.ptx.frontend.validate import validate
 from pyshim.ptx.isa import instructions, tensor, texture
 from pyshim.ptx.isa.emitter import FunctionEmitter, cname_fn, cname_label, cname_var
+from pyshim.ptx.isa.records import DECL, LABEL, MARK, SCOPE, Record, point
 from pyshim.ptx.layout import param_layout, var_align, var_bytes
 from pyshim.ptx.targets import get_target
-from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK, Target
+from pyshim.ptx.targets.base import Target
 from pyshim.ptx.types import SIZE
 
 # TRANSLATOR_VERSION (bump it there) and translator_fingerprint live in fingerprint.py
@@ -207,28 +208,28 @@ class Translator:
 
     # ---- function bodies -----------------------------------------------------------------
     def body(self, fe: FunctionEmitter, f: ir.Function, pre: list[str] | None = None) -> str:
-        lines = list(pre or [])
-        lines.append("uint32_t ps_cc = 0; (void)ps_cc;")
+        """The function's body: its records (fe.records, records.py), one per line, and
+        their templates joined (the C itself, unless the form spells registers and
+        synchronisation points by placeholders for the target to render)."""
+        recs = fe.records = [Record(MARK, x) for x in pre or []]
+        recs.append(Record(MARK, "uint32_t ps_cc = 0; (void)ps_cc;"))
         if fe.form.phase:
-            lines.append(RESUME_MARK)  # phase mode: resume after the parameter pointers
+            recs.append(Record(MARK, point("@resume")))  # resume after the parameter pointers
         body = f.body or []
         fe.labels = {s.name for s in body if type(s) is ir.Label}
         fe.branch_targets = {s.name: s.labels for s in body if type(s) is ir.BranchTargets}
         emit = instructions.emit
+        kind_of = instructions.sync_kind
         plan = f.info.regions if fe.form.phase else None
         starts = plan.labels if plan is not None else frozenset()
-        # region loops: each instruction's C, for the registers they recompute where regions
-        # start and the uniform definitions warp vectors keep scalar
-        fe.inst_code = {}
         n = 0
         for s in body:
             ts = type(s)
             if ts is ir.Instruction:
                 n += 1
+                fe.deposit = None
                 try:
-                    lines.append(emit(fe, s))
-                    if plan is not None:
-                        fe.inst_code[s.site] = lines[-1]
+                    code = emit(fe, s)
                 except PtxError as e:
                     src = self.module.source
                     if src is not None and not e.line:
@@ -238,21 +239,23 @@ class Translator:
                 except (KeyError, IndexError, ValueError, TypeError, AttributeError) as e:
                     raise self.error(PtxError, f"malformed instruction {s.opcode} ({e!r})",
                                      s.tok, f.name) from None
+                recs.append(Record(kind_of(s), code, s.site, fe.deposit))
             elif ts is ir.Label:
                 if s.name in starts:
-                    lines.append(REGION_MARK)
-                lines.append(f"{cname_label(s.name)}: ;")
+                    recs.append(Record(MARK, point(f"@region:{cname_label(s.name)}")))
+                recs.append(Record(LABEL, f"{fe.form.label(cname_label(s.name))}: ;",
+                                   label=cname_label(s.name)))
             elif ts is ir.Var:
-                lines.append(self.local_decl(fe, s))
+                recs.append(Record(DECL, self.local_decl(fe, s)))
             elif ts is ir.Scope:
                 if s.open:
                     fe.open_scope()
-                    lines.append("{")
+                    recs.append(Record(SCOPE, "{"))
                 else:
                     fe.close_scope()
-                    lines.append("}")
+                    recs.append(Record(SCOPE, "}"))
         self.stats["instructions"] += n
-        return "\n".join(lines)
+        return "\n".join([r.template for r in recs])
 
     def local_decl(self, fe: FunctionEmitter, v: ir.Var) -> str:
         if v.space == "reg":

@@ -23,8 +23,23 @@ from pyshim.ptx import ir
 
 class Form:
     phase = False        # registers in a per-thread context, resumed after each sync site
-    reg_prefix = ""      # the C spelling of a register is reg_prefix + its C name
     ret_stmt = "return;"
+
+    def reg(self, cname: str) -> str:
+        """How the body spells register `cname`: itself (a local of the function)."""
+        return cname
+
+    def thread_index(self, which: str) -> str:
+        """How the body spells the thread's index `which` (TID_X, TID_Y, TID_Z, LINEAR)."""
+        return f"PS_{which}(ctx)"
+
+    def goto(self, label: str) -> str:
+        """How the body spells a branch to label `label` (a C name)."""
+        return f"goto {label};"
+
+    def label(self, label: str) -> str:
+        """How the body spells label `label` (a C name) where it is defined."""
+        return label
 
     def local_array(self, fe, v: ir.Var, size: int, align: int) -> str:
         return f"PS_ALIGN({align}) uint8_t {fe.var_cname(v)}[{size}];"

@@ -47,6 +47,12 @@ SPECIAL: dict[str, tuple[str, str]] = {
     "%dynamic_smem_size": ("PS_DYN_SMEM(ctx)", "u32"),
     "%total_smem_size": ("((uint32_t)PS_DYN_OFF(ctx) + PS_DYN_SMEM(ctx))", "u32"),
 }
+# the special registers that are the thread's index, spelled by the form (a region loop's
+# SIMD loop has them in its loop variables): register -> (the index, how it is used)
+THREAD_INDEX: dict[str, tuple[str, str]] = {
+    "%tid.x": ("TID_X", "{}"), "%tid.y": ("TID_Y", "{}"), "%tid.z": ("TID_Z", "{}"),
+    "%warpid": ("LINEAR", "({} >> 5)"),
+}
 for _i in range(32):
     SPECIAL[f"%envreg{_i}"] = ("0u", "u32")
 # cooperative_groups' grid sync finds its workspace here (high, low 32 bits of a pointer):
@@ -143,12 +149,14 @@ class FunctionEmitter:
         self.labels: set[str] = set()
         self.branch_targets: dict[str, list[str]] = {}  # .branchtargets tables, for brx.idx
         # how the target runs this body (collectives.py): the wave primitives, or the CPU's
-        # phases (registers in the context copy `L->r`, arrays in the per-thread context `L`,
-        # their declarations collected for its struct)
+        # phases (registers spelled by placeholders the target's naming renders, records.py;
+        # arrays in the per-thread context `L`; register declarations collected for its
+        # struct as (C type, C names))
         self.form: Form = Form()
-        self.reg_prefix = ""
         self.phase_arrays: set[str] = set()
-        self.phase_decls: list[str] = []
+        self.phase_decls: list[tuple[str, tuple[str, ...]]] = []
+        self.records: list = []  # records.Record, one per body line (translate.py body)
+        self.deposit: str | None = None  # the instruction being emitted's deposit (records.py)
         self.phase_names: set[str] = set()  # the C names of phase-mode registers
         self.shadow: list[dict[str, tuple[str, str]]] = [{}]
         self._ptr_plan: pointer_regs.PointerPlan | None = None
@@ -159,7 +167,6 @@ class FunctionEmitter:
 
     def use_form(self, form: Form) -> None:
         self.form = form
-        self.reg_prefix = form.reg_prefix
 
     # ---- errors --------------------------------------------------------------------------
     def unsupported(self, inst: ir.Instruction, why: str = "") -> UnsupportedInstruction:
@@ -184,7 +191,7 @@ class FunctionEmitter:
                                 v.tok, self.fn.name)
         self.src_cache.clear()
         self.dst_cache.clear()
-        if self.reg_prefix:
+        if self.form.phase:
             names = self.declare_phase_regs(v)
         elif not v.count and self._other_spelling(v.name):
             # inline asm's `{ .reg .u32 r0; ... }` in a kernel with `%r0`: a C block's `r_r0`
@@ -204,12 +211,13 @@ class FunctionEmitter:
             self.regs[v.name] = v.type
             self.reg_cache.pop(v.name, None)
             names = [cname_reg(v.name)]
+        if self.form.phase:
+            self.phase_decls.extend((ct, tuple(names[i:i + 16]))
+                                    for i in range(0, len(names), 16))
+            return ""
         out = []
         for i in range(0, len(names), 16):
             out.append(f"{ct} {', '.join(names[i:i + 16])};")
-        if self.reg_prefix:
-            self.phase_decls.extend(out)
-            return ""
         shadowed = self.pointer_plan().regs
         if shadowed and v.type in pointer_regs.REG64 and v.name not in self.shadow[-1]:
             concrete = [f"{v.name}{i}" for i in range(v.count)] if v.count else [v.name]
@@ -222,7 +230,7 @@ class FunctionEmitter:
         """The registers that get a pointer shadow (pointer_regs.py): CPU targets, and not
         in phase mode (whose registers live in a per-thread context across resumes)."""
         if self._ptr_plan is None:
-            on = not self.reg_prefix and self.tr.target.name.startswith("cpu")
+            on = not self.form.phase and self.tr.target.name.startswith("cpu")
             self._ptr_plan = pointer_regs.plan(self.fn) if on else pointer_regs.PointerPlan()
         return self._ptr_plan
 
@@ -373,10 +381,12 @@ class FunctionEmitter:
                 if sp is None and op.name.startswith("%reserved_smem_offset"):
                     sp = self.reserved_smem(op.name, inst)
                 if sp is not None:
-                    expr = self.convert(sp[0], sp[1], ty, inst)
+                    ti = THREAD_INDEX.get(op.name)
+                    c = sp[0] if ti is None else ti[1].format(self.form.thread_index(ti[0]))
+                    expr = self.convert(c, sp[1], ty, inst)
                 else:
                     rt = self.reg_type(op.name, inst)
-                    expr = self.convert(self.reg_prefix + self.creg(op.name), rt, ty, inst)
+                    expr = self.convert(self.form.reg(self.creg(op.name)), rt, ty, inst)
                 self.src_cache[key] = expr
             return expr
         if to is ir.Imm:
@@ -462,7 +472,7 @@ class FunctionEmitter:
                 if op.name in SPECIAL:
                     raise self.bad(inst, f"cannot write special register {op.name}")
                 rt = self.reg_type(op.name, inst)
-                hit = self.dst_cache[key] = (self.reg_prefix + self.creg(op.name), rt,
+                hit = self.dst_cache[key] = (self.form.reg(self.creg(op.name)), rt,
                                              C_TYPE[rt] == C_TYPE[ty])
             stmt = f"{hit[0]} = {expr};" if hit[2] else \
                 f"{hit[0]} = {self.convert(expr, ty, hit[1], inst)};"
@@ -518,7 +528,7 @@ class FunctionEmitter:
             if v.space == "shared":
                 return self.shared_offset(v), "u64"
             if v.space == "reg":
-                return self.reg_prefix + self.creg(v.name), v.type
+                return self.form.reg(self.creg(v.name)), v.type
             return f"((uint64_t)(uintptr_t){self.var_ptr(v, inst)})", "u64"
         if name in self.tr.functions:
             f = self.tr.functions[name]

@@ -1233,7 +1233,7 @@ def _bra(fe: Fe, inst: I) -> str:
         raise fe.unsupported(inst, "indirect branch")
     if t.name not in fe.labels:
         raise fe.bad(inst, f"branch to undefined label {t.name}")
-    return f"goto {cname_label(t.name)};"
+    return fe.form.goto(cname_label(t.name))
 
 
 def _brx(fe: Fe, inst: I) -> str:
@@ -1248,7 +1248,8 @@ def _brx(fe: Fe, inst: I) -> str:
     for lab in labels:
         if lab not in fe.labels:
             raise fe.bad(inst, f"{table.name} names the undefined label {lab}")
-    cases = " ".join(f"case {i}u: goto {cname_label(lab)};" for i, lab in enumerate(labels))
+    cases = " ".join(f"case {i}u: {fe.form.goto(cname_label(lab))}"
+                     for i, lab in enumerate(labels))
     return (f"switch ({fe.src(index, 'u32', inst)}) {{ {cases} "
             f"default: {{ PS_TRAP(ctx); {fe.form.ret_stmt} }} }}")
 

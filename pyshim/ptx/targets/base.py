@@ -13,9 +13,8 @@ from pyshim.ptx import ir
 from pyshim.ptx.isa.collectives import Form
 
 PRELUDE_PACKAGE = "pyshim.ptx.preludes"
-# where a phase-mode kernel body resumes (after its parameter pointers are set up)
-RESUME_MARK = "/* resume */"
-# phase mode: a label where a region of region loops starts (targets/cpu/regions.py)
+# phase mode: how a label where a region of region loops starts reads in a phase kernel
+# (records.py "@region" points; targets/cpu/regions.py splits there)
 REGION_MARK = "/* region */"
 
 

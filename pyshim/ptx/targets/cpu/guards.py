@@ -22,7 +22,6 @@ and a block at an edge, runs the full body.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from pyshim.ptx import ir
@@ -43,15 +42,16 @@ from pyshim.ptx.analysis.affine import (
 )
 from pyshim.ptx.isa.emitter import cname_label, cname_reg
 from pyshim.ptx.isa.instructions import NEGATE_CMP
+from pyshim.ptx.isa.records import LABEL, Record
 
-_LABEL_LINE = re.compile(r"^\s*L_[\w$]+: ;", re.M)
 # a body longer than this is not copied (the copy doubles the kernel's compile time)
 MAX_LINES = 600
 
 
 @dataclass(slots=True)
 class Plan:
-    branches: list[tuple[str, bool, str]]  # (predicate C name, negated, label C name)
+    branches: list[tuple[str, bool, str, int]]  # (predicate C name, negated, label C name,
+    #                                             the branch's site)
     setup: list[str]                        # C statements in run_block, then
     condition: str                          # C: no thread takes any of them
 
@@ -142,7 +142,8 @@ def plan(k: ir.Function) -> Plan | None:
             break
         p = an.env.get(s.pred)
         if isinstance(p, (Cmp, Logic)):
-            branches.append((cname_reg(s.pred), s.pred_neg, cname_label(s.operands[0].name)))
+            branches.append((cname_reg(s.pred), s.pred_neg, cname_label(s.operands[0].name),
+                             s.site))
             conds.append(em.never(p, not s.pred_neg))  # (after the setup it needs)
     if not branches:
         return None
@@ -152,22 +153,24 @@ def plan(k: ir.Function) -> Plan | None:
     return Plan(branches, setup, " && ".join(conds))
 
 
-def fast_body(body: str, p: Plan) -> str | None:
-    """`body` without the branches of plan p (the text lines the translator emitted for
-    them, in order, before the first label), or None if they are not all found."""
-    label = _LABEL_LINE.search(body)
-    end = label.start() if label else len(body)
-    out, at = [], 0
-    for pred, neg, name in p.branches:
-        want = f"if ({'!' if neg else ''}{pred}) {{ goto {name}; }}"
-        i = body.find(want, at, end)
-        if i < 0:
-            return None
-        out.append(body[at:i])
-        at = i + len(want)
+def fast_body(recs: list[Record], body: str, p: Plan) -> str | None:
+    """The body (its records `recs`, joined: `body`) without the branches of plan p, which
+    are in the opening (before the first label); None if one of them is not there as the
+    plain `if (pred) { goto label; }` the plan's names spell (a renamed predicate)."""
     if body.count("\n") > MAX_LINES:
         return None
-    return "".join(out) + body[at:]
+    want = {site: f"if ({'!' if neg else ''}{pred}) {{ goto {name}; }}"
+            for pred, neg, name, site in p.branches}
+    out, opening = [], True
+    for r in recs:
+        opening = opening and r.kind != LABEL
+        if opening and r.site in want:
+            if r.template != want.pop(r.site):
+                return None
+            out.append("")
+        else:
+            out.append(r.template)
+    return None if want else "\n".join(out)
 
 
 @dataclass(slots=True)

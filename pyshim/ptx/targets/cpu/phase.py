@@ -11,7 +11,9 @@ the result. Registers live in the context copy `L->r`, arrays in the per-thread 
 from __future__ import annotations
 
 from pyshim.ptx import ir
+from pyshim.ptx.isa import records
 from pyshim.ptx.isa.collectives import Form, elected
+from pyshim.ptx.targets.base import REGION_MARK
 
 PC = "ctx->coll[PS_LINEAR(ctx)]"  # this thread's collective record
 # the warp collectives this form (and cpu.h's ps_phase_collectives) completes; a kernel with
@@ -21,8 +23,9 @@ VOTE_OPS = {"all": 0, "any": 1, "uni": 2, "ballot": 3}
 
 
 def _yield(inst: ir.Instruction, deposit: str) -> str:
-    """Record what this thread brings to the collective, stop; resume here."""
-    return f"{{ {deposit} return {inst.site}u | PS_PHASE_COLL; }} ps_at_{inst.site}: ;"
+    """Record what this thread brings to the collective, stop; resume here (the point's
+    spelling: PhaseNaming; region loops complete it after the region instead)."""
+    return f"{{ {deposit} " + records.point(f"@coll:{inst.site}")
 
 
 def _ballot(inst: ir.Instruction, pred: str) -> str:
@@ -33,10 +36,52 @@ def _ballot_halves() -> tuple[str, str]:
     return (f"(uint32_t)({PC}.res >> ps_half(ctx))", f"(uint32_t)({PC}.act >> ps_half(ctx))")
 
 
+class PhaseNaming(records.Naming):
+    """A phase kernel's spelling of its body: registers in the context copy `L->r` (those in
+    `local`, live at no resume point, as locals), each synchronisation point a return to the
+    scheduler and the label it resumes at."""
+
+    def __init__(self, local: frozenset[str] | set[str] = frozenset(), resume: str = "") -> None:
+        self.local = local
+        self.resume = resume
+
+    def reg(self, name: str) -> str:
+        return name if name in self.local else "L->r." + name
+
+    def point(self, what: str) -> str:
+        kind, _, arg = what.partition(":")
+        if kind == "@bar":
+            return f"{{ return {arg}u; }} ps_at_{arg}: ;"
+        if kind == "@coll":
+            return f"return {arg}u | PS_PHASE_COLL; }} ps_at_{arg}: ;"
+        if kind == "@tid":
+            return f"PS_{arg}(ctx)"
+        if kind == "@goto":
+            return f"goto {arg};"
+        if kind == "@l":
+            return arg
+        if kind == "@region":
+            return REGION_MARK
+        if kind == "@resume":
+            return self.resume
+        return super().point(what)
+
+
 class PhaseForm(Form):
     phase = True
-    reg_prefix = "L->r."
     ret_stmt = "return 0;"
+
+    def reg(self, cname: str) -> str:
+        return records.reg(cname)
+
+    def thread_index(self, which: str) -> str:
+        return records.point(f"@tid:{which}")  # (a SIMD region loop's loop variables)
+
+    def goto(self, label: str) -> str:
+        return records.point(f"@goto:{label}")  # (region loops redirect it)
+
+    def label(self, label: str) -> str:
+        return records.point(f"@l:{label}")  # (region loops' copies rename it)
 
     def __init__(self) -> None:
         # arrays of the per-thread context: name -> (size, alignment), the largest of the
@@ -56,7 +101,7 @@ class PhaseForm(Form):
         if len(ops) != 1:
             return super().bar_sync(fe, inst, ops)
         # save the registers, report this barrier, resume here next phase
-        return f"{{ return {inst.site}u; }} ps_at_{inst.site}: ;"
+        return records.point(f"@bar:{inst.site}")
 
     def bar_red(self, fe, inst: ir.Instruction, op: int, ty: str, ops: list[ir.Operand],
                 p: str) -> str:
@@ -72,6 +117,8 @@ class PhaseForm(Form):
     def shfl(self, fe, inst: ir.Instruction, mode: int, ops: list[ir.Operand],
              dd: ir.Operand, p: ir.Operand | None) -> str:
         a, b, c = (fe.src(o, "u32", inst) for o in ops[1:4])
+        if type(ops[1]) is ir.Reg and a == records.reg(fe.creg(ops[1].name)):
+            fe.deposit = fe.creg(ops[1].name)  # (region loops read it from its own array)
         t, v = fe.new_tmp(), fe.new_tmp()
         code = [_yield(inst, f"bool {v} = 0; uint32_t {t} = ps_shfl_lane(ctx, "
                              f"{mode}, {b}, {c}, &{v}); {PC}.val = {a}; "

@@ -27,24 +27,119 @@ import re
 
 from pyshim.ptx import ir
 from pyshim.ptx.analysis import pointer_regs
+from pyshim.ptx.isa import records
 from pyshim.ptx.isa.emitter import cname_label, cname_reg
+from pyshim.ptx.isa.records import PH
 from pyshim.ptx.layout import param_layout
 from pyshim.ptx.passes.regions import exit_labels, region_numbers
-from pyshim.ptx.targets.base import REGION_MARK, RESUME_MARK
 from pyshim.ptx.targets.cpu import guards as cpu_guards
 from pyshim.ptx.targets.cpu import prefetch as cpu_prefetch
 from pyshim.ptx.targets.cpu import warpvec as cpu_warpvec
+from pyshim.ptx.targets.cpu.phase import PhaseNaming
 
-_BARRIER = re.compile(r"\{ return (\d+)u; \} ps_at_\1: ;")
-_COLL = re.compile(r"return (\d+)u \| PS_PHASE_COLL; \} ps_at_\1: ;")
-_SPLIT = "\0split\0"
-_GOTO = re.compile(r"goto (L_[\w$]+);")
-_TIDS = re.compile(r"PS_(TID_X|TID_Y|TID_Z|LINEAR)\(ctx\)")
 _TID_VARS = {"TID_X": "x", "TID_Y": "y", "TID_Z": "z", "LINEAR": "ps_i"}
 # what a SIMD region may still read through the context: values uniform over the block
 _INVARIANT = re.compile(r"PS_(SHARED|CTAID_[XYZ]|NTID_[XYZ]|NCTAID_[XYZ])\(ctx\)")
-REG = re.compile(r"L->r\.(\w+)")
-DECL = re.compile(r"^([A-Za-z_][\w ]*?) (\w+(?:, \w+)*);$")
+
+
+def word(name: str) -> bool:
+    """Whether a register's C name is all word characters, as the arrays (ps_s_<name>) and
+    struct members the CPU back end makes of registers assume."""
+    bare = name.replace("_", "")
+    return bare.isalnum() if bare else bool(name)
+
+
+class _Naming(records.Naming):
+    """A region loop's spelling of its registers (those in `arrays` as thread ps_i's
+    element of their per-thread array, the others as locals of the block function) and of
+    its branches (`jump`: to another region, out of the kernel, or within the region)."""
+
+    def __init__(self, arrays: set[str], jump=lambda label: f"goto {label};",
+                 simd: bool = False) -> None:
+        self.arrays = arrays
+        self.jump = jump
+        self.simd = simd  # the thread's index from the loop's variables, not the context
+
+    def reg(self, name: str) -> str:
+        return f"ps_s_{name}[ps_i]" if name in self.arrays else name
+
+    def point(self, what: str) -> str:
+        if what[:6] == "@goto:":
+            return self.jump(what[6:])
+        if what[:5] == "@tid:":
+            return _TID_VARS[what[5:]] if self.simd else f"PS_{what[5:]}(ctx)"
+        if what[:6] == "@park:" or what[:3] == "@l:":
+            return records.point(what)  # (spelled once the region's shuffle is decided,
+            #                             and once its copies are made)
+        return super().point(what)
+
+
+class _Park(records.Naming):
+    """Spells where a thread waits at the collective closing its region: for the generic
+    completion (ps_phase_collectives) its state and resume site, else `spell`."""
+
+    def __init__(self, spell: str | None = None) -> None:
+        self.spell = spell
+
+    def point(self, what: str) -> str:
+        if what[:6] == "@park:":
+            return (f"ps_state[ps_i] = 2; ps_resume[ps_i] = {what[6:]}u;"
+                    if self.spell is None else self.spell)
+        if what[:3] == "@l:":
+            return records.point(what)
+        return super().point(what)
+
+
+def _lbl(name: str) -> str:
+    """A label of the region loops, as the placeholder their copies rename (_Labels)."""
+    return records.point(f"@l:{name}")
+
+
+class _Labels(records.Naming):
+    """Spells the region loops' labels with `suffix` (a copy of some of the loops has its
+    own labels: "_f" the guard-free copy of a region, "_w" the copy for 1-D blocks), still
+    as placeholders unless `final`."""
+
+    def __init__(self, suffix: str, final: bool = False) -> None:
+        self.suffix = suffix
+        self.final = final
+
+    def point(self, what: str) -> str:
+        if what[:3] == "@l:":
+            return what[3:] + self.suffix if self.final else records.point(what + self.suffix)
+        return super().point(what)
+
+
+_SPELLED = _Labels("", final=True)
+
+
+class _Branches(records.Naming):
+    """Branches spelled, registers still placeholders (to split a lane tail off a region
+    and still know its registers)."""
+
+    def reg(self, name: str) -> str:
+        return records.reg(name)
+
+    def point(self, what: str) -> str:
+        if what[:6] == "@goto:":
+            return f"goto {what[6:]};"
+        if what[:5] == "@tid:":
+            return f"PS_{what[5:]}(ctx)"
+        if what[:6] == "@park:":
+            return _Park().point(what)
+        if what[:3] == "@l:":
+            return what[3:]
+        return super().point(what)
+
+
+_KEEP = _Branches()
+
+
+class _Scalar(PhaseNaming):
+    """Every register a local (a warp vector's uniform definitions, kept scalar)."""
+
+    def reg(self, name: str) -> str:
+        return name
 
 
 def param_copies(k: ir.Function) -> list[str]:
@@ -81,7 +176,7 @@ class RegionKernel:
 
     def render(self) -> str | None:
         plan, fe = self.plan, self.fe
-        if plan is None or fe.form.array_sizes or RESUME_MARK not in self.body:
+        if plan is None or fe.form.array_sizes or records.point("@resume") not in self.body:
             return None
         try:
             self.split()
@@ -95,52 +190,78 @@ class RegionKernel:
 
     # ---- the regions -----------------------------------------------------------------
     def split(self) -> None:
-        """The regions' text, what ends each ("bar", "label", "coll:<site>"), which region
-        each split label starts, and the labels that leave the kernel."""
+        """The regions' templates (records.py), what ends each ("bar", "label",
+        "coll:<site>"), which region each split label starts, and the labels that leave the
+        kernel: the body's synchronisation points and region marks split it."""
         plan = self.plan
-        self.prologue, code = self.body.split(RESUME_MARK, 1)
-
-        def bar(m: re.Match) -> str:
-            return _SPLIT + "bar" + _SPLIT
-
-        def coll(m: re.Match) -> str:
-            return (f"ps_state[ps_i] = 2; ps_resume[ps_i] = {m.group(1)}u; }}" + _SPLIT
-                    + f"coll:{m.group(1)}" + _SPLIT)
-
-        code = _BARRIER.sub(bar, code)
-        code = _COLL.sub(coll, code)
-        code = code.replace(REGION_MARK, _SPLIT + "label" + _SPLIT)
-        pieces = code.split(_SPLIT)
-        regions = pieces[0::2]
-        ends = dict(enumerate(pieces[1::2]))  # what ends region j
+        pieces = self.body.split(PH)
+        regions: list[str] = []
+        ends: dict[int, str] = {}  # what ends region j
+        start_of: dict[str, int] = {}  # which region each split label starts
+        cur: list[str] = []
+        prologue = None
+        for i, x in enumerate(pieces):
+            if not i % 2:
+                cur.append(x)
+                continue
+            kind, _, arg = x.partition(":")
+            if kind == "@resume" and prologue is None:
+                prologue, cur = "".join(cur), []
+                continue
+            if kind == "@coll":  # the collective completes after the region's loop
+                cur.append(records.point(f"@park:{arg}") + " }")
+                ends[len(regions)] = f"coll:{arg}"
+            elif kind == "@region":
+                start_of[arg] = len(regions) + 1
+                ends[len(regions)] = "label"
+            elif kind == "@bar":
+                ends[len(regions)] = "bar"
+            else:  # a register: the regions render it
+                cur.append(PH + x + PH)
+                continue
+            regions.append("".join(cur))
+            cur = []
+        regions.append("".join(cur))
         if len(regions) != plan.count or any("ps_at_" in r for r in regions):
             raise _NotInShape
-        # which region each split label starts
-        start_of: dict[str, int] = {}
-        for j, r in enumerate(regions):
-            if j and ends[j - 1] == "label":
-                m = re.match(r"\s*(L_[\w$]+): ;", r)
-                if not m:
-                    raise _NotInShape
-                start_of[m.group(1)] = j
         if set(start_of) != {cname_label(n) for n in plan.labels}:
             raise _NotInShape
+        self.prologue = PhaseNaming().render(prologue or "")
         self.regions, self.ends, self.start_of = regions, ends, start_of
         self.exit_gotos = {cname_label(n) for n in exit_labels(self.k.body or [])}
         self.nreg = len(regions)
+        # which regions hold anything but labels (and declarations that emit nothing): a
+        # record's text counts for the region each of its pieces falls in
+        self.busy: set[int] = set()
+        at = -1
+        for rec in self.fe.records:
+            if PH not in rec.template:  # (most records: one piece)
+                if at >= 0 and rec.kind != records.LABEL and rec.template.strip():
+                    self.busy.add(at)
+                continue
+            for i, x in enumerate(rec.template.split(PH)):
+                if i % 2:
+                    if x == "@resume":
+                        at = 0
+                    elif x[:4] in ("@bar", "@col", "@reg") and at >= 0:
+                        at += 1
+                elif at >= 0 and rec.kind != records.LABEL and x.strip():
+                    self.busy.add(at)
+        recs = [r for r in self.fe.records if r.site is not None]
+        self.code_at = {r.site: r.template for r in recs}  # each instruction's template
+        self.deposits = {r.site: r.deposit for r in recs if r.deposit is not None}
 
     def registers(self) -> None:
         """Each register's C type, the registers each region uses, and which of them cross
         regions (per-thread arrays) or are locals of the block function."""
         k, plan, fe, regions = self.k, self.plan, self.fe, self.regions
         types: dict[str, str] = {}
-        for line in fe.phase_decls:
-            m = DECL.match(line.strip())
-            if not m:
+        for ct, names in fe.phase_decls:
+            if not all(word(x) for x in names):
                 raise _NotInShape
-            for name in m.group(2).split(", "):
-                types[name] = m.group(1)
-        used = [set(REG.findall(r)) for r in regions]
+            for name in names:
+                types[name] = ct
+        used = [records.names(r) for r in regions]
         if any(n not in types for u in used for n in u):
             raise _NotInShape
         live = k.info.phase_live
@@ -151,7 +272,7 @@ class RegionKernel:
             crossing = sorted(n for n in types
                               if n in live_c and sum(n in u for u in used) > 1)
         uniform = {cname_reg(x) for x in plan.uniform}
-        remat = _remat(k, plan, used, fe)
+        remat = _remat(k, plan, used, self.code_at)
         crossing = [x for x in crossing if x not in uniform and x not in remat]
         # lane tails (passes/regions.py): what a tail reads or writes is kept per thread, so
         # the loop over its threads after the region's loop finds it
@@ -159,12 +280,12 @@ class RegionKernel:
         tail_regs: dict[int, set[str]] = {}
         for j, (label, lane, start) in plan.tails:
             tails[j] = (cname_label(label), lane, cname_label(start) if start else "")
-            split = _split_tail(regions[j], *tails[j][::2])
+            split = _split_tail(_KEEP.render(regions[j]), *tails[j][::2])
             if split is None:
                 del tails[j]
             else:
-                tail_regs[j] = set(REG.findall(split[1]))
-                crossing += sorted({x for x in REG.findall(split[1])
+                tail_regs[j] = records.names(split[1])
+                crossing += sorted({x for x in tail_regs[j]
                                     if x in types and x not in uniform} - set(crossing))
         crossing.sort()
         self.types, self.used, self.remat = types, used, remat
@@ -211,10 +332,10 @@ class RegionKernel:
                 pick = [f"    for (ps_j = 0; ps_j < {nreg}u && !ps_cnt[ps_j]; ps_j++) ;"]
             loops += [f"    uint32_t ps_cnt[{nreg + 1}] = {{0}};  /* threads waiting at each region */",
                       "    ps_cnt[0] = n;",
-                      "ps_dispatch:",
+                      f"{_lbl('ps_dispatch')}:",
                       *pick,
                       "    switch (ps_j) {",
-                      *(f"    case {j}u: goto ps_r{j};" for j in range(nreg)),
+                      *(f"    case {j}u: goto {_lbl(f'ps_r{j}')};" for j in range(nreg)),
                       "    default: return 0;",
                       "    }"]
         self.spans: dict[int, tuple[int, int]] = {}  # region -> its loop's lines in `loops`
@@ -232,21 +353,21 @@ class RegionKernel:
             loops.append("    return 0;")
 
     def region(self, j: int, r: str) -> None:
-        """Region j's loop over the block's threads (text `r`), appended to self.loops."""
+        """Region j's loop over the block's threads (its template `r`, records.py, rendered
+        with a naming for this region), appended to self.loops."""
         paths, nreg, start_of, exit_gotos = self.paths, self.nreg, self.start_of, self.exit_gotos
-        plan, fe, types, used, cross = self.plan, self.fe, self.types, self.used, self.cross
+        plan, types, used, cross = self.plan, self.types, self.used, self.cross
         regions, tails, remat, inline = self.regions, self.tails, self.remat, self.inline
         shfl_insts, shfl_end, ranges, loops = self.shfl_insts, self.shfl_end, self.ranges, self.loops
         # whether some thread may wait beyond this region: it has left, or branched past
         exited = self.exits or self.ahead > j
-        leave = f"goto ps_next_{j};"
+        leave = f"goto {_lbl(f'ps_next_{j}')};"
         done = (f"{{ ps_pc[ps_i] = 0xffffffffu; {leave} }}" if paths
-                else f"goto ps_exit_{j};")
+                else f"goto {_lbl(f'ps_exit_{j}')};")
 
         simd = j in plan.simd
 
-        def jump(m: re.Match, done: str = done, leave: str = leave, simd: bool = simd) -> str:
-            name = m.group(1)
+        def jump(name: str, done: str = done, leave: str = leave, simd: bool = simd) -> str:
             if name in start_of:
                 t = start_of[name]
                 if not paths:
@@ -256,7 +377,7 @@ class RegionKernel:
                 return f"{{ ps_pc[ps_i] = {t}u; ps_cnt[{t}]++; {leave} }}"
             if name in exit_gotos:
                 return done
-            return m.group(0)
+            return f"goto {_lbl(name)};"
 
         end = self.ends.get(j, "")
         const = None
@@ -265,36 +386,36 @@ class RegionKernel:
         # every thread of the block reaches the shuffle: none has left, none is ruled out by
         # a guard range, none branches away in this region
         full = (const is not None and not exited and j not in ranges
-                and not any(m.group(1) in start_of or m.group(1) in exit_gotos
-                            for m in _GOTO.finditer(r))
+                and not any(x in start_of or x in exit_gotos for x in records.gotos(r))
                 and "return 0;" not in r)
         # the shuffled register's own array serves as the source lanes when every thread
         # deposits and the next region does not assign it
-        source = _shfl_source_reg(r) if full else None
+        source = self.deposits.get(int(end[5:])) if full else None
         if (source is None or source not in cross or types[source] not in _WORD
-                or j + 1 >= nreg or re.search(rf"L->r\.{source} =|&L->r\.{source}\b",
-                                              regions[j + 1])):
+                or j + 1 >= nreg or records.reg(source) + " =" in regions[j + 1]
+                or "&" + records.reg(source) in regions[j + 1]):
             source = None
         # registers no later region (nor this one's tail) reads: locals of this region's
         # loop, loaded from their arrays as it opens, instead of stores nobody reads
         later = set().union(*used[j + 1:]) if j + 1 < nreg else set()
         if j in tails:
-            later |= set(REG.findall(_split_tail(regions[j], *tails[j][::2])[1]))
+            later |= records.names(_split_tail(_KEEP.render(regions[j]), *tails[j][::2])[1])
         own = set() if paths else {x for x in used[j] & cross if x not in later
                                    and x != source}
 
-        def reg(m: re.Match, own: set[str] = own) -> str:
-            n = m.group(1)
-            return f"ps_s_{n}[ps_i]" if n in cross and n not in own else n
+        naming = _Naming(cross - own, jump, simd)
 
         need = {x for x in used[j] if x in remat and remat[x][0] < j}
         for x in sorted(remat, key=lambda x: -remat[x][1]):  # dependencies first, backwards
             if x in need:
                 need |= remat[x][2] & remat.keys()
+        # the labels this region's branches go to (its own and those of what it recomputes)
+        branches = records.gotos(r) + [g for x in need for g in records.gotos(
+            self.code_at[remat[x][1]])]
         pre = "".join(f"{types[x]} {x} = ps_s_{x}[ps_i];\n" for x in sorted(own))
-        pre += "".join(REG.sub(reg, fe.inst_code[remat[x][1]]) + "\n"
+        pre += "".join(naming.render(self.code_at[remat[x][1]]) + "\n"
                        for x in sorted(need, key=lambda x: remat[x][1]))
-        r = pre + REG.sub(reg, r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
+        r = pre + naming.render(r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
         if j - 1 in shfl_end:  # the shuffle's result, as the region opens
             if j - 1 in inline:
                 arr, mode, d = inline[j - 1]
@@ -330,20 +451,21 @@ class RegionKernel:
             if deposit is not None:
                 r = deposit
                 shfl_end.add(j)
-        for m in _GOTO.finditer(r):
-            if m.group(1) in start_of:
-                self.ahead = max(self.ahead, start_of[m.group(1)])
-            self.exits = self.exits or m.group(1) in exit_gotos
+        r = _Park().render(r)
+        for x in branches:
+            if x in start_of:
+                self.ahead = max(self.ahead, start_of[x])
+            self.exits = self.exits or x in exit_gotos
         self.exits = self.exits or "return 0;" in r
-        r = _GOTO.sub(jump, r).replace("return 0;", done)
+        r = r.replace("return 0;", done)
         if "return" in r and re.search(r"\breturn\b", r):  # (the test first: no \b scan)
             raise _NotInShape
         if simd:
-            r = _TIDS.sub(lambda m: _TID_VARS[m.group(1)], r)
             simd = "ctx" not in _INVARIANT.sub("", r)
         if simd:  # (in scalar loops clang's own vectorizer then chose masked code: slower)
             r = _pointer_addresses(r, self.adds)
-        tail = _split_tail(r, *tails[j][::2]) if simd and j in tails and not paths else None
+        tail = (_split_tail(r, _lbl(tails[j][0]), tails[j][2] and _lbl(tails[j][2]))
+                if simd and j in tails and not paths else None)
         if tail is not None:
             r, tail_code = tail
         tids = "" if simd else "                c.tid_x = x; c.linear = ps_i;"
@@ -361,7 +483,7 @@ class RegionKernel:
                       '            _Pragma("clang loop interleave_count(1)")']
         head = [f"    {lo_hi}", *_row_loops(pragma, "x = ps_lo; x < ps_hi; x++")]
         if paths:
-            loops += [f"ps_r{j}: {{  /* region {j} */",
+            loops += [f"{_lbl(f'ps_r{j}')}: {{  /* region {j} */",
                       "    uint32_t ps_fall = 0;",
                       "    uint32_t ps_jumped = 0;",
                       f"    ps_cnt[{j}] = 0;",
@@ -370,13 +492,13 @@ class RegionKernel:
                       tids,
                       r,
                       f"                ps_pc[ps_i] = {j + 1}u; ps_fall++;",
-                      f"                ps_next_{j}: ;",
+                      f"                {_lbl(f'ps_next_{j}')}: ;",
                       "            }",
                       "        }",
                       f"    if (ps_jumped) ps_recount(ps_pc, n, ps_cnt, {nreg + 1}u);",
                       f"    else ps_cnt[{j + 1}] += ps_fall;",
                       "    if (trap) return trap;"]
-        elif _blank(r) and not self.ends.get(j, "").startswith("coll"):
+        elif j not in self.busy and not self.ends.get(j, "").startswith("coll"):
             # nothing but a label (a branch target): threads waiting here go on to the next
             # region, which they would run anyway (ps_pc <= j + 1)
             loops.append(f"    /* region {j}: nothing to run */")
@@ -385,11 +507,11 @@ class RegionKernel:
                        f"                {zero}[ps_i] = 0;" if zero else "",
                        f"                if (ps_pc[ps_i] > {j}u) continue;" if exited else "",
                        tids]
-            closing = [f"                goto ps_next_{j};",
+            closing = [f"                goto {_lbl(f'ps_next_{j}')};",
                        # (after the last region nobody reads the exit mark)
-                       f"                ps_exit_{j}: "
+                       f"                {_lbl(f'ps_exit_{j}')}: "
                        + ("ps_pc[ps_i] = 0xffffffffu;" if j + 1 < nreg else ";"),
-                       f"                ps_next_{j}: ;",
+                       f"                {_lbl(f'ps_next_{j}')}: ;",
                        "            }",
                        "        }"]
             fast, conds = _unguarded(r, self.guard_names)
@@ -400,14 +522,14 @@ class RegionKernel:
                 # kernels, tested again around the last store) runs a copy without them:
                 # no masked loads and stores, which streamed at half the speed
                 loops += [f"    if ({' && '.join(conds)}) {{",
-                          *(_LABEL.sub(r"\1_f", x) for x in [*opening, fast, *closing]),
+                          *(_Labels("_f").render(x) for x in [*opening, fast, *closing]),
                           "    } else {", *opening, r, *closing, "    }"]
             else:
                 loops += [*opening, r, *closing]
             loops.append("    if (trap) return trap;")
             self.spans[j] = (span_start, len(loops))
             if (simd and not exited and j not in ranges and not conds and not zero
-                    and not _GOTO.search(r) and "ps_pc[" not in r):
+                    and f"goto {PH}@l:L_" not in r and "ps_pc[" not in r):
                 self.plain.add(j)  # (a region a warp-vector chain may replace)
             if zero is not None and j in ranges:
                 # the lanes of the range's warps that the loop did not visit
@@ -432,7 +554,7 @@ class RegionKernel:
         elif self.ends.get(j, "").startswith("coll"):
             loops.append("    ps_phase_collectives(n, wave, ps_state, ps_resume, coll);")
         if paths:
-            loops += ["    goto ps_dispatch;", "}"]
+            loops += [f"    goto {_lbl('ps_dispatch')};", "}"]
 
     def one_d(self) -> None:
         """A 1-D block of whole warps (most launches) runs a copy of the loops in which the
@@ -450,7 +572,7 @@ class RegionKernel:
         self.loops = ["    if (ny == 1 && nz == 1 && (nx & 31u) == 0) {  /* 1-D, whole warps */",
                       # (one substitution over the copy's text: a label never spans
                       # its lines, and assemble() joins them with newlines)
-                      *([_LABEL.sub(r"\1_w", "\n".join(one_d))] if one_d else []),
+                      *([_Labels("_w").render("\n".join(one_d))] if one_d else []),
                       "    }", *loops]
 
     def warp_chains(self) -> list[tuple[int, int, list[str]]]:
@@ -458,7 +580,7 @@ class RegionKernel:
         entered through a full constant shuffle at the end of region j0 - 1 (its source in
         an array), each region plain SIMD, each but the last ending in such a shuffle, the
         last at a barrier (after which its lane tail, if any, runs as before)."""
-        k, plan, fe, inline, nreg = self.k, self.plan, self.fe, self.inline, self.nreg
+        k, plan, inline, nreg = self.k, self.plan, self.inline, self.nreg
         full_shfl, plain, ends, tail_regs = self.full_shfl, self.plain, self.ends, self.tail_regs
         cross, types, used = self.cross, self.types, self.used
         body = k.body or []
@@ -477,8 +599,8 @@ class RegionKernel:
                 for name in ir.written(s):
                     if cname_reg(name) in cross:
                         arrays[name] = types[cname_reg(name)]
-        scalar = {site: REG.sub(lambda m: m.group(1), code)
-                  for site, code in fe.inst_code.items()
+        scalar = {site: _Scalar().render(code)
+                  for site, code in self.code_at.items()
                   if site in sites and sites[site].operands
                   and type(sites[site].operands[0]) is ir.Reg
                   and sites[site].operands[0].name in uniform}
@@ -606,7 +728,7 @@ class RegionKernel:
             "    memset(ps_pc, 0, (size_t)n * 4);",
             "    uint64_t ps_off = ((uint64_t)n * 4 + 63) & ~63ull;",
             *self.array_lines,
-            *self.loops,
+            *(_SPELLED.render(x) for x in self.loops),
             "}"])
 
 
@@ -622,7 +744,8 @@ def _guard_setup(guards, names: dict[tuple[str, bool], str], loops: list[str]) -
               for key, name in used)]
 
 
-def _remat(k: ir.Function, plan, used: list[set[str]], fe) -> dict[str, tuple[int, int, set[str]]]:
+def _remat(k: ir.Function, plan, used: list[set[str]], code_at: dict[int, str]
+           ) -> dict[str, tuple[int, int, set[str]]]:
     """The plan's rematerialisable registers (C names) this kernel can recompute at region
     starts: name -> (region of the definition, its site, the registers it reads). A register
     read in a region before its definition's (a loop back to it) is kept per thread, and so
@@ -631,7 +754,7 @@ def _remat(k: ir.Function, plan, used: list[set[str]], fe) -> dict[str, tuple[in
     out: dict[str, tuple[int, int, set[str]]] = {}
     for region, site in plan.remat:
         inst = sites.get(site)
-        if inst is None or site not in fe.inst_code:
+        if inst is None or site not in code_at:
             continue
         deps = {cname_reg(op.name) for op in inst.operands[1:]
                 if type(op) is ir.Reg and "." not in op.name}
@@ -678,18 +801,13 @@ def _split_tail(r: str, label: str, start: str = "") -> tuple[str, str] | None:
     elif f"goto {label};" in r[:guard.start()] + r[begin:]:
         return None
     end = r.find(f"{label}: ;", begin)
-    if end < 0 or not _blank(r, end):
+    if end < 0 or not _blank(_SPELLED.render(r[end:])):
         return None
     return r[:guard.start()] + r[end:], r[begin:end]
 
 
 _BRANCH = re.compile(r"if \((!?)(?:ps_s_)?(r_\w+)(?:\[ps_i\])?\) "
-                     r"\{ (?:goto [\w$]+;|\{ [^{}]* \}) \}")
-# every label of the region loops: a copy of some of them (a region without its guards,
-# the loops for 1-D blocks) renames them
-# (the word boundary before a label is tested after its first letter: a pattern opening
-# with a letter is scanned for, one opening with \b is tried at every character)
-_LABEL = re.compile(r"(L(?<!\wL)_[\w$]+|p(?<!\wp)s_(?:exit_\d+\w*|next_\d+\w*|r\d+|dispatch))\b")
+                     r"\{ (?:goto \x01@l:[\w$]+\x01;|\{ [^{}]* \}) \}")
 _BLANK = re.compile(r"(?:\s|L_[\w$]+: ;)*\Z")
 
 
@@ -706,7 +824,7 @@ def _late_arrivals(regions: list[str], start_of: dict[str, int], after_bar: list
     """Whether a thread can wait at a region after barrier region b without having passed
     b, and then come back to b: reachable from region 0 along branches and fall-throughs
     that avoid b, and reaching b."""
-    succ = [{start_of[m.group(1)] for m in _GOTO.finditer(r) if m.group(1) in start_of}
+    succ = [{start_of[x] for x in records.gotos(r) if x in start_of}
             | ({j + 1} if j + 1 < len(regions) else set()) for j, r in enumerate(regions)]
 
     def reach(first: int, avoid: int) -> set[int]:
@@ -758,8 +876,8 @@ def _shfl_deposit(r: str, sv: str = "ps_sv", sep: str | None = "ps_sep",
         if tail.count(old) != 1:
             return None
         tail = tail.replace(old, new)
-    tail, n = re.subn(r"ps_state\[ps_i\] = 2; ps_resume\[ps_i\] = \d+u;",
-                      "" if sep is None else f"{sep}[ps_i] = {mark};", tail)
+    n = sum(x[:6] == "@park:" for x in tail.split(PH)[1::2])
+    tail = _Park("" if sep is None else f"{sep}[ps_i] = {mark};").render(tail)
     return r[:start] + tail if n == 1 else None
 
 
@@ -842,14 +960,6 @@ def _shfl_read(arr: str, mode: str, d: int) -> str:
 
 # register types a shuffle's source array may have (shfl is .b32)
 _WORD = frozenset(("uint32_t", "int32_t"))
-_SOURCE = re.compile(r"ctx->coll\[PS_LINEAR\(ctx\)\]\.val = L->r\.(\w+);")
-
-
-def _shfl_source_reg(r: str) -> str | None:
-    """The register (C name) a region's closing shuffle deposits, if it is a plain
-    register."""
-    found = _SOURCE.findall(r)
-    return found[-1] if len(found) == 1 else None
 
 
 def _constant_regs(k: ir.Function, plan) -> dict[str, int]:
@@ -885,7 +995,6 @@ _ADDR_USE = re.compile(r"\(uint8_t \*\)\(uintptr_t\)(r_\w+)\b(?!\[)")
 # slow as the two)
 _ASSIGN = re.compile(r"r(?<![\w.>&]r)(_\w*) = ")
 _ADDR_OF = re.compile(r"&(r_\w*)\b")
-_C_NAME = re.compile(r"\w+")
 
 
 def _pointer_addresses(r: str, adds: dict[str, tuple[str, str]]) -> str:
@@ -912,7 +1021,6 @@ def _pointer_addresses(r: str, adds: dict[str, tuple[str, str]]) -> str:
         if last_write.get(n, -1) < at:
             last_write[n] = at
     out, last = [], 0
-    word = _C_NAME.fullmatch
     for m in uses:
         name = m.group(1)
         base, off = adds[name]

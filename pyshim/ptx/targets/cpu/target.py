@@ -19,11 +19,11 @@ from pyshim.ptx.isa.emitter import cname_reg, cname_var
 from pyshim.ptx.isa.instructions import SYNC_OPCODES
 from pyshim.ptx.layout import param_layout, var_bytes
 from pyshim.ptx.passes import classify_sync
-from pyshim.ptx.targets.base import RESUME_MARK, Target
+from pyshim.ptx.targets.base import Target
 from pyshim.ptx.targets.cpu import guards as cpu_guards
 from pyshim.ptx.targets.cpu import prefetch as cpu_prefetch
-from pyshim.ptx.targets.cpu.phase import PhaseForm
-from pyshim.ptx.targets.cpu.regions import DECL, REG, param_copies, region_kernel
+from pyshim.ptx.targets.cpu.phase import PhaseForm, PhaseNaming
+from pyshim.ptx.targets.cpu.regions import param_copies, region_kernel, word
 
 # what in a kernel body needs the block's shared window (cpu.h): the window itself, the
 # generic-address test, the context fields behind them (substrings: a regex alternation
@@ -73,7 +73,7 @@ class CpuTarget(Target):
                     return code
             return self.phase_kernel(index, k, body, fe)
         if _loop_mode(k, fe):
-            return self.loop_kernel(index, k, body)
+            return self.loop_kernel(index, k, body, fe.records if fe is not None else None)
         fiber = k.info.mode in ("fiber", "phase")  # phase kernels as fibers: +fibers
         inline = "" if fiber else "inline __attribute__((always_inline)) "
         static = k.info.shared_size
@@ -99,7 +99,8 @@ class CpuTarget(Target):
         out.append("}")
         return "\n".join(out)
 
-    def loop_kernel(self, index: int, k: ir.Function, body: str) -> str:
+    def loop_kernel(self, index: int, k: ir.Function, body: str, recs: list | None = None
+                    ) -> str:
         """A kernel without barriers or collectives: one loop over the block's threads.
 
         What is uniform over the block is set up once, outside the loop: the parameters
@@ -142,7 +143,7 @@ class CpuTarget(Target):
                 "    }"]]
 
         guards = cpu_guards.plan(k)
-        fast = cpu_guards.fast_body(body, guards) if guards else None
+        fast = cpu_guards.fast_body(recs, body, guards) if guards and recs else None
         out = [f"/* kernel {k.name}: thread loop */",
                f"{fn} void k{index}_body(PS_CTX, uint8_t *ps_pb) {{", "(void)ps_pb;", body, "}"]
         if fast is not None:
@@ -176,12 +177,12 @@ class CpuTarget(Target):
         """A barrier kernel as phases: k{i}_body runs one thread up to its next barrier."""
         sites = [s.site for s in k.body or () if type(s) is ir.Instruction
                  and s.opcode in SYNC_OPCODES]
-        regs = list(dict.fromkeys(fe.phase_decls))
-        body, regs, local = _phase_locals(k, body, regs)
+        regs, local, moved = _phase_locals(k, list(dict.fromkeys(fe.phase_decls)))
         regs = regs or ["char unused;"]
         arrays = [f"PS_ALIGN({a}) uint8_t {cname_var(n)}[{sz}];"
                   for n, (sz, a) in fe.form.array_sizes.items()]
         cases = " ".join(f"case {s}u: goto ps_at_{s};" for s in sites)
+        naming = PhaseNaming(moved, f"switch (resume) {{ {cases} default: break; }}")
         static = k.info.shared_size
         return "\n".join([
             f"/* kernel {k.name}: phases between barriers */",
@@ -194,7 +195,7 @@ class CpuTarget(Target):
             "/* registers live at a resume point stay in the per-thread context L->r (restrict:"
             " nothing the kernel can address points into it); the others are locals */",
             *local,
-            body.replace(RESUME_MARK, f"switch (resume) {{ {cases} default: break; }}", 1),
+            naming.render(body),
             "return 0;",
             "}",
             f"static int k{index}_run_block(const pyshim_launch *lp, const pyshim_block *b,"
@@ -297,26 +298,23 @@ def _loop_mode(k: ir.Function, fe) -> bool:
                                                                   and fe.form.phase)
 
 
-def _phase_locals(k: ir.Function, body: str, decls: list[str]) -> tuple[str, list[str], list[str]]:
+def _phase_locals(k: ir.Function, decls: list[tuple[str, tuple[str, ...]]]
+                  ) -> tuple[list[str], list[str], set[str]]:
     """Phase mode: registers not live at any resume point (passes/liveness.py) become locals
-    of the phase function instead of members of the per-thread context. Returns the body,
-    the context's member declarations and the local declarations."""
+    of the phase function instead of members of the per-thread context. Returns the
+    context's member declarations, the local declarations and the registers moved."""
     live = k.info.phase_live
-    if live is None:
-        return body, decls, []
+    every = [f"{ct} {', '.join(names)};" for ct, names in decls]
+    if live is None or not all(word(x) for _, names in decls for x in names):
+        return every, [], set()
     keep = {cname_reg(n) for n in live}
     members, local, moved = [], [], set()
-    for line in decls:
-        m = DECL.match(line.strip())
-        if not m:
-            return body, decls, []
-        names = m.group(2).split(", ")
+    for ct, names in decls:
         kept = [x for x in names if x in keep]
         gone = [x for x in names if x not in keep]
         if kept:
-            members.append(f"{m.group(1)} {', '.join(kept)};")
+            members.append(f"{ct} {', '.join(kept)};")
         if gone:
-            local.append(f"{m.group(1)} {', '.join(gone)};")
+            local.append(f"{ct} {', '.join(gone)};")
             moved.update(gone)
-    body = REG.sub(lambda m: m.group(1) if m.group(1) in moved else m.group(0), body)
-    return body, members, local
+    return members, local, moved

@@ -1,0 +1,87 @@
+"""What the function emitter hands a target: one record per body line, in C with
+placeholders, and the namings that render it.
+
+A record is an instruction (its site and kind: plain | barrier | collective | branch, the
+EMIT row's), a label, a declaration, a scope brace or a mark (where a phase kernel resumes,
+where a region starts). Its C is a template: text alternating with placeholders, each
+between two PH characters, naming either a register (its C name) or a synchronisation
+point ("@bar:<site>", "@coll:<site>", "@region:<label>", "@resume") or a branch
+("@goto:<label>", the whole `goto label;`). The target renders a
+template with a Naming, which spells each register (a scalar local, a context field, a
+per-thread array element) and each point; a target that runs the body as it stands (every
+GPU target, CPU thread loops and fibers) gets templates without placeholders, already its C.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PH = "\x01"  # placeholder delimiter (never in C the emitter writes)
+
+PLAIN, BARRIER, COLLECTIVE, BRANCH = "plain", "barrier", "collective", "branch"
+LABEL, DECL, SCOPE, MARK = "label", "decl", "scope", "mark"
+
+
+def reg(cname: str) -> str:
+    """A register's placeholder."""
+    return PH + cname + PH
+
+
+def point(what: str) -> str:
+    """A synchronisation point's placeholder ("@bar:12", "@coll:12", "@region:L_x", "@resume")."""
+    return PH + what + PH
+
+
+def parts(template: str) -> list[str]:
+    """A template as [text, placeholder, text, ...]."""
+    return template.split(PH)
+
+
+def names(template: str) -> set[str]:
+    """The registers (C names) a template spells."""
+    return {x for x in template.split(PH)[1::2] if x[:1] != "@"}
+
+
+def gotos(template: str) -> list[str]:
+    """The labels (C names) a template's branches go to, in order."""
+    return [x[6:] for x in template.split(PH)[1::2] if x[:6] == "@goto:"]
+
+
+@dataclass(slots=True)
+class Record:
+    kind: str               # PLAIN | BARRIER | COLLECTIVE | BRANCH | LABEL | DECL | SCOPE | MARK
+    template: str           # C with placeholders
+    site: int | None = None  # an instruction's site (passes/number_sites.py)
+    # a collective's deposit: the register (C name) it hands the other lanes as it stands
+    # (shfl's source, unconverted), else None
+    deposit: str | None = None
+    # what a label record names, or what a branch record goes to (C names)
+    label: str | None = None
+
+    @property
+    def regs(self) -> set[str]:
+        """The registers the record reads or writes (C names)."""
+        return names(self.template)
+
+
+class Naming:
+    """Spells a template's placeholders: registers as themselves (locals); a target that
+    spells the synchronisation points overrides `point`."""
+
+    def reg(self, name: str) -> str:
+        return name
+
+    def point(self, what: str) -> str:
+        raise ValueError(f"no spelling for {what}")
+
+    def render(self, template: str) -> str:
+        if PH not in template:
+            return template
+        out = template.split(PH)
+        for i in range(1, len(out), 2):
+            x = out[i]
+            out[i] = self.point(x) if x[:1] == "@" else self.reg(x)
+        return "".join(out)
+
+
+SCALAR = Naming()
