@@ -44,7 +44,16 @@ _TID_VARS = {"TID_X": "x", "TID_Y": "y", "TID_Z": "z", "LINEAR": "ps_i"}
 # what a SIMD region may still read through the context: values uniform over the block
 _INVARIANT = re.compile(r"PS_(SHARED|CTAID_[XYZ]|NTID_[XYZ]|NCTAID_[XYZ])\(ctx\)")
 REG = re.compile(r"L->r\.(\w+)")
+# a warp matrix instruction's records (cpu/phase.py warp_fn)
+_WREC = re.compile(r"PS_W(IN|OUT)\(ctx, PS_LINEAR\(ctx\), (\d+)\)"
+                   r"|PS_WADDR\(ctx, PS_LINEAR\(ctx\)\)")
 DECL = re.compile(r"^([A-Za-z_][\w ]*?) (\w+(?:, \w+)*);$")
+
+
+def _wrec_local(m: re.Match) -> str:
+    if m.group(1) is None:
+        return "ps_waddr[ps_i]"
+    return f"ps_w{m.group(1).lower()}[{m.group(2)}u * (uint64_t)n + ps_i]"
 
 
 def param_copies(k: ir.Function) -> list[str]:
@@ -295,6 +304,9 @@ class RegionKernel:
         pre += "".join(REG.sub(reg, fe.inst_code[remat[x][1]]) + "\n"
                        for x in sorted(need, key=lambda x: remat[x][1]))
         r = pre + REG.sub(reg, r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
+        # a warp matrix instruction's records (cpu/phase.py warp_fn): rows of the block's
+        # arrays, without the context (the loop may then run its threads in SIMD)
+        r = _WREC.sub(_wrec_local, r)
         if j - 1 in shfl_end:  # the shuffle's result, as the region opens
             if j - 1 in inline:
                 arr, mode, d = inline[j - 1]
@@ -430,7 +442,7 @@ class RegionKernel:
             if j not in inline:  # (inline: the next region reads the source lanes)
                 loops += _shfl_completion(shfl_insts[int(self.ends[j][5:])], self.constants)
         elif self.ends.get(j, "").startswith("coll"):
-            loops.append("    ps_phase_collectives(n, wave, ps_state, ps_resume, coll);")
+            loops.append("    ps_phase_collectives(n, wave, ps_state, ps_resume, coll, c.wrec);")
         if paths:
             loops += ["    goto ps_dispatch;", "}"]
 
@@ -559,6 +571,16 @@ class RegionKernel:
                        "    ps_off += ((uint64_t)n * 5 + 63) & ~63ull;"]
         if colls or shfl_end:
             arrays.append("    const uint32_t wave = PS_WAVE_SIZE(&c);")
+        if any("PS_COLL_WARPFN" in x for x in self.loops):
+            # warp matrix instructions: the block's records (mma_cpu.h)
+            sizes.append("    ps_size += (ps_wblock_bytes(n) + 63) & ~63ull;")
+            arrays += ["    ps_wwarp ps_wb;",
+                       "    ps_wblock_init(&ps_wb, ps_buf + ps_off, n);",
+                       "    ps_off += (ps_wblock_bytes(n) + 63) & ~63ull;",
+                       "    c.wrec = &ps_wb;",
+                       "    uint32_t *restrict ps_win = ps_wb.in, *restrict ps_wout = ps_wb.out;",
+                       "    uint8_t **restrict ps_waddr = ps_wb.addr;",
+                       "    (void)ps_win; (void)ps_wout; (void)ps_waddr;"]
         if shfl_end - inline.keys():
             # 32 elements of guard before and after each array: a shuffle by a constant lane
             # offset reads its source as a plain shifted load (_shfl_completion)
