@@ -162,55 +162,88 @@ PS_FN float ps_h2f_sel(uint32_t h) {
     return ps_u2f(e == 0x1fu ? big : e == 0u ? sub : normal);
 }
 
+/* f16 -> f32 for the tiles: F16C's conversion where the compiler has it (the same value:
+ * a signalling NaN comes out quiet, as the first addition would make it anyway) */
+PS_FN float ps_h2f_tile(uint32_t h) {
+#if defined(__clang__) && defined(__F16C__)
+    uint16_t u = (uint16_t)h;
+    _Float16 x;
+    __builtin_memcpy(&x, &u, 2);
+    return (float)x;
+#else
+    return ps_h2f_sel(h);
+#endif
+}
+
+/* The fragments over the warp are dense blocks already: A register r (rows 8 (r & 1),
+ * columns 8 (r >> 1)) and B register r (B^T rows g, columns 8 r) are 8 x 8 row-major
+ * blocks of 16-bit elements; C registers 2 h and 2 h + 1, interleaved, are rows 8 h to
+ * 8 h + 7 of C. */
 PS_FN inline __attribute__((always_inline)) void
 ps_mma_f16_tile(ps_wwarp *W, const uint32_t K, const int bf, const int cf16, const int df16) {
     const uint32_t na = K / 4u, nb = K / 8u;
-    float A[16][16], B[16][8];
-    ps_v8f C[16];
-    /* A register r over the warp: an 8 x 8 block, rows 8 (r & 1), columns 8 (r >> 1) */
+    const uint64_t st = W->stride;
+    const uint32_t *in = W->in;
+    uint32_t *out = W->out;
+    float A[16][16], Bt[8][16], B[16][8];
+    float C[16][8] __attribute__((aligned(32)));
+    uint16_t h[64];
     for (uint32_t r = 0; r < na; r++) {
+        __builtin_memcpy(h, in + r * st, sizeof h);
         const uint32_t rb = 8u * (r & 1u), cb = 8u * (r >> 1);
-        for (uint32_t l = 0; l < 32; l++)
-            for (uint32_t i = 0; i < 2; i++) {
-                uint32_t h = (PS_W_IN(W, r, l) >> (16u * i)) & 0xffffu;
-                A[rb + (l >> 2)][cb + 2u * (l & 3u) + i] = bf ? ps_u2f(h << 16) : ps_h2f_sel(h);
-            }
+        for (uint32_t g = 0; g < 8; g++)
+            for (uint32_t c = 0; c < 8; c++)
+                A[rb + g][cb + c] = bf ? ps_u2f((uint32_t)h[8 * g + c] << 16)
+                                       : ps_h2f_tile(h[8 * g + c]);
     }
-    /* B register r: rows k = 8 r + 2 t + i, column g */
-    for (uint32_t r = 0; r < nb; r++)
-        for (uint32_t l = 0; l < 32; l++)
-            for (uint32_t i = 0; i < 2; i++) {
-                uint32_t h = (PS_W_IN(W, na + r, l) >> (16u * i)) & 0xffffu;
-                B[8u * r + 2u * (l & 3u) + i][l >> 2] = bf ? ps_u2f(h << 16) : ps_h2f_sel(h);
-            }
-    float *Cf = (float *)C;
-    for (uint32_t j = 0; j < 4; j++)
-        for (uint32_t l = 0; l < 32; l++) {
-            float v = cf16 ? ps_h2f_sel((PS_W_IN(W, na + nb + j / 2u, l) >> (16u * (j & 1u))) & 0xffffu)
-                           : ps_u2f(PS_W_IN(W, na + nb + j, l));
-            Cf[((l >> 2) + 8u * (j >> 1)) * 8u + 2u * (l & 3u) + (j & 1u)] = v;
+    for (uint32_t r = 0; r < nb; r++) {
+        __builtin_memcpy(h, in + (na + r) * st, sizeof h);
+        for (uint32_t g = 0; g < 8; g++)
+            for (uint32_t c = 0; c < 8; c++)
+                Bt[g][8u * r + c] = bf ? ps_u2f((uint32_t)h[8 * g + c] << 16)
+                                       : ps_h2f_tile(h[8 * g + c]);
+    }
+    for (uint32_t k = 0; k < K; k++)
+        for (uint32_t n = 0; n < 8; n++) B[k][n] = Bt[n][k];
+    float *Cf = &C[0][0];
+    if (cf16) {
+        for (uint32_t w = 0; w < 2; w++) {
+            __builtin_memcpy(h, in + (na + nb + w) * st, sizeof h);
+            for (uint32_t e = 0; e < 64; e++) Cf[64 * w + e] = ps_h2f_tile(h[e]);
         }
+    } else {
+        for (uint32_t w = 0; w < 2; w++) {
+            const uint32_t *c0 = in + (na + nb + 2 * w) * st, *c1 = c0 + st;
+            for (uint32_t l = 0; l < 32; l++) {
+                Cf[64 * w + 2 * l] = ps_u2f(c0[l]);
+                Cf[64 * w + 2 * l + 1] = ps_u2f(c1[l]);
+            }
+        }
+    }
     for (uint32_t m = 0; m < 16; m++) {
-        ps_v8f acc = C[m];
+        ps_v8f acc;
+        __builtin_memcpy(&acc, C[m], sizeof acc);
         for (uint32_t k = 0; k < K; k++) {
             ps_v8f b;
             __builtin_memcpy(&b, B[k], sizeof b);
             const float a = A[m][k];
             acc = acc + (ps_v8f){a, a, a, a, a, a, a, a} * b;
         }
-        C[m] = acc;
+        __builtin_memcpy(C[m], &acc, sizeof acc);
     }
     if (df16) {
         for (uint32_t w = 0; w < 2; w++)
-            for (uint32_t l = 0; l < 32; l++) {
-                const float *row = Cf + ((l >> 2) + 8u * w) * 8u + 2u * (l & 3u);
-                PS_W_OUT(W, w, l) = (uint32_t)ps_f2h(row[0]) | ((uint32_t)ps_f2h(row[1]) << 16);
-            }
-    } else {
-        for (uint32_t j = 0; j < 4; j++)
             for (uint32_t l = 0; l < 32; l++)
-                PS_W_OUT(W, j, l) = ps_f2u(Cf[((l >> 2) + 8u * (j >> 1)) * 8u + 2u * (l & 3u)
-                                         + (j & 1u)]);
+                out[w * st + l] = (uint32_t)ps_f2h(Cf[64 * w + 2 * l])
+                                  | ((uint32_t)ps_f2h(Cf[64 * w + 2 * l + 1]) << 16);
+    } else {
+        for (uint32_t w = 0; w < 2; w++) {
+            uint32_t *d0 = out + 2 * w * st, *d1 = d0 + st;
+            for (uint32_t l = 0; l < 32; l++) {
+                d0[l] = ps_f2u(Cf[64 * w + 2 * l]);
+                d1[l] = ps_f2u(Cf[64 * w + 2 * l + 1]);
+            }
+        }
     }
 }
 
