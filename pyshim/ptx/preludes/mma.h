@@ -2,10 +2,10 @@
  * multiply-accumulate", 9.7.9 ldmatrix / stmatrix / movmatrix), written as functions of the
  * whole warp's fragments.
  *
- * Each lane brings a record (ps_wrec: its input registers, an address, room for its output
- * registers); a target's exchange (mma_cpu.h on the CPU device) hands one lane the 32
- * records of its warp (NULL for a lane that did not arrive: its fragment reads as zeros and
- * gets no result), and that lane computes every lane's outputs. The fragment layouts are
+ * Each lane brings its input registers and an address; a target's exchange (mma_cpu.h on
+ * the CPU device) gathers the warp's into one ps_wwarp (register by register, lane by lane)
+ * with the mask of the lanes that arrived (a lane that did not: its fragment reads as zeros
+ * and gets no result), and the function computes every lane's outputs. The fragment layouts are
  * the ISA manual's: groupID g = lane >> 2, threadID_in_group t = lane & 3, and for an
  * element i of a fragment register r (e elements per 32-bit register):
  *   A[m16]:  row g + 8 (r & 1), col t e + i + (K / 2)(r >> 1)     (m8: row g)
