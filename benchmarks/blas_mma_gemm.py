@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
                       "baseline_name": "OpenBLAS sgemm direct", "budget": f">= {BUDGET}x",
                       "ok": value / baseline >= BUDGET, "verified": True, "repeats": repeats,
                       "note": "median; interleaved; kernel on the CPU device (cpu-wave32, "
-                              "fibers), OpenBLAS on the same matrices as f32"})
+                              "region loops), OpenBLAS on the same matrices as f32"})
     json.dump(items, sys.stdout, indent=1)
     print()
     return 0

@@ -14,6 +14,8 @@ What is exact and what is within bounds (preludes/mma.h says how the CPU device 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -218,3 +220,89 @@ def test_movmatrix(mod, regs):
     for lane in range(32):
         r, c = lane >> 2, 2 * (lane & 3)
         assert int(out[lane]) == int(t[r, c]) | (int(t[r, c + 1]) << 16)
+
+
+# ---- how the CPU device runs these kernels, and mma among divergent branches ----------------
+# thread i loads its m16n8k16 f16 fragments (f32 C) from in[i * 10 ...]; odd lanes add
+# 1.0f to their first C word (tid & 7) + 1 times in a loop of their own, even lanes skip it;
+# after the mma, even lanes negate their first D word on a branch of their own
+DIVERGENT = mma.HEAD + """
+.visible .entry divergent(.param .u64 pin, .param .u64 pout) {
+  .reg .b32 %r<40>; .reg .f32 %f<4>; .reg .b64 %rd<10>; .reg .pred %p<4>;
+  ld.param.u64 %rd1, [pin]; ld.param.u64 %rd2, [pout];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd3, %r0, 40; add.s64 %rd4, %rd1, %rd3;
+  mul.wide.u32 %rd5, %r0, 16; add.s64 %rd6, %rd2, %rd5;
+  ld.global.b32 %r10, [%rd4]; ld.global.b32 %r11, [%rd4+4];
+  ld.global.b32 %r12, [%rd4+8]; ld.global.b32 %r13, [%rd4+12];
+  ld.global.b32 %r14, [%rd4+16]; ld.global.b32 %r15, [%rd4+20];
+  ld.global.f32 %f0, [%rd4+24]; ld.global.f32 %f1, [%rd4+28];
+  ld.global.f32 %f2, [%rd4+32]; ld.global.f32 %f3, [%rd4+36];
+  and.b32 %r1, %r0, 1;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 bra SKIP;
+  and.b32 %r2, %r0, 7;
+  mov.u32 %r3, 0;
+AGAIN:
+  add.f32 %f0, %f0, 0f3F800000;
+  add.u32 %r3, %r3, 1;
+  setp.le.u32 %p2, %r3, %r2;
+  @%p2 bra AGAIN;
+SKIP:
+  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3},
+      {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%f0, %f1, %f2, %f3};
+  @!%p1 bra STORE;
+  neg.f32 %f0, %f0;
+STORE:
+  st.global.f32 [%rd6], %f0; st.global.f32 [%rd6+4], %f1;
+  st.global.f32 [%rd6+8], %f2; st.global.f32 [%rd6+12], %f3;
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("wave", WAVES, ids=lambda w: f"wave{w}")
+def test_tensor_kernels_run_in_warp_lockstep(wave):
+    """The warp matrix kernels run as region loops or phases (the warp's lanes in lockstep,
+    the whole-warp function between regions), not as fibers"""
+    from pyshim.ptx.translate import translate
+
+    for ptx in (mma.module(), DIVERGENT):
+        src = translate(ptx, f"cpu-wave{wave}")
+        modes = re.findall(r"/\* kernel (\S+): ([^*]*?) \*/", src)
+        assert modes and not [k for k, how in modes if "fibers" in how], modes
+        assert all("region loops" in how or "phases" in how for _k, how in modes), modes
+        assert "ps_warp_run(ctx" not in src  # (the fibers' exchange)
+        assert "PS_COLL_WARPFN;" in src
+
+
+def test_mma_among_divergent_branches(mod, tmp_path):
+    wave, _module = mod
+    f = mma.Form(16, 8, 16, "f32", "f16", "f16", "f32")
+    module = build(DIVERGENT, f"cpu-wave{wave}", tmp_path)
+    rng = np.random.default_rng(wave)
+    ins = np.zeros((WARPS * 32, 10), dtype=np.uint32)
+    refs = []
+    for w in range(WARPS):
+        A = _matrix(_bits("f16", 256, rng, 0), 16, 16)
+        B = _matrix(_bits("f16", 128, rng, 0), 16, 8)
+        C = _matrix(_bits("f32", 128, rng, 0), 16, 8)
+        lanes = slice(32 * w, 32 * w + 32)
+        ins[lanes, :4] = mma.pack("f16", mma.a_layout(f), A, 4)
+        ins[lanes, 4:6] = mma.pack("f16", mma.b_layout(f), B, 2)
+        words = mma.pack("f32", mma.c_layout(f), C, 4)
+        ins[lanes, 6:] = words
+        for lane in range(1, 32, 2):  # what the odd lanes' loop does to their first C word
+            v = words[lane, 0:1].view(np.float32).copy()
+            for _ in range(((32 * w + lane) & 7) + 1):
+                v = v + np.float32(1.0)
+            words[lane, 0:1] = v.view(np.uint32)
+        refs.append(_reference(f, A, B, mma.unpack("f32", mma.c_layout(f), words, 16, 8)))
+    out = np.zeros((WARPS * 32, 4), dtype=np.uint32)
+    module.launch("divergent", (1,), (WARPS * 32,), [ins, out], warp_size=wave)
+    out[0::2, 0] ^= 0x80000000  # the even lanes' negation, undone
+    for w in range(WARPS):
+        got = mma.decode("f32", mma.unpack("f32", mma.c_layout(f), out[32 * w:32 * w + 32],
+                                           16, 8))
+        want, tol = refs[w]
+        assert np.all(np.abs(got - want) <= tol), (w, got - want, tol)

@@ -3,8 +3,9 @@
 
 Their semantics are whole-warp functions in preludes/mma.h; each lane builds a record of
 its registers and hands it to the target's exchange (ps_warp_run, preludes/mma_cpu.h), so
-the C here only marshals registers. Kernels using them run as fibers on the CPU device
-(passes/classify_sync.py lists the opcodes). The preludes are added only to modules that use
+the C here only marshals registers. On the CPU device their kernels run as phases or region
+loops (targets/cpu/phase.py: the warp's lanes deposit their registers, the scheduler runs
+the function once per warp), or as fibers where those cannot (passes/classify_sync.py). The preludes are added only to modules that use
 these instructions (`prelude`), so every other module's C is unchanged.
 """
 
@@ -103,6 +104,8 @@ def _words_out(fe: Fe, inst: I, op: ir.Operand, bits: int, rec: str) -> list[str
 
 def _run(fe: Fe, inst: I, ins: list[str], fn: str, desc_type: str, desc: str,
          outs: Callable[[str], list[str]], addr: str | None = None) -> str:
+    if getattr(fe.form, "warp_fn", None) is not None:  # the CPU's phase form (cpu/phase.py)
+        return fe.form.warp_fn(fe, inst, ins, fn, desc_type, desc, outs, addr)
     t = fe.new_tmp()
     code = [f"{{ ps_wrec {t};"]
     code += [f"{t}.in[{i}] = {w};" for i, w in enumerate(ins)]
@@ -271,8 +274,10 @@ def _wmma(fe: Fe, inst: I) -> str:
         bits = 64 if ty == "f64" else 32
         nwords = len(_items(frag)) * (2 if bits == 64 else 1)
         t = fe.new_tmp()
+        # (the CPU's phase form stops every thread at each warp instruction's site, cpu/phase.py)
+        sync = fe.form.warp_sync(fe, inst) + " " if hasattr(fe.form, "warp_sync") else ""
         if kind == "load":
-            code = [f"{{ uint32_t {t}[{nwords}]; ps_wmma_load(ps_laneid(ctx), {t}, {nwords}u, "
+            code = [f"{sync}{{ uint32_t {t}[{nwords}]; ps_wmma_load(ps_laneid(ctx), {t}, {nwords}u, "
                     f"{MT[ty]}, {rows}u, {cols}u, {fe.addr(p, space, inst)}, {st}, "
                     f"{int(col_major)});"]
             for i, item in enumerate(_items(frag)):
@@ -283,7 +288,7 @@ def _wmma(fe: Fe, inst: I) -> str:
                     code.append(fe.dst(item, "b32", f"{t}[{i}]", inst))
             return " ".join(code + ["}"])
         words = _words_in(fe, inst, frag, bits)
-        return (f"{{ uint32_t {t}[{nwords}] = {{{', '.join(words)}}}; "
+        return (f"{sync}{{ uint32_t {t}[{nwords}] = {{{', '.join(words)}}}; "
                 f"ps_wmma_store(ps_laneid(ctx), {t}, {nwords}u, {MT[ty]}, {rows}u, {cols}u, "
                 f"{fe.addr(p, space, inst)}, {st}, {int(col_major)}); }}")
     if kind != "mma":

@@ -7,7 +7,8 @@ cannot see the callee). Kernels:
   global memory or reads a clock: then "phase" with region loops running the loop's
   iterations in lockstep);
 - "phase": the only sync is `bar.sync <imm>`, `bar.red` (no count), shfl, vote,
-  activemask, match, redux or bar.warp.sync in
+  activemask, match, redux, elect, bar.warp.sync or a warp matrix instruction (mma, wmma,
+  ldmatrix, stmatrix, movmatrix: a whole-warp function between phases) in
   the kernel body itself (not in callees): each thread runs until it reaches one, with its
   registers in a per-thread context, and returns that site; the block function loops over
   the threads phase after phase and completes barriers and collectives in between (no

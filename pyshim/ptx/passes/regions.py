@@ -4,7 +4,8 @@ regions start.
 A region is a stretch of the kernel body that the CPU target runs as one loop over the
 block's threads (targets/cpu/regions.py). Regions end at every synchronisation point: an
 unconditional `bar.sync <imm>` / `barrier.sync` or a warp collective (shfl, vote,
-activemask, match, redux, bar.warp.sync) at the top level of the body. Control flow between
+activemask, match, redux, bar.warp.sync, the warp matrix instructions) at the top level of
+the body. Control flow between
 regions is per thread: each thread has a region counter, a branch to a label in another
 region sets it, and the block runs next the lowest region some thread is waiting at. So the
 labels that such branches target start regions too, found to a fixpoint (splitting at a label

@@ -42,6 +42,7 @@ typedef struct ps_tctx {
     int *trap;
     uint32_t nthreads;
     struct ps_coll *coll; /* phase mode: per-thread collective records */
+    struct ps_wwarp *wrec; /* phase mode: the block's warp-matrix records (mma_cpu.h) */
 } ps_tctx;
 
 /* phase mode: what a thread brings to a warp collective, and what it gets back */
@@ -56,7 +57,14 @@ typedef struct ps_coll {
 #define PS_COLL_MATCH 0xfffffffeu    /* res = lanes whose val equals this one */
 #define PS_COLL_REDUX 0xffffff00u    /* + 2 * op + signed: res = reduction over the warp */
 #define PS_COLL_BARRED 0xfffffffdu   /* at a bar.red: res = popc, act = and | or << 1 */
+#define PS_COLL_WARPFN 0xfffffffcu   /* a whole-warp function (mma.h): val = its ps_wcall */
 #define PS_PHASE_COLL 0x80000000u
+/* a whole-warp function's call site: `run` completes it for the warp of the block whose
+ * first thread is w0, from the block's records (mma_cpu.h) */
+typedef struct ps_wcall {
+    void (*run)(struct ps_wwarp *b, uint32_t w0, uint32_t mask, const void *desc);
+    const void *desc;
+} ps_wcall;
 
 /* ---- math (libm) ---- */
 #define PS_SQRTF(x) sqrtf(x)
@@ -367,7 +375,7 @@ PS_FN void ps_shfl_complete(uint32_t n, uint32_t wave, uint32_t ep,
 /* ---- phase mode: complete the collectives the threads wait at (per wavefront, the lowest
  * call site first); returns whether any completed ---- */
 PS_FN int ps_phase_collectives(uint32_t n, uint32_t wave, uint8_t *state, const uint32_t *resume,
-                               ps_coll *coll) {
+                               ps_coll *coll, struct ps_wwarp *warps) {
     int any = 0;
     for (uint32_t lo = 0; lo < n; lo += wave) {
         uint32_t hi = lo + wave < n ? lo + wave : n, site = 0xffffffffu;
@@ -380,10 +388,20 @@ PS_FN int ps_phase_collectives(uint32_t n, uint32_t wave, uint8_t *state, const 
                 mask |= 1ull << (i - lo);
                 if (coll[i].val) ballot |= 1ull << (i - lo);
             }
+        uint32_t first = lo + (uint32_t)__builtin_ctzll(mask);
+        if (coll[first].src == PS_COLL_WARPFN) {
+            /* each 32-lane half of the wavefront is its own CUDA warp */
+            const ps_wcall *call = (const ps_wcall *)(uintptr_t)coll[first].val;
+            for (uint32_t h = 0; h < wave && lo + h < hi; h += 32) {
+                uint32_t m32 = (uint32_t)(mask >> h);
+                if (m32) call->run(warps, lo + h, m32, call->desc);
+            }
+        }
         for (uint32_t i = lo; i < hi; i++) {
             if (!((mask >> (i - lo)) & 1u)) continue;
             ps_coll *c = &coll[i];
-            if (c->src == PS_COLL_BALLOT) c->res = ballot;
+            if (c->src == PS_COLL_WARPFN) ;
+            else if (c->src == PS_COLL_BALLOT) c->res = ballot;
             else if (c->src == PS_COLL_MATCH) c->res = ps_coll_match(coll, lo, hi, mask, c->val);
             else if (c->src >= PS_COLL_REDUX)
                 c->res = ps_coll_redux(coll, lo, hi, mask, i, c->src - PS_COLL_REDUX);

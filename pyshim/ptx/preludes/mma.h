@@ -2,10 +2,10 @@
  * multiply-accumulate", 9.7.9 ldmatrix / stmatrix / movmatrix), written as functions of the
  * whole warp's fragments.
  *
- * Each lane brings a record (ps_wrec: its input registers, an address, room for its output
- * registers); a target's exchange (mma_cpu.h on the CPU device) hands one lane the 32
- * records of its warp (NULL for a lane that did not arrive: its fragment reads as zeros and
- * gets no result), and that lane computes every lane's outputs. The fragment layouts are
+ * Each lane brings its input registers and an address; a target's exchange (mma_cpu.h on
+ * the CPU device) gathers the warp's into one ps_wwarp (register by register, lane by lane)
+ * with the mask of the lanes that arrived (a lane that did not: its fragment reads as zeros
+ * and gets no result), and the function computes every lane's outputs. The fragment layouts are
  * the ISA manual's: groupID g = lane >> 2, threadID_in_group t = lane & 3, and for an
  * element i of a fragment register r (e elements per 32-bit register):
  *   A[m16]:  row g + 8 (r & 1), col t e + i + (K / 2)(r >> 1)     (m8: row g)
@@ -28,7 +28,29 @@ typedef struct ps_wrec {
     uint32_t pad;
 } ps_wrec;
 
-typedef void (*ps_warp_fn)(ps_wrec *const *lanes, const void *desc);
+/* A warp's records as the whole-warp functions read them: word i of lane l is
+ * PS_W_IN(w, i, l), at in[i * stride + l], so a fragment register over the warp is one
+ * contiguous row (for m16n8k16 f16 the A register r over the 32 lanes is an 8 x 8 block of
+ * A, row-major). The CPU's phase form keeps these rows for the whole block (stride = its
+ * thread count), so lanes in lockstep deposit a register with one vector store. `mask`: the
+ * lanes that arrived. */
+typedef struct ps_wwarp {
+    uint32_t *in;          /* 32 rows */
+    uint32_t *out;         /* 16 rows */
+    uint8_t **addr;        /* one row */
+    uint64_t stride;
+} ps_wwarp;
+#define PS_W_IN(w, i, l) ((w)->in[(uint64_t)(i) * (w)->stride + (l)])
+#define PS_W_OUT(w, i, l) ((w)->out[(uint64_t)(i) * (w)->stride + (l)])
+
+typedef void (*ps_warp_fn)(ps_wwarp *w, uint32_t mask, const void *desc);
+
+PS_FN int ps_lane_in(const ps_wwarp *w, uint32_t mask, uint32_t l, uint32_t *words,
+                     uint32_t n) {
+    if (!((mask >> l) & 1u)) return 0;
+    for (uint32_t i = 0; i < n; i++) words[i] = PS_W_IN(w, i, l);
+    return 1;
+}
 
 enum {
     PS_MT_F16 = 0, PS_MT_BF16, PS_MT_TF32, PS_MT_F64, PS_MT_S8, PS_MT_U8, PS_MT_S4, PS_MT_U4,
@@ -123,38 +145,160 @@ PS_FN uint64_t ps_word64(const uint32_t *w, uint32_t i) {
     return (uint64_t)w[2 * i] | ((uint64_t)w[2 * i + 1] << 32);
 }
 
+/* ---- the whole warp's m16n8k8 / m16n8k16 f16 and bf16 mma (f16 or f32 accumulator), all
+ * 32 lanes present: the fragments as dense tiles, then a rank-1 update per k over rows of 8
+ * (vector extensions: clang and gcc make AVX2 / AVX-512 of them where the kernel compiler's
+ * target has them, SSE otherwise). The same sums in the same order as ps_mma_warp's
+ * general loop: C[m][n] + A[m][0] B[0][n] + A[m][1] B[1][n] + ..., each product exact in
+ * f32, then rounded once per addition (no contraction: -ffp-contract=off, and fma would
+ * differ from it for bf16 products beyond f32's range). */
+typedef float ps_v8f __attribute__((vector_size(32)));
+
+/* ps_h2f without branches (the same value for every input), so its loops vectorise */
+PS_FN float ps_h2f_sel(uint32_t h) {
+    uint32_t s = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    uint32_t sub = ps_f2u((float)m * (1.0f / 16777216.0f)) | s;
+    uint32_t big = s | 0x7f800000u | (m << 13), normal = s | ((e + 112u) << 23) | (m << 13);
+    return ps_u2f(e == 0x1fu ? big : e == 0u ? sub : normal);
+}
+
+/* f16 -> f32 for the tiles: F16C's conversion where the compiler has it (the same value:
+ * a signalling NaN comes out quiet, as the first addition would make it anyway) */
+PS_FN float ps_h2f_tile(uint32_t h) {
+#if defined(__clang__) && defined(__F16C__)
+    uint16_t u = (uint16_t)h;
+    _Float16 x;
+    __builtin_memcpy(&x, &u, 2);
+    return (float)x;
+#else
+    return ps_h2f_sel(h);
+#endif
+}
+
+/* The fragments over the warp are dense blocks already: A register r (rows 8 (r & 1),
+ * columns 8 (r >> 1)) and B register r (B^T rows g, columns 8 r) are 8 x 8 row-major
+ * blocks of 16-bit elements; C registers 2 h and 2 h + 1, interleaved, are rows 8 h to
+ * 8 h + 7 of C. */
+PS_FN inline __attribute__((always_inline)) void
+ps_mma_f16_tile(ps_wwarp *W, const uint32_t K, const int bf, const int cf16, const int df16) {
+    const uint32_t na = K / 4u, nb = K / 8u;
+    const uint64_t st = W->stride;
+    const uint32_t *in = W->in;
+    uint32_t *out = W->out;
+    float A[16][16], Bt[8][16], B[16][8];
+    float C[16][8] __attribute__((aligned(32)));
+    uint16_t h[64];
+    for (uint32_t r = 0; r < na; r++) {
+        __builtin_memcpy(h, in + r * st, sizeof h);
+        const uint32_t rb = 8u * (r & 1u), cb = 8u * (r >> 1);
+        for (uint32_t g = 0; g < 8; g++)
+            for (uint32_t c = 0; c < 8; c++)
+                A[rb + g][cb + c] = bf ? ps_u2f((uint32_t)h[8 * g + c] << 16)
+                                       : ps_h2f_tile(h[8 * g + c]);
+    }
+    for (uint32_t r = 0; r < nb; r++) {
+        __builtin_memcpy(h, in + (na + r) * st, sizeof h);
+        for (uint32_t g = 0; g < 8; g++)
+            for (uint32_t c = 0; c < 8; c++)
+                Bt[g][8u * r + c] = bf ? ps_u2f((uint32_t)h[8 * g + c] << 16)
+                                       : ps_h2f_tile(h[8 * g + c]);
+    }
+    for (uint32_t k = 0; k < K; k++)
+        for (uint32_t n = 0; n < 8; n++) B[k][n] = Bt[n][k];
+    float *Cf = &C[0][0];
+    if (cf16) {
+        for (uint32_t w = 0; w < 2; w++) {
+            __builtin_memcpy(h, in + (na + nb + w) * st, sizeof h);
+            for (uint32_t e = 0; e < 64; e++) Cf[64 * w + e] = ps_h2f_tile(h[e]);
+        }
+    } else {
+        for (uint32_t w = 0; w < 2; w++) {
+            const uint32_t *c0 = in + (na + nb + 2 * w) * st, *c1 = c0 + st;
+            for (uint32_t l = 0; l < 32; l++) {
+                Cf[64 * w + 2 * l] = ps_u2f(c0[l]);
+                Cf[64 * w + 2 * l + 1] = ps_u2f(c1[l]);
+            }
+        }
+    }
+    for (uint32_t m = 0; m < 16; m++) {
+        ps_v8f acc;
+        __builtin_memcpy(&acc, C[m], sizeof acc);
+        for (uint32_t k = 0; k < K; k++) {
+            ps_v8f b;
+            __builtin_memcpy(&b, B[k], sizeof b);
+            const float a = A[m][k];
+            acc = acc + (ps_v8f){a, a, a, a, a, a, a, a} * b;
+        }
+        __builtin_memcpy(C[m], &acc, sizeof acc);
+    }
+    if (df16) {
+        for (uint32_t w = 0; w < 2; w++)
+            for (uint32_t l = 0; l < 32; l++)
+                out[w * st + l] = (uint32_t)ps_f2h(Cf[64 * w + 2 * l])
+                                  | ((uint32_t)ps_f2h(Cf[64 * w + 2 * l + 1]) << 16);
+    } else {
+        for (uint32_t w = 0; w < 2; w++) {
+            uint32_t *d0 = out + 2 * w * st, *d1 = d0 + st;
+            for (uint32_t l = 0; l < 32; l++) {
+                d0[l] = ps_f2u(Cf[64 * w + 2 * l]);
+                d1[l] = ps_f2u(Cf[64 * w + 2 * l + 1]);
+            }
+        }
+    }
+}
+
+/* whether ps_mma_f16_tile did this mma */
+PS_FN int ps_mma_fast(ps_wwarp *W, uint32_t mask, const ps_mma_desc *d) {
+    if (mask != 0xffffffffu || d->m != 16 || (d->k != 16 && d->k != 8)
+        || (d->a != PS_MT_F16 && d->a != PS_MT_BF16) || d->b != d->a
+        || (d->c != PS_MT_F32 && d->c != PS_MT_F16) || (d->d != PS_MT_F32 && d->d != PS_MT_F16))
+        return 0;
+    const int bf = d->a == PS_MT_BF16, cf = d->c == PS_MT_F16, df = d->d == PS_MT_F16;
+    /* one instance per combination, each with constant loop bounds */
+#define PS_MMA_TILE(K, B, CF, DF) if (d->k == K && bf == B && cf == CF && df == DF) \
+        { ps_mma_f16_tile(W, K, B, CF, DF); return 1; }
+    PS_MMA_TILE(16, 0, 0, 0) PS_MMA_TILE(16, 0, 1, 1) PS_MMA_TILE(16, 0, 1, 0)
+    PS_MMA_TILE(16, 0, 0, 1) PS_MMA_TILE(8, 0, 0, 0) PS_MMA_TILE(8, 0, 1, 1)
+    PS_MMA_TILE(8, 0, 1, 0) PS_MMA_TILE(8, 0, 0, 1) PS_MMA_TILE(16, 1, 0, 0)
+    PS_MMA_TILE(8, 1, 0, 0)
+#undef PS_MMA_TILE
+    return 0;
+}
+
 /* mma.sync.aligned for one warp */
-PS_FN void ps_mma_warp(ps_wrec *const *lanes, const void *dp) {
+PS_FN void ps_mma_warp(ps_wwarp *W, uint32_t mask, const void *dp) {
     const ps_mma_desc *d = (const ps_mma_desc *)dp;
+    const uint32_t nin = (uint32_t)d->na + d->nb + d->nc;
+    uint32_t rin[32];
+    if (ps_mma_fast(W, mask, d)) return;
     const uint32_t M = d->m, N = 8, K = d->k;
     const uint32_t ea = M * K / 32u, eb = K * N / 32u, ec = M * N / 32u;
     const uint32_t wa = ps_mt_bits(d->a), wb = ps_mt_bits(d->b);
     if (d->a == PS_MT_F64) {
         double A[8][4] = {{0}}, B[4][8] = {{0}}, C[8][8] = {{0}};
         for (uint32_t l = 0; l < 32; l++) {
-            const ps_wrec *r = lanes[l];
-            if (!r) continue;
+            if (!ps_lane_in(W, mask, l, rin, nin)) continue;
             uint32_t row, col;
             ps_mma_a_at(d, l, 0, &row, &col);
-            A[row][col] = ps_u2d(ps_word64(r->in, 0));
+            A[row][col] = ps_u2d(ps_word64(rin, 0));
             ps_mma_b_at(d, l, 0, &row, &col);
-            B[row][col] = ps_u2d(ps_word64(r->in + d->na, 0));
+            B[row][col] = ps_u2d(ps_word64(rin + d->na, 0));
             for (uint32_t j = 0; j < ec; j++) {
                 ps_mma_c_at(l, j, &row, &col);
-                C[row][col] = ps_u2d(ps_word64(r->in + d->na + d->nb, j));
+                C[row][col] = ps_u2d(ps_word64(rin + d->na + d->nb, j));
             }
         }
         for (uint32_t i = 0; i < 8; i++)
             for (uint32_t k = 0; k < 4; k++)
                 for (uint32_t j = 0; j < 8; j++) C[i][j] = fma(A[i][k], B[k][j], C[i][j]);
         for (uint32_t l = 0; l < 32; l++) {
-            if (!lanes[l]) continue;
+            if (!((mask >> l) & 1u)) continue;
             for (uint32_t j = 0; j < ec; j++) {
                 uint32_t row, col;
                 ps_mma_c_at(l, j, &row, &col);
                 uint64_t u = ps_d2u(C[row][col]);
-                lanes[l]->out[2 * j] = (uint32_t)u;
-                lanes[l]->out[2 * j + 1] = (uint32_t)(u >> 32);
+                PS_W_OUT(W, 2 * j, l) = (uint32_t)u;
+                PS_W_OUT(W, 2 * j + 1, l) = (uint32_t)(u >> 32);
             }
         }
         return;
@@ -164,22 +308,21 @@ PS_FN void ps_mma_warp(ps_wrec *const *lanes, const void *dp) {
         uint32_t A[16][8] = {{0}}, B[8][8] = {{0}};
         int32_t C[16][8] = {{0}};
         for (uint32_t l = 0; l < 32; l++) {
-            const ps_wrec *r = lanes[l];
-            if (!r) continue;
+            if (!ps_lane_in(W, mask, l, rin, nin)) continue;
             for (uint32_t i = 0; i < ea; i++) {
                 uint32_t row, col;
                 ps_mma_a_at(d, l, i, &row, &col);
-                A[row][col >> 5] |= ps_frag_bits(r->in, i, 1) << (col & 31u);
+                A[row][col >> 5] |= ps_frag_bits(rin, i, 1) << (col & 31u);
             }
             for (uint32_t i = 0; i < eb; i++) {
                 uint32_t row, col;
                 ps_mma_b_at(d, l, i, &row, &col);
-                B[col][row >> 5] |= ps_frag_bits(r->in + d->na, i, 1) << (row & 31u);
+                B[col][row >> 5] |= ps_frag_bits(rin + d->na, i, 1) << (row & 31u);
             }
             for (uint32_t j = 0; j < ec; j++) {
                 uint32_t row, col;
                 ps_mma_c_at(l, j, &row, &col);
-                C[row][col] = (int32_t)r->in[d->na + d->nb + j];
+                C[row][col] = (int32_t)rin[d->na + d->nb + j];
             }
         }
         for (uint32_t i = 0; i < M; i++)
@@ -190,11 +333,11 @@ PS_FN void ps_mma_warp(ps_wrec *const *lanes, const void *dp) {
                 C[i][j] = (int32_t)acc;
             }
         for (uint32_t l = 0; l < 32; l++) {
-            if (!lanes[l]) continue;
+            if (!((mask >> l) & 1u)) continue;
             for (uint32_t j = 0; j < ec; j++) {
                 uint32_t row, col;
                 ps_mma_c_at(l, j, &row, &col);
-                lanes[l]->out[j] = (uint32_t)C[row][col];
+                PS_W_OUT(W, j, l) = (uint32_t)C[row][col];
             }
         }
         return;
@@ -203,22 +346,21 @@ PS_FN void ps_mma_warp(ps_wrec *const *lanes, const void *dp) {
         int32_t A[16][64] = {{0}}, B[64][8] = {{0}};
         int64_t C[16][8] = {{0}};
         for (uint32_t l = 0; l < 32; l++) {
-            const ps_wrec *r = lanes[l];
-            if (!r) continue;
+            if (!ps_lane_in(W, mask, l, rin, nin)) continue;
             for (uint32_t i = 0; i < ea; i++) {
                 uint32_t row, col;
                 ps_mma_a_at(d, l, i, &row, &col);
-                A[row][col] = ps_mt_int(d->a, ps_frag_bits(r->in, i, wa));
+                A[row][col] = ps_mt_int(d->a, ps_frag_bits(rin, i, wa));
             }
             for (uint32_t i = 0; i < eb; i++) {
                 uint32_t row, col;
                 ps_mma_b_at(d, l, i, &row, &col);
-                B[row][col] = ps_mt_int(d->b, ps_frag_bits(r->in + d->na, i, wb));
+                B[row][col] = ps_mt_int(d->b, ps_frag_bits(rin + d->na, i, wb));
             }
             for (uint32_t j = 0; j < ec; j++) {
                 uint32_t row, col;
                 ps_mma_c_at(l, j, &row, &col);
-                C[row][col] = (int32_t)r->in[d->na + d->nb + j];
+                C[row][col] = (int32_t)rin[d->na + d->nb + j];
             }
         }
         /* |a b| < 2^16 per product, at most 64 of them: the sums are exact in 64 bits */
@@ -226,12 +368,12 @@ PS_FN void ps_mma_warp(ps_wrec *const *lanes, const void *dp) {
             for (uint32_t k = 0; k < K; k++)
                 for (uint32_t j = 0; j < N; j++) C[i][j] += (int64_t)A[i][k] * B[k][j];
         for (uint32_t l = 0; l < 32; l++) {
-            if (!lanes[l]) continue;
+            if (!((mask >> l) & 1u)) continue;
             for (uint32_t j = 0; j < ec; j++) {
                 uint32_t row, col;
                 ps_mma_c_at(l, j, &row, &col);
                 int64_t v = C[row][col];
-                lanes[l]->out[j] = d->sat ? (uint32_t)ps_sat_s64_to_s32(v) : (uint32_t)v;
+                PS_W_OUT(W, j, l) = d->sat ? (uint32_t)ps_sat_s64_to_s32(v) : (uint32_t)v;
             }
         }
         return;
@@ -241,22 +383,21 @@ PS_FN void ps_mma_warp(ps_wrec *const *lanes, const void *dp) {
     uint32_t RA[16 * 32] = {0}, RB[32 * 8] = {0};
     float A[16][32], B[32][8], C[16][8] = {{0}};
     for (uint32_t l = 0; l < 32; l++) {
-        const ps_wrec *r = lanes[l];
-        if (!r) continue;
+        if (!ps_lane_in(W, mask, l, rin, nin)) continue;
         for (uint32_t i = 0; i < ea; i++) {
             uint32_t row, col;
             ps_mma_a_at(d, l, i, &row, &col);
-            RA[row * 32 + col] = ps_frag_bits(r->in, i, wa);
+            RA[row * 32 + col] = ps_frag_bits(rin, i, wa);
         }
         for (uint32_t i = 0; i < eb; i++) {
             uint32_t row, col;
             ps_mma_b_at(d, l, i, &row, &col);
-            RB[row * 8 + col] = ps_frag_bits(r->in + d->na, i, wb);
+            RB[row * 8 + col] = ps_frag_bits(rin + d->na, i, wb);
         }
         for (uint32_t j = 0; j < ec; j++) {
             uint32_t row, col;
             ps_mma_c_at(l, j, &row, &col);
-            const uint32_t *cw = r->in + d->na + d->nb;
+            const uint32_t *cw = rin + d->na + d->nb;
             C[row][col] = d->c == PS_MT_F16 ? ps_h2f((uint16_t)(cw[j / 2] >> (16 * (j & 1))))
                                             : ps_u2f(cw[j]);
         }
@@ -267,16 +408,15 @@ PS_FN void ps_mma_warp(ps_wrec *const *lanes, const void *dp) {
         for (uint32_t k = 0; k < K; k++)
             for (uint32_t j = 0; j < N; j++) C[i][j] += A[i][k] * B[k][j];
     for (uint32_t l = 0; l < 32; l++) {
-        ps_wrec *r = lanes[l];
-        if (!r) continue;
-        if (d->d == PS_MT_F16) r->out[0] = r->out[1] = 0;
+        if (!((mask >> l) & 1u)) continue;
+        if (d->d == PS_MT_F16) PS_W_OUT(W, 0, l) = PS_W_OUT(W, 1, l) = 0;
         for (uint32_t j = 0; j < ec; j++) {
             uint32_t row, col;
             ps_mma_c_at(l, j, &row, &col);
             if (d->d == PS_MT_F16)
-                r->out[j / 2] |= (uint32_t)ps_f2h(C[row][col]) << (16 * (j & 1));
+                PS_W_OUT(W, j / 2, l) |= (uint32_t)ps_f2h(C[row][col]) << (16 * (j & 1));
             else
-                r->out[j] = ps_f2u(C[row][col]);
+                PS_W_OUT(W, j, l) = ps_f2u(C[row][col]);
         }
     }
 }
@@ -287,45 +427,43 @@ PS_FN void ps_mma_warp(ps_wrec *const *lanes, const void *dp) {
  * of matrices, .trans */
 typedef struct ps_ldm_desc { uint8_t count, trans; } ps_ldm_desc;
 
-PS_FN void ps_ldmatrix_warp(ps_wrec *const *lanes, const void *dp) {
+PS_FN void ps_ldmatrix_warp(ps_wwarp *W, uint32_t mask, const void *dp) {
     const ps_ldm_desc *d = (const ps_ldm_desc *)dp;
     for (uint32_t l = 0; l < 32; l++) {
-        ps_wrec *r = lanes[l];
-        if (!r) continue;
+        if (!((mask >> l) & 1u)) continue;
         for (uint32_t j = 0; j < d->count; j++) {
             if (!d->trans) {
-                const ps_wrec *src = lanes[8 * j + (l >> 2)];
+                const uint32_t s = 8 * j + (l >> 2);
                 uint32_t v = 0;
-                if (src) __builtin_memcpy(&v, src->addr + 4 * (l & 3u), 4);
-                r->out[j] = v;
+                if ((mask >> s) & 1u) __builtin_memcpy(&v, W->addr[s] + 4 * (l & 3u), 4);
+                PS_W_OUT(W, j, l) = v;
             } else {
                 uint32_t v = 0;
                 for (uint32_t h = 0; h < 2; h++) {
-                    const ps_wrec *src = lanes[8 * j + 2 * (l & 3u) + h];
+                    const uint32_t s = 8 * j + 2 * (l & 3u) + h;
                     uint16_t x = 0;
-                    if (src) __builtin_memcpy(&x, src->addr + 2 * (l >> 2), 2);
+                    if ((mask >> s) & 1u) __builtin_memcpy(&x, W->addr[s] + 2 * (l >> 2), 2);
                     v |= (uint32_t)x << (16 * h);
                 }
-                r->out[j] = v;
+                PS_W_OUT(W, j, l) = v;
             }
         }
     }
 }
 
-PS_FN void ps_stmatrix_warp(ps_wrec *const *lanes, const void *dp) {
+PS_FN void ps_stmatrix_warp(ps_wwarp *W, uint32_t mask, const void *dp) {
     const ps_ldm_desc *d = (const ps_ldm_desc *)dp;
     for (uint32_t l = 0; l < 32; l++) {
-        const ps_wrec *r = lanes[l];
-        if (!r) continue;
+        if (!((mask >> l) & 1u)) continue;
         for (uint32_t j = 0; j < d->count; j++) {
             if (!d->trans) {
-                const ps_wrec *dst = lanes[8 * j + (l >> 2)];
-                if (dst) __builtin_memcpy(dst->addr + 4 * (l & 3u), &r->in[j], 4);
+                const uint32_t s = 8 * j + (l >> 2);
+                if ((mask >> s) & 1u) __builtin_memcpy(W->addr[s] + 4 * (l & 3u), &PS_W_IN(W, j, l), 4);
             } else {
                 for (uint32_t h = 0; h < 2; h++) {
-                    const ps_wrec *dst = lanes[8 * j + 2 * (l & 3u) + h];
-                    uint16_t x = (uint16_t)(r->in[j] >> (16 * h));
-                    if (dst) __builtin_memcpy(dst->addr + 2 * (l >> 2), &x, 2);
+                    const uint32_t s = 8 * j + 2 * (l & 3u) + h;
+                    uint16_t x = (uint16_t)(PS_W_IN(W, j, l) >> (16 * h));
+                    if ((mask >> s) & 1u) __builtin_memcpy(W->addr[s] + 2 * (l >> 2), &x, 2);
                 }
             }
         }
@@ -334,19 +472,18 @@ PS_FN void ps_stmatrix_warp(ps_wrec *const *lanes, const void *dp) {
 
 /* movmatrix.sync.aligned.m8n8.trans.b16 (PTX ISA 9.7.14.5.17): the transpose of an 8x8
  * matrix held in the ldmatrix fragment layout */
-PS_FN void ps_movmatrix_warp(ps_wrec *const *lanes, const void *dp) {
+PS_FN void ps_movmatrix_warp(ps_wwarp *W, uint32_t mask, const void *dp) {
     (void)dp;
     for (uint32_t l = 0; l < 32; l++) {
-        ps_wrec *r = lanes[l];
-        if (!r) continue;
+        if (!((mask >> l) & 1u)) continue;
         uint32_t v = 0;
         for (uint32_t h = 0; h < 2; h++) {
             uint32_t row = 2 * (l & 3u) + h, col = l >> 2;   /* element (row, col) of the source */
-            const ps_wrec *src = lanes[4 * row + col / 2];
-            uint32_t x = src ? (src->in[0] >> (16 * (col & 1u))) & 0xffffu : 0u;
+            const uint32_t s = 4 * row + col / 2;
+            uint32_t x = ((mask >> s) & 1u) ? (PS_W_IN(W, 0, s) >> (16 * (col & 1u))) & 0xffffu : 0u;
             v |= x << (16 * h);
         }
-        r->out[0] = v;
+        PS_W_OUT(W, 0, l) = v;
     }
 }
 
@@ -413,8 +550,10 @@ PS_FN void ps_wmma_store(uint32_t lane, const uint32_t *w, uint32_t words, int t
     }
 }
 
-PS_FN void ps_wmma_mma_warp(ps_wrec *const *lanes, const void *dp) {
+PS_FN void ps_wmma_mma_warp(ps_wwarp *W, uint32_t mask, const void *dp) {
     const ps_wmma_desc *d = (const ps_wmma_desc *)dp;
+    const uint32_t nin = (uint32_t)d->na + d->nb + d->nc;
+    uint32_t rin[32];
     const uint32_t M = d->m, N = d->n, K = d->k;
     const uint32_t Ea = ps_wmma_elems(d->na, d->a), Eb = ps_wmma_elems(d->nb, d->b),
                    Ec = ps_wmma_elems(d->nc, d->c), Ed = ps_wmma_elems(d->nd, d->d);
@@ -428,9 +567,8 @@ PS_FN void ps_wmma_mma_warp(ps_wrec *const *lanes, const void *dp) {
     for (uint32_t i = 0; i < K * N; i++) { FB[i] = 0; B[i] = 0; IB[i] = 0; }
     for (uint32_t i = 0; i < M * N; i++) { FC[i] = 0; C[i] = 0; IC[i] = 0; }
     for (uint32_t l = 0; l < 32; l++) {
-        const ps_wrec *r = lanes[l];
-        if (!r) continue;
-        const uint32_t *wa = r->in, *wb = r->in + d->na, *wc = r->in + d->na + d->nb;
+        if (!ps_lane_in(W, mask, l, rin, nin)) continue;
+        const uint32_t *wa = rin, *wb = rin + d->na, *wc = rin + d->na + d->nb;
         for (uint32_t e = 0; e < Ea; e++) {
             uint32_t row, col;
             ps_wmma_at(l, e, Ea, M, K, &row, &col);
@@ -464,8 +602,8 @@ PS_FN void ps_wmma_mma_warp(ps_wrec *const *lanes, const void *dp) {
             else for (uint32_t j = 0; j < N; j++) IC[i * N + j] += IA[i * K + k] * IB[k * N + j];
         }
     for (uint32_t l = 0; l < 32; l++) {
-        ps_wrec *r = lanes[l];
-        if (!r) continue;
+        if (!((mask >> l) & 1u)) continue;
+        uint32_t rout[16] = {0};
         for (uint32_t e = 0; e < Ed; e++) {
             uint32_t row, col;
             ps_wmma_at(l, e, Ed, M, N, &row, &col);
@@ -474,7 +612,8 @@ PS_FN void ps_wmma_mma_warp(ps_wrec *const *lanes, const void *dp) {
             else if (f64) v = ps_d2u(C[row * N + col]);
             else v = d->sat ? (uint32_t)ps_sat_s64_to_s32(IC[row * N + col])
                             : (uint32_t)IC[row * N + col];
-            ps_wmma_elem_put(r->out, e, d->d, v);
+            ps_wmma_elem_put(rout, e, d->d, v);
         }
+        for (uint32_t i = 0; i < d->nd; i++) PS_W_OUT(W, i, l) = rout[i];
     }
 }

@@ -10,6 +10,8 @@ the result. Registers live in the context copy `L->r`, arrays in the per-thread 
 
 from __future__ import annotations
 
+import re
+
 from pyshim.ptx import ir
 from pyshim.ptx.isa import records
 from pyshim.ptx.isa.collectives import Form, elected
@@ -17,8 +19,12 @@ from pyshim.ptx.targets.base import REGION_MARK
 
 PC = "ctx->coll[PS_LINEAR(ctx)]"  # this thread's collective record
 # the warp collectives this form (and cpu.h's ps_phase_collectives) completes; a kernel with
-# any other collective (a whole-warp function such as mma.sync) runs as fibers
-PHASE_COLLECTIVES = frozenset(("shfl", "vote", "activemask", "match", "redux", "elect"))
+# any other collective (mbarrier) runs as fibers
+PHASE_COLLECTIVES = frozenset(("shfl", "vote", "activemask", "match", "redux", "elect",
+                               "mma", "wmma", "ldmatrix", "stmatrix", "movmatrix"))
+# the warp matrix instructions among them: whole-warp functions (preludes/mma.h); a thread
+# deposits its registers in the block's records (PS_WIN, mma_cpu.h) and its call site
+WARP_FNS = frozenset(("mma", "wmma", "ldmatrix", "stmatrix", "movmatrix"))
 VOTE_OPS = {"all": 0, "any": 1, "uni": 2, "ballot": 3}
 
 
@@ -64,6 +70,10 @@ class PhaseNaming(records.Naming):
             return REGION_MARK
         if kind == "@resume":
             return self.resume
+        if kind == "@w":  # a warp matrix instruction's records (warp_fn)
+            what, _, row = arg.partition(":")
+            return ("PS_WADDR(ctx, PS_LINEAR(ctx))" if what == "addr"
+                    else f"PS_W{what.upper()}(ctx, PS_LINEAR(ctx), {row})")
         return super().point(what)
 
 
@@ -165,6 +175,31 @@ class PhaseForm(Form):
         if p is not None:
             code.append(fe.dst(p, "pred", t, inst))
         return " ".join(code + ["}"])
+
+    def warp_fn(self, fe, inst: ir.Instruction, ins: list[str], fn: str, desc_type: str,
+                desc: str, outs, addr: str | None) -> str:
+        """A whole-warp function of mma.h (isa/tensor.py _run): the thread's input registers
+        and address into the block's records, the call site into its collective record; the
+        scheduler runs `fn` once per warp (cpu.h ps_phase_collectives); the outputs read back
+        from the records when the thread resumes."""
+        t = fe.new_tmp()
+        dep = [f"{records.point(f'@w:in:{i}')} = {w};" for i, w in enumerate(ins)]
+        if addr is not None:
+            dep.append(f"{records.point('@w:addr')} = (uint8_t *)({addr});")
+        dep += [f"static const {desc_type} {t}d = {{{desc}}};",
+                f"static const ps_wcall {t}c = {{{fn}_phase, &{t}d}};",
+                f"{PC}.val = (uint64_t)(uintptr_t)&{t}c; {PC}.src = PS_COLL_WARPFN;"]
+        rec = f"{t}o"
+        got = " ".join(outs(rec))
+        # outs() spells the outputs as `<rec>.out[i]`: the thread's row i of the records
+        got = re.sub(rf"\b{rec}\.out\[(\d+)\]",
+                     lambda m: records.point(f"@w:out:{m.group(1)}"), got)
+        return _yield(inst, " ".join(dep)) + (" " + got if got else "")
+
+    def warp_sync(self, fe, inst: ir.Instruction) -> str:
+        """A warp instruction that needs no other lane (wmma.load / wmma.store) still stops
+        at its site: every site of a phase kernel is a resume point."""
+        return _ballot(inst, "1")
 
     def redux(self, fe, inst: ir.Instruction, op: int, signed: int, d: ir.Operand,
               a: ir.Operand, mask: ir.Operand) -> str:

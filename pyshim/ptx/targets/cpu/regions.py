@@ -71,6 +71,12 @@ class _Naming(records.Naming):
         if what[:6] == "@park:" or what[:3] == "@l:":
             return records.point(what)  # (spelled once the region's shuffle is decided,
             #                             and once its copies are made)
+        if what[:3] == "@w:":
+            # a warp matrix instruction's records (cpu/phase.py warp_fn): rows of the
+            # block's arrays, without the context (the loop may then run its threads in SIMD)
+            kind, _, row = what[3:].partition(":")
+            return ("ps_waddr[ps_i]" if kind == "addr"
+                    else f"ps_w{kind}[{row}u * (uint64_t)n + ps_i]")
         return super().point(what)
 
 
@@ -129,6 +135,8 @@ class _Branches(records.Naming):
             return _Park().point(what)
         if what[:3] == "@l:":
             return what[3:]
+        if what[:3] == "@w:":
+            return records.point(what)  # (spelled with the registers)
         return super().point(what)
 
 
@@ -140,6 +148,7 @@ class _Scalar(PhaseNaming):
 
     def reg(self, name: str) -> str:
         return name
+
 
 
 def param_copies(k: ir.Function) -> list[str]:
@@ -552,7 +561,7 @@ class RegionKernel:
             if j not in inline:  # (inline: the next region reads the source lanes)
                 loops += _shfl_completion(shfl_insts[int(self.ends[j][5:])], self.constants)
         elif self.ends.get(j, "").startswith("coll"):
-            loops.append("    ps_phase_collectives(n, wave, ps_state, ps_resume, coll);")
+            loops.append("    ps_phase_collectives(n, wave, ps_state, ps_resume, coll, c.wrec);")
         if paths:
             loops += [f"    goto {_lbl('ps_dispatch')};", "}"]
 
@@ -682,6 +691,16 @@ class RegionKernel:
                        "    ps_off += ((uint64_t)n * 5 + 63) & ~63ull;"]
         if colls or shfl_end:
             arrays.append("    const uint32_t wave = PS_WAVE_SIZE(&c);")
+        if any("PS_COLL_WARPFN" in x for x in self.loops):
+            # warp matrix instructions: the block's records (mma_cpu.h)
+            sizes.append("    ps_size += (ps_wblock_bytes(n) + 63) & ~63ull;")
+            arrays += ["    ps_wwarp ps_wb;",
+                       "    ps_wblock_init(&ps_wb, ps_buf + ps_off, n);",
+                       "    ps_off += (ps_wblock_bytes(n) + 63) & ~63ull;",
+                       "    c.wrec = &ps_wb;",
+                       "    uint32_t *restrict ps_win = ps_wb.in, *restrict ps_wout = ps_wb.out;",
+                       "    uint8_t **restrict ps_waddr = ps_wb.addr;",
+                       "    (void)ps_win; (void)ps_wout; (void)ps_waddr;"]
         if shfl_end - inline.keys():
             # 32 elements of guard before and after each array: a shuffle by a constant lane
             # offset reads its source as a plain shifted load (_shfl_completion)

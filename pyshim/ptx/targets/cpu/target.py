@@ -184,6 +184,9 @@ class CpuTarget(Target):
         cases = " ".join(f"case {s}u: goto ps_at_{s};" for s in sites)
         naming = PhaseNaming(moved, f"switch (resume) {{ {cases} default: break; }}")
         static = k.info.shared_size
+        # warp matrix instructions (cpu/phase.py warp_fn): the block's records
+        wrec = "PS_COLL_WARPFN" in body
+        wb = "ps_wblock_bytes(n)" if wrec else "0"
         return "\n".join([
             f"/* kernel {k.name}: phases between barriers */",
             f"typedef struct k{index}_regs {{", *regs, f"}} k{index}_regs;",
@@ -206,9 +209,11 @@ class CpuTarget(Target):
             *param_copies(k),
             "    uint32_t n = c.nthreads, live = n, wave = PS_WAVE_SIZE(&c);",
             f"    uint64_t tbytes = ((uint64_t)n * sizeof(k{index}_thread) + 63) & ~63ull;",
-            "    uint8_t *buf = (uint8_t *)ps_phase_buffer(tbytes + (uint64_t)n * "
-            "(sizeof(ps_coll) + 5));",
+            "    uint64_t cbytes = ((uint64_t)n * (sizeof(ps_coll) + 5) + 63) & ~63ull;",
+            f"    uint8_t *buf = (uint8_t *)ps_phase_buffer(tbytes + cbytes + {wb});",
             "    if (!buf) return 2;",
+            *(["    ps_wwarp ps_wb;", "    ps_wblock_init(&ps_wb, buf + tbytes + cbytes, n);",
+               "    c.wrec = &ps_wb;"] if wrec else []),
             f"    k{index}_thread *T = (k{index}_thread *)buf;",
             "    ps_coll *coll = (ps_coll *)(buf + tbytes);",
             "    uint32_t *resume = (uint32_t *)(coll + n);",
@@ -231,7 +236,7 @@ class CpuTarget(Target):
             "                    else { state[i] = 1; resume[i] = r; }",
             "                }",
             "        if (!live) break;",
-            "        if (ps_phase_collectives(n, wave, state, resume, coll)) continue;",
+            "        if (ps_phase_collectives(n, wave, state, resume, coll, c.wrec)) continue;",
             "        ps_phase_barrier(n, state, coll);",
             "    }",
             "    return 0;",
