@@ -30,7 +30,8 @@ CLANG = shutil.which("clang++-19") or shutil.which("clang++")
 needs_clang = pytest.mark.skipif(CLANG is None, reason="clang++ (19) not installed")
 
 # the prelude's type codes (PS_MX_*)
-TY = {"f16": 0, "bf16": 1, "tf32": 2, "s8": 3, "u8": 3, "f64": 4}
+TY = {"f16": 0, "bf16": 1, "tf32": 2, "s8": 3, "u8": 3, "f64": 4, "e4m3": 5, "e5m2": 5}
+FLAG = ("u8", "e5m2")  # the per-operand flag: unsigned, or e5m2
 VARIANTS = {"wave64": (64, 0), "gfx11": (32, 0), "gfx12": (32, 1)}
 
 # the forms lowered on the hip targets (tensor.py's AMD_FORMS)
@@ -45,6 +46,8 @@ FORMS = [
     mma.Form(16, 8, 16, "s32", "s8", "u8", "s32"), mma.Form(16, 8, 16, "s32", "s8", "s8", "s32", True),
     mma.Form(16, 8, 32, "s32", "s8", "s8", "s32", True), mma.Form(16, 8, 32, "s32", "u8", "u8", "s32"),
     mma.Form(16, 8, 32, "s32", "s8", "s8", "s32"),
+    mma.Form(16, 8, 32, "f32", "e4m3", "e4m3", "f32"), mma.Form(16, 8, 32, "f32", "e5m2", "e4m3", "f32"),
+    mma.Form(16, 8, 32, "f32", "e4m3", "e5m2", "f32"), mma.Form(16, 8, 32, "f32", "e5m2", "e5m2", "f32"),
 ]
 
 
@@ -74,6 +77,12 @@ def _bits(ty: str, n: int, rng: np.random.Generator, kind: int) -> np.ndarray:
         v = rng.uniform(-1e4, 1e4, n).astype(np.float32).view(np.uint32)
     elif ty == "f64":
         v = rng.uniform(-1e6, 1e6, n).view(np.uint64)
+    elif ty == "e4m3":
+        v = rng.integers(0, 256, n)
+        v = np.where((v & 0x7F) == 0x7F, 0, v)  # no NaN
+    elif ty == "e5m2":
+        v = rng.integers(0, 256, n)
+        v = np.where((v & 0x7C) == 0x7C, 0, v)  # no inf / NaN
     else:
         v = rng.integers(0, 1 << w, n, dtype=np.uint64)
     v = v.astype(np.uint64)
@@ -120,7 +129,7 @@ def _run(lib, wave: int, f: mma.Form, seed: int, kind: int):
         refs.append(_reference(f, A, B, C))
     out = np.zeros((wave, nd), dtype=np.uint32)
     p = ctypes.POINTER(ctypes.c_uint32)
-    rc = lib.emu_mma(TY[f.a], int(f.a == "u8"), int(f.b == "u8"), f.m, f.k, na, nb, nc, nd,
+    rc = lib.emu_mma(TY[f.a], int(f.a in FLAG), int(f.b in FLAG), f.m, f.k, na, nb, nc, nd,
                      int(f.c == "f16"), int(f.d == "f16"), int(f.sat),
                      ins.ctypes.data_as(p), out.ctypes.data_as(p))
     assert rc == 0, lib.emu_error().decode()
@@ -136,7 +145,7 @@ def _run(lib, wave: int, f: mma.Form, seed: int, kind: int):
 
 @needs_clang
 @pytest.mark.parametrize("form", FORMS, ids=[f.id for f in FORMS])
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**63), kind=st.integers(0, 1))
 def test_mma_lowering(emu, form, seed, kind):
     _, wave, lib = emu
@@ -173,7 +182,7 @@ def test_int_mma_wraps_and_saturates(emu):
 @needs_clang
 @pytest.mark.parametrize("count", (1, 2, 4))
 @pytest.mark.parametrize("trans", (False, True), ids=("plain", "trans"))
-@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_ldmatrix_lowering(emu, count, trans, data):
     _, wave, lib = emu
@@ -201,6 +210,7 @@ ISA_FORMS = [mma.Form(16, 8, 16, "f32", "f16", "f16", "f32"),
              mma.Form(16, 8, 16, "f32", "bf16", "bf16", "f32"),
              mma.Form(16, 8, 32, "s32", "s8", "s8", "s32"),
              mma.Form(16, 8, 8, "f32", "tf32", "tf32", "f32"),
+             mma.Form(16, 8, 32, "f32", "e4m3", "e5m2", "f32"),
              mma.Form(8, 8, 4, "f64", "f64", "f64", "f64")]
 # instruction expected per (form, arch): None = the dot-product fallback
 MATRIX = {
@@ -212,6 +222,8 @@ MATRIX = {
     ("bf16", "gfx1100"): "v_wmma_f32_16x16x16_bf16", ("bf16", "gfx1201"): "v_wmma_f32_16x16x16_bf16",
     ("s8", "gfx1100"): "v_wmma_i32_16x16x16_iu8", ("s8", "gfx1201"): "v_wmma_i32_16x16x16_iu8",
 }
+for _arch in ("gfx90a", "gfx942", "gfx1100", "gfx1201"):  # FP8 on the f16 instructions
+    MATRIX["e4m3", _arch] = MATRIX["f16", _arch]
 ARCHS = ("gfx90a", "gfx942", "gfx1100", "gfx1201")
 
 

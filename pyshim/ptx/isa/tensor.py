@@ -81,10 +81,11 @@ AMD_FORMS: dict[tuple[int, int, int], frozenset[str]] = {
     (16, 8, 4): frozenset(("tf32",)),
     (8, 8, 4): frozenset(("f64",)),
     (8, 8, 16): frozenset(("s8", "u8")),
-    (16, 8, 32): frozenset(("s8", "u8")),
+    (16, 8, 32): frozenset(("s8", "u8", "e4m3", "e5m2")),
 }
 _AMD_TY = {"f16": "PS_MX_F16", "bf16": "PS_MX_BF16", "tf32": "PS_MX_TF32", "s8": "PS_MX_S8",
-           "u8": "PS_MX_S8", "f64": "PS_MX_F64"}
+           "u8": "PS_MX_S8", "f64": "PS_MX_F64", "e4m3": "PS_MX_FP8", "e5m2": "PS_MX_FP8"}
+_AMD_FLAG = ("u8", "e5m2")  # per operand: unsigned, or (FP8) e5m2
 
 
 def _mma_amd(fe: Fe, inst: I, m: int, k: int, types: tuple[str, str, str, str], sat: bool,
@@ -97,7 +98,7 @@ def _mma_amd(fe: Fe, inst: I, m: int, k: int, types: tuple[str, str, str, str], 
     t = fe.new_tmp()
     nd = m * 8 * _BITS[dt] // 1024
     code = [f"{{ uint32_t {t}[{len(ins)}] = {{{', '.join(ins)}}}; uint32_t {t}o[{nd}];",
-            f"ps_mma_amd({t}, {t}o, {_AMD_TY[at]}, {int(at == 'u8')}, {int(bt == 'u8')}, "
+            f"ps_mma_amd({t}, {t}o, {_AMD_TY[at]}, {int(at in _AMD_FLAG)}, {int(bt in _AMD_FLAG)}, "
             f"{m}u, {k}u, {na}u, {nb}u, {int(ct == 'f16')}, {int(dt == 'f16')}, {int(sat)});"]
     code += _words_out(fe, inst, d, 64 if dt == "f64" else 32, t, field="o")
     return " ".join(code + ["}"])

@@ -34,6 +34,9 @@
  * then every D word comes back from one of two (MFMA) or four (WMMA) candidate registers,
  * half the shuffles of the untransposed form.
  *
+ * FP8 (e4m3, e5m2) is converted exactly to f16 after the shuffles and runs on the f16
+ * instructions (the FP8 MFMAs of gfx942 are single-block 16x16x32 / 32x32x16 forms, which
+ * span both warps of a wavefront).
  * Without a matrix-core form, a per-lane dot product over shuffled fragments (correct,
  * slower): f64 everywhere (v_mfma_f64_4x4x4_4b's blocks span the four 16-lane groups, so
  * not within one warp's half), tf32 on RDNA (no f32 WMMA), u8 on CDNA (the i8 MFMA is
@@ -121,7 +124,27 @@ PS_FN void ps_mx_wmma_iu8(int sa, const uint32_t *a, int sb, const uint32_t *b, 
 #endif
 #endif /* !PS_MX_EMU */
 
-enum { PS_MX_F16 = 0, PS_MX_BF16, PS_MX_TF32, PS_MX_S8, PS_MX_F64 };
+enum { PS_MX_F16 = 0, PS_MX_BF16, PS_MX_TF32, PS_MX_S8, PS_MX_F64, PS_MX_FP8 };
+
+/* FP8 (PTX ISA 5.2.5.1) -> f16 bits, exact: e4m3's range (2^-9 .. 448) and e5m2 (the upper
+ * byte of an f16) fit in f16, so FP8 mma runs on the f16 matrix instructions */
+PS_FN uint32_t ps_mx_fp8_h(uint32_t b, int e5m2) {
+    b &= 0xffu;
+    if (e5m2) return b << 8;
+    uint32_t s = (b & 0x80u) << 8, e = (b >> 3) & 15u, m = b & 7u;
+    if (e == 15u && m == 7u) return s | 0x7e00u;
+    if (e == 0u) {
+        if (m == 0u) return s;
+        uint32_t p = m >= 4u ? 2u : m >= 2u ? 1u : 0u;  /* m * 2^-9 = 1.x * 2^(p - 9) */
+        return s | ((p + 6u) << 10) | ((m << (10u - p)) & 0x3ffu);
+    }
+    return s | ((e + 8u) << 10) | (m << 7);
+}
+/* an FP8 word (4 elements) as two f16 words */
+PS_FN void ps_mx_fp8x4_h(uint32_t w, int e5m2, uint32_t *out) {
+    out[0] = ps_mx_fp8_h(w, e5m2) | (ps_mx_fp8_h(w >> 8, e5m2) << 16);
+    out[1] = ps_mx_fp8_h(w >> 16, e5m2) | (ps_mx_fp8_h(w >> 24, e5m2) << 16);
+}
 
 /* word `reg` (< n) of the fragment w[] of lane `lane`: one shuffle per candidate register,
  * since the lanes reading one source lane may want different registers of it */
@@ -164,11 +187,11 @@ PS_FN uint32_t ps_mx_b_word(const uint32_t *B, uint32_t half, uint32_t n, uint32
 #if PS_MX_WAVE == 64
 /* P = A B on the 4x4 16-block MFMA: in a half-wave, block b (lanes 4b..4b+3) computes the
  * tile rows 4 (b >> 1) .., columns 4 (b & 1) .. of D; P[j] as the NVIDIA accumulator layout */
-PS_FN void ps_mx_prod_mfma(const uint32_t *A, const uint32_t *B, int ty, uint32_t M,
-                           uint32_t K, float *pf, int32_t *pi) {
+PS_FN void ps_mx_prod_mfma(const uint32_t *A, const uint32_t *B, int ty, int e5a, int e5b,
+                           uint32_t M, uint32_t K, float *pf, int32_t *pi) {
     const uint32_t wl = PS_MX_LANE(), half = wl & 32u, l = wl & 31u, b = l >> 2, q = l & 3u;
     const uint32_t R = 4u * (b >> 1) + q, n = 4u * (b & 1u) + q;
-    const uint32_t e = ty == PS_MX_TF32 ? 1u : ty == PS_MX_S8 ? 4u : 2u;
+    const uint32_t e = ty == PS_MX_TF32 ? 1u : ty == PS_MX_S8 || ty == PS_MX_FP8 ? 4u : 2u;
     const uint32_t ka = ty == PS_MX_TF32 ? 1u : 4u, words = ka / e ? ka / e : 1u;
     float acc[4] = {0, 0, 0, 0};
     int32_t acci[4] = {0, 0, 0, 0};
@@ -179,7 +202,12 @@ PS_FN void ps_mx_prod_mfma(const uint32_t *A, const uint32_t *B, int ty, uint32_
             oa[j] = ps_mx_b_word(B, half, n, k, e);          /* AMD A = B^T: column n of B */
             ob[j] = ps_mx_a_word(A, M, half, R & (M - 1), k, e); /* AMD B = A^T: row R of A */
         }
-        if (ty == PS_MX_F16) ps_mx_mfma4_f16(oa, ob, acc);
+        if (ty == PS_MX_FP8) {  /* AMD A holds B's elements, AMD B A's */
+            uint32_t ha[2], hb[2];
+            ps_mx_fp8x4_h(oa[0], e5b, ha);
+            ps_mx_fp8x4_h(ob[0], e5a, hb);
+            ps_mx_mfma4_f16(ha, hb, acc);
+        } else if (ty == PS_MX_F16) ps_mx_mfma4_f16(oa, ob, acc);
         else if (ty == PS_MX_BF16) ps_mx_mfma4_bf16(oa, ob, acc);
         else if (ty == PS_MX_S8) ps_mx_mfma4_i8(oa, ob, acci);
         else {
@@ -205,7 +233,7 @@ PS_FN void ps_mx_prod_mfma(const uint32_t *A, const uint32_t *B, int ty, uint32_
 PS_FN void ps_mx_prod_wmma(const uint32_t *A, const uint32_t *B, int ty, int ua, int ub,
                            uint32_t M, uint32_t K, float *pf, int32_t *pi) {
     const uint32_t l = PS_MX_LANE() & 31u, r16 = l & 15u, hi = l >> 4;
-    const uint32_t e = ty == PS_MX_S8 ? 4u : 2u;
+    const uint32_t e = ty == PS_MX_S8 || ty == PS_MX_FP8 ? 4u : 2u;
     const uint32_t words = ty == PS_MX_S8 ? (PS_MX_GFX12 ? 2u : 4u) : (PS_MX_GFX12 ? 4u : 8u);
     float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int32_t acci[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -217,12 +245,20 @@ PS_FN void ps_mx_prod_wmma(const uint32_t *A, const uint32_t *B, int ty, int ua,
             else k = PS_MX_GFX12 ? 8u * (w >> 1) + 4u * hi + 2u * (w & 1u) : 2u * w;
             k += k0;
             uint32_t kk = k < K ? k : 0u;
+            if (ty == PS_MX_FP8) kk &= ~3u;
             uint32_t va = ps_mx_b_word(B, 0, r16 & 7u, kk, e);      /* AMD A = B^T */
             uint32_t vb = ps_mx_a_word(A, M, 0, r16 & (M - 1), kk, e); /* AMD B = A^T */
+            if (ty == PS_MX_FP8) {  /* the f16 pair k, k + 1 of the FP8 word of k & ~3 */
+                uint32_t h[2];
+                ps_mx_fp8x4_h(va, ub, h);
+                va = h[(k >> 1) & 1u];
+                ps_mx_fp8x4_h(vb, ua, h);
+                vb = h[(k >> 1) & 1u];
+            }
             oa[w] = k < K && r16 < 8u ? va : 0u;
             ob[w] = k < K && r16 < M ? vb : 0u;
         }
-        if (ty == PS_MX_F16) ps_mx_wmma_f16(oa, ob, acc);
+        if (ty == PS_MX_F16 || ty == PS_MX_FP8) ps_mx_wmma_f16(oa, ob, acc);
         else if (ty == PS_MX_BF16) ps_mx_wmma_bf16(oa, ob, acc);
         else ps_mx_wmma_iu8(!ub, oa, !ua, ob, acci);
     }
@@ -306,7 +342,7 @@ PS_FN void ps_mx_prod_dot(const uint32_t *A, const uint32_t *B, const uint32_t *
 }
 
 /* mma.sync for this lane: in = A, B, C words (tensor.py's order), out = D words.
- * ty: PS_MX_*; ua, ub: u8 operands; c16, d16: f16 accumulators; sat: .satfinite */
+ * ty: PS_MX_*; ua, ub: u8 operands (FP8: e5m2 operands); c16, d16: f16 accumulators; sat: .satfinite */
 PS_FN void ps_mma_amd(const uint32_t *in, uint32_t *out, int ty, int ua, int ub, uint32_t M,
                       uint32_t K, uint32_t na, uint32_t nb, int c16, int d16, int sat) {
     const uint32_t *A = in, *B = in + na, *C = in + na + nb;
@@ -318,7 +354,7 @@ PS_FN void ps_mma_amd(const uint32_t *in, uint32_t *out, int ty, int ua, int ub,
     }
 #if PS_MX_WAVE == 64
     if (ty == PS_MX_S8 && (ua || ub)) ps_mx_prod_dot(A, B, C, ty, ua, ub, M, K, pf, pi, 0);
-    else ps_mx_prod_mfma(A, B, ty, M, K, pf, pi);
+    else ps_mx_prod_mfma(A, B, ty, ua, ub, M, K, pf, pi);
 #else
     if (ty == PS_MX_TF32) ps_mx_prod_dot(A, B, C, ty, ua, ub, M, K, pf, pi, 0);
     else ps_mx_prod_wmma(A, B, ty, ua, ub, M, K, pf, pi);
