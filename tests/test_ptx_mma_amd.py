@@ -260,3 +260,41 @@ def test_matrix_instructions_in_the_isa(isa, arch):
     for name, body in isa[arch].items():
         if name.startswith("ldm_"):
             assert "ds_bpermute_b32" in body and "v_mfma" not in body and "v_wmma" not in body
+
+
+@pytest.fixture(scope="module")
+def gemm_isa(tmp_path_factory):
+    """tests/amd_mma/mma_gemm.cu (ggml / cuda-samples style ldmatrix + mma.sync GEMMs), nvcc
+    -ptx for sm_80, translated for each arch: kernel -> (isa, resources)"""
+    from pyshim.kernels import amd
+    from pyshim.ptx.translate import translate
+
+    if shutil.which("nvcc") is None or "clang" not in amd.available_compilers():
+        pytest.skip("needs nvcc and clang >= 19 with lld")
+    ptx = tmp_path_factory.mktemp("gemm") / "mma_gemm.ptx"
+    subprocess.run(["nvcc", "-ptx", "-arch=sm_80", "-O2", str(REPO_DIR / "tests/amd_mma/mma_gemm.cu"),
+                    "-o", str(ptx)], check=True, capture_output=True, timeout=300)
+    out = {}
+    for arch in ARCHS:
+        co = amd.compile_hip(translate(ptx.read_text(), f"hip-wave{amd.wave_size(arch)}:{arch}"),
+                             arch, use_cache=False)
+        out[arch] = (amd.isa_by_kernel(co, arch), amd.kernel_resources(co))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch", ARCHS)
+def test_nvcc_tensor_gemms_use_matrix_cores(gemm_isa, arch):
+    isa, res = gemm_isa[arch]
+    kinds = {"gemm_16816I6__half": "f16", "gemm_16816I13__nv_bfloat16": "bf16",
+             "gemm_s8_16832": "s8"}
+    seen = set()
+    for name, text in isa.items():
+        kind = next((v for k, v in kinds.items() if k in name), None)
+        if kind is None:
+            continue
+        seen.add(kind)
+        found = sorted(set(re.findall(r"\bv_(?:mfma|wmma)\w*", text)))
+        assert found == [MATRIX[kind, arch]], f"{name} on {arch}: {found}"
+        assert res[name]["scratch"] == 0, f"{name} on {arch}: {res[name]['scratch']} B scratch"
+    assert seen == {"f16", "bf16", "s8"}, sorted(isa)
