@@ -298,3 +298,16 @@ def test_nvcc_tensor_gemms_use_matrix_cores(gemm_isa, arch):
         assert found == [MATRIX[kind, arch]], f"{name} on {arch}: {found}"
         assert res[name]["scratch"] == 0, f"{name} on {arch}: {res[name]['scratch']} B scratch"
     assert seen == {"f16", "bf16", "s8"}, sorted(isa)
+
+
+@pytest.mark.parametrize("form", [mma.Form(16, 8, 256, "s32", "b1", "b1", "s32", bop="xor"),
+                                  mma.Form(16, 8, 64, "s32", "s4", "u4", "s32", True)],
+                         ids=lambda f: f.id)
+@pytest.mark.parametrize("target", ["hip-wave64:gfx942", "hip-wave32:gfx1100"])
+def test_forms_without_an_amd_lowering_are_refused_by_name(form, target):
+    from pyshim.ptx.errors import UnsupportedInstruction
+    from pyshim.ptx.translate import translate
+
+    with pytest.raises(UnsupportedInstruction, match=f"m{form.m}n8k{form.k} .{form.a} on target "
+                                                     f"{re.escape(target)}"):
+        translate(mma.HEAD + mma.kernel(form), target)
