@@ -204,6 +204,53 @@ def test_ldmatrix_lowering(emu, count, trans, data):
             assert int(out[lane, j]) == int(mat[r, c]) | (int(mat[r, c + 1]) << 16), (lane, j)
 
 
+@needs_clang
+@pytest.mark.parametrize("count", (1, 2, 4))
+@pytest.mark.parametrize("trans", (False, True), ids=("plain", "trans"))
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_stmatrix_lowering(emu, count, trans, data):
+    _, wave, lib = emu
+    regs = np.array(data.draw(st.lists(st.integers(0, 2**32 - 1), min_size=wave * count,
+                                       max_size=wave * count)), dtype=np.uint32).reshape(wave, count)
+    # distinct rows for every lane of the wavefront: no two stores overlap
+    offs = np.array(data.draw(st.permutations(range(128)))[:wave])
+    dst = np.zeros(1024, dtype=np.uint16)
+    addrs = (ctypes.c_void_p * wave)(*[dst.ctypes.data + 16 * int(o) for o in offs])
+    assert lib.emu_stmatrix(count, int(trans), addrs,
+                            regs.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32))) == 0
+    want = np.zeros((128, 8), dtype=np.uint16)
+    for base in range(0, wave, 32):
+        for j in range(count):
+            mat = np.zeros((8, 8), dtype=np.uint16)
+            for lane in range(32):
+                r, c = lane >> 2, 2 * (lane & 3)
+                mat[r, c], mat[r, c + 1] = regs[base + lane, j] & 0xFFFF, regs[base + lane, j] >> 16
+            want[offs[base + 8 * j:base + 8 * j + 8]] = mat.T if trans else mat
+    assert np.array_equal(dst.reshape(128, 8), want)
+
+
+@needs_clang
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_movmatrix_lowering(emu, data):
+    _, wave, lib = emu
+    a = np.array(data.draw(st.lists(st.integers(0, 2**32 - 1), min_size=wave, max_size=wave)),
+                 dtype=np.uint32)
+    out = np.zeros(wave, dtype=np.uint32)
+    p = ctypes.POINTER(ctypes.c_uint32)
+    assert lib.emu_movmatrix(a.ctypes.data_as(p), out.ctypes.data_as(p)) == 0
+    for base in range(0, wave, 32):
+        mat = np.zeros((8, 8), dtype=np.uint32)
+        for lane in range(32):
+            mat[lane >> 2, 2 * (lane & 3)] = a[base + lane] & 0xFFFF
+            mat[lane >> 2, 2 * (lane & 3) + 1] = a[base + lane] >> 16
+        t = mat.T
+        for lane in range(32):
+            r, c = lane >> 2, 2 * (lane & 3)
+            assert int(out[base + lane]) == int(t[r, c]) | (int(t[r, c + 1]) << 16)
+
+
 # ---- ISA of translated kernels -------------------------------------------------------------
 ISA_FORMS = [mma.Form(16, 8, 16, "f32", "f16", "f16", "f32"),
              mma.Form(16, 8, 8, "f16", "f16", "f16", "f16"),
@@ -235,7 +282,8 @@ def isa(tmp_path_factory):
     if "clang" not in amd.available_compilers():
         pytest.skip("clang >= 19 with lld not installed")
     ptx = mma.HEAD + "\n".join(mma.kernel(f) for f in ISA_FORMS) + "\n" + \
-        "".join(mma._ldm(c, t) for c in (1, 4) for t in (False, True))
+        "".join(mma._ldm(c, t) + mma._stm(c, t) for c in (1, 4) for t in (False, True)) + \
+        mma.MOVMATRIX
     out = {}
     for arch in ARCHS:
         target = f"hip-wave{amd.wave_size(arch)}:{arch}"
@@ -258,7 +306,7 @@ def test_matrix_instructions_in_the_isa(isa, arch):
             assert found == [want], f"{f.id} on {arch}: {found}, expected {want}"
             assert "ds_bpermute_b32" in text
     for name, body in isa[arch].items():
-        if name.startswith("ldm_"):
+        if name.startswith(("ldm_", "stm_", "movm")):
             assert "ds_bpermute_b32" in body and "v_mfma" not in body and "v_wmma" not in body
 
 

@@ -168,7 +168,7 @@ PS_FN void ps_mx_wmma_iu8(int sa, const uint32_t *a, int sb, const uint32_t *b, 
 
 /* ---- the scheduler ---- */
 struct job {
-    int kind;  /* 0 mma, 1 ldmatrix */
+    int kind;  /* 0 mma, 1 ldmatrix, 2 stmatrix, 3 movmatrix */
     int ty, ua, ub, c16, d16, sat;
     uint32_t M, K, na, nb, nin, nout, count;
     const uint32_t *in;
@@ -183,8 +183,12 @@ static void lane_main(void) {
     if (J.kind == 0)
         ps_mma_amd(J.in + l * J.nin, J.out + l * J.nout, J.ty, J.ua, J.ub, J.M, J.K, J.na, J.nb,
                    J.c16, J.d16, J.sat);
-    else
+    else if (J.kind == 1)
         ps_ldmatrix_amd(J.addrs[l], J.out + l * J.count, J.count, J.sat);
+    else if (J.kind == 2)
+        ps_stmatrix_amd((uint8_t *)J.addrs[l], J.in + l * J.count, J.count, J.sat);
+    else
+        J.out[l] = ps_movmatrix_amd(J.in[l]);
     finished[l] = 1;
     st[l].op = OP_NONE;
     swapcontext(&lane_ctx[l], &sched_ctx);
@@ -236,6 +240,17 @@ extern "C" int emu_mma(int ty, int ua, int ub, uint32_t M, uint32_t K, uint32_t 
 extern "C" int emu_ldmatrix(uint32_t count, int trans, const uint8_t *const *addrs,
                             uint32_t *out) {
     J = (struct job){1, 0, 0, 0, 0, 0, trans, 0, 0, 0, 0, 0, 0, count, 0, out, addrs};
+    return run_wave();
+}
+
+extern "C" int emu_stmatrix(uint32_t count, int trans, const uint8_t *const *addrs,
+                            const uint32_t *in) {
+    J = (struct job){2, 0, 0, 0, 0, 0, trans, 0, 0, 0, 0, 0, 0, count, in, 0, addrs};
+    return run_wave();
+}
+
+extern "C" int emu_movmatrix(const uint32_t *in, uint32_t *out) {
+    J = (struct job){3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, in, out, 0};
     return run_wave();
 }
 

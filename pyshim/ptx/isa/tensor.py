@@ -6,6 +6,9 @@ its registers and hands it to the target's exchange (ps_warp_run, preludes/mma_c
 the C here only marshals registers. Kernels using them run as fibers on the CPU device
 (passes/classify_sync.py lists the opcodes). The preludes are added only to modules that use
 these instructions (`prelude`), so every other module's C is unchanged.
+On the hip targets mma.sync (AMD_FORMS), ldmatrix, stmatrix and movmatrix are per-lane calls
+of preludes/mma_amd.h (MFMA / WMMA with the fragment permutation on ds_bpermute); wmma.* is
+still CPU-only there.
 """
 
 from __future__ import annotations
@@ -247,7 +250,9 @@ def _ldmatrix(fe: Fe, inst: I) -> str:
 
 
 def _stmatrix(fe: Fe, inst: I) -> str:
-    _cpu_only(fe, inst)
+    hip = _is_hip(fe.tr.target)
+    if not hip:
+        _cpu_only(fe, inst)
     mods = [m for m in inst.mods if m not in ("sync", "aligned")]
     count, trans, space = _ldm_shape(fe, inst, mods)
     if len(inst.operands) != 2:
@@ -256,18 +261,26 @@ def _stmatrix(fe: Fe, inst: I) -> str:
     ins = _words_in(fe, inst, s, 32)
     if len(ins) != count:
         raise fe.bad(inst, f".x{count} takes {count} source registers")
+    if hip:
+        t = fe.new_tmp()
+        return (f"{{ uint32_t {t}[{count}] = {{{', '.join(ins)}}}; "
+                f"ps_stmatrix_amd({fe.addr(p, space, inst)}, {t}, {count}u, {int(trans)}); }}")
     return _run(fe, inst, ins, "ps_stmatrix_warp", "ps_ldm_desc", f"{count}, {int(trans)}",
                 lambda t: [], addr=fe.addr(p, space, inst))
 
 
 def _movmatrix(fe: Fe, inst: I) -> str:
-    _cpu_only(fe, inst)
+    hip = _is_hip(fe.tr.target)
+    if not hip:
+        _cpu_only(fe, inst)
     mods = [m for m in inst.mods if m not in ("sync", "aligned")]
     if mods != ["m8n8", "trans", "b16"]:
         raise fe.unsupported(inst)
     if len(inst.operands) != 2:
         raise fe.bad(inst, "expected 2 operands")
     d, a = inst.operands
+    if hip:
+        return fe.dst(d, "b32", f"ps_movmatrix_amd({fe.src(a, 'b32', inst)})", inst)
     return _run(fe, inst, [fe.src(a, "b32", inst)], "ps_movmatrix_warp", "ps_ldm_desc",
                 "1, 1", lambda t: [fe.dst(d, "b32", f"{t}.out[0]", inst)])
 

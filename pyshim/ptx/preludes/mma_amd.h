@@ -409,3 +409,41 @@ PS_FN void ps_ldmatrix_amd(const uint8_t *addr, uint32_t *out, uint32_t count, i
         }
     }
 }
+
+/* the row address lane `src` (of this warp) holds */
+PS_FN uint8_t *ps_mx_addr_of(const uint8_t *addr, uint32_t src) {
+    const uint64_t a = (uint64_t)(uintptr_t)addr;
+    return (uint8_t *)(uintptr_t)((uint64_t)ps_mx_perm((uint32_t)a, src) |
+                                  ((uint64_t)ps_mx_perm((uint32_t)(a >> 32), src) << 32));
+}
+
+/* stmatrix .m8n8 .b16 (PTX ISA 9.7.9.28): the inverse of ldmatrix; each lane stores its own
+ * words at the row addresses other lanes hold */
+PS_FN void ps_stmatrix_amd(uint8_t *addr, const uint32_t *in, uint32_t count, int trans) {
+    const uint32_t wl = PS_MX_LANE(), half = wl & (PS_MX_WAVE == 64 ? 32u : 0u), l = wl & 31u;
+    for (uint32_t j = 0; j < count; j++) {
+        if (!trans) {
+            uint8_t *p = ps_mx_addr_of(addr, half | (8u * j + (l >> 2)));
+            __builtin_memcpy(p + 4u * (l & 3u), &in[j], 4);
+        } else {
+            for (uint32_t h = 0; h < 2; h++) {
+                uint8_t *p = ps_mx_addr_of(addr, half | (8u * j + 2u * (l & 3u) + h));
+                uint16_t x = (uint16_t)(in[j] >> (16 * h));
+                __builtin_memcpy(p + 2u * (l >> 2), &x, 2);
+            }
+        }
+    }
+}
+
+/* movmatrix.sync.aligned.m8n8.trans.b16 (PTX ISA 9.7.14.5.17): element (r, c) of the result
+ * is element (c, r) of the source, which lane 4 c + r / 2 holds in half r % 2 */
+PS_FN uint32_t ps_movmatrix_amd(uint32_t v) {
+    const uint32_t wl = PS_MX_LANE(), half = wl & (PS_MX_WAVE == 64 ? 32u : 0u), l = wl & 31u;
+    uint32_t out = 0;
+    for (uint32_t h = 0; h < 2; h++) {
+        uint32_t row = 2u * (l & 3u) + h, col = l >> 2;  /* the source element (row, col) */
+        uint32_t w = ps_mx_perm(v, half | (4u * row + (col >> 1)));
+        out |= ((w >> (16u * (col & 1u))) & 0xffffu) << (16u * h);
+    }
+    return out;
+}
