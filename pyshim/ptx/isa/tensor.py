@@ -7,6 +7,9 @@ the C here only marshals registers. On the CPU device their kernels run as phase
 loops (targets/cpu/phase.py: the warp's lanes deposit their registers, the scheduler runs
 the function once per warp), or as fibers where those cannot (passes/classify_sync.py). The preludes are added only to modules that use
 these instructions (`prelude`), so every other module's C is unchanged.
+On the hip targets mma.sync (AMD_FORMS), ldmatrix, stmatrix and movmatrix are per-lane calls
+of preludes/mma_amd.h (MFMA / WMMA with the fragment permutation on ds_bpermute); wmma.* is
+still CPU-only there.
 """
 
 from __future__ import annotations
@@ -60,12 +63,49 @@ def prelude(target) -> str:
     """The preludes a module using these instructions needs on `target` (after the target's)."""
     from pyshim.ptx.targets.base import prelude_text
 
-    parts = ["/* ---- lowp.h ---- */", prelude_text("lowp.h"),
-             "/* ---- mma.h ---- */", prelude_text("mma.h")]
+    parts = ["/* ---- lowp.h ---- */", prelude_text("lowp.h")]
+    if _is_hip(target):  # mma.h's whole-warp functions are the CPU device's exchange
+        return "\n".join(parts + ["/* ---- mma_amd.h ---- */", prelude_text("mma_amd.h")])
+    parts += ["/* ---- mma.h ---- */", prelude_text("mma.h")]
     if target.name.startswith("cpu"):
         parts += ["/* ---- mma_cpu.h ---- */", prelude_text("mma_cpu.h"),
                   "/* ---- mbarrier_cpu.h ---- */", prelude_text("mbarrier_cpu.h")]
     return "\n".join(parts)
+
+
+def _is_hip(target) -> bool:
+    return target.name.startswith("hip")
+
+
+# mma.sync forms lowered on the hip targets (preludes/mma_amd.h: MFMA / WMMA, or a dot
+# product where the target has no matrix-core form): (m, n, k) -> input types
+AMD_FORMS: dict[tuple[int, int, int], frozenset[str]] = {
+    (16, 8, 8): frozenset(("f16", "bf16", "tf32")),
+    (16, 8, 16): frozenset(("f16", "bf16", "s8", "u8")),
+    (16, 8, 4): frozenset(("tf32",)),
+    (8, 8, 4): frozenset(("f64",)),
+    (8, 8, 16): frozenset(("s8", "u8")),
+    (16, 8, 32): frozenset(("s8", "u8", "e4m3", "e5m2")),
+}
+_AMD_TY = {"f16": "PS_MX_F16", "bf16": "PS_MX_BF16", "tf32": "PS_MX_TF32", "s8": "PS_MX_S8",
+           "u8": "PS_MX_S8", "f64": "PS_MX_F64", "e4m3": "PS_MX_FP8", "e5m2": "PS_MX_FP8"}
+_AMD_FLAG = ("u8", "e5m2")  # per operand: unsigned, or (FP8) e5m2
+
+
+def _mma_amd(fe: Fe, inst: I, m: int, k: int, types: tuple[str, str, str, str], sat: bool,
+             ins: list[str], na: int, nb: int, d: ir.Operand) -> str:
+    """mma.sync on a hip target: one call of the per-lane lowering in mma_amd.h"""
+    dt, at, bt, ct = types
+    if at not in AMD_FORMS.get((m, 8, k), ()):
+        raise fe.unsupported(inst, f"m{m}n8k{k} .{at} on target {fe.tr.target.name} "
+                                   "(no AMD lowering of this shape and type)")
+    t = fe.new_tmp()
+    nd = m * 8 * _BITS[dt] // 1024
+    code = [f"{{ uint32_t {t}[{len(ins)}] = {{{', '.join(ins)}}}; uint32_t {t}o[{nd}];",
+            f"ps_mma_amd({t}, {t}o, {_AMD_TY[at]}, {int(at in _AMD_FLAG)}, {int(bt in _AMD_FLAG)}, "
+            f"{m}u, {k}u, {na}u, {nb}u, {int(ct == 'f16')}, {int(dt == 'f16')}, {int(sat)});"]
+    code += _words_out(fe, inst, d, 64 if dt == "f64" else 32, t, field="o")
+    return " ".join(code + ["}"])
 
 
 def _cpu_only(fe: Fe, inst: I) -> None:
@@ -89,16 +129,18 @@ def _words_in(fe: Fe, inst: I, op: ir.Operand, bits: int) -> list[str]:
     return out
 
 
-def _words_out(fe: Fe, inst: I, op: ir.Operand, bits: int, rec: str) -> list[str]:
+def _words_out(fe: Fe, inst: I, op: ir.Operand, bits: int, rec: str,
+               field: str = ".out") -> list[str]:
     out = []
+    w = f"{rec}{field}"
     for i, item in enumerate(_items(op)):
         if type(item) is ir.Sym and item.name == "_":
             continue
         if bits == 64:
-            out.append(fe.dst(item, "b64", f"((uint64_t){rec}.out[{2 * i}] | "
-                                           f"((uint64_t){rec}.out[{2 * i + 1}] << 32))", inst))
+            out.append(fe.dst(item, "b64", f"((uint64_t){w}[{2 * i}] | "
+                                           f"((uint64_t){w}[{2 * i + 1}] << 32))", inst))
         else:
-            out.append(fe.dst(item, "b32", f"{rec}.out[{i}]", inst))
+            out.append(fe.dst(item, "b32", f"{w}[{i}]", inst))
     return out
 
 
@@ -119,7 +161,9 @@ def _run(fe: Fe, inst: I, ins: list[str], fn: str, desc_type: str, desc: str,
 
 
 def _mma(fe: Fe, inst: I) -> str:
-    _cpu_only(fe, inst)
+    hip = _is_hip(fe.tr.target)
+    if not hip:
+        _cpu_only(fe, inst)
     mods = [m for m in inst.mods if m not in ("sync", "aligned")]
     if "sp" in mods or any(m.startswith("kind") for m in mods):
         raise fe.unsupported(inst)
@@ -169,6 +213,8 @@ def _mma(fe: Fe, inst: I) -> str:
     nout = len(_items(d)) * (2 if dt == "f64" else 1)
     if (len(ins_a), len(ins_b), len(ins_c), nout) != (na, nb, nc, nd):
         raise fe.bad(inst, f"fragments of {na}, {nb}, {nc} and {nd} words expected")
+    if hip:
+        return _mma_amd(fe, inst, m, k, (dt, at, bt, ct), sat, ins_a + ins_b + ins_c, na, nb, d)
     desc = (f"{m}, {n}, {k}, {MT[at]}, {MT[bt]}, {MT[ct]}, {MT[dt]}, {na}, {nb}, {nc}, "
             f"{int(sat)}, {bop}")
     return _run(fe, inst, ins_a + ins_b + ins_c, "ps_mma_warp", "ps_mma_desc", desc,
@@ -187,7 +233,9 @@ def _ldm_shape(fe: Fe, inst: I, mods: list[str]) -> tuple[int, bool, str]:
 
 
 def _ldmatrix(fe: Fe, inst: I) -> str:
-    _cpu_only(fe, inst)
+    hip = _is_hip(fe.tr.target)
+    if not hip:
+        _cpu_only(fe, inst)
     mods = [m for m in inst.mods if m not in ("sync", "aligned")]
     count, trans, space = _ldm_shape(fe, inst, mods)
     if len(inst.operands) != 2:
@@ -195,12 +243,19 @@ def _ldmatrix(fe: Fe, inst: I) -> str:
     d, p = inst.operands
     if len(_items(d)) != count:
         raise fe.bad(inst, f".x{count} takes {count} destination registers")
+    if hip:  # a shuffle of the row addresses and a load (mma_amd.h)
+        t = fe.new_tmp()
+        return " ".join([f"{{ uint32_t {t}o[{count}]; ps_ldmatrix_amd({fe.addr(p, space, inst)}, "
+                         f"{t}o, {count}u, {int(trans)});"]
+                        + _words_out(fe, inst, d, 32, t, field="o") + ["}"])
     return _run(fe, inst, [], "ps_ldmatrix_warp", "ps_ldm_desc", f"{count}, {int(trans)}",
                 lambda t: _words_out(fe, inst, d, 32, t), addr=fe.addr(p, space, inst))
 
 
 def _stmatrix(fe: Fe, inst: I) -> str:
-    _cpu_only(fe, inst)
+    hip = _is_hip(fe.tr.target)
+    if not hip:
+        _cpu_only(fe, inst)
     mods = [m for m in inst.mods if m not in ("sync", "aligned")]
     count, trans, space = _ldm_shape(fe, inst, mods)
     if len(inst.operands) != 2:
@@ -209,18 +264,26 @@ def _stmatrix(fe: Fe, inst: I) -> str:
     ins = _words_in(fe, inst, s, 32)
     if len(ins) != count:
         raise fe.bad(inst, f".x{count} takes {count} source registers")
+    if hip:
+        t = fe.new_tmp()
+        return (f"{{ uint32_t {t}[{count}] = {{{', '.join(ins)}}}; "
+                f"ps_stmatrix_amd({fe.addr(p, space, inst)}, {t}, {count}u, {int(trans)}); }}")
     return _run(fe, inst, ins, "ps_stmatrix_warp", "ps_ldm_desc", f"{count}, {int(trans)}",
                 lambda t: [], addr=fe.addr(p, space, inst))
 
 
 def _movmatrix(fe: Fe, inst: I) -> str:
-    _cpu_only(fe, inst)
+    hip = _is_hip(fe.tr.target)
+    if not hip:
+        _cpu_only(fe, inst)
     mods = [m for m in inst.mods if m not in ("sync", "aligned")]
     if mods != ["m8n8", "trans", "b16"]:
         raise fe.unsupported(inst)
     if len(inst.operands) != 2:
         raise fe.bad(inst, "expected 2 operands")
     d, a = inst.operands
+    if hip:
+        return fe.dst(d, "b32", f"ps_movmatrix_amd({fe.src(a, 'b32', inst)})", inst)
     return _run(fe, inst, [fe.src(a, "b32", inst)], "ps_movmatrix_warp", "ps_ldm_desc",
                 "1, 1", lambda t: [fe.dst(d, "b32", f"{t}.out[0]", inst)])
 

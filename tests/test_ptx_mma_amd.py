@@ -1,0 +1,361 @@
+"""mma.sync / ldmatrix on AMD matrix cores (preludes/mma_amd.h), checked without an AMD GPU.
+
+1. Emulation: the prelude's lowering (fragment permutation + MFMA/WMMA calls) is compiled for
+   the host with tests/amd_mma/emu.cpp, an emulation of exactly the primitives it is written
+   on (lane id, ds_bpermute, the matrix instructions with AMD's documented per-lane layouts),
+   one cooperative context per lane, for wave64 (MFMA), wave32 gfx11 and gfx12 (WMMA); its
+   results on hypothesis-drawn matrices are compared with numpy, the fragments packed by
+   tests/ptx/mma.py's tables of the PTX ISA figures (not by the prelude's formulas).
+2. ISA: mma / ldmatrix PTX translated for hip-wave64:gfx90a/gfx942 and hip-wave32:gfx1100/
+   gfx1201 and compiled with clang-19 contains v_mfma_* / v_wmma_* (or, for the shapes
+   lowered to dot products, no matrix instruction and the shuffles).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ptx import mma
+
+from pyshim.paths import REPO_DIR
+
+CLANG = shutil.which("clang++-19") or shutil.which("clang++")
+needs_clang = pytest.mark.skipif(CLANG is None, reason="clang++ (19) not installed")
+
+# the prelude's type codes (PS_MX_*)
+TY = {"f16": 0, "bf16": 1, "tf32": 2, "s8": 3, "u8": 3, "f64": 4, "e4m3": 5, "e5m2": 5}
+FLAG = ("u8", "e5m2")  # the per-operand flag: unsigned, or e5m2
+VARIANTS = {"wave64": (64, 0), "gfx11": (32, 0), "gfx12": (32, 1)}
+
+# the forms lowered on the hip targets (tensor.py's AMD_FORMS)
+FORMS = [
+    mma.Form(16, 8, 16, "f32", "f16", "f16", "f32"), mma.Form(16, 8, 16, "f16", "f16", "f16", "f16"),
+    mma.Form(16, 8, 16, "f32", "f16", "f16", "f16"), mma.Form(16, 8, 16, "f16", "f16", "f16", "f32"),
+    mma.Form(16, 8, 8, "f32", "f16", "f16", "f32"), mma.Form(16, 8, 8, "f16", "f16", "f16", "f16"),
+    mma.Form(16, 8, 16, "f32", "bf16", "bf16", "f32"), mma.Form(16, 8, 8, "f32", "bf16", "bf16", "f32"),
+    mma.Form(16, 8, 8, "f32", "tf32", "tf32", "f32"), mma.Form(16, 8, 4, "f32", "tf32", "tf32", "f32"),
+    mma.Form(8, 8, 4, "f64", "f64", "f64", "f64"),
+    mma.Form(8, 8, 16, "s32", "s8", "s8", "s32"), mma.Form(8, 8, 16, "s32", "u8", "s8", "s32", True),
+    mma.Form(16, 8, 16, "s32", "s8", "u8", "s32"), mma.Form(16, 8, 16, "s32", "s8", "s8", "s32", True),
+    mma.Form(16, 8, 32, "s32", "s8", "s8", "s32", True), mma.Form(16, 8, 32, "s32", "u8", "u8", "s32"),
+    mma.Form(16, 8, 32, "s32", "s8", "s8", "s32"),
+    mma.Form(16, 8, 32, "f32", "e4m3", "e4m3", "f32"), mma.Form(16, 8, 32, "f32", "e5m2", "e4m3", "f32"),
+    mma.Form(16, 8, 32, "f32", "e4m3", "e5m2", "f32"), mma.Form(16, 8, 32, "f32", "e5m2", "e5m2", "f32"),
+]
+
+
+@pytest.fixture(scope="module", params=list(VARIANTS))
+def emu(request, tmp_path_factory):
+    if CLANG is None:
+        pytest.skip("clang++ not installed")
+    wave, gfx12 = VARIANTS[request.param]
+    so = tmp_path_factory.mktemp("emu") / f"emu_{request.param}.so"
+    subprocess.run([CLANG, "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-shared",
+                    "-fPIC", f"-DPS_MX_WAVE={wave}", f"-DPS_MX_GFX12={gfx12}",
+                    str(REPO_DIR / "tests/amd_mma/emu.cpp"), "-o", str(so)],
+                   check=True, capture_output=True, timeout=300)
+    lib = ctypes.CDLL(str(so))
+    lib.emu_error.restype = ctypes.c_char_p
+    assert lib.emu_wave() == wave
+    return request.param, wave, lib
+
+
+def _bits(ty: str, n: int, rng: np.random.Generator, kind: int) -> np.ndarray:
+    w = mma.BITS[ty]
+    if ty == "f16":
+        v = rng.uniform(-64, 64, n).astype(np.float16).view(np.uint16)
+    elif ty == "bf16":
+        v = rng.uniform(-1e4, 1e4, n).astype(np.float32).view(np.uint32) >> 16
+    elif ty in ("tf32", "f32"):
+        v = rng.uniform(-1e4, 1e4, n).astype(np.float32).view(np.uint32)
+    elif ty == "f64":
+        v = rng.uniform(-1e6, 1e6, n).view(np.uint64)
+    elif ty == "e4m3":
+        v = rng.integers(0, 256, n)
+        v = np.where((v & 0x7F) == 0x7F, 0, v)  # no NaN
+    elif ty == "e5m2":
+        v = rng.integers(0, 256, n)
+        v = np.where((v & 0x7C) == 0x7C, 0, v)  # no inf / NaN
+    else:
+        v = rng.integers(0, 1 << w, n, dtype=np.uint64)
+    v = v.astype(np.uint64)
+    if kind == 1:  # zeros and (integers) extremes mixed in
+        special = rng.integers(0, 4, n)
+        if ty in ("s8", "u8", "s32"):
+            v = np.where(special == 0, 0, np.where(special == 1, (1 << w) - 1,
+                         np.where(special == 2, 1 << (w - 1), v)))
+        else:
+            v = np.where(special == 0, 0, v)
+    return v.astype(np.uint64)
+
+
+def _reference(f: mma.Form, A, B, C):
+    a, b, c = mma.decode(f.a, A), mma.decode(f.b, B), mma.decode(f.c, C)
+    if f.a in ("s8", "u8"):
+        d = c + a @ b
+        if f.sat:
+            d = np.clip(d, -2**31, 2**31 - 1)
+        return d.astype(np.int64) & 0xFFFFFFFF, None
+    exact = c + a @ b
+    mag = np.abs(c) + np.abs(a) @ np.abs(b)
+    eps = 2.0 ** -53 if f.a == "f64" else 2.0 ** -24
+    tol = (f.k + 1) * eps * mag
+    if f.d == "f16":
+        tol = tol + np.abs(exact) * 2.0 ** -11 + 2.0 ** -25
+    return exact, tol
+
+
+def _run(lib, wave: int, f: mma.Form, seed: int, kind: int):
+    na, nb, nc, nd = (f.words(x) for x in "abcd")
+    warps = wave // 32
+    ins = np.zeros((wave, na + nb + nc), dtype=np.uint32)
+    refs = []
+    rng = np.random.default_rng(seed)
+    for w in range(warps):
+        A = _bits(f.a, f.m * f.k, rng, kind).reshape(f.m, f.k)
+        B = _bits(f.b, f.k * f.n, rng, kind).reshape(f.k, f.n)
+        C = _bits(f.c, f.m * f.n, rng, kind).reshape(f.m, f.n)
+        lanes = slice(32 * w, 32 * w + 32)
+        ins[lanes, :na] = mma.pack(f.a, mma.a_layout(f), A, na)
+        ins[lanes, na:na + nb] = mma.pack(f.b, mma.b_layout(f), B, nb)
+        ins[lanes, na + nb:] = mma.pack(f.c, mma.c_layout(f), C, nc)
+        refs.append(_reference(f, A, B, C))
+    out = np.zeros((wave, nd), dtype=np.uint32)
+    p = ctypes.POINTER(ctypes.c_uint32)
+    rc = lib.emu_mma(TY[f.a], int(f.a in FLAG), int(f.b in FLAG), f.m, f.k, na, nb, nc, nd,
+                     int(f.c == "f16"), int(f.d == "f16"), int(f.sat),
+                     ins.ctypes.data_as(p), out.ctypes.data_as(p))
+    assert rc == 0, lib.emu_error().decode()
+    for w in range(warps):
+        got_bits = mma.unpack(f.d, mma.c_layout(f), out[32 * w:32 * w + 32], f.m, f.n)
+        want, tol = refs[w]
+        if tol is None:
+            assert np.array_equal(got_bits.astype(np.int64), want), (w, got_bits, want)
+        else:
+            got = mma.decode(f.d, got_bits)
+            assert np.all(np.abs(got - want) <= tol), (w, got - want, tol)
+
+
+@needs_clang
+@pytest.mark.parametrize("form", FORMS, ids=[f.id for f in FORMS])
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**63), kind=st.integers(0, 1))
+def test_mma_lowering(emu, form, seed, kind):
+    _, wave, lib = emu
+    _run(lib, wave, form, seed, kind)
+
+
+@needs_clang
+def test_int_mma_wraps_and_saturates(emu):
+    """the largest s8 / u8 products on top of a C near 2^31: wrapping, or clamping with
+    .satfinite (the prelude adds C to the exact product sum)"""
+    _, wave, lib = emu
+    for f in (mma.Form(16, 8, 32, "s32", "s8", "s8", "s32", True),
+              mma.Form(16, 8, 32, "s32", "u8", "u8", "s32")):
+        na, nb, nc, nd = (f.words(x) for x in "abcd")
+        A = np.full((f.m, f.k), 0x80 if f.a == "s8" else 0xFF, dtype=np.uint64)
+        B = np.full((f.k, f.n), 0x80 if f.b == "s8" else 0xFF, dtype=np.uint64)
+        C = np.full((f.m, f.n), 0x7FFFFFF0, dtype=np.uint64)
+        ins = np.zeros((wave, na + nb + nc), dtype=np.uint32)
+        for w in range(wave // 32):
+            lanes = slice(32 * w, 32 * w + 32)
+            ins[lanes, :na] = mma.pack(f.a, mma.a_layout(f), A, na)
+            ins[lanes, na:na + nb] = mma.pack(f.b, mma.b_layout(f), B, nb)
+            ins[lanes, na + nb:] = mma.pack(f.c, mma.c_layout(f), C, nc)
+        out = np.zeros((wave, nd), dtype=np.uint32)
+        p = ctypes.POINTER(ctypes.c_uint32)
+        assert lib.emu_mma(TY[f.a], int(f.a == "u8"), int(f.b == "u8"), f.m, f.k, na, nb, nc,
+                           nd, 0, 0, int(f.sat), ins.ctypes.data_as(p), out.ctypes.data_as(p)) == 0
+        got = mma.unpack("s32", mma.c_layout(f), out[:32], f.m, f.n)
+        want, _ = _reference(f, A, B, C)
+        assert np.array_equal(got.astype(np.int64), want)
+        assert (int(got[0, 0]) == 0x7FFFFFFF) == f.sat
+
+
+@needs_clang
+@pytest.mark.parametrize("count", (1, 2, 4))
+@pytest.mark.parametrize("trans", (False, True), ids=("plain", "trans"))
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_ldmatrix_lowering(emu, count, trans, data):
+    _, wave, lib = emu
+    src = np.array(data.draw(st.lists(st.integers(0, 0xFFFF), min_size=1024, max_size=1024)),
+                   dtype=np.uint16)
+    rows = src.reshape(128, 8)  # 16-byte row pieces
+    offs = np.array(data.draw(st.lists(st.integers(0, 127), min_size=wave, max_size=wave)))
+    addrs = (ctypes.c_void_p * wave)(*[src.ctypes.data + 16 * int(o) for o in offs])
+    out = np.zeros((wave, count), dtype=np.uint32)
+    assert lib.emu_ldmatrix(count, int(trans), addrs,
+                            out.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32))) == 0
+    for lane in range(wave):
+        base = lane & 32
+        for j in range(count):
+            mat = rows[offs[base + 8 * j:base + 8 * j + 8]]
+            if trans:
+                mat = mat.T
+            r, c = (lane & 31) >> 2, 2 * (lane & 3)
+            assert int(out[lane, j]) == int(mat[r, c]) | (int(mat[r, c + 1]) << 16), (lane, j)
+
+
+@needs_clang
+@pytest.mark.parametrize("count", (1, 2, 4))
+@pytest.mark.parametrize("trans", (False, True), ids=("plain", "trans"))
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_stmatrix_lowering(emu, count, trans, data):
+    _, wave, lib = emu
+    regs = np.array(data.draw(st.lists(st.integers(0, 2**32 - 1), min_size=wave * count,
+                                       max_size=wave * count)), dtype=np.uint32).reshape(wave, count)
+    # distinct rows for every lane of the wavefront: no two stores overlap
+    offs = np.array(data.draw(st.permutations(range(128)))[:wave])
+    dst = np.zeros(1024, dtype=np.uint16)
+    addrs = (ctypes.c_void_p * wave)(*[dst.ctypes.data + 16 * int(o) for o in offs])
+    assert lib.emu_stmatrix(count, int(trans), addrs,
+                            regs.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32))) == 0
+    want = np.zeros((128, 8), dtype=np.uint16)
+    for base in range(0, wave, 32):
+        for j in range(count):
+            mat = np.zeros((8, 8), dtype=np.uint16)
+            for lane in range(32):
+                r, c = lane >> 2, 2 * (lane & 3)
+                mat[r, c], mat[r, c + 1] = regs[base + lane, j] & 0xFFFF, regs[base + lane, j] >> 16
+            want[offs[base + 8 * j:base + 8 * j + 8]] = mat.T if trans else mat
+    assert np.array_equal(dst.reshape(128, 8), want)
+
+
+@needs_clang
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_movmatrix_lowering(emu, data):
+    _, wave, lib = emu
+    a = np.array(data.draw(st.lists(st.integers(0, 2**32 - 1), min_size=wave, max_size=wave)),
+                 dtype=np.uint32)
+    out = np.zeros(wave, dtype=np.uint32)
+    p = ctypes.POINTER(ctypes.c_uint32)
+    assert lib.emu_movmatrix(a.ctypes.data_as(p), out.ctypes.data_as(p)) == 0
+    for base in range(0, wave, 32):
+        mat = np.zeros((8, 8), dtype=np.uint32)
+        for lane in range(32):
+            mat[lane >> 2, 2 * (lane & 3)] = a[base + lane] & 0xFFFF
+            mat[lane >> 2, 2 * (lane & 3) + 1] = a[base + lane] >> 16
+        t = mat.T
+        for lane in range(32):
+            r, c = lane >> 2, 2 * (lane & 3)
+            assert int(out[base + lane]) == int(t[r, c]) | (int(t[r, c + 1]) << 16)
+
+
+# ---- ISA of translated kernels -------------------------------------------------------------
+ISA_FORMS = [mma.Form(16, 8, 16, "f32", "f16", "f16", "f32"),
+             mma.Form(16, 8, 8, "f16", "f16", "f16", "f16"),
+             mma.Form(16, 8, 16, "f32", "bf16", "bf16", "f32"),
+             mma.Form(16, 8, 32, "s32", "s8", "s8", "s32"),
+             mma.Form(16, 8, 8, "f32", "tf32", "tf32", "f32"),
+             mma.Form(16, 8, 32, "f32", "e4m3", "e5m2", "f32"),
+             mma.Form(8, 8, 4, "f64", "f64", "f64", "f64")]
+# instruction expected per (form, arch): None = the dot-product fallback
+MATRIX = {
+    ("f16", "gfx90a"): "v_mfma_f32_4x4x4f16", ("f16", "gfx942"): "v_mfma_f32_4x4x4_16b_f16",
+    ("bf16", "gfx90a"): "v_mfma_f32_4x4x4bf16_1k", ("bf16", "gfx942"): "v_mfma_f32_4x4x4_16b_bf16",
+    ("s8", "gfx90a"): "v_mfma_i32_4x4x4i8", ("s8", "gfx942"): "v_mfma_i32_4x4x4_16b_i8",
+    ("tf32", "gfx90a"): "v_mfma_f32_4x4x1f32", ("tf32", "gfx942"): "v_mfma_f32_4x4x1_16b_f32",
+    ("f16", "gfx1100"): "v_wmma_f32_16x16x16_f16", ("f16", "gfx1201"): "v_wmma_f32_16x16x16_f16",
+    ("bf16", "gfx1100"): "v_wmma_f32_16x16x16_bf16", ("bf16", "gfx1201"): "v_wmma_f32_16x16x16_bf16",
+    ("s8", "gfx1100"): "v_wmma_i32_16x16x16_iu8", ("s8", "gfx1201"): "v_wmma_i32_16x16x16_iu8",
+}
+for _arch in ("gfx90a", "gfx942", "gfx1100", "gfx1201"):  # FP8 on the f16 instructions
+    MATRIX["e4m3", _arch] = MATRIX["f16", _arch]
+ARCHS = ("gfx90a", "gfx942", "gfx1100", "gfx1201")
+
+
+@pytest.fixture(scope="module")
+def isa(tmp_path_factory):
+    from pyshim.kernels import amd
+    from pyshim.ptx.translate import translate
+
+    if "clang" not in amd.available_compilers():
+        pytest.skip("clang >= 19 with lld not installed")
+    ptx = mma.HEAD + "\n".join(mma.kernel(f) for f in ISA_FORMS) + "\n" + \
+        "".join(mma._ldm(c, t) + mma._stm(c, t) for c in (1, 4) for t in (False, True)) + \
+        mma.MOVMATRIX
+    out = {}
+    for arch in ARCHS:
+        target = f"hip-wave{amd.wave_size(arch)}:{arch}"
+        co = amd.compile_hip(translate(ptx, target), arch, use_cache=False)
+        out[arch] = amd.isa_by_kernel(co, arch)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch", ARCHS)
+def test_matrix_instructions_in_the_isa(isa, arch):
+    for f in ISA_FORMS:
+        text = isa[arch][f"k_{f.id}"]
+        want = MATRIX.get((f.a, arch))
+        found = sorted(set(re.findall(r"\bv_(?:mfma|wmma)\w*", text)))
+        if want is None:
+            assert not found, f"{f.id} on {arch}: expected the dot-product fallback, got {found}"
+            assert "ds_bpermute_b32" in text
+        else:
+            assert found == [want], f"{f.id} on {arch}: {found}, expected {want}"
+            assert "ds_bpermute_b32" in text
+    for name, body in isa[arch].items():
+        if name.startswith(("ldm_", "stm_", "movm")):
+            assert "ds_bpermute_b32" in body and "v_mfma" not in body and "v_wmma" not in body
+
+
+@pytest.fixture(scope="module")
+def gemm_isa(tmp_path_factory):
+    """tests/amd_mma/mma_gemm.cu (ggml / cuda-samples style ldmatrix + mma.sync GEMMs), nvcc
+    -ptx for sm_80, translated for each arch: kernel -> (isa, resources)"""
+    from pyshim.kernels import amd
+    from pyshim.ptx.translate import translate
+
+    if shutil.which("nvcc") is None or "clang" not in amd.available_compilers():
+        pytest.skip("needs nvcc and clang >= 19 with lld")
+    ptx = tmp_path_factory.mktemp("gemm") / "mma_gemm.ptx"
+    subprocess.run(["nvcc", "-ptx", "-arch=sm_80", "-O2", str(REPO_DIR / "tests/amd_mma/mma_gemm.cu"),
+                    "-o", str(ptx)], check=True, capture_output=True, timeout=300)
+    out = {}
+    for arch in ARCHS:
+        co = amd.compile_hip(translate(ptx.read_text(), f"hip-wave{amd.wave_size(arch)}:{arch}"),
+                             arch, use_cache=False)
+        out[arch] = (amd.isa_by_kernel(co, arch), amd.kernel_resources(co))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch", ARCHS)
+def test_nvcc_tensor_gemms_use_matrix_cores(gemm_isa, arch):
+    isa, res = gemm_isa[arch]
+    kinds = {"gemm_16816I6__half": "f16", "gemm_16816I13__nv_bfloat16": "bf16",
+             "gemm_s8_16832": "s8"}
+    seen = set()
+    for name, text in isa.items():
+        kind = next((v for k, v in kinds.items() if k in name), None)
+        if kind is None:
+            continue
+        seen.add(kind)
+        found = sorted(set(re.findall(r"\bv_(?:mfma|wmma)\w*", text)))
+        assert found == [MATRIX[kind, arch]], f"{name} on {arch}: {found}"
+        assert res[name]["scratch"] == 0, f"{name} on {arch}: {res[name]['scratch']} B scratch"
+    assert seen == {"f16", "bf16", "s8"}, sorted(isa)
+
+
+@pytest.mark.parametrize("form", [mma.Form(16, 8, 256, "s32", "b1", "b1", "s32", bop="xor"),
+                                  mma.Form(16, 8, 64, "s32", "s4", "u4", "s32", True)],
+                         ids=lambda f: f.id)
+@pytest.mark.parametrize("target", ["hip-wave64:gfx942", "hip-wave32:gfx1100"])
+def test_forms_without_an_amd_lowering_are_refused_by_name(form, target):
+    from pyshim.ptx.errors import UnsupportedInstruction
+    from pyshim.ptx.translate import translate
+
+    with pytest.raises(UnsupportedInstruction, match=f"m{form.m}n8k{form.k} .{form.a} on target "
+                                                     f"{re.escape(target)}"):
+        translate(mma.HEAD + mma.kernel(form), target)
