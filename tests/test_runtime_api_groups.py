@@ -80,3 +80,17 @@ def test_memcpy_batch(libs: Path, cudart: str) -> None:  # noqa: F811
     assert_passed(proc)
     assert "ra[255] = 255, rb[255] = 745" in proc.stdout
     assert "legacy stream: cudaErrorInvalidValue" in proc.stdout
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_texture_1d_linear_max_width(libs: Path, cudart: str) -> None:  # noqa: F811
+    """cudaDeviceGetTexture1DLinearMaxWidth (direct to the CPU device's
+    hipDeviceGetTexture1DLinearMaxWidth) and cuDeviceGetTexture1DLinearMaxWidth
+    (texture_limits.c): the same element gets the same width by either API."""
+    exe = nvcc(RT_DIR / "rt_texture_limits.cu", "-cudart", cudart, f"-L{libs / 'lib'}", "-lcuda",
+               name=f"rt_texture_limits_{cudart}")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("widths "))
+    assert int(line.split()[2]) > 0
+    assert "NV12: 1" in proc.stdout and "bad device: 101" in proc.stdout
