@@ -94,3 +94,16 @@ def test_texture_1d_linear_max_width(libs: Path, cudart: str) -> None:  # noqa: 
     line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("widths "))
     assert int(line.split()[2]) > 0
     assert "NV12: 1" in proc.stdout and "bad device: 101" in proc.stdout
+
+
+def test_stream_update_capture_dependencies(libs: Path) -> None:  # noqa: F811
+    """cudaStreamUpdateCaptureDependencies (adapter to the CPU device's
+    hipStreamUpdateCaptureDependencies, stream.c) and the dependency set read back by
+    cudaStreamGetCaptureInfo. Our runtime only: NVIDIA's reaches the driver's edge-data form,
+    which is not mapped."""
+    exe = nvcc(RT_DIR / "rt_capture_deps.cu", "-cudart", "shared", name="rt_capture_deps")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert "after set A, add B: 2 dependencies" in proc.stdout
+    assert "captured: 4 nodes, 3 edges, 2 roots" in proc.stdout
+    assert "values 10 11 12 13" in proc.stdout
