@@ -96,12 +96,13 @@ def test_texture_1d_linear_max_width(libs: Path, cudart: str) -> None:  # noqa: 
     assert "NV12: 1" in proc.stdout and "bad device: 101" in proc.stdout
 
 
-def test_stream_update_capture_dependencies(libs: Path) -> None:  # noqa: F811
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_stream_update_capture_dependencies(libs: Path, cudart: str) -> None:  # noqa: F811
     """cudaStreamUpdateCaptureDependencies (adapter to the CPU device's
-    hipStreamUpdateCaptureDependencies, stream.c) and the dependency set read back by
-    cudaStreamGetCaptureInfo. Our runtime only: NVIDIA's reaches the driver's edge-data form,
-    which is not mapped."""
-    exe = nvcc(RT_DIR / "rt_capture_deps.cu", "-cudart", "shared", name="rt_capture_deps")
+    hipStreamUpdateCaptureDependencies, stream.c; NVIDIA's runtime reaches
+    cuStreamUpdateCaptureDependencies_v2, capture_deps.c) and the dependency set read back
+    by cudaStreamGetCaptureInfo."""
+    exe = nvcc(RT_DIR / "rt_capture_deps.cu", "-cudart", cudart, name=f"rt_capture_deps_{cudart}")
     proc = run(exe, libs)
     assert_passed(proc)
     assert "after set A, add B: 2 dependencies" in proc.stdout
