@@ -101,10 +101,12 @@ def test_stream_update_capture_dependencies(libs: Path, cudart: str) -> None:  #
     """cudaStreamUpdateCaptureDependencies (adapter to the CPU device's
     hipStreamUpdateCaptureDependencies, stream.c; NVIDIA's runtime reaches
     cuStreamUpdateCaptureDependencies_v2, capture_deps.c) and the dependency set read back
-    by cudaStreamGetCaptureInfo."""
+    by cudaStreamGetCaptureInfo; cudaStreamBeginCaptureToGraph (the CPU device's
+    hipStreamBeginCaptureToGraph) records into the program's graph."""
     exe = nvcc(RT_DIR / "rt_capture_deps.cu", "-cudart", cudart, name=f"rt_capture_deps_{cudart}")
     proc = run(exe, libs)
     assert_passed(proc)
     assert "after set A, add B: 2 dependencies" in proc.stdout
     assert "captured: 4 nodes, 3 edges, 2 roots" in proc.stdout
     assert "values 10 11 12 13" in proc.stdout
+    assert "into my graph: same 1, 2 nodes, 1 edges" in proc.stdout

@@ -84,6 +84,32 @@ int main()
     OK("copy", cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
     printf("values %d %d %d %d\n", h[0], h[1], h[2], h[3]);
     CHECK("every node ran", h[0] == 10 && h[1] == 11 && h[2] == 12 && h[3] == 13);
+
+    // capture into the program's graph, after a node it already has
+    cudaGraph_t mine;
+    cudaGraphNode_t first;
+    OK("my graph", cudaGraphCreate(&mine, 0));
+    OK("its first node", cudaGraphAddEmptyNode(&first, mine, NULL, 0));
+    e = cudaStreamBeginCaptureToGraph(s, mine, &foreign, NULL, 1, cudaStreamCaptureModeGlobal);
+    printf("to graph after a foreign node: %s\n", cudaGetErrorName(e));
+    CHECK("a dependency outside the graph is refused", e == cudaErrorInvalidValue);
+    cudaGetLastError();
+    OK("begin to graph", cudaStreamBeginCaptureToGraph(s, mine, &first, NULL, 1,
+                                                       cudaStreamCaptureModeGlobal));
+    put<<<1, 1, 0, s>>>(d + 0, 20);
+    cudaGraph_t back = NULL;
+    OK("end to graph", cudaStreamEndCapture(s, &back));
+    OK("nodes of mine", cudaGraphGetNodes(mine, NULL, &nodes));
+    OK("edges of mine", cudaGraphGetEdges(mine, NULL, NULL, NULL, &edges));
+    printf("into my graph: same %d, %zu nodes, %zu edges\n", back == mine, nodes, edges);
+    CHECK("the capture went into my graph, after its node", back == mine && nodes == 2 &&
+                                                            edges == 1);
+    cudaGraphExec_t x2;
+    OK("instantiate mine", cudaGraphInstantiate(&x2, mine, 0));
+    OK("launch mine", cudaGraphLaunch(x2, s));
+    OK("sync mine", cudaStreamSynchronize(s));
+    OK("copy mine", cudaMemcpy(h, d, sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK("its captured kernel ran", h[0] == 20);
     if (failures == 0)
         printf("ALL PASSED\n");
     return failures != 0;

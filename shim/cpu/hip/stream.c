@@ -827,33 +827,76 @@ hipError_t hipStreamAddCallback_spt(hipStream_t stream, hipStreamCallback_t call
 
 static unsigned long long next_capture_id = 1;
 
-static hipError_t begin_capture(hipStream_t stream, hipStreamCaptureMode mode, bool spt)
+/* Begins recording into a fresh graph, or into `into` (the program's) after `deps`. */
+static hipError_t begin_capture_into(hipStream_t stream, hipStreamCaptureMode mode, bool spt,
+                                     struct ihipGraph *into, const hipGraphNode_t *deps,
+                                     size_t ndeps)
 {
     struct ihipStream_t *s;
-    if (mode < hipStreamCaptureModeGlobal || mode > hipStreamCaptureModeRelaxed)
+    if (mode < hipStreamCaptureModeGlobal || mode > hipStreamCaptureModeRelaxed ||
+        (ndeps > 0 && deps == NULL))
         return cpu_ret(hipErrorInvalidValue);
     hipError_t err = cpu_stream_resolve(stream, spt, &s);
     if (err != hipSuccess)
         return cpu_ret(err);
     if (s->is_null)   /* the legacy stream synchronises with everything: not capturable */
         return cpu_ret(hipErrorStreamCaptureUnsupported);
-    struct ihipGraph *g = cpu_graph_new();
+    struct ihipGraph *g = into != NULL ? into : cpu_graph_new();
     if (g == NULL)
         return cpu_ret(hipErrorOutOfMemory);
     pthread_mutex_lock(&cpu_sched_lock);
-    bool already = s->capture != NULL;
-    if (!already) {
+    err = s->capture != NULL ? hipErrorIllegalState : hipSuccess;
+    if (err == hipSuccess && into != NULL && !cpu_graph_live(into))
+        err = hipErrorInvalidValue;
+    if (err == hipSuccess && ndeps > 9) {
+        cpu_log("hipStreamBeginCaptureToGraph: more than 9 dependencies");
+        err = hipErrorNotSupported;   /* the stream holds at most 9 (see update_capture_deps) */
+    }
+    for (size_t i = 0; err == hipSuccess && i < ndeps; i++) {
+        bool member = false;
+        for (size_t k = 0; k < g->n && !member; k++)
+            member = g->cmds[k] == (cpu_cmd *)deps[i];
+        if (!member)
+            err = hipErrorInvalidValue;   /* not a node of the graph captured into */
+    }
+    if (err == hipSuccess) {
         s->capture = g;
         s->capture_id = next_capture_id++;
-        s->capture_last = NULL;
+        s->capture_last = ndeps > 0 ? (cpu_cmd *)deps[0] : NULL;
         s->num_joins = 0;
+        for (size_t i = 1; i < ndeps; i++)
+            s->capture_joins[s->num_joins++] = (cpu_cmd *)deps[i];
     }
     pthread_mutex_unlock(&cpu_sched_lock);
-    if (already) {
-        hipGraphDestroy(g);
-        return cpu_ret(hipErrorIllegalState);
+    if (err != hipSuccess) {
+        if (into == NULL)
+            hipGraphDestroy(g);
+        return cpu_ret(err);
     }
     return hipSuccess;
+}
+
+static hipError_t begin_capture(hipStream_t stream, hipStreamCaptureMode mode, bool spt)
+{
+    return begin_capture_into(stream, mode, spt, NULL, NULL, 0);
+}
+
+/* HIP's edge data names ports and edge types only full-completion edges have here (all
+ * zero); others are refused by name. */
+hipError_t hipStreamBeginCaptureToGraph(hipStream_t stream, hipGraph_t graph,
+                                        const hipGraphNode_t *dependencies,
+                                        const hipGraphEdgeData *dependencyData,
+                                        size_t numDependencies, hipStreamCaptureMode mode)
+{
+    if (graph == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    for (size_t i = 0; dependencyData != NULL && i < numDependencies; i++)
+        if (dependencyData[i].from_port != 0 || dependencyData[i].to_port != 0 ||
+            dependencyData[i].type != 0) {
+            cpu_log("hipStreamBeginCaptureToGraph: edge data other than full completion");
+            return cpu_ret(hipErrorNotSupported);
+        }
+    return begin_capture_into(stream, mode, false, graph, dependencies, numDependencies);
 }
 
 hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
