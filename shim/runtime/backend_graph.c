@@ -1,6 +1,7 @@
 /*
  * The HIP side of graph-node readers (the third libcudart file that includes HIP's
- * headers, beside backend.c and backend_adapt.c): a kernel node's launch as HIP holds it.
+ * headers, beside backend.c and backend_adapt.c): a kernel node's launch as HIP holds it,
+ * and stream capture into a graph the program gives.
  */
 #include <hip/hip_runtime_api.h>
 
