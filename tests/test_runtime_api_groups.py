@@ -80,3 +80,33 @@ def test_memcpy_batch(libs: Path, cudart: str) -> None:  # noqa: F811
     assert_passed(proc)
     assert "ra[255] = 255, rb[255] = 745" in proc.stdout
     assert "legacy stream: cudaErrorInvalidValue" in proc.stdout
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_texture_1d_linear_max_width(libs: Path, cudart: str) -> None:  # noqa: F811
+    """cudaDeviceGetTexture1DLinearMaxWidth (direct to the CPU device's
+    hipDeviceGetTexture1DLinearMaxWidth) and cuDeviceGetTexture1DLinearMaxWidth
+    (texture_limits.c): the same element gets the same width by either API."""
+    exe = nvcc(RT_DIR / "rt_texture_limits.cu", "-cudart", cudart, f"-L{libs / 'lib'}", "-lcuda",
+               name=f"rt_texture_limits_{cudart}")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("widths "))
+    assert int(line.split()[2]) > 0
+    assert "NV12: 1" in proc.stdout and "bad device: 101" in proc.stdout
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_stream_update_capture_dependencies(libs: Path, cudart: str) -> None:  # noqa: F811
+    """cudaStreamUpdateCaptureDependencies (adapter to the CPU device's
+    hipStreamUpdateCaptureDependencies, stream.c; NVIDIA's runtime reaches
+    cuStreamUpdateCaptureDependencies_v2, capture_deps.c) and the dependency set read back
+    by cudaStreamGetCaptureInfo; cudaStreamBeginCaptureToGraph (the CPU device's
+    hipStreamBeginCaptureToGraph) records into the program's graph."""
+    exe = nvcc(RT_DIR / "rt_capture_deps.cu", "-cudart", cudart, name=f"rt_capture_deps_{cudart}")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert "after set A, add B: 2 dependencies" in proc.stdout
+    assert "captured: 4 nodes, 3 edges, 2 roots" in proc.stdout
+    assert "values 10 11 12 13" in proc.stdout
+    assert "into my graph: same 1, 2 nodes, 1 edges" in proc.stdout

@@ -1,6 +1,7 @@
 /*
  * The HIP side of graph-node readers (the third libcudart file that includes HIP's
- * headers, beside backend.c and backend_adapt.c): a kernel node's launch as HIP holds it.
+ * headers, beside backend.c and backend_adapt.c): a kernel node's launch as HIP holds it,
+ * and stream capture into a graph the program gives.
  */
 #include <hip/hip_runtime_api.h>
 
@@ -26,4 +27,18 @@ int pyshim_rt_hip_graph_kernel_get(void *node, void **fn, unsigned grid[3], unsi
     *args = p.kernelParams;
     *extra = p.extra;
     return 0;
+}
+
+#pragma weak hipStreamBeginCaptureToGraph
+
+/* Capture into the program's graph after `deps`; the caller has checked the edge data is
+ * all full-completion (HIP's edge data struct is laid out differently, so none is passed). */
+int pyshim_rt_hip_begin_capture_to_graph(void *stream, void *graph, void *const *deps,
+                                         size_t ndeps, int mode)
+{
+    if (hipStreamBeginCaptureToGraph == NULL)
+        return PYSHIM_RT_cudaErrorNotSupported;
+    return pyshim_rt_from_hip(hipStreamBeginCaptureToGraph(
+        (hipStream_t)stream, (hipGraph_t)graph, (const hipGraphNode_t *)deps, NULL, ndeps,
+        (hipStreamCaptureMode)mode));
 }

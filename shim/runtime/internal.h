@@ -92,6 +92,10 @@ PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_hip(const void *hip);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_kernel_get(void *node, void **fn, unsigned grid[3],
                                                     unsigned block[3], unsigned *shmem,
                                                     void ***args, void ***extra);
+/* hipStreamBeginCaptureToGraph without edge data (backend_graph.c); 0 or a cudaError_t. */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_begin_capture_to_graph(void *stream, void *graph,
+                                                          void *const *deps, size_t ndeps,
+                                                          int mode);
 /* Translate and load its module if needed, then the HIP function. */
 PYSHIM_RT_HIDDEN int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip);
 /* What the translator said of its module once loaded: the PTX target (compute_75 -> 75;

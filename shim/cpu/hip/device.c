@@ -552,3 +552,37 @@ hipError_t hipProfilerStop(void)
 {
     return hipSuccess;
 }
+
+/* The CPU device's 1D linear texture limit counts elements whatever their size (texture
+ * fetches index a host buffer), so every valid format gets maxTexture1DLinear. A descriptor
+ * no texture can have is refused as NVIDIA's runtime refuses it (invalid channel
+ * descriptor). */
+hipError_t hipDeviceGetTexture1DLinearMaxWidth(size_t *max_width, const hipChannelFormatDesc *desc,
+                                               int device)
+{
+    if (max_width == NULL || desc == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    if (cpu_check_device(device))
+        return cpu_ret(hipErrorInvalidDevice);
+    const int bits[4] = {desc->x, desc->y, desc->z, desc->w};
+    int channels = 0;
+    for (int i = 0; i < 4; i++) {
+        if (bits[i] == 0)
+            break;
+        if (bits[i] != 8 && bits[i] != 16 && bits[i] != 32)
+            return cpu_ret(hipErrorInvalidChannelDescriptor);
+        if (bits[i] != bits[0])
+            return cpu_ret(hipErrorInvalidChannelDescriptor);   /* channels share one width */
+        channels++;
+    }
+    for (int i = channels; i < 4; i++)
+        if (bits[i] != 0)
+            return cpu_ret(hipErrorInvalidChannelDescriptor);
+    if (channels == 0 || channels == 3)
+        return cpu_ret(hipErrorInvalidChannelDescriptor);
+    if (desc->f == hipChannelFormatKindFloat ? bits[0] == 8
+        : desc->f != hipChannelFormatKindSigned && desc->f != hipChannelFormatKindUnsigned)
+        return cpu_ret(hipErrorInvalidChannelDescriptor);
+    *max_width = (size_t)cpu_dev_at(device)->props.maxTexture1DLinear;
+    return hipSuccess;
+}

@@ -199,6 +199,9 @@ struct ihipStream_t {
     cpu_cmd *capture_last;           /* the last node this stream captured: the next one's dependency */
     cpu_cmd *capture_joins[8];       /* nodes of other streams its next node also waits for */
     int num_joins;
+    /* the dependency set as hipStreamGetCaptureInfo_v2 last handed it out (valid until the
+     * stream's next call, as CUDA documents) */
+    hipGraphNode_t capture_deps[9];
     /* stream attributes that change nothing here (no L2 to persist in, one memory sync
      * domain, workers that always wait the same way) but read back as they were set;
      * zero-filled: no window, domain 0, and sync_policy 0 reads as hipSyncPolicyAuto */

@@ -827,33 +827,76 @@ hipError_t hipStreamAddCallback_spt(hipStream_t stream, hipStreamCallback_t call
 
 static unsigned long long next_capture_id = 1;
 
-static hipError_t begin_capture(hipStream_t stream, hipStreamCaptureMode mode, bool spt)
+/* Begins recording into a fresh graph, or into `into` (the program's) after `deps`. */
+static hipError_t begin_capture_into(hipStream_t stream, hipStreamCaptureMode mode, bool spt,
+                                     struct ihipGraph *into, const hipGraphNode_t *deps,
+                                     size_t ndeps)
 {
     struct ihipStream_t *s;
-    if (mode < hipStreamCaptureModeGlobal || mode > hipStreamCaptureModeRelaxed)
+    if (mode < hipStreamCaptureModeGlobal || mode > hipStreamCaptureModeRelaxed ||
+        (ndeps > 0 && deps == NULL))
         return cpu_ret(hipErrorInvalidValue);
     hipError_t err = cpu_stream_resolve(stream, spt, &s);
     if (err != hipSuccess)
         return cpu_ret(err);
     if (s->is_null)   /* the legacy stream synchronises with everything: not capturable */
         return cpu_ret(hipErrorStreamCaptureUnsupported);
-    struct ihipGraph *g = cpu_graph_new();
+    struct ihipGraph *g = into != NULL ? into : cpu_graph_new();
     if (g == NULL)
         return cpu_ret(hipErrorOutOfMemory);
     pthread_mutex_lock(&cpu_sched_lock);
-    bool already = s->capture != NULL;
-    if (!already) {
+    err = s->capture != NULL ? hipErrorIllegalState : hipSuccess;
+    if (err == hipSuccess && into != NULL && !cpu_graph_live(into))
+        err = hipErrorInvalidValue;
+    if (err == hipSuccess && ndeps > 9) {
+        cpu_log("hipStreamBeginCaptureToGraph: more than 9 dependencies");
+        err = hipErrorNotSupported;   /* the stream holds at most 9 (see update_capture_deps) */
+    }
+    for (size_t i = 0; err == hipSuccess && i < ndeps; i++) {
+        bool member = false;
+        for (size_t k = 0; k < g->n && !member; k++)
+            member = g->cmds[k] == (cpu_cmd *)deps[i];
+        if (!member)
+            err = hipErrorInvalidValue;   /* not a node of the graph captured into */
+    }
+    if (err == hipSuccess) {
         s->capture = g;
         s->capture_id = next_capture_id++;
-        s->capture_last = NULL;
+        s->capture_last = ndeps > 0 ? (cpu_cmd *)deps[0] : NULL;
         s->num_joins = 0;
+        for (size_t i = 1; i < ndeps; i++)
+            s->capture_joins[s->num_joins++] = (cpu_cmd *)deps[i];
     }
     pthread_mutex_unlock(&cpu_sched_lock);
-    if (already) {
-        hipGraphDestroy(g);
-        return cpu_ret(hipErrorIllegalState);
+    if (err != hipSuccess) {
+        if (into == NULL)
+            hipGraphDestroy(g);
+        return cpu_ret(err);
     }
     return hipSuccess;
+}
+
+static hipError_t begin_capture(hipStream_t stream, hipStreamCaptureMode mode, bool spt)
+{
+    return begin_capture_into(stream, mode, spt, NULL, NULL, 0);
+}
+
+/* HIP's edge data names ports and edge types only full-completion edges have here (all
+ * zero); others are refused by name. */
+hipError_t hipStreamBeginCaptureToGraph(hipStream_t stream, hipGraph_t graph,
+                                        const hipGraphNode_t *dependencies,
+                                        const hipGraphEdgeData *dependencyData,
+                                        size_t numDependencies, hipStreamCaptureMode mode)
+{
+    if (graph == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    for (size_t i = 0; dependencyData != NULL && i < numDependencies; i++)
+        if (dependencyData[i].from_port != 0 || dependencyData[i].to_port != 0 ||
+            dependencyData[i].type != 0) {
+            cpu_log("hipStreamBeginCaptureToGraph: edge data other than full completion");
+            return cpu_ret(hipErrorNotSupported);
+        }
+    return begin_capture_into(stream, mode, false, graph, dependencies, numDependencies);
 }
 
 hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
@@ -949,9 +992,20 @@ hipError_t hipStreamGetCaptureInfo_spt(hipStream_t stream, hipStreamCaptureStatu
     return capture_status(stream, true, pCaptureStatus, pId);
 }
 
-/* The graph a capture records into, and its dependencies: the CPU device's graphs run
- * their nodes in the order they were added, so a capture has no explicit dependency set
- * (0 nodes) and whatever is added next follows everything captured so far. */
+/* The nodes the next captured node will depend on: the stream's last node, then the
+ * other streams' nodes it joined (cpu_sched_lock held; `out` has room for 9). */
+static size_t capture_deps_locked(const struct ihipStream_t *s, hipGraphNode_t *out)
+{
+    size_t n = 0;
+    if (s->capture_last != NULL)
+        out[n++] = (hipGraphNode_t)s->capture_last;
+    for (int j = 0; j < s->num_joins; j++)
+        if (s->capture_joins[j] != s->capture_last)
+            out[n++] = (hipGraphNode_t)s->capture_joins[j];
+    return n;
+}
+
+/* The graph a capture records into, and the dependency set of its next node. */
 static hipError_t capture_info_v2(hipStream_t stream, bool spt, hipStreamCaptureStatus *status,
                                   unsigned long long *id, hipGraph_t *graph,
                                   const hipGraphNode_t **deps, size_t *num_deps)
@@ -964,14 +1018,72 @@ static hipError_t capture_info_v2(hipStream_t stream, bool spt, hipStreamCapture
         return cpu_ret(hipErrorInvalidValue);
     pthread_mutex_lock(&cpu_sched_lock);
     struct ihipGraph *g = *status == hipStreamCaptureStatusActive ? s->capture : NULL;
+    size_t n = g != NULL ? capture_deps_locked(s, s->capture_deps) : 0;
     pthread_mutex_unlock(&cpu_sched_lock);
     if (graph != NULL)
         *graph = g;
     if (deps != NULL)
-        *deps = NULL;
+        *deps = n > 0 ? s->capture_deps : NULL;
     if (num_deps != NULL)
-        *num_deps = 0;
+        *num_deps = n;
     return hipSuccess;
+}
+
+/* Add to or replace the dependency set of a capture's next node. The set is held as the
+ * stream's last node plus its joins, so it has room for 9 nodes; a larger one is refused
+ * by name rather than cut short. */
+static hipError_t update_capture_deps(hipStream_t stream, bool spt, hipGraphNode_t *nodes,
+                                      size_t n, unsigned flags)
+{
+    if ((n > 0 && nodes == NULL) ||
+        (flags != hipStreamAddCaptureDependencies && flags != hipStreamSetCaptureDependencies))
+        return cpu_ret(hipErrorInvalidValue);
+    struct ihipStream_t *s;
+    if (cpu_stream_resolve(stream, spt, &s) != hipSuccess)
+        return cpu_ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&cpu_sched_lock);
+    hipError_t err = hipSuccess;
+    hipGraphNode_t set[9];
+    size_t have = 0;
+    if (s->capture == NULL)
+        err = hipErrorIllegalState;
+    else if (flags == hipStreamAddCaptureDependencies)
+        have = capture_deps_locked(s, set);
+    for (size_t i = 0; err == hipSuccess && i < n; i++) {
+        bool member = false;
+        for (size_t k = 0; k < s->capture->n && !member; k++)
+            member = s->capture->cmds[k] == (cpu_cmd *)nodes[i];
+        if (!member) {
+            err = hipErrorInvalidValue;   /* not a node of this capture's graph */
+            break;
+        }
+        bool dup = false;
+        for (size_t k = 0; k < have && !dup; k++)
+            dup = set[k] == nodes[i];
+        if (dup)
+            continue;
+        if (have == sizeof set / sizeof set[0]) {
+            cpu_log("hipStreamUpdateCaptureDependencies: more than %zu dependencies",
+                    sizeof set / sizeof set[0]);
+            err = hipErrorNotSupported;
+            break;
+        }
+        set[have++] = nodes[i];
+    }
+    if (err == hipSuccess) {
+        s->capture_last = have > 0 ? (cpu_cmd *)set[0] : NULL;
+        s->num_joins = 0;
+        for (size_t k = 1; k < have; k++)
+            s->capture_joins[s->num_joins++] = (cpu_cmd *)set[k];
+    }
+    pthread_mutex_unlock(&cpu_sched_lock);
+    return err == hipSuccess ? hipSuccess : cpu_ret(err);
+}
+
+hipError_t hipStreamUpdateCaptureDependencies(hipStream_t stream, hipGraphNode_t *dependencies,
+                                              size_t numDependencies, unsigned int flags)
+{
+    return update_capture_deps(stream, false, dependencies, numDependencies, flags);
 }
 
 hipError_t hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCaptureStatus *captureStatus_out,
