@@ -13,7 +13,6 @@ Rebuilds are skipped when nothing changed.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import sys
 from pathlib import Path
@@ -29,9 +28,10 @@ from pyshim.builders.randfft import (
     _run,
     _stub_source,
     build_shim_lib,
+    shim_lib_build,
 )
 from pyshim.codegen import nccl as codegen
-from pyshim.paths import SHIM_DIR, build_dir
+from pyshim.paths import SHIM_DIR
 
 RCCL_SONAME = codegen.RCCL_SONAME
 RCCL_DIR = CPU_SRC / "rccl"
@@ -87,17 +87,7 @@ def shim_lib() -> ShimLib:
 def build_nccl(root: Path | None = None) -> list[Path]:
     """The CPU device's RCCL into <root>/cpu and libnccl.so.2 into <root>/lib. The CPU
     device's HIP runtime is built first when missing."""
-    root = Path(root) if root is not None else build_dir()
-    cpu, lib_dir = root / "cpu", root / "lib"
-    if not (cpu / HIP_SONAME).is_file():
-        from pyshim.builders.cpu import build_cpu_device
-
-        build_cpu_device(cpu)
-    lib_dir.mkdir(parents=True, exist_ok=True)
-    gen_dir = root / "nccl"
-    gen_dir.mkdir(parents=True, exist_ok=True)
-    with open(gen_dir / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with shim_lib_build(root, "nccl") as (cpu, lib_dir, gen_dir):
         built = [build_cpu_rccl(cpu)]
         codegen.generate(gen_dir)
         built.append(build_shim_lib(shim_lib(), lib_dir, gen_dir, cpu))

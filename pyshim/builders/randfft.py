@@ -14,14 +14,15 @@ Rebuilds are skipped when nothing changed.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyshim.builders.common import run
+from pyshim.builders.common import build_lock, run
 from pyshim.codegen import randfft as codegen
 from pyshim.paths import SHIM_DIR, build_dir
 
@@ -230,9 +231,11 @@ def fftw_available() -> bool:
     return FFTW_HEADER.is_file()
 
 
-def build_randfft(root: Path | None = None) -> list[Path]:
-    """The CPU device's rocRAND/hipFFT into <root>/cpu and libcurand/libcufft into
-    <root>/lib. The CPU device's HIP runtime must be built (pyshim build)."""
+@contextmanager
+def shim_lib_build(root: Path | None, name: str) -> Iterator[tuple[Path, Path, Path]]:
+    """The folders of a CUDA library built over a CPU-device library: (<root>/cpu, where the
+    CPU device's HIP runtime is built first when missing, <root>/lib, <root>/<name> for the
+    generated sources), with <root>/<name>'s build lock held (concurrent builds wait)."""
     root = Path(root) if root is not None else build_dir()
     cpu, lib_dir = root / "cpu", root / "lib"
     if not (cpu / HIP_SONAME).is_file():
@@ -240,11 +243,16 @@ def build_randfft(root: Path | None = None) -> list[Path]:
 
         build_cpu_device(cpu)
     lib_dir.mkdir(parents=True, exist_ok=True)
-    gen_dir = root / "randfft"
-    gen_dir.mkdir(parents=True, exist_ok=True)
+    gen_dir = root / name
+    with build_lock(gen_dir):
+        yield cpu, lib_dir, gen_dir
+
+
+def build_randfft(root: Path | None = None) -> list[Path]:
+    """The CPU device's rocRAND/hipFFT into <root>/cpu and libcurand/libcufft into
+    <root>/lib. The CPU device's HIP runtime must be built (pyshim build)."""
     built = []
-    with open(gen_dir / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with shim_lib_build(root, "randfft") as (cpu, lib_dir, gen_dir):
         skip = set()
         if not fftw_available():
             # cuFFT then stays NVIDIA's (and fails on pyshim's driver as before)

@@ -13,12 +13,11 @@ Rebuilds are skipped when nothing changed.
 
 from __future__ import annotations
 
-import fcntl
 from pathlib import Path
 
-from pyshim.builders.randfft import HIP_SONAME, CpuLib, ShimLib, build_cpu_lib, build_shim_lib
+from pyshim.builders.randfft import CpuLib, ShimLib, build_cpu_lib, build_shim_lib, shim_lib_build
 from pyshim.codegen import sparse as codegen
-from pyshim.paths import SHIM_DIR, build_dir
+from pyshim.paths import SHIM_DIR
 
 SHIM_SRC = SHIM_DIR / "sparse"
 CPU_LIB = CpuLib("librocsparse.so.1", "rocsparse", ("rocsparse", "hip", "hsa"), "rocsparse_",
@@ -36,17 +35,7 @@ def shim_lib(lib: str) -> ShimLib:
 def build_sparse(root: Path | None = None) -> list[Path]:
     """The CPU device's rocSPARSE into <root>/cpu and libcusparse into <root>/lib. The CPU
     device's HIP runtime is built first when missing."""
-    root = Path(root) if root is not None else build_dir()
-    cpu, lib_dir = root / "cpu", root / "lib"
-    if not (cpu / HIP_SONAME).is_file():
-        from pyshim.builders.cpu import build_cpu_device
-
-        build_cpu_device(cpu)
-    lib_dir.mkdir(parents=True, exist_ok=True)
-    gen_dir = root / "sparse"
-    gen_dir.mkdir(parents=True, exist_ok=True)
-    with open(gen_dir / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with shim_lib_build(root, "sparse") as (cpu, lib_dir, gen_dir):
         built = [build_cpu_lib(CPU_LIB, cpu)]
         codegen.generate(gen_dir)
         for lib in codegen.LIBS:
