@@ -136,6 +136,12 @@ def parse_listing(text: str) -> dict[str, Section]:
     return sections
 
 
+def decode_seconds(size: int) -> float:
+    """How long nvdisasm may take for a cubin of `size` bytes: generous for a real cubin
+    (a second per 100 kB on top of 20 s), short of a user's patience with a hung load."""
+    return 20.0 + size / 100_000
+
+
 def disassemble(elf: bytes) -> dict[str, Section]:
     """Every code section of a cubin, decoded (cached by the cubin's bytes)."""
     from pyshim.kernels import cache
@@ -152,14 +158,21 @@ def disassemble(elf: bytes) -> dict[str, Section]:
         except (cache.CacheError, UnicodeDecodeError):
             text = None
     if text is None:
+        from pyshim.sass.errors import LiftError
+
+        limit = decode_seconds(len(elf))
         with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
             f.write(elf)
             f.flush()
-            proc = subprocess.run([path, "-c", f.name], capture_output=True, text=True,
-                                  timeout=600)
+            try:
+                proc = subprocess.run([path, "-c", f.name], capture_output=True, text=True,
+                                      timeout=limit)
+            except subprocess.TimeoutExpired:
+                # (nvdisasm loops forever on some malformed cubins: the program's load must
+                # fail, not hang; subprocess.run has killed it)
+                raise LiftError(f"nvdisasm did not finish decoding this {len(elf)}-byte cubin "
+                                f"in {limit:.0f} s (a malformed cubin?)") from None
         if proc.returncode != 0:
-            from pyshim.sass.errors import LiftError
-
             raise LiftError("nvdisasm cannot decode this cubin: "
                             + (proc.stderr.strip().splitlines() or ["no message"])[-1])
         text = proc.stdout
