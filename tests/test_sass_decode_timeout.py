@@ -19,7 +19,8 @@ def test_a_hanging_nvdisasm_fails_the_lift_not_the_load(tmp_path: Path, monkeypa
     fake.write_text('#!/bin/sh\n[ "$1" = --version ] && { echo "fake nvdisasm"; exit 0; }\n'
                     "exec sleep 600\n")
     fake.chmod(0o755)
-    monkeypatch.setenv("PYSHIM_NVDISASM", str(fake))
+    # (nvdisasm_path is cached per process: an earlier test may have found the real one)
+    monkeypatch.setattr(decode, "nvdisasm_path", lambda: str(fake))
     monkeypatch.setattr(decode, "decode_seconds", lambda size: 1.0)
     decode.nvdisasm_version.cache_clear()
     try:
