@@ -376,45 +376,56 @@ RC_API ncclResult_t ncclGroupEnd(void)
     return rc_group_flush();
 }
 
-ncclResult_t rc_submit(const char *fn, ncclComm_t comm, rc_task t)
+/* Every collective's and point-to-point call's argument checks, in one place: NCCL's
+ * errors for a bad communicator, datatype, op, root/peer or buffer. A PreMulSum op's scalar
+ * is copied into the task here. An empty call (count 0) needs no buffers. */
+static ncclResult_t check_task(const char *fn, ncclComm_t comm, rc_task *t)
 {
     ncclResult_t r = rc_check_comm(fn, comm);
     if (r != ncclSuccess)
         return r;
-    if (rc_type_size(t.type) == 0)
+    if (rc_type_size(t->type) == 0)
         return rc_fail(fn, ncclInvalidArgument, "datatype %d is not an ncclDataType_t",
-                       (int)t.type);
-    if (is_reduction(t.kind)) {
-        int i = t.op - ncclNumOps;
-        if (t.op < 0 || (i >= 0 && (i >= RC_MAX_PREMUL || !comm->premul[i].used)))
+                       (int)t->type);
+    if (is_reduction(t->kind)) {
+        int i = t->op - ncclNumOps;
+        if (t->op < 0 || (i >= 0 && (i >= RC_MAX_PREMUL || !comm->premul[i].used)))
             return rc_fail(fn, ncclInvalidArgument, "op %d is not an ncclRedOp_t of this "
-                           "communicator", t.op);
+                           "communicator", t->op);
         if (i >= 0) {
             const rc_premul *p = &comm->premul[i];
-            if (p->type != t.type)
+            if (p->type != t->type)
                 return rc_fail(fn, ncclInvalidArgument, "op %d was made for datatype %d, "
-                               "not %d", t.op, (int)p->type, (int)t.type);
-            memcpy(t.scalar, p->value, sizeof t.scalar);
-            t.scalar_ptr = p->ptr;
+                               "not %d", t->op, (int)p->type, (int)t->type);
+            memcpy(t->scalar, p->value, sizeof t->scalar);
+            t->scalar_ptr = p->ptr;
         }
     }
-    bool rooted = t.kind == RC_BROADCAST || t.kind == RC_REDUCE || t.kind == RC_GATHER
-        || t.kind == RC_SCATTER || t.kind == RC_SEND || t.kind == RC_RECV;
-    if (rooted && (t.root < 0 || t.root >= comm->nranks))
+    bool rooted = t->kind == RC_BROADCAST || t->kind == RC_REDUCE || t->kind == RC_GATHER
+        || t->kind == RC_SCATTER || t->kind == RC_SEND || t->kind == RC_RECV;
+    if (rooted && (t->root < 0 || t->root >= comm->nranks))
         return rc_fail(fn, ncclInvalidArgument, "%s %d is not a rank of this communicator "
-                       "(%d ranks)", t.kind >= RC_SEND ? "peer" : "root", t.root,
+                       "(%d ranks)", t->kind >= RC_SEND ? "peer" : "root", t->root,
                        comm->nranks);
-    if (t.count == 0)
-        return ncclSuccess;   /* NCCL runs nothing for an empty call */
-    bool needs_send = t.kind != RC_RECV
-        && !((t.kind == RC_SCATTER || t.kind == RC_BROADCAST) && t.root != comm->rank);
-    bool needs_recv = t.kind != RC_SEND
-        && !((t.kind == RC_REDUCE || t.kind == RC_GATHER) && t.root != comm->rank);
-    if ((needs_send && t.send == NULL) || (needs_recv && t.recv == NULL))
-        return rc_fail(fn, ncclInvalidArgument, "%s is NULL", needs_send && t.send == NULL
+    if (t->count == 0)
+        return ncclSuccess;
+    bool needs_send = t->kind != RC_RECV
+        && !((t->kind == RC_SCATTER || t->kind == RC_BROADCAST) && t->root != comm->rank);
+    bool needs_recv = t->kind != RC_SEND
+        && !((t->kind == RC_REDUCE || t->kind == RC_GATHER) && t->root != comm->rank);
+    if ((needs_send && t->send == NULL) || (needs_recv && t->recv == NULL))
+        return rc_fail(fn, ncclInvalidArgument, "%s is NULL", needs_send && t->send == NULL
                        ? "sendbuff" : "recvbuff");
-    if (t.kind == RC_ALLTOALL && t.send == t.recv)
+    if (t->kind == RC_ALLTOALL && t->send == t->recv)
         return rc_fail(fn, ncclInvalidArgument, "in-place all-to-all is not supported");
+    return ncclSuccess;
+}
+
+ncclResult_t rc_submit(const char *fn, ncclComm_t comm, rc_task t)
+{
+    ncclResult_t r = check_task(fn, comm, &t);
+    if (r != ncclSuccess || t.count == 0)
+        return r;   /* NCCL runs nothing for an empty call */
     if (t.kind < RC_SEND)
         t.seq = __atomic_fetch_add(&comm->next_seq, 1, __ATOMIC_RELAXED);
     if (group_depth > 0) {
