@@ -4,7 +4,8 @@
  * CUDA 13's cuda.h names the _v2 forms by the plain names. HIP's calls carry no edge data:
  * the only edges these backends have are full-completion ones, whose edge data is all
  * zero. So an edge given with other data is refused by name, and a reader asking for edge
- * data gets zeros. The CUDA 11 forms (no edge data) are HIP's signatures.
+ * data gets zeros. The CUDA 11 forms (no edge data) are HIP's signatures: each is its _v2
+ * form without edge data, so the two cannot drift apart.
  */
 #include <stdio.h>
 #include <string.h>
@@ -28,15 +29,15 @@ CUresult CUDAAPI cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *depe
 CUresult CUDAAPI cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes,
                                               size_t *numDependentNodes);
 
-/* Non-default edge data has no HIP counterpart: refused, naming the call. */
-static CUresult default_edges(const char *call, const CUgraphEdgeData *data, size_t n)
+CUresult pyshim_default_edges(const char *call, const char *edge, const CUgraphEdgeData *data,
+                              size_t n)
 {
     for (size_t i = 0; data != NULL && i < n; i++) {
         const CUgraphEdgeData *e = &data[i];
         if (e->from_port != 0 || e->to_port != 0 || e->type != 0) {
             char what[160];
-            snprintf(what, sizeof what, "%s with non-default edge data (edge %zu: ports %u/%u, "
-                     "type %u)", call, i, e->from_port, e->to_port, e->type);
+            snprintf(what, sizeof what, "%s with non-default edge data (%s %zu: ports %u/%u, "
+                     "type %u)", call, edge, i, e->from_port, e->to_port, e->type);
             pyshim_unsupported(what);
             return CUDA_ERROR_NOT_SUPPORTED;
         }
@@ -44,20 +45,14 @@ static CUresult default_edges(const char *call, const CUgraphEdgeData *data, siz
     return CUDA_SUCCESS;
 }
 
-/* The edge data of `n` full-completion edges, when the caller asked for it. */
-static void zero_edges(CUgraphEdgeData *data, size_t n)
+/* A reader's result: the edge data of its `*n` full-completion edges, when it asked for
+ * them beside the node array they describe. */
+static CUresult zero_edges(CUresult rc, const void *nodes, CUgraphEdgeData *data,
+                           const size_t *n)
 {
-    if (data != NULL && n > 0)
-        memset(data, 0, n * sizeof *data);
-}
-
-CUresult CUDAAPI cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from,
-                                        const CUgraphNode *to, size_t numDependencies)
-{
-    return pyshim_cu_from_hip(hipGraphAddDependencies((hipGraph_t)hGraph,
-                                                      (const hipGraphNode_t *)from,
-                                                      (const hipGraphNode_t *)to,
-                                                      numDependencies));
+    if (rc == CUDA_SUCCESS && nodes != NULL && data != NULL && *n > 0)
+        memset(data, 0, *n * sizeof *data);
+    return rc;
 }
 
 CUresult CUDAAPI cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from,
@@ -65,19 +60,20 @@ CUresult CUDAAPI cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *fr
                                            const CUgraphEdgeData *edgeData,
                                            size_t numDependencies)
 {
-    CUresult rc = default_edges("cuGraphAddDependencies_v2", edgeData, numDependencies);
+    CUresult rc = pyshim_default_edges("cuGraphAddDependencies_v2", "edge", edgeData,
+                                       numDependencies);
     if (rc != CUDA_SUCCESS)
         return rc;
-    return cuGraphAddDependencies(hGraph, from, to, numDependencies);
+    return pyshim_cu_from_hip(hipGraphAddDependencies((hipGraph_t)hGraph,
+                                                      (const hipGraphNode_t *)from,
+                                                      (const hipGraphNode_t *)to,
+                                                      numDependencies));
 }
 
-CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from,
-                                           const CUgraphNode *to, size_t numDependencies)
+CUresult CUDAAPI cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from,
+                                        const CUgraphNode *to, size_t numDependencies)
 {
-    return pyshim_cu_from_hip(hipGraphRemoveDependencies((hipGraph_t)hGraph,
-                                                         (const hipGraphNode_t *)from,
-                                                         (const hipGraphNode_t *)to,
-                                                         numDependencies));
+    return cuGraphAddDependencies_v2(hGraph, from, to, NULL, numDependencies);
 }
 
 /* No edge with non-default data exists, so none can be removed (CUDA: invalid value) */
@@ -86,17 +82,19 @@ CUresult CUDAAPI cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode 
                                               const CUgraphEdgeData *edgeData,
                                               size_t numDependencies)
 {
-    if (default_edges("cuGraphRemoveDependencies_v2", edgeData, numDependencies) !=
-        CUDA_SUCCESS)
+    if (pyshim_default_edges("cuGraphRemoveDependencies_v2", "edge", edgeData,
+                             numDependencies) != CUDA_SUCCESS)
         return CUDA_ERROR_INVALID_VALUE;
-    return cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
+    return pyshim_cu_from_hip(hipGraphRemoveDependencies((hipGraph_t)hGraph,
+                                                         (const hipGraphNode_t *)from,
+                                                         (const hipGraphNode_t *)to,
+                                                         numDependencies));
 }
 
-CUresult CUDAAPI cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to,
-                                 size_t *numEdges)
+CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from,
+                                           const CUgraphNode *to, size_t numDependencies)
 {
-    return pyshim_cu_from_hip(hipGraphGetEdges((hipGraph_t)hGraph, (hipGraphNode_t *)from,
-                                               (hipGraphNode_t *)to, numEdges));
+    return cuGraphRemoveDependencies_v2(hGraph, from, to, NULL, numDependencies);
 }
 
 CUresult CUDAAPI cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to,
@@ -104,48 +102,33 @@ CUresult CUDAAPI cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNo
 {
     if (edgeData != NULL && from == NULL)
         return CUDA_ERROR_INVALID_VALUE;   /* edge data only beside the node arrays */
-    CUresult rc = cuGraphGetEdges(hGraph, from, to, numEdges);
-    if (rc == CUDA_SUCCESS && from != NULL)
-        zero_edges(edgeData, *numEdges);
-    return rc;
+    return zero_edges(pyshim_cu_from_hip(hipGraphGetEdges((hipGraph_t)hGraph,
+                                                          (hipGraphNode_t *)from,
+                                                          (hipGraphNode_t *)to, numEdges)),
+                      from, edgeData, numEdges);
 }
 
-CUresult CUDAAPI cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies,
-                                            size_t *numDependencies)
+CUresult CUDAAPI cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to,
+                                 size_t *numEdges)
 {
-    return pyshim_cu_from_hip(hipGraphNodeGetDependencies((hipGraphNode_t)hNode,
-                                                          (hipGraphNode_t *)dependencies,
-                                                          numDependencies));
+    return cuGraphGetEdges_v2(hGraph, from, to, NULL, numEdges);
 }
 
-CUresult CUDAAPI cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies,
-                                               CUgraphEdgeData *edgeData,
-                                               size_t *numDependencies)
-{
-    if (edgeData != NULL && dependencies == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    CUresult rc = cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
-    if (rc == CUDA_SUCCESS && dependencies != NULL)
-        zero_edges(edgeData, *numDependencies);
-    return rc;
-}
+/* A node's dependencies or dependents: NAME_v2 on HIP's call, NAME (CUDA 11's) on it */
+#define NODE_EDGES(NAME, HIP)                                                                \
+    CUresult CUDAAPI NAME##_v2(CUgraphNode hNode, CUgraphNode *nodes,                        \
+                               CUgraphEdgeData *edgeData, size_t *numNodes)                  \
+    {                                                                                        \
+        if (edgeData != NULL && nodes == NULL)                                               \
+            return CUDA_ERROR_INVALID_VALUE;                                                 \
+        return zero_edges(pyshim_cu_from_hip(HIP((hipGraphNode_t)hNode,                      \
+                                                 (hipGraphNode_t *)nodes, numNodes)),        \
+                          nodes, edgeData, numNodes);                                        \
+    }                                                                                        \
+    CUresult CUDAAPI NAME(CUgraphNode hNode, CUgraphNode *nodes, size_t *numNodes)           \
+    {                                                                                        \
+        return NAME##_v2(hNode, nodes, NULL, numNodes);                                      \
+    }
 
-CUresult CUDAAPI cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes,
-                                              size_t *numDependentNodes)
-{
-    return pyshim_cu_from_hip(hipGraphNodeGetDependentNodes((hipGraphNode_t)hNode,
-                                                            (hipGraphNode_t *)dependentNodes,
-                                                            numDependentNodes));
-}
-
-CUresult CUDAAPI cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes,
-                                                 CUgraphEdgeData *edgeData,
-                                                 size_t *numDependentNodes)
-{
-    if (edgeData != NULL && dependentNodes == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    CUresult rc = cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
-    if (rc == CUDA_SUCCESS && dependentNodes != NULL)
-        zero_edges(edgeData, *numDependentNodes);
-    return rc;
-}
+NODE_EDGES(cuGraphNodeGetDependencies, hipGraphNodeGetDependencies)
+NODE_EDGES(cuGraphNodeGetDependentNodes, hipGraphNodeGetDependentNodes)

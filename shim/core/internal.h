@@ -64,6 +64,12 @@ CUcontext pyshim_current_ctx(void);
 CUresult pyshim_ctx_resolve(CUcontext in, CUcontext *out);
 /* Ensure some context is current (the API calls that need one); binds its HIP device. */
 CUresult pyshim_need_ctx(void);
+/* graph_edges.c: CUDA_SUCCESS when every one of the n edges' data (NULL: none) is the
+ * default (full completion), the only edges HIP has; else CUDA_ERROR_NOT_SUPPORTED, logged
+ * as `call` with non-default edge data, naming the `edge` (e.g. "dependency") by index */
+CUresult pyshim_default_edges(const char *call, const char *edge, const CUgraphEdgeData *data,
+                              size_t n);
+
 /* graph_kernel_params.c: the handle a kernel node's translated kernel was given by */
 void pyshim_graph_kernel_note(hipFunction_t hip, CUfunction given, int is_kernel);
 int pyshim_ctx_valid(CUcontext ctx);
