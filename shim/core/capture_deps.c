@@ -1,10 +1,9 @@
 /*
  * cuStreamUpdateCaptureDependencies: CUDA 13's cuda.h names the _v2 form (with edge data)
  * by the plain name; HIP's call is CUDA 11's form. HIP captures only full-completion
- * edges, whose edge data is all zero, so other edge data is refused by name.
+ * edges, whose edge data is all zero, so other edge data is refused by name (graph_edges.c's
+ * rule for the graph calls).
  */
-#include <stdio.h>
-
 #include "internal.h"
 
 #undef cuStreamUpdateCaptureDependencies
@@ -30,15 +29,9 @@ static CUresult update(CUstream s, CUgraphNode *deps, const CUgraphEdgeData *dat
     CUresult rc = pyshim_need_ctx();
     if (rc != CUDA_SUCCESS)
         return rc;
-    for (size_t i = 0; data != NULL && i < n; i++)
-        if (data[i].from_port != 0 || data[i].to_port != 0 || data[i].type != 0) {
-            char what[160];
-            snprintf(what, sizeof what, "cuStreamUpdateCaptureDependencies with non-default "
-                     "edge data (dependency %zu: ports %u/%u, type %u)", i, data[i].from_port,
-                     data[i].to_port, data[i].type);
-            pyshim_unsupported(what);
-            return CUDA_ERROR_NOT_SUPPORTED;
-        }
+    rc = pyshim_default_edges("cuStreamUpdateCaptureDependencies", "dependency", data, n);
+    if (rc != CUDA_SUCCESS)
+        return rc;
     return pyshim_cu_from_hip(hipStreamUpdateCaptureDependencies(
         pyshim_hip_stream(s, pt), (hipGraphNode_t *)deps, n, flags));
 }
@@ -82,15 +75,9 @@ static CUresult begin_to_graph(CUstream s, CUgraph g, const CUgraphNode *deps,
     CUresult rc = pyshim_need_ctx();
     if (rc != CUDA_SUCCESS)
         return rc;
-    for (size_t i = 0; data != NULL && i < n; i++)
-        if (data[i].from_port != 0 || data[i].to_port != 0 || data[i].type != 0) {
-            char what[160];
-            snprintf(what, sizeof what, "cuStreamBeginCaptureToGraph with non-default edge "
-                     "data (dependency %zu: ports %u/%u, type %u)", i, data[i].from_port,
-                     data[i].to_port, data[i].type);
-            pyshim_unsupported(what);
-            return CUDA_ERROR_NOT_SUPPORTED;
-        }
+    rc = pyshim_default_edges("cuStreamBeginCaptureToGraph", "dependency", data, n);
+    if (rc != CUDA_SUCCESS)
+        return rc;
     return pyshim_cu_from_hip(hipStreamBeginCaptureToGraph(
         pyshim_hip_stream(s, pt), (hipGraph_t)g, (const hipGraphNode_t *)deps, NULL, n,
         (hipStreamCaptureMode)mode));
