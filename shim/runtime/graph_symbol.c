@@ -10,15 +10,24 @@
 
 #include "cuda_side.h"
 
-/* The device end, or the error the call fails with (logged, naming the call). */
-static int device_end(const char *call, int to, const void *symbol, size_t offset,
-                      size_t count, enum cudaMemcpyKind kind, char **dev)
+/* The two ends of a copy between a symbol and `host` (the source when `to`, else the
+ * destination), or the error the call fails with (logged, naming the call). One function
+ * for both directions, so To and From check the same things. */
+static cudaError_t ends(const char *call, int to, const void *symbol, const void *host,
+                        size_t offset, size_t count, enum cudaMemcpyKind kind, void **dst,
+                        const void **src)
 {
-    int rc = pyshim_rt_symbol_end(to, symbol, offset, count, (int)kind, dev);
-    if (rc != cudaSuccess)
+    PYSHIM_RT_STICKY_CHECK();
+    char *dev = NULL;
+    int rc = pyshim_rt_symbol_end(to, symbol, offset, count, (int)kind, &dev);
+    if (rc != cudaSuccess) {
         pyshim_rt_log("%s: symbol %p, %zu bytes at offset %zu, kind %d: %s", call, symbol,
                       count, offset, (int)kind, cudaGetErrorName((cudaError_t)rc));
-    return rc;
+        return pyshim_rt_fail(rc);
+    }
+    *dst = to ? dev : (void *)host;
+    *src = to ? host : dev;
+    return cudaSuccess;
 }
 
 cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
@@ -27,13 +36,11 @@ cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGrap
                                            const void *src, size_t count, size_t offset,
                                            enum cudaMemcpyKind kind)
 {
-    PYSHIM_RT_STICKY_CHECK();
-    char *dev = NULL;
-    int rc = device_end("cudaGraphAddMemcpyNodeToSymbol", 1, symbol, offset, count, kind, &dev);
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    return cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dev,
-                                    src, count, kind);
+    void *d = NULL;
+    const void *s = NULL;
+    cudaError_t rc = ends(__func__, 1, symbol, src, offset, count, kind, &d, &s);
+    return rc != cudaSuccess ? rc : cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies,
+                                                             numDependencies, d, s, count, kind);
 }
 
 cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
@@ -42,40 +49,31 @@ cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGr
                                              const void *symbol, size_t count, size_t offset,
                                              enum cudaMemcpyKind kind)
 {
-    PYSHIM_RT_STICKY_CHECK();
-    char *dev = NULL;
-    int rc = device_end("cudaGraphAddMemcpyNodeFromSymbol", 0, symbol, offset, count, kind,
-                        &dev);
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    return cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst,
-                                    dev, count, kind);
+    void *d = NULL;
+    const void *s = NULL;
+    cudaError_t rc = ends(__func__, 0, symbol, dst, offset, count, kind, &d, &s);
+    return rc != cudaSuccess ? rc : cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies,
+                                                             numDependencies, d, s, count, kind);
 }
 
 cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol,
                                                  const void *src, size_t count, size_t offset,
                                                  enum cudaMemcpyKind kind)
 {
-    PYSHIM_RT_STICKY_CHECK();
-    char *dev = NULL;
-    int rc = device_end("cudaGraphMemcpyNodeSetParamsToSymbol", 1, symbol, offset, count, kind,
-                        &dev);
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    return cudaGraphMemcpyNodeSetParams1D(node, dev, src, count, kind);
+    void *d = NULL;
+    const void *s = NULL;
+    cudaError_t rc = ends(__func__, 1, symbol, src, offset, count, kind, &d, &s);
+    return rc != cudaSuccess ? rc : cudaGraphMemcpyNodeSetParams1D(node, d, s, count, kind);
 }
 
 cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst,
                                                    const void *symbol, size_t count,
                                                    size_t offset, enum cudaMemcpyKind kind)
 {
-    PYSHIM_RT_STICKY_CHECK();
-    char *dev = NULL;
-    int rc = device_end("cudaGraphMemcpyNodeSetParamsFromSymbol", 0, symbol, offset, count,
-                        kind, &dev);
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    return cudaGraphMemcpyNodeSetParams1D(node, dst, dev, count, kind);
+    void *d = NULL;
+    const void *s = NULL;
+    cudaError_t rc = ends(__func__, 0, symbol, dst, offset, count, kind, &d, &s);
+    return rc != cudaSuccess ? rc : cudaGraphMemcpyNodeSetParams1D(node, d, s, count, kind);
 }
 
 cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec,
@@ -83,13 +81,12 @@ cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec,
                                                      const void *src, size_t count,
                                                      size_t offset, enum cudaMemcpyKind kind)
 {
-    PYSHIM_RT_STICKY_CHECK();
-    char *dev = NULL;
-    int rc = device_end("cudaGraphExecMemcpyNodeSetParamsToSymbol", 1, symbol, offset, count,
-                        kind, &dev);
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    return cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dev, src, count, kind);
+    void *d = NULL;
+    const void *s = NULL;
+    cudaError_t rc = ends(__func__, 1, symbol, src, offset, count, kind, &d, &s);
+    return rc != cudaSuccess ? rc
+                             : cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, d, s, count,
+                                                                  kind);
 }
 
 cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec,
@@ -97,11 +94,10 @@ cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExe
                                                        const void *symbol, size_t count,
                                                        size_t offset, enum cudaMemcpyKind kind)
 {
-    PYSHIM_RT_STICKY_CHECK();
-    char *dev = NULL;
-    int rc = device_end("cudaGraphExecMemcpyNodeSetParamsFromSymbol", 0, symbol, offset, count,
-                        kind, &dev);
-    if (rc != cudaSuccess)
-        return pyshim_rt_fail(rc);
-    return cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, dev, count, kind);
+    void *d = NULL;
+    const void *s = NULL;
+    cudaError_t rc = ends(__func__, 0, symbol, dst, offset, count, kind, &d, &s);
+    return rc != cudaSuccess ? rc
+                             : cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, d, s, count,
+                                                                  kind);
 }
