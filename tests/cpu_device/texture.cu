@@ -28,6 +28,17 @@ static void expect_near(const char *what, int i, float got, float want)
 }
 
 // ---- arrays: copies in and out, 2D and 3D, runtime and driver ----
+// w x h x d floats from the host into a 3D (or layered) array with cudaMemcpy3D
+static void copy_3d_in(cudaArray_t a, const float *host, int w, int h, int d)
+{
+    cudaMemcpy3DParms p = {};
+    p.srcPtr = make_cudaPitchedPtr((void *)host, w * sizeof(float), w, h);
+    p.dstArray = a;
+    p.extent = make_cudaExtent(w, h, d);
+    p.kind = cudaMemcpyHostToDevice;
+    CHECK(cudaMemcpy3D(&p));
+}
+
 static int arrays()
 {
     const int w = 37, h = 5, d = 3;
@@ -72,12 +83,7 @@ static int arrays()
 
     cudaArray_t a3;
     CHECK(cudaMalloc3DArray(&a3, &fd, make_cudaExtent(w, h, d)));
-    cudaMemcpy3DParms p = {};
-    p.srcPtr = make_cudaPitchedPtr(host, w * sizeof(float), w, h);
-    p.dstArray = a3;
-    p.extent = make_cudaExtent(w, h, d);
-    p.kind = cudaMemcpyHostToDevice;
-    CHECK(cudaMemcpy3D(&p));
+    copy_3d_in(a3, host, w, h, d);
     cudaMemcpy3DParms q = {};
     q.srcArray = a3;
     q.dstPtr = make_cudaPitchedPtr(back, w * sizeof(float), w, h);
@@ -237,6 +243,35 @@ static float *dev_copy(const void *p, size_t n)
     return (float *)d;
 }
 
+// A w x h array of format fd filled from data (rows of w elements of elem bytes), and a
+// texture object reading it as td says: the set-up the 2D sampling modes share
+static cudaTextureObject_t array_texture(cudaChannelFormatDesc fd, const void *data, int w,
+                                         int h, size_t elem, const cudaTextureDesc *td,
+                                         cudaArray_t *a)
+{
+    CHECK(cudaMallocArray(a, &fd, w, h));
+    CHECK(cudaMemcpy2DToArray(*a, 0, 0, data, w * elem, w * elem, h, cudaMemcpyHostToDevice));
+    cudaResourceDesc rd = {};
+    rd.resType = cudaResourceTypeArray;
+    rd.res.array.array = *a;
+    cudaTextureObject_t t;
+    CHECK(cudaCreateTextureObject(&t, &rd, td, NULL));
+    return t;
+}
+
+// kernel(t, xy, out, n) over n coordinates, a thread each; out copied back
+static void sample(void (*kernel)(cudaTextureObject_t, const float2 *, float4 *, int),
+                   cudaTextureObject_t t, const float2 *xy, float4 *out, int n)
+{
+    float2 *dxy = (float2 *)dev_copy(xy, n * sizeof *xy);
+    float4 *dout;
+    CHECK(cudaMalloc(&dout, n * sizeof *out));
+    kernel<<<(n + 31) / 32, 32>>>(t, dxy, dout, n);
+    CHECK(cudaMemcpy(out, dout, n * sizeof *out, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(dxy));
+    CHECK(cudaFree(dout));
+}
+
 // 1D linear filtering of floats, clamp and border, unnormalized coordinates
 static int tex1d_linear()
 {
@@ -297,13 +332,6 @@ static int tex2d(bool normalized)
     for (int i = 0; i < n; i++)
         xy[i] = normalized ? make_float2(-1.3f + i * 0.037f, 2.2f - i * 0.051f)
                            : make_float2(-2.5f + (i % 12) * 0.9f, -1.5f + (i / 12) * 0.95f);
-    cudaChannelFormatDesc fd = cudaCreateChannelDesc<uchar4>();
-    cudaArray_t a;
-    CHECK(cudaMallocArray(&a, &fd, w, h));
-    CHECK(cudaMemcpy2DToArray(a, 0, 0, data, w * 4, w * 4, h, cudaMemcpyHostToDevice));
-    cudaResourceDesc rd = {};
-    rd.resType = cudaResourceTypeArray;
-    rd.res.array.array = a;
     cudaTextureDesc td = {};
     int mx = normalized ? cudaAddressModeWrap : cudaAddressModeClamp;
     int my = normalized ? cudaAddressModeMirror : cudaAddressModeClamp;
@@ -312,13 +340,9 @@ static int tex2d(bool normalized)
     td.filterMode = cudaFilterModePoint;
     td.readMode = cudaReadModeNormalizedFloat;
     td.normalizedCoords = normalized;
-    cudaTextureObject_t t;
-    CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
-    float2 *dxy = (float2 *)dev_copy(xy, sizeof xy);
-    float4 *dout;
-    CHECK(cudaMalloc(&dout, sizeof out));
-    sample2d<<<3, 32>>>(t, dxy, dout, n);
-    CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    cudaArray_t a;
+    cudaTextureObject_t t = array_texture(cudaCreateChannelDesc<uchar4>(), data, w, h, 4, &td, &a);
+    sample(sample2d, t, xy, out, n);
     for (int i = 0; i < n; i++) {
         float u = xy[i].x, v = xy[i].y;
         if (normalized) {  // wrap and mirror act on the normalized coordinate
@@ -343,20 +367,15 @@ static int tex2d(bool normalized)
     }
     // gather: the first channel of the four texels bilinear filtering reads
     if (!normalized) {
-        cudaTextureObject_t g;
         td.readMode = cudaReadModeElementType;
-        cudaChannelFormatDesc ff = cudaCreateChannelDesc<float>();
-        cudaArray_t fa;
         float fdata[h][w];
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++)
                 fdata[y][x] = x + 10.0f * y;
-        CHECK(cudaMallocArray(&fa, &ff, w, h));
-        CHECK(cudaMemcpy2DToArray(fa, 0, 0, fdata, w * 4, w * 4, h, cudaMemcpyHostToDevice));
-        rd.res.array.array = fa;
-        CHECK(cudaCreateTextureObject(&g, &rd, &td, NULL));
-        gather<<<3, 32>>>(g, dxy, dout, n);
-        CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+        cudaArray_t fa;
+        cudaTextureObject_t g = array_texture(cudaCreateChannelDesc<float>(), fdata, w, h,
+                                              sizeof(float), &td, &fa);
+        sample(gather, g, xy, out, n);
         for (int i = 0; i < n; i++) {
             int i0 = (int)floorf(xy[i].x - 0.5f), j0 = (int)floorf(xy[i].y - 0.5f);
             const int dx[4] = {0, 1, 1, 0}, dy[4] = {1, 1, 0, 0};
@@ -443,12 +462,7 @@ static int layered()
     cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
     cudaArray_t a;
     CHECK(cudaMalloc3DArray(&a, &fd, make_cudaExtent(w, h, layers), cudaArrayLayered));
-    cudaMemcpy3DParms p = {};
-    p.srcPtr = make_cudaPitchedPtr(data, w * sizeof(float), w, h);
-    p.dstArray = a;
-    p.extent = make_cudaExtent(w, h, layers);
-    p.kind = cudaMemcpyHostToDevice;
-    CHECK(cudaMemcpy3D(&p));
+    copy_3d_in(a, &data[0][0][0], w, h, layers);
     cudaResourceDesc rd = {};
     rd.resType = cudaResourceTypeArray;
     rd.res.array.array = a;
@@ -619,25 +633,14 @@ static int srgb(void)
     float4 out[n];
     for (int i = 0; i < n; i++)
         xy[i] = make_float2(-0.8f + (i % 8) * 0.93f, -0.6f + (i / 8) * 0.67f);
-    cudaChannelFormatDesc fd = cudaCreateChannelDesc<uchar4>();
-    cudaArray_t a;
-    CHECK(cudaMallocArray(&a, &fd, w, h));
-    CHECK(cudaMemcpy2DToArray(a, 0, 0, data, w * 4, w * 4, h, cudaMemcpyHostToDevice));
-    cudaResourceDesc rd = {};
-    rd.resType = cudaResourceTypeArray;
-    rd.res.array.array = a;
     cudaTextureDesc td = {};
     td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
     td.filterMode = cudaFilterModeLinear;
     td.readMode = cudaReadModeNormalizedFloat;
     td.sRGB = 1;
-    cudaTextureObject_t t;
-    CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
-    float2 *dxy = (float2 *)dev_copy(xy, sizeof xy);
-    float4 *dout;
-    CHECK(cudaMalloc(&dout, sizeof out));
-    sample2d<<<2, 32>>>(t, dxy, dout, n);
-    CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    cudaArray_t a;
+    cudaTextureObject_t t = array_texture(cudaCreateChannelDesc<uchar4>(), data, w, h, 4, &td, &a);
+    sample(sample2d, t, xy, out, n);
     for (int i = 0; i < n; i++) {
         float bx = xy[i].x - 0.5f, by = xy[i].y - 0.5f;
         int x0 = (int)floorf(bx), y0 = (int)floorf(by);
