@@ -94,10 +94,21 @@ static size_t elem_size(int prec)
     return sizes[prec];
 }
 
-/* the real type that goes with a precision (eigenvalues, singular values) */
+/* the real type that goes with a precision (eigenvalues, singular values), its size, and
+ * the complex one (geev's eigenvalues) */
 static cudaDataType real_type(int prec)
 {
     return prec == 0 || prec == 2 ? CUDA_R_32F : CUDA_R_64F;
+}
+
+static size_t real_size(int prec)
+{
+    return elem_size(prec == 0 || prec == 2 ? 0 : 1);
+}
+
+static cudaDataType complex_type(int prec)
+{
+    return prec == 0 || prec == 2 ? CUDA_C_32F : CUDA_C_64F;
 }
 
 static cusolverStatus_t check_types(cusolverDnParams_t params, cudaDataType data,
@@ -407,7 +418,7 @@ PYSHIM_EXPORT cusolverStatus_t cusolverDnXsyevd(
     if (dataTypeW != real_type(p) || !fits(n) || !fits(lda))
         return CUSOLVER_STATUS_NOT_SUPPORTED;
     void *E = NULL;
-    if (n > 0 && pyshim_blas_device_alloc(&E, (size_t)n * elem_size(p == 0 || p == 2 ? 0 : 1)))
+    if (n > 0 && pyshim_blas_device_alloc(&E, (size_t)n * real_size(p)))
         return CUSOLVER_STATUS_ALLOC_FAILED;
     rocblas_status st = ws_begin(h, bufferOnDevice, workspaceInBytesOnDevice);
     if (st == rocblas_status_success)
@@ -493,7 +504,7 @@ PYSHIM_EXPORT cusolverStatus_t cusolverDnXgesvd(
         return CUSOLVER_STATUS_NOT_SUPPORTED;
     int64_t k = m < n ? m : n;
     void *E = NULL;
-    if (k > 1 && pyshim_blas_device_alloc(&E, (size_t)k * elem_size(p == 0 || p == 2 ? 0 : 1)))
+    if (k > 1 && pyshim_blas_device_alloc(&E, (size_t)k * real_size(p)))
         return CUSOLVER_STATUS_ALLOC_FAILED;
     rocblas_status st = ws_begin(h, bufferOnDevice, workspaceInBytesOnDevice);
     if (st == rocblas_status_success)
@@ -532,19 +543,21 @@ static void *geev_routine(int p)
     return fn;
 }
 
-static cusolverStatus_t geev_types(cusolverDnParams_t params, cudaDataType a, cudaDataType w,
-                                   cudaDataType vl, cudaDataType vr, cudaDataType compute,
-                                   int64_t n, int64_t lda, int64_t ldvl, int64_t ldvr, int *p)
+/* the types and sizes checked (as gesvd_types does), then the backend's routine looked up */
+static cusolverStatus_t geev_prepare(cusolverDnParams_t params, cudaDataType a,
+                                     cudaDataType w, cudaDataType vl, cudaDataType vr,
+                                     cudaDataType compute, int64_t n, int64_t lda,
+                                     int64_t ldvl, int64_t ldvr, int *p, void **fn)
 {
     cusolverStatus_t cs = check_types(params, a, compute, p);
     if (cs != CUSOLVER_STATUS_SUCCESS)
         return cs;
-    cudaDataType complex_w = *p == 0 || *p == 2 ? CUDA_C_32F : CUDA_C_64F;
-    if (w != complex_w || vl != a || vr != a)
+    if (w != complex_type(*p) || vl != a || vr != a)
         return CUSOLVER_STATUS_NOT_SUPPORTED;
     if (!fits(n) || !fits(lda) || !fits(ldvl) || !fits(ldvr))
         return CUSOLVER_STATUS_NOT_SUPPORTED;
-    return CUSOLVER_STATUS_SUCCESS;
+    *fn = geev_routine(*p);
+    return *fn ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_NOT_SUPPORTED;
 }
 
 static rocblas_status geev_call(rocblas_handle h, int p, void *fn, cusolverEigMode_t jobvl,
@@ -552,19 +565,17 @@ static rocblas_status geev_call(rocblas_handle h, int p, void *fn, cusolverEigMo
                                 void *scratch, void *VL, int ldvl, void *VR, int ldvr,
                                 int *info)
 {
-    size_t real = p == 0 || p == 2 ? 4 : 8;
     if (p < 2) { /* wr, wi: the first and second halves of scratch */
-        void *wr = scratch, *wi = scratch ? (char *)scratch + real * (size_t)n : NULL;
+        void *wr = scratch, *wi = scratch ? (char *)scratch + real_size(p) * (size_t)n : NULL;
         rocblas_status st = ((geev_real_fn)fn)(h, EVECT(jobvl), EVECT(jobvr), n, A, lda, wr,
                                                wi, VL, ldvl, VR, ldvr, info);
-        if (st != rocblas_status_success || !W || !n)
-            return st;
-        if (p == 0) {
-            st = rocblas_scopy(h, n, wr, 1, (float *)W, 2);
-            return st == rocblas_status_success ? rocblas_scopy(h, n, wi, 1, (float *)W + 1, 2) : st;
+        /* W's real parts from wr, then its imaginary parts from wi */
+        for (int im = 0; W && n && im < 2 && st == rocblas_status_success; im++) {
+            const void *part = im ? wi : wr;
+            st = p == 0 ? rocblas_scopy(h, n, part, 1, (float *)W + im, 2)
+                        : rocblas_dcopy(h, n, part, 1, (double *)W + im, 2);
         }
-        st = rocblas_dcopy(h, n, wr, 1, (double *)W, 2);
-        return st == rocblas_status_success ? rocblas_dcopy(h, n, wi, 1, (double *)W + 1, 2) : st;
+        return st;
     }
     return ((geev_complex_fn)fn)(h, EVECT(jobvl), EVECT(jobvr), n, A, lda, W, VL, ldvl, VR,
                                  ldvr, scratch, info);
@@ -579,13 +590,11 @@ PYSHIM_EXPORT cusolverStatus_t cusolverDnXgeev_bufferSize(
 {
     rocblas_handle h = (rocblas_handle)handle;
     int p;
-    cusolverStatus_t cs = geev_types(params, dataTypeA, dataTypeW, dataTypeVL, dataTypeVR,
-                                     computeType, n, lda, ldvl, ldvr, &p);
+    void *fn;
+    cusolverStatus_t cs = geev_prepare(params, dataTypeA, dataTypeW, dataTypeVL, dataTypeVR,
+                                       computeType, n, lda, ldvl, ldvr, &p, &fn);
     if (cs != CUSOLVER_STATUS_SUCCESS)
         return cs;
-    void *fn = geev_routine(p);
-    if (!fn)
-        return CUSOLVER_STATUS_NOT_SUPPORTED;
     BEGIN_QUERY(h);
     rocblas_status st = geev_call(h, p, fn, jobvl, jobvr, (int)n, (void *)A, (int)lda, NULL,
                                   NULL, (void *)VL, (int)ldvl, (void *)VR, (int)ldvr, NULL);
@@ -605,23 +614,19 @@ PYSHIM_EXPORT cusolverStatus_t cusolverDnXgeev(
     (void)workspaceInBytesOnHost;
     rocblas_handle h = (rocblas_handle)handle;
     int p;
-    cusolverStatus_t cs = geev_types(params, dataTypeA, dataTypeW, dataTypeVL, dataTypeVR,
-                                     computeType, n, lda, ldvl, ldvr, &p);
+    void *fn;
+    cusolverStatus_t cs = geev_prepare(params, dataTypeA, dataTypeW, dataTypeVL, dataTypeVR,
+                                       computeType, n, lda, ldvl, ldvr, &p, &fn);
     if (cs != CUSOLVER_STATUS_SUCCESS)
         return cs;
-    void *fn = geev_routine(p);
-    if (!fn)
-        return CUSOLVER_STATUS_NOT_SUPPORTED;
     /* wr + wi (real) or rwork (complex): 2n reals either way */
     void *scratch = NULL;
-    size_t real = p == 0 || p == 2 ? 4 : 8;
-    if (n > 0 && pyshim_blas_device_alloc(&scratch, 2 * (size_t)n * real))
+    if (n > 0 && pyshim_blas_device_alloc(&scratch, 2 * (size_t)n * real_size(p)))
         return CUSOLVER_STATUS_ALLOC_FAILED;
     rocblas_status st = ws_begin(h, bufferOnDevice, workspaceInBytesOnDevice);
     if (st == rocblas_status_success)
         st = geev_call(h, p, fn, jobvl, jobvr, (int)n, A, (int)lda, W, scratch, VL, (int)ldvl,
                        VR, (int)ldvr, info);
-    cs = finish(h, st, info, 0);
     pyshim_blas_device_free(scratch);
-    return cs;
+    return finish(h, st, info, 0);
 }
