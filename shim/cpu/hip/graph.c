@@ -430,30 +430,49 @@ hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)
     return hipSuccess;
 }
 
+/* The exec's command for graph node `node` when `is_kind` accepts it, else -1 (logged
+ * naming the call and the `kind` of node it sets, unless the exec or node is NULL or
+ * unknown). Every hipGraphExec*NodeSetParams finds its command so. */
+static long exec_index(hipGraphExec_t exec, hipGraphNode_t node, bool (*is_kind)(const cpu_cmd *),
+                       const char *call, const char *kind)
+{
+    if (exec == NULL || !pyshim_handles_contains(&exec_handles, exec) || node == NULL)
+        return -1;
+    for (size_t i = 0; i < exec->n; i++)
+        if (exec->nodes[i] == node) {
+            if (is_kind(exec->cmds[i]))
+                return (long)i;
+            break;
+        }
+    cpu_log("%s: the node is not a %s node of the graph this exec was instantiated from", call,
+            kind);
+    return -1;
+}
+
+/* The exec's command i replaced by `c`, which the caller made with result `made` (the
+ * error, if making it failed). */
+static hipError_t exec_store(hipGraphExec_t exec, long i, hipError_t made, cpu_cmd *c)
+{
+    if (made != hipSuccess)
+        return cpu_ret(made);
+    cpu_cmd_free(exec->cmds[i]);
+    exec->cmds[i] = c;
+    return hipSuccess;
+}
+
 /* A kernel node's parameters in an instantiated graph: later launches of the exec run the
  * new launch (validated and its arguments copied now, as hipGraphAddKernelNode does); the
  * graph itself and launches already enqueued are unchanged. */
 hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
                                            const hipKernelNodeParams *pNodeParams)
 {
-    if (hGraphExec == NULL || !pyshim_handles_contains(&exec_handles, hGraphExec) ||
-        pNodeParams == NULL || node == NULL)
+    long i = pNodeParams == NULL ? -1 : exec_index(hGraphExec, node, cpu_cmd_is_launch,
+                                                   "hipGraphExecKernelNodeSetParams", "kernel");
+    if (i < 0)
         return cpu_ret(hipErrorInvalidValue);
-    size_t i = 0;
-    while (i < hGraphExec->n && hGraphExec->nodes[i] != node)
-        i++;
-    if (i == hGraphExec->n || !cpu_cmd_is_launch(hGraphExec->cmds[i])) {
-        cpu_log("hipGraphExecKernelNodeSetParams: the node is not a kernel node of the graph "
-                "this exec was instantiated from");
-        return cpu_ret(hipErrorInvalidValue);
-    }
     cpu_cmd *c = NULL;
     hipError_t err = kernel_cmd(pNodeParams, &c);
-    if (err != hipSuccess)
-        return cpu_ret(err);
-    cpu_cmd_free(hGraphExec->cmds[i]);
-    hGraphExec->cmds[i] = c;
-    return hipSuccess;
+    return exec_store(hGraphExec, i, err, c);
 }
 
 /* An instantiated graph brought up to date with `hGraph`: allowed when both have the same
@@ -666,24 +685,13 @@ hipError_t hipGraphMemsetNodeSetParams(hipGraphNode_t node, const hipMemsetParam
 hipError_t hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
                                            const hipMemsetParams *pNodeParams)
 {
-    if (hGraphExec == NULL || !pyshim_handles_contains(&exec_handles, hGraphExec) ||
-        pNodeParams == NULL || node == NULL)
+    long i = pNodeParams == NULL ? -1 : exec_index(hGraphExec, node, cpu_cmd_is_fill,
+                                                   "hipGraphExecMemsetNodeSetParams", "memset");
+    if (i < 0)
         return cpu_ret(hipErrorInvalidValue);
-    size_t i = 0;
-    while (i < hGraphExec->n && hGraphExec->nodes[i] != node)
-        i++;
-    if (i == hGraphExec->n || !cpu_cmd_is_fill(hGraphExec->cmds[i])) {
-        cpu_log("hipGraphExecMemsetNodeSetParams: the node is not a memset node of the graph "
-                "this exec was instantiated from");
-        return cpu_ret(hipErrorInvalidValue);
-    }
     cpu_cmd *c = NULL;
     hipError_t err = cpu_memset_cmd(pNodeParams, &c);
-    if (err != hipSuccess)
-        return cpu_ret(err);
-    cpu_cmd_free(hGraphExec->cmds[i]);
-    hGraphExec->cmds[i] = c;
-    return hipSuccess;
+    return exec_store(hGraphExec, i, err, c);
 }
 
 hipError_t hipDrvGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t hNode,
@@ -727,23 +735,6 @@ hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *pType)
     return hipSuccess;
 }
 
-/* The exec's command for graph node `node` when `is_kind` accepts it, else -1 (logged). */
-static long exec_index(hipGraphExec_t exec, hipGraphNode_t node, bool (*is_kind)(const cpu_cmd *),
-                       const char *call)
-{
-    if (exec == NULL || !pyshim_handles_contains(&exec_handles, exec) || node == NULL)
-        return -1;
-    for (size_t i = 0; i < exec->n; i++)
-        if (exec->nodes[i] == node) {
-            if (is_kind(exec->cmds[i]))
-                return (long)i;
-            break;
-        }
-    cpu_log("%s: the node is not a node of that kind in the graph this exec was instantiated "
-            "from", call);
-    return -1;
-}
-
 static bool is_drv_copy(const cpu_cmd *c)
 {
     return cpu_cmd_drv_copy_desc(c, NULL);
@@ -755,16 +746,13 @@ hipError_t hipDrvGraphExecMemcpyNodeSetParams(hipGraphExec_t hGraphExec, hipGrap
     hipError_t err = check_ctx(ctx);
     if (err != hipSuccess || copyParams == NULL)
         return cpu_ret(err != hipSuccess ? err : hipErrorInvalidValue);
-    long i = exec_index(hGraphExec, hNode, is_drv_copy, "hipDrvGraphExecMemcpyNodeSetParams");
+    long i = exec_index(hGraphExec, hNode, is_drv_copy, "hipDrvGraphExecMemcpyNodeSetParams",
+                        "copy");
     if (i < 0)
         return cpu_ret(hipErrorInvalidValue);
     cpu_cmd *c = NULL;
     err = cpu_drv_copy3d_cmd(copyParams, &c);
-    if (err != hipSuccess)
-        return cpu_ret(err);
-    cpu_cmd_free(hGraphExec->cmds[i]);
-    hGraphExec->cmds[i] = c;
-    return hipSuccess;
+    return exec_store(hGraphExec, i, err, c);
 }
 
 hipError_t hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
@@ -784,13 +772,10 @@ hipError_t hipGraphExecHostNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode
 {
     if (pNodeParams == NULL || pNodeParams->fn == NULL)
         return cpu_ret(hipErrorInvalidValue);
-    long i = exec_index(hGraphExec, node, cpu_cmd_is_host_fn, "hipGraphExecHostNodeSetParams");
+    long i = exec_index(hGraphExec, node, cpu_cmd_is_host_fn, "hipGraphExecHostNodeSetParams",
+                        "host");
     if (i < 0)
         return cpu_ret(hipErrorInvalidValue);
     cpu_cmd *c = cpu_host_fn_cmd(pNodeParams->fn, pNodeParams->userData);
-    if (c == NULL)
-        return cpu_ret(hipErrorOutOfMemory);
-    cpu_cmd_free(hGraphExec->cmds[i]);
-    hGraphExec->cmds[i] = c;
-    return hipSuccess;
+    return exec_store(hGraphExec, i, c == NULL ? hipErrorOutOfMemory : hipSuccess, c);
 }
