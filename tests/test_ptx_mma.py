@@ -1,6 +1,6 @@
 """Warp matrix instructions on the CPU device in both wave modes, against numpy: every
 mma.sync shape and type pyshim translates, ldmatrix / stmatrix x1/x2/x4 (.trans) and
-movmatrix, as hand-written PTX (tests/ptx/mma.py) on hypothesis-drawn matrices.
+movmatrix, as hand-written PTX (tests/ptx/mma.py) on hypothesis-drawn matrices (tests/ptx/mma_check.py).
 
 What is exact and what is within bounds (preludes/mma.h says how the CPU device computes):
 - integer and b1 mma: bit-exact (wrapping, or clamped with .satfinite);
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ptx import mma
+from ptx import mma, mma_check
 from ptx.harness import build
 
 WAVES = (32, 64)
@@ -33,88 +33,13 @@ def mod(request, tmp_path_factory):
                                 tmp_path_factory.mktemp("mma"))
 
 
-def _bits(ty: str, n: int, rng: np.random.Generator, kind: int) -> np.ndarray:
-    """n element bit patterns of type ty; kind 0: typical values, 1: with zeros and
-    extremes mixed in (hypothesis draws the seed and the kind)"""
-    w = mma.BITS[ty]
-    if ty == "f16":  # finite, moderate: no overflow to inf in a 16-term sum
-        v = rng.uniform(-64, 64, n).astype(np.float16).view(np.uint16)
-    elif ty == "bf16":
-        v = rng.uniform(-1e4, 1e4, n).astype(np.float32).view(np.uint32) >> 16
-    elif ty in ("tf32", "f32"):
-        v = rng.uniform(-1e4, 1e4, n).astype(np.float32).view(np.uint32)
-    elif ty == "f64":
-        v = rng.uniform(-1e6, 1e6, n).view(np.uint64)
-    elif ty == "e4m3":
-        v = rng.integers(0, 256, n)
-        v = np.where((v & 0x7F) == 0x7F, 0, v)  # no NaN
-    elif ty == "e5m2":
-        v = rng.integers(0, 256, n)
-        v = np.where((v & 0x7C) == 0x7C, 0, v)  # no inf / NaN
-    else:
-        v = rng.integers(0, 1 << w, n, dtype=np.uint64)
-    v = v.astype(np.uint64)
-    if kind == 1:
-        special = rng.integers(0, 4, n)
-        if ty in ("s8", "u8", "s4", "u4", "s32", "b1"):
-            top = (1 << w) - 1
-            v = np.where(special == 0, 0, np.where(special == 1, top,
-                         np.where(special == 2, 1 << (w - 1) if w > 1 else 1, v)))
-        else:
-            v = np.where(special == 0, 0, v)  # exact zeros (and the sums they make)
-    return v.astype(np.uint64)
-
-
-def _matrix(bits: np.ndarray, rows: int, cols: int) -> np.ndarray:
-    return bits.reshape(rows, cols)
-
-
-def _reference(f: mma.Form, A, B, C):
-    """(expected D values, error bound per element) from the element bit patterns"""
-    a, b, c = mma.decode(f.a, A), mma.decode(f.b, B), mma.decode(f.c, C)
-    if f.a == "b1":
-        a, b = A.astype(np.int64), B.astype(np.int64)
-        prod = (a[:, :, None] ^ b[None, :, :]) if f.bop == "xor" else (a[:, :, None] & b[None, :, :])
-        d = c + prod.sum(axis=1)
-        return (d.astype(np.int64) & 0xFFFFFFFF), None
-    if f.a in ("s8", "u8", "s4", "u4"):
-        d = c + a @ b
-        if f.sat:
-            d = np.clip(d, -2**31, 2**31 - 1)
-        return d.astype(np.int64) & 0xFFFFFFFF, None
-    exact = c + a @ b
-    mag = np.abs(c) + np.abs(a) @ np.abs(b)
-    eps = 2.0 ** -53 if f.a == "f64" else 2.0 ** -24
-    tol = (f.k + 1) * eps * mag
-    if f.d == "f16":
-        tol = tol + np.abs(exact) * 2.0 ** -11 + 2.0 ** -25
-    return exact, tol
-
-
 def _run(wave, module, f: mma.Form, seed: int, kind: int):
-    na, nb, nc, nd = (f.words(x) for x in "abcd")
-    ins = np.zeros((WARPS * 32, na + nb + nc), dtype=np.uint32)
-    refs = []
     rng = np.random.default_rng(seed)
-    for w in range(WARPS):
-        A = _matrix(_bits(f.a, f.m * f.k, rng, kind), f.m, f.k)
-        B = _matrix(_bits(f.b, f.k * f.n, rng, kind), f.k, f.n)
-        C = _matrix(_bits(f.c, f.m * f.n, rng, kind), f.m, f.n)
-        lanes = slice(32 * w, 32 * w + 32)
-        ins[lanes, :na] = mma.pack(f.a, mma.a_layout(f), A, na)
-        ins[lanes, na:na + nb] = mma.pack(f.b, mma.b_layout(f), B, nb)
-        ins[lanes, na + nb:] = mma.pack(f.c, mma.c_layout(f), C, nc)
-        refs.append(_reference(f, A, B, C))
-    out = np.zeros((WARPS * 32, nd), dtype=np.uint32)
-    module.launch(f"k_{f.id}", (1,), (WARPS * 32,), [ins, out], warp_size=wave)
-    for w in range(WARPS):
-        got_bits = mma.unpack(f.d, mma.c_layout(f), out[32 * w:32 * w + 32], f.m, f.n)
-        want, tol = refs[w]
-        if tol is None:
-            assert np.array_equal(got_bits.astype(np.int64), want), (w, got_bits, want)
-        else:
-            got = mma.decode(f.d, got_bits)
-            assert np.all(np.abs(got - want) <= tol), (w, got - want, tol)
+    warps = [mma_check.operands(f, rng, kind) for _ in range(WARPS)]
+    out = np.zeros((WARPS * 32, f.words("d")), dtype=np.uint32)
+    module.launch(f"k_{f.id}", (1,), (WARPS * 32,), [mma_check.pack(f, warps), out],
+                  warp_size=wave)
+    mma_check.check(f, out, warps)
 
 
 @pytest.mark.parametrize("form", mma.FORMS, ids=[f.id for f in mma.FORMS])
@@ -130,20 +55,14 @@ def test_mma_int_wraps_and_saturates(mod):
     wave, module = mod
     for f in (mma.Form(16, 8, 32, "s32", "s8", "s8", "s32", True),
               mma.Form(16, 8, 32, "s32", "u8", "u8", "s32")):
-        na, nb, nc, nd = (f.words(x) for x in "abcd")
         A = np.full((f.m, f.k), 0x80 if f.a == "s8" else 0xFF, dtype=np.uint64)
         B = np.full((f.k, f.n), 0x80 if f.b == "s8" else 0xFF, dtype=np.uint64)
         C = np.full((f.m, f.n), 0x7FFFFFF0, dtype=np.uint64)
-        ins = np.zeros((WARPS * 32, na + nb + nc), dtype=np.uint32)
-        for w in range(WARPS):
-            lanes = slice(32 * w, 32 * w + 32)
-            ins[lanes, :na] = mma.pack(f.a, mma.a_layout(f), A, na)
-            ins[lanes, na:na + nb] = mma.pack(f.b, mma.b_layout(f), B, nb)
-            ins[lanes, na + nb:] = mma.pack(f.c, mma.c_layout(f), C, nc)
-        out = np.zeros((WARPS * 32, nd), dtype=np.uint32)
+        ins = mma_check.pack(f, [(A, B, C)] * WARPS)
+        out = np.zeros((WARPS * 32, f.words("d")), dtype=np.uint32)
         module.launch(f"k_{f.id}", (1,), (WARPS * 32,), [ins, out], warp_size=wave)
         got = mma.unpack("s32", mma.c_layout(f), out[:32], f.m, f.n)
-        want, _ = _reference(f, A, B, C)
+        want, _ = mma_check.reference(f, A, B, C)
         assert np.array_equal(got.astype(np.int64), want)
         if f.sat:
             assert int(got[0, 0]) == 0x7FFFFFFF
@@ -284,9 +203,7 @@ def test_mma_among_divergent_branches(mod, tmp_path):
     ins = np.zeros((WARPS * 32, 10), dtype=np.uint32)
     refs = []
     for w in range(WARPS):
-        A = _matrix(_bits("f16", 256, rng, 0), 16, 16)
-        B = _matrix(_bits("f16", 128, rng, 0), 16, 8)
-        C = _matrix(_bits("f32", 128, rng, 0), 16, 8)
+        A, B, C = mma_check.operands(f, rng, 0)
         lanes = slice(32 * w, 32 * w + 32)
         ins[lanes, :4] = mma.pack("f16", mma.a_layout(f), A, 4)
         ins[lanes, 4:6] = mma.pack("f16", mma.b_layout(f), B, 2)
@@ -297,7 +214,7 @@ def test_mma_among_divergent_branches(mod, tmp_path):
             for _ in range(((32 * w + lane) & 7) + 1):
                 v = v + np.float32(1.0)
             words[lane, 0:1] = v.view(np.uint32)
-        refs.append(_reference(f, A, B, mma.unpack("f32", mma.c_layout(f), words, 16, 8)))
+        refs.append(mma_check.reference(f, A, B, mma.unpack("f32", mma.c_layout(f), words, 16, 8)))
     out = np.zeros((WARPS * 32, 4), dtype=np.uint32)
     module.launch("divergent", (1,), (WARPS * 32,), [ins, out], warp_size=wave)
     out[0::2, 0] ^= 0x80000000  # the even lanes' negation, undone

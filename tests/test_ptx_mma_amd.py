@@ -5,7 +5,8 @@
    on (lane id, ds_bpermute, the matrix instructions with AMD's documented per-lane layouts),
    one cooperative context per lane, for wave64 (MFMA), wave32 gfx11 and gfx12 (WMMA); its
    results on hypothesis-drawn matrices are compared with numpy, the fragments packed by
-   tests/ptx/mma.py's tables of the PTX ISA figures (not by the prelude's formulas).
+   tests/ptx/mma.py's tables of the PTX ISA figures (not by the prelude's formulas), with
+   test_ptx_mma.py's operands and checks (tests/ptx/mma_check.py).
 2. ISA: mma / ldmatrix PTX translated for hip-wave64:gfx90a/gfx942 and hip-wave32:gfx1100/
    gfx1201 and compiled with clang-19 contains v_mfma_* / v_wmma_* (or, for the shapes
    lowered to dot products, no matrix instruction and the shuffles).
@@ -22,7 +23,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ptx import mma
+from ptx import mma, mma_check
 
 from pyshim.paths import REPO_DIR
 
@@ -67,80 +68,18 @@ def emu(request, tmp_path_factory):
     return request.param, wave, lib
 
 
-def _bits(ty: str, n: int, rng: np.random.Generator, kind: int) -> np.ndarray:
-    w = mma.BITS[ty]
-    if ty == "f16":
-        v = rng.uniform(-64, 64, n).astype(np.float16).view(np.uint16)
-    elif ty == "bf16":
-        v = rng.uniform(-1e4, 1e4, n).astype(np.float32).view(np.uint32) >> 16
-    elif ty in ("tf32", "f32"):
-        v = rng.uniform(-1e4, 1e4, n).astype(np.float32).view(np.uint32)
-    elif ty == "f64":
-        v = rng.uniform(-1e6, 1e6, n).view(np.uint64)
-    elif ty == "e4m3":
-        v = rng.integers(0, 256, n)
-        v = np.where((v & 0x7F) == 0x7F, 0, v)  # no NaN
-    elif ty == "e5m2":
-        v = rng.integers(0, 256, n)
-        v = np.where((v & 0x7C) == 0x7C, 0, v)  # no inf / NaN
-    else:
-        v = rng.integers(0, 1 << w, n, dtype=np.uint64)
-    v = v.astype(np.uint64)
-    if kind == 1:  # zeros and (integers) extremes mixed in
-        special = rng.integers(0, 4, n)
-        if ty in ("s8", "u8", "s32"):
-            v = np.where(special == 0, 0, np.where(special == 1, (1 << w) - 1,
-                         np.where(special == 2, 1 << (w - 1), v)))
-        else:
-            v = np.where(special == 0, 0, v)
-    return v.astype(np.uint64)
-
-
-def _reference(f: mma.Form, A, B, C):
-    a, b, c = mma.decode(f.a, A), mma.decode(f.b, B), mma.decode(f.c, C)
-    if f.a in ("s8", "u8"):
-        d = c + a @ b
-        if f.sat:
-            d = np.clip(d, -2**31, 2**31 - 1)
-        return d.astype(np.int64) & 0xFFFFFFFF, None
-    exact = c + a @ b
-    mag = np.abs(c) + np.abs(a) @ np.abs(b)
-    eps = 2.0 ** -53 if f.a == "f64" else 2.0 ** -24
-    tol = (f.k + 1) * eps * mag
-    if f.d == "f16":
-        tol = tol + np.abs(exact) * 2.0 ** -11 + 2.0 ** -25
-    return exact, tol
-
-
 def _run(lib, wave: int, f: mma.Form, seed: int, kind: int):
     na, nb, nc, nd = (f.words(x) for x in "abcd")
-    warps = wave // 32
-    ins = np.zeros((wave, na + nb + nc), dtype=np.uint32)
-    refs = []
     rng = np.random.default_rng(seed)
-    for w in range(warps):
-        A = _bits(f.a, f.m * f.k, rng, kind).reshape(f.m, f.k)
-        B = _bits(f.b, f.k * f.n, rng, kind).reshape(f.k, f.n)
-        C = _bits(f.c, f.m * f.n, rng, kind).reshape(f.m, f.n)
-        lanes = slice(32 * w, 32 * w + 32)
-        ins[lanes, :na] = mma.pack(f.a, mma.a_layout(f), A, na)
-        ins[lanes, na:na + nb] = mma.pack(f.b, mma.b_layout(f), B, nb)
-        ins[lanes, na + nb:] = mma.pack(f.c, mma.c_layout(f), C, nc)
-        refs.append(_reference(f, A, B, C))
+    warps = [mma_check.operands(f, rng, kind) for _ in range(wave // 32)]
+    ins = mma_check.pack(f, warps)
     out = np.zeros((wave, nd), dtype=np.uint32)
     p = ctypes.POINTER(ctypes.c_uint32)
     rc = lib.emu_mma(TY[f.a], int(f.a in FLAG), int(f.b in FLAG), f.m, f.k, na, nb, nc, nd,
                      int(f.c == "f16"), int(f.d == "f16"), int(f.sat),
                      ins.ctypes.data_as(p), out.ctypes.data_as(p))
     assert rc == 0, lib.emu_error().decode()
-    for w in range(warps):
-        got_bits = mma.unpack(f.d, mma.c_layout(f), out[32 * w:32 * w + 32], f.m, f.n)
-        want, tol = refs[w]
-        if tol is None:
-            assert np.array_equal(got_bits.astype(np.int64), want), (w, got_bits, want)
-        else:
-            got = mma.decode(f.d, got_bits)
-            assert np.all(np.abs(got - want) <= tol), (w, got - want, tol)
+    mma_check.check(f, out, warps)
 
 
 @needs_clang
@@ -163,18 +102,13 @@ def test_int_mma_wraps_and_saturates(emu):
         A = np.full((f.m, f.k), 0x80 if f.a == "s8" else 0xFF, dtype=np.uint64)
         B = np.full((f.k, f.n), 0x80 if f.b == "s8" else 0xFF, dtype=np.uint64)
         C = np.full((f.m, f.n), 0x7FFFFFF0, dtype=np.uint64)
-        ins = np.zeros((wave, na + nb + nc), dtype=np.uint32)
-        for w in range(wave // 32):
-            lanes = slice(32 * w, 32 * w + 32)
-            ins[lanes, :na] = mma.pack(f.a, mma.a_layout(f), A, na)
-            ins[lanes, na:na + nb] = mma.pack(f.b, mma.b_layout(f), B, nb)
-            ins[lanes, na + nb:] = mma.pack(f.c, mma.c_layout(f), C, nc)
+        ins = mma_check.pack(f, [(A, B, C)] * (wave // 32))
         out = np.zeros((wave, nd), dtype=np.uint32)
         p = ctypes.POINTER(ctypes.c_uint32)
         assert lib.emu_mma(TY[f.a], int(f.a == "u8"), int(f.b == "u8"), f.m, f.k, na, nb, nc,
                            nd, 0, 0, int(f.sat), ins.ctypes.data_as(p), out.ctypes.data_as(p)) == 0
         got = mma.unpack("s32", mma.c_layout(f), out[:32], f.m, f.n)
-        want, _ = _reference(f, A, B, C)
+        want, _ = mma_check.reference(f, A, B, C)
         assert np.array_equal(got.astype(np.int64), want)
         assert (int(got[0, 0]) == 0x7FFFFFFF) == f.sat
 
