@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyshim.codegen import export_stubs
+from pyshim.codegen import common, export_stubs
 from pyshim.codegen.common import STAMP, c_ident, declare, enum_converter, load_table, param_names
 
 SONAMES = {"cublas": ("libcublas.so.13", "libcublas.so.12"),
@@ -409,15 +409,9 @@ def exported_symbols(lib: str, table: dict) -> list[str]:
     return sorted(names | set(OWN_EXPORTS[lib]))
 
 
-def version_script(soname: str, symbols: list[str]) -> str:
-    body = "".join(f"    {s};\n" for s in symbols)
-    return f"/* {STAMP.strip()[3:-3].strip()} */\n{soname} {{\n  global:\n{body}  local: *;\n}};\n"
-
-
 def generate(out_dir: Path) -> list[Path]:
     """Write <lib>_thunks.c, <lib>_export_stubs.c, <lib>_enums.h, <soname>.map and
     <lib>_exports.txt for cuBLAS and cuSOLVER (stubs and a map for cuSOLVERMg) into out_dir; files whose text is unchanged are left alone."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     rocm = load_table("rocm")
     enums = load_table("enums")
     typedefs = load_table("typedefs")
@@ -436,19 +430,13 @@ def generate(out_dir: Path) -> list[Path]:
         syms = sorted({*syms, *extra})
         files[f"{lib}_exports.txt"] = "\n".join(syms) + "\n"
         for soname in SONAMES[lib]:
-            files[f"{soname}.map"] = version_script(soname, syms)
+            files[f"{soname}.map"] = common.version_script(soname, syms)
     for lib, soname in REFUSED_ONLY.items():
         own = [*OWN_EXPORTS[lib], *hand_exports(lib)]
         extra = export_stubs.extras(soname, own)
         files[f"{lib}_export_stubs.c"] = export_stubs.source(soname, lib, extra, typedefs)
-        files[f"{soname}.map"] = version_script(soname, sorted({*own, *extra}))
-    paths = []
-    for name, text in files.items():
-        path = out_dir / name
-        if not path.exists() or path.read_text() != text:
-            path.write_text(text)
-        paths.append(path)
-    return paths
+        files[f"{soname}.map"] = common.version_script(soname, sorted({*own, *extra}))
+    return common.write_changed(out_dir, files)
 
 
 def counts() -> dict[str, Counts]:

@@ -16,6 +16,25 @@ def load_table(name: str, tables_dir: Path = TABLES_DIR) -> dict:
         return json.load(f)
 
 
+def write_changed(out_dir: Path, files: dict[str, str]) -> list[Path]:
+    """Write each named text into out_dir (made if missing), leaving a file whose text is
+    unchanged alone so that its timestamp does not trigger a rebuild; the paths, in order."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, text in files.items():
+        path = out_dir / name
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+        paths.append(path)
+    return paths
+
+
+def version_script(soname: str, symbols: list[str]) -> str:
+    """A linker version script exporting `symbols` under the version node `soname`."""
+    body = "".join(f"    {s};\n" for s in symbols)
+    return f"/* {STAMP.strip()[3:-3].strip()} */\n{soname} {{\n  global:\n{body}  local: *;\n}};\n"
+
+
 def c_ident(s: str) -> str:
     return re.sub(r"\W", "_", s)
 

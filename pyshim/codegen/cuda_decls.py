@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pyshim.codegen.common import load_table
+from pyshim.codegen.common import load_table, write_changed
 from pyshim.codegen.rocm_decls import Emitter, declarations
 
 APIS = ("driver", "runtime", "cublas", "cusolver")
@@ -34,16 +34,11 @@ def generate_headers() -> dict[str, tuple[str, str]]:
 
 
 def generate(out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = []
+    files = {}
     for api, (header, checks) in generate_headers().items():
-        for name, text in ((f"pyshim_cuda_{api}.h", header),
-                           (f"pyshim_cuda_{api}_checks.inc", checks)):
-            path = out_dir / name
-            if not path.exists() or path.read_text() != text:
-                path.write_text(text)
-            paths.append(path)
-    return paths
+        files[f"pyshim_cuda_{api}.h"] = header
+        files[f"pyshim_cuda_{api}_checks.inc"] = checks
+    return write_changed(out_dir, files)
 
 
 if __name__ == "__main__":

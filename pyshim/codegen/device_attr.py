@@ -15,7 +15,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from pyshim.codegen.common import STAMP, load_table
+from pyshim.codegen.common import STAMP, load_table, write_changed
 from pyshim.paths import TABLES_DIR
 
 SPEC = "device_attributes.toml"
@@ -74,12 +74,7 @@ def source(spec: dict, typedefs: dict) -> str:
 
 
 def generate(out_dir: Path) -> Path:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / INC
-    text = source(load(), load_table("typedefs"))
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-    return path
+    return write_changed(out_dir, {INC: source(load(), load_table("typedefs"))})[0]
 
 
 if __name__ == "__main__":

@@ -9,7 +9,14 @@ import re
 import sys
 from pathlib import Path
 
-from pyshim.codegen.common import STAMP, declare, enum_converter, load_table, param_names
+from pyshim.codegen.common import (
+    STAMP,
+    declare,
+    enum_converter,
+    load_table,
+    param_names,
+    write_changed,
+)
 
 VARIANTS = {"": "PYSHIM_PROC_DEFAULT", "ptds": "PYSHIM_PROC_PTDS", "ptsz": "PYSHIM_PROC_PTSZ"}
 THUNKABLE = ("direct", "handle", "deviceptr", "int-cast")
@@ -137,7 +144,6 @@ def exported_symbols(driver: dict) -> list[str]:
 
 
 def generate(out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
     driver = load_table("driver")
     rocm = load_table("rocm")
     enums = load_table("enums")
@@ -150,13 +156,7 @@ def generate(out_dir: Path) -> list[Path]:
         "driver_stubs.c": stubs(driver, rocm)[0],
         "driver_exports.txt": "\n".join(exported_symbols(driver)) + "\n",
     }
-    paths = []
-    for name, text in files.items():
-        path = out_dir / name
-        if not path.exists() or path.read_text() != text:
-            path.write_text(text)
-        paths.append(path)
-    return paths
+    return write_changed(out_dir, files)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyshim.codegen.common import write_changed
 from pyshim.paths import TABLES_DIR
 
 SPEC = "export_tables.toml"
@@ -84,12 +85,7 @@ def header(tables: list[ExportTable]) -> str:
 
 def generate(out_dir: Path) -> Path:
     """Write export_tables.h into out_dir (left alone when its text is unchanged)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / HEADER
-    text = header(load())
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-    return path
+    return write_changed(out_dir, {HEADER: header(load())})[0]
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pyshim.codegen.common import STAMP, load_table
+from pyshim.codegen.common import STAMP, load_table, write_changed
 from pyshim.tables import exports
 
 SONAME = "libnccl.so.2"
@@ -106,7 +106,6 @@ def exported_symbols(table: dict) -> list[str]:
 
 
 def generate(out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
     table = load_table("nccl")
     results = table["results"]
     files: dict[str, str] = {}
@@ -135,11 +134,5 @@ def generate(out_dir: Path) -> list[Path]:
     files[f"{SONAME}.map"] = ("{\n  global:\n" + "".join(f"    {s};\n" for s in syms)
                               + "  local: *;\n};\n")
     files["nccl_exports.txt"] = "\n".join(syms) + "\n"
-    written = []
-    for fname, text in files.items():
-        path = out_dir / fname
-        if not path.exists() or path.read_text() != text:
-            path.write_text(text)
-        written.append(path)
-    return written
+    return write_changed(out_dir, files)
 

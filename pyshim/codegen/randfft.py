@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyshim.codegen import export_stubs
+from pyshim.codegen import common, export_stubs
 from pyshim.codegen.common import STAMP, c_ident, declare, enum_converter, load_table, param_names
 
 LIBS = ("curand", "cufft")
@@ -246,15 +246,9 @@ def exported_symbols(lib: str, table: dict) -> list[str]:
     return sorted(names | set(OWN_EXPORTS[lib]))
 
 
-def version_script(soname: str, symbols: list[str]) -> str:
-    body = "".join(f"    {s};\n" for s in symbols)
-    return f"/* {STAMP.strip()[3:-3].strip()} */\n{soname} {{\n  global:\n{body}  local: *;\n}};\n"
-
-
 def generate(out_dir: Path) -> list[Path]:
     """<lib>_thunks.c, <lib>_export_stubs.c, <lib>_enums.h, <soname>.map for cuRAND and
     cuFFT into out_dir; unchanged files are left alone."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     rocm, enums, typedefs = load_table("rocm"), load_table("enums"), load_table("typedefs")
     _ROCM_ENUMS.update(typedefs["rocm_enums"])
     files: dict[str, str] = {}
@@ -274,14 +268,8 @@ def generate(out_dir: Path) -> list[Path]:
         syms = sorted({*syms, *extra})
         files[f"{lib}_exports.txt"] = "\n".join(syms) + "\n"
         for soname in SONAMES[lib]:
-            files[f"{soname}.map"] = version_script(soname, syms)
-    paths = []
-    for name, text in files.items():
-        path = out_dir / name
-        if not path.exists() or path.read_text() != text:
-            path.write_text(text)
-        paths.append(path)
-    return paths
+            files[f"{soname}.map"] = common.version_script(soname, syms)
+    return common.write_changed(out_dir, files)
 
 
 def counts() -> dict[str, Counts]:

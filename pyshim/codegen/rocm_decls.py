@@ -13,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-from pyshim.codegen.common import STAMP, declare, load_table
+from pyshim.codegen.common import STAMP, declare, load_table, write_changed
 
 _SCALARS = {
     "void", "char", "signed char", "unsigned char", "short", "unsigned short", "int",
@@ -227,16 +227,9 @@ def generate_header(rocm: dict, typedefs: dict, structs: dict) -> tuple[str, str
 
 
 def generate(out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
     header, checks = generate_header(load_table("rocm"), load_table("typedefs"),
                                      load_table("structs"))
-    paths = []
-    for name, text in (("pyshim_rocm.h", header), ("pyshim_rocm_checks.inc", checks)):
-        path = out_dir / name
-        if not path.exists() or path.read_text() != text:
-            path.write_text(text)
-        paths.append(path)
-    return paths
+    return write_changed(out_dir, {"pyshim_rocm.h": header, "pyshim_rocm_checks.inc": checks})
 
 
 if __name__ == "__main__":

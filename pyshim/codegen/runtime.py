@@ -23,7 +23,7 @@ import re
 import sys
 from pathlib import Path
 
-from pyshim.codegen import export_stubs
+from pyshim.codegen import common, export_stubs
 from pyshim.codegen.common import STAMP, c_ident, declare, enum_converter, load_table, param_names
 
 MAJORS = (13, 12)
@@ -344,7 +344,6 @@ def exported(major: int, runtime: dict, cuda12: dict) -> list[str]:
 
 
 def generate(out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
     runtime = load_table("runtime")
     cuda12 = load_table("cuda12")
     rocm = load_table("rocm")
@@ -366,13 +365,7 @@ def generate(out_dir: Path) -> list[Path]:
         syms = sorted({*syms, *extra})
         files[f"libcudart.so.{major}.map"] = version_script(major, syms)
         files[f"runtime_exports_{major}.txt"] = "\n".join(syms) + "\n"
-    paths = []
-    for name, text in files.items():
-        path = out_dir / name
-        if not path.exists() or path.read_text() != text:
-            path.write_text(text)
-        paths.append(path)
-    return paths
+    return common.write_changed(out_dir, files)
 
 
 if __name__ == "__main__":

@@ -17,9 +17,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pyshim.codegen import export_stubs
+from pyshim.codegen import common, export_stubs
 from pyshim.codegen import randfft as rf
-from pyshim.codegen.common import STAMP, load_table, param_names
+from pyshim.codegen.common import STAMP, load_table, param_names, write_changed
 
 LIBS = ("cusparse",)
 SONAMES = {"cusparse": ("libcusparse.so.12",)}
@@ -151,7 +151,6 @@ def exported_symbols(lib: str, table: dict) -> list[str]:
 def generate(out_dir: Path) -> list[Path]:
     """<lib>_thunks.c, <lib>_rocm.h, <lib>_export_stubs.c, <lib>_enums.h, <soname>.map into
     out_dir; unchanged files are left alone."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     rocm, enums, typedefs = load_table("rocm"), load_table("enums"), load_table("typedefs")
     rf._ROCM_ENUMS.update(typedefs["rocm_enums"])
     files: dict[str, str] = {}
@@ -178,14 +177,8 @@ def generate(out_dir: Path) -> list[Path]:
         syms = sorted({*syms, *extra})
         files[f"{lib}_exports.txt"] = "\n".join(syms) + "\n"
         for soname in SONAMES[lib]:
-            files[f"{soname}.map"] = rf.version_script(soname, syms)
-    paths = []
-    for name, text in files.items():
-        path = out_dir / name
-        if not path.exists() or path.read_text() != text:
-            path.write_text(text)
-        paths.append(path)
-    return paths
+            files[f"{soname}.map"] = common.version_script(soname, syms)
+    return write_changed(out_dir, files)
 
 
 def counts() -> dict[str, rf.Counts]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pyshim.codegen.common import STAMP, c_ident, load_table
+from pyshim.codegen.common import STAMP, c_ident, load_table, write_changed
 
 
 def _copy_fn(name: str, dst_size: int, moves: list[tuple[str, int, int, int]],
@@ -77,12 +77,7 @@ def generate_header() -> str:
 
 
 def generate(out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / "struct_adapters.h"
-    text = generate_header()
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-    return [path]
+    return write_changed(out_dir, {"struct_adapters.h": generate_header()})
 
 
 if __name__ == "__main__":

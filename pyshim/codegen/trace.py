@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyshim.codegen.common import STAMP, c_ident, declare, load_table, param_names
+from pyshim.codegen.common import STAMP, c_ident, declare, load_table, param_names, write_changed
 
 # Hand-written in shim/trace/: they change what they return, not only log it.
 HANDWRITTEN = ("cuGetExportTable", "cuGetProcAddress", "cuGetProcAddress_v2",
@@ -443,7 +443,6 @@ def runtime_source(types: Types, syms: dict[str, dict]) -> tuple[str, int]:
 def generate(out_dir: Path) -> list[Path]:
     """Write trace_driver.c, trace_runtime.c and trace_enums.h into `out_dir` (files whose
     text is unchanged are left alone, so their times stay valid for the build)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     types = Types(load_table("typedefs"))
     driver = load_table("driver")
     runtime = runtime_symbols(load_table("runtime"), load_table("cuda12"))
@@ -453,13 +452,7 @@ def generate(out_dir: Path) -> list[Path]:
         "trace_driver.c": driver_source(types, driver)[0],
         "trace_runtime.c": runtime_source(types, runtime)[0],
     }
-    paths = []
-    for name, text in files.items():
-        path = out_dir / name
-        if not path.exists() or path.read_text() != text:
-            path.write_text(text)
-        paths.append(path)
-    return paths
+    return write_changed(out_dir, files)
 
 
 if __name__ == "__main__":
