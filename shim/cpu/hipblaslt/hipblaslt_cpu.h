@@ -45,6 +45,12 @@ struct lt_problem {
 };
 
 size_t lt_type_size(int type);
+/* Every object here starts with its uint64_t magic word: a new zeroed one of `size` bytes
+ * (NULL when out of memory), and one destroyed, unmarked first so a stale pointer is
+ * refused, when it is an object of that magic (else `bad`). */
+void *lt_object_new(size_t size, uint64_t magic);
+pyshim_hipblasStatus_t lt_object_free(void *obj, uint64_t magic, pyshim_hipblasStatus_t bad);
+
 pyshim_hipblasStatus_t lt_problem_check(const void *desc, const void *a, const void *b,
                                         const void *c, const void *d, struct lt_problem *pr);
 

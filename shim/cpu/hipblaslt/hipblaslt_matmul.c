@@ -309,10 +309,9 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatrixTransformDescCreate(
 {
     if (!desc || (scaleType != PS_HIP_R_32F && scaleType != PS_HIP_R_64F))
         return PS_HIPBLAS_STATUS_INVALID_VALUE;
-    struct lt_transform *t = calloc(1, sizeof *t);
+    struct lt_transform *t = lt_object_new(sizeof *t, LT_TRANSFORM_MAGIC);
     if (!t)
         return PS_HIPBLAS_STATUS_ALLOC_FAILED;
-    t->magic = LT_TRANSFORM_MAGIC;
     t->scale = scaleType;
     t->transa = t->transb = PS_HIPBLAS_OP_N;
     *desc = t;
@@ -322,12 +321,7 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatrixTransformDescCreate(
 LT_API pyshim_hipblasStatus_t hipblasLtMatrixTransformDescDestroy(
     pyshim_hipblasLtMatrixTransformDesc_t desc)
 {
-    struct lt_transform *t = desc;
-    if (!t || t->magic != LT_TRANSFORM_MAGIC)
-        return PS_HIPBLAS_STATUS_INVALID_VALUE;
-    t->magic = 0;
-    free(t);
-    return PS_HIPBLAS_STATUS_SUCCESS;
+    return lt_object_free(desc, LT_TRANSFORM_MAGIC, PS_HIPBLAS_STATUS_INVALID_VALUE);
 }
 
 LT_API pyshim_hipblasStatus_t hipblasLtMatrixTransformDescSetAttribute(

@@ -17,26 +17,38 @@ static pyshim_hipblasStatus_t lt_copy_in(void *dst, size_t want, const void *buf
     return PS_HIPBLAS_STATUS_SUCCESS;
 }
 
+void *lt_object_new(size_t size, uint64_t magic)
+{
+    uint64_t *o = calloc(1, size);
+    if (o)
+        *o = magic;
+    return o;
+}
+
+pyshim_hipblasStatus_t lt_object_free(void *obj, uint64_t magic, pyshim_hipblasStatus_t bad)
+{
+    uint64_t *o = obj;
+    if (!o || *o != magic)
+        return bad;
+    *o = 0;
+    free(o);
+    return PS_HIPBLAS_STATUS_SUCCESS;
+}
+
 LT_API pyshim_hipblasStatus_t hipblasLtCreate(pyshim_hipblasLtHandle_t *handle)
 {
     if (!handle)
         return PS_HIPBLAS_STATUS_INVALID_VALUE;
-    struct lt_handle *h = calloc(1, sizeof *h);
+    struct lt_handle *h = lt_object_new(sizeof *h, LT_HANDLE_MAGIC);
     if (!h)
         return PS_HIPBLAS_STATUS_ALLOC_FAILED;
-    h->magic = LT_HANDLE_MAGIC;
     *handle = h;
     return PS_HIPBLAS_STATUS_SUCCESS;
 }
 
 LT_API pyshim_hipblasStatus_t hipblasLtDestroy(pyshim_hipblasLtHandle_t handle)
 {
-    struct lt_handle *h = handle;
-    if (!h || h->magic != LT_HANDLE_MAGIC)
-        return PS_HIPBLAS_STATUS_NOT_INITIALIZED;
-    h->magic = 0;
-    free(h);
-    return PS_HIPBLAS_STATUS_SUCCESS;
+    return lt_object_free(handle, LT_HANDLE_MAGIC, PS_HIPBLAS_STATUS_NOT_INITIALIZED);
 }
 
 LT_API pyshim_hipblasStatus_t hipblasLtMatmulDescCreate(pyshim_hipblasLtMatmulDesc_t *desc,
@@ -44,10 +56,9 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatmulDescCreate(pyshim_hipblasLtMatmulDe
 {
     if (!desc)
         return PS_HIPBLAS_STATUS_INVALID_VALUE;
-    struct lt_desc *d = calloc(1, sizeof *d);
+    struct lt_desc *d = lt_object_new(sizeof *d, LT_DESC_MAGIC);
     if (!d)
         return PS_HIPBLAS_STATUS_ALLOC_FAILED;
-    d->magic = LT_DESC_MAGIC;
     d->compute = computeType;
     d->scale = scaleType;
     d->transa = d->transb = PS_HIPBLAS_OP_N;
@@ -59,12 +70,7 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatmulDescCreate(pyshim_hipblasLtMatmulDe
 
 LT_API pyshim_hipblasStatus_t hipblasLtMatmulDescDestroy(pyshim_hipblasLtMatmulDesc_t desc)
 {
-    struct lt_desc *d = desc;
-    if (!d || d->magic != LT_DESC_MAGIC)
-        return PS_HIPBLAS_STATUS_INVALID_VALUE;
-    d->magic = 0;
-    free(d);
-    return PS_HIPBLAS_STATUS_SUCCESS;
+    return lt_object_free(desc, LT_DESC_MAGIC, PS_HIPBLAS_STATUS_INVALID_VALUE);
 }
 
 LT_API pyshim_hipblasStatus_t hipblasLtMatmulDescSetAttribute(pyshim_hipblasLtMatmulDesc_t desc,
@@ -98,10 +104,9 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatrixLayoutCreate(pyshim_hipblasLtMatrix
         return PS_HIPBLAS_STATUS_INVALID_VALUE;
     if (!lt_type_size(type) || rows > INT64_MAX || cols > INT64_MAX || ld < 0)
         return PS_HIPBLAS_STATUS_INVALID_VALUE;
-    struct lt_layout *l = calloc(1, sizeof *l);
+    struct lt_layout *l = lt_object_new(sizeof *l, LT_LAYOUT_MAGIC);
     if (!l)
         return PS_HIPBLAS_STATUS_ALLOC_FAILED;
-    l->magic = LT_LAYOUT_MAGIC;
     l->type = type;
     l->rows = (int64_t)rows;
     l->cols = (int64_t)cols;
@@ -114,12 +119,7 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatrixLayoutCreate(pyshim_hipblasLtMatrix
 
 LT_API pyshim_hipblasStatus_t hipblasLtMatrixLayoutDestroy(pyshim_hipblasLtMatrixLayout_t layout)
 {
-    struct lt_layout *l = layout;
-    if (!l || l->magic != LT_LAYOUT_MAGIC)
-        return PS_HIPBLAS_STATUS_INVALID_VALUE;
-    l->magic = 0;
-    free(l);
-    return PS_HIPBLAS_STATUS_SUCCESS;
+    return lt_object_free(layout, LT_LAYOUT_MAGIC, PS_HIPBLAS_STATUS_INVALID_VALUE);
 }
 
 LT_API pyshim_hipblasStatus_t hipblasLtMatrixLayoutSetAttribute(
@@ -146,10 +146,9 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatmulPreferenceCreate(
 {
     if (!pref)
         return PS_HIPBLAS_STATUS_INVALID_VALUE;
-    struct lt_pref *p = calloc(1, sizeof *p);
+    struct lt_pref *p = lt_object_new(sizeof *p, LT_PREF_MAGIC);
     if (!p)
         return PS_HIPBLAS_STATUS_ALLOC_FAILED;
-    p->magic = LT_PREF_MAGIC;
     *pref = p;
     return PS_HIPBLAS_STATUS_SUCCESS;
 }
@@ -157,12 +156,7 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatmulPreferenceCreate(
 LT_API pyshim_hipblasStatus_t hipblasLtMatmulPreferenceDestroy(
     pyshim_hipblasLtMatmulPreference_t pref)
 {
-    struct lt_pref *p = pref;
-    if (!p || p->magic != LT_PREF_MAGIC)
-        return PS_HIPBLAS_STATUS_INVALID_VALUE;
-    p->magic = 0;
-    free(p);
-    return PS_HIPBLAS_STATUS_SUCCESS;
+    return lt_object_free(pref, LT_PREF_MAGIC, PS_HIPBLAS_STATUS_INVALID_VALUE);
 }
 
 LT_API pyshim_hipblasStatus_t hipblasLtMatmulPreferenceSetAttribute(
