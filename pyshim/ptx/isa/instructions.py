@@ -886,6 +886,7 @@ def _isspacep(fe: Fe, inst: I) -> str:
     d, a = _nops(fe, inst, 2)
     space = SPACES.get(inst.mods[0])
     x = fe.src(a, "u64", inst)
+    fe.context = True
     if space == "shared":
         return fe.dst(d, "pred", f"({x} - (uint64_t)(uintptr_t)PS_SHARED(ctx) < "
                                  f"(uint64_t)PS_DYN_OFF(ctx) + PS_DYN_SMEM(ctx))", inst)
@@ -1095,6 +1096,7 @@ def _bar(fe: Fe, inst: I) -> str:
     if kind == "sync" and len(mods) == 1 and len(ops) in (1, 2):
         return fe.form.bar_sync(fe, inst, ops)
     if kind == "arrive" and len(mods) == 1 and len(ops) == 2:
+        fe.context = True
         return f"ps_bar_arrive(ctx, {fe.src(ops[0], 'u32', inst)}, {fe.src(ops[1], 'u32', inst)});"
     if kind == "red" and len(mods) == 3 and len(ops) in (3, 4):
         op = {"popc": 0, "and": 1, "or": 2}.get(mods[1])
@@ -1248,6 +1250,7 @@ def _brx(fe: Fe, inst: I) -> str:
     for lab in labels:
         if lab not in fe.labels:
             raise fe.bad(inst, f"{table.name} names the undefined label {lab}")
+    fe.context = True
     cases = " ".join(f"case {i}u: {fe.form.goto(cname_label(lab))}"
                      for i, lab in enumerate(labels))
     return (f"switch ({fe.src(index, 'u32', inst)}) {{ {cases} "
@@ -1265,6 +1268,7 @@ def _exit(fe: Fe, inst: I) -> str:
 
 
 def _trap(fe: Fe, inst: I) -> str:
+    fe.context = True
     return f"{{ PS_TRAP(ctx); {fe.form.ret_stmt} }}"
 
 
@@ -1282,6 +1286,7 @@ def _call(fe: Fe, inst: I) -> str:
     if ops and not isinstance(target, ir.Reg):
         raise fe.bad(inst, "unexpected operands after the argument list")
     params = [_param_ptr(fe, inst, o) for o in [*rets, *args]]
+    fe.context = True  # (the callee gets the context; an extern call's C reads it)
     if isinstance(target, ir.Sym):
         callee = fe.tr.functions.get(target.name)
         if callee is None:

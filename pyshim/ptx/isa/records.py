@@ -57,6 +57,14 @@ class Record:
     deposit: str | None = None
     # what a label record names, or what a branch record goes to (C names)
     label: str | None = None
+    # whether the instruction reads the thread's context (`ctx`) other than through its
+    # placeholders and the values uniform over the block (PS_SHARED, %ctaid, %ntid,
+    # %nctaid): %laneid, the dynamic shared window, a collective's result lanes, a call...
+    # (a collective's, where it resumes); the emitter's handlers set it (fe.context)
+    context: bool = False
+    # a predicated instruction's guard: its predicate register (C name) and whether the
+    # guard is negated (`@!%p`), else None
+    cond: tuple[str, bool] | None = None
 
     @property
     def regs(self) -> set[str]:
