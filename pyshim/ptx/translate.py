@@ -242,7 +242,9 @@ class Translator:
                                      s.tok, f.name) from None
                 recs.append(Record(kind_of(s), code, s.site, fe.deposit, context=fe.context,
                                    cond=None if s.pred is None
-                                   else (fe.creg(s.pred), s.pred_neg)))
+                                   else (fe.creg(s.pred), s.pred_neg),
+                                   writes=() if plan is None
+                                   else tuple(fe.creg(x) for x in ir.written(s))))
             elif ts is ir.Label:
                 if s.name in starts:
                     recs.append(Record(MARK, point(f"@region:{cname_label(s.name)}")))

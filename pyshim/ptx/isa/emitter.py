@@ -596,4 +596,4 @@ class FunctionEmitter:
         val = self.src(base, "u64" if SIZE.get(rt, 8) == 8 else "u32", inst)
         if space == "shared":
             return f"(PS_SHARED(ctx) + (uint64_t){val}{off})"
-        return f"((uint8_t *)(uintptr_t){val}{off})"
+        return f"({self.form.address(self, val, base.name)}{off})"

@@ -73,6 +73,8 @@ class PhaseNaming(records.Naming):
             return self.resume
         if kind == "@ret":
             return "return 0;"
+        if kind == "@addr":  # the address in a register
+            return "(uint8_t *)(uintptr_t)" + self.reg(arg)
         if kind == "@w":  # a warp matrix instruction's records (warp_fn)
             what, _, row = arg.partition(":")
             return ("PS_WADDR(ctx, PS_LINEAR(ctx))" if what == "addr"
@@ -97,6 +99,12 @@ class PhaseForm(Form):
 
     def label(self, label: str) -> str:
         return records.point(f"@l:{label}")  # (region loops' copies rename it)
+
+    def address(self, fe, val: str, name: str) -> str:
+        cname = fe.creg(name)
+        if val == records.reg(cname):  # (SIMD region loops may spell it base + offset)
+            return records.point(f"@addr:{cname}")
+        return super().address(fe, val, name)
 
     def __init__(self) -> None:
         # arrays of the per-thread context: name -> (size, alignment), the largest of the

@@ -23,8 +23,6 @@ vectors, and chains of shuffle regions run as warp vectors (cpu/warpvec.py).
 
 from __future__ import annotations
 
-import re
-
 from pyshim.ptx import ir
 from pyshim.ptx.analysis import pointer_regs
 from pyshim.ptx.isa import records
@@ -46,8 +44,11 @@ _TG, _TB, _TE = records.point("@tg"), records.point("@tb"), records.point("@te")
 
 
 def _guard_mark(what: str) -> bool:
-    """Whether a point is a mark the region loops place (guards, lane tails)."""
-    return what[:3] == "@g:" or what in ("@/g", "@tg", "@tb", "@te")
+    """Whether a point is a mark the region loops place (guards, lane tails, records)."""
+    return what[:3] == "@g:" or what[:5] == "@rec:" or what in ("@/g", "@tg", "@tb", "@te")
+
+
+_ADDR = "(uint8_t *)(uintptr_t)"  # the address a register holds (phase.PhaseForm.address)
 
 
 def word(name: str) -> bool:
@@ -79,6 +80,10 @@ class _Naming(records.Naming):
             return self.done
         if what[:5] == "@tid:":
             return _TID_VARS[what[5:]] if self.simd else f"PS_{what[5:]}(ctx)"
+        if what[:6] == "@addr:":
+            # a local's address may become base + offset (_pointer_addresses)
+            name = what[6:]
+            return _ADDR + self.reg(name) if name in self.arrays else records.point(what)
         if what[:6] == "@park:" or what[:3] == "@l:" or _guard_mark(what):
             return records.point(what)  # (spelled once the region's shuffle is decided,
             #                             its copies made and its guards decided)
@@ -102,7 +107,7 @@ class _Park(records.Naming):
         if what[:6] == "@park:":
             return (f"ps_state[ps_i] = 2; ps_resume[ps_i] = {what[6:]}u;"
                     if self.spell is None else self.spell)
-        if what[:3] == "@l:" or _guard_mark(what):
+        if what[:3] == "@l:" or what[:6] == "@addr:" or _guard_mark(what):
             return records.point(what)
         return super().point(what)
 
@@ -126,6 +131,8 @@ class _Labels(records.Naming):
             return what[3:] + self.suffix if self.final else records.point(what + self.suffix)
         if _guard_mark(what):
             return "" if self.final else records.point(what)
+        if what[:6] == "@addr:":
+            return _ADDR + what[6:] if self.final else records.point(what)
         return super().point(what)
 
 
@@ -244,6 +251,8 @@ class RegionKernel:
         self.context: set[int] = set()
         self.at: list[tuple[int, int]] = []
         self.text_in: list[set[int]] = []
+        self.rec_index = {rec.site: i for i, rec in enumerate(self.fe.records)
+                      if rec.site is not None}
         at = -1
         for rec in self.fe.records:
             first = at
@@ -336,6 +345,7 @@ class RegionKernel:
         guard-free copy of a region leaves out the branches no thread of the block takes
         (_unguarded)."""
         sites = {s.site: s.opcode for s in self.k.body or () if type(s) is ir.Instruction}
+        simd = self.plan.simd
         out = []
         for i, rec in enumerate(self.fe.records):
             x = rec.template
@@ -343,6 +353,14 @@ class RegionKernel:
                     and sites.get(rec.site) in _GUARDED):
                 pred, neg = rec.cond
                 x = records.point(f"@g:{pred}:{int(neg)}") + x + records.point("@/g")
+            first, last = self.at[i]
+            if (rec.writes or "@addr:" in x) and (first in simd or last in simd):
+                # where the record's writes and addresses are in a SIMD region's text
+                # (_pointer_addresses): before it, and where it resumes
+                mark = records.point(f"@rec:{i}")
+                if first != last:
+                    x = _after_last_split(x, mark)
+                x = mark + x
             out.append(marks[i] + x if i in marks else x)
         return "\n".join(out)
 
@@ -557,7 +575,14 @@ class RegionKernel:
                         or (end.startswith("coll:") and int(end[5:]) in shfl_insts
                             and j not in shfl_end))
         if simd:  # (in scalar loops clang's own vectorizer then chose masked code: slower)
-            r = _pointer_addresses(r, self.adds)
+            pre_writes = [(None, (x,)) for x in sorted(own)] + [
+                (self.rec_index[remat[x][1]],
+                 self.fe.records[self.rec_index[remat[x][1]]].writes)
+                for x in sorted(need, key=lambda x: remat[x][1])]
+            r = _pointer_addresses(r, j, pre_writes, self.fe.records, self.at, self.adds,
+                                   naming.arrays)
+        else:
+            r = _plain_addresses(r)
         tail = _split_tail(r) if simd and j in tails and not paths else None
         if tail is None:
             r = _no_tail_marks(r)
@@ -1077,67 +1102,104 @@ def _constant_regs(k: ir.Function, plan) -> dict[str, int]:
     return out
 
 
-def _base_offset_adds(k: ir.Function) -> dict[str, tuple[str, str]]:
+def _base_offset_adds(k: ir.Function) -> dict[str, tuple[str, str, frozenset[int]]]:
     """64-bit adds of two registers that form an address, as C names: destination ->
-    (base, offset), the base being the operand pointer_regs.py takes for a pointer."""
+    (base, offset, the sites of the add.s64 instructions of the two that define it), the
+    base being the operand pointer_regs.py takes for a pointer."""
     out = {}
     for dst, base, off in pointer_regs.plan(k).defs.values():
         if type(off) is ir.Reg and "." not in off.name and "." not in base:
             out[cname_reg(dst)] = (cname_reg(base), cname_reg(off.name))
-    return out
+    sites: dict[str, set[int]] = {}
+    for s in k.body or ():
+        if (type(s) is ir.Instruction and s.opcode == "add" and s.mods == ("s64",)
+                and len(s.operands) == 3 and all(type(o) is ir.Reg for o in s.operands)):
+            d = cname_reg(s.operands[0].name)
+            if d in out and {cname_reg(o.name) for o in s.operands[1:]} == set(out[d]):
+                sites.setdefault(d, set()).add(s.site)
+    return {d: (b, o, frozenset(sites.get(d, ()))) for d, (b, o) in out.items()}
 
 
-_ADDR_USE = re.compile(r"\(uint8_t \*\)\(uintptr_t\)(r_\w+)\b(?!\[)")
-# every assignment `name = ` not just after an `&` (a definition: group 1 is the name
-# without its `r`), and every `&name` (group 1: the name), as two scans of a region
-# (registers only: every name the rewrite asks about is a register's C name, r_...)
-# Each opens with a literal, so the scan skips to the next `r` or `&` in C instead of
-# trying the pattern at every character; the character before `name = ` is none of
-# [\w.>&] (an `&name = ` is a write, not a definition, and counts as an `&name`), and an
-# `&name` is a write wherever it is (one alternation of the three made the scan twice as
-# slow as the two)
-_ASSIGN = re.compile(r"r(?<![\w.>&]r)(_\w*) = ")
-_ADDR_OF = re.compile(r"&(r_\w*)\b")
+def _after_last_split(template: str, mark: str) -> str:
+    """A template with `mark` after its last synchronisation point or region mark (where a
+    record that spans regions resumes)."""
+    parts = template.split(PH)
+    at = max(i for i in range(1, len(parts), 2) if parts[i][:4] in ("@bar", "@col", "@reg"))
+    return PH.join(parts[:at + 1]) + PH + mark + PH.join(parts[at + 1:])
 
 
-def _pointer_addresses(r: str, adds: dict[str, tuple[str, str]]) -> str:
-    """Region text whose memory accesses through an address computed in the region as
-    base + offset (a local, one definition) read `(uint8_t *)base + offset`: pointer
+def _plain_addresses(r: str) -> str:
+    """Region text `r` with its registers' addresses as they stand, without record marks."""
+    if "@addr:" not in r and "@rec:" not in r:
+        return r
+    parts = r.split(PH)
+    out = [parts[0]]
+    for i in range(1, len(parts), 2):
+        x = parts[i]
+        if x[:6] == "@addr:":
+            out.append(_ADDR + x[6:])
+        elif x[:5] != "@rec:":
+            out.append(PH + x + PH)
+        out.append(parts[i + 1])
+    return "".join(out)
+
+
+def _pointer_addresses(r: str, j: int, pre: list, recs: list, at: list[tuple[int, int]],
+                       adds: dict[str, tuple[str, str, frozenset[int]]], arrays: set[str]
+                       ) -> str:
+    """Region j's text `r` whose memory accesses through an address computed in the region
+    as base + offset (a local, one definition) read `(uint8_t *)base + offset`: pointer
     arithmetic, which clang vectorizes into contiguous loads and stores where the integer
     sum, converted to a pointer, makes it gather and scatter (pointer_regs.py says why).
-    Kept only where neither operand is assigned again after the definition.
-    Two scans of the region find every definition and every later write: a scan per
-    access made an unrolled loop body quadratic (3,642 PTX lines took 22 s)."""
-    uses = [m for m in _ADDR_USE.finditer(r) if m.group(1) in adds]
-    if not uses:
+    Kept only where neither operand is written again after the definition. The writes are
+    the records' (Record.writes, where the marks "@rec:<i>" place them; `pre`: (record or
+    None, writes) of the loads and recomputations `r` opens with), the accesses the
+    "@addr:<register>" points of the locals."""
+    parts = r.split(PH)
+    if len(parts) == 1:
         return r
-    # by name without its leading `r`: the sole definition's match, or None for several
-    defs: dict[str, re.Match[str] | None] = {}
-    last_write: dict[str, int] = {}  # name without `r` -> start of its last write
-    for w in _ASSIGN.finditer(r):
-        n = w.group(1)
-        defs[n] = None if n in defs else w
-        last_write[n] = w.start()
-    for w in _ADDR_OF.finditer(r):
-        n = w.group(1)[1:]
-        at = w.start()
-        if last_write.get(n, -1) < at:
-            last_write[n] = at
-    out, last = [], 0
-    for m in uses:
-        name = m.group(1)
-        base, off = adds[name]
-        if not (word(name) and word(base) and word(off)):
-            continue  # (C names of registers are words; nothing else is rewritten)
-        found = defs.get(name[1:])
-        if found is None or found.start() > m.start():
-            continue
-        at = found.end()
-        line = r[at:r.find(";", at)]
-        if f"(int64_t)({base}))" not in line or f"(int64_t)({off}))" not in line:
-            continue  # (not a plain 64-bit add of these two locals)
-        if last_write.get(base[1:], -1) >= at or last_write.get(off[1:], -1) >= at:
-            continue
-        out += [r[last:m.start()], f"((uint8_t *)(uintptr_t){base} + (int64_t){off})"]
-        last = m.end()
-    return "".join(out) + r[last:]
+    # each write's place in the region's order of records; a register's sole definition's
+    # place (None: several) and record
+    defs: dict[str, int | None] = {}
+    last: dict[str, int] = {}
+    who: list[int | None] = []
+
+    def write(rec: int | None, names) -> None:
+        for n in names:
+            defs[n] = None if n in defs else len(who)
+            last[n] = len(who)
+        who.append(rec)
+
+    for rec, names in pre:
+        write(rec, names)
+    place: dict[int, int] = {}  # part index of a record mark -> the record's place
+    for i in range(1, len(parts), 2):
+        x = parts[i]
+        if x[:5] == "@rec:":
+            k = int(x[5:])
+            place[i] = len(who)
+            write(k, recs[k].writes if at[k][1] == j else ())
+    out = [parts[0]]
+    cur = -1
+    for i in range(1, len(parts), 2):
+        x = parts[i]
+        if x[:5] == "@rec:":
+            cur = place[i]
+        elif x[:6] == "@addr:":
+            name = x[6:]
+            spelled = _ADDR + name
+            hit = adds.get(name)
+            if hit is not None and word(name) and word(hit[0]) and word(hit[1]):
+                base, off, sites = hit
+                d = defs.get(name)
+                if (d is not None and d < cur and who[d] is not None
+                        and recs[who[d]].site in sites
+                        and base not in arrays and off not in arrays
+                        and {base, off} <= recs[who[d]].regs
+                        and last.get(base, -1) <= d and last.get(off, -1) <= d):
+                    spelled = f"({_ADDR}{base} + (int64_t){off})"
+            out.append(spelled)
+        else:
+            out.append(PH + x + PH)
+        out.append(parts[i + 1])
+    return "".join(out)
