@@ -1,7 +1,8 @@
-"""cvt to and from tf32 and the FP8 pairs (e4m3x2, e5m2x2), and elect.sync, on the CPU device
-in both wave modes, against references written from the ISA's definitions: the nearest
-representable value by exhaustive search over the format's codes (ties to the even code),
-.satfinite clamping to the largest finite value, .relu making negatives +0."""
+"""cvt to and from tf32, the FP8 pairs (e4m3x2, e5m2x2) and, with .satfinite, f16 / bf16 (and
+their pairs), and elect.sync, on the CPU device in both wave modes, against references written
+from the ISA's definitions: the nearest representable value by exhaustive search over the
+format's codes (ties to the even code; numpy's conversion for f16), .satfinite clamping to the
+largest finite value, .relu making negatives +0."""
 
 from __future__ import annotations
 
@@ -49,6 +50,13 @@ KERNELS = [
     ("f16_e4m3", "cvt.rn.f16x2.e4m3x2", "b16", "b32", 1),
     ("f16_e5m2", "cvt.rn.f16x2.e5m2x2", "b16", "b32", 1),
     ("f16_e4m3_relu", "cvt.rn.relu.f16x2.e4m3x2", "b16", "b32", 1),
+    # .satfinite to f16 / bf16 (PTX 8.1)
+    ("f16x2_rn_satf", "cvt.rn.satfinite.f16x2.f32", "f32", "b32", 2),
+    ("bf16x2_rn_satf", "cvt.rn.satfinite.bf16x2.f32", "f32", "b32", 2),
+    ("f16x2_rz_relu_satf", "cvt.rz.relu.satfinite.f16x2.f32", "f32", "b32", 2),
+    ("bf16x2_rz_relu_satf", "cvt.rz.relu.satfinite.bf16x2.f32", "f32", "b32", 2),
+    ("f16_rn_satf", "cvt.rn.satfinite.f16.f32", "f32", "b16", 1),
+    ("bf16_rz_satf", "cvt.rz.satfinite.bf16.f32", "f32", "b16", 1),
 ]
 
 ELECT = """
@@ -128,6 +136,35 @@ def fp8_to_f16_ref(b: int, fmt: str, relu: bool) -> int:
     if relu and h & 0x8000:
         return 0
     return h
+
+
+def half_ref(x: np.float32, bf16: bool, rz: bool, relu: bool, satfinite: bool) -> int:
+    """f32 -> f16 (numpy's round to nearest even, then a step toward zero where that went
+    past x for .rz) or bf16 (the top 16 bits, rounded), then .satfinite and .relu."""
+    if np.isnan(x):
+        return -1  # any NaN
+    if bf16:
+        u = int(np.float32(x).view(np.uint32))
+        h = u >> 16 if rz else (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+        inf, maxn = 0x7F80, 0x7F7F
+    else:
+        with np.errstate(over="ignore"):  # (an overflow is the case under test: inf)
+            v = np.float32(x).astype(np.float16)
+        if rz and abs(float(v)) > abs(float(x)):
+            v = np.nextafter(v, np.float16(0))
+        h = int(v.view(np.uint16))
+        inf, maxn = 0x7C00, 0x7BFF
+    if satfinite and h & 0x7FFF == inf:
+        h = (h & 0x8000) | maxn
+    if relu and h & 0x8000:
+        h = 0
+    return h
+
+
+def _half_is(got: int, want: int, bf16: bool) -> bool:
+    if want < 0:  # a NaN of the format
+        return (got & 0x7FFF) > (0x7F80 if bf16 else 0x7C00)
+    return got == want
 
 
 # ---- tests ---------------------------------------------------------------------------------
@@ -211,3 +248,32 @@ def test_elect_sync(mod, mask, active):
             continue
         assert int(out[t, 0]) == leader
         assert int(out[t, 1]) == int(bool(taking) and lane == leader)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(xs=st.lists(st.one_of(st.floats(width=32), st.floats(-70000, 70000, width=32),
+                             st.floats(65472, 65536, width=32), st.floats(-1, 1, width=32),
+                             st.sampled_from([np.inf, -np.inf, 3.3895e38, -3.3895e38,
+                                              65504.0, 65519.99, 65520.0, -65520.0])),
+                   min_size=64, max_size=64))
+@pytest.mark.parametrize("kind", ("f16x2_rn_satf", "bf16x2_rn_satf", "f16x2_rz_relu_satf",
+                                  "bf16x2_rz_relu_satf", "f16_rn_satf", "bf16_rz_satf"))
+def test_f32_to_half_satfinite(mod, kind, xs):
+    wave, m = mod
+    x = np.array(xs, dtype=np.float32)
+    pair = "x2" in kind
+    bf16, rz, relu = kind.startswith("bf16"), "_rz" in kind, "relu" in kind
+    n = 32 if pair else 64
+    out = np.zeros(n, dtype=np.uint32 if pair else np.uint16)
+    m.launch(kind, (1,), (n,), [x, out], warp_size=wave)
+    for i in range(n):
+        got = int(out[i])
+        if pair:  # cvt d, a, b: a in the upper half, b in the lower
+            hi = half_ref(x[2 * i], bf16, rz, relu, True)
+            lo = half_ref(x[2 * i + 1], bf16, rz, relu, True)
+            ok = _half_is(got >> 16, hi, bf16) and _half_is(got & 0xFFFF, lo, bf16)
+            assert ok, (kind, x[2 * i], x[2 * i + 1], hex(got), hi, lo)
+        else:
+            want = half_ref(x[i], bf16, rz, relu, True)
+            assert _half_is(got, want, bf16), (kind, x[i], hex(got), want)
+

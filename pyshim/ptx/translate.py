@@ -228,6 +228,7 @@ class Translator:
             if ts is ir.Instruction:
                 n += 1
                 fe.deposit = None
+                fe.context = False
                 try:
                     code = emit(fe, s)
                 except PtxError as e:
@@ -239,7 +240,11 @@ class Translator:
                 except (KeyError, IndexError, ValueError, TypeError, AttributeError) as e:
                     raise self.error(PtxError, f"malformed instruction {s.opcode} ({e!r})",
                                      s.tok, f.name) from None
-                recs.append(Record(kind_of(s), code, s.site, fe.deposit))
+                recs.append(Record(kind_of(s), code, s.site, fe.deposit, context=fe.context,
+                                   cond=None if s.pred is None
+                                   else (fe.creg(s.pred), s.pred_neg),
+                                   writes=() if plan is None
+                                   else tuple(fe.creg(x) for x in ir.written(s))))
             elif ts is ir.Label:
                 if s.name in starts:
                     recs.append(Record(MARK, point(f"@region:{cname_label(s.name)}")))

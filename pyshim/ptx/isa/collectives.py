@@ -41,6 +41,10 @@ class Form:
         """How the body spells label `label` (a C name) where it is defined."""
         return label
 
+    def address(self, fe, val: str, name: str) -> str:
+        """How the body spells the address in register `name` (PTX name), read as `val`."""
+        return f"(uint8_t *)(uintptr_t){val}"
+
     def local_array(self, fe, v: ir.Var, size: int, align: int) -> str:
         return f"PS_ALIGN({align}) uint8_t {fe.var_cname(v)}[{size}];"
 

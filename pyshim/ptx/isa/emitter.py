@@ -62,6 +62,12 @@ SPECIAL["%envreg2"] = ("PS_ENVREG2(ctx)", "u32")
 for _i in range(8):
     SPECIAL[f"%pm{_i}"] = ("0u", "u32")
     SPECIAL[f"%pm{_i}_64"] = ("((uint64_t)0)", "u64")
+# the special registers that are the same for every thread of the block
+UNIFORM_SPECIAL = frozenset(f"%{r}.{d}" for r in ("ctaid", "nctaid", "ntid") for d in "xyz")
+# the others that SPECIAL reads from the thread's context (an instruction reading one sets
+# fe.context; the thread's index is the form's, THREAD_INDEX)
+CONTEXT_SPECIAL = frozenset(n for n, (c, _) in SPECIAL.items()
+                            if "ctx" in c and n not in UNIFORM_SPECIAL and n not in THREAD_INDEX)
 
 
 # predefined identifiers (PTX ISA 5.4.3.2) other than special registers
@@ -157,6 +163,9 @@ class FunctionEmitter:
         self.phase_decls: list[tuple[str, tuple[str, ...]]] = []
         self.records: list = []  # records.Record, one per body line (translate.py body)
         self.deposit: str | None = None  # the instruction being emitted's deposit (records.py)
+        # whether the instruction being emitted reads the thread's context other than through
+        # the form (records.py Record.context): a handler that writes `ctx` itself sets it
+        self.context = False
         self.phase_names: set[str] = set()  # the C names of phase-mode registers
         self.shadow: list[dict[str, tuple[str, str]]] = [{}]
         self._ptr_plan: pointer_regs.PointerPlan | None = None
@@ -374,6 +383,8 @@ class FunctionEmitter:
             op = ir.Reg(op.name)  # a register declared without '%' (nvcc: __$temp3)
             to = ir.Reg
         if to is ir.Reg:
+            if op.name in CONTEXT_SPECIAL:
+                self.context = True
             key = (op.name, ty)
             expr = self.src_cache.get(key)
             if expr is None:
@@ -514,6 +525,7 @@ class FunctionEmitter:
 
     def shared_offset(self, v: ir.Var) -> str:
         if v.linkage == "extern" or (v.dims and v.dims[0] == 0):
+            self.context = True
             return "PS_DYN_OFF(ctx)"
         own = self.tr.kernel_shared.get(v.name) if self.tr.kernel_shared else None
         off = own if own is not None else self.tr.module.info["shared_common"].get(v.name)
@@ -584,4 +596,4 @@ class FunctionEmitter:
         val = self.src(base, "u64" if SIZE.get(rt, 8) == 8 else "u32", inst)
         if space == "shared":
             return f"(PS_SHARED(ctx) + (uint64_t){val}{off})"
-        return f"((uint8_t *)(uintptr_t){val}{off})"
+        return f"({self.form.address(self, val, base.name)}{off})"

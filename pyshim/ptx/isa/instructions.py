@@ -99,6 +99,11 @@ def _h_out(ty: str, expr: str, mode: int = 0) -> str:
     return f"ps_f2h_mode({expr}, {mode})" if ty.startswith("f16") else f"ps_f2bf_mode({expr}, {mode})"
 
 
+def _relu(ty: str, h: str) -> str:
+    """.relu on a rounded f16 / bf16 result (preludes/common.h: each format has its NaNs)."""
+    return f"ps_relu_h({h})" if ty == "f16" else f"ps_relu_bf({h})"
+
+
 def _half_op(fe: Fe, inst: I, ty: str, fexpr: Callable[[list[str]], str],
              nsrc: int) -> str:
     """An f16/bf16/f16x2/bf16x2 arithmetic op computed per half in f32."""
@@ -116,7 +121,7 @@ def _half_op(fe: Fe, inst: I, ty: str, fexpr: Callable[[list[str]], str],
             r = f"ps_satf({r})"
         out = _h_out(ty, r, mode)
         if "relu" in inst.mods:
-            out = f"ps_relu_h({out})"
+            out = _relu(ty, out)
         return fe.dst(ops[0], ty, out, inst)
     base = "f16" if ty == "f16x2" else "bf16"
     srcs = [fe.src(o, "b32", inst) for o in ops[1:]]
@@ -128,7 +133,7 @@ def _half_op(fe: Fe, inst: I, ty: str, fexpr: Callable[[list[str]], str],
             r = f"ps_satf({r})"
         out = _h_out(base, r, mode)
         if "relu" in inst.mods:
-            out = f"ps_relu_h({out})"
+            out = _relu(base, out)
         halves.append(out)
     return fe.dst(ops[0], "b32", f"ps_pack2({halves[0]}, {halves[1]})", inst)
 
@@ -886,6 +891,7 @@ def _isspacep(fe: Fe, inst: I) -> str:
     d, a = _nops(fe, inst, 2)
     space = SPACES.get(inst.mods[0])
     x = fe.src(a, "u64", inst)
+    fe.context = True
     if space == "shared":
         return fe.dst(d, "pred", f"({x} - (uint64_t)(uintptr_t)PS_SHARED(ctx) < "
                                  f"(uint64_t)PS_DYN_OFF(ctx) + PS_DYN_SMEM(ctx))", inst)
@@ -924,11 +930,17 @@ def _cvt(fe: Fe, inst: I) -> str:
     if dt not in C_TYPE or at not in C_TYPE or dt == "pred" or at == "pred":
         raise fe.unsupported(inst)
     for m in mods:
-        if m not in ROUND_F + ROUND_I + ("ftz", "sat", "relu"):
+        if m not in ROUND_F + ROUND_I + ("ftz", "sat", "relu", "satfinite"):
             raise fe.unsupported(inst, f"modifier .{m}")
     irnd = next((m for m in mods if m in ROUND_I), "")
     frnd = next((m for m in mods if m in ROUND_F), "")
     sat = "sat" in mods
+    # cvt.{rn,rz}{.relu}.satfinite.{f16,bf16}{,x2}.f32 (PTX 8.1): an overflow (or an
+    # infinite input) gives the largest finite value of its sign, NaN stays NaN
+    satfinite = "satfinite" in mods
+    if satfinite and (at != "f32" or (dt not in HALF2 and dt not in HALF)
+                      or frnd not in ("rn", "rz") or set(mods) - {frnd, "relu", "satfinite"}):
+        raise fe.unsupported(inst, "modifier .satfinite")
     if dt in HALF2 and at == "f32":
         d, a, b = _nops(fe, inst, 3)
         fx, fy = fe.src(a, "f32", inst), fe.src(b, "f32", inst)
@@ -937,8 +949,10 @@ def _cvt(fe: Fe, inst: I) -> str:
         if sat:
             fx, fy = f"ps_satf({fx})", f"ps_satf({fy})"
         hi, lo = _h_out(base, fx, m), _h_out(base, fy, m)
+        if satfinite:
+            hi, lo = _satfinite(base, hi), _satfinite(base, lo)
         if "relu" in mods:
-            hi, lo = f"ps_relu_h({hi})", f"ps_relu_h({lo})"
+            hi, lo = _relu(base, hi), _relu(base, lo)
         return fe.dst(d, "b32", f"ps_pack2({lo}, {hi})", inst)
     d, a = _nops(fe, inst, 2)
     x = fe.src(a, at, inst)
@@ -1005,8 +1019,10 @@ def _cvt(fe: Fe, inst: I) -> str:
             if sat:
                 fx = f"ps_satf({fx})"
             r = _h_out(dt, fx, m)
+            if satfinite:
+                r = _satfinite(dt, r)
         if "relu" in mods:
-            r = f"ps_relu_h({r})"
+            r = _relu(dt, r)
         return fe.dst(d, dt, r, inst)
     fx = _float_in(at, x)
     if dt == "f32" and at == "f64":
@@ -1016,6 +1032,11 @@ def _cvt(fe: Fe, inst: I) -> str:
     else:
         r = fx
     return fe.dst(d, dt, _fresult(inst, dt, r), inst)
+
+
+def _satfinite(ty: str, h: str) -> str:
+    """.satfinite on a rounded f16 / bf16 result (preludes/common.h)."""
+    return f"ps_satfinite_h({h})" if ty == "f16" else f"ps_satfinite_bf({h})"
 
 
 def _int_range(ty: str) -> tuple[str, str]:
@@ -1095,6 +1116,7 @@ def _bar(fe: Fe, inst: I) -> str:
     if kind == "sync" and len(mods) == 1 and len(ops) in (1, 2):
         return fe.form.bar_sync(fe, inst, ops)
     if kind == "arrive" and len(mods) == 1 and len(ops) == 2:
+        fe.context = True
         return f"ps_bar_arrive(ctx, {fe.src(ops[0], 'u32', inst)}, {fe.src(ops[1], 'u32', inst)});"
     if kind == "red" and len(mods) == 3 and len(ops) in (3, 4):
         op = {"popc": 0, "and": 1, "or": 2}.get(mods[1])
@@ -1248,6 +1270,7 @@ def _brx(fe: Fe, inst: I) -> str:
     for lab in labels:
         if lab not in fe.labels:
             raise fe.bad(inst, f"{table.name} names the undefined label {lab}")
+    fe.context = True
     cases = " ".join(f"case {i}u: {fe.form.goto(cname_label(lab))}"
                      for i, lab in enumerate(labels))
     return (f"switch ({fe.src(index, 'u32', inst)}) {{ {cases} "
@@ -1265,6 +1288,7 @@ def _exit(fe: Fe, inst: I) -> str:
 
 
 def _trap(fe: Fe, inst: I) -> str:
+    fe.context = True
     return f"{{ PS_TRAP(ctx); {fe.form.ret_stmt} }}"
 
 
@@ -1282,6 +1306,7 @@ def _call(fe: Fe, inst: I) -> str:
     if ops and not isinstance(target, ir.Reg):
         raise fe.bad(inst, "unexpected operands after the argument list")
     params = [_param_ptr(fe, inst, o) for o in [*rets, *args]]
+    fe.context = True  # (the callee gets the context; an extern call's C reads it)
     if isinstance(target, ir.Sym):
         callee = fe.tr.functions.get(target.name)
         if callee is None:

@@ -61,6 +61,7 @@ def mbarrier(fe: Fe, inst: I) -> str:
         p, addr, st = ops[:3]  # try_wait's suspend-time hint, if any, changes nothing
         parity = (fe.src(st, "u32", inst) if "parity" in rest
                   else f"(uint32_t)({fe.src(st, 'b64', inst)} >> 63)")
+        fe.context = True
         return fe.dst(p, "pred", f"ps_mb_wait(ctx, {fe.addr(addr, sp, inst)}, {parity})", inst)
     if op == "pending_count" and len(ops) == 2:
         return fe.dst(ops[0], "u32", f"0u /* {fe.src(ops[1], 'b64', inst)} */", inst)

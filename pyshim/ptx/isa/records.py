@@ -6,10 +6,13 @@ EMIT row's), a label, a declaration, a scope brace or a mark (where a phase kern
 where a region starts). Its C is a template: text alternating with placeholders, each
 between two PH characters, naming either a register (its C name) or a synchronisation
 point ("@bar:<site>", "@coll:<site>", "@region:<label>", "@resume") or a branch
-("@goto:<label>", the whole `goto label;`). The target renders a
-template with a Naming, which spells each register (a scalar local, a context field, a
-per-thread array element) and each point; a target that runs the body as it stands (every
-GPU target, CPU thread loops and fibers) gets templates without placeholders, already its C.
+("@goto:<label>", the whole `goto label;`), a return ("@ret") or the address a register
+holds ("@addr:<register>", the CPU phase form's `(uint8_t *)(uintptr_t)<register>`). The
+target renders a template with a Naming, which spells each register (a scalar local, a
+context field, a per-thread array element) and each point; a target that runs the body as
+it stands (every GPU target, CPU thread loops and fibers) gets templates without
+placeholders, already its C. Besides its C, a record says what the back end would otherwise
+read from it: whether it reads the thread's context, its guard, the registers it writes.
 """
 
 from __future__ import annotations
@@ -38,8 +41,9 @@ def parts(template: str) -> list[str]:
 
 
 def names(template: str) -> set[str]:
-    """The registers (C names) a template spells."""
-    return {x for x in template.split(PH)[1::2] if x[:1] != "@"}
+    """The registers (C names) a template spells (as themselves or as an address)."""
+    return {x if x[:1] != "@" else x[6:] for x in template.split(PH)[1::2]
+            if x[:1] != "@" or x[:6] == "@addr:"}
 
 
 def gotos(template: str) -> list[str]:
@@ -57,6 +61,17 @@ class Record:
     deposit: str | None = None
     # what a label record names, or what a branch record goes to (C names)
     label: str | None = None
+    # whether the instruction reads the thread's context (`ctx`) other than through its
+    # placeholders and the values uniform over the block (PS_SHARED, %ctaid, %ntid,
+    # %nctaid): %laneid, the dynamic shared window, a collective's result lanes, a call...
+    # (a collective's, where it resumes); the emitter's handlers set it (fe.context)
+    context: bool = False
+    # a predicated instruction's guard: its predicate register (C name) and whether the
+    # guard is negated (`@!%p`), else None
+    cond: tuple[str, bool] | None = None
+    # the registers (C names) an instruction of a region-planned phase body writes (its
+    # destinations; a collective's, where it resumes)
+    writes: tuple[str, ...] = ()
 
     @property
     def regs(self) -> set[str]:

@@ -104,7 +104,7 @@ def _mma_amd(fe: Fe, inst: I, m: int, k: int, types: tuple[str, str, str, str], 
     code = [f"{{ uint32_t {t}[{len(ins)}] = {{{', '.join(ins)}}}; uint32_t {t}o[{nd}];",
             f"ps_mma_amd({t}, {t}o, {_AMD_TY[at]}, {int(at in _AMD_FLAG)}, {int(bt in _AMD_FLAG)}, "
             f"{m}u, {k}u, {na}u, {nb}u, {int(ct == 'f16')}, {int(dt == 'f16')}, {int(sat)});"]
-    code += _words_out(fe, inst, d, 64 if dt == "f64" else 32, t, field="o")
+    code += _words_out(fe, inst, d, 64 if dt == "f64" else 32, lambda i: f"{t}o[{i}]")
     return " ".join(code + ["}"])
 
 
@@ -129,23 +129,26 @@ def _words_in(fe: Fe, inst: I, op: ir.Operand, bits: int) -> list[str]:
     return out
 
 
-def _words_out(fe: Fe, inst: I, op: ir.Operand, bits: int, rec: str,
-               field: str = ".out") -> list[str]:
+def _words_out(fe: Fe, inst: I, op: ir.Operand, bits: int,
+               word: Callable[[int], str]) -> list[str]:
+    """The writes of a fragment operand from its 32-bit words, word(i) spelling word i."""
     out = []
-    w = f"{rec}{field}"
     for i, item in enumerate(_items(op)):
         if type(item) is ir.Sym and item.name == "_":
             continue
         if bits == 64:
-            out.append(fe.dst(item, "b64", f"((uint64_t){w}[{2 * i}] | "
-                                           f"((uint64_t){w}[{2 * i + 1}] << 32))", inst))
+            out.append(fe.dst(item, "b64", f"((uint64_t){word(2 * i)} | "
+                                           f"((uint64_t){word(2 * i + 1)} << 32))", inst))
         else:
-            out.append(fe.dst(item, "b32", f"{w}[{i}]", inst))
+            out.append(fe.dst(item, "b32", word(i), inst))
     return out
 
 
 def _run(fe: Fe, inst: I, ins: list[str], fn: str, desc_type: str, desc: str,
-         outs: Callable[[str], list[str]], addr: str | None = None) -> str:
+         outs: Callable[[Callable[[int], str]], list[str]], addr: str | None = None) -> str:
+    """A whole-warp function of mma.h: `ins` the thread's input words, `outs(word)` its
+    output writes, word(i) spelling output word i of the warp's record (the form's
+    spelling: a local record here, the block's records in a CPU phase body)."""
     if getattr(fe.form, "warp_fn", None) is not None:  # the CPU's phase form (cpu/phase.py)
         return fe.form.warp_fn(fe, inst, ins, fn, desc_type, desc, outs, addr)
     t = fe.new_tmp()
@@ -155,7 +158,7 @@ def _run(fe: Fe, inst: I, ins: list[str], fn: str, desc_type: str, desc: str,
         code.append(f"{t}.addr = {addr};")
     code.append(f"static const {desc_type} {t}d = {{{desc}}};")
     code.append(f"ps_warp_run(ctx, {inst.site}u, &{t}, {fn}, &{t}d);")
-    code += outs(t)
+    code += outs(lambda i: f"{t}.out[{i}]")
     code.append("}")
     return " ".join(code)
 
@@ -218,7 +221,7 @@ def _mma(fe: Fe, inst: I) -> str:
     desc = (f"{m}, {n}, {k}, {MT[at]}, {MT[bt]}, {MT[ct]}, {MT[dt]}, {na}, {nb}, {nc}, "
             f"{int(sat)}, {bop}")
     return _run(fe, inst, ins_a + ins_b + ins_c, "ps_mma_warp", "ps_mma_desc", desc,
-                lambda t: _words_out(fe, inst, d, 64 if dt == "f64" else 32, t))
+                lambda w: _words_out(fe, inst, d, 64 if dt == "f64" else 32, w))
 
 
 def _ldm_shape(fe: Fe, inst: I, mods: list[str]) -> tuple[int, bool, str]:
@@ -247,9 +250,9 @@ def _ldmatrix(fe: Fe, inst: I) -> str:
         t = fe.new_tmp()
         return " ".join([f"{{ uint32_t {t}o[{count}]; ps_ldmatrix_amd({fe.addr(p, space, inst)}, "
                          f"{t}o, {count}u, {int(trans)});"]
-                        + _words_out(fe, inst, d, 32, t, field="o") + ["}"])
+                        + _words_out(fe, inst, d, 32, lambda i: f"{t}o[{i}]") + ["}"])
     return _run(fe, inst, [], "ps_ldmatrix_warp", "ps_ldm_desc", f"{count}, {int(trans)}",
-                lambda t: _words_out(fe, inst, d, 32, t), addr=fe.addr(p, space, inst))
+                lambda w: _words_out(fe, inst, d, 32, w), addr=fe.addr(p, space, inst))
 
 
 def _stmatrix(fe: Fe, inst: I) -> str:
@@ -269,7 +272,7 @@ def _stmatrix(fe: Fe, inst: I) -> str:
         return (f"{{ uint32_t {t}[{count}] = {{{', '.join(ins)}}}; "
                 f"ps_stmatrix_amd({fe.addr(p, space, inst)}, {t}, {count}u, {int(trans)}); }}")
     return _run(fe, inst, ins, "ps_stmatrix_warp", "ps_ldm_desc", f"{count}, {int(trans)}",
-                lambda t: [], addr=fe.addr(p, space, inst))
+                lambda w: [], addr=fe.addr(p, space, inst))
 
 
 def _movmatrix(fe: Fe, inst: I) -> str:
@@ -285,7 +288,7 @@ def _movmatrix(fe: Fe, inst: I) -> str:
     if hip:
         return fe.dst(d, "b32", f"ps_movmatrix_amd({fe.src(a, 'b32', inst)})", inst)
     return _run(fe, inst, [fe.src(a, "b32", inst)], "ps_movmatrix_warp", "ps_ldm_desc",
-                "1, 1", lambda t: [fe.dst(d, "b32", f"{t}.out[0]", inst)])
+                "1, 1", lambda w: [fe.dst(d, "b32", w(0), inst)])
 
 
 # wmma shapes (PTX ISA 9.7.14.4.1): (m, n, k) -> the fragment element types allowed
@@ -339,6 +342,7 @@ def _wmma(fe: Fe, inst: I) -> str:
         t = fe.new_tmp()
         # (the CPU's phase form stops every thread at each warp instruction's site, cpu/phase.py)
         sync = fe.form.warp_sync(fe, inst) + " " if hasattr(fe.form, "warp_sync") else ""
+        fe.context = True  # (ps_laneid)
         if kind == "load":
             code = [f"{sync}{{ uint32_t {t}[{nwords}]; ps_wmma_load(ps_laneid(ctx), {t}, {nwords}u, "
                     f"{MT[ty]}, {rows}u, {cols}u, {fe.addr(p, space, inst)}, {st}, "
@@ -385,7 +389,7 @@ def _wmma(fe: Fe, inst: I) -> str:
     desc = (f"{m}, {n}, {k}, {MT[at]}, {MT[bt]}, {MT[ct]}, {MT[dt]}, {len(ins_a)}, "
             f"{len(ins_b)}, {len(ins_c)}, {nd}, {int(sat)}")
     return _run(fe, inst, ins, "ps_wmma_mma_warp", "ps_wmma_desc", desc,
-                lambda t: _words_out(fe, inst, d, 64 if dt == "f64" else 32, t))
+                lambda w: _words_out(fe, inst, d, 64 if dt == "f64" else 32, w))
 
 
 EMIT: dict[str, Callable[[Fe, I], str]] = {

@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pyshim.ptx import ir
+from pyshim.ptx.isa.emitter import UNIFORM_SPECIAL as _UNIFORM_SPECIAL
 from pyshim.ptx.isa.instructions import BARRIERS, COLLECTIVES
 
 # beyond this many regions a kernel keeps phases: 399 regions (NVRTC's match.sync emulation
@@ -210,7 +211,6 @@ def _simd_regions(body: list, region: list[int], sync_at: set[int]) -> frozenset
     return frozenset(seen - bad)
 
 
-_UNIFORM_SPECIAL = frozenset(f"%{r}.{d}" for r in ("ctaid", "nctaid", "ntid") for d in "xyz")
 _TID = frozenset(("%tid.x", "%tid.y", "%tid.z"))
 _PURE = frozenset(("mov", "add", "sub", "mul", "mad", "shl", "shr", "and", "or", "xor", "not",
                    "cvt", "cvta", "setp", "selp", "min", "max", "bfe"))

@@ -320,9 +320,18 @@ PS_FN float ps_d2f_odd(double x) {
 PS_FN uint16_t ps_d2h_mode(double x, int mode) { return ps_f2h_mode(ps_d2f_odd(x), mode); }
 PS_FN uint16_t ps_d2bf_mode(double x, int mode) { return ps_f2bf_mode(ps_d2f_odd(x), mode); }
 PS_FN uint32_t ps_pack2(uint16_t lo, uint16_t hi) { return (uint32_t)lo | ((uint32_t)hi << 16); }
-/* .relu on a half result: negative values become +0 (a NaN stays a NaN) */
+/* .relu on an f16 / a bf16 result: negative values become +0 (a NaN stays a NaN) */
 PS_FN uint16_t ps_relu_h(uint16_t h) { return ((h & 0x7fff) > 0x7c00) ? h : ((h & 0x8000) ? 0 : h); }
+PS_FN uint16_t ps_relu_bf(uint16_t h) { return ((h & 0x7fff) > 0x7f80) ? h : ((h & 0x8000) ? 0 : h); }
 PS_FN int32_t ps_relu_s32(int32_t v) { return v < 0 ? 0 : v; }
+/* .satfinite on a rounded f16 / bf16 result: an infinity (an overflow, or an infinite input)
+ * becomes the largest finite value of its sign (MAX_NORM); a NaN stays a NaN */
+PS_FN uint16_t ps_satfinite_h(uint16_t h) {
+    return (h & 0x7fff) == 0x7c00 ? (uint16_t)((h & 0x8000) | 0x7bff) : h;
+}
+PS_FN uint16_t ps_satfinite_bf(uint16_t h) {
+    return (h & 0x7fff) == 0x7f80 ? (uint16_t)((h & 0x8000) | 0x7f7f) : h;
+}
 PS_FN float ps_ftz_h(float x) { return (x > -6.103515625e-05f && x < 6.103515625e-05f) ? x * 0.0f : x; }
 
 /* ---- bit-field helpers of sm_70+ (PTX ISA 9.7.8: fns, bmsk, szext) ---- */

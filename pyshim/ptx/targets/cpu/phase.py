@@ -10,8 +10,6 @@ the result. Registers live in the context copy `L->r`, arrays in the per-thread 
 
 from __future__ import annotations
 
-import re
-
 from pyshim.ptx import ir
 from pyshim.ptx.isa import records
 from pyshim.ptx.isa.collectives import Form, elected
@@ -38,7 +36,10 @@ def _ballot(inst: ir.Instruction, pred: str) -> str:
     return _yield(inst, f"{PC}.val = ({pred}) != 0; {PC}.src = PS_COLL_BALLOT;")
 
 
-def _ballot_halves() -> tuple[str, str]:
+def _ballot_halves(fe) -> tuple[str, str]:
+    """The ballot's and the active lanes' halves for this thread's warp (ps_half reads its
+    context, as the thread resumes)."""
+    fe.context = True
     return (f"(uint32_t)({PC}.res >> ps_half(ctx))", f"(uint32_t)({PC}.act >> ps_half(ctx))")
 
 
@@ -70,6 +71,10 @@ class PhaseNaming(records.Naming):
             return REGION_MARK
         if kind == "@resume":
             return self.resume
+        if kind == "@ret":
+            return "return 0;"
+        if kind == "@addr":  # the address in a register
+            return "(uint8_t *)(uintptr_t)" + self.reg(arg)
         if kind == "@w":  # a warp matrix instruction's records (warp_fn)
             what, _, row = arg.partition(":")
             return ("PS_WADDR(ctx, PS_LINEAR(ctx))" if what == "addr"
@@ -79,7 +84,9 @@ class PhaseNaming(records.Naming):
 
 class PhaseForm(Form):
     phase = True
-    ret_stmt = "return 0;"
+    # the thread leaves the kernel (PhaseNaming: back to the scheduler; region loops: the
+    # region's exit), a point so that a body's returns are all known to its records
+    ret_stmt = records.point("@ret")
 
     def reg(self, cname: str) -> str:
         return records.reg(cname)
@@ -92,6 +99,12 @@ class PhaseForm(Form):
 
     def label(self, label: str) -> str:
         return records.point(f"@l:{label}")  # (region loops' copies rename it)
+
+    def address(self, fe, val: str, name: str) -> str:
+        cname = fe.creg(name)
+        if val == records.reg(cname):  # (SIMD region loops may spell it base + offset)
+            return records.point(f"@addr:{cname}")
+        return super().address(fe, val, name)
 
     def __init__(self) -> None:
         # arrays of the per-thread context: name -> (size, alignment), the largest of the
@@ -142,7 +155,7 @@ class PhaseForm(Form):
              mask: str) -> str | None:
         if not mods or mods[0] not in VOTE_OPS:
             return super().vote(fe, inst, mods, d, p, mask)
-        yes, act = _ballot_halves()
+        yes, act = _ballot_halves(fe)
         ty = "b32" if mods[0] == "ballot" else "pred"
         if mods != [mods[0], "b32" if ty == "b32" else "pred"]:
             raise fe.unsupported(inst)
@@ -151,12 +164,12 @@ class PhaseForm(Form):
                                 f"{mask})", inst))
 
     def activemask(self, fe, inst: ir.Instruction, d: ir.Operand) -> str:
-        _, act = _ballot_halves()
+        _, act = _ballot_halves(fe)
         return _ballot(inst, "1") + " " + fe.dst(d, "b32", act, inst)
 
     def elect(self, fe, inst: ir.Instruction, d: ir.Operand, p: ir.Operand | None,
               mask: str) -> str:
-        _, act = _ballot_halves()
+        _, act = _ballot_halves(fe)
         return _ballot(inst, "1") + " " + elected(fe, inst, d, p, act, mask)
 
     def match(self, fe, inst: ir.Instruction, mods: list[str], d: ir.Operand, a: ir.Operand,
@@ -165,6 +178,7 @@ class PhaseForm(Form):
             return super().match(fe, inst, mods, d, a, m)
         val = fe.src(a, "u64" if mods[1] == "b64" else "u32", inst)
         code = [_yield(inst, f"{PC}.val = (uint64_t){val}; {PC}.src = PS_COLL_MATCH;")]
+        fe.context = True  # (ps_half)
         eq = f"((uint32_t)({PC}.res >> ps_half(ctx)) & {m})"
         if mods[0] == "any":
             return " ".join(code + [fe.dst(d, "b32", eq, inst)])
@@ -189,11 +203,8 @@ class PhaseForm(Form):
         dep += [f"static const {desc_type} {t}d = {{{desc}}};",
                 f"static const ps_wcall {t}c = {{{fn}_phase, &{t}d}};",
                 f"{PC}.val = (uint64_t)(uintptr_t)&{t}c; {PC}.src = PS_COLL_WARPFN;"]
-        rec = f"{t}o"
-        got = " ".join(outs(rec))
-        # outs() spells the outputs as `<rec>.out[i]`: the thread's row i of the records
-        got = re.sub(rf"\b{rec}\.out\[(\d+)\]",
-                     lambda m: records.point(f"@w:out:{m.group(1)}"), got)
+        # output word i: the thread's row i of the block's records
+        got = " ".join(outs(lambda i: records.point(f"@w:out:{i}")))
         return _yield(inst, " ".join(dep)) + (" " + got if got else "")
 
     def warp_sync(self, fe, inst: ir.Instruction) -> str:

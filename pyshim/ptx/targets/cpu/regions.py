@@ -23,8 +23,6 @@ vectors, and chains of shuffle regions run as warp vectors (cpu/warpvec.py).
 
 from __future__ import annotations
 
-import re
-
 from pyshim.ptx import ir
 from pyshim.ptx.analysis import pointer_regs
 from pyshim.ptx.isa import records
@@ -38,8 +36,19 @@ from pyshim.ptx.targets.cpu import warpvec as cpu_warpvec
 from pyshim.ptx.targets.cpu.phase import PhaseNaming
 
 _TID_VARS = {"TID_X": "x", "TID_Y": "y", "TID_Z": "z", "LINEAR": "ps_i"}
-# what a SIMD region may still read through the context: values uniform over the block
-_INVARIANT = re.compile(r"PS_(SHARED|CTAID_[XYZ]|NTID_[XYZ]|NCTAID_[XYZ])\(ctx\)")
+_RET = records.point("@ret")  # a thread leaves the kernel (phase.PhaseForm.ret_stmt)
+# the branches a region's guard-free copy may leave out (their guards' marks, _marked_body)
+_GUARDED = frozenset(("bra", "ret", "exit"))
+# a lane tail's marks (RegionKernel.tail_marks): its guard, where it begins and ends
+_TG, _TB, _TE = records.point("@tg"), records.point("@tb"), records.point("@te")
+
+
+def _guard_mark(what: str) -> bool:
+    """Whether a point is a mark the region loops place (guards, lane tails, records)."""
+    return what[:3] == "@g:" or what[:5] == "@rec:" or what in ("@/g", "@tg", "@tb", "@te")
+
+
+_ADDR = "(uint8_t *)(uintptr_t)"  # the address a register holds (phase.PhaseForm.address)
 
 
 def word(name: str) -> bool:
@@ -55,10 +64,11 @@ class _Naming(records.Naming):
     its branches (`jump`: to another region, out of the kernel, or within the region)."""
 
     def __init__(self, arrays: set[str], jump=lambda label: f"goto {label};",
-                 simd: bool = False) -> None:
+                 simd: bool = False, done: str = "return 0;") -> None:
         self.arrays = arrays
         self.jump = jump
         self.simd = simd  # the thread's index from the loop's variables, not the context
+        self.done = done  # what a thread that leaves the kernel does
 
     def reg(self, name: str) -> str:
         return f"ps_s_{name}[ps_i]" if name in self.arrays else name
@@ -66,11 +76,17 @@ class _Naming(records.Naming):
     def point(self, what: str) -> str:
         if what[:6] == "@goto:":
             return self.jump(what[6:])
+        if what == "@ret":
+            return self.done
         if what[:5] == "@tid:":
             return _TID_VARS[what[5:]] if self.simd else f"PS_{what[5:]}(ctx)"
-        if what[:6] == "@park:" or what[:3] == "@l:":
+        if what[:6] == "@addr:":
+            # a local's address may become base + offset (_pointer_addresses)
+            name = what[6:]
+            return _ADDR + self.reg(name) if name in self.arrays else records.point(what)
+        if what[:6] == "@park:" or what[:3] == "@l:" or _guard_mark(what):
             return records.point(what)  # (spelled once the region's shuffle is decided,
-            #                             and once its copies are made)
+            #                             its copies made and its guards decided)
         if what[:3] == "@w:":
             # a warp matrix instruction's records (cpu/phase.py warp_fn): rows of the
             # block's arrays, without the context (the loop may then run its threads in SIMD)
@@ -91,7 +107,7 @@ class _Park(records.Naming):
         if what[:6] == "@park:":
             return (f"ps_state[ps_i] = 2; ps_resume[ps_i] = {what[6:]}u;"
                     if self.spell is None else self.spell)
-        if what[:3] == "@l:":
+        if what[:3] == "@l:" or what[:6] == "@addr:" or _guard_mark(what):
             return records.point(what)
         return super().point(what)
 
@@ -113,34 +129,14 @@ class _Labels(records.Naming):
     def point(self, what: str) -> str:
         if what[:3] == "@l:":
             return what[3:] + self.suffix if self.final else records.point(what + self.suffix)
+        if _guard_mark(what):
+            return "" if self.final else records.point(what)
+        if what[:6] == "@addr:":
+            return _ADDR + what[6:] if self.final else records.point(what)
         return super().point(what)
 
 
 _SPELLED = _Labels("", final=True)
-
-
-class _Branches(records.Naming):
-    """Branches spelled, registers still placeholders (to split a lane tail off a region
-    and still know its registers)."""
-
-    def reg(self, name: str) -> str:
-        return records.reg(name)
-
-    def point(self, what: str) -> str:
-        if what[:6] == "@goto:":
-            return f"goto {what[6:]};"
-        if what[:5] == "@tid:":
-            return f"PS_{what[5:]}(ctx)"
-        if what[:6] == "@park:":
-            return _Park().point(what)
-        if what[:3] == "@l:":
-            return what[3:]
-        if what[:3] == "@w:":
-            return records.point(what)  # (spelled with the registers)
-        return super().point(what)
-
-
-_KEEP = _Branches()
 
 
 class _Scalar(PhaseNaming):
@@ -203,7 +199,8 @@ class RegionKernel:
         "coll:<site>"), which region each split label starts, and the labels that leave the
         kernel: the body's synchronisation points and region marks split it."""
         plan = self.plan
-        pieces = self.body.split(PH)
+        self.scan()
+        pieces = self._marked_body(self.tail_marks()).split(PH)
         regions: list[str] = []
         ends: dict[int, str] = {}  # what ends region j
         start_of: dict[str, int] = {}  # which region each split label starts
@@ -239,26 +236,133 @@ class RegionKernel:
         self.regions, self.ends, self.start_of = regions, ends, start_of
         self.exit_gotos = {cname_label(n) for n in exit_labels(self.k.body or [])}
         self.nreg = len(regions)
-        # which regions hold anything but labels (and declarations that emit nothing): a
-        # record's text counts for the region each of its pieces falls in
-        self.busy: set[int] = set()
-        at = -1
-        for rec in self.fe.records:
-            if PH not in rec.template:  # (most records: one piece)
-                if at >= 0 and rec.kind != records.LABEL and rec.template.strip():
-                    self.busy.add(at)
-                continue
-            for i, x in enumerate(rec.template.split(PH)):
-                if i % 2:
-                    if x == "@resume":
-                        at = 0
-                    elif x[:4] in ("@bar", "@col", "@reg") and at >= 0:
-                        at += 1
-                elif at >= 0 and rec.kind != records.LABEL and x.strip():
-                    self.busy.add(at)
         recs = [r for r in self.fe.records if r.site is not None]
+        self.context_sites = {r.site for r in recs if r.context}
         self.code_at = {r.site: r.template for r in recs}  # each instruction's template
         self.deposits = {r.site: r.deposit for r in recs if r.deposit is not None}
+
+    def scan(self) -> None:
+        """Where each record lies: the regions it starts and ends in (a synchronisation
+        point or region mark inside it ends one; before the resume point: -1), the regions
+        it writes anything but labels in, and the regions that hold anything but labels
+        (busy) or read the thread's context (Record.context: where the record ends, a
+        collective's where it resumes)."""
+        self.busy: set[int] = set()
+        self.context: set[int] = set()
+        self.at: list[tuple[int, int]] = []
+        self.text_in: list[set[int]] = []
+        self.rec_index = {rec.site: i for i, rec in enumerate(self.fe.records)
+                      if rec.site is not None}
+        at = -1
+        for rec in self.fe.records:
+            first = at
+            text: set[int] = set()
+            if PH not in rec.template:  # (most records: one piece)
+                if at >= 0 and rec.kind != records.LABEL and rec.template.strip():
+                    text.add(at)
+            else:
+                for i, x in enumerate(rec.template.split(PH)):
+                    if i % 2:
+                        if x == "@resume":
+                            at = 0
+                        elif x[:4] in ("@bar", "@col", "@reg"):
+                            if at >= 0:
+                                at += 1
+                        elif at >= 0 and rec.kind != records.LABEL:
+                            text.add(at)  # (a register or a branch: not blank)
+                    elif at >= 0 and rec.kind != records.LABEL and x.strip():
+                        text.add(at)
+                        self.busy.add(at)
+            if PH not in rec.template:
+                self.busy |= text
+            if at >= 0 and rec.context:
+                self.context.add(at)
+            self.at.append((first, at))
+            self.text_in.append(text)
+
+    def tail_marks(self) -> dict[int, str]:
+        """Marks (records.py points) to put before records, around each lane tail
+        (passes/regions.py) in the shape the region loops split off: its guard
+        `@%p bra end;` ("@tg" before it; with nvcc's `@%p bra start; bra end; start:` the
+        two branches and the label), the tail ("@tb" before its first record, "@te"
+        before the label `end:` that closes it), and nothing but labels after that in the
+        region; the tails' registers (self.tail_regs). A tail in any other shape stays in
+        its region's loop."""
+        recs, at, text_in = self.fe.records, self.at, self.text_in
+        ops = {s.site: s for s in self.k.body or () if type(s) is ir.Instruction}
+
+        def target(i: int) -> str | None:  # where branch record i goes (bra only)
+            s = ops.get(recs[i].site)
+            if (recs[i].kind != records.BRANCH or s is None or s.opcode != "bra"
+                    or not s.operands or type(s.operands[0]) is not ir.Sym):
+                return None
+            return cname_label(s.operands[0].name)
+
+        marks: dict[int, str] = {}
+        self.tail_found: dict[int, tuple[str, int, str]] = {}
+        self.tail_regs: dict[int, set[str]] = {}
+        tails = {j: t for j, t in self.plan.tails}
+        for j, (label, lane, start) in tails.items():
+            label, start = cname_label(label), cname_label(start) if start else ""
+            to = start or label
+            inner = [i for i in range(len(recs)) if at[i] == (j, j)]
+            count: dict[str, int] = {}
+            for i in inner:
+                for g in records.gotos(recs[i].template):
+                    count[g] = count.get(g, 0) + 1
+            guards = [i for i in inner if recs[i].cond is not None and target(i) == to]
+            if len(guards) != 1 or count.get(to) != 1:
+                continue
+            g = guards[0]
+            rest = [i for i in inner if i > g]
+            begin = 0
+            if start:  # `bra end;` and `start:` next (blank records between), the tail after
+                near = [i for i in rest if text_in[i] or recs[i].kind == records.LABEL]
+                if (len(near) < 2 or recs[near[0]].cond is not None
+                        or target(near[0]) != label or count.get(label) != 1
+                        or recs[near[1]].kind != records.LABEL or recs[near[1]].label != start
+                        or any(text_in[i] for i in rest if near[0] < i < near[1])):
+                    continue
+                begin = near[1] + 1
+            else:
+                begin = g + 1
+            end = next((i for i in rest if i >= begin and recs[i].kind == records.LABEL
+                        and recs[i].label == label), None)
+            if end is None or any(j in text_in[i] for i in range(end + 1, len(recs))
+                                  if at[i][0] <= j):
+                continue
+            marks[g] = marks.get(g, "") + _TG
+            marks[begin] = marks.get(begin, "") + _TB
+            marks[end] = marks.get(end, "") + _TE
+            self.tail_found[j] = (label, lane, start)
+            self.tail_regs[j] = set().union(*(records.names(recs[i].template)
+                                              for i in range(begin, end)))
+        return marks
+
+    def _marked_body(self, marks: dict[int, str]) -> str:
+        """The body's templates, with `marks` before records, and each predicated branch
+        between the marks of its guard ("@g:<predicate>:<negated>" ... "@/g"): the
+        guard-free copy of a region leaves out the branches no thread of the block takes
+        (_unguarded)."""
+        sites = {s.site: s.opcode for s in self.k.body or () if type(s) is ir.Instruction}
+        simd = self.plan.simd
+        out = []
+        for i, rec in enumerate(self.fe.records):
+            x = rec.template
+            if (rec.cond is not None and rec.kind == records.BRANCH
+                    and sites.get(rec.site) in _GUARDED):
+                pred, neg = rec.cond
+                x = records.point(f"@g:{pred}:{int(neg)}") + x + records.point("@/g")
+            first, last = self.at[i]
+            if (rec.writes or "@addr:" in x) and (first in simd or last in simd):
+                # where the record's writes and addresses are in a SIMD region's text
+                # (_pointer_addresses): before it, and where it resumes
+                mark = records.point(f"@rec:{i}")
+                if first != last:
+                    x = _after_last_split(x, mark)
+                x = mark + x
+            out.append(marks[i] + x if i in marks else x)
+        return "\n".join(out)
 
     def registers(self) -> None:
         """Each register's C type, the registers each region uses, and which of them cross
@@ -285,17 +389,10 @@ class RegionKernel:
         crossing = [x for x in crossing if x not in uniform and x not in remat]
         # lane tails (passes/regions.py): what a tail reads or writes is kept per thread, so
         # the loop over its threads after the region's loop finds it
-        tails: dict[int, tuple[str, int, str]] = {}
-        tail_regs: dict[int, set[str]] = {}
-        for j, (label, lane, start) in plan.tails:
-            tails[j] = (cname_label(label), lane, cname_label(start) if start else "")
-            split = _split_tail(_KEEP.render(regions[j]), *tails[j][::2])
-            if split is None:
-                del tails[j]
-            else:
-                tail_regs[j] = records.names(split[1])
-                crossing += sorted({x for x in tail_regs[j]
-                                    if x in types and x not in uniform} - set(crossing))
+        tails, tail_regs = self.tail_found, self.tail_regs
+        for j in tails:
+            crossing += sorted({x for x in tail_regs[j]
+                                if x in types and x not in uniform} - set(crossing))
         crossing.sort()
         self.types, self.used, self.remat = types, used, remat
         self.tails, self.tail_regs = tails, tail_regs
@@ -396,7 +493,7 @@ class RegionKernel:
         # a guard range, none branches away in this region
         full = (const is not None and not exited and j not in ranges
                 and not any(x in start_of or x in exit_gotos for x in records.gotos(r))
-                and "return 0;" not in r)
+                and _RET not in r)
         # the shuffled register's own array serves as the source lanes when every thread
         # deposits and the next region does not assign it
         source = self.deposits.get(int(end[5:])) if full else None
@@ -408,11 +505,11 @@ class RegionKernel:
         # loop, loaded from their arrays as it opens, instead of stores nobody reads
         later = set().union(*used[j + 1:]) if j + 1 < nreg else set()
         if j in tails:
-            later |= records.names(_split_tail(_KEEP.render(regions[j]), *tails[j][::2])[1])
+            later |= self.tail_regs[j]
         own = set() if paths else {x for x in used[j] & cross if x not in later
                                    and x != source}
 
-        naming = _Naming(cross - own, jump, simd)
+        naming = _Naming(cross - own, jump, simd, done)
 
         need = {x for x in used[j] if x in remat and remat[x][0] < j}
         for x in sorted(remat, key=lambda x: -remat[x][1]):  # dependencies first, backwards
@@ -424,6 +521,9 @@ class RegionKernel:
         pre = "".join(f"{types[x]} {x} = ps_s_{x}[ps_i];\n" for x in sorted(own))
         pre += "".join(naming.render(self.code_at[remat[x][1]]) + "\n"
                        for x in sorted(need, key=lambda x: remat[x][1]))
+        # whether a thread may leave the kernel here (its own code: what it recomputes is
+        # plain arithmetic)
+        leaves = _RET in r
         r = pre + naming.render(r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
         if j - 1 in shfl_end:  # the shuffle's result, as the region opens
             if j - 1 in inline:
@@ -465,18 +565,32 @@ class RegionKernel:
             if x in start_of:
                 self.ahead = max(self.ahead, start_of[x])
             self.exits = self.exits or x in exit_gotos
-        self.exits = self.exits or "return 0;" in r
-        r = r.replace("return 0;", done)
-        if "return" in r and re.search(r"\breturn\b", r):  # (the test first: no \b scan)
-            raise _NotInShape
+        self.exits = self.exits or leaves
         if simd:
-            simd = "ctx" not in _INVARIANT.sub("", r)
+            # a SIMD loop keeps no thread's context (c.tid_x ... stay unset): none of its
+            # records, nor what it recomputes, reads it, and a shuffle ending it deposits
+            # into the arrays (not through ps_shfl_lane's context)
+            simd = not (j in self.context
+                        or any(remat[x][1] in self.context_sites for x in need)
+                        or (end.startswith("coll:") and int(end[5:]) in shfl_insts
+                            and j not in shfl_end))
         if simd:  # (in scalar loops clang's own vectorizer then chose masked code: slower)
-            r = _pointer_addresses(r, self.adds)
-        tail = (_split_tail(r, _lbl(tails[j][0]), tails[j][2] and _lbl(tails[j][2]))
-                if simd and j in tails and not paths else None)
-        if tail is not None:
+            pre_writes = [(None, (x,)) for x in sorted(own)] + [
+                (self.rec_index[remat[x][1]],
+                 self.fe.records[self.rec_index[remat[x][1]]].writes)
+                for x in sorted(need, key=lambda x: remat[x][1])]
+            r = _pointer_addresses(r, j, pre_writes, self.fe.records, self.at, self.adds,
+                                   naming.arrays)
+        else:
+            r = _plain_addresses(r)
+        tail = _split_tail(r) if simd and j in tails and not paths else None
+        if tail is None:
+            r = _no_tail_marks(r)
+        else:
             r, tail_code = tail
+            tail_code = _unguarded(tail_code, {})[1]
+        # the copy without the branches no thread of the block takes, and r without marks
+        fast, r, conds = _unguarded(r, self.guard_names)
         tids = "" if simd else "                c.tid_x = x; c.linear = ps_i;"
         lo_hi = "ps_lo = 0; ps_hi = nx;"
         if j in ranges and not paths:
@@ -523,7 +637,6 @@ class RegionKernel:
                        f"                {_lbl(f'ps_next_{j}')}: ;",
                        "            }",
                        "        }"]
-            fast, conds = _unguarded(r, self.guard_names)
             span_start = len(loops)
             loops.append(f"    /* region {j} */")
             if conds:
@@ -673,11 +786,10 @@ class RegionKernel:
                        f"    ps_off += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;"]
             sizes.append(f"    ps_size += ((uint64_t)n * sizeof({types[nm]}) + 63) & ~63ull;")
         # the collective records only for collectives that are not shuffles completed from
-        # the shuffle arrays (and for any text still naming them)
-        colls = any(e.startswith("coll") and j not in shfl_end
-                    for j, e in self.ends.items()) or any(
-            ("coll[" in x or "ps_state[" in x or "ps_resume[" in x)  # (no \b scan without)
-            and re.search(r"\bcoll\[|\bps_state\[|\bps_resume\[", x) for x in self.loops)
+        # the shuffle arrays: only their regions park a thread in ps_state/ps_resume or
+        # keep its record (coll[ps_i]); a completed shuffle's deposit and result are
+        # rewritten whole (_shfl_deposit, region), or it is not completed from the arrays
+        colls = any(e.startswith("coll") and j not in shfl_end for j, e in self.ends.items())
         if colls:
             sizes.append("    ps_size += ((uint64_t)n * sizeof(ps_coll) + 63) & ~63ull;")
             sizes.append("    ps_size += ((uint64_t)n * 5 + 63) & ~63ull;")
@@ -802,38 +914,20 @@ def _row_loops(pragma: list[str], x_loop: str) -> list[str]:
             "                uint32_t ps_i = ps_row + x;"]
 
 
-def _split_tail(r: str, label: str, start: str = "") -> tuple[str, str] | None:
-    """Region text `r` without the lane tail that ends at `label` (its guard gone, and with
-    `start`, the branch around it and its label), and the tail; None unless the guard and
-    that branch are the only ones to those labels and nothing but labels follows."""
-    to = start or label
-    guard = re.search(rf"^[^\n]*\{{ goto {re.escape(to)}; \}}[^\n]*\n", r, re.M)
-    if guard is None or r.count(f"goto {to};") != 1:
-        return None
-    begin = guard.end()
-    if start:  # then `goto label;` and `start: ;`, the tail after them
-        around = re.match(rf"\s*goto {re.escape(label)};\s*{re.escape(start)}: ;[^\n]*\n",
-                          r[begin:])
-        if around is None or r.count(f"goto {label};") != 1:
-            return None
-        begin += around.end()
-    elif f"goto {label};" in r[:guard.start()] + r[begin:]:
-        return None
-    end = r.find(f"{label}: ;", begin)
-    if end < 0 or not _blank(_SPELLED.render(r[end:])):
-        return None
-    return r[:guard.start()] + r[end:], r[begin:end]
+def _split_tail(r: str) -> tuple[str, str]:
+    """Region text `r` without its lane tail (the tail's guard gone), and the tail: the
+    text between its marks (RegionKernel.tail_marks)."""
+    head, _, rest = r.partition(_TG)
+    _guard, _, rest = rest.partition(_TB)
+    tail, _, rest = rest.partition(_TE)
+    return head + rest, tail
 
 
-_BRANCH = re.compile(r"if \((!?)(?:ps_s_)?(r_\w+)(?:\[ps_i\])?\) "
-                     r"\{ (?:goto \x01@l:[\w$]+\x01;|\{ [^{}]* \}) \}")
-_BLANK = re.compile(r"(?:\s|L_[\w$]+: ;)*\Z")
+def _no_tail_marks(r: str) -> str:
+    """Region text `r` without the marks of a lane tail it keeps in its loop."""
+    return r.replace(_TG, "").replace(_TB, "").replace(_TE, "") if _TG in r else r
 
 
-def _blank(r: str, start: int = 0) -> bool:
-    """Whether r[start:] holds nothing but labels and white space (a match that stops at
-    the first other character, not a copy of the text without them)."""
-    return _BLANK.match(r, start) is not None
 # region loops longer than this get no copy for 1-D blocks (it doubles their compile time)
 MAX_1D_LINES = 2000
 
@@ -858,21 +952,36 @@ def _late_arrivals(regions: list[str], start_of: dict[str, int], after_bar: list
     return any(c > b and b in reach(c, -1) for b in after_bar for c in reach(0, b))
 
 
-def _unguarded(r: str, names: dict[tuple[str, bool], str]) -> tuple[str, list[str]]:
-    """Region text `r` without its branches on predicates that `names` maps (with the
-    negation) to a block-level condition that no thread takes them, and those
-    conditions."""
+def _unguarded(r: str, names: dict[tuple[str, bool], str]) -> tuple[str, str, list[str]]:
+    """Region text `r` (its guards marked, _marked_body) without its branches on predicates
+    that `names` maps (with the negation) to a block-level condition that no thread takes
+    them; `r` without the marks; and those conditions."""
+    if "@g:" not in r:
+        return r, r, []
+    parts = r.split(PH)
+    fast: list[str] = []
+    slow: list[str] = []
     conds: list[str] = []
-
-    def drop(m: re.Match) -> str:
-        name = names.get((m.group(2), m.group(1) == "!"))
-        if name is None:
-            return m.group(0)
-        if name not in conds:
-            conds.append(name)
-        return ""
-
-    return _BRANCH.sub(drop, r), conds
+    drop = False
+    for i, x in enumerate(parts):
+        if not i % 2:
+            slow.append(x)
+            if not drop:
+                fast.append(x)
+        elif x[:3] == "@g:":
+            pred, _, neg = x[3:].rpartition(":")
+            name = names.get((pred, neg == "1"))
+            if name is not None:
+                drop = True
+                if name not in conds:
+                    conds.append(name)
+        elif x == "@/g":
+            drop = False
+        else:
+            slow.append(PH + x + PH)
+            if not drop:
+                fast.append(PH + x + PH)
+    return "".join(fast), "".join(slow), conds
 
 
 def _shfl_deposit(r: str, sv: str = "ps_sv", sep: str | None = "ps_sep",
@@ -993,67 +1102,104 @@ def _constant_regs(k: ir.Function, plan) -> dict[str, int]:
     return out
 
 
-def _base_offset_adds(k: ir.Function) -> dict[str, tuple[str, str]]:
+def _base_offset_adds(k: ir.Function) -> dict[str, tuple[str, str, frozenset[int]]]:
     """64-bit adds of two registers that form an address, as C names: destination ->
-    (base, offset), the base being the operand pointer_regs.py takes for a pointer."""
+    (base, offset, the sites of the add.s64 instructions of the two that define it), the
+    base being the operand pointer_regs.py takes for a pointer."""
     out = {}
     for dst, base, off in pointer_regs.plan(k).defs.values():
         if type(off) is ir.Reg and "." not in off.name and "." not in base:
             out[cname_reg(dst)] = (cname_reg(base), cname_reg(off.name))
-    return out
+    sites: dict[str, set[int]] = {}
+    for s in k.body or ():
+        if (type(s) is ir.Instruction and s.opcode == "add" and s.mods == ("s64",)
+                and len(s.operands) == 3 and all(type(o) is ir.Reg for o in s.operands)):
+            d = cname_reg(s.operands[0].name)
+            if d in out and {cname_reg(o.name) for o in s.operands[1:]} == set(out[d]):
+                sites.setdefault(d, set()).add(s.site)
+    return {d: (b, o, frozenset(sites.get(d, ()))) for d, (b, o) in out.items()}
 
 
-_ADDR_USE = re.compile(r"\(uint8_t \*\)\(uintptr_t\)(r_\w+)\b(?!\[)")
-# every assignment `name = ` not just after an `&` (a definition: group 1 is the name
-# without its `r`), and every `&name` (group 1: the name), as two scans of a region
-# (registers only: every name the rewrite asks about is a register's C name, r_...)
-# Each opens with a literal, so the scan skips to the next `r` or `&` in C instead of
-# trying the pattern at every character; the character before `name = ` is none of
-# [\w.>&] (an `&name = ` is a write, not a definition, and counts as an `&name`), and an
-# `&name` is a write wherever it is (one alternation of the three made the scan twice as
-# slow as the two)
-_ASSIGN = re.compile(r"r(?<![\w.>&]r)(_\w*) = ")
-_ADDR_OF = re.compile(r"&(r_\w*)\b")
+def _after_last_split(template: str, mark: str) -> str:
+    """A template with `mark` after its last synchronisation point or region mark (where a
+    record that spans regions resumes)."""
+    parts = template.split(PH)
+    at = max(i for i in range(1, len(parts), 2) if parts[i][:4] in ("@bar", "@col", "@reg"))
+    return PH.join(parts[:at + 1]) + PH + mark + PH.join(parts[at + 1:])
 
 
-def _pointer_addresses(r: str, adds: dict[str, tuple[str, str]]) -> str:
-    """Region text whose memory accesses through an address computed in the region as
-    base + offset (a local, one definition) read `(uint8_t *)base + offset`: pointer
+def _plain_addresses(r: str) -> str:
+    """Region text `r` with its registers' addresses as they stand, without record marks."""
+    if "@addr:" not in r and "@rec:" not in r:
+        return r
+    parts = r.split(PH)
+    out = [parts[0]]
+    for i in range(1, len(parts), 2):
+        x = parts[i]
+        if x[:6] == "@addr:":
+            out.append(_ADDR + x[6:])
+        elif x[:5] != "@rec:":
+            out.append(PH + x + PH)
+        out.append(parts[i + 1])
+    return "".join(out)
+
+
+def _pointer_addresses(r: str, j: int, pre: list, recs: list, at: list[tuple[int, int]],
+                       adds: dict[str, tuple[str, str, frozenset[int]]], arrays: set[str]
+                       ) -> str:
+    """Region j's text `r` whose memory accesses through an address computed in the region
+    as base + offset (a local, one definition) read `(uint8_t *)base + offset`: pointer
     arithmetic, which clang vectorizes into contiguous loads and stores where the integer
     sum, converted to a pointer, makes it gather and scatter (pointer_regs.py says why).
-    Kept only where neither operand is assigned again after the definition.
-    Two scans of the region find every definition and every later write: a scan per
-    access made an unrolled loop body quadratic (3,642 PTX lines took 22 s)."""
-    uses = [m for m in _ADDR_USE.finditer(r) if m.group(1) in adds]
-    if not uses:
+    Kept only where neither operand is written again after the definition. The writes are
+    the records' (Record.writes, where the marks "@rec:<i>" place them; `pre`: (record or
+    None, writes) of the loads and recomputations `r` opens with), the accesses the
+    "@addr:<register>" points of the locals."""
+    parts = r.split(PH)
+    if len(parts) == 1:
         return r
-    # by name without its leading `r`: the sole definition's match, or None for several
-    defs: dict[str, re.Match[str] | None] = {}
-    last_write: dict[str, int] = {}  # name without `r` -> start of its last write
-    for w in _ASSIGN.finditer(r):
-        n = w.group(1)
-        defs[n] = None if n in defs else w
-        last_write[n] = w.start()
-    for w in _ADDR_OF.finditer(r):
-        n = w.group(1)[1:]
-        at = w.start()
-        if last_write.get(n, -1) < at:
-            last_write[n] = at
-    out, last = [], 0
-    for m in uses:
-        name = m.group(1)
-        base, off = adds[name]
-        if not (word(name) and word(base) and word(off)):
-            continue  # (C names of registers are words; nothing else is rewritten)
-        found = defs.get(name[1:])
-        if found is None or found.start() > m.start():
-            continue
-        at = found.end()
-        line = r[at:r.find(";", at)]
-        if f"(int64_t)({base}))" not in line or f"(int64_t)({off}))" not in line:
-            continue  # (not a plain 64-bit add of these two locals)
-        if last_write.get(base[1:], -1) >= at or last_write.get(off[1:], -1) >= at:
-            continue
-        out += [r[last:m.start()], f"((uint8_t *)(uintptr_t){base} + (int64_t){off})"]
-        last = m.end()
-    return "".join(out) + r[last:]
+    # each write's place in the region's order of records; a register's sole definition's
+    # place (None: several) and record
+    defs: dict[str, int | None] = {}
+    last: dict[str, int] = {}
+    who: list[int | None] = []
+
+    def write(rec: int | None, names) -> None:
+        for n in names:
+            defs[n] = None if n in defs else len(who)
+            last[n] = len(who)
+        who.append(rec)
+
+    for rec, names in pre:
+        write(rec, names)
+    place: dict[int, int] = {}  # part index of a record mark -> the record's place
+    for i in range(1, len(parts), 2):
+        x = parts[i]
+        if x[:5] == "@rec:":
+            k = int(x[5:])
+            place[i] = len(who)
+            write(k, recs[k].writes if at[k][1] == j else ())
+    out = [parts[0]]
+    cur = -1
+    for i in range(1, len(parts), 2):
+        x = parts[i]
+        if x[:5] == "@rec:":
+            cur = place[i]
+        elif x[:6] == "@addr:":
+            name = x[6:]
+            spelled = _ADDR + name
+            hit = adds.get(name)
+            if hit is not None and word(name) and word(hit[0]) and word(hit[1]):
+                base, off, sites = hit
+                d = defs.get(name)
+                if (d is not None and d < cur and who[d] is not None
+                        and recs[who[d]].site in sites
+                        and base not in arrays and off not in arrays
+                        and {base, off} <= recs[who[d]].regs
+                        and last.get(base, -1) <= d and last.get(off, -1) <= d):
+                    spelled = f"({_ADDR}{base} + (int64_t){off})"
+            out.append(spelled)
+        else:
+            out.append(PH + x + PH)
+        out.append(parts[i + 1])
+    return "".join(out)
