@@ -98,6 +98,10 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_begin_capture_to_graph(void *stream, void *gr
                                                           int mode);
 /* Translate and load its module if needed, then the HIP function. */
 PYSHIM_RT_HIDDEN int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip);
+/* Parameter `index`'s offset and size in the kernel's packed parameter buffer, from the
+ * translator's kernel lines (the module is loaded first); a cudaError_t. */
+PYSHIM_RT_HIDDEN int pyshim_rt_func_param_info(struct pyshim_rt_func *f, size_t index,
+                                               size_t *offset, size_t *size);
 /* What the translator said of its module once loaded: the PTX target (compute_75 -> 75;
  * 0 unknown) and the bytes of its .const variables. */
 PYSHIM_RT_HIDDEN void pyshim_rt_func_facts(const struct pyshim_rt_func *f, int *ptx_target,
@@ -189,6 +193,8 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_create_texture(void **out, const void *res, c
                                                   const void *view);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_create_surface(void **out, const void *res);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_texture_resource(void *res, void *tex);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_texture_desc(void *desc, void *tex);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_texture_view(void *view, void *tex);
 /* Unified memory hints; device -1 is the host (hipCpuDeviceId, CUDA's cudaCpuDeviceId) */
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_prefetch(const void *ptr, size_t count, int device,
                                             void *stream);

@@ -10,6 +10,7 @@
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda_runtime_api.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +32,7 @@ struct pyshim_rt_fatbin {
     int ptx_target;    /* ".target sm_75" -> 75, as the translator read it; 0 unknown */
     unsigned long long const_bytes; /* of its .const variables */
     int library;       /* cudaLibraryLoadData's: the image is ours (a copy) */
-    char *kernels;     /* a library's kernel lines from the translator */
+    char *kernels;     /* the module's kernel lines from the translator */
     struct pyshim_rt_fatbin *next;
 };
 
@@ -274,8 +275,10 @@ static int fatbin_load(struct pyshim_rt_fatbin *fb)
         else {
             free(fb->kernels);
             fb->kernels = NULL;
+            /* every module keeps its kernel lines: libraries list kernels by them, and
+             * cudaFuncGetParamInfo reads a kernel's parameter layout from them */
             fb->load_result = pyshim_rt_hip_load(fb->image, fb->size, &fb->module,
-                                                 fb->library ? &fb->kernels : NULL);
+                                                 &fb->kernels);
         }
         fb->ptx_target = fb->load_result == cudaSuccess ? pyshim_embed_last_ptx_target() : 0;
         fb->const_bytes = fb->load_result == cudaSuccess ? pyshim_embed_last_const_bytes() : 0;
@@ -291,6 +294,43 @@ void pyshim_rt_func_facts(const struct pyshim_rt_func *f, int *ptx_target, size_
     *ptx_target = f != NULL && f->fatbin != NULL ? f->fatbin->ptx_target : 0;
     *const_bytes = f != NULL && f->fatbin != NULL ? (size_t)f->fatbin->const_bytes : 0;
     pthread_mutex_unlock(&load_lock);
+}
+
+int pyshim_rt_func_param_info(struct pyshim_rt_func *f, size_t index, size_t *offset,
+                              size_t *size)
+{
+    void *hip = NULL;
+    int rc = pyshim_rt_func_resolve(f, &hip);
+    if (rc != cudaSuccess)
+        return rc;
+    rc = cudaErrorInvalidValue; /* past its last parameter (or none known) */
+    size_t name_len = strlen(f->name);
+    pthread_mutex_lock(&load_lock);
+    const char *line = f->fatbin != NULL ? f->fatbin->kernels : NULL;
+    while (line != NULL && *line != '\0') {
+        const char *eol = strchr(line, '\n');
+        if (strncmp(line, f->name, name_len) == 0 && line[name_len] == '\t') {
+            /* "name\toffset:size,offset:size,..." */
+            const char *p = line + name_len + 1;
+            for (size_t i = 0; p != NULL && (eol == NULL || p < eol); i++) {
+                unsigned long long o, z;
+                if (sscanf(p, "%llu:%llu", &o, &z) != 2)
+                    break;
+                if (i == index) {
+                    *offset = (size_t)o;
+                    *size = (size_t)z;
+                    rc = cudaSuccess;
+                    break;
+                }
+                p = strchr(p, ',');
+                p = p != NULL ? p + 1 : NULL;
+            }
+            break;
+        }
+        line = eol != NULL ? eol + 1 : NULL;
+    }
+    pthread_mutex_unlock(&load_lock);
+    return rc;
 }
 
 int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip)
