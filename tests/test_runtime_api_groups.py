@@ -171,3 +171,17 @@ def test_func_param_info(libs: Path, cudart: str) -> None:  # noqa: F811
     # char, double, pointer, float3, short, a 16-aligned 20-byte struct (padded to 32)
     assert "layout: 0:1 8:8 16:8 24:12 36:2 48:32" in proc.stdout
     assert "past the last: cudaErrorInvalidValue" in proc.stdout
+
+
+def test_graph_kernel_node_attributes(libs: Path) -> None:  # noqa: F811
+    """cudaGraphKernelNode{Set,Get}Attribute (graph_kernel_node.c over the CPU device's
+    hipGraphKernelNode{Set,Get}Attribute, which keeps them in the node's launch; the
+    cooperative one is applied when the node runs). Our runtime only: NVIDIA's reaches
+    libcuda's cuGraphKernelNode{Set,Get}Attribute, a driver entry point of its own."""
+    exe = nvcc(RT_DIR / "rt_graph_node_attrs.cu", "-cudart", "shared", name="rt_graph_node_attrs")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert ("node a: priority 3, window 1024 bytes hit 0.625 props 2/1, cooperative 1, "
+            "domain 1") in proc.stdout
+    assert "cooperative, 2^20 blocks: cudaErrorCooperativeLaunchTooLarge" in proc.stdout
+    assert "node b after copy: priority 3" in proc.stdout

@@ -92,6 +92,9 @@ PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_hip(const void *hip);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_kernel_get(void *node, void **fn, unsigned grid[3],
                                                     unsigned block[3], unsigned *shmem,
                                                     void ***args, void ***extra);
+/* Set (set != 0) or read a kernel node's launch attribute `id`, one HIP knows, from or into
+ * CUDA's 64-byte value union (backend_graph.c); 0 or a cudaError_t. */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_kernel_node_attr(void *node, int set, int id, void *value);
 /* hipStreamBeginCaptureToGraph without edge data (backend_graph.c); 0 or a cudaError_t. */
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_begin_capture_to_graph(void *stream, void *graph,
                                                           void *const *deps, size_t ndeps,
