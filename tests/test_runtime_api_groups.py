@@ -185,3 +185,17 @@ def test_graph_kernel_node_attributes(libs: Path) -> None:  # noqa: F811
             "domain 1") in proc.stdout
     assert "cooperative, 2^20 blocks: cudaErrorCooperativeLaunchTooLarge" in proc.stdout
     assert "node b after copy: priority 3" in proc.stdout
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_func_by_symbol(libs: Path, cudart: str) -> None:  # noqa: F811
+    """cudaGetFuncBySymbol (launch.c, register.c: libcuda loads the kernel's fat binary too
+    and names the kernel's CUfunction), used with cuFuncGetName, cuFuncGetAttribute and
+    cuLaunchKernel."""
+    exe = nvcc(RT_DIR / "rt_func_by_symbol.cu", "-cudart", cudart, f"-L{libs / 'lib'}", "-lcuda",
+               name=f"rt_func_by_symbol_{cudart}")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert "driver name: _Z4axpyfPKfPfi" in proc.stdout
+    assert "y[999] = 1999" in proc.stdout
+    assert "host function: cudaErrorInvalidDeviceFunction" in proc.stdout

@@ -31,6 +31,9 @@ static void find_context_calls(void *lib)
         return;
     }
     d.present = 1;
+    *(void **)&d.module_load_data = dlsym(lib, "cuModuleLoadData");
+    *(void **)&d.module_get_function = dlsym(lib, "cuModuleGetFunction");
+    *(void **)&d.module_unload = dlsym(lib, "cuModuleUnload");
     pyshim_rt_driver = d;
 }
 

@@ -55,6 +55,10 @@ struct pyshim_rt_driver {
     int (*primary_release)(int device);
     int (*ctx_get_current)(void **ctx);
     int (*ctx_set_current)(void *ctx);
+    /* for cudaGetFuncBySymbol's CUfunction: the module loads of libcuda (NULL if absent) */
+    int (*module_load_data)(void **module, const void *image);
+    int (*module_get_function)(void **function, void *module, const char *name);
+    int (*module_unload)(void *module);
 };
 PYSHIM_RT_HIDDEN extern struct pyshim_rt_driver pyshim_rt_driver;
 
@@ -78,6 +82,7 @@ struct pyshim_rt_func {
     void *hip;                /* hipFunction_t, resolved on first launch */
     int result;               /* cudaError_t of that resolution, once tried */
     int tried;
+    void *cu_function;        /* its CUfunction in libcuda (cudaGetFuncBySymbol), once asked */
     struct pyshim_rt_func *next_in_bucket;  /* by stub */
     struct pyshim_rt_func *next_by_record;  /* by its own address (a cudaKernel_t) */
 };
@@ -101,6 +106,9 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_begin_capture_to_graph(void *stream, void *gr
                                                           int mode);
 /* Translate and load its module if needed, then the HIP function. */
 PYSHIM_RT_HIDDEN int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip);
+/* The CUfunction libcuda.so.1 has for the kernel: its fat binary loaded by the driver too
+ * (once; the kernel cache makes the translation a lookup); a cudaError_t. */
+PYSHIM_RT_HIDDEN int pyshim_rt_func_driver(struct pyshim_rt_func *f, void **cu_function);
 /* Parameter `index`'s offset and size in the kernel's packed parameter buffer, from the
  * translator's kernel lines (the module is loaded first); a cudaError_t. */
 PYSHIM_RT_HIDDEN int pyshim_rt_func_param_info(struct pyshim_rt_func *f, size_t index,

@@ -33,6 +33,7 @@ struct pyshim_rt_fatbin {
     unsigned long long const_bytes; /* of its .const variables */
     int library;       /* cudaLibraryLoadData's: the image is ours (a copy) */
     char *kernels;     /* the module's kernel lines from the translator */
+    void *cu_module;   /* the same image loaded by libcuda (cudaGetFuncBySymbol), or NULL */
     struct pyshim_rt_fatbin *next;
 };
 
@@ -368,9 +369,58 @@ int pyshim_rt_symbol(const void *shadow, void **dptr, size_t *size)
     return rc;
 }
 
+/* Call with load_lock held: the driver's copy of a module and the CUfunctions from it. */
+static void forget_driver_module(struct pyshim_rt_fatbin *fb)
+{
+    if (fb->cu_module != NULL && pyshim_rt_driver.module_unload != NULL)
+        pyshim_rt_driver.module_unload(fb->cu_module);
+    fb->cu_module = NULL;
+    pthread_mutex_lock(&lock);
+    for (size_t b = 0; b < BUCKETS; b++)
+        for (struct pyshim_rt_func *f = funcs[b]; f != NULL; f = f->next_in_bucket)
+            if (f->fatbin == fb)
+                f->cu_function = NULL;
+    pthread_mutex_unlock(&lock);
+}
+
+int pyshim_rt_func_driver(struct pyshim_rt_func *f, void **cu_function)
+{
+    if (!pyshim_rt_driver.present || pyshim_rt_driver.module_load_data == NULL ||
+        pyshim_rt_driver.module_get_function == NULL) {
+        pyshim_rt_log("cudaGetFuncBySymbol: no libcuda.so.1 to give a CUfunction");
+        return cudaErrorNotSupported;
+    }
+    pthread_mutex_lock(&load_lock);
+    struct pyshim_rt_fatbin *fb = f->fatbin;
+    int rc = cudaSuccess;
+    if (f->cu_function == NULL) {
+        if (fb == NULL || fb->image == NULL)
+            rc = cudaErrorInvalidDeviceFunction;
+        else if (fb->cu_module == NULL && pyshim_rt_driver.module_load_data(&fb->cu_module,
+                                                                            fb->image) != 0) {
+            fb->cu_module = NULL;
+            rc = cudaErrorInvalidKernelImage;
+        }
+        void *fn = NULL;
+        if (rc == cudaSuccess &&
+            pyshim_rt_driver.module_get_function(&fn, fb->cu_module, f->name) != 0)
+            rc = cudaErrorInvalidDeviceFunction;
+        if (rc == cudaSuccess)
+            f->cu_function = fn;
+        else
+            pyshim_rt_log("cudaGetFuncBySymbol: the driver could not load %s (%d)", f->name, rc);
+    }
+    *cu_function = f->cu_function;
+    pthread_mutex_unlock(&load_lock);
+    return rc;
+}
+
 void pyshim_rt_unload_all(void)
 {
     pthread_mutex_lock(&load_lock);
+    /* the device reset ends the primary context the driver's copies were loaded in */
+    for (struct pyshim_rt_fatbin *fb = fatbins; fb != NULL; fb = fb->next)
+        fb->cu_module = NULL;
     pthread_mutex_lock(&lock);
     for (struct pyshim_rt_fatbin *fb = fatbins; fb != NULL; fb = fb->next) {
         if (fb->module != NULL)
@@ -384,6 +434,7 @@ void pyshim_rt_unload_all(void)
         for (struct pyshim_rt_func *f = funcs[b]; f != NULL; f = f->next_in_bucket) {
             __atomic_store_n(&f->tried, 0, __ATOMIC_RELEASE);
             f->hip = NULL;
+            f->cu_function = NULL;
         }
     pthread_mutex_unlock(&lock);
     pthread_mutex_unlock(&load_lock);
@@ -477,6 +528,7 @@ int pyshim_rt_library_unload(void *library)
                 __atomic_store_n(&f->tried, 1, __ATOMIC_RELEASE);
             }
     pthread_mutex_unlock(&lock);
+    forget_driver_module(fb);
     if (fb->module != NULL)
         pyshim_rt_hip_unload(fb->module);
     fb->module = NULL;
