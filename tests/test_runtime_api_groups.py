@@ -199,3 +199,17 @@ def test_func_by_symbol(libs: Path, cudart: str) -> None:  # noqa: F811
     assert "driver name: _Z4axpyfPKfPfi" in proc.stdout
     assert "y[999] = 1999" in proc.stdout
     assert "host function: cudaErrorInvalidDeviceFunction" in proc.stdout
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_logs(libs: Path, tmp_path: Path, cudart: str) -> None:  # noqa: F811
+    """cudaLogs* (logs.c: libcuda's cuLogs*, shim/core/logs.c, as NVIDIA's runtime reads
+    them): callbacks, iterators, dumps to memory and to a file."""
+    exe = nvcc(RT_DIR / "rt_logs.cu", "-cudart", cudart, f"-L{libs / 'lib'}", "-lcuda",
+               name=f"rt_logs_{cudart}")
+    path = tmp_path / "log.txt"
+    proc = run(exe, libs, str(path))
+    assert_passed(proc)
+    assert "refused call: 1, callback calls: 1" in proc.stdout
+    assert "cuFuncSetBlockShape" in path.read_text()
+    assert "current(NULL): cudaErrorInvalidValue" in proc.stdout

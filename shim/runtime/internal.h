@@ -59,6 +59,12 @@ struct pyshim_rt_driver {
     int (*module_load_data)(void **module, const void *image);
     int (*module_get_function)(void **function, void *module, const char *name);
     int (*module_unload)(void *module);
+    /* the driver's error log (shim/core/logs.c), which cudaLogs* read as NVIDIA's does */
+    int (*logs_register)(void *fn, void *data, void **handle);
+    int (*logs_unregister)(void *handle);
+    int (*logs_current)(unsigned int *it, unsigned int flags);
+    int (*logs_to_file)(unsigned int *it, const char *path, unsigned int flags);
+    int (*logs_to_memory)(unsigned int *it, char *buffer, size_t *size, unsigned int flags);
 };
 PYSHIM_RT_HIDDEN extern struct pyshim_rt_driver pyshim_rt_driver;
 
