@@ -110,3 +110,106 @@ def test_stream_update_capture_dependencies(libs: Path, cudart: str) -> None:  #
     assert "captured: 4 nodes, 3 edges, 2 roots" in proc.stdout
     assert "values 10 11 12 13" in proc.stdout
     assert "into my graph: same 1, 2 nodes, 1 edges" in proc.stdout
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_array_linear_copies(libs: Path, cudart: str) -> None:  # noqa: F811
+    """cudaMemcpyToArrayAsync, cudaMemcpyFromArrayAsync, cudaMemcpyArrayToArray (array_copy.c:
+    row-spanning 1D copies split into the CPU device's 2D array copies; NVIDIA's runtime
+    reaches libcuda's 2D copies)."""
+    exe = nvcc(RT_DIR / "rt_array_copy.cu", "-cudart", cudart, name=f"rt_array_copy_{cudart}")
+    proc = run(exe, libs, *(["ours"] if cudart == "shared" else []))
+    assert_passed(proc)
+    assert "wrong bytes: A 0, B 0" in proc.stdout
+    if cudart == "shared":  # NVIDIA's runtime over libcuda lets this copy through
+        assert "past the last row: cudaErrorInvalidValue" in proc.stdout
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_texture_object_descriptors(libs: Path, cudart: str) -> None:  # noqa: F811
+    """cudaGetTextureObjectTextureDesc / ResourceViewDesc (texture.c over the CPU device's
+    hipGetTextureObject*Desc; NVIDIA's runtime reaches cuTexObjectGet*Desc)."""
+    exe = nvcc(RT_DIR / "rt_texture_desc.cu", "-cudart", cudart,
+               name=f"rt_texture_desc_{cudart}")
+    proc = run(exe, libs, *(["ours"] if cudart == "shared" else []))
+    assert_passed(proc)
+    assert "view: format 22 4 x 2" in proc.stdout  # cudaResViewFormatFloat1
+    assert "no view: cudaErrorInvalidValue" in proc.stdout
+    assert "wrapped fetch: 11" in proc.stdout
+
+
+def test_memory_batches(libs: Path) -> None:  # noqa: F811
+    """cudaMemPrefetchBatchAsync, cudaMemDiscardBatchAsync, cudaMemDiscardAndPrefetchBatchAsync,
+    cudaMemcpy3DBatchAsync (memory_batch.c). Our runtime only: NVIDIA's reaches libcuda's
+    cuMem*BatchAsync, which libcuda does not implement."""
+    exe = nvcc(RT_DIR / "rt_memory_batch.cu", "-cudart", "shared", name="rt_memory_batch")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert "last prefetch: 0 0 -1" in proc.stdout
+    assert "3D batch: 0 wrong in the array, 0 wrong in the block, back[2][3][5] = 235" \
+        in proc.stdout
+    assert "discard of cudaMalloc memory: cudaErrorInvalidValue" in proc.stdout
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_init_device(libs: Path, cudart: str) -> None:  # noqa: F811
+    """cudaInitDevice (device.c: deviceFlags applied through cudaSetDeviceFlags)."""
+    exe = nvcc(RT_DIR / "rt_device_init.cu", "-cudart", cudart, name=f"rt_device_init_{cudart}")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert "flags after init: 0x4" in proc.stdout
+    assert "unknown device flags: cudaErrorInvalidValue" in proc.stdout
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_func_param_info(libs: Path, cudart: str) -> None:  # noqa: F811
+    """cudaFuncGetParamInfo (launch.c: the translator's parameter layout of the host stub's
+    kernel; NVIDIA's runtime reaches cuFuncGetParamInfo)."""
+    exe = nvcc(RT_DIR / "rt_param_info.cu", "-cudart", cudart, name=f"rt_param_info_{cudart}")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    # char, double, pointer, float3, short, a 16-aligned 20-byte struct (padded to 32)
+    assert "layout: 0:1 8:8 16:8 24:12 36:2 48:32" in proc.stdout
+    assert "past the last: cudaErrorInvalidValue" in proc.stdout
+
+
+def test_graph_kernel_node_attributes(libs: Path) -> None:  # noqa: F811
+    """cudaGraphKernelNode{Set,Get}Attribute (graph_kernel_node.c over the CPU device's
+    hipGraphKernelNode{Set,Get}Attribute, which keeps them in the node's launch; the
+    cooperative one is applied when the node runs). Our runtime only: NVIDIA's reaches
+    libcuda's cuGraphKernelNode{Set,Get}Attribute, a driver entry point of its own."""
+    exe = nvcc(RT_DIR / "rt_graph_node_attrs.cu", "-cudart", "shared", name="rt_graph_node_attrs")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert ("node a: priority 3, window 1024 bytes hit 0.625 props 2/1, cooperative 1, "
+            "domain 1") in proc.stdout
+    assert "cooperative, 2^20 blocks: cudaErrorCooperativeLaunchTooLarge" in proc.stdout
+    assert "node b after copy: priority 3" in proc.stdout
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_func_by_symbol(libs: Path, cudart: str) -> None:  # noqa: F811
+    """cudaGetFuncBySymbol (launch.c, register.c: libcuda loads the kernel's fat binary too
+    and names the kernel's CUfunction), used with cuFuncGetName, cuFuncGetAttribute and
+    cuLaunchKernel."""
+    exe = nvcc(RT_DIR / "rt_func_by_symbol.cu", "-cudart", cudart, f"-L{libs / 'lib'}", "-lcuda",
+               name=f"rt_func_by_symbol_{cudart}")
+    proc = run(exe, libs)
+    assert_passed(proc)
+    assert "driver name: _Z4axpyfPKfPfi" in proc.stdout
+    assert "y[999] = 1999" in proc.stdout
+    assert "host function: cudaErrorInvalidDeviceFunction" in proc.stdout
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_logs(libs: Path, tmp_path: Path, cudart: str) -> None:  # noqa: F811
+    """cudaLogs* (logs.c: libcuda's cuLogs*, shim/core/logs.c, as NVIDIA's runtime reads
+    them): callbacks, iterators, dumps to memory and to a file."""
+    exe = nvcc(RT_DIR / "rt_logs.cu", "-cudart", cudart, f"-L{libs / 'lib'}", "-lcuda",
+               name=f"rt_logs_{cudart}")
+    path = tmp_path / "log.txt"
+    proc = run(exe, libs, str(path))
+    assert_passed(proc)
+    assert "refused call: 1, callback calls: 1" in proc.stdout
+    assert "cuFuncSetBlockShape" in path.read_text()
+    assert "current(NULL): cudaErrorInvalidValue" in proc.stdout

@@ -213,6 +213,8 @@ def test_runtime_api_program(libs: Path, tmp_path: Path) -> None:
     assert_passed(proc)
     assert "ALL PASSED" in proc.stdout
     assert "driver 13000 runtime 13000 header 13000" in proc.stdout
+    # cudaGetDriverEntryPointByVersion reached libcuda (not the no-driver path)
+    assert "entry point cuDriverGetVersion -> 13000" in proc.stdout
     if (libs / "lib" / "libcuda.so.1").exists():  # cudaGetDriverEntryPoint resolves there
         assert "entry point cuDriverGetVersion -> 13000" in proc.stdout
     for line in ("impossible allocation -> cudaErrorMemoryAllocation",

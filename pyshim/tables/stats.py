@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
+from functools import cache
 from pathlib import Path
 
 from pyshim.codegen import defined
-from pyshim.paths import TABLES_DIR
+from pyshim.paths import REPO_DIR, TABLES_DIR
 from pyshim.tables.mapping import CLASSES
 
 API_KEYS = ("driver", "runtime", "cublas", "cusolver", "curand", "cufft", "cusparse")
@@ -19,10 +21,48 @@ def load(key: str, tables_dir: Path = TABLES_DIR) -> dict:
         return json.load(f)
 
 
+# Shim implementations with no HIP target that count as mapped: each names the test that
+# shows it doing what CUDA documents on every backend (hand-written, like overrides.toml)
+TESTED_FILE = TABLES_DIR / "tested.toml"
+
+
+@cache
+def listed_tests(api: str) -> dict[str, str]:
+    """Entry point -> the test (`tests/<file>.py::<function>`) named for it."""
+    if not TESTED_FILE.exists():
+        return {}
+    with open(TESTED_FILE, "rb") as f:
+        return dict(tomllib.load(f).get(api, {}))
+
+
+def names_a_test(node: str) -> bool:
+    """`tests/<file>.py::<function>` names a test function that is there."""
+    file, _, func = node.partition("::")
+    path = REPO_DIR / file
+    return (file.startswith("tests/") and func.isidentifier() and path.is_file()
+            and re.search(rf"^def {func}\(", path.read_text(), re.M) is not None)
+
+
+@cache
+def _tested_primaries(api: str) -> frozenset[str]:
+    eps = load(api)["entry_points"]
+    return frozenset(eps[n]["primary"] for n, node in listed_tests(api).items()
+                     if n in eps and names_a_test(node))
+
+
+def shim_without_target(entry: dict, api: str) -> bool:
+    """Implemented by hand in the shim over HIP calls and its own state, no HIP target."""
+    return (api in defined.APIS and entry["class"] == "shim" and entry["target"] is None
+            and defined.implemented(api, entry))
+
+
 def is_mapped(entry: dict, api: str) -> bool:
     """An existing ROCm target and a complete conversion; for the driver and runtime APIs
     also a definition that does the work (codegen/defined.py): a table row whose symbol is
-    only a generated NOT_SUPPORTED stub is not a mapped entry point."""
+    only a generated NOT_SUPPORTED stub is not a mapped entry point. A shim implementation
+    with no HIP target counts once tables/tested.toml names the test that shows it."""
+    if shim_without_target(entry, api):
+        return entry["primary"] in _tested_primaries(api)
     if entry["target"] is None or entry["class"] not in MAPPED_CLASSES:
         return False
     return api not in defined.APIS or defined.implemented(api, entry)
@@ -75,7 +115,15 @@ def format_text(s: dict[str, dict]) -> str:
         vals = [row["entry_points"], row["symbols"], row["mapped"], cpu, impl, stubs] + \
             [row["by_class"][c] for c in CLASSES]
         lines.append(f"{key:<10}" + "".join(f"{v:>13}" for v in vals))
-    return "\n".join(lines)
+    return "\n".join(lines + ["", *LEGEND])
+
+
+LEGEND = (
+    "mapped: a HIP target, a complete conversion and a definition that does the work (no",
+    "  NOT_SUPPORTED stub), or, for driver and runtime entry points implemented in the shim",
+    "  over HIP calls and its own state with no HIP target, a test named in",
+    "  tables/tested.toml showing the documented behaviour; `--unsupported` lists the rest",
+)
 
 
 def export_stats(tables_dir: Path = TABLES_DIR) -> dict[str, dict]:
@@ -160,8 +208,9 @@ def not_mapped(tables_dir: Path = TABLES_DIR,
             if stub_only(e, key):
                 why = (f"only a NOT_SUPPORTED stub is defined (the tables map it: "
                        f"{e['class']} -> {e['target']})")
-            elif e["class"] == "shim" and defined.implemented(key, e):
-                why = f"implemented in the shim, no HIP target (not counted): {why}"
+            elif shim_without_target(e, key):
+                why = (f"implemented in the shim, no HIP target, no test named in "
+                       f"tables/tested.toml (not counted): {why}")
             groups.setdefault(area(name), []).append([name, why])
         out[key] = dict(sorted(groups.items(),
                                key=lambda kv: (kv[0] == "other", -len(kv[1]), kv[0])))

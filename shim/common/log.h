@@ -5,6 +5,7 @@
 #define PYSHIM_COMMON_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 #include "visibility.h"
 
@@ -12,5 +13,8 @@ PYSHIM_COMMON_HIDDEN void pyshim_common_vlog(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)));
 PYSHIM_COMMON_HIDDEN void pyshim_common_log(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
+/* Every line logged, as written to stderr without its newline. A weak no-op here; a
+ * library that keeps its log lines defines it (libcuda: shim/core/logs.c, the cuLogs* API). */
+PYSHIM_COMMON_HIDDEN void pyshim_common_log_sink(const char *line, size_t length);
 
 #endif

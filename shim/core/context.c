@@ -228,6 +228,7 @@ CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
         }
     sync_top();
     ctx->magic = 0;
+    free(ctx->coredump);
     free(ctx);
     return CUDA_SUCCESS;
 }

@@ -52,14 +52,56 @@ CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
     CUresult rc = pyshim_ctx_resolve(NULL, &c);
     if (rc != CUDA_SUCCESS)
         return rc;
+    /* the CUctx_flags values; one scheduling policy at most */
+    unsigned int sched = flags & CU_CTX_SCHED_MASK;
+    if ((flags & ~(unsigned int)CU_CTX_FLAGS_MASK) != 0 ||
+        (sched != CU_CTX_SCHED_AUTO && sched != CU_CTX_SCHED_SPIN &&
+         sched != CU_CTX_SCHED_YIELD && sched != CU_CTX_SCHED_BLOCKING_SYNC)) {
+        pyshim_log("cuCtxSetFlags(0x%x): not a combination of CUctx_flags values", flags);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
     c->flags = flags;
+    return CUDA_SUCCESS;
+}
+
+/* Execution affinity (an SM-count limit per context, CUDA 11.4): no backend can confine a
+ * context's kernels to part of the device, so none is supported and every context has
+ * all of its device's multiprocessors. */
+CUresult CUDAAPI cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)
+{
+    if (pi == NULL || (unsigned)type >= CU_EXEC_AFFINITY_TYPE_MAX)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_check_init();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (dev < 0 || dev >= pyshim_device_count())
+        return CUDA_ERROR_INVALID_DEVICE;
+    *pi = 0;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)
+{
+    if (pExecAffinity == NULL || type != CU_EXEC_AFFINITY_TYPE_SM_COUNT)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUcontext c;
+    CUresult rc = pyshim_ctx_resolve(NULL, &c);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    int sms = 0;
+    rc = pyshim_device_attribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, c->device);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    pExecAffinity->type = CU_EXEC_AFFINITY_TYPE_SM_COUNT;
+    pExecAffinity->param.smCount.val = (unsigned int)sms;
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuCtxResetPersistingL2Cache(void)
 {
-    /* neither backend has persisting L2 lines to reset */
-    return pyshim_need_ctx();
+    /* neither backend has persisting L2 lines to reset; the current context's, so one
+     * must be current */
+    return pyshim_ctx_resolve(NULL, NULL);
 }
 
 /* The context's work is its device's null stream in HIP. */

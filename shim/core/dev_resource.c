@@ -85,12 +85,10 @@ CUresult CUDAAPI cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource,
 {
     CUcontext ctx = NULL;
     CUresult rc = pyshim_ctx_resolve(hCtx, &ctx);
-    CUdevice dev = 0;
-    if (rc == CUDA_SUCCESS)
-        rc = cuCtxGetDevice(&dev);
     if (rc != CUDA_SUCCESS)
         return rc;
-    return device_resource(dev, resource, type);
+    /* hCtx's device, which need not be the current context's */
+    return device_resource(ctx->device, resource, type);
 }
 
 CUresult CUDAAPI cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups,

@@ -120,7 +120,13 @@ CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 
 CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
 {
-    (void)dev;
+    int count = 0;
+    if (hipGetDeviceCount(&count) != hipSuccess || dev < 0 || dev >= count)
+        return CUDA_ERROR_INVALID_DEVICE;
+    /* a preference the backends' fixed L1/shared split cannot follow, as on Volta and
+     * later; a value that is no CUfunc_cache is still refused */
+    if ((unsigned)config > CU_FUNC_CACHE_PREFER_EQUAL)
+        return CUDA_ERROR_INVALID_VALUE;
     return cuFuncSetCacheConfig((CUfunction)(void *)kernel, config);
 }
 

@@ -55,6 +55,7 @@ struct CUctx_st {
     unsigned int flags;
     unsigned long long id;        /* cuCtxGetId, assigned on first query */
     struct pyshim_cls_entry *cls; /* context-local storage, guarded by the CLS lock */
+    struct pyshim_ctx_coredump *coredump; /* cuCoredumpSetAttribute's (coredump.c), or NULL */
 };
 
 /* The primary context of a device (exists from cuInit on), NULL if out of range. */
@@ -111,6 +112,8 @@ struct CUfunc_st {
     hipFunction_t hip[PYSHIM_MAX_DEVICES]; /* per device, resolved on first use there */
     /* per device: the translator could not translate this kernel (pyshim_function_refused) */
     unsigned char refused[PYSHIM_MAX_DEVICES];
+    /* the pre-4.0 launch state (legacy_launch.c), made on first use */
+    struct pyshim_legacy_launch *legacy;
 };
 /* A live function handle: one we made (checked before it is read) and not destroyed. */
 int pyshim_func_valid(CUfunction f);

@@ -859,3 +859,30 @@ void pyshim_modules_unload_device(int device)
     }
     pthread_mutex_unlock(&registry_lock);
 }
+
+/* ---- lazy loading of one function (CUDA 12.4): a library's kernels are translated and
+ * loaded at first use; cuFuncLoad does it now ---- */
+
+CUresult CUDAAPI cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
+{
+    if (state == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!pyshim_func_valid(function) || !lib_valid(function->lib))
+        return CUDA_ERROR_INVALID_HANDLE;
+    int d = current_device();
+    pthread_mutex_lock(&function->lib->lock);
+    int loaded = d >= 0 && d < PYSHIM_MAX_DEVICES && function->hip[d] != NULL;
+    pthread_mutex_unlock(&function->lib->lock);
+    *state = loaded ? CU_FUNCTION_LOADING_STATE_LOADED : CU_FUNCTION_LOADING_STATE_UNLOADED;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncLoad(CUfunction function)
+{
+    if (function == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    hipFunction_t hf;
+    CUresult rc = pyshim_function_resolve(function, &hf);
+    /* a kernel the translator refused is not loaded: its launch error, now */
+    return rc == CUDA_SUCCESS ? pyshim_function_refused(function) : rc;
+}

@@ -439,3 +439,14 @@ int pyshim_rt_hip_texture_resource(void *res, void *tex)
 {
     return rt(hipGetTextureObjectResourceDesc((hipResourceDesc *)res, (hipTextureObject_t)tex));
 }
+
+int pyshim_rt_hip_texture_desc(void *desc, void *tex)
+{
+    return rt(hipGetTextureObjectTextureDesc((hipTextureDesc *)desc, (hipTextureObject_t)tex));
+}
+
+int pyshim_rt_hip_texture_view(void *view, void *tex)
+{
+    return rt(hipGetTextureObjectResourceViewDesc((struct hipResourceViewDesc *)view,
+                                                  (hipTextureObject_t)tex));
+}

@@ -42,3 +42,23 @@ int pyshim_rt_hip_begin_capture_to_graph(void *stream, void *graph, void *const 
         (hipStream_t)stream, (hipGraph_t)graph, (const hipGraphNode_t *)deps, NULL, ndeps,
         (hipStreamCaptureMode)mode));
 }
+
+#pragma weak hipGraphKernelNodeSetAttribute
+#pragma weak hipGraphKernelNodeGetAttribute
+
+/* A kernel node's launch attribute `id` (one HIP has: its number and its member of the
+ * 64-byte value union are CUDA's); `value` is CUDA's union. */
+int pyshim_rt_hip_kernel_node_attr(void *node, int set, int id, void *value)
+{
+    _Static_assert(sizeof(hipLaunchAttributeValue) == 64, "HIP's launch attribute value");
+    if (hipGraphKernelNodeSetAttribute == NULL || hipGraphKernelNodeGetAttribute == NULL)
+        return PYSHIM_RT_cudaErrorNotSupported;
+    hipError_t err;
+    if (set)
+        err = hipGraphKernelNodeSetAttribute((hipGraphNode_t)node, (hipLaunchAttributeID)id,
+                                             (const hipLaunchAttributeValue *)value);
+    else
+        err = hipGraphKernelNodeGetAttribute((hipGraphNode_t)node, (hipLaunchAttributeID)id,
+                                             (hipLaunchAttributeValue *)value);
+    return pyshim_rt_from_hip(err);
+}

@@ -144,8 +144,9 @@ cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
     return cudaSuccess;
 }
 
-/* HIP initialises a device on first use; only the ordinal and the (reserved) flags can be
- * wrong here. */
+/* HIP initialises a device on first use, so what is left is the ordinal, the flags, and
+ * deviceFlags applied to that device when cudaInitDeviceFlagsAreValid says so: HIP sets
+ * flags on the current device, so the device is current for that call only. */
 cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
 {
     PYSHIM_RT_STICKY_CHECK();
@@ -155,9 +156,26 @@ cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int fl
         return pyshim_rt_fail(rc);
     if (device < 0 || device >= count)
         return pyshim_rt_fail(cudaErrorInvalidDevice);
-    if (flags != 0 || (deviceFlags & ~(unsigned)cudaDeviceMask) != 0)
+    /* flags' other bits are ignored, as NVIDIA's runtime ignores them */
+    if (!(flags & cudaInitDeviceFlagsAreValid))
+        return cudaSuccess;
+    if ((deviceFlags & ~(unsigned)cudaDeviceMask) != 0) {
+        pyshim_rt_log("cudaInitDevice: deviceFlags 0x%x", deviceFlags);
         return pyshim_rt_fail(cudaErrorInvalidValue);
-    return cudaSuccess;
+    }
+    int cur = 0;
+    cudaError_t err = cudaGetDevice(&cur);
+    if (err == cudaSuccess && cur != device)
+        err = cudaSetDevice(device);
+    if (err != cudaSuccess)
+        return err;
+    err = cudaSetDeviceFlags(deviceFlags);
+    if (cur != device) {
+        cudaError_t back = cudaSetDevice(cur);
+        if (err == cudaSuccess)
+            err = back;
+    }
+    return err;
 }
 
 struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,

@@ -31,6 +31,14 @@ static void find_context_calls(void *lib)
         return;
     }
     d.present = 1;
+    *(void **)&d.module_load_data = dlsym(lib, "cuModuleLoadData");
+    *(void **)&d.module_get_function = dlsym(lib, "cuModuleGetFunction");
+    *(void **)&d.module_unload = dlsym(lib, "cuModuleUnload");
+    *(void **)&d.logs_register = dlsym(lib, "cuLogsRegisterCallback");
+    *(void **)&d.logs_unregister = dlsym(lib, "cuLogsUnregisterCallback");
+    *(void **)&d.logs_current = dlsym(lib, "cuLogsCurrent");
+    *(void **)&d.logs_to_file = dlsym(lib, "cuLogsDumpToFile");
+    *(void **)&d.logs_to_memory = dlsym(lib, "cuLogsDumpToMemory");
     pyshim_rt_driver = d;
 }
 

@@ -55,6 +55,16 @@ struct pyshim_rt_driver {
     int (*primary_release)(int device);
     int (*ctx_get_current)(void **ctx);
     int (*ctx_set_current)(void *ctx);
+    /* for cudaGetFuncBySymbol's CUfunction: the module loads of libcuda (NULL if absent) */
+    int (*module_load_data)(void **module, const void *image);
+    int (*module_get_function)(void **function, void *module, const char *name);
+    int (*module_unload)(void *module);
+    /* the driver's error log (shim/core/logs.c), which cudaLogs* read as NVIDIA's does */
+    int (*logs_register)(void *fn, void *data, void **handle);
+    int (*logs_unregister)(void *handle);
+    int (*logs_current)(unsigned int *it, unsigned int flags);
+    int (*logs_to_file)(unsigned int *it, const char *path, unsigned int flags);
+    int (*logs_to_memory)(unsigned int *it, char *buffer, size_t *size, unsigned int flags);
 };
 PYSHIM_RT_HIDDEN extern struct pyshim_rt_driver pyshim_rt_driver;
 
@@ -78,6 +88,7 @@ struct pyshim_rt_func {
     void *hip;                /* hipFunction_t, resolved on first launch */
     int result;               /* cudaError_t of that resolution, once tried */
     int tried;
+    void *cu_function;        /* its CUfunction in libcuda (cudaGetFuncBySymbol), once asked */
     struct pyshim_rt_func *next_in_bucket;  /* by stub */
     struct pyshim_rt_func *next_by_record;  /* by its own address (a cudaKernel_t) */
 };
@@ -92,12 +103,22 @@ PYSHIM_RT_HIDDEN struct pyshim_rt_func *pyshim_rt_func_by_hip(const void *hip);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_graph_kernel_get(void *node, void **fn, unsigned grid[3],
                                                     unsigned block[3], unsigned *shmem,
                                                     void ***args, void ***extra);
+/* Set (set != 0) or read a kernel node's launch attribute `id`, one HIP knows, from or into
+ * CUDA's 64-byte value union (backend_graph.c); 0 or a cudaError_t. */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_kernel_node_attr(void *node, int set, int id, void *value);
 /* hipStreamBeginCaptureToGraph without edge data (backend_graph.c); 0 or a cudaError_t. */
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_begin_capture_to_graph(void *stream, void *graph,
                                                           void *const *deps, size_t ndeps,
                                                           int mode);
 /* Translate and load its module if needed, then the HIP function. */
 PYSHIM_RT_HIDDEN int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip);
+/* The CUfunction libcuda.so.1 has for the kernel: its fat binary loaded by the driver too
+ * (once; the kernel cache makes the translation a lookup); a cudaError_t. */
+PYSHIM_RT_HIDDEN int pyshim_rt_func_driver(struct pyshim_rt_func *f, void **cu_function);
+/* Parameter `index`'s offset and size in the kernel's packed parameter buffer, from the
+ * translator's kernel lines (the module is loaded first); a cudaError_t. */
+PYSHIM_RT_HIDDEN int pyshim_rt_func_param_info(struct pyshim_rt_func *f, size_t index,
+                                               size_t *offset, size_t *size);
 /* What the translator said of its module once loaded: the PTX target (compute_75 -> 75;
  * 0 unknown) and the bytes of its .const variables. */
 PYSHIM_RT_HIDDEN void pyshim_rt_func_facts(const struct pyshim_rt_func *f, int *ptx_target,
@@ -189,6 +210,8 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_create_texture(void **out, const void *res, c
                                                   const void *view);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_create_surface(void **out, const void *res);
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_texture_resource(void *res, void *tex);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_texture_desc(void *desc, void *tex);
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_texture_view(void *view, void *tex);
 /* Unified memory hints; device -1 is the host (hipCpuDeviceId, CUDA's cudaCpuDeviceId) */
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_prefetch(const void *ptr, size_t count, int device,
                                             void *stream);

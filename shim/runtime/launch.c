@@ -427,6 +427,38 @@ cudaError_t cudaFuncGetName(const char **name, const void *func)
     return cudaSuccess;
 }
 
+/* The driver's CUfunction for a kernel the runtime knows (a host stub or a cudaKernel_t):
+ * libcuda.so.1 loads the kernel's fat binary too, as NVIDIA's runtime has it do. */
+cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (functionPtr == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidValue);
+    struct pyshim_rt_func *f = pyshim_rt_func_by_handle(symbolPtr);
+    if (f == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidDeviceFunction);
+    void *fn = NULL;
+    int rc = pyshim_rt_func_driver(f, &fn);
+    if (rc != cudaSuccess)
+        return pyshim_rt_fail(rc);
+    *functionPtr = (cudaFunction_t)fn;
+    return cudaSuccess;
+}
+
+/* from the kernel's PTX signature, in CUDA's packed layout (the translator reports it) */
+cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset,
+                                 size_t *paramSize)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (paramOffset == NULL || paramSize == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidValue);
+    struct pyshim_rt_func *f = pyshim_rt_func_by_handle(func);
+    if (f == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidDeviceFunction);
+    int rc = pyshim_rt_func_param_info(f, paramIndex, paramOffset, paramSize);
+    return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
+}
+
 cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
 {
     PYSHIM_RT_STICKY_CHECK();

@@ -10,6 +10,7 @@
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda_runtime_api.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +32,8 @@ struct pyshim_rt_fatbin {
     int ptx_target;    /* ".target sm_75" -> 75, as the translator read it; 0 unknown */
     unsigned long long const_bytes; /* of its .const variables */
     int library;       /* cudaLibraryLoadData's: the image is ours (a copy) */
-    char *kernels;     /* a library's kernel lines from the translator */
+    char *kernels;     /* the module's kernel lines from the translator */
+    void *cu_module;   /* the same image loaded by libcuda (cudaGetFuncBySymbol), or NULL */
     struct pyshim_rt_fatbin *next;
 };
 
@@ -274,8 +276,10 @@ static int fatbin_load(struct pyshim_rt_fatbin *fb)
         else {
             free(fb->kernels);
             fb->kernels = NULL;
+            /* every module keeps its kernel lines: libraries list kernels by them, and
+             * cudaFuncGetParamInfo reads a kernel's parameter layout from them */
             fb->load_result = pyshim_rt_hip_load(fb->image, fb->size, &fb->module,
-                                                 fb->library ? &fb->kernels : NULL);
+                                                 &fb->kernels);
         }
         fb->ptx_target = fb->load_result == cudaSuccess ? pyshim_embed_last_ptx_target() : 0;
         fb->const_bytes = fb->load_result == cudaSuccess ? pyshim_embed_last_const_bytes() : 0;
@@ -291,6 +295,43 @@ void pyshim_rt_func_facts(const struct pyshim_rt_func *f, int *ptx_target, size_
     *ptx_target = f != NULL && f->fatbin != NULL ? f->fatbin->ptx_target : 0;
     *const_bytes = f != NULL && f->fatbin != NULL ? (size_t)f->fatbin->const_bytes : 0;
     pthread_mutex_unlock(&load_lock);
+}
+
+int pyshim_rt_func_param_info(struct pyshim_rt_func *f, size_t index, size_t *offset,
+                              size_t *size)
+{
+    void *hip = NULL;
+    int rc = pyshim_rt_func_resolve(f, &hip);
+    if (rc != cudaSuccess)
+        return rc;
+    rc = cudaErrorInvalidValue; /* past its last parameter (or none known) */
+    size_t name_len = strlen(f->name);
+    pthread_mutex_lock(&load_lock);
+    const char *line = f->fatbin != NULL ? f->fatbin->kernels : NULL;
+    while (line != NULL && *line != '\0') {
+        const char *eol = strchr(line, '\n');
+        if (strncmp(line, f->name, name_len) == 0 && line[name_len] == '\t') {
+            /* "name\toffset:size,offset:size,..." */
+            const char *p = line + name_len + 1;
+            for (size_t i = 0; p != NULL && (eol == NULL || p < eol); i++) {
+                unsigned long long o, z;
+                if (sscanf(p, "%llu:%llu", &o, &z) != 2)
+                    break;
+                if (i == index) {
+                    *offset = (size_t)o;
+                    *size = (size_t)z;
+                    rc = cudaSuccess;
+                    break;
+                }
+                p = strchr(p, ',');
+                p = p != NULL ? p + 1 : NULL;
+            }
+            break;
+        }
+        line = eol != NULL ? eol + 1 : NULL;
+    }
+    pthread_mutex_unlock(&load_lock);
+    return rc;
 }
 
 int pyshim_rt_func_resolve(struct pyshim_rt_func *f, void **hip)
@@ -328,9 +369,58 @@ int pyshim_rt_symbol(const void *shadow, void **dptr, size_t *size)
     return rc;
 }
 
+/* Call with load_lock held: the driver's copy of a module and the CUfunctions from it. */
+static void forget_driver_module(struct pyshim_rt_fatbin *fb)
+{
+    if (fb->cu_module != NULL && pyshim_rt_driver.module_unload != NULL)
+        pyshim_rt_driver.module_unload(fb->cu_module);
+    fb->cu_module = NULL;
+    pthread_mutex_lock(&lock);
+    for (size_t b = 0; b < BUCKETS; b++)
+        for (struct pyshim_rt_func *f = funcs[b]; f != NULL; f = f->next_in_bucket)
+            if (f->fatbin == fb)
+                f->cu_function = NULL;
+    pthread_mutex_unlock(&lock);
+}
+
+int pyshim_rt_func_driver(struct pyshim_rt_func *f, void **cu_function)
+{
+    if (!pyshim_rt_driver.present || pyshim_rt_driver.module_load_data == NULL ||
+        pyshim_rt_driver.module_get_function == NULL) {
+        pyshim_rt_log("cudaGetFuncBySymbol: no libcuda.so.1 to give a CUfunction");
+        return cudaErrorNotSupported;
+    }
+    pthread_mutex_lock(&load_lock);
+    struct pyshim_rt_fatbin *fb = f->fatbin;
+    int rc = cudaSuccess;
+    if (f->cu_function == NULL) {
+        if (fb == NULL || fb->image == NULL)
+            rc = cudaErrorInvalidDeviceFunction;
+        else if (fb->cu_module == NULL && pyshim_rt_driver.module_load_data(&fb->cu_module,
+                                                                            fb->image) != 0) {
+            fb->cu_module = NULL;
+            rc = cudaErrorInvalidKernelImage;
+        }
+        void *fn = NULL;
+        if (rc == cudaSuccess &&
+            pyshim_rt_driver.module_get_function(&fn, fb->cu_module, f->name) != 0)
+            rc = cudaErrorInvalidDeviceFunction;
+        if (rc == cudaSuccess)
+            f->cu_function = fn;
+        else
+            pyshim_rt_log("cudaGetFuncBySymbol: the driver could not load %s (%d)", f->name, rc);
+    }
+    *cu_function = f->cu_function;
+    pthread_mutex_unlock(&load_lock);
+    return rc;
+}
+
 void pyshim_rt_unload_all(void)
 {
     pthread_mutex_lock(&load_lock);
+    /* the device reset ends the primary context the driver's copies were loaded in */
+    for (struct pyshim_rt_fatbin *fb = fatbins; fb != NULL; fb = fb->next)
+        fb->cu_module = NULL;
     pthread_mutex_lock(&lock);
     for (struct pyshim_rt_fatbin *fb = fatbins; fb != NULL; fb = fb->next) {
         if (fb->module != NULL)
@@ -344,6 +434,7 @@ void pyshim_rt_unload_all(void)
         for (struct pyshim_rt_func *f = funcs[b]; f != NULL; f = f->next_in_bucket) {
             __atomic_store_n(&f->tried, 0, __ATOMIC_RELEASE);
             f->hip = NULL;
+            f->cu_function = NULL;
         }
     pthread_mutex_unlock(&lock);
     pthread_mutex_unlock(&load_lock);
@@ -437,6 +528,7 @@ int pyshim_rt_library_unload(void *library)
                 __atomic_store_n(&f->tried, 1, __ATOMIC_RELEASE);
             }
     pthread_mutex_unlock(&lock);
+    forget_driver_module(fb);
     if (fb->module != NULL)
         pyshim_rt_hip_unload(fb->module);
     fb->module = NULL;

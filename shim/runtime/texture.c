@@ -47,3 +47,27 @@ cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc,
     int rc = pyshim_rt_hip_texture_resource(pResDesc, (void *)(uintptr_t)texObject);
     return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
 }
+
+/* CUDA's texture descriptor continues after HIP's fields (disableTrilinearOptimization,
+ * seamlessCubemap): HIP was never given them, so they read back as zero. */
+cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc,
+                                            cudaTextureObject_t texObject)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (pTexDesc == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidValue);
+    memset(pTexDesc, 0, sizeof *pTexDesc);
+    int rc = pyshim_rt_hip_texture_desc(pTexDesc, (void *)(uintptr_t)texObject);
+    return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
+}
+
+cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc,
+                                                 cudaTextureObject_t texObject)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (pResViewDesc == NULL)
+        return pyshim_rt_fail(cudaErrorInvalidValue);
+    memset(pResViewDesc, 0, sizeof *pResViewDesc);
+    int rc = pyshim_rt_hip_texture_view(pResViewDesc, (void *)(uintptr_t)texObject);
+    return rc != cudaSuccess ? pyshim_rt_fail(rc) : cudaSuccess;
+}

@@ -647,6 +647,7 @@ hipError_t hipGraphKernelNodeSetParams(hipGraphNode_t node, const hipKernelNodeP
         cpu_cmd_free(c);
         return cpu_ret(hipErrorNotSupported);
     }
+    cpu_cmd_launch_copy_attrs(c, n); /* new parameters, the node's own attributes */
     replace_in_place(n, c);
     /* the payload points into itself (the argument pointers): aim them at the node's copy */
     pthread_mutex_lock(&cpu_sched_lock);

@@ -345,6 +345,8 @@ void cpu_advice_forget(uintptr_t base, size_t size);
 cpu_cmd *cpu_host_fn_cmd(hipHostFn_t fn, void *user_data);
 /* A kernel node's / host node's parameters (graph_topology.c); false for another kind. */
 bool cpu_cmd_launch_params(const cpu_cmd *c, hipKernelNodeParams *out, const char **name);
+/* Kernel node launch attributes (and cooperation) of `src` given to `dst`, both launches. */
+void cpu_cmd_launch_copy_attrs(cpu_cmd *dst, const cpu_cmd *src);
 bool cpu_cmd_host_fn_params(const cpu_cmd *c, hipHostNodeParams *out);
 
 /* ---- user_object.c: the user-object references a graph, an exec or a launch holds ---- */

@@ -7,10 +7,22 @@
 #include <string.h>
 #include <time.h>
 
+#include "graph_internal.h"
 #include "internal.h"
+
+/* A kernel node's launch attributes (hipGraphKernelNodeSetAttribute) that change nothing
+ * on an in-order device without an L2 to steer or memory-sync domains, kept to be read
+ * back; the cooperative one is job.cooperative. Zero (cpu_cmd_new) is CUDA's default. */
+typedef struct launch_attrs {
+    hipAccessPolicyWindow window;
+    int priority;
+    hipLaunchMemSyncDomainMap domain_map;
+    hipLaunchMemSyncDomain domain;
+} launch_attrs;
 
 typedef struct launch_payload {
     const void *function;        /* the hipFunction_t, to notice an unloaded module */
+    launch_attrs attrs;
     cpu_grid_job job;
     /* followed by job.params (num_params pointers), then the packed argument bytes */
 } launch_payload;
@@ -577,4 +589,118 @@ bool cpu_cmd_launch_params(const cpu_cmd *c, hipKernelNodeParams *out, const cha
     if (name != NULL)
         *name = p->job.kernel->name;
     return true;
+}
+
+/* ---- a kernel node's launch attributes ---- */
+
+/* The launch payload of graph kernel node `node`, or NULL (logged). */
+static launch_payload *node_launch(hipGraphNode_t node, const char *fn)
+{
+    if (!cpu_graph_node_live(node) || !cpu_cmd_is_launch((const cpu_cmd *)node)) {
+        cpu_log("%s: %p is not a kernel node", fn, (void *)node);
+        return NULL;
+    }
+    return (launch_payload *)((cpu_cmd *)node)->payload;
+}
+
+hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipLaunchAttributeID attr,
+                                          const hipLaunchAttributeValue *value)
+{
+    const char *fn = "hipGraphKernelNodeSetAttribute";
+    launch_payload *p = node_launch(hNode, fn);
+    if (p == NULL || value == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    hipError_t err = hipSuccess;
+    pthread_mutex_lock(&cpu_sched_lock);
+    switch (attr) {
+    case hipLaunchAttributeAccessPolicyWindow:
+        if (value->accessPolicyWindow.hitRatio < 0.0f || value->accessPolicyWindow.hitRatio > 1.0f)
+            err = hipErrorInvalidValue;
+        else
+            p->attrs.window = value->accessPolicyWindow;
+        break;
+    case hipLaunchAttributeCooperative:
+        /* the node's blocks must all be resident at once, as for a cooperative launch */
+        if (value->cooperative != 0)
+            err = check_cooperative(p->function, p->job.launch.grid, p->job.launch.block,
+                                    p->job.launch.dyn_shared_bytes);
+        if (err == hipSuccess)
+            p->job.cooperative = value->cooperative != 0;
+        break;
+    case hipLaunchAttributePriority:
+        p->attrs.priority = value->priority;
+        break;
+    case hipLaunchAttributeMemSyncDomainMap:
+        p->attrs.domain_map = value->memSyncDomainMap;
+        break;
+    case hipLaunchAttributeMemSyncDomain:
+        if (value->memSyncDomain != hipLaunchMemSyncDomainDefault &&
+            value->memSyncDomain != hipLaunchMemSyncDomainRemote)
+            err = hipErrorInvalidValue;
+        else
+            p->attrs.domain = value->memSyncDomain;
+        break;
+    default: /* the synchronization policy is a stream's, not a node's */
+        err = hipErrorInvalidValue;
+        break;
+    }
+    pthread_mutex_unlock(&cpu_sched_lock);
+    if (err == hipErrorInvalidValue)
+        cpu_log("%s: attribute %d with this value is not one a kernel node takes", fn, (int)attr);
+    return cpu_ret(err);
+}
+
+hipError_t hipGraphKernelNodeGetAttribute(hipGraphNode_t hNode, hipLaunchAttributeID attr,
+                                          hipLaunchAttributeValue *value)
+{
+    const char *fn = "hipGraphKernelNodeGetAttribute";
+    launch_payload *p = node_launch(hNode, fn);
+    if (p == NULL || value == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    hipError_t err = hipSuccess;
+    pthread_mutex_lock(&cpu_sched_lock);
+    switch (attr) {
+    case hipLaunchAttributeAccessPolicyWindow:
+        value->accessPolicyWindow = p->attrs.window;
+        break;
+    case hipLaunchAttributeCooperative:
+        value->cooperative = p->job.cooperative;
+        break;
+    case hipLaunchAttributePriority:
+        value->priority = p->attrs.priority;
+        break;
+    case hipLaunchAttributeMemSyncDomainMap:
+        value->memSyncDomainMap = p->attrs.domain_map;
+        break;
+    case hipLaunchAttributeMemSyncDomain:
+        value->memSyncDomain = p->attrs.domain;
+        break;
+    default:
+        cpu_log("%s: attribute %d is not one a kernel node has", fn, (int)attr);
+        err = hipErrorInvalidValue;
+        break;
+    }
+    pthread_mutex_unlock(&cpu_sched_lock);
+    return cpu_ret(err);
+}
+
+/* Every launch attribute of one kernel node given to another (CUDA's
+ * cudaGraphKernelNodeCopyAttributes); hipGraphKernelNodeSetParams keeps a node's own. */
+void cpu_cmd_launch_copy_attrs(cpu_cmd *dst, const cpu_cmd *src)
+{
+    launch_payload *d = (launch_payload *)dst->payload;
+    const launch_payload *s = (const launch_payload *)src->payload;
+    d->attrs = s->attrs;
+    d->job.cooperative = s->job.cooperative;
+}
+
+hipError_t hipGraphKernelNodeCopyAttributes(hipGraphNode_t hSrc, hipGraphNode_t hDst)
+{
+    const char *fn = "hipGraphKernelNodeCopyAttributes";
+    if (node_launch(hSrc, fn) == NULL || node_launch(hDst, fn) == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    pthread_mutex_lock(&cpu_sched_lock);
+    cpu_cmd_launch_copy_attrs((cpu_cmd *)hDst, (const cpu_cmd *)hSrc);
+    pthread_mutex_unlock(&cpu_sched_lock);
+    return hipSuccess;
 }

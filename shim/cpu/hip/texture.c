@@ -343,6 +343,46 @@ hipError_t hipTexObjectGetResourceViewDesc(HIP_RESOURCE_VIEW_DESC *pResViewDesc,
     return cpu_ret(hipSuccess);
 }
 
+/* The runtime's forms: hipCreateTextureObject's conversion undone (the view descriptor has
+ * the driver's layout in both APIs). */
+hipError_t hipGetTextureObjectTextureDesc(hipTextureDesc *pTexDesc,
+                                          hipTextureObject_t textureObject)
+{
+    struct __hip_texture *o = tex_to_read(pTexDesc, textureObject,
+                                          "hipGetTextureObjectTextureDesc");
+    if (o == NULL)
+        return cpu_ret(hipErrorInvalidValue);
+    const HIP_TEXTURE_DESC *t = &o->tex;
+    memset(pTexDesc, 0, sizeof *pTexDesc);
+    for (int i = 0; i < 3; i++)
+        pTexDesc->addressMode[i] = (enum hipTextureAddressMode)t->addressMode[i];
+    pTexDesc->filterMode = (enum hipTextureFilterMode)t->filterMode;
+    pTexDesc->readMode = (t->flags & HIP_TRSF_READ_AS_INTEGER) ? hipReadModeElementType
+                                                               : hipReadModeNormalizedFloat;
+    pTexDesc->sRGB = (t->flags & HIP_TRSF_SRGB) != 0;
+    memcpy(pTexDesc->borderColor, t->borderColor, sizeof pTexDesc->borderColor);
+    pTexDesc->normalizedCoords = (t->flags & HIP_TRSF_NORMALIZED_COORDINATES) != 0;
+    pTexDesc->maxAnisotropy = t->maxAnisotropy;
+    pTexDesc->mipmapFilterMode = (enum hipTextureFilterMode)t->mipmapFilterMode;
+    pTexDesc->mipmapLevelBias = t->mipmapLevelBias;
+    pTexDesc->minMipmapLevelClamp = t->minMipmapLevelClamp;
+    pTexDesc->maxMipmapLevelClamp = t->maxMipmapLevelClamp;
+    return cpu_ret(hipSuccess);
+}
+
+hipError_t hipGetTextureObjectResourceViewDesc(struct hipResourceViewDesc *pResViewDesc,
+                                               hipTextureObject_t textureObject)
+{
+    struct __hip_texture *o = tex_to_read(pResViewDesc, textureObject,
+                                          "hipGetTextureObjectResourceViewDesc");
+    if (o == NULL || !o->has_view)
+        return cpu_ret(hipErrorInvalidValue);
+    _Static_assert(sizeof(struct hipResourceViewDesc) <= sizeof(HIP_RESOURCE_VIEW_DESC),
+                   "the runtime's view descriptor is a prefix of the driver's");
+    memcpy(pResViewDesc, &o->view, sizeof *pResViewDesc);
+    return cpu_ret(hipSuccess);
+}
+
 /* ---- surfaces: an array made with the load/store flag, addressed in bytes by x ---- */
 
 hipError_t hipCreateSurfaceObject(hipSurfaceObject_t *pSurfObject, const hipResourceDesc *pResDesc)
