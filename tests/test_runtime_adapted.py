@@ -142,3 +142,68 @@ def test_cuda12_graph_edges_on_libcudart12(libs: Path) -> None:  # noqa: F811
     else:
         assert proc.stdout.split() == ["0", "0", "1", "0", "1", "True", "0", "0"], \
             proc.stdout + proc.stderr
+
+
+CUDA12_BATCH3D = r"""
+import ctypes, sys
+rt = ctypes.CDLL(sys.argv[1] + "/libcudart.so.12")
+S = ctypes.c_size_t
+
+
+class Ptr(ctypes.Structure):  # the pointer operand; its locHint {type, id} left 0
+    _fields_ = [("ptr", ctypes.c_void_p), ("rowLength", S), ("layerHeight", S),
+                ("loc", ctypes.c_int * 2)]
+
+
+class Arr(ctypes.Structure):
+    _fields_ = [("array", ctypes.c_void_p), ("offset", S * 3)]
+
+
+class U(ctypes.Union):
+    _fields_ = [("ptr", Ptr), ("array", Arr)]
+
+
+class Operand(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_int), ("op", U)]
+
+
+class Op(ctypes.Structure):
+    _fields_ = [("src", Operand), ("dst", Operand), ("extent", S * 3),
+                ("srcAccessOrder", ctypes.c_int), ("flags", ctypes.c_uint)]
+
+
+host = (ctypes.c_ubyte * 24)(*range(24))
+back = (ctypes.c_ubyte * 24)()
+dev = ctypes.c_void_p()
+assert rt.cudaMalloc(ctypes.byref(dev), S(24)) == 0
+stream = ctypes.c_void_p()
+assert rt.cudaStreamCreateWithFlags(ctypes.byref(stream), 1) == 0
+ops = (Op * 2)()
+for op in ops:  # pointer to pointer, a 4 x 3 x 2 block of bytes, tightly packed
+    op.src.type = op.dst.type = 1  # cudaMemcpyOperandTypePointer
+    op.src.op.ptr.ptr = ctypes.addressof(host)
+    op.dst.op.ptr.ptr = dev.value
+    op.extent[:] = (4, 3, 2)
+    op.srcAccessOrder = 1  # cudaMemcpySrcAccessOrderStream
+ops[1].extent[2] = 0  # a zero extent: op 1 is refused
+fail = S(7)
+bad_op = rt.cudaMemcpy3DBatchAsync(S(2), ops, ctypes.byref(fail), ctypes.c_ulonglong(0), stream)
+fail_op = fail.value
+bad_flags = rt.cudaMemcpy3DBatchAsync(S(1), ops, ctypes.byref(fail), ctypes.c_ulonglong(1),
+                                      stream)
+fail_flags = fail.value
+ok = rt.cudaMemcpy3DBatchAsync(S(1), ops, ctypes.byref(fail), ctypes.c_ulonglong(0), stream)
+assert rt.cudaStreamSynchronize(stream) == 0
+assert rt.cudaMemcpy(back, dev, S(24), 4) == 0
+print(bad_op, fail_op, bad_flags, fail_flags == 2**64 - 1, ok, list(back) == list(host))
+"""
+
+
+def test_cuda12_3d_batch_reports_the_failing_op(libs: Path) -> None:  # noqa: F811
+    """libcudart.so.12's cudaMemcpy3DBatchAsync is CUDA 12.8's ABI (a failIdx before the
+    flags): it copies, and names the op it refused (SIZE_MAX: the batch as a whole)."""
+    proc = subprocess.run([sys.executable, "-c", CUDA12_BATCH3D, str(libs / "lib")],
+                          capture_output=True, text=True, timeout=120, env=shim_env(libs))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["1", "1", "1", "True", "0", "True"], proc.stdout + proc.stderr
+    assert "cudaMemcpy3DBatchAsync: a zero extent" in proc.stderr

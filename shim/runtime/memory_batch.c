@@ -1,6 +1,6 @@
 /*
- * CUDA 13's batched managed-memory operations and 3D copies, each op this library's own
- * single call in stream order (the batch runs in stream order as a whole; CUDA leaves the
+ * CUDA 13's batched managed-memory operations and the 3D copies (also in CUDA 12.8's ABI),
+ * each op this library's own single call in stream order (the batch runs in stream order as a whole; CUDA leaves the
  * order within it open, so issuing the ops in list order is one of the allowed orders):
  *  - cudaMemPrefetchBatchAsync: cudaMemPrefetchAsync per range, to the prefetchLocs[k]
  *    whose index range covers it;
@@ -27,8 +27,6 @@
 #undef cudaMemPrefetchAsync
 #undef cudaMemcpy3DAsync
 
-#if PYSHIM_CUDART_MAJOR >= 13
-
 static cudaError_t refuse(const char *fn, const char *why)
 {
     pyshim_rt_log("%s: %s", fn, why);
@@ -44,6 +42,8 @@ static int batch_stream(cudaStream_t *s, int per_thread)
         *s = cudaStreamPerThread;
     return 1;
 }
+
+#if PYSHIM_CUDART_MAJOR >= 13 /* the managed-memory batches are CUDA 13's */
 
 /* A range CUDA lets a batch discard or prefetch: managed memory, start and last byte in
  * one managed allocation. */
@@ -180,7 +180,9 @@ cudaError_t cudaMemDiscardBatchAsync_ptsz(void **dptrs, size_t *sizes, size_t co
     return discard_batch(dptrs, sizes, count, flags, stream, 1);
 }
 
-/* ---- 3D copies ---- */
+#endif
+
+/* ---- 3D copies (CUDA 12.8's ABI reports the failing op in failIdx, 13's does not) ---- */
 
 /* Bytes per element of an array (its channel descriptor), 0 if it is not one. */
 static size_t element_bytes(cudaArray_const_t a)
@@ -229,9 +231,13 @@ static int operand(const struct cudaMemcpy3DOperand *o, const struct cudaExtent 
     return 0;
 }
 
-static cudaError_t copy_3d_batch(size_t n, struct cudaMemcpy3DBatchOp *ops,
+static cudaError_t copy_3d_batch(size_t n, struct cudaMemcpy3DBatchOp *ops, size_t *fail,
                                  unsigned long long flags, cudaStream_t s, int per_thread)
 {
+    size_t unused;
+    if (fail == NULL)
+        fail = &unused;
+    *fail = SIZE_MAX; /* an error of the batch as a whole */
     PYSHIM_RT_STICKY_CHECK();
     const char *fn = "cudaMemcpy3DBatchAsync";
     if (flags != 0)
@@ -243,6 +249,7 @@ static cudaError_t copy_3d_batch(size_t n, struct cudaMemcpy3DBatchOp *ops,
     int during_call = 0;
     for (size_t i = 0; i < n; i++) {
         const struct cudaMemcpy3DBatchOp *op = &ops[i];
+        *fail = i;
         enum cudaMemcpySrcAccessOrder o = op->srcAccessOrder;
         if (o != cudaMemcpySrcAccessOrderStream && o != cudaMemcpySrcAccessOrderDuringApiCall &&
             o != cudaMemcpySrcAccessOrderAny)
@@ -254,6 +261,7 @@ static cudaError_t copy_3d_batch(size_t n, struct cudaMemcpy3DBatchOp *ops,
     }
     for (size_t i = 0; i < n; i++) {
         const struct cudaMemcpy3DBatchOp *op = &ops[i];
+        *fail = i;
         int sa = op->src.type == cudaMemcpyOperandTypeArray;
         int da = op->dst.type == cudaMemcpyOperandTypeArray;
         size_t elem = 1; /* pointer to pointer: bytes */
@@ -280,19 +288,34 @@ static cudaError_t copy_3d_batch(size_t n, struct cudaMemcpy3DBatchOp *ops,
             return err;
         during_call |= op->srcAccessOrder == cudaMemcpySrcAccessOrderDuringApiCall;
     }
+    *fail = SIZE_MAX;
     return during_call ? cudaStreamSynchronize(s) : cudaSuccess;
 }
 
+#if PYSHIM_CUDART_MAJOR >= 13
 cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList,
                                    unsigned long long flags, cudaStream_t stream)
 {
-    return copy_3d_batch(numOps, opList, flags, stream, 0);
+    return copy_3d_batch(numOps, opList, NULL, flags, stream, 0);
 }
 
 cudaError_t cudaMemcpy3DBatchAsync_ptsz(size_t numOps, struct cudaMemcpy3DBatchOp *opList,
                                         unsigned long long flags, cudaStream_t stream)
 {
-    return copy_3d_batch(numOps, opList, flags, stream, 1);
+    return copy_3d_batch(numOps, opList, NULL, flags, stream, 1);
+}
+#else
+cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList,
+                                   size_t *failIdx, unsigned long long flags,
+                                   cudaStream_t stream)
+{
+    return copy_3d_batch(numOps, opList, failIdx, flags, stream, 0);
 }
 
+cudaError_t cudaMemcpy3DBatchAsync_ptsz(size_t numOps, struct cudaMemcpy3DBatchOp *opList,
+                                        size_t *failIdx, unsigned long long flags,
+                                        cudaStream_t stream)
+{
+    return copy_3d_batch(numOps, opList, failIdx, flags, stream, 1);
+}
 #endif

@@ -1192,7 +1192,9 @@ def _pointer_addresses(r: str, j: int, pre: list, recs: list, at: list[tuple[int
             if hit is not None and word(name) and word(hit[0]) and word(hit[1]):
                 base, off, sites = hit
                 d = defs.get(name)
+                # (not `p = p + off`: the access needs p's value before the add)
                 if (d is not None and d < cur and who[d] is not None
+                        and name != base and name != off
                         and recs[who[d]].site in sites
                         and base not in arrays and off not in arrays
                         and {base, off} <= recs[who[d]].regs
