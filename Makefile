@@ -50,7 +50,7 @@ $(EX_OUT)/%_ptds: examples/%.cu
 	$(NVCC) -O2 --default-stream per-thread -o $@ $<
 
 test:
-	$(PYTHON) -m pytest -q -n 2 tests
+	$(PYTHON) -m pytest -q -n 2 --durations=25 tests
 
 lint:
 	$(PYTHON) -m ruff check pyshim tests benchmarks
