@@ -46,6 +46,7 @@ class CpuLib:
     not_implemented: int    # the library's status for a generated stub
     libs: tuple[str, ...]   # extra link flags
     pre_include: str = ""
+    cflags: tuple[str, ...] = ()  # after CFLAGS: the library's own code generation
 
 
 CPU_LIBS = (
@@ -135,7 +136,7 @@ def build_cpu_lib(lib: CpuLib, out_dir: Path) -> Path:
     src_dir = CPU_SRC / lib.folder
     sources = sorted(src_dir.glob("*.c"))
     inc = _inc(lib.header_keys)
-    flags = [*CFLAGS, f"-I{src_dir}", *[f"-I{d}" for d in inc]]
+    flags = [*CFLAGS, *lib.cflags, f"-I{src_dir}", *[f"-I{d}" for d in inc]]
     if lib.pre_include:
         flags += ["-include", str(src_dir / lib.pre_include)]
     declared = sorted(load_table("rocm")["names"][lib.names_key])
