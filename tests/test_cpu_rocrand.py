@@ -83,7 +83,6 @@ def test_quasi_normal_is_the_quantile_of_the_midpoint(rr):
 
 def test_refusals_are_rocrand_statuses(rr):
     g = ctypes.c_void_p()
-    assert rr.rocrand_create_generator_host(ctypes.byref(g), MTGP32) == TYPE_ERROR  # not yet
     assert rr.rocrand_create_generator_host(ctypes.byref(g), SCRAMBLED32) == TYPE_ERROR
     q = gen(rr, SOBOL32, 3)
     out = np.zeros(8, np.uint32)
@@ -124,7 +123,7 @@ def test_mt19937_is_the_reference_mersenne_twister(rr):
     np.testing.assert_array_equal(ours, bg.random_raw(2500).astype(np.uint32))
 
 
-@pytest.mark.parametrize("kind", [XORWOW, PHILOX, 402])
+@pytest.mark.parametrize("kind", [XORWOW, PHILOX, 402, MTGP32])
 def test_offset_is_a_position_in_the_sequence(rr, kind):
     """cuRAND: "if offset = 100, the first random number generated will be the 100th in
     the sequence"; successive calls continue it, whatever their sizes."""
@@ -134,6 +133,21 @@ def test_offset_is_a_position_in_the_sequence(rr, kind):
     np.testing.assert_array_equal(u32(rr, g, 10), whole[100:110])
     parts = [u32(rr, g, n) for n in (1, 1, 4095, 7000)]
     np.testing.assert_array_equal(np.concatenate(parts), whole[110:110 + 11097])
+    assert rr.rocrand_set_offset(g, ctypes.c_ulonglong(3)) == 0  # back: the states start over
+    np.testing.assert_array_equal(u32(rr, g, 300), whole[3:303])
+
+
+def test_mtgp32_distributions_take_one_draw_each(rr):
+    """MTGP32's device functions (curand_uniform, curand_normal_double by the inverse CDF,
+    curand_poisson) take one curand() per value: result n is the n-th draw's transform, so
+    odd counts are fine and the normals are the quantiles of the draws' midpoints."""
+    bits = u32(rr, gen(rr, MTGP32), 16385)
+    out = np.zeros(16385)
+    assert rr.rocrand_generate_normal_double(gen(rr, MTGP32), out.ctypes.data, 16385, 1.5,
+                                             2.0) == 0
+    want = 1.5 + 2.0 * norm.ppf(bits * 2.0**-32 + 2.0**-33)
+    np.testing.assert_allclose(out, want, rtol=0, atol=1e-11)
+    assert len(set(bits.tolist())) > 16000
 
 
 def test_normals_come_in_pairs(rr):

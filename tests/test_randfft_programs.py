@@ -68,6 +68,13 @@ def test_curand_host_sequences_are_curand_kernels(built):
     # 4096 states x 3 draws: the host generator equals curand_init/curand run in a kernel
     for gen in ("xorwow", "philox", "mrg32k3a"):
         assert rows[gen][-1] == "0", rows
+    # MTGP32: the host generator's 64 x 256 x 3 results equal curand() of
+    # curandMakeMTGP32KernelState's states run in a kernel, round by round; normal doubles
+    # (inverse CDF) to double rounding, Poisson (inversion at 5.5, normal at 1500) exactly
+    for what in range(4):
+        row = rows[f"mtgp{what}"]
+        assert row[4] == "0" and float(row[6]) < 1e-12, (what, row)
+    assert rows["mtgp0"][1] != rows["mtgp0"][2]
     # the host distributions equal the device functions state by state: normals to float
     # rounding (the device's __sincosf), doubles to double rounding, uniform doubles exactly
     for k in range(3):

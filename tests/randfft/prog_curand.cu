@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <curand.h>
 #include <curand_kernel.h>
+#include <curand_mtgp32_host.h>
+#include <curand_mtgp32dc_p_11213.h>
 
 #define THREADS 4096
 #define PER 3
@@ -36,6 +38,92 @@ __global__ void device_mrg(unsigned long long seed, unsigned int *out)
         out[j * THREADS + t] = curand(&s);
 }
 
+static int check(const char *what, curandStatus_t st)
+{
+    if (st != CURAND_STATUS_SUCCESS) {
+        printf("%s failed %d\n", what, (int)st);
+        exit(1);
+    }
+    return 0;
+}
+
+// MTGP32: block b runs curand() on state b (curandMakeMTGP32KernelState's), its 256
+// threads together; round r of block b is results [(r * 64 + b) * 256, +256) of the host
+// generator's sequence (64 blocks of 256 threads, grid-stride)
+#define MT_BLOCKS 64
+#define MT_THREADS 256
+#define MT_ROUNDS 3
+#define MT_N (MT_BLOCKS * MT_THREADS * MT_ROUNDS)
+
+__global__ void device_mtgp(curandStateMtgp32 *st, int what, double lambda, unsigned int *out,
+                            double *d)
+{
+    for (int r = 0; r < MT_ROUNDS; r++) {
+        int i = (r * MT_BLOCKS + blockIdx.x) * MT_THREADS + threadIdx.x;
+        if (what == 0)
+            out[i] = curand(&st[blockIdx.x]);
+        else if (what == 1)
+            d[i] = curand_normal_double(&st[blockIdx.x]);
+        else
+            out[i] = curand_poisson(&st[blockIdx.x], lambda);
+    }
+}
+
+static void mtgp_compare(unsigned long long seed)
+{
+    curandStateMtgp32 *st;
+    mtgp32_kernel_params *kp;
+    unsigned int *dh, *dk;
+    double *ddh, *ddk;
+    cudaMalloc(&st, sizeof(curandStateMtgp32) * MT_BLOCKS);
+    cudaMalloc(&kp, sizeof(mtgp32_kernel_params));
+    cudaMalloc(&dh, MT_N * 4);
+    cudaMalloc(&dk, MT_N * 4);
+    cudaMalloc(&ddh, MT_N * 8);
+    cudaMalloc(&ddk, MT_N * 8);
+    unsigned int *a = (unsigned int *)malloc(MT_N * 4), *b = (unsigned int *)malloc(MT_N * 4);
+    double *x = (double *)malloc(MT_N * 8), *y = (double *)malloc(MT_N * 8);
+    check("mtgp constants", curandMakeMTGP32Constants(mtgp32dc_params_fast_11213, kp));
+    curandGenerator_t g;
+    check("create", curandCreateGenerator(&g, CURAND_RNG_PSEUDO_MTGP32));
+    check("seed", curandSetPseudoRandomGeneratorSeed(g, seed));
+    // what: 0 bits, 1 normal doubles, 2 Poisson 5.5 (inversion), 3 Poisson 1500 (normal)
+    for (int what = 0; what < 4; what++) {
+        double lambda = what == 2 ? 5.5 : 1500.0;
+        check("mtgp states", curandMakeMTGP32KernelState(st, mtgp32dc_params_fast_11213, kp,
+                                                         MT_BLOCKS, seed));
+        check("offset", curandSetGeneratorOffset(g, 0));
+        if (what == 0)
+            check("mtgp generate", curandGenerate(g, dh, MT_N));
+        else if (what == 1)
+            check("mtgp normal", curandGenerateNormalDouble(g, ddh, MT_N, 0.0, 1.0));
+        else
+            check("mtgp poisson", curandGeneratePoisson(g, dh, MT_N, lambda));
+        device_mtgp<<<MT_BLOCKS, MT_THREADS>>>(st, what < 2 ? what : 2, lambda, dk, ddk);
+        if (cudaDeviceSynchronize() != cudaSuccess) {
+            printf("mtgp kernel failed\n");
+            exit(1);
+        }
+        size_t diff = 0;
+        double err = 0;
+        if (what == 1) {
+            cudaMemcpy(x, ddh, MT_N * 8, cudaMemcpyDeviceToHost);
+            cudaMemcpy(y, ddk, MT_N * 8, cudaMemcpyDeviceToHost);
+            for (int i = 0; i < MT_N; i++) {
+                double e = __builtin_fabs(x[i] - y[i]);
+                err = e > err ? e : err;
+            }
+        } else {
+            cudaMemcpy(a, dh, MT_N * 4, cudaMemcpyDeviceToHost);
+            cudaMemcpy(b, dk, MT_N * 4, cudaMemcpyDeviceToHost);
+            for (int i = 0; i < MT_N; i++)
+                diff += a[i] != b[i];
+        }
+        printf("mtgp%d first %u %u differ %zu err %.3e\n", what, a[0], a[MT_THREADS], diff, err);
+    }
+    check("destroy", curandDestroyGenerator(g));
+}
+
 // distributions: state t's first pair of normals (and first uniform double) per thread
 template <typename S>
 __global__ void device_dists(unsigned long long seed, float *nf, double *nd, double *ud)
@@ -52,15 +140,6 @@ __global__ void device_dists(unsigned long long seed, float *nf, double *nd, dou
     nd[2 * t + 1] = b.y;
     curand_init(seed, t, 0, &s);
     ud[t] = curand_uniform_double(&s);
-}
-
-static int check(const char *what, curandStatus_t st)
-{
-    if (st != CURAND_STATUS_SUCCESS) {
-        printf("%s failed %d\n", what, (int)st);
-        exit(1);
-    }
-    return 0;
 }
 
 static void host_bits(curandRngType_t type, unsigned long long seed, unsigned int *dev, size_t n)
@@ -102,6 +181,7 @@ int main(void)
             diff += a[i] != b[i];
         printf("%s first %u %u %u differ %zu\n", names[k], a[0], a[1], a[THREADS], diff);
     }
+    mtgp_compare(4321ull);
     // the host distributions against the device functions, state by state
     {
         float *nf, *hnf = (float *)malloc(2 * THREADS * 4), *knf = (float *)malloc(2 * THREADS * 4);
