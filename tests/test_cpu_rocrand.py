@@ -83,7 +83,7 @@ def test_quasi_normal_is_the_quantile_of_the_midpoint(rr):
 
 def test_refusals_are_rocrand_statuses(rr):
     g = ctypes.c_void_p()
-    assert rr.rocrand_create_generator_host(ctypes.byref(g), SCRAMBLED32) == TYPE_ERROR
+    assert rr.rocrand_create_generator_host(ctypes.byref(g), 406) == TYPE_ERROR  # LFSR113
     q = gen(rr, SOBOL32, 3)
     out = np.zeros(8, np.uint32)
     assert rr.rocrand_generate(q, out.ctypes.data_as(ctypes.c_void_p),
@@ -155,3 +155,35 @@ def test_normals_come_in_pairs(rr):
     out = np.zeros(3)
     assert rr.rocrand_generate_normal_double(g, out.ctypes.data, 3, 0.0, 1.0) == \
         LENGTH_NOT_MULTIPLE
+
+
+@pytest.mark.parametrize("kind, bits", [(SCRAMBLED32, 32), (505, 64)])
+def test_scrambled_sobol_is_the_published_tables(rr, kind, bits):
+    """A scrambled generator's dimension d is the Gray-code Sobol sequence of the
+    SCRAMBLED_JOEKUO6 direction vectors shifted by scramble constant d (what a device
+    program builds from the same tables), and still stratifies: the first 2^m values of a
+    dimension fall one into each of 2^m equal intervals."""
+    dims, n = 6, 1024
+    word = np.uint32 if bits == 32 else np.uint64
+    g = gen(rr, kind, dims)
+    out = np.zeros(dims * n, word)
+    fn = rr.rocrand_generate if bits == 32 else rr.rocrand_generate_long_long
+    assert fn(g, out.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(dims * n)) == 0
+    vp, cp = ctypes.c_void_p(), ctypes.c_void_p()
+    get_v = rr.rocrand_get_direction_vectors32 if bits == 32 else rr.rocrand_get_direction_vectors64
+    get_c = rr.rocrand_get_scramble_constants32 if bits == 32 else \
+        rr.rocrand_get_scramble_constants64
+    assert get_v(ctypes.byref(vp), 102 if bits == 32 else 104) == 0
+    assert get_c(ctypes.byref(cp)) == 0
+    ctype = ctypes.c_uint32 if bits == 32 else ctypes.c_uint64
+    v = np.ctypeslib.as_array((ctype * (dims * bits)).from_address(vp.value)).reshape(dims, bits)
+    c = np.ctypeslib.as_array((ctype * dims).from_address(cp.value))
+    gray = np.arange(n) ^ (np.arange(n) >> 1)
+    for d in range(dims):
+        want = np.full(n, c[d], word)
+        for b in range(11):
+            want ^= np.where((gray >> b) & 1, v[d, b], 0).astype(word)
+        np.testing.assert_array_equal(out[d * n:(d + 1) * n], want)
+        cells = (out[d * n:(d + 1) * n] >> word(bits - 10)).astype(np.int64)
+        assert sorted(cells.tolist()) == list(range(n))
+    assert len(set(c.tolist())) == dims and len({int(x) for x in v[:, 0]}) > 1

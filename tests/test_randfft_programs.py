@@ -75,6 +75,10 @@ def test_curand_host_sequences_are_curand_kernels(built):
         row = rows[f"mtgp{what}"]
         assert row[4] == "0" and float(row[6]) < 1e-12, (what, row)
     assert rows["mtgp0"][1] != rows["mtgp0"][2]
+    # Sobol32 normal doubles equal curand_normal_double on curand_init's Sobol states, and
+    # the scrambled generator equals the scrambled device state built from the direction
+    # vectors and scramble constants the library hands out (pyshim's own: not cuRAND's)
+    assert float(rows["sobol0"][6]) < 1e-12 and rows["sobol1"][4] == "0", rows
     # the host distributions equal the device functions state by state: normals to float
     # rounding (the device's __sincosf), doubles to double rounding, uniform doubles exactly
     for k in range(3):

@@ -124,6 +124,74 @@ static void mtgp_compare(unsigned long long seed)
     check("destroy", curandDestroyGenerator(g));
 }
 
+// Sobol: thread d runs dimension d from the direction vectors (and scramble constants) the
+// library hands out; the host generator's results are dimension-major
+#define Q_DIMS 8
+#define Q_N 1000
+
+__global__ void device_sobol(curandDirectionVectors32_t *v, unsigned int *c, unsigned int *out,
+                             double *nd)
+{
+    int d = threadIdx.x;
+    if (c) {
+        curandStateScrambledSobol32_t s;
+        curand_init(v[d], c[d], 0, &s);
+        for (int i = 0; i < Q_N; i++)
+            out[d * Q_N + i] = curand(&s);
+    } else {
+        curandStateSobol32_t s;
+        curand_init(v[d], 0, &s);
+        for (int i = 0; i < Q_N; i++)
+            nd[d * Q_N + i] = curand_normal_double(&s);
+    }
+}
+
+static void sobol_compare(int scrambled)
+{
+    curandDirectionVectors32_t *hv, *dv;
+    unsigned int *hc = NULL, *dc = NULL, *dh, *dk;
+    double *ndh, *ndk;
+    check("vectors", curandGetDirectionVectors32(&hv, scrambled
+                                                          ? CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6
+                                                          : CURAND_DIRECTION_VECTORS_32_JOEKUO6));
+    cudaMalloc(&dv, sizeof(curandDirectionVectors32_t) * Q_DIMS);
+    cudaMemcpy(dv, hv, sizeof(curandDirectionVectors32_t) * Q_DIMS, cudaMemcpyHostToDevice);
+    if (scrambled) {
+        check("constants", curandGetScrambleConstants32(&hc));
+        cudaMalloc(&dc, 4 * Q_DIMS);
+        cudaMemcpy(dc, hc, 4 * Q_DIMS, cudaMemcpyHostToDevice);
+    }
+    cudaMalloc(&dh, 4 * Q_DIMS * Q_N);
+    cudaMalloc(&dk, 4 * Q_DIMS * Q_N);
+    cudaMalloc(&ndh, 8 * Q_DIMS * Q_N);
+    cudaMalloc(&ndk, 8 * Q_DIMS * Q_N);
+    curandGenerator_t g;
+    check("create", curandCreateGenerator(&g, scrambled ? CURAND_RNG_QUASI_SCRAMBLED_SOBOL32
+                                                        : CURAND_RNG_QUASI_SOBOL32));
+    check("dims", curandSetQuasiRandomGeneratorDimensions(g, Q_DIMS));
+    if (scrambled)
+        check("sobol generate", curandGenerate(g, dh, Q_DIMS * Q_N));
+    else
+        check("sobol normal", curandGenerateNormalDouble(g, ndh, Q_DIMS * Q_N, 0.0, 1.0));
+    check("destroy", curandDestroyGenerator(g));
+    device_sobol<<<1, Q_DIMS>>>(dv, dc, dk, ndk);
+    cudaDeviceSynchronize();
+    size_t diff = 0;
+    double err = 0;
+    static unsigned int a[Q_DIMS * Q_N], b[Q_DIMS * Q_N];
+    static double x[Q_DIMS * Q_N], y[Q_DIMS * Q_N];
+    cudaMemcpy(a, dh, sizeof a, cudaMemcpyDeviceToHost);
+    cudaMemcpy(b, dk, sizeof b, cudaMemcpyDeviceToHost);
+    cudaMemcpy(x, ndh, sizeof x, cudaMemcpyDeviceToHost);
+    cudaMemcpy(y, ndk, sizeof y, cudaMemcpyDeviceToHost);
+    for (int i = 0; i < Q_DIMS * Q_N; i++) {
+        diff += scrambled && a[i] != b[i];
+        double e = scrambled ? 0 : __builtin_fabs(x[i] - y[i]);
+        err = e > err ? e : err;
+    }
+    printf("sobol%d first %u %u differ %zu err %.3e\n", scrambled, a[0], a[Q_N], diff, err);
+}
+
 // distributions: state t's first pair of normals (and first uniform double) per thread
 template <typename S>
 __global__ void device_dists(unsigned long long seed, float *nf, double *nd, double *ud)
@@ -182,6 +250,8 @@ int main(void)
         printf("%s first %u %u %u differ %zu\n", names[k], a[0], a[1], a[THREADS], diff);
     }
     mtgp_compare(4321ull);
+    sobol_compare(0);
+    sobol_compare(1);
     // the host distributions against the device functions, state by state
     {
         float *nf, *hnf = (float *)malloc(2 * THREADS * 4), *knf = (float *)malloc(2 * THREADS * 4);

@@ -64,7 +64,8 @@ static int is_pseudo(rocrand_rng_type t)
 static int is_quasi(rocrand_rng_type t)
 {
     return t == ROCRAND_RNG_QUASI_DEFAULT || t == ROCRAND_RNG_QUASI_SOBOL32 ||
-           t == ROCRAND_RNG_QUASI_SOBOL64;
+           t == ROCRAND_RNG_QUASI_SOBOL64 || t == ROCRAND_RNG_QUASI_SCRAMBLED_SOBOL32 ||
+           t == ROCRAND_RNG_QUASI_SCRAMBLED_SOBOL64;
 }
 
 /* cuRAND's default seed */
@@ -87,7 +88,7 @@ static rocrand_status create(rocrand_generator *g, rocrand_rng_type t, int host)
         return ROCRAND_STATUS_TYPE_ERROR;
     }
     if (!is_pseudo(t) && !is_quasi(t)) {
-        /* MRG31k3p, LFSR113, ThreeFry; the scrambled Sobol generators */
+        /* MRG31k3p, LFSR113, ThreeFry */
         fprintf(stderr, "pyshim cpu device: rocRAND generator type %d is not implemented "
                         "(returns ROCRAND_STATUS_TYPE_ERROR)\n", (int)t);
         return ROCRAND_STATUS_TYPE_ERROR;
@@ -526,6 +527,11 @@ static const uint32_t *mtgp_round(rocrand_generator g, int b, uint64_t r)
 
 #define IS_MTGP(g) ((g) && (g)->type == ROCRAND_RNG_PSEUDO_MTGP32)
 
+/* the scrambled generators: pyshim's scrambled direction vectors and shifts (sobol.c) */
+#define IS_SCRAMBLED(g)                                                                     \
+    ((g)->type == ROCRAND_RNG_QUASI_SCRAMBLED_SOBOL32 ||                                    \
+     (g)->type == ROCRAND_RNG_QUASI_SCRAMBLED_SOBOL64)
+
 /* ---- Sobol: n / dims results per dimension, dimension-major, from the generator's
  * offset on (cuRAND's quasi-random layout); element k of a dimension is the XOR of the
  * direction vectors picked by the bits of k's Gray code ------------------------------- */
@@ -547,14 +553,21 @@ static rocrand_status quasi_begin(rocrand_generator g, const void *out, size_t n
         if (st_ != ROCRAND_STATUS_SUCCESS)                                                  \
             return st_;                                                                     \
         size_t per_ = (n) / (g)->dims;                                                      \
+        int scr_ = IS_SCRAMBLED(g);                                                         \
         for (unsigned int d_ = 0; d_ < (g)->dims; d_++) {                                   \
-            T v_[W];                                                                        \
-            if ((W) == 32)                                                                  \
+            T v_[W], x = 0;                                                                 \
+            if ((W) == 32 && scr_) {                                                        \
+                sobol_scrambled_vectors32(d_, (void *)v_);                                  \
+                x = (T)sobol_scramble_constant32(d_);                                       \
+            } else if ((W) == 32) {                                                         \
                 sobol_vectors32(d_, (void *)v_);                                            \
-            else                                                                            \
+            } else if (scr_) {                                                              \
+                sobol_scrambled_vectors64(d_, (void *)v_);                                  \
+                x = (T)sobol_scramble_constant64(d_);                                       \
+            } else {                                                                        \
                 sobol_vectors64(d_, (void *)v_);                                            \
+            }                                                                               \
             unsigned long long k_ = (g)->offset, gray_ = k_ ^ (k_ >> 1);                    \
-            T x = 0;                                                                        \
             for (int b_ = 0; b_ < (W) && gray_; b_++, gray_ >>= 1)                          \
                 if (gray_ & 1)                                                              \
                     x ^= v_[b_];                                                            \
@@ -570,7 +583,8 @@ static rocrand_status quasi_begin(rocrand_generator g, const void *out, size_t n
         return ROCRAND_STATUS_SUCCESS;                                                      \
     } while (0)
 
-#define IS64(g) ((g)->type == ROCRAND_RNG_QUASI_SOBOL64)
+#define IS64(g)                                                                             \
+    ((g)->type == ROCRAND_RNG_QUASI_SOBOL64 || (g)->type == ROCRAND_RNG_QUASI_SCRAMBLED_SOBOL64)
 #define QUASI_ANY(g, out, n, EMIT32, EMIT64)                                                \
     do {                                                                                    \
         if (IS64(g))                                                                        \
@@ -907,15 +921,20 @@ RR_API rocrand_status rocrand_destroy_discrete_distribution(rocrand_discrete_dis
     return ROCRAND_STATUS_OUT_OF_RANGE;
 }
 
-/* the unscrambled Joe-Kuo sets only: the scrambled ones are NVIDIA's data */
+/* the Joe-Kuo sets, and pyshim's own scrambled sets and constants (cuRAND's are not
+ * published: sobol.c says what they are) */
 RR_API rocrand_status rocrand_get_direction_vectors32(const unsigned int **vectors,
                                                       const rocrand_direction_vector_set set)
 {
     if (!vectors)
         return ROCRAND_STATUS_OUT_OF_RANGE;
-    if (set != ROCRAND_DIRECTION_VECTORS_32_JOEKUO6 || !sobol_table32())
+    const unsigned int *t = set == ROCRAND_DIRECTION_VECTORS_32_JOEKUO6 ? sobol_table32()
+                            : set == ROCRAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6
+                                ? sobol_scrambled_table32()
+                                : NULL;
+    if (!t)
         return ROCRAND_STATUS_OUT_OF_RANGE;
-    *vectors = sobol_table32();
+    *vectors = t;
     return ROCRAND_STATUS_SUCCESS;
 }
 
@@ -924,20 +943,32 @@ RR_API rocrand_status rocrand_get_direction_vectors64(const unsigned long long *
 {
     if (!vectors)
         return ROCRAND_STATUS_OUT_OF_RANGE;
-    if (set != ROCRAND_DIRECTION_VECTORS_64_JOEKUO6 || !sobol_table64())
+    const unsigned long long *t = set == ROCRAND_DIRECTION_VECTORS_64_JOEKUO6 ? sobol_table64()
+                                  : set == ROCRAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6
+                                      ? sobol_scrambled_table64()
+                                      : NULL;
+    if (!t)
         return ROCRAND_STATUS_OUT_OF_RANGE;
-    *vectors = sobol_table64();
+    *vectors = t;
     return ROCRAND_STATUS_SUCCESS;
 }
 
 RR_API rocrand_status rocrand_get_scramble_constants32(const unsigned int **constants)
 {
-    (void)constants;
-    return ROCRAND_STATUS_TYPE_ERROR;
+    if (!constants)
+        return ROCRAND_STATUS_OUT_OF_RANGE;
+    if (!sobol_scramble_constants32())
+        return ROCRAND_STATUS_TYPE_ERROR;
+    *constants = sobol_scramble_constants32();
+    return ROCRAND_STATUS_SUCCESS;
 }
 
 RR_API rocrand_status rocrand_get_scramble_constants64(const unsigned long long **constants)
 {
-    (void)constants;
-    return ROCRAND_STATUS_TYPE_ERROR;
+    if (!constants)
+        return ROCRAND_STATUS_OUT_OF_RANGE;
+    if (!sobol_scramble_constants64())
+        return ROCRAND_STATUS_TYPE_ERROR;
+    *constants = sobol_scramble_constants64();
+    return ROCRAND_STATUS_SUCCESS;
 }
