@@ -8,6 +8,8 @@ import ctypes
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from scipy.stats import norm, qmc
 
 from pyshim.paths import build_dir
@@ -187,3 +189,53 @@ def test_scrambled_sobol_is_the_published_tables(rr, kind, bits):
         cells = (out[d * n:(d + 1) * n] >> word(bits - 10)).astype(np.int64)
         assert sorted(cells.tolist()) == list(range(n))
     assert len(set(c.tolist())) == dims and len({int(x) for x in v[:, 0]}) > 1
+
+
+def _poisson(rr, kind: int, seed: int, lam: float, n: int) -> np.ndarray:
+    g = gen(rr, kind)
+    assert rr.rocrand_set_seed(g, ctypes.c_ulonglong(seed)) == 0
+    out = np.zeros(n, np.uint32)
+    rr.rocrand_generate_poisson.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+                                            ctypes.c_double]
+    assert rr.rocrand_generate_poisson(g, out.ctypes.data, n, lam) == 0
+    assert rr.rocrand_destroy_generator(g) == 0
+    return out
+
+
+def _chi2_pvalue(sample: np.ndarray, lam: float) -> float:
+    """Pearson's chi-square of the sample's histogram against Poisson(lam), cells merged
+    from both tails until each expects at least 20."""
+    from scipy.stats import chi2, poisson
+
+    n = sample.size
+    lo, hi = int(poisson.ppf(1e-9, lam)), int(poisson.isf(1e-9, lam)) + 1
+    edges = [lo]
+    for k in range(lo + 1, hi + 1):
+        if n * (poisson.cdf(k - 1, lam) - poisson.cdf(edges[-1] - 1, lam)) >= 20:
+            edges.append(k)
+    edges[-1] = hi + 1
+    obs = np.histogram(sample, bins=[-0.5] + [e - 0.5 for e in edges[1:-1]] + [np.inf])[0]
+    cdf = poisson.cdf(np.array(edges[1:-1]) - 1, lam)
+    exp = n * np.diff(np.concatenate([[0.0], cdf, [1.0]]))
+    return float(chi2.sf(((obs - exp) ** 2 / exp).sum(), len(obs) - 1))
+
+
+@settings(max_examples=12, deadline=None)
+@given(lam=st.one_of(st.floats(0.05, 64.0), st.floats(64.0, 999.0),
+                     st.floats(1000.0, 50000.0)),
+       kind=st.sampled_from([XORWOW, PHILOX, 402, MTGP32]), seed=st.integers(0, 2**40))
+@example(lam=63.9, kind=XORWOW, seed=1)
+@example(lam=64.0, kind=PHILOX, seed=2)
+@example(lam=999.5, kind=402, seed=3)
+@example(lam=1000.0, kind=MTGP32, seed=4)
+def test_poisson_follows_the_distribution(rr, lam, kind, seed):
+    """The host Poisson (_curand_poisson of one draw: inversion below lambda 1000, the
+    rounded inverse-CDF normal above) against Poisson(lambda): 60,000 values, chi-square."""
+    sample = _poisson(rr, kind, seed, lam, 60_000)
+    assert _chi2_pvalue(sample, lam) > 1e-5, (lam, kind, seed)
+    assert abs(sample.mean() - lam) < 6 * np.sqrt(lam / sample.size)
+
+
+def test_poisson_chi_square_can_fail(rr):
+    """The test above rejects a near miss: lambda 5.5's values against Poisson(5.7)."""
+    assert _chi2_pvalue(_poisson(rr, XORWOW, 9, 5.5, 60_000), 5.7) < 1e-6

@@ -79,6 +79,11 @@ def test_curand_host_sequences_are_curand_kernels(built):
     # the scrambled generator equals the scrambled device state built from the direction
     # vectors and scramble constants the library hands out (pyshim's own: not cuRAND's)
     assert float(rows["sobol0"][6]) < 1e-12 and rows["sobol1"][4] == "0", rows
+    # Poisson (lambda 5.5 and 1500) of XORWOW, Philox, MRG32k3a: the host values are
+    # curand_poisson.h's _curand_poisson(curand(&state)) for each state, exactly
+    for k in range(3):
+        for lam in range(2):
+            assert rows[f"poisson{k}{lam}"][4] == "0", rows[f"poisson{k}{lam}"]
     # the host distributions equal the device functions state by state: normals to float
     # rounding (the device's __sincosf), doubles to double rounding, uniform doubles exactly
     for k in range(3):

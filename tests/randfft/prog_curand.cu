@@ -192,6 +192,52 @@ static void sobol_compare(int scrambled)
     printf("sobol%d first %u %u differ %zu err %.3e\n", scrambled, a[0], a[Q_N], diff, err);
 }
 
+// Poisson: the host generator's values are curand_poisson.h's _curand_poisson of each
+// state's curand() draws (the header's inversion / normal of one draw)
+template <typename S>
+__global__ void device_poisson(unsigned long long seed, double lambda, unsigned int *out)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    S s;
+    curand_init(seed, t, 0, &s);
+    for (int j = 0; j < PER; j++)
+        out[j * THREADS + t] = _curand_poisson(curand(&s), lambda);
+}
+
+static void poisson_compare(void)
+{
+    const size_t n = (size_t)THREADS * PER;
+    unsigned int *dh, *dk;
+    cudaMalloc(&dh, n * 4);
+    cudaMalloc(&dk, n * 4);
+    unsigned int *a = (unsigned int *)malloc(n * 4), *b = (unsigned int *)malloc(n * 4);
+    const curandRngType_t types[3] = {CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_PHILOX4_32_10,
+                                      CURAND_RNG_PSEUDO_MRG32K3A};
+    const double lambdas[2] = {5.5, 1500.0};
+    for (int k = 0; k < 3; k++)
+        for (int l = 0; l < 2; l++) {
+            unsigned long long seed = 555 + k;
+            curandGenerator_t g;
+            check("create", curandCreateGenerator(&g, types[k]));
+            check("seed", curandSetPseudoRandomGeneratorSeed(g, seed));
+            check("poisson", curandGeneratePoisson(g, dh, n, lambdas[l]));
+            check("destroy", curandDestroyGenerator(g));
+            if (k == 0)
+                device_poisson<curandStateXORWOW_t><<<THREADS / 128, 128>>>(seed, lambdas[l], dk);
+            else if (k == 1)
+                device_poisson<curandStatePhilox4_32_10_t><<<THREADS / 128, 128>>>(seed, lambdas[l], dk);
+            else
+                device_poisson<curandStateMRG32k3a_t><<<THREADS / 128, 128>>>(seed, lambdas[l], dk);
+            cudaDeviceSynchronize();
+            cudaMemcpy(a, dh, n * 4, cudaMemcpyDeviceToHost);
+            cudaMemcpy(b, dk, n * 4, cudaMemcpyDeviceToHost);
+            size_t diff = 0;
+            for (size_t i = 0; i < n; i++)
+                diff += a[i] != b[i];
+            printf("poisson%d%d first %u %u differ %zu\n", k, l, a[0], a[THREADS], diff);
+        }
+}
+
 // distributions: state t's first pair of normals (and first uniform double) per thread
 template <typename S>
 __global__ void device_dists(unsigned long long seed, float *nf, double *nd, double *ud)
@@ -252,6 +298,7 @@ int main(void)
     mtgp_compare(4321ull);
     sobol_compare(0);
     sobol_compare(1);
+    poisson_compare();
     // the host distributions against the device functions, state by state
     {
         float *nf, *hnf = (float *)malloc(2 * THREADS * 4), *knf = (float *)malloc(2 * THREADS * 4);

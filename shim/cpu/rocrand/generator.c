@@ -816,34 +816,15 @@ RR_API rocrand_status rocrand_generate_log_normal_half(rocrand_generator generat
     return rocrand_generate_normal_half(generator, output_data, n, mean, stddev);
 }
 
-/* Poisson: inversion by sequential search for small lambda, one uniform double per
- * result (the draws a result takes are bounded by POISSON_DRAWS so every state moves on
- * alike); a rounded normal approximation for large lambda. */
-#define POISSON_SMALL 64.0
-
-static inline unsigned int poisson_one(rocrand_generator g, engine *e, int t, double lambda)
-{
-    if (lambda < POISSON_SMALL) {
-        double u = uniform_d(g, e, t);
-        double p = exp(-lambda), cdf = p;
-        unsigned int k = 0;
-        while (u > cdf && k < 1000) {
-            k++;
-            p *= lambda / k;
-            cdf += p;
-        }
-        return k;
-    }
-    double a, b;
-    normal2_d(g, e, t, &a, &b);
-    double x = floor(lambda + sqrt(lambda) * a + 0.5);
-    return x < 0 ? 0u : (unsigned int)x;
-}
-
-/* curand_poisson.h's _curand_poisson of one 32-bit draw, the device function for MTGP32
- * (and the quasi-random generators): below lambda 1000 Fishman's inversion (ITR) in steps
- * of e^-500, on the uniform x 2^-32 + 2^-33 that excludes 1; above, the inverse-CDF normal
- * rounded. */
+/* Poisson: curand_poisson.h's _curand_poisson of one 32-bit draw (curand() of the
+ * state), for every generator. Below lambda 1000 it is Fishman's inversion (ITR) in steps
+ * of e^-500 on the uniform x 2^-32 + 2^-33 that excludes 1: exact, one draw per result,
+ * so the host layout stays one state per result column. Above, the inverse-CDF normal,
+ * rounded. It is the device function curand_poisson for MTGP32 and the quasi-random
+ * states; for XORWOW, Philox and MRG32k3a curand_poisson is Knuth's method below 64 and a
+ * gamma-rejection method to 4000, taking a varying number of draws, whose host layout
+ * cuRAND does not document, so the host generator gives _curand_poisson(curand(&state))
+ * there (tests/randfft/prog_curand.cu checks exactly that against a translated kernel). */
 static unsigned int poisson_of_draw(uint32_t x, double lambda)
 {
     if (lambda >= 1000)
@@ -875,11 +856,8 @@ RR_API rocrand_status rocrand_generate_poisson(rocrand_generator generator,
         return ROCRAND_STATUS_TYPE_ERROR; /* the Poisson generator is pseudorandom here */
     if (IS_MTGP(generator))
         MTGP(generator, output_data, n, output_data[at] = poisson_of_draw(x, lambda));
-    int k = !generator ? 1
-            : lambda < POISSON_SMALL ? uniform_d_draws(generator)
-                                     : draws_per_normal2_d(generator);
-    GENERATE(generator, output_data, n, 1, k,
-             output_data[at] = poisson_one(generator, e, t, lambda));
+    GENERATE(generator, output_data, n, 1, 1,
+             output_data[at] = poisson_of_draw(bits32(generator, e, t), lambda));
 }
 
 RR_API rocrand_status rocrand_initialize_generator(rocrand_generator generator)
