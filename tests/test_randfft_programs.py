@@ -78,7 +78,9 @@ def test_curand_host_sequences_are_curand_kernels(built):
     # Sobol32 normal doubles equal curand_normal_double on curand_init's Sobol states, and
     # the scrambled generator equals the scrambled device state built from the direction
     # vectors and scramble constants the library hands out (pyshim's own: not cuRAND's)
+    # (and its Poisson values, 7.25, curand_poisson's on the same states)
     assert float(rows["sobol0"][6]) < 1e-12 and rows["sobol1"][4] == "0", rows
+    assert rows["sobol0"][4] == "0", rows["sobol0"]
     # Poisson (lambda 5.5 and 1500) of XORWOW, Philox, MRG32k3a: the host values are
     # curand_poisson.h's _curand_poisson(curand(&state)) for each state, exactly
     for k in range(3):

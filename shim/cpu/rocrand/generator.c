@@ -820,16 +820,14 @@ RR_API rocrand_status rocrand_generate_log_normal_half(rocrand_generator generat
  * state), for every generator. Below lambda 1000 it is Fishman's inversion (ITR) in steps
  * of e^-500 on the uniform x 2^-32 + 2^-33 that excludes 1: exact, one draw per result,
  * so the host layout stays one state per result column. Above, the inverse-CDF normal,
- * rounded. It is the device function curand_poisson for MTGP32 and the quasi-random
- * states; for XORWOW, Philox and MRG32k3a curand_poisson is Knuth's method below 64 and a
+ * rounded (a Sobol64 draw: its top 53 bits). It is the device function curand_poisson
+ * for MTGP32 and the Sobol states, and the host's for both; for XORWOW, Philox and MRG32k3a curand_poisson is Knuth's method below 64 and a
  * gamma-rejection method to 4000, taking a varying number of draws, whose host layout
  * cuRAND does not document, so the host generator gives _curand_poisson(curand(&state))
  * there (tests/randfft/prog_curand.cu checks exactly that against a translated kernel). */
-static unsigned int poisson_of_draw(uint32_t x, double lambda)
+static unsigned int poisson_itr(double u, double lambda)
 {
-    if (lambda >= 1000)
-        return (unsigned int)((sqrt(lambda) * icdf32(x)) + lambda + 0.5);
-    double p = 1.0, q = 1.0, u = x * INV32D + INV32D / 2.0;
+    double p = 1.0, q = 1.0;
     unsigned int k = 0;
     int pw = 0;
     do {
@@ -846,6 +844,22 @@ static unsigned int poisson_of_draw(uint32_t x, double lambda)
     return k;
 }
 
+static unsigned int poisson_of_draw(uint32_t x, double lambda)
+{
+    if (lambda >= 1000)
+        return (unsigned int)((sqrt(lambda) * icdf32(x)) + lambda + 0.5);
+    return poisson_itr(x * INV32D + INV32D / 2.0, lambda);
+}
+
+/* a 64-bit draw (Sobol64): its top 53 bits, the uniform's offset 2^-55 as in
+ * _curand_uniform_double_excluding_one */
+static unsigned int poisson_of_draw64(unsigned long long x, double lambda)
+{
+    if (lambda >= 1000)
+        return (unsigned int)((sqrt(lambda) * icdf64(x)) + lambda + 0.5);
+    return poisson_itr((x >> 11) * INV53D + INV53D / 4.0, lambda);
+}
+
 RR_API rocrand_status rocrand_generate_poisson(rocrand_generator generator,
                                                unsigned int *output_data, size_t n,
                                                double lambda)
@@ -853,7 +867,8 @@ RR_API rocrand_status rocrand_generate_poisson(rocrand_generator generator,
     if (generator && !(lambda > 0))
         return ROCRAND_STATUS_OUT_OF_RANGE;
     if (generator && is_quasi(generator->type))
-        return ROCRAND_STATUS_TYPE_ERROR; /* the Poisson generator is pseudorandom here */
+        QUASI_ANY(generator, output_data, n, output_data[at] = poisson_of_draw(x, lambda),
+                  output_data[at] = poisson_of_draw64(x, lambda));
     if (IS_MTGP(generator))
         MTGP(generator, output_data, n, output_data[at] = poisson_of_draw(x, lambda));
     GENERATE(generator, output_data, n, 1, 1,
