@@ -68,6 +68,24 @@ def test_curand_host_sequences_are_curand_kernels(built):
     # 4096 states x 3 draws: the host generator equals curand_init/curand run in a kernel
     for gen in ("xorwow", "philox", "mrg32k3a"):
         assert rows[gen][-1] == "0", rows
+    # MTGP32: the host generator's 64 x 256 x 3 results equal curand() of
+    # curandMakeMTGP32KernelState's states run in a kernel, round by round; normal doubles
+    # (inverse CDF) to double rounding, Poisson (inversion at 5.5, normal at 1500) exactly
+    for what in range(4):
+        row = rows[f"mtgp{what}"]
+        assert row[4] == "0" and float(row[6]) < 1e-12, (what, row)
+    assert rows["mtgp0"][1] != rows["mtgp0"][2]
+    # Sobol32 normal doubles equal curand_normal_double on curand_init's Sobol states, and
+    # the scrambled generator equals the scrambled device state built from the direction
+    # vectors and scramble constants the library hands out (pyshim's own: not cuRAND's)
+    # (and its Poisson values, 7.25, curand_poisson's on the same states)
+    assert float(rows["sobol0"][6]) < 1e-12 and rows["sobol1"][4] == "0", rows
+    assert rows["sobol0"][4] == "0", rows["sobol0"]
+    # Poisson (lambda 5.5 and 1500) of XORWOW, Philox, MRG32k3a: the host values are
+    # curand_poisson.h's _curand_poisson(curand(&state)) for each state, exactly
+    for k in range(3):
+        for lam in range(2):
+            assert rows[f"poisson{k}{lam}"][4] == "0", rows[f"poisson{k}{lam}"]
     # the host distributions equal the device functions state by state: normals to float
     # rounding (the device's __sincosf), doubles to double rounding, uniform doubles exactly
     for k in range(3):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,6 +47,7 @@ class CpuLib:
     not_implemented: int    # the library's status for a generated stub
     libs: tuple[str, ...]   # extra link flags
     pre_include: str = ""
+    cflags: tuple[str, ...] = ()  # after CFLAGS: the library's own code generation
 
 
 CPU_LIBS = (
@@ -128,6 +130,51 @@ def write_joe_kuo(out_dir: Path) -> Path | None:
     return path
 
 
+MTGP32_FILE = "rocrand_mtgp32_11213.bin"
+MTGP32_HEADER = "curand_mtgp32dc_p_11213.h"
+MTGP32_SETS = 200  # CURAND_NUM_MTGP32_PARAMS
+_C_STRUCT = re.compile(r"mtgp32dc_params_fast_11213\[\]\s*(?:#endif\s*)?=\s*\{(.*)\};", re.S)
+_C_NUMBER = re.compile(r"\b(0x[0-9a-fA-F]+|\d+)\b")
+
+
+def write_mtgp32_params(out_dir: Path) -> Path | None:
+    """MTGP32's 200 parameter sets (Saito and Matsumoto's MTGPDC output for the Mersenne
+    exponent 11213, as cuRAND ships them in curand_mtgp32dc_p_11213.h), read from the
+    installed header in the pinned curand10 headers, in the layout
+    shim/cpu/rocrand/mtgp32.c reads: "PYSHIMMT", uint32 count, then per set uint32 mexp,
+    pos, sh1, sh2, tbl[16], tmp_tbl[16], flt_tmp_tbl[16], mask. Nothing of them is
+    committed. None (MTGP32 refused at run time) when the header is not there."""
+    import struct
+
+    try:
+        from pyshim.tables.fetch import include_dir
+
+        text = (include_dir("curand10") / MTGP32_HEADER).read_text()
+    except (OSError, KeyError, RuntimeError):
+        return None
+    m = _C_STRUCT.search(text)
+    if not m:
+        return None
+    body = re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S)
+    rows = []
+    for entry in re.findall(r"\{\s*(\d+\s*,.*?)\}\s*,?\s*(?=\{\s*\d+\s*,|$)", body, re.S):
+        # mexp, pos, sh1, sh2, 3 x 16 table words, mask, then the SHA1 bytes (dropped)
+        nums = [int(v, 0) for v in _C_NUMBER.findall(entry)]
+        if len(nums) < 4 + 48 + 1 or nums[0] != 11213:
+            return None
+        rows.append(nums[:53])
+    if len(rows) != MTGP32_SETS:
+        return None
+    blob = b"PYSHIMMT" + struct.pack("<I", len(rows)) + b"".join(
+        struct.pack("<53I", *r) for r in rows)
+    path = out_dir / MTGP32_FILE
+    if not path.is_file() or path.read_bytes() != blob:
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_bytes(blob)
+        os.replace(tmp, path)
+    return path
+
+
 def build_cpu_lib(lib: CpuLib, out_dir: Path) -> Path:
     from pyshim.codegen.common import load_table
 
@@ -135,7 +182,7 @@ def build_cpu_lib(lib: CpuLib, out_dir: Path) -> Path:
     src_dir = CPU_SRC / lib.folder
     sources = sorted(src_dir.glob("*.c"))
     inc = _inc(lib.header_keys)
-    flags = [*CFLAGS, f"-I{src_dir}", *[f"-I{d}" for d in inc]]
+    flags = [*CFLAGS, *lib.cflags, f"-I{src_dir}", *[f"-I{d}" for d in inc]]
     if lib.pre_include:
         flags += ["-include", str(src_dir / lib.pre_include)]
     declared = sorted(load_table("rocm")["names"][lib.names_key])
@@ -263,6 +310,7 @@ def build_randfft(root: Path | None = None) -> list[Path]:
             if lib.soname not in skip:
                 built.append(build_cpu_lib(lib, cpu))
         write_joe_kuo(cpu)
+        write_mtgp32_params(cpu)
         codegen.generate(gen_dir)
         for lib in codegen.LIBS:
             if lib not in skip:

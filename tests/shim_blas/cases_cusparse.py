@@ -84,29 +84,33 @@ def test_spmv(sp, h, fmt, dtype) -> None:
     rng = np.random.default_rng(5)
     m, n = 37, 23
     a = random_matrix(rng, m, n, dtype)
-    for op in (OP_N, OP_T, OP_C):
-        for index, base in ((INDEX_32I, 0), (INDEX_64I, 1)):
-            descr, keep = sparse_descr(sp, a, fmt, index, base)
-            rows, cols = op_of(a, op).shape
-            x = rng.standard_normal(cols).astype(dtype)
-            y0 = rng.standard_normal(rows).astype(dtype)
-            y = y0.copy()
-            dx, dy = ctypes.c_void_p(), ctypes.c_void_p()
-            t = CUDA_TYPE[dtype]
-            sp.call("cusparseCreateDnVec", ctypes.byref(dx), cols, x, t)
-            sp.call("cusparseCreateDnVec", ctypes.byref(dy), rows, y, t)
-            alpha, beta = scalar(dtype, 1.5), scalar(dtype, -0.5)
-            size = ctypes.c_size_t(99)
-            sp.call("cusparseSpMV_bufferSize", h, op, alpha, descr, dx, beta, dy, t, 0,
-                    ctypes.byref(size))
-            buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
-            sp.call("cusparseSpMV", h, op, alpha, descr, dx, beta, dy, t, 0, buf)
-            want = 1.5 * (op_of(a, op) @ x) - 0.5 * y0
-            np.testing.assert_allclose(y, want, rtol=TOL[dtype], atol=TOL[dtype] * 10)
-            for d, e in ((dx, "cusparseDestroyDnVec"), (dy, "cusparseDestroyDnVec"),
-                         (descr, "cusparseDestroySpMat")):
-                sp.call(e, d)
-            del keep
+    # CSR, OP_N, 32-bit indices is a kernel of its own (either base, alpha = 1, beta = 0, 1
+    # or other): each combination once
+    cases = [(op, index, base, ab) for op in (OP_N, OP_T, OP_C)
+             for index, base in ((INDEX_32I, 0), (INDEX_32I, 1), (INDEX_64I, 1))
+             for ab in ((1.5, -0.5), (1.0, 1.0), (1.0, 0.0))]
+    for op, index, base, (al, be) in cases:
+        descr, keep = sparse_descr(sp, a, fmt, index, base)
+        rows, cols = op_of(a, op).shape
+        x = rng.standard_normal(cols).astype(dtype)
+        y0 = rng.standard_normal(rows).astype(dtype)
+        y = y0.copy()
+        dx, dy = ctypes.c_void_p(), ctypes.c_void_p()
+        t = CUDA_TYPE[dtype]
+        sp.call("cusparseCreateDnVec", ctypes.byref(dx), cols, x, t)
+        sp.call("cusparseCreateDnVec", ctypes.byref(dy), rows, y, t)
+        alpha, beta = scalar(dtype, al), scalar(dtype, be)
+        size = ctypes.c_size_t(99)
+        sp.call("cusparseSpMV_bufferSize", h, op, alpha, descr, dx, beta, dy, t, 0,
+                ctypes.byref(size))
+        buf = H.device_array(np.zeros(max(1, size.value), np.uint8))
+        sp.call("cusparseSpMV", h, op, alpha, descr, dx, beta, dy, t, 0, buf)
+        want = al * (op_of(a, op) @ x) + be * y0
+        np.testing.assert_allclose(y, want, rtol=TOL[dtype], atol=TOL[dtype] * 10)
+        for d, e in ((dx, "cusparseDestroyDnVec"), (dy, "cusparseDestroyDnVec"),
+                     (descr, "cusparseDestroySpMat")):
+            sp.call(e, d)
+        del keep
     sp.ok("cusparseSpMV", "cusparseSpMV_bufferSize", f"cusparseCreate{fmt.capitalize()}",
           "cusparseCreateDnVec", "cusparseDestroyDnVec", "cusparseDestroySpMat")
 

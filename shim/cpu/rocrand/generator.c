@@ -21,6 +21,7 @@
 #include <rocrand/rocrand.h>
 
 #include "engines.h"
+#include "mtgp32.h"
 #include "sobol.h"
 
 #define RR_API __attribute__((visibility("default")))
@@ -50,19 +51,21 @@ struct rocrand_generator_base_type {
     engine *states;              /* THREADS of them (1 for MT19937); NULL until first use */
     uint64_t *spos;              /* each state's next draw */
     engine *origin;              /* the states at draw 0, kept for seeks backwards */
+    mtgp32_block *mtgp;          /* MTGP32: MTGP32_BLOCKS blocks; NULL until first use */
 };
 
 static int is_pseudo(rocrand_rng_type t)
 {
     return t == ROCRAND_RNG_PSEUDO_DEFAULT || t == ROCRAND_RNG_PSEUDO_XORWOW ||
            t == ROCRAND_RNG_PSEUDO_MRG32K3A || t == ROCRAND_RNG_PSEUDO_PHILOX4_32_10 ||
-           t == ROCRAND_RNG_PSEUDO_MT19937;
+           t == ROCRAND_RNG_PSEUDO_MT19937 || t == ROCRAND_RNG_PSEUDO_MTGP32;
 }
 
 static int is_quasi(rocrand_rng_type t)
 {
     return t == ROCRAND_RNG_QUASI_DEFAULT || t == ROCRAND_RNG_QUASI_SOBOL32 ||
-           t == ROCRAND_RNG_QUASI_SOBOL64;
+           t == ROCRAND_RNG_QUASI_SOBOL64 || t == ROCRAND_RNG_QUASI_SCRAMBLED_SOBOL32 ||
+           t == ROCRAND_RNG_QUASI_SCRAMBLED_SOBOL64;
 }
 
 /* cuRAND's default seed */
@@ -78,9 +81,14 @@ static rocrand_status create(rocrand_generator *g, rocrand_rng_type t, int host)
                         "generators return ROCRAND_STATUS_TYPE_ERROR\n");
         return ROCRAND_STATUS_TYPE_ERROR;
     }
+    if (t == ROCRAND_RNG_PSEUDO_MTGP32 && !mtgp32_available()) {
+        fprintf(stderr, "pyshim cpu device: no MTGP32 parameter sets beside librocrand.so.1 "
+                        "(rocrand_mtgp32_11213.bin, from cuRAND's curand_mtgp32dc_p_11213.h "
+                        "at build time): MTGP32 returns ROCRAND_STATUS_TYPE_ERROR\n");
+        return ROCRAND_STATUS_TYPE_ERROR;
+    }
     if (!is_pseudo(t) && !is_quasi(t)) {
-        /* MTGP32, MT19937, MRG31k3p, LFSR113, ThreeFry; the scrambled Sobol generators
-         * (their scramble constants are NVIDIA's data, not computable) */
+        /* MRG31k3p, LFSR113, ThreeFry */
         fprintf(stderr, "pyshim cpu device: rocRAND generator type %d is not implemented "
                         "(returns ROCRAND_STATUS_TYPE_ERROR)\n", (int)t);
         return ROCRAND_STATUS_TYPE_ERROR;
@@ -140,6 +148,8 @@ static void invalidate(rocrand_generator g)
     free(g->states);
     free(g->spos);
     free(g->origin);
+    free(g->mtgp);
+    g->mtgp = NULL;
     g->states = NULL;
     g->spos = NULL;
     g->origin = NULL;
@@ -458,6 +468,70 @@ static rocrand_status begin(rocrand_generator g, const void *out, size_t n)
         return ROCRAND_STATUS_SUCCESS;                                                      \
     } while (0)
 
+/* ---- MTGP32: MTGP32_BLOCKS blocks of MTGP32_THREADS threads, the kernel shape of the
+ * cuRAND host generator; each result is one curand() of one thread (the device functions
+ * for MTGP32 take one draw per value: curand_uniform, curand_normal by the inverse CDF,
+ * curand_poisson). The result at position n of the sequence is thread n % 256 of block
+ * (n / 256) % 64 in its round n / 16384: a grid-stride loop's order, with each round of a
+ * block what one curand() call of its 256 threads returns. The per-block values are
+ * exactly curand_kernel.h's (tests/randfft/prog_curand.cu runs curand() on
+ * curandMakeMTGP32KernelState's states in a translated kernel); that NVIDIA's library
+ * uses 64 blocks laid out so is our reading and cannot be checked without an NVIDIA GPU. */
+
+static rocrand_status mtgp_ready(rocrand_generator g)
+{
+    if (g->mtgp)
+        return ROCRAND_STATUS_SUCCESS;
+    g->mtgp = malloc(sizeof(mtgp32_block) * MTGP32_BLOCKS);
+    if (!g->mtgp)
+        return ROCRAND_STATUS_ALLOCATION_FAILED;
+    for (int b = 0; b < MTGP32_BLOCKS; b++)
+        mtgp32_block_init(&g->mtgp[b], b, g->seed);
+    return ROCRAND_STATUS_SUCCESS;
+}
+
+/* The 256 values of block b's round r (a block only steps forward: one asked for an
+ * earlier round starts that block over from the seed). */
+static const uint32_t *mtgp_round(rocrand_generator g, int b, uint64_t r)
+{
+    mtgp32_block *blk = &g->mtgp[b];
+    if (blk->rounds > r + 1)
+        mtgp32_block_init(blk, b, g->seed);
+    while (blk->rounds < r + 1)
+        mtgp32_block_round(blk);
+    return blk->last;
+}
+
+#define MTGP(g, out, n, EMIT)                                                               \
+    do {                                                                                    \
+        rocrand_status st_ = begin(g, out, n);                                              \
+        if (st_ == ROCRAND_STATUS_SUCCESS)                                                  \
+            st_ = mtgp_ready(g);                                                            \
+        if (st_ != ROCRAND_STATUS_SUCCESS)                                                  \
+            return st_;                                                                     \
+        uint64_t i_ = (g)->offset, end_ = (g)->offset + (n);                                \
+        size_t at = 0;                                                                      \
+        while (i_ < end_) {                                                                 \
+            uint64_t chunk_ = i_ / MTGP32_THREADS;                                          \
+            unsigned t_ = (unsigned)(i_ % MTGP32_THREADS);                                  \
+            const uint32_t *v_ = mtgp_round(g, (int)(chunk_ % MTGP32_BLOCKS),               \
+                                            chunk_ / MTGP32_BLOCKS);                        \
+            for (; t_ < MTGP32_THREADS && i_ < end_; t_++, i_++, at++) {                    \
+                uint32_t x = v_[t_];                                                        \
+                EMIT;                                                                       \
+            }                                                                               \
+        }                                                                                   \
+        (g)->offset = end_;                                                                 \
+        return ROCRAND_STATUS_SUCCESS;                                                      \
+    } while (0)
+
+#define IS_MTGP(g) ((g) && (g)->type == ROCRAND_RNG_PSEUDO_MTGP32)
+
+/* the scrambled generators: pyshim's scrambled direction vectors and shifts (sobol.c) */
+#define IS_SCRAMBLED(g)                                                                     \
+    ((g)->type == ROCRAND_RNG_QUASI_SCRAMBLED_SOBOL32 ||                                    \
+     (g)->type == ROCRAND_RNG_QUASI_SCRAMBLED_SOBOL64)
+
 /* ---- Sobol: n / dims results per dimension, dimension-major, from the generator's
  * offset on (cuRAND's quasi-random layout); element k of a dimension is the XOR of the
  * direction vectors picked by the bits of k's Gray code ------------------------------- */
@@ -479,14 +553,21 @@ static rocrand_status quasi_begin(rocrand_generator g, const void *out, size_t n
         if (st_ != ROCRAND_STATUS_SUCCESS)                                                  \
             return st_;                                                                     \
         size_t per_ = (n) / (g)->dims;                                                      \
+        int scr_ = IS_SCRAMBLED(g);                                                         \
         for (unsigned int d_ = 0; d_ < (g)->dims; d_++) {                                   \
-            T v_[W];                                                                        \
-            if ((W) == 32)                                                                  \
+            T v_[W], x = 0;                                                                 \
+            if ((W) == 32 && scr_) {                                                        \
+                sobol_scrambled_vectors32(d_, (void *)v_);                                  \
+                x = (T)sobol_scramble_constant32(d_);                                       \
+            } else if ((W) == 32) {                                                         \
                 sobol_vectors32(d_, (void *)v_);                                            \
-            else                                                                            \
+            } else if (scr_) {                                                              \
+                sobol_scrambled_vectors64(d_, (void *)v_);                                  \
+                x = (T)sobol_scramble_constant64(d_);                                       \
+            } else {                                                                        \
                 sobol_vectors64(d_, (void *)v_);                                            \
+            }                                                                               \
             unsigned long long k_ = (g)->offset, gray_ = k_ ^ (k_ >> 1);                    \
-            T x = 0;                                                                        \
             for (int b_ = 0; b_ < (W) && gray_; b_++, gray_ >>= 1)                          \
                 if (gray_ & 1)                                                              \
                     x ^= v_[b_];                                                            \
@@ -502,7 +583,8 @@ static rocrand_status quasi_begin(rocrand_generator g, const void *out, size_t n
         return ROCRAND_STATUS_SUCCESS;                                                      \
     } while (0)
 
-#define IS64(g) ((g)->type == ROCRAND_RNG_QUASI_SOBOL64)
+#define IS64(g)                                                                             \
+    ((g)->type == ROCRAND_RNG_QUASI_SOBOL64 || (g)->type == ROCRAND_RNG_QUASI_SCRAMBLED_SOBOL64)
 #define QUASI_ANY(g, out, n, EMIT32, EMIT64)                                                \
     do {                                                                                    \
         if (IS64(g))                                                                        \
@@ -548,22 +630,29 @@ static double normal_quantile(double p)
     return x;
 }
 
-/* the quantile of the 32-bit (64-bit) value's midpoint, mirrored as cuRAND does so the
- * upper half keeps its precision */
-static inline double quasi_normal32(unsigned int x)
+/* curand_normal_static.h's _curand_normal_icdf_double of a 32-bit (64-bit: its top 53
+ * bits) value: CURAND_SQRT2 erfcinv(2p) for the midpoint p of x, mirrored for the upper
+ * half so it keeps its precision. CURAND_SQRT2 is minus the square root of 2
+ * (curand_globals.h), so this is the standard normal quantile of p. The float versions take
+ * the top 32 bits of a 64-bit value, as _curand_normal_icdf does; they compute in double,
+ * so agree with erfcinvf to rounding. */
+static inline double icdf32(unsigned int x)
 {
     if (x > 0x80000000u)
         return -normal_quantile((0xffffffffu - x) * INV32D + INV32D / 2);
     return normal_quantile(x * INV32D + INV32D / 2);
 }
 
-static inline double quasi_normal64(unsigned long long x)
+static inline double icdf64(unsigned long long x)
 {
     x >>= 11;
     if (x > 0x10000000000000ull)
         return -normal_quantile((0x1fffffffffffffull - x) * INV53D + INV53D / 2);
     return normal_quantile(x * INV53D + INV53D / 2);
 }
+
+#define ICDF32F(x) ((float)icdf32(x))
+#define ICDF64F(x) ((float)icdf32((unsigned int)((x) >> 32)))
 
 RR_API rocrand_status rocrand_generate(rocrand_generator generator, unsigned int *output_data,
                                        size_t n)
@@ -572,6 +661,8 @@ RR_API rocrand_status rocrand_generate(rocrand_generator generator, unsigned int
         return ROCRAND_STATUS_TYPE_ERROR;
     if (generator && is_quasi(generator->type))
         QUASI(generator, output_data, n, 32, unsigned int, output_data[at] = x);
+    if (IS_MTGP(generator))
+        MTGP(generator, output_data, n, output_data[at] = x);
     GENERATE(generator, output_data, n, 1, 1, output_data[at] = bits32(generator, e, t));
 }
 
@@ -589,6 +680,8 @@ RR_API rocrand_status rocrand_generate_long_long(rocrand_generator generator,
 RR_API rocrand_status rocrand_generate_char(rocrand_generator generator,
                                             unsigned char *output_data, size_t n)
 {
+    if (IS_MTGP(generator))
+        MTGP(generator, output_data, n, output_data[at] = (unsigned char)x);
     GENERATE(generator, output_data, n, 1, 1,
              output_data[at] = (unsigned char)bits32(generator, e, t));
 }
@@ -596,6 +689,8 @@ RR_API rocrand_status rocrand_generate_char(rocrand_generator generator,
 RR_API rocrand_status rocrand_generate_short(rocrand_generator generator,
                                              unsigned short *output_data, size_t n)
 {
+    if (IS_MTGP(generator))
+        MTGP(generator, output_data, n, output_data[at] = (unsigned short)x);
     GENERATE(generator, output_data, n, 1, 1,
              output_data[at] = (unsigned short)bits32(generator, e, t));
 }
@@ -606,6 +701,8 @@ RR_API rocrand_status rocrand_generate_uniform(rocrand_generator generator, floa
     if (generator && is_quasi(generator->type))
         QUASI_ANY(generator, output_data, n, output_data[at] = x * INV32F + INV32F / 2.0f,
                   output_data[at] = (unsigned int)(x >> 32) * INV32F + INV32F / 2.0f);
+    if (IS_MTGP(generator))
+        MTGP(generator, output_data, n, output_data[at] = x * INV32F + INV32F / 2.0f);
     GENERATE(generator, output_data, n, 1, 1, output_data[at] = uniform_f(generator, e, t));
 }
 
@@ -615,6 +712,8 @@ RR_API rocrand_status rocrand_generate_uniform_double(rocrand_generator generato
     if (generator && is_quasi(generator->type))
         QUASI_ANY(generator, output_data, n, output_data[at] = x * INV32D + INV32D,
                   output_data[at] = (x >> 11) * INV53D + INV53D / 2.0);
+    if (IS_MTGP(generator))
+        MTGP(generator, output_data, n, output_data[at] = x * INV32D + INV32D);
     int k = generator ? uniform_d_draws(generator) : 1;
     GENERATE(generator, output_data, n, 1, k, output_data[at] = uniform_d(generator, e, t));
 }
@@ -648,8 +747,10 @@ RR_API rocrand_status rocrand_generate_normal(rocrand_generator generator, float
 {
     if (generator && is_quasi(generator->type))
         QUASI_ANY(generator, output_data, n,
-                  output_data[at] = (float)quasi_normal32(x) * stddev + mean,
-                  output_data[at] = (float)quasi_normal64(x) * stddev + mean);
+                  output_data[at] = ICDF32F(x) * stddev + mean,
+                  output_data[at] = ICDF64F(x) * stddev + mean);
+    if (IS_MTGP(generator))
+        MTGP(generator, output_data, n, output_data[at] = ICDF32F(x) * stddev + mean);
     GENERATE(generator, output_data, n, 2, 2,
              EMIT_NORMAL_F(a_ * stddev + mean, b_ * stddev + mean));
 }
@@ -659,8 +760,10 @@ RR_API rocrand_status rocrand_generate_normal_double(rocrand_generator generator
                                                      double stddev)
 {
     if (generator && is_quasi(generator->type))
-        QUASI_ANY(generator, output_data, n, output_data[at] = quasi_normal32(x) * stddev + mean,
-                  output_data[at] = quasi_normal64(x) * stddev + mean);
+        QUASI_ANY(generator, output_data, n, output_data[at] = icdf32(x) * stddev + mean,
+                  output_data[at] = icdf64(x) * stddev + mean);
+    if (IS_MTGP(generator))
+        MTGP(generator, output_data, n, output_data[at] = icdf32(x) * stddev + mean);
     int k = generator ? draws_per_normal2_d(generator) : 4;
     GENERATE(generator, output_data, n, 2, k,
              EMIT_NORMAL_D(a_ * stddev + mean, b_ * stddev + mean));
@@ -672,8 +775,10 @@ RR_API rocrand_status rocrand_generate_log_normal(rocrand_generator generator,
 {
     if (generator && is_quasi(generator->type))
         QUASI_ANY(generator, output_data, n,
-                  output_data[at] = expf((float)quasi_normal32(x) * stddev + mean),
-                  output_data[at] = expf((float)quasi_normal64(x) * stddev + mean));
+                  output_data[at] = expf(ICDF32F(x) * stddev + mean),
+                  output_data[at] = expf(ICDF64F(x) * stddev + mean));
+    if (IS_MTGP(generator))
+        MTGP(generator, output_data, n, output_data[at] = expf(ICDF32F(x) * stddev + mean));
     GENERATE(generator, output_data, n, 2, 2,
              EMIT_NORMAL_F(expf(a_ * stddev + mean), expf(b_ * stddev + mean)));
 }
@@ -684,8 +789,10 @@ RR_API rocrand_status rocrand_generate_log_normal_double(rocrand_generator gener
 {
     if (generator && is_quasi(generator->type))
         QUASI_ANY(generator, output_data, n,
-                  output_data[at] = exp(quasi_normal32(x) * stddev + mean),
-                  output_data[at] = exp(quasi_normal64(x) * stddev + mean));
+                  output_data[at] = exp(icdf32(x) * stddev + mean),
+                  output_data[at] = exp(icdf64(x) * stddev + mean));
+    if (IS_MTGP(generator))
+        MTGP(generator, output_data, n, output_data[at] = exp(icdf32(x) * stddev + mean));
     int k = generator ? draws_per_normal2_d(generator) : 4;
     GENERATE(generator, output_data, n, 2, k,
              EMIT_NORMAL_D(exp(a_ * stddev + mean), exp(b_ * stddev + mean)));
@@ -709,28 +816,48 @@ RR_API rocrand_status rocrand_generate_log_normal_half(rocrand_generator generat
     return rocrand_generate_normal_half(generator, output_data, n, mean, stddev);
 }
 
-/* Poisson: inversion by sequential search for small lambda, one uniform double per
- * result (the draws a result takes are bounded by POISSON_DRAWS so every state moves on
- * alike); a rounded normal approximation for large lambda. */
-#define POISSON_SMALL 64.0
-
-static inline unsigned int poisson_one(rocrand_generator g, engine *e, int t, double lambda)
+/* Poisson: curand_poisson.h's _curand_poisson of one 32-bit draw (curand() of the
+ * state), for every generator. Below lambda 1000 it is Fishman's inversion (ITR) in steps
+ * of e^-500 on the uniform x 2^-32 + 2^-33 that excludes 1: exact, one draw per result,
+ * so the host layout stays one state per result column. Above, the inverse-CDF normal,
+ * rounded (a Sobol64 draw: its top 53 bits). It is the device function curand_poisson
+ * for MTGP32 and the Sobol states, and the host's for both; for XORWOW, Philox and MRG32k3a curand_poisson is Knuth's method below 64 and a
+ * gamma-rejection method to 4000, taking a varying number of draws, whose host layout
+ * cuRAND does not document, so the host generator gives _curand_poisson(curand(&state))
+ * there (tests/randfft/prog_curand.cu checks exactly that against a translated kernel). */
+static unsigned int poisson_itr(double u, double lambda)
 {
-    if (lambda < POISSON_SMALL) {
-        double u = uniform_d(g, e, t);
-        double p = exp(-lambda), cdf = p;
-        unsigned int k = 0;
-        while (u > cdf && k < 1000) {
+    double p = 1.0, q = 1.0;
+    unsigned int k = 0;
+    int pw = 0;
+    do {
+        double l = lambda > (double)(pw + 500) ? exp(-500.0) : exp((double)pw - lambda);
+        p *= l;
+        q *= l;
+        pw += 500;
+        while (u > q) {
             k++;
-            p *= lambda / k;
-            cdf += p;
+            p *= lambda / (double)k;
+            q += p;
         }
-        return k;
-    }
-    double a, b;
-    normal2_d(g, e, t, &a, &b);
-    double x = floor(lambda + sqrt(lambda) * a + 0.5);
-    return x < 0 ? 0u : (unsigned int)x;
+    } while ((double)pw < lambda);
+    return k;
+}
+
+static unsigned int poisson_of_draw(uint32_t x, double lambda)
+{
+    if (lambda >= 1000)
+        return (unsigned int)((sqrt(lambda) * icdf32(x)) + lambda + 0.5);
+    return poisson_itr(x * INV32D + INV32D / 2.0, lambda);
+}
+
+/* a 64-bit draw (Sobol64): its top 53 bits, the uniform's offset 2^-55 as in
+ * _curand_uniform_double_excluding_one */
+static unsigned int poisson_of_draw64(unsigned long long x, double lambda)
+{
+    if (lambda >= 1000)
+        return (unsigned int)((sqrt(lambda) * icdf64(x)) + lambda + 0.5);
+    return poisson_itr((x >> 11) * INV53D + INV53D / 4.0, lambda);
 }
 
 RR_API rocrand_status rocrand_generate_poisson(rocrand_generator generator,
@@ -740,12 +867,12 @@ RR_API rocrand_status rocrand_generate_poisson(rocrand_generator generator,
     if (generator && !(lambda > 0))
         return ROCRAND_STATUS_OUT_OF_RANGE;
     if (generator && is_quasi(generator->type))
-        return ROCRAND_STATUS_TYPE_ERROR; /* the Poisson generator is pseudorandom here */
-    int k = !generator ? 1
-            : lambda < POISSON_SMALL ? uniform_d_draws(generator)
-                                     : draws_per_normal2_d(generator);
-    GENERATE(generator, output_data, n, 1, k,
-             output_data[at] = poisson_one(generator, e, t, lambda));
+        QUASI_ANY(generator, output_data, n, output_data[at] = poisson_of_draw(x, lambda),
+                  output_data[at] = poisson_of_draw64(x, lambda));
+    if (IS_MTGP(generator))
+        MTGP(generator, output_data, n, output_data[at] = poisson_of_draw(x, lambda));
+    GENERATE(generator, output_data, n, 1, 1,
+             output_data[at] = poisson_of_draw(bits32(generator, e, t), lambda));
 }
 
 RR_API rocrand_status rocrand_initialize_generator(rocrand_generator generator)
@@ -754,6 +881,8 @@ RR_API rocrand_status rocrand_initialize_generator(rocrand_generator generator)
         return ROCRAND_STATUS_NOT_CREATED;
     if (is_quasi(generator->type) || generator->states)
         return ROCRAND_STATUS_SUCCESS;
+    if (generator->type == ROCRAND_RNG_PSEUDO_MTGP32)
+        return mtgp_ready(generator);
     return states_reset(generator);
 }
 
@@ -785,15 +914,20 @@ RR_API rocrand_status rocrand_destroy_discrete_distribution(rocrand_discrete_dis
     return ROCRAND_STATUS_OUT_OF_RANGE;
 }
 
-/* the unscrambled Joe-Kuo sets only: the scrambled ones are NVIDIA's data */
+/* the Joe-Kuo sets, and pyshim's own scrambled sets and constants (cuRAND's are not
+ * published: sobol.c says what they are) */
 RR_API rocrand_status rocrand_get_direction_vectors32(const unsigned int **vectors,
                                                       const rocrand_direction_vector_set set)
 {
     if (!vectors)
         return ROCRAND_STATUS_OUT_OF_RANGE;
-    if (set != ROCRAND_DIRECTION_VECTORS_32_JOEKUO6 || !sobol_table32())
+    const unsigned int *t = set == ROCRAND_DIRECTION_VECTORS_32_JOEKUO6 ? sobol_table32()
+                            : set == ROCRAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6
+                                ? sobol_scrambled_table32()
+                                : NULL;
+    if (!t)
         return ROCRAND_STATUS_OUT_OF_RANGE;
-    *vectors = sobol_table32();
+    *vectors = t;
     return ROCRAND_STATUS_SUCCESS;
 }
 
@@ -802,20 +936,32 @@ RR_API rocrand_status rocrand_get_direction_vectors64(const unsigned long long *
 {
     if (!vectors)
         return ROCRAND_STATUS_OUT_OF_RANGE;
-    if (set != ROCRAND_DIRECTION_VECTORS_64_JOEKUO6 || !sobol_table64())
+    const unsigned long long *t = set == ROCRAND_DIRECTION_VECTORS_64_JOEKUO6 ? sobol_table64()
+                                  : set == ROCRAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6
+                                      ? sobol_scrambled_table64()
+                                      : NULL;
+    if (!t)
         return ROCRAND_STATUS_OUT_OF_RANGE;
-    *vectors = sobol_table64();
+    *vectors = t;
     return ROCRAND_STATUS_SUCCESS;
 }
 
 RR_API rocrand_status rocrand_get_scramble_constants32(const unsigned int **constants)
 {
-    (void)constants;
-    return ROCRAND_STATUS_TYPE_ERROR;
+    if (!constants)
+        return ROCRAND_STATUS_OUT_OF_RANGE;
+    if (!sobol_scramble_constants32())
+        return ROCRAND_STATUS_TYPE_ERROR;
+    *constants = sobol_scramble_constants32();
+    return ROCRAND_STATUS_SUCCESS;
 }
 
 RR_API rocrand_status rocrand_get_scramble_constants64(const unsigned long long **constants)
 {
-    (void)constants;
-    return ROCRAND_STATUS_TYPE_ERROR;
+    if (!constants)
+        return ROCRAND_STATUS_OUT_OF_RANGE;
+    if (!sobol_scramble_constants64())
+        return ROCRAND_STATUS_TYPE_ERROR;
+    *constants = sobol_scramble_constants64();
+    return ROCRAND_STATUS_SUCCESS;
 }

@@ -16,4 +16,17 @@ void sobol_vectors64(unsigned int dim, unsigned long long *v);
 const unsigned int *sobol_table32(void);
 const unsigned long long *sobol_table64(void);
 
+/* Scrambled Sobol: pyshim's own scramble (cuRAND's is not published; see sobol.c):
+ * dimension `dim`'s scrambled direction vectors and digital shift, and every dimension's,
+ * as the SCRAMBLED_JOEKUO6 sets and curandGetScrambleConstants32/64 hand them out (NULL
+ * without the direction-number file). */
+void sobol_scrambled_vectors32(unsigned int dim, unsigned int *v);
+void sobol_scrambled_vectors64(unsigned int dim, unsigned long long *v);
+unsigned int sobol_scramble_constant32(unsigned int dim);
+unsigned long long sobol_scramble_constant64(unsigned int dim);
+const unsigned int *sobol_scrambled_table32(void);
+const unsigned long long *sobol_scrambled_table64(void);
+const unsigned int *sobol_scramble_constants32(void);
+const unsigned long long *sobol_scramble_constants64(void);
+
 #endif

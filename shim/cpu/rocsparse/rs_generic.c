@@ -109,6 +109,77 @@ static int bad_spmat(rocsparse_const_spmat_descr d)
         }                                                                                    \
     }
 
+/* The common case on its own: CSR, A not transposed, 32-bit indices, a real type. The base
+ * is a constant of each instantiation (0 or 1), so it folds into the addressing instead of
+ * a subtraction per entry; one running position k walks the rows (each row's end is its
+ * start's bound, not reloaded); with beta = 0 the output is stored rather than scaled first
+ * and added to (one pass over y less). One accumulator per row, summed in storage order as
+ * scipy's csr_matvec does: unrolling into several was slower on rows of ~10 entries of
+ * varying length (benchmarks/README.md). alpha = 1 skips the multiply. */
+#define CSR_N_KERNEL(TAG, VT)                                                                \
+    static inline __attribute__((always_inline)) void csr_n_##TAG##_b(                      \
+        int64_t rows, const int32_t *restrict ptr, const int32_t *restrict ind,              \
+        const VT *restrict val, const int32_t base, VT alpha, const VT *restrict x, VT beta, \
+        VT *restrict y)                                                                      \
+    {                                                                                        \
+        int64_t k = (int64_t)ptr[0] - base;                                                  \
+        for (int64_t r = 0; r < rows; r++) {                                                 \
+            int64_t hi = (int64_t)ptr[r + 1] - base;                                         \
+            VT acc = 0;                                                                      \
+            for (; k < hi; k++)                                                              \
+                acc += val[k] * x[ind[k] - base];                                            \
+            if (alpha != 1)                                                                  \
+                acc *= alpha;                                                                \
+            y[r] = beta == 0 ? acc : beta == 1 ? y[r] + acc : beta * y[r] + acc;             \
+            k = hi; /* row r is [ptr[r], ptr[r + 1]) even where offsets decrease */          \
+        }                                                                                    \
+    }                                                                                        \
+    static __attribute__((noinline)) void csr_n_##TAG(                                       \
+        int64_t rows, const int32_t *ptr, const int32_t *ind, const VT *val, int32_t base,   \
+        VT alpha, const VT *x, VT beta, VT *y)                                               \
+    {                                                                                        \
+        if (base == 0)                                                                       \
+            csr_n_##TAG##_b(rows, ptr, ind, val, 0, alpha, x, beta, y);                      \
+        else                                                                                 \
+            csr_n_##TAG##_b(rows, ptr, ind, val, 1, alpha, x, beta, y);                      \
+    }
+/* SpMM of the same case, C and B in the same order: column-major is a SpMV per column;
+ * row-major adds alpha v times row c of B to row r of C (contiguous, so vectorisable).
+ * 0 where the orders differ (the general loop does those). */
+#define CSR_N_SPMM(TAG, VT)                                                                  \
+    static int csr_n_mm_##TAG(int64_t rows, const int32_t *ptr, const int32_t *ind,          \
+                              const VT *val, int32_t base, VT alpha, const VT *B,            \
+                              int64_t ldb, int b_col, VT beta, VT *C, int64_t ldc, int c_col,\
+                              int64_t n)                                                     \
+    {                                                                                        \
+        if (b_col != c_col)                                                                  \
+            return 0;                                                                        \
+        if (c_col) {                                                                         \
+            for (int64_t j = 0; j < n; j++)                                                  \
+                csr_n_##TAG(rows, ptr, ind, val, base, alpha, B + j * ldb, beta, C + j * ldc);\
+            return 1;                                                                        \
+        }                                                                                    \
+        for (int64_t r = 0; r < rows; r++) {                                                 \
+            VT *restrict cr = C + r * ldc;                                                   \
+            for (int64_t j = 0; j < n; j++)                                                  \
+                cr[j] = beta == 0 ? 0 : beta * cr[j];                                        \
+            for (int64_t k = (int64_t)ptr[r] - base; k < (int64_t)ptr[r + 1] - base; k++) {  \
+                const VT *restrict br = B + (int64_t)(ind[k] - base) * ldb;                  \
+                VT v = alpha * val[k];                                                       \
+                for (int64_t j = 0; j < n; j++)                                              \
+                    cr[j] += v * br[j];                                                      \
+            }                                                                                \
+        }                                                                                    \
+        return 1;                                                                            \
+    }
+#define CSR_N(TAG, VT)                                                                       \
+    CSR_N_KERNEL(TAG, VT)                                                                    \
+    CSR_N_SPMM(TAG, VT)
+CSR_N(f32_r, float)
+CSR_N(f64_r, double)
+CSR_N(f32_c, float complex)
+CSR_N(f64_c, double complex)
+
 /* 32-bit indices: spmv_<tag>; 64-bit: spmv64_<tag> (the same loops) */
 KERNELS(f32_r, float, int32_t)
 KERNELS(f64_r, double, int32_t)
@@ -203,9 +274,16 @@ RS_API rocsparse_status rocsparse_spmv(rocsparse_handle handle, rocsparse_operat
     if (st != rocsparse_status_success)
         return st;
     int wide = index_wide(mat);
+    /* the common case (CSR, A as stored, 32-bit indices): its own kernels */
+    int fast = !wide && mat->format == rocsparse_format_csr && trans == rocsparse_operation_none;
 #define RUN(TAG, VT)                                                                         \
     do {                                                                                     \
         VT a = *(const VT *)alpha, b = *(const VT *)beta;                                    \
+        if (fast) {                                                                          \
+            csr_n_##TAG(mat->rows, mat->ptr, mat->ind, mat->val, (int32_t)mat->base, a,      \
+                        x->values, b, y->values);                                            \
+            break;                                                                           \
+        }                                                                                    \
         scale_##TAG(y->values, out, 1, out, 1, b);                                           \
         if (wide)                                                                            \
             spmv_w64_##TAG(mat, trans, a, x->values, y->values);                             \
@@ -269,9 +347,15 @@ RS_API rocsparse_status rocsparse_spmm(rocsparse_handle handle, rocsparse_operat
     int wide = index_wide(mat_A);
     int b_col = mat_B->order == rocsparse_order_column;
     int c_col = mat_C->order == rocsparse_order_column;
+    int fast = !wide && mat_A->format == rocsparse_format_csr &&
+               trans_A == rocsparse_operation_none;
 #define RUN(TAG, VT)                                                                         \
     do {                                                                                     \
         VT a = *(const VT *)alpha, b = *(const VT *)beta;                                    \
+        if (fast && csr_n_mm_##TAG(m, mat_A->ptr, mat_A->ind, mat_A->val,                    \
+                                   (int32_t)mat_A->base, a, mat_B->values, mat_B->ld, b_col, \
+                                   b, mat_C->values, mat_C->ld, c_col, n))                   \
+            break;                                                                           \
         scale_##TAG(mat_C->values, m, n, mat_C->ld, c_col, b);                               \
         if (wide)                                                                            \
             spmm_w64_##TAG(mat_A, trans_A, a, mat_B->values, mat_B->ld, b_col,               \
