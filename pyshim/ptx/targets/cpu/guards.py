@@ -36,7 +36,9 @@ from pyshim.ptx.analysis.affine import (
     c_term,
     exact32,
     nonneg,
+    opaque,
     opening,
+    overflows,
     tadd,
     tmul,
 )
@@ -62,11 +64,15 @@ class _Emitter:
     def __init__(self) -> None:
         self.setup: list[str] = []
         self.names: dict[str, str] = {}
+        self.overflow = False  # whether the setup notes overflow (declares ps_ovf first)
 
-    def local(self, expr: str) -> str:
+    def local(self, t: Term) -> str:
+        """A local holding term t's value (analysis/affine.py)."""
+        expr = c_term(t)
         if expr not in self.names:
             self.names[expr] = f"ps_g{len(self.names)}"
             self.setup.append(f"    const int64_t {self.names[expr]} = {expr};")
+            self.overflow = self.overflow or overflows(t)
         return self.names[expr]
 
     def range(self, a: tuple) -> tuple[str, str]:
@@ -82,11 +88,11 @@ class _Emitter:
                 elif k > 0:
                     hi = tadd(hi, tmul(k, f"ps_box[{i}]"))
             else:
-                lo = tadd(lo, f"({k} < 0 ? {tmul(k, f'ps_box[{i}]')} : 0)")
-                hi = tadd(hi, f"({k} > 0 ? {tmul(k, f'ps_box[{i}]')} : 0)")
-        lo_c, hi_c = c_term(lo), c_term(hi)
-        lo_c = lo_c if isinstance(lo, int) or lo in SPECIAL_TERMS.values() else self.local(lo_c)
-        hi_c = hi_c if isinstance(hi, int) or hi in SPECIAL_TERMS.values() else self.local(hi_c)
+                kb = tmul(k, f"ps_box[{i}]")
+                lo = tadd(lo, opaque(f"({k} < 0 ? {kb} : 0)", k, kb))
+                hi = tadd(hi, opaque(f"({k} > 0 ? {kb} : 0)", k, kb))
+        lo_c = c_term(lo) if isinstance(lo, int) or lo in SPECIAL_TERMS.values() else self.local(lo)
+        hi_c = c_term(hi) if isinstance(hi, int) or hi in SPECIAL_TERMS.values() else self.local(hi)
         return lo_c, hi_c
 
     def exact(self, a: tuple, unsigned: bool) -> str | None:
@@ -148,7 +154,7 @@ def plan(k: ir.Function) -> Plan | None:
     if not branches:
         return None
     setup = ["    int ps_ovf = 0;", *em.setup]
-    if not any("ps_ovf" in x for x in em.setup):
+    if not em.overflow:
         setup, conds = setup[1:], conds[1:]
     return Plan(branches, setup, " && ".join(conds))
 
@@ -206,7 +212,7 @@ def branch_guards(k: ir.Function) -> BranchGuards | None:
     if not never:
         return None
     setup = ["    int ps_ovf = 0;", *em.setup]
-    if any("ps_ovf" in x for x in em.setup):
+    if em.overflow:
         never = {key: f"(!ps_ovf && {c})" for key, c in never.items()}
     else:
         setup = setup[1:]

@@ -38,7 +38,7 @@ class _Addresses(aff.AffineValues):
     EVAL_OPCODES = aff.AffineValues.EVAL_OPCODES | {"cvta", "cvt"}
 
     def __init__(self, k: ir.Function) -> None:
-        super().__init__(k)
+        super().__init__(k, ahead=AHEAD)  # (the values of the block AHEAD along %ctaid.x)
         count: dict[str, int] = {}
         for s in k.body or ():
             if type(s) is ir.Instruction:
@@ -110,15 +110,12 @@ def lines(k: ir.Function) -> list[str]:
     out = []
     for (v, write), (lo, hi) in boxes.items():
         d = dict(v)
-        base = em.local(aff.c_term(d.get("1", 0)))
+        base = em.local(d.get("1", 0))
         cx, cy, cz = (aff.c_term(d.get(a, 0)) for a in aff.AXES)
         out.append(f"    ps_prefetch_box((uint64_t)({base} + {lo}), {cx}, {cy}, {cz}, ps_box,"
                    f" {hi - lo}, {int(write)});")
-    ahead = f"((int64_t)c.ctaid_x + {AHEAD})"
-    setup = [x.replace("(int64_t)c.ctaid_x", ahead) for x in em.setup]
-    out = [x.replace("(int64_t)c.ctaid_x", ahead) for x in out]
     return ["    {  /* the global memory of this worker's next block but one (cpu_prefetch.py) */",
             "    int ps_ovf = 0; (void)ps_ovf;",
             "    const int64_t ps_box[3] = {(int64_t)c.ntid_x - 1, (int64_t)c.ntid_y - 1,"
             " (int64_t)c.ntid_z - 1};",
-            *setup, *out, "    }"]
+            *em.setup, *out, "    }"]
