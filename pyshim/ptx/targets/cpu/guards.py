@@ -44,7 +44,7 @@ from pyshim.ptx.analysis.affine import (
 )
 from pyshim.ptx.isa.emitter import cname_label, cname_reg
 from pyshim.ptx.isa.instructions import NEGATE_CMP
-from pyshim.ptx.isa.records import LABEL, Record
+from pyshim.ptx.isa.records import BRANCH, LABEL, Record
 
 # a body longer than this is not copied (the copy doubles the kernel's compile time)
 MAX_LINES = 600
@@ -161,17 +161,17 @@ def plan(k: ir.Function) -> Plan | None:
 
 def fast_body(recs: list[Record], body: str, p: Plan) -> str | None:
     """The body (its records `recs`, joined: `body`) without the branches of plan p, which
-    are in the opening (before the first label); None if one of them is not there as the
-    plain `if (pred) { goto label; }` the plan's names spell (a renamed predicate)."""
-    if body.count("\n") > MAX_LINES:
+    are in the opening (before the first label); None if one of them is not there as a
+    branch guarded by the predicate the plan names (Record.cond: one renamed in a scope
+    spells another)."""
+    if body.count("\n") > MAX_LINES:  # (its size: the copy doubles its compile time)
         return None
-    want = {site: f"if ({'!' if neg else ''}{pred}) {{ goto {name}; }}"
-            for pred, neg, name, site in p.branches}
+    want = {site: (pred, neg) for pred, neg, _name, site in p.branches}
     out, opening = [], True
     for r in recs:
         opening = opening and r.kind != LABEL
         if opening and r.site in want:
-            if r.template != want.pop(r.site):
+            if r.kind != BRANCH or r.cond != want.pop(r.site):
                 return None
             out.append("")
         else:
