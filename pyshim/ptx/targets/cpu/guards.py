@@ -3,9 +3,9 @@ blocks where no thread takes the guards it opens with.
 
 Why: most kernels open with guards on the thread's position (`if (i >= n) return;`, a
 stencil's `if (x == 0 || x == w - 1 ...)`). Vectorized over a block's threads, every guard
-is computed per thread and becomes a mask on each later load and store: saxpy 5.6 -> 4.3 ms
-and stencil 5.5 -> 4.1 ms without them. Almost every block is interior, none of its threads
-takes those branches, and that can be decided once per block.
+is computed per thread and becomes a mask on each later load and store (saxpy and stencil
+are a quarter faster without them: benchmarks/README.md). Almost every block is interior,
+none of its threads takes those branches, and that can be decided once per block.
 
 How: in the straight-line opening of the kernel (before its first label), registers that
 are affine in the thread index are tracked as c + cx * %tid.x + cy * %tid.y + cz * %tid.z,

@@ -3,11 +3,11 @@ loops alike).
 
 Why: a region-loop block reads its input in its first region and writes its output in its
 last, with all its other regions in between. The hardware prefetcher does not run that far
-ahead of such bursts, so every block starts on cache misses and ends on them: scan's first
-and last regions took 3 of its 5 ms, for 32 MB that a plain loop moves in 0.7 ms. A 2-D
-block of a thread loop reads a few short rows far apart (a 32x8 stencil block: ten rows of
-128 bytes, 16 KB apart), too short for the hardware to follow each: row by row prefetching
-took stencil from 5.3-5.6 to 4.1-4.7 ms (PoCL 5.4). Blocks of a chunk run in order on one
+ahead of such bursts, so every block starts on cache misses and ends on them (scan's first
+and last regions took most of its time: benchmarks/README.md). A 2-D block of a thread
+loop reads a few short rows far apart (a 32x8 stencil block: ten rows of 128 bytes, 16 KB
+apart), too short for the hardware to follow each, which row by row prefetching makes up
+for. Blocks of a chunk run in order on one
 worker (shim/cpu/grid.c), so the block two further along %ctaid.x is this worker's next
 but one.
 

@@ -728,8 +728,8 @@ class RegionKernel:
 
     def one_d(self) -> None:
         """A 1-D block of whole warps (most launches) runs a copy of the loops in which the
-        compiler knows that: every x loop a whole number of vectors, no row loops (scan
-        1.76 -> 1.50 ms interleaved); chains of shuffle regions there run as warp vectors."""
+        compiler knows that: every x loop a whole number of vectors, no row loops (scan's
+        figure: benchmarks/README.md); chains of shuffle regions there run as warp vectors."""
         loops = self.loops
         if sum(x.count("\n") + 1 for x in loops) > MAX_1D_LINES:
             return

@@ -105,13 +105,13 @@ class CpuTarget(Target):
         For clang the x loop is marked `omp simd` (CPU_FLAGS has -fopenmp-simd): threads of a
         kernel without barriers or collectives may run in lockstep, as a warp's lanes do, so
         the compiler needs no runtime alias checks between threads (with addresses as base
-        pointer + offset, pointer_regs.py, it vectorizes the loop; stencil and saxpy 3-7%
-        faster than without the mark). What cannot run in lockstep is not vectorized at all:
-        atomics, volatile accesses, calls (printf, traps through the context). One vector of
-        threads per step (interleave 1): blocks are often only 16 or 32 threads wide, and
-        interleaved vectors would leave them to the scalar tail. Not for gcc 12: it cannot see
-        the addresses as affine under -fwrapv and the mark makes it gather and scatter
-        (saxpy 9 -> 24 ms).
+        pointer + offset, pointer_regs.py, it vectorizes the loop; stencil and saxpy run
+        faster than without the mark: benchmarks/README.md). What cannot run in lockstep is
+        not vectorized at all: atomics, volatile accesses, calls (printf, traps through the
+        context). One vector of threads per step (interleave 1): blocks are often only 16 or
+        32 threads wide, and interleaved vectors would leave them to the scalar tail. Not for
+        gcc 12: it cannot see the addresses as affine under -fwrapv and the mark makes it
+        gather and scatter (saxpy more than twice as slow).
 
         A block that provably takes none of the kernel's opening guards (cpu/guards.py)
         runs a copy of the body without them, so without masks. A kernel that names no
