@@ -83,7 +83,7 @@ def _has_ptx(image: bytes) -> bool:
     from pyshim.binary import fatbin
     from pyshim.binary.errors import FatbinError
 
-    if image[:4] != b"\x50\xed\x55\xba":
+    if not fatbin.is_container(image):
         return True
     try:
         return any(e.is_ptx for e in fatbin.entries(memoryview(image)))

@@ -5,7 +5,10 @@ coefficients uniform over the block: Python ints where known here, else C expres
 type int64_t over the block's launch context (`c.ctaid_x`, a parameter in the block's
 parameter buffer `ps_pb`), whose arithmetic notes overflow in `ps_ovf`. The CPU device's
 guard versioning (targets/cpu/guards.py) and prefetching (targets/cpu/prefetch.py, which
-extends the analysis to 64-bit addresses) read these.
+extends the analysis to 64-bit addresses, for a block further along %ctaid.x) read these.
+What the C of a term needs is said here, where it is made, so no reader searches it: its
+magnitude (_BITS), its sign (_NONNEG), whether it goes through the overflow-noting helpers
+(overflows: then the block's setup declares `ps_ovf`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,19 @@ from pyshim.ptx.layout import param_layout
 AXES = ("x", "y", "z")
 SPECIAL_TERMS = {f"%{w}.{a}": f"(int64_t)c.{w}_{a}" for w in ("ctaid", "ntid", "nctaid")
                  for a in AXES}
+
+
+def block_terms(ahead: int = 0) -> dict[str, str]:
+    """The special registers' terms for the block `ahead` blocks further along %ctaid.x
+    (prefetch.py): its %ctaid.x spelled as such, bounded as %ctaid.x itself (a prefetch's
+    address is a hint, never a fault), the others as SPECIAL_TERMS."""
+    if not ahead:
+        return SPECIAL_TERMS
+    x = term(f"({SPECIAL_TERMS['%ctaid.x']} + {ahead})", _BITS[SPECIAL_TERMS["%ctaid.x"]],
+             True)
+    return {**SPECIAL_TERMS, "%ctaid.x": x}
+
+
 # terms that are exact 32-bit values as they stand: the geometry (below 2^31) and signed
 # 32-bit parameters (added as AffineValues.param makes them)
 _EXACT_U31: set[str] = set(SPECIAL_TERMS.values())
@@ -67,18 +83,20 @@ class AffineValues:
     EVAL_OPCODES = frozenset(("ld", "mov", "add", "sub", "mul", "mad", "shl", "setp", "or",
                               "and", "not"))
 
-    def __init__(self, k: ir.Function) -> None:
+    def __init__(self, k: ir.Function, ahead: int = 0) -> None:
         layout, _ = param_layout(k.params)
         self.params = {p.name: (off, p.type) for p, (off, _s, _a)
                        in zip(k.params, layout, strict=True)}
         self.env: dict[str, Affine | Cmp | Logic | None] = {}
+        # the block whose values these are: this one, or `ahead` along %ctaid.x
+        self.specials = block_terms(ahead)
 
     def value(self, op: ir.Operand) -> Affine | None:
         if type(op) is not ir.Reg:
             v = imm32(op)
             return {"1": v} if v is not None else None
         name = op.name
-        special = SPECIAL_TERMS.get(name)
+        special = self.specials.get(name)
         if special is not None:
             return {"1": special}
         if name.startswith("%tid."):
@@ -168,6 +186,8 @@ _BITS: dict[str, int] = {**{f"(int64_t)c.{w}_{a}": b for w, b in (("ctaid", 31),
                             for a in AXES}, **{f"ps_box[{i}]": 11 for i in range(3)}}
 _NONNEG: set[str] = set(_BITS)
 _WIDE = 62  # past this many bits a sum or product goes through the overflow-noting helpers
+# the terms whose C goes through those helpers (ps_cadd, ps_cmul: they write ps_ovf)
+_OVF: set[str] = set()
 
 
 def _bits(t: Term) -> int:
@@ -182,10 +202,25 @@ def c_term(t: Term) -> str:
     return f"(int64_t){t}" if isinstance(t, int) else t
 
 
-def term(expr: str, bits: int, nonneg: bool) -> str:
+def overflows(t: Term) -> bool:
+    """Whether term t's C notes overflow in `ps_ovf` (the block's setup then declares it)."""
+    return not isinstance(t, int) and t in _OVF
+
+
+def term(expr: str, bits: int, nonneg: bool, ovf: bool = False) -> str:
     _BITS[expr] = min(bits, 64)
     if nonneg:
         _NONNEG.add(expr)
+    if ovf:
+        _OVF.add(expr)
+    return expr
+
+
+def opaque(expr: str, *parts: Term) -> str:
+    """C term `expr`, built from `parts` by C its caller writes (a conditional): of no
+    known magnitude or sign, noting overflow where one of its parts does."""
+    if any(overflows(t) for t in parts):
+        _OVF.add(expr)
     return expr
 
 
@@ -195,8 +230,9 @@ def tadd(a: Term, b: Term) -> Term:
     if a == 0 or b == 0:
         return b if a == 0 else a
     bits = max(_bits(a), _bits(b)) + 1
-    expr = f"({c_term(a)} + {c_term(b)})" if bits <= _WIDE else f"ps_cadd({c_term(a)}, {c_term(b)}, &ps_ovf)"
-    return term(expr, bits, nonneg(a) and nonneg(b))
+    wide = bits > _WIDE
+    expr = f"ps_cadd({c_term(a)}, {c_term(b)}, &ps_ovf)" if wide else f"({c_term(a)} + {c_term(b)})"
+    return term(expr, bits, nonneg(a) and nonneg(b), wide or overflows(a) or overflows(b))
 
 
 def tmul(a: Term, b: Term) -> Term:
@@ -207,8 +243,9 @@ def tmul(a: Term, b: Term) -> Term:
     if a == 1 or b == 1:
         return b if a == 1 else a
     bits = _bits(a) + _bits(b)
-    expr = f"({c_term(a)} * {c_term(b)})" if bits <= _WIDE else f"ps_cmul({c_term(a)}, {c_term(b)}, &ps_ovf)"
-    return term(expr, bits, nonneg(a) and nonneg(b))
+    wide = bits > _WIDE
+    expr = f"ps_cmul({c_term(a)}, {c_term(b)}, &ps_ovf)" if wide else f"({c_term(a)} * {c_term(b)})"
+    return term(expr, bits, nonneg(a) and nonneg(b), wide or overflows(a) or overflows(b))
 
 
 def add(a: Affine | None, b: Affine | None, sign: int) -> Affine | None:

@@ -167,6 +167,7 @@ class FunctionEmitter:
         # the form (records.py Record.context): a handler that writes `ctx` itself sets it
         self.context = False
         self.phase_names: set[str] = set()  # the C names of phase-mode registers
+        self.shared = False  # whether the body spells the block's shared window (shared_window)
         self.shadow: list[dict[str, tuple[str, str]]] = [{}]
         self._ptr_plan: pointer_regs.PointerPlan | None = None
         for p in fn.params:
@@ -523,6 +524,12 @@ class FunctionEmitter:
                 return v
         return self.tr.module_vars.get(name)
 
+    def shared_window(self) -> str:
+        """The block's shared window, in C (a CPU thread loop sets it up only for a body that
+        spells it)."""
+        self.shared = True
+        return "PS_SHARED(ctx)"
+
     def shared_offset(self, v: ir.Var) -> str:
         if v.linkage == "extern" or (v.dims and v.dims[0] == 0):
             self.context = True
@@ -576,7 +583,7 @@ class FunctionEmitter:
         base = op.base
         if base is None:
             if space == "shared":
-                return f"(PS_SHARED(ctx) + {op.offset})"
+                return f"({self.shared_window()} + {op.offset})"
             return f"((uint8_t *)(uintptr_t){op.offset & (2**64 - 1)}ull)"
         if type(base) is ir.Sym and (base.name in self.regs or self.is_scoped_reg(base.name)) \
                 and self.lookup(base.name) is None:
@@ -586,7 +593,7 @@ class FunctionEmitter:
             if v is None:
                 raise self.bad(inst, f"unknown variable {base.name}")
             if v.space == "shared":
-                return f"(PS_SHARED(ctx) + {self.shared_offset(v)}{off})"
+                return f"({self.shared_window()} + {self.shared_offset(v)}{off})"
             if v.space == "reg":
                 return self.addr(ir.Addr(ir.Reg(v.name), op.offset), space, inst)
             return f"({self.var_ptr(v, inst)}{off})"
@@ -595,5 +602,5 @@ class FunctionEmitter:
             return f"({p}{off})"  # base pointer plus offset: a GEP the compiler can follow
         val = self.src(base, "u64" if SIZE.get(rt, 8) == 8 else "u32", inst)
         if space == "shared":
-            return f"(PS_SHARED(ctx) + (uint64_t){val}{off})"
+            return f"({self.shared_window()} + (uint64_t){val}{off})"
         return f"({self.form.address(self, val, base.name)}{off})"

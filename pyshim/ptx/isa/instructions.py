@@ -883,8 +883,8 @@ def _cvta(fe: Fe, inst: I) -> str:
     if ty != "u64":
         raise fe.unsupported(inst, "32-bit generic addresses")
     if to:
-        return fe.dst(d, ty, f"({x} - (uint64_t)(uintptr_t)PS_SHARED(ctx))", inst)
-    return fe.dst(d, ty, f"((uint64_t)(uintptr_t)(PS_SHARED(ctx) + {x}))", inst)
+        return fe.dst(d, ty, f"({x} - (uint64_t)(uintptr_t){fe.shared_window()})", inst)
+    return fe.dst(d, ty, f"((uint64_t)(uintptr_t)({fe.shared_window()} + {x}))", inst)
 
 
 def _isspacep(fe: Fe, inst: I) -> str:
@@ -893,11 +893,11 @@ def _isspacep(fe: Fe, inst: I) -> str:
     x = fe.src(a, "u64", inst)
     fe.context = True
     if space == "shared":
-        return fe.dst(d, "pred", f"({x} - (uint64_t)(uintptr_t)PS_SHARED(ctx) < "
+        return fe.dst(d, "pred", f"({x} - (uint64_t)(uintptr_t){fe.shared_window()} < "
                                  f"(uint64_t)PS_DYN_OFF(ctx) + PS_DYN_SMEM(ctx))", inst)
     if space in ("global", "const", "local", "param"):
         # everything that is not shared is host memory on the CPU device
-        return fe.dst(d, "pred", f"!({x} - (uint64_t)(uintptr_t)PS_SHARED(ctx) < "
+        return fe.dst(d, "pred", f"!({x} - (uint64_t)(uintptr_t){fe.shared_window()} < "
                                  f"(uint64_t)PS_DYN_OFF(ctx) + PS_DYN_SMEM(ctx))"
                       if space == "global" else "0", inst)
     raise fe.unsupported(inst)

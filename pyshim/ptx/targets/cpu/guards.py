@@ -3,9 +3,9 @@ blocks where no thread takes the guards it opens with.
 
 Why: most kernels open with guards on the thread's position (`if (i >= n) return;`, a
 stencil's `if (x == 0 || x == w - 1 ...)`). Vectorized over a block's threads, every guard
-is computed per thread and becomes a mask on each later load and store: saxpy 5.6 -> 4.3 ms
-and stencil 5.5 -> 4.1 ms without them. Almost every block is interior, none of its threads
-takes those branches, and that can be decided once per block.
+is computed per thread and becomes a mask on each later load and store (saxpy and stencil
+are a quarter faster without them: benchmarks/README.md). Almost every block is interior,
+none of its threads takes those branches, and that can be decided once per block.
 
 How: in the straight-line opening of the kernel (before its first label), registers that
 are affine in the thread index are tracked as c + cx * %tid.x + cy * %tid.y + cz * %tid.z,
@@ -36,13 +36,15 @@ from pyshim.ptx.analysis.affine import (
     c_term,
     exact32,
     nonneg,
+    opaque,
     opening,
+    overflows,
     tadd,
     tmul,
 )
 from pyshim.ptx.isa.emitter import cname_label, cname_reg
 from pyshim.ptx.isa.instructions import NEGATE_CMP
-from pyshim.ptx.isa.records import LABEL, Record
+from pyshim.ptx.isa.records import BRANCH, LABEL, Record
 
 # a body longer than this is not copied (the copy doubles the kernel's compile time)
 MAX_LINES = 600
@@ -62,11 +64,15 @@ class _Emitter:
     def __init__(self) -> None:
         self.setup: list[str] = []
         self.names: dict[str, str] = {}
+        self.overflow = False  # whether the setup notes overflow (declares ps_ovf first)
 
-    def local(self, expr: str) -> str:
+    def local(self, t: Term) -> str:
+        """A local holding term t's value (analysis/affine.py)."""
+        expr = c_term(t)
         if expr not in self.names:
             self.names[expr] = f"ps_g{len(self.names)}"
             self.setup.append(f"    const int64_t {self.names[expr]} = {expr};")
+            self.overflow = self.overflow or overflows(t)
         return self.names[expr]
 
     def range(self, a: tuple) -> tuple[str, str]:
@@ -82,11 +88,11 @@ class _Emitter:
                 elif k > 0:
                     hi = tadd(hi, tmul(k, f"ps_box[{i}]"))
             else:
-                lo = tadd(lo, f"({k} < 0 ? {tmul(k, f'ps_box[{i}]')} : 0)")
-                hi = tadd(hi, f"({k} > 0 ? {tmul(k, f'ps_box[{i}]')} : 0)")
-        lo_c, hi_c = c_term(lo), c_term(hi)
-        lo_c = lo_c if isinstance(lo, int) or lo in SPECIAL_TERMS.values() else self.local(lo_c)
-        hi_c = hi_c if isinstance(hi, int) or hi in SPECIAL_TERMS.values() else self.local(hi_c)
+                kb = tmul(k, f"ps_box[{i}]")
+                lo = tadd(lo, opaque(f"({k} < 0 ? {kb} : 0)", k, kb))
+                hi = tadd(hi, opaque(f"({k} > 0 ? {kb} : 0)", k, kb))
+        lo_c = c_term(lo) if isinstance(lo, int) or lo in SPECIAL_TERMS.values() else self.local(lo)
+        hi_c = c_term(hi) if isinstance(hi, int) or hi in SPECIAL_TERMS.values() else self.local(hi)
         return lo_c, hi_c
 
     def exact(self, a: tuple, unsigned: bool) -> str | None:
@@ -148,24 +154,24 @@ def plan(k: ir.Function) -> Plan | None:
     if not branches:
         return None
     setup = ["    int ps_ovf = 0;", *em.setup]
-    if not any("ps_ovf" in x for x in em.setup):
+    if not em.overflow:
         setup, conds = setup[1:], conds[1:]
     return Plan(branches, setup, " && ".join(conds))
 
 
 def fast_body(recs: list[Record], body: str, p: Plan) -> str | None:
     """The body (its records `recs`, joined: `body`) without the branches of plan p, which
-    are in the opening (before the first label); None if one of them is not there as the
-    plain `if (pred) { goto label; }` the plan's names spell (a renamed predicate)."""
-    if body.count("\n") > MAX_LINES:
+    are in the opening (before the first label); None if one of them is not there as a
+    branch guarded by the predicate the plan names (Record.cond: one renamed in a scope
+    spells another)."""
+    if body.count("\n") > MAX_LINES:  # (its size: the copy doubles its compile time)
         return None
-    want = {site: f"if ({'!' if neg else ''}{pred}) {{ goto {name}; }}"
-            for pred, neg, name, site in p.branches}
+    want = {site: (pred, neg) for pred, neg, _name, site in p.branches}
     out, opening = [], True
     for r in recs:
         opening = opening and r.kind != LABEL
         if opening and r.site in want:
-            if r.template != want.pop(r.site):
+            if r.kind != BRANCH or r.cond != want.pop(r.site):
                 return None
             out.append("")
         else:
@@ -206,7 +212,7 @@ def branch_guards(k: ir.Function) -> BranchGuards | None:
     if not never:
         return None
     setup = ["    int ps_ovf = 0;", *em.setup]
-    if any("ps_ovf" in x for x in em.setup):
+    if em.overflow:
         never = {key: f"(!ps_ovf && {c})" for key, c in never.items()}
     else:
         setup = setup[1:]

@@ -6,6 +6,12 @@ returns the site to the scheduler (targets/cpu/target.py phase_kernel, cpu.h), w
 barrier or collective once every thread has arrived, and resumes at `ps_at_<site>` to read
 the result. Registers live in the context copy `L->r`, arrays in the per-thread context
 (both outlive the return), so `return 0;` leaves the thread.
+
+The form writes templates (isa/records.py) whose points say what region loops
+(targets/cpu/regions.py) spell otherwise, so that they render the body instead of reading
+its C: the thread's collective record ("@pc"), a shuffle's deposit and result
+(SHFL_POINTS), bar.red's resume ("@red:<site>"), besides the registers, the thread's index
+("@tid:"), branches, labels, returns, addresses and the warp matrix records ("@w:").
 """
 
 from __future__ import annotations
@@ -13,9 +19,14 @@ from __future__ import annotations
 from pyshim.ptx import ir
 from pyshim.ptx.isa import records
 from pyshim.ptx.isa.collectives import Form, elected
+from pyshim.ptx.isa.emitter import SPECIAL
 from pyshim.ptx.targets.base import REGION_MARK
+from pyshim.ptx.types import C_TYPE
 
-PC = "ctx->coll[PS_LINEAR(ctx)]"  # this thread's collective record
+# this thread's collective record: a point the naming spells (a phase kernel's
+# `ctx->coll[PS_LINEAR(ctx)]`, a region loop's `coll[ps_i]`)
+PC = records.point("@pc")
+THREAD_RECORD = "ctx->coll[PS_LINEAR(ctx)]"
 # the warp collectives this form (and cpu.h's ps_phase_collectives) completes; a kernel with
 # any other collective (mbarrier) runs as fibers
 PHASE_COLLECTIVES = frozenset(("shfl", "vote", "activemask", "match", "redux", "elect",
@@ -24,6 +35,29 @@ PHASE_COLLECTIVES = frozenset(("shfl", "vote", "activemask", "match", "redux", "
 # deposits its registers in the block's records (PS_WIN, mma_cpu.h) and its call site
 WARP_FNS = frozenset(("mma", "wmma", "ldmatrix", "stmatrix", "movmatrix"))
 VOTE_OPS = {"all": 0, "any": 1, "uni": 2, "ballot": 3}
+
+
+# a shuffle's points (PhaseForm.shfl), each "<kind>:<site>": in its deposit, the call that
+# finds the source lane (its opening, up to the mode) and the openings of the statements
+# storing the value ("@dval" ... "@dend", the value between), the source lane and whether
+# it is in range; as the thread resumes, its result and that range check
+SHFL_POINTS = frozenset(("@dlane", "@dval", "@dend", "@dsrc", "@dok", "@sres", "@sok"))
+
+
+def shfl_point(kind: str, record: str) -> str:
+    """A shuffle's point `kind` where the thread's collective record is `record`."""
+    return {"@dlane": "ps_shfl_lane(ctx, ", "@dval": f"{record}.val = ", "@dend": ";",
+            "@dsrc": f"{record}.src = ", "@dok": f"{record}.valid = ",
+            "@sres": f"(uint32_t){record}.res", "@sok": f"({record}.valid != 0)"}[kind]
+
+
+def _as_is(fe, op: ir.Operand, inst: ir.Instruction) -> str | None:
+    """The C name of register `op` when its 32-bit read is the register as it stands (no
+    conversion, not a special register), else None."""
+    if (type(op) is not ir.Reg or op.name in SPECIAL
+            or op.name.startswith("%reserved_smem_offset")):
+        return None
+    return fe.creg(op.name) if C_TYPE[fe.reg_type(op.name, inst)] == C_TYPE["u32"] else None
 
 
 def _yield(inst: ir.Instruction, deposit: str) -> str:
@@ -57,10 +91,16 @@ class PhaseNaming(records.Naming):
 
     def point(self, what: str) -> str:
         kind, _, arg = what.partition(":")
+        if kind == "@pc":
+            return THREAD_RECORD
         if kind == "@bar":
             return f"{{ return {arg}u; }} ps_at_{arg}: ;"
         if kind == "@coll":
             return f"return {arg}u | PS_PHASE_COLL; }} ps_at_{arg}: ;"
+        if kind == "@red":  # bar.red's barrier, which reduces its deposits (bar_red)
+            return f"return {arg}u; }} ps_at_{arg}: ;"
+        if kind in SHFL_POINTS:  # a shuffle's deposit and result, in the thread's record
+            return shfl_point(kind, THREAD_RECORD)
         if kind == "@tid":
             return f"PS_{arg}(ctx)"
         if kind == "@goto":
@@ -110,6 +150,9 @@ class PhaseForm(Form):
         # arrays of the per-thread context: name -> (size, alignment), the largest of the
         # scopes that declare it
         self.array_sizes: dict[str, tuple[int, int]] = {}
+        # the whole-warp functions (mma.h) the body calls (warp_fn): the block then keeps
+        # the warp matrix records (mma_cpu.h)
+        self.warp_fns: set[str] = set()
 
     def local_array(self, fe, v: ir.Var, size: int, align: int) -> str:
         fe.phase_arrays.add(v.name)
@@ -134,21 +177,21 @@ class PhaseForm(Form):
         result = [f"(uint32_t){PC}.res", f"(({PC}.act & 1u) != 0)",
                   f"(({PC}.act & 2u) != 0)"][op]
         return (f"{{ {PC}.val = ({p}) != 0; {PC}.src = PS_COLL_BARRED; "
-                f"return {inst.site}u; }} ps_at_{inst.site}: ; {PC}.src = 0; "
+                + records.point(f"@red:{inst.site}") + f" {PC}.src = 0; "
                 + fe.dst(ops[0], ty, result, inst))
 
     def shfl(self, fe, inst: ir.Instruction, mode: int, ops: list[ir.Operand],
              dd: ir.Operand, p: ir.Operand | None) -> str:
         a, b, c = (fe.src(o, "u32", inst) for o in ops[1:4])
-        if type(ops[1]) is ir.Reg and a == records.reg(fe.creg(ops[1].name)):
-            fe.deposit = fe.creg(ops[1].name)  # (region loops read it from its own array)
         t, v = fe.new_tmp(), fe.new_tmp()
-        code = [_yield(inst, f"bool {v} = 0; uint32_t {t} = ps_shfl_lane(ctx, "
-                             f"{mode}, {b}, {c}, &{v}); {PC}.val = {a}; "
-                             f"{PC}.src = {t}; {PC}.valid = {v};"),
-                fe.dst(dd, "b32", f"(uint32_t){PC}.res", inst)]
+        fe.deposit = _as_is(fe, ops[1], inst)  # (region loops may read its own array)
+        pt = {x: records.point(f"{x}:{inst.site}") for x in SHFL_POINTS}
+        code = [_yield(inst, f"bool {v} = 0; uint32_t {t} = {pt['@dlane']}{mode}, {b}, {c}, "
+                             f"&{v}); {pt['@dval']}{a}{pt['@dend']} {pt['@dsrc']}{t}; "
+                             f"{pt['@dok']}{v};"),
+                fe.dst(dd, "b32", pt["@sres"], inst)]
         if p is not None:
-            code.append(fe.dst(p, "pred", f"({PC}.valid != 0)", inst))
+            code.append(fe.dst(p, "pred", pt["@sok"], inst))
         return " ".join(code)
 
     def vote(self, fe, inst: ir.Instruction, mods: list[str], d: ir.Operand, p: str,
@@ -196,6 +239,7 @@ class PhaseForm(Form):
         and address into the block's records, the call site into its collective record; the
         scheduler runs `fn` once per warp (cpu.h ps_phase_collectives); the outputs read back
         from the records when the thread resumes."""
+        self.warp_fns.add(fn)
         t = fe.new_tmp()
         dep = [f"{records.point(f'@w:in:{i}')} = {w};" for i, w in enumerate(ins)]
         if addr is not None:

@@ -3,11 +3,11 @@ loops alike).
 
 Why: a region-loop block reads its input in its first region and writes its output in its
 last, with all its other regions in between. The hardware prefetcher does not run that far
-ahead of such bursts, so every block starts on cache misses and ends on them: scan's first
-and last regions took 3 of its 5 ms, for 32 MB that a plain loop moves in 0.7 ms. A 2-D
-block of a thread loop reads a few short rows far apart (a 32x8 stencil block: ten rows of
-128 bytes, 16 KB apart), too short for the hardware to follow each: row by row prefetching
-took stencil from 5.3-5.6 to 4.1-4.7 ms (PoCL 5.4). Blocks of a chunk run in order on one
+ahead of such bursts, so every block starts on cache misses and ends on them (scan's first
+and last regions took most of its time: benchmarks/README.md). A 2-D block of a thread
+loop reads a few short rows far apart (a 32x8 stencil block: ten rows of 128 bytes, 16 KB
+apart), too short for the hardware to follow each, which row by row prefetching makes up
+for. Blocks of a chunk run in order on one
 worker (shim/cpu/grid.c), so the block two further along %ctaid.x is this worker's next
 but one.
 
@@ -38,7 +38,7 @@ class _Addresses(aff.AffineValues):
     EVAL_OPCODES = aff.AffineValues.EVAL_OPCODES | {"cvta", "cvt"}
 
     def __init__(self, k: ir.Function) -> None:
-        super().__init__(k)
+        super().__init__(k, ahead=AHEAD)  # (the values of the block AHEAD along %ctaid.x)
         count: dict[str, int] = {}
         for s in k.body or ():
             if type(s) is ir.Instruction:
@@ -110,15 +110,12 @@ def lines(k: ir.Function) -> list[str]:
     out = []
     for (v, write), (lo, hi) in boxes.items():
         d = dict(v)
-        base = em.local(aff.c_term(d.get("1", 0)))
+        base = em.local(d.get("1", 0))
         cx, cy, cz = (aff.c_term(d.get(a, 0)) for a in aff.AXES)
         out.append(f"    ps_prefetch_box((uint64_t)({base} + {lo}), {cx}, {cy}, {cz}, ps_box,"
                    f" {hi - lo}, {int(write)});")
-    ahead = f"((int64_t)c.ctaid_x + {AHEAD})"
-    setup = [x.replace("(int64_t)c.ctaid_x", ahead) for x in em.setup]
-    out = [x.replace("(int64_t)c.ctaid_x", ahead) for x in out]
     return ["    {  /* the global memory of this worker's next block but one (cpu_prefetch.py) */",
             "    int ps_ovf = 0; (void)ps_ovf;",
             "    const int64_t ps_box[3] = {(int64_t)c.ntid_x - 1, (int64_t)c.ntid_y - 1,"
             " (int64_t)c.ntid_z - 1};",
-            *setup, *out, "    }"]
+            *em.setup, *out, "    }"]

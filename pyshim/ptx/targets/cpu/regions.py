@@ -33,7 +33,7 @@ from pyshim.ptx.passes.regions import exit_labels, region_numbers
 from pyshim.ptx.targets.cpu import guards as cpu_guards
 from pyshim.ptx.targets.cpu import prefetch as cpu_prefetch
 from pyshim.ptx.targets.cpu import warpvec as cpu_warpvec
-from pyshim.ptx.targets.cpu.phase import PhaseNaming
+from pyshim.ptx.targets.cpu.phase import SHFL_POINTS, PhaseNaming, shfl_point
 
 _TID_VARS = {"TID_X": "x", "TID_Y": "y", "TID_Z": "z", "LINEAR": "ps_i"}
 _RET = records.point("@ret")  # a thread leaves the kernel (phase.PhaseForm.ret_stmt)
@@ -49,6 +49,9 @@ def _guard_mark(what: str) -> bool:
 
 
 _ADDR = "(uint8_t *)(uintptr_t)"  # the address a register holds (phase.PhaseForm.address)
+_PC = "coll[ps_i]"  # thread ps_i's collective record (phase.PC)
+# a shuffle's source lane from the thread's index, without its context (phase.SHFL_POINTS)
+_LANE_AT = "ps_shfl_lane_at(ps_i & (wave - 1u), "
 
 
 def word(name: str) -> bool:
@@ -64,18 +67,46 @@ class _Naming(records.Naming):
     its branches (`jump`: to another region, out of the kernel, or within the region)."""
 
     def __init__(self, arrays: set[str], jump=lambda label: f"goto {label};",
-                 simd: bool = False, done: str = "return 0;") -> None:
+                 simd: bool = False, done: str = "return 0;",
+                 shfl: dict[str, str | None] | None = None) -> None:
         self.arrays = arrays
         self.jump = jump
         self.simd = simd  # the thread's index from the loop's variables, not the context
         self.done = done  # what a thread that leaves the kernel does
+        # the shuffle points (phase.SHFL_POINTS) of the shuffles completed from the arrays:
+        # "<kind>:<site>" -> its C (None for "@dval": the value is not stored); the others
+        # as phase kernels spell them, in the thread's record
+        self.shfl = shfl or {}
 
     def reg(self, name: str) -> str:
         return f"ps_s_{name}[ps_i]" if name in self.arrays else name
 
+    def render(self, template: str) -> str:
+        if PH not in template or not self.shfl:
+            return super().render(template)
+        out = template.split(PH)
+        drop = False  # (between a value's "@dval" spelled None and its "@dend")
+        for i in range(len(out)):
+            x = out[i]
+            if drop:
+                drop = x[:6] != "@dend:" or not i % 2
+                out[i] = ""
+            elif i % 2:
+                if self.shfl.get(x, "") is None:
+                    drop, out[i] = True, ""
+                else:
+                    out[i] = self.point(x) if x[:1] == "@" else self.reg(x)
+        return "".join(out)
+
     def point(self, what: str) -> str:
         if what[:6] == "@goto:":
             return self.jump(what[6:])
+        if what == "@pc":
+            return _PC
+        kind = what.partition(":")[0]
+        if kind in SHFL_POINTS:
+            got = self.shfl.get(what)
+            return shfl_point(kind, _PC) if got is None else got
         if what == "@ret":
             return self.done
         if what[:5] == "@tid:":
@@ -214,6 +245,8 @@ class RegionKernel:
             if kind == "@resume" and prologue is None:
                 prologue, cur = "".join(cur), []
                 continue
+            if kind == "@red":  # (bar.red: the phase form's own resume point)
+                raise _NotInShape
             if kind == "@coll":  # the collective completes after the region's loop
                 cur.append(records.point(f"@park:{arg}") + " }")
                 ends[len(regions)] = f"coll:{arg}"
@@ -228,7 +261,7 @@ class RegionKernel:
             regions.append("".join(cur))
             cur = []
         regions.append("".join(cur))
-        if len(regions) != plan.count or any("ps_at_" in r for r in regions):
+        if len(regions) != plan.count:
             raise _NotInShape
         if set(start_of) != {cname_label(n) for n in plan.labels}:
             raise _NotInShape
@@ -253,6 +286,9 @@ class RegionKernel:
         self.text_in: list[set[int]] = []
         self.rec_index = {rec.site: i for i, rec in enumerate(self.fe.records)
                       if rec.site is not None}
+        # the registers the records of each region write (Record.writes: where a record
+        # resumes, for one that spans regions)
+        self.writes_in: dict[int, set[str]] = {}
         at = -1
         for rec in self.fe.records:
             first = at
@@ -277,6 +313,8 @@ class RegionKernel:
                 self.busy |= text
             if at >= 0 and rec.context:
                 self.context.add(at)
+            if rec.writes:
+                self.writes_in.setdefault(at, set()).update(rec.writes)
             self.at.append((first, at))
             self.text_in.append(text)
 
@@ -453,6 +491,7 @@ class RegionKernel:
         guards = self.guards = None if paths else cpu_guards.branch_guards(k)
         self.guard_names = ({key: f"ps_gk{i}" for i, key in enumerate(guards.never)}
                             if guards else {})
+        self.guards_used: set[str] = set()  # the names a region's guard-free copy tests
         for j, r in enumerate(self.regions):
             self.region(j, r)
         if not paths:
@@ -463,7 +502,7 @@ class RegionKernel:
         with a naming for this region), appended to self.loops."""
         paths, nreg, start_of, exit_gotos = self.paths, self.nreg, self.start_of, self.exit_gotos
         plan, types, used, cross = self.plan, self.types, self.used, self.cross
-        regions, tails, remat, inline = self.regions, self.tails, self.remat, self.inline
+        tails, remat, inline = self.tails, self.remat, self.inline
         shfl_insts, shfl_end, ranges, loops = self.shfl_insts, self.shfl_end, self.ranges, self.loops
         # whether some thread may wait beyond this region: it has left, or branched past
         exited = self.exits or self.ahead > j
@@ -486,20 +525,21 @@ class RegionKernel:
             return f"goto {_lbl(name)};"
 
         end = self.ends.get(j, "")
+        # the shuffle that ends the region (its site)
+        shfl = int(end[5:]) if end.startswith("coll:") and int(end[5:]) in shfl_insts else None
         const = None
-        if end.startswith("coll:") and int(end[5:]) in shfl_insts and not paths:
-            const = _const_shfl(shfl_insts[int(end[5:])], self.constants)
+        if shfl is not None and not paths:
+            const = _const_shfl(shfl_insts[shfl], self.constants)
         # every thread of the block reaches the shuffle: none has left, none is ruled out by
         # a guard range, none branches away in this region
         full = (const is not None and not exited and j not in ranges
                 and not any(x in start_of or x in exit_gotos for x in records.gotos(r))
                 and _RET not in r)
         # the shuffled register's own array serves as the source lanes when every thread
-        # deposits and the next region does not assign it
-        source = self.deposits.get(int(end[5:])) if full else None
+        # deposits and the next region does not assign it (Record.writes)
+        source = self.deposits.get(shfl) if full else None
         if (source is None or source not in cross or types[source] not in _WORD
-                or j + 1 >= nreg or records.reg(source) + " =" in regions[j + 1]
-                or "&" + records.reg(source) in regions[j + 1]):
+                or j + 1 >= nreg or source in self.writes_in.get(j + 1, ())):
             source = None
         # registers no later region (nor this one's tail) reads: locals of this region's
         # loop, loaded from their arrays as it opens, instead of stores nobody reads
@@ -509,7 +549,44 @@ class RegionKernel:
         own = set() if paths else {x for x in used[j] & cross if x not in later
                                    and x != source}
 
-        naming = _Naming(cross - own, jump, simd, done)
+        # the deposit of the shuffle ending the region, into the shuffle arrays (its source
+        # lane from the thread's index, no context): completed after the loop
+        # (ps_shfl_complete), or, for a constant one with regions in order, read by the next
+        # region from one of two arrays the shuffles alternate or from the shuffled
+        # register's own array; a thread that does not reach the shuffle then zeroes its
+        # element, so a lane reading it gets 0, as on NVIDIA's GPUs
+        spell: dict[str, str | None] = {}
+        park = zero = None
+        if shfl is not None:
+            if const is not None:
+                arr = f"ps_sv{'AB'[len(inline) % 2]}"
+                dval = None if source is not None else f"{arr}[ps_i] = (uint32_t)"
+                if source is not None:
+                    arr = f"ps_s_{source}"
+                    self.aliased.add(source)
+                inline[j] = (arr, *const)
+                if full:
+                    self.full_shfl.add(j)
+                if const[0] == "down":  # (shfl.up never reads past the last thread)
+                    self.zero_tail.add(arr)
+                zero = None if full else arr
+                dsrc, dok, park = "(void)", "(void)", ""
+            else:
+                dval, dsrc, dok = "ps_sv[ps_i] = (uint32_t)", "ps_ss[ps_i] = ", "ps_sok[ps_i] = "
+                park = "ps_sep[ps_i] = ps_ep;"
+            spell.update({f"@dlane:{shfl}": _LANE_AT, f"@dval:{shfl}": dval,
+                          f"@dsrc:{shfl}": dsrc, f"@dok:{shfl}": dok})
+            shfl_end.add(j)
+        if j - 1 in shfl_end:  # the result of the shuffle ending the region before
+            prev = int(self.ends[j - 1][5:])
+            if j - 1 in inline:
+                arr, mode, d = inline[j - 1]
+                spell[f"@sres:{prev}"] = _shfl_read(arr, mode, d)
+                spell[f"@sok:{prev}"] = f"({_shfl_source(mode, d, 'ps_i', '(ps_i & 31u)')[0]})"
+            else:
+                spell[f"@sres:{prev}"] = "ps_sres[ps_i]"
+                spell[f"@sok:{prev}"] = "(ps_sok[ps_i] != 0)"
+        naming = _Naming(cross - own, jump, simd, done, spell)
 
         need = {x for x in used[j] if x in remat and remat[x][0] < j}
         for x in sorted(remat, key=lambda x: -remat[x][1]):  # dependencies first, backwards
@@ -524,43 +601,9 @@ class RegionKernel:
         # whether a thread may leave the kernel here (its own code: what it recomputes is
         # plain arithmetic)
         leaves = _RET in r
-        r = pre + naming.render(r).replace("ctx->coll[PS_LINEAR(ctx)]", "coll[ps_i]")
-        if j - 1 in shfl_end:  # the shuffle's result, as the region opens
-            if j - 1 in inline:
-                arr, mode, d = inline[j - 1]
-                res = _shfl_read(arr, mode, d)
-                ok = f"({_shfl_source(mode, d, 'ps_i', '(ps_i & 31u)')[0]})"
-            else:
-                res, ok = "ps_sres[ps_i]", "(ps_sok[ps_i] != 0)"
-            r = r.replace("(uint32_t)coll[ps_i].res", res, 1).replace(
-                "(coll[ps_i].valid != 0)", ok, 1)
-        zero = None  # the shuffle array a thread that does not deposit zeroes
-        if end.startswith("coll:") and int(end[5:]) in shfl_insts:
-            if const is not None:
-                # regions run once each, in order: the next region reads the source lane
-                # itself, from the shuffled register's array or from one of two arrays the
-                # shuffles alternate. A thread that does not reach the shuffle zeroes its
-                # element, so a lane reading it gets 0, as on NVIDIA's GPUs
-                arr = f"ps_sv{'AB'[len(inline) % 2]}"
-                deposit = _shfl_deposit(r, arr, None, ok=None)
-                if deposit is not None and source is not None:
-                    deposit = deposit.replace(f"{arr}[ps_i] = (uint32_t)ps_s_{source}[ps_i];",
-                                              "", 1)
-                    arr = f"ps_s_{source}"
-                    self.aliased.add(source)
-                if deposit is not None:
-                    inline[j] = (arr, *const)
-                    if full:
-                        self.full_shfl.add(j)
-                    if const[0] == "down":  # (shfl.up never reads past the last thread)
-                        self.zero_tail.add(arr)
-                    zero = None if full else arr
-            else:
-                deposit = _shfl_deposit(r)
-            if deposit is not None:
-                r = deposit
-                shfl_end.add(j)
-        r = _Park().render(r)
+        template = r
+        # (a shuffle completed from the arrays: where its thread waits, this round's mark)
+        r = _Park(park).render(pre + naming.render(r))
         for x in branches:
             if x in start_of:
                 self.ahead = max(self.ahead, start_of[x])
@@ -572,8 +615,7 @@ class RegionKernel:
             # into the arrays (not through ps_shfl_lane's context)
             simd = not (j in self.context
                         or any(remat[x][1] in self.context_sites for x in need)
-                        or (end.startswith("coll:") and int(end[5:]) in shfl_insts
-                            and j not in shfl_end))
+                        or (shfl is not None and j not in shfl_end))
         if simd:  # (in scalar loops clang's own vectorizer then chose masked code: slower)
             pre_writes = [(None, (x,)) for x in sorted(own)] + [
                 (self.rec_index[remat[x][1]],
@@ -643,6 +685,7 @@ class RegionKernel:
                 # a block where no thread takes these branches (the `i < n` of most
                 # kernels, tested again around the last store) runs a copy without them:
                 # no masked loads and stores, which streamed at half the speed
+                self.guards_used.update(conds)
                 loops += [f"    if ({' && '.join(conds)}) {{",
                           *(_Labels("_f").render(x) for x in [*opening, fast, *closing]),
                           "    } else {", *opening, r, *closing, "    }"]
@@ -650,8 +693,13 @@ class RegionKernel:
                 loops += [*opening, r, *closing]
             loops.append("    if (trap) return trap;")
             self.spans[j] = (span_start, len(loops))
+            # the branches its loop keeps (its own, less its lane tail's, and those of what
+            # it recomputes) all leave the kernel: none goes to another region (ps_pc) or
+            # within this one
+            kept = records.gotos(template if tail is None else _split_tail(template)[0])
+            kept += [g for x in need for g in records.gotos(self.code_at[remat[x][1]])]
             if (simd and not exited and j not in ranges and not conds and not zero
-                    and f"goto {PH}@l:L_" not in r and "ps_pc[" not in r):
+                    and all(x not in start_of and x in exit_gotos for x in kept)):
                 self.plain.add(j)  # (a region a warp-vector chain may replace)
             if zero is not None and j in ranges:
                 # the lanes of the range's warps that the loop did not visit
@@ -680,8 +728,8 @@ class RegionKernel:
 
     def one_d(self) -> None:
         """A 1-D block of whole warps (most launches) runs a copy of the loops in which the
-        compiler knows that: every x loop a whole number of vectors, no row loops (scan
-        1.76 -> 1.50 ms interleaved); chains of shuffle regions there run as warp vectors."""
+        compiler knows that: every x loop a whole number of vectors, no row loops (scan's
+        figure: benchmarks/README.md); chains of shuffle regions there run as warp vectors."""
         loops = self.loops
         if sum(x.count("\n") + 1 for x in loops) > MAX_1D_LINES:
             return
@@ -803,7 +851,7 @@ class RegionKernel:
                        "    ps_off += ((uint64_t)n * 5 + 63) & ~63ull;"]
         if colls or shfl_end:
             arrays.append("    const uint32_t wave = PS_WAVE_SIZE(&c);")
-        if any("PS_COLL_WARPFN" in x for x in self.loops):
+        if self.fe.form.warp_fns:
             # warp matrix instructions: the block's records (mma_cpu.h)
             sizes.append("    ps_size += (ps_wblock_bytes(n) + 63) & ~63ull;")
             arrays += ["    ps_wwarp ps_wb;",
@@ -846,7 +894,7 @@ class RegionKernel:
             "    const uint32_t nx = c.ntid_x, ny = c.ntid_y, nz = c.ntid_z, n = c.nthreads;",
             "    uint32_t ps_j = 0, ps_lo, ps_hi;",
             "    (void)ps_j; (void)ps_lo; (void)ps_hi;",
-            *_guard_setup(self.guards, self.guard_names, self.loops),
+            *_guard_setup(self.guards, self.guard_names, self.guards_used),
             self.prologue,
             *self.local,
             "    uint64_t ps_size = ((uint64_t)n * 4 + 63) & ~63ull;",
@@ -863,10 +911,10 @@ class RegionKernel:
             "}"])
 
 
-def _guard_setup(guards, names: dict[tuple[str, bool], str], loops: list[str]) -> list[str]:
-    """run_block lines computing the block-level conditions the region loops test."""
-    used = [(key, name) for key, name in names.items()
-            if any(f"if ({name}" in x or f" && {name}" in x for x in loops)]
+def _guard_setup(guards, names: dict[tuple[str, bool], str], tested: set[str]) -> list[str]:
+    """run_block lines computing the block-level conditions the region loops test
+    (`tested`: those of `names` that some region's guard-free copy is entered by)."""
+    used = [(key, name) for key, name in names.items() if name in tested]
     if not used:
         return []
     return ["    const int64_t ps_box[3] = {(int64_t)nx - 1, (int64_t)ny - 1, (int64_t)nz - 1};",
@@ -982,31 +1030,6 @@ def _unguarded(r: str, names: dict[tuple[str, bool], str]) -> tuple[str, str, li
             if not drop:
                 fast.append(PH + x + PH)
     return "".join(fast), "".join(slow), conds
-
-
-def _shfl_deposit(r: str, sv: str = "ps_sv", sep: str | None = "ps_sep",
-                  mark: str = "ps_ep", ok: str | None = "ps_sok") -> str | None:
-    """Region text ending in a shuffle's deposit (instructions.py _shfl in phase mode), with
-    the deposit writing the shuffle arrays of region loops instead of the collective record:
-    the source lane from the thread's index (no context), the value, the source, whether it
-    is in range (unless `ok` is None: the reader recomputes it), and this round's mark
-    (unless `sep` is None: every thread deposits). None if the text is not in that shape."""
-    at = r.rfind("ps_shfl_lane(ctx, ")
-    start = r.rfind("{ bool ", 0, at)
-    if at < 0 or start < 0:
-        return None
-    tail = r[start:]
-    subs = (("ps_shfl_lane(ctx, ", "ps_shfl_lane_at(ps_i & (wave - 1u), "),
-            ("coll[ps_i].val = ", f"{sv}[ps_i] = (uint32_t)"),
-            ("coll[ps_i].src = ", "ps_ss[ps_i] = " if sv == "ps_sv" else "(void)"),
-            ("coll[ps_i].valid = ", "(void)" if ok is None else f"{ok}[ps_i] = "))
-    for old, new in subs:
-        if tail.count(old) != 1:
-            return None
-        tail = tail.replace(old, new)
-    n = sum(x[:6] == "@park:" for x in tail.split(PH)[1::2])
-    tail = _Park("" if sep is None else f"{sep}[ps_i] = {mark};").render(tail)
-    return r[:start] + tail if n == 1 else None
 
 
 def _shfl_completion(inst: ir.Instruction, constants: dict[str, int]) -> list[str]:

@@ -25,11 +25,6 @@ from pyshim.ptx.targets.cpu import prefetch as cpu_prefetch
 from pyshim.ptx.targets.cpu.phase import PhaseForm, PhaseNaming
 from pyshim.ptx.targets.cpu.regions import param_copies, region_kernel, word
 
-# what in a kernel body needs the block's shared window (cpu.h): the window itself, the
-# generic-address test, the context fields behind them (substrings: a regex alternation
-# over every body cost the translator 3%)
-_NAMES_SHARED = ("PS_SH", "PS_IN_SHARED", "->sh", "sh_size", "dyn_off", ".shared")
-
 
 def c_string(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -73,7 +68,7 @@ class CpuTarget(Target):
                     return code
             return self.phase_kernel(index, k, body, fe)
         if _loop_mode(k, fe):
-            return self.loop_kernel(index, k, body, fe.records if fe is not None else None)
+            return self.loop_kernel(index, k, body, fe)
         fiber = k.info.mode in ("fiber", "phase")  # phase kernels as fibers: +fibers
         inline = "" if fiber else "inline __attribute__((always_inline)) "
         static = k.info.shared_size
@@ -99,8 +94,7 @@ class CpuTarget(Target):
         out.append("}")
         return "\n".join(out)
 
-    def loop_kernel(self, index: int, k: ir.Function, body: str, recs: list | None = None
-                    ) -> str:
+    def loop_kernel(self, index: int, k: ir.Function, body: str, fe=None) -> str:
         """A kernel without barriers or collectives: one loop over the block's threads.
 
         What is uniform over the block is set up once, outside the loop: the parameters
@@ -111,13 +105,13 @@ class CpuTarget(Target):
         For clang the x loop is marked `omp simd` (CPU_FLAGS has -fopenmp-simd): threads of a
         kernel without barriers or collectives may run in lockstep, as a warp's lanes do, so
         the compiler needs no runtime alias checks between threads (with addresses as base
-        pointer + offset, pointer_regs.py, it vectorizes the loop; stencil and saxpy 3-7%
-        faster than without the mark). What cannot run in lockstep is not vectorized at all:
-        atomics, volatile accesses, calls (printf, traps through the context). One vector of
-        threads per step (interleave 1): blocks are often only 16 or 32 threads wide, and
-        interleaved vectors would leave them to the scalar tail. Not for gcc 12: it cannot see
-        the addresses as affine under -fwrapv and the mark makes it gather and scatter
-        (saxpy 9 -> 24 ms).
+        pointer + offset, pointer_regs.py, it vectorizes the loop; stencil and saxpy run
+        faster than without the mark: benchmarks/README.md). What cannot run in lockstep is
+        not vectorized at all: atomics, volatile accesses, calls (printf, traps through the
+        context). One vector of threads per step (interleave 1): blocks are often only 16 or
+        32 threads wide, and interleaved vectors would leave them to the scalar tail. Not for
+        gcc 12: it cannot see the addresses as affine under -fwrapv and the mark makes it
+        gather and scatter (saxpy more than twice as slow).
 
         A block that provably takes none of the kernel's opening guards (cpu/guards.py)
         runs a copy of the body without them, so without masks. A kernel that names no
@@ -143,6 +137,7 @@ class CpuTarget(Target):
                 "    }"]]
 
         guards = cpu_guards.plan(k)
+        recs = fe.records if fe is not None else None
         fast = cpu_guards.fast_body(recs, body, guards) if guards and recs else None
         out = [f"/* kernel {k.name}: thread loop */",
                f"{fn} void k{index}_body(PS_CTX, uint8_t *ps_pb) {{", "(void)ps_pb;", body, "}"]
@@ -156,7 +151,7 @@ class CpuTarget(Target):
                 "    int trap = 0;",
                 "    ps_tctx c;",
                 f"    if (ps_ctx_init(&c, l, b, params, {static}u, &trap)) return 2;"
-                if static or any(x in body for x in _NAMES_SHARED) else
+                if static or _uses_shared(k, fe) else
                 "    ps_ctx_init_unshared(&c, l, b, params, &trap);",
                 *param_copies(k),
                 *cpu_prefetch.lines(k),
@@ -185,7 +180,7 @@ class CpuTarget(Target):
         naming = PhaseNaming(moved, f"switch (resume) {{ {cases} default: break; }}")
         static = k.info.shared_size
         # warp matrix instructions (cpu/phase.py warp_fn): the block's records
-        wrec = "PS_COLL_WARPFN" in body
+        wrec = bool(fe.form.warp_fns)
         wb = "ps_wblock_bytes(n)" if wrec else "0"
         return "\n".join([
             f"/* kernel {k.name}: phases between barriers */",
@@ -295,6 +290,13 @@ class CpuTarget(Target):
             f"{{PYSHIM_KABI_VERSION, {len(descs)}u, {'ps_kernels' if descs else 'NULL'}, "
             f"{len(gl)}u, {'ps_globals' if gl else 'NULL'}, {c_string(self.name)}}};")
         return "\n".join(out)
+
+
+def _uses_shared(k: ir.Function, fe) -> bool:
+    """Whether thread-loop kernel k needs the block's shared window (cpu.h): its body spells
+    it (FunctionEmitter.shared_window) or declares shared memory."""
+    return ((fe is not None and fe.shared)
+            or any(type(s) is ir.Var and s.space == "shared" for s in k.body or ()))
 
 
 def _loop_mode(k: ir.Function, fe) -> bool:

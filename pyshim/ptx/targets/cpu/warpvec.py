@@ -4,8 +4,8 @@ copy for 1-D blocks of whole warps.
 
 Why: a region loop ends at every shuffle, so a warp scan by shfl.up (5 steps) is 5 loops
 over the block, each storing its values to per-thread arrays and the next loading them
-back, shifted. In registers, the shuffle is one lane permutation: scan's five shuffle
-regions took 0.39 ms of its 1.43, and the whole kernel 1.43 -> 1.11 ms written this way.
+back, shifted. In registers, the shuffle is one lane permutation (scan's figures:
+benchmarks/README.md).
 
 What: regions j0..j1 qualify when every one of them runs in SIMD lockstep, none is guarded
 by a %tid range or may be skipped by a thread (no exits, no branches between regions),
