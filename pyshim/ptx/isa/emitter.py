@@ -312,9 +312,11 @@ class FunctionEmitter:
 
     def creg(self, name: str) -> str:
         """The C name of a register (inner-scope redeclarations in phase mode differ)."""
-        if len(self.shadow) == 1 and not self.shadow[0]:
-            return cname_reg(name)
-        for scope in reversed(self.shadow):
+        shadow = self.shadow
+        if len(shadow) == 1 and not shadow[0]:
+            c = _CNAMES.get(name)  # (cname_reg's memo, without the call)
+            return c if c is not None else cname_reg(name)
+        for scope in reversed(shadow):
             hit = scope.get(name)
             if hit is not None:
                 return hit[0]
@@ -336,11 +338,13 @@ class FunctionEmitter:
         t = self.reg_cache.get(name)
         if t is not None:
             return t
-        for scope in reversed(self.shadow):
-            hit = scope.get(name)
-            if hit is not None:
-                self.reg_cache[name] = hit[1]
-                return hit[1]
+        shadow = self.shadow
+        if len(shadow) > 1 or shadow[0]:  # (no renamed registers: nothing to look up)
+            for scope in reversed(shadow):
+                hit = scope.get(name)
+                if hit is not None:
+                    self.reg_cache[name] = hit[1]
+                    return hit[1]
         t = self.regs.get(name)
         if t is None:
             m = _range_split(name)
