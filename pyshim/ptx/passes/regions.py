@@ -238,8 +238,12 @@ def _invariants(body: list) -> tuple[set[str], list[int]]:
     count: dict[str, int] = {}
     for s in body:
         if type(s) is ir.Instruction and s.operands:
+            d = s.operands[0]
+            if type(d) is ir.Reg:  # (most destinations: _defined's first case, inline)
+                count[d.name] = count.get(d.name, 0) + 1
+                continue
             names: list[str] = []
-            _defined(s.operands[0], names)
+            _defined(d, names)
             for name in names:
                 count[name] = count.get(name, 0) + 1
     uniform: set[str] = set()
@@ -252,26 +256,25 @@ def _invariants(body: list) -> tuple[set[str], list[int]]:
         param = s.opcode == "ld" and "param" in s.mods
         if s.opcode not in _PURE and not param:
             continue
-        kinds = set()
+        tid = False  # some operand a thread index (or rematerialisable from one)
         for op in s.operands[1:]:
             t = type(op)
             if t is ir.Imm or (t is ir.Sym and op.name not in scoped):
                 continue
             if param and t is ir.Addr and type(op.base) is ir.Sym:
                 continue
-            if t is not ir.Reg:
-                kinds.add("other")
-            elif op.name in _UNIFORM_SPECIAL or op.name in uniform:
+            if t is ir.Reg and (op.name in _UNIFORM_SPECIAL or op.name in uniform):
                 continue
-            elif op.name in _TID or op.name in remat:
-                kinds.add("tid")
-            else:
-                kinds.add("other")
-        if not kinds:
-            uniform.add(s.operands[0].name)
-        elif kinds == {"tid"} and not param:
-            remat.add(s.operands[0].name)
-            where.append(i)
+            if t is ir.Reg and (op.name in _TID or op.name in remat):
+                tid = True
+                continue
+            break  # any other operand: neither uniform nor rematerialisable
+        else:
+            if not tid:
+                uniform.add(s.operands[0].name)
+            elif not param:
+                remat.add(s.operands[0].name)
+                where.append(i)
     return uniform, where
 
 
