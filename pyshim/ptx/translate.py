@@ -219,7 +219,10 @@ class Translator:
         fe.labels = {s.name for s in body if type(s) is ir.Label}
         fe.branch_targets = {s.name: s.labels for s in body if type(s) is ir.BranchTargets}
         emit = instructions.emit
-        kind_of = instructions.sync_kind
+        rows = instructions.EMIT  # (sync_kind inline: its row's kind, bar.warp a collective)
+        plain, barrier, collective = instructions.PLAIN, instructions.BARRIER, \
+            instructions.COLLECTIVE
+        creg, written, append = fe.creg, ir.written, recs.append
         plan = f.info.regions if fe.form.phase else None
         starts = plan.labels if plan is not None else frozenset()
         n = 0
@@ -240,11 +243,13 @@ class Translator:
                 except (KeyError, IndexError, ValueError, TypeError, AttributeError) as e:
                     raise self.error(PtxError, f"malformed instruction {s.opcode} ({e!r})",
                                      s.tok, f.name) from None
-                recs.append(Record(kind_of(s), code, s.site, fe.deposit, context=fe.context,
-                                   cond=None if s.pred is None
-                                   else (fe.creg(s.pred), s.pred_neg),
-                                   writes=() if plan is None
-                                   else tuple(fe.creg(x) for x in ir.written(s))))
+                row = rows.get(s.opcode)
+                kind = row[1] if row is not None else plain
+                if kind == barrier and s.mods[:1] == ("warp",):
+                    kind = collective
+                append(Record(kind, code, s.site, fe.deposit, None, fe.context,
+                              None if s.pred is None else (creg(s.pred), s.pred_neg),
+                              () if plan is None else tuple(map(creg, written(s)))))
             elif ts is ir.Label:
                 if s.name in starts:
                     recs.append(Record(MARK, point(f"@region:{cname_label(s.name)}")))

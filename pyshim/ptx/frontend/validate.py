@@ -60,14 +60,18 @@ class _Checker:
         # those checks read, so one of the same shape passes too (an unrolled body repeats
         # a few shapes thousands of times)
         self.passed: set[tuple] = set()
+        types = self.types
         for v in [*module.variables, *(fn.body or ())]:
             if type(v) is ir.Var and v.space == "reg":
                 names = [f"{v.name}{i}" for i in range(v.count)] if v.count else [v.name]
+                if types.keys().isdisjoint(names):  # (the common case, in one C call)
+                    types.update(dict.fromkeys(names, v.type))
+                    continue
                 for n in names:
-                    if n in self.types and self.types[n] != v.type:
-                        self.types[n] = None
+                    if n in types and types[n] != v.type:
+                        types[n] = None
                     else:
-                        self.types.setdefault(n, v.type)
+                        types.setdefault(n, v.type)
 
     def fail(self, message: str, tok: int) -> PtxError:
         src = self.module.source

@@ -146,6 +146,10 @@ class FunctionEmitter:
         self.regs: dict[str, str] = {}          # exact register name -> type
         self.ranges: dict[str, tuple[str, int]] = {}  # "%r" -> (type, count)
         self.reg_cache: dict[str, str] = {}
+        # register -> form.reg(creg(name)), kept and dropped with reg_cache (both follow
+        # the declarations and the renaming scopes): a register's first read after its
+        # write then needs neither call
+        self.reg_expr: dict[str, str] = {}
         self.src_cache: dict[tuple[str, str], str] = {}
         self.imm_cache: dict[tuple, str] = {}
         self.dst_cache: dict[tuple[str, str], tuple[str, str, bool]] = {}
@@ -177,6 +181,7 @@ class FunctionEmitter:
 
     def use_form(self, form: Form) -> None:
         self.form = form
+        self.reg_expr.clear()
 
     # ---- errors --------------------------------------------------------------------------
     def unsupported(self, inst: ir.Instruction, why: str = "") -> UnsupportedInstruction:
@@ -210,16 +215,19 @@ class FunctionEmitter:
             names = [f"{cname_reg(v.name)}_s{self.tmp}"]
             self.shadow[-1][v.name] = (names[0], v.type)
             self.reg_cache.pop(v.name, None)
+            self.reg_expr.pop(v.name, None)
         elif v.count:
             self.ranges[v.name] = (v.type, v.count)
             prefix = cname_reg(v.name)  # (cname_reg of each name, as one prefix)
             names = [f"{prefix}{i}" for i in range(v.count)]
-            if self.reg_cache:
+            if self.reg_cache or self.reg_expr:
                 for i in range(v.count):
                     self.reg_cache.pop(f"{v.name}{i}", None)
+                    self.reg_expr.pop(f"{v.name}{i}", None)
         else:
             self.regs[v.name] = v.type
             self.reg_cache.pop(v.name, None)
+            self.reg_expr.pop(v.name, None)
             names = [cname_reg(v.name)]
         if self.form.phase:
             self.phase_decls.extend((ct, tuple(names[i:i + 16]))
@@ -282,10 +290,12 @@ class FunctionEmitter:
         whose C name another register has (inline asm's `r0` beside the kernel's `%r0`)."""
         concrete = [f"{v.name}{i}" for i in range(v.count)] if v.count else [v.name]
         out = []
-        names, regs, cache = self.phase_names, self.regs, self.reg_cache
+        names, regs, cache, exprs = self.phase_names, self.regs, self.reg_cache, self.reg_expr
         for name in concrete:  # (thousands per kernel: `.reg .f32 %f<1729>`)
             if cache:
                 cache.pop(name, None)
+            if exprs:
+                exprs.pop(name, None)
             c = cname_reg(name)
             if c in names:
                 self.tmp += 1
@@ -313,9 +323,11 @@ class FunctionEmitter:
 
     def creg(self, name: str) -> str:
         """The C name of a register (inner-scope redeclarations in phase mode differ)."""
-        if len(self.shadow) == 1 and not self.shadow[0]:
-            return cname_reg(name)
-        for scope in reversed(self.shadow):
+        shadow = self.shadow
+        if len(shadow) == 1 and not shadow[0]:
+            c = _CNAMES.get(name)  # (cname_reg's memo, without the call)
+            return c if c is not None else cname_reg(name)
+        for scope in reversed(shadow):
             hit = scope.get(name)
             if hit is not None:
                 return hit[0]
@@ -332,16 +344,19 @@ class FunctionEmitter:
             self.src_cache.clear()
             self.dst_cache.clear()
             self.reg_cache.clear()
+            self.reg_expr.clear()
 
     def reg_type(self, name: str, inst: ir.Instruction) -> str:
         t = self.reg_cache.get(name)
         if t is not None:
             return t
-        for scope in reversed(self.shadow):
-            hit = scope.get(name)
-            if hit is not None:
-                self.reg_cache[name] = hit[1]
-                return hit[1]
+        shadow = self.shadow
+        if len(shadow) > 1 or shadow[0]:  # (no renamed registers: nothing to look up)
+            for scope in reversed(shadow):
+                hit = scope.get(name)
+                if hit is not None:
+                    self.reg_cache[name] = hit[1]
+                    return hit[1]
         t = self.regs.get(name)
         if t is None:
             m = _range_split(name)
@@ -398,7 +413,10 @@ class FunctionEmitter:
                     expr = self.convert(c, sp[1], ty, inst)
                 else:
                     rt = self.reg_type(op.name, inst)
-                    expr = self.convert(self.form.reg(self.creg(op.name)), rt, ty, inst)
+                    c = self.reg_expr.get(op.name)
+                    if c is None:
+                        c = self.reg_expr[op.name] = self.form.reg(self.creg(op.name))
+                    expr = self.convert(c, rt, ty, inst)
                 self.src_cache[key] = expr
             return expr
         if to is ir.Imm:
@@ -484,8 +502,10 @@ class FunctionEmitter:
                 if op.name in SPECIAL:
                     raise self.bad(inst, f"cannot write special register {op.name}")
                 rt = self.reg_type(op.name, inst)
-                hit = self.dst_cache[key] = (self.form.reg(self.creg(op.name)), rt,
-                                             C_TYPE[rt] == C_TYPE[ty])
+                c = self.reg_expr.get(op.name)
+                if c is None:
+                    c = self.reg_expr[op.name] = self.form.reg(self.creg(op.name))
+                hit = self.dst_cache[key] = (c, rt, C_TYPE[rt] == C_TYPE[ty])
             stmt = f"{hit[0]} = {expr};" if hit[2] else \
                 f"{hit[0]} = {self.convert(expr, ty, hit[1], inst)};"
             plan = self._ptr_plan

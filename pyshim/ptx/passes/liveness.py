@@ -125,6 +125,12 @@ def live_at_sync(fn: ir.Function, labels: frozenset[str] = frozenset()) -> set[s
                 name = o.name
                 if (not name.startswith("%") or "." not in name) and name not in k:
                     g.add(name)
+            elif type(o) is ir.Addr:  # a memory operand: _regs of its base, inline
+                b = o.base
+                if type(b) is ir.Reg:
+                    name = b.name
+                    if (not name.startswith("%") or "." not in name) and name not in k:
+                        g.add(name)
             elif type(o) is not ir.Imm:
                 u: set[str] = set()
                 _regs(o, u)

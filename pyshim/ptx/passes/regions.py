@@ -176,10 +176,11 @@ def plan(fn: ir.Function, lockstep_only: bool = False) -> RegionPlan | None:
     if len(syncs) + len(labels) >= MAX_REGIONS:
         return None  # one C function of hundreds of loops takes the C compiler minutes
     backward = any(name in labels and label_at[name] < i for i, name in branches)
-    ranges = _guard_ranges(body, region, labels) if not backward else ()
+    defs = _definitions(body) if not backward else {}  # (read by both, made once)
+    ranges = _guard_ranges(body, region, labels, defs) if not backward else ()
     uniform, remat = _invariants(body)
     simd = _simd_regions(body, region, sync_at)
-    tails = _lane_tails(body, region, simd, sync_at) if not backward else ()
+    tails = _lane_tails(body, region, simd, sync_at, defs) if not backward else ()
     return RegionPlan(tuple(syncs), frozenset(labels), backward, ranges, frozenset(uniform),
                       tuple((region[i], body[i].site) for i in remat), simd, tails)
 
@@ -237,8 +238,12 @@ def _invariants(body: list) -> tuple[set[str], list[int]]:
     count: dict[str, int] = {}
     for s in body:
         if type(s) is ir.Instruction and s.operands:
+            d = s.operands[0]
+            if type(d) is ir.Reg:  # (most destinations: _defined's first case, inline)
+                count[d.name] = count.get(d.name, 0) + 1
+                continue
             names: list[str] = []
-            _defined(s.operands[0], names)
+            _defined(d, names)
             for name in names:
                 count[name] = count.get(name, 0) + 1
     uniform: set[str] = set()
@@ -251,26 +256,25 @@ def _invariants(body: list) -> tuple[set[str], list[int]]:
         param = s.opcode == "ld" and "param" in s.mods
         if s.opcode not in _PURE and not param:
             continue
-        kinds = set()
+        tid = False  # some operand a thread index (or rematerialisable from one)
         for op in s.operands[1:]:
             t = type(op)
             if t is ir.Imm or (t is ir.Sym and op.name not in scoped):
                 continue
             if param and t is ir.Addr and type(op.base) is ir.Sym:
                 continue
-            if t is not ir.Reg:
-                kinds.add("other")
-            elif op.name in _UNIFORM_SPECIAL or op.name in uniform:
+            if t is ir.Reg and (op.name in _UNIFORM_SPECIAL or op.name in uniform):
                 continue
-            elif op.name in _TID or op.name in remat:
-                kinds.add("tid")
-            else:
-                kinds.add("other")
-        if not kinds:
-            uniform.add(s.operands[0].name)
-        elif kinds == {"tid"} and not param:
-            remat.add(s.operands[0].name)
-            where.append(i)
+            if t is ir.Reg and (op.name in _TID or op.name in remat):
+                tid = True
+                continue
+            break  # any other operand: neither uniform nor rematerialisable
+        else:
+            if not tid:
+                uniform.add(s.operands[0].name)
+            elif not param:
+                remat.add(s.operands[0].name)
+                where.append(i)
     return uniform, where
 
 
@@ -289,13 +293,15 @@ _TAIL_SAFE = frozenset(("mov", "add", "sub", "mul", "mad", "shl", "shr", "and", 
                         "not", "cvt", "cvta", "selp", "min", "max", "ld", "st"))
 
 
-def _lane_tails(body: list, region: list[int], simd: frozenset[int],
-                sync_at: set[int]) -> tuple[tuple[int, tuple[str, int, str]], ...]:
+def _lane_tails(body: list, region: list[int], simd: frozenset[int], sync_at: set[int],
+                defs: dict[str, list] | None = None
+                ) -> tuple[tuple[int, tuple[str, int, str]], ...]:
     """SIMD regions that end in a tail only threads with %tid.x & 31 == K run: `@%p bra end;
     <tail>; end: <sync>` or nvcc's `@%p bra start; bra end; start: <tail>; end: <sync>`,
     with %p a comparison of %tid.x & 31 with K and the tail shared loads and stores and
-    plain arithmetic."""
-    defs = _definitions(body)
+    plain arithmetic. `defs`: _definitions(body), where the caller has it."""
+    if defs is None:
+        defs = _definitions(body)
 
     def only_def(name: str):
         d = defs.get(name, [])
@@ -362,8 +368,9 @@ _PASS = {"gt": lambda k: (0, k + 1), "ge": lambda k: (0, k), "lt": lambda k: (k,
          "le": lambda k: (k + 1, 1 << 31), "ne": lambda k: (k, k + 1)}
 
 
-def _guard_ranges(body: list, region: list[int],
-                  labels: set[str] = frozenset()) -> tuple[tuple[int, tuple[int, int]], ...]:
+def _guard_ranges(body: list, region: list[int], labels: set[str] = frozenset(),
+                  defs: dict[str, list] | None = None
+                  ) -> tuple[tuple[int, tuple[int, int]], ...]:
     """Regions of a kernel without branches back to an earlier region whose code is skipped
     by every thread outside a range of %tid.x, with that range: the CPU target then loops
     over those threads only. The guard opens a region: `setp.<cmp> %p, %t, K; @%p bra L`
@@ -378,7 +385,8 @@ def _guard_ranges(body: list, region: list[int],
         return ()  # (most kernels: no region opens with a comparison)
     # register -> (s, how): it holds %tid.x >> s ("shr") or %tid.x & -(1 << s) ("and")
     tid_of: dict[str, tuple[int, str]] = {}
-    defs = _definitions(body)
+    if defs is None:
+        defs = _definitions(body)
     for s in body:
         if type(s) is not ir.Instruction:
             continue
