@@ -248,6 +248,12 @@ static void run_batch(void *arg)
     batch *b = arg;
     ncclComm_t c = b->comm;
     rc_clique *q = c->clique;
+    if (c->gloo != NULL) {
+        rc_gloo_run_batch(c, b->tasks, b->n);
+        free(b);
+        rc_comm_release(c);
+        return;
+    }
     rc_send **posted = calloc(b->n, sizeof *posted);
     pthread_mutex_lock(&q->lock);
     for (size_t i = 0; i < b->n; i++) {
@@ -299,6 +305,10 @@ static void run_batch(void *arg)
 
 static ncclResult_t enqueue(const char *fn, ncclComm_t comm, const rc_task *tasks, size_t n)
 {
+    if (comm->clique->remote && comm->gloo == NULL)
+        return rc_fail(fn, ncclInvalidUsage, "rank %d's communicator spans processes and its "
+                       "connection failed or is not made yet (ncclCommInitRank's result)",
+                       comm->rank);
     batch *b = malloc(sizeof *b + n * sizeof *tasks);
     if (b == NULL)
         return rc_fail(fn, ncclSystemError, "out of memory");
