@@ -228,8 +228,10 @@ int main(int argc, char **argv)
         }
         fclose(f);
     }
+    // one device: a plain ncclCommInitRank; several: one thread's group of them
     std::vector<Rank> ranks(ndev);
-    NK(ncclGroupStart());
+    if (ndev > 1)
+        NK(ncclGroupStart());
     for (int d = 0; d < ndev; d++) {
         ranks[d].global = proc * ndev + d;
         ranks[d].dev = d;
@@ -237,7 +239,8 @@ int main(int argc, char **argv)
         CK(cudaStreamCreate(&ranks[d].stream));
         NK(ncclCommInitRank(&ranks[d].comm, nranks_total, id, ranks[d].global));
     }
-    NK(ncclGroupEnd());
+    if (ndev > 1)
+        NK(ncclGroupEnd());
     for (int d = 0; d < ndev; d++) {
         int count = 0, rank = -1;
         NK(ncclCommCount(ranks[d].comm, &count));
