@@ -110,7 +110,8 @@ def store() -> Iterator[Path]:
     shutil.rmtree(d, ignore_errors=True)
 
 
-def launch(exe: Path, tmp_path: Path, store: Path, nprocs: int, ndev: int) -> Path:
+def launch(exe: Path, tmp_path: Path, store: Path, nprocs: int,
+           ndev: int) -> tuple[Path, str]:
     outdir = tmp_path / "out"
     outdir.mkdir()
     idfile = tmp_path / "nccl.id"
@@ -126,7 +127,7 @@ def launch(exe: Path, tmp_path: Path, store: Path, nprocs: int, ndev: int) -> Pa
         assert "mp passed=" in out and "FAIL" not in out, out[-3000:]
     # rank 0 removed the rendezvous directory once every rank had connected
     assert not list(store.iterdir())
-    return outdir
+    return outdir, "".join(out for out, _ in results)
 
 
 def check(outdir: Path, world: int) -> set[str]:
@@ -200,9 +201,23 @@ def check(outdir: Path, world: int) -> set[str]:
 @pytest.mark.parametrize("nprocs,ndev", [(1, 2), (2, 1), (2, 2)])
 def test_collectives_across_processes(exe: Path, tmp_path: Path, store: Path, nprocs: int,
                                       ndev: int) -> None:
-    outdir = launch(exe, tmp_path, store, nprocs, ndev)
+    outdir, out = launch(exe, tmp_path, store, nprocs, ndev)
     world = nprocs * ndev
     checked = check(outdir, world)
+    # ncclCommSplit: by rank % 2 with the ranks reversed (key -rank), then by process
+    splits = {(int(m), int(g)): (int(r), int(n)) for m, g, r, n in
+              (ln.split()[1:] for ln in out.splitlines() if ln.startswith("SPLIT "))}
+    assert len(splits) == 2 * world
+    for mode in (0, 1):
+        color = [g % 2 if mode == 0 else g // ndev for g in range(world)]
+        for g in range(world):
+            members = [k for k in range(world) if color[k] == color[g]]
+            assert splits[mode, g] == (sorted(members, reverse=True).index(g), len(members))
+            name = f"split{mode}-allreduce-float-sum-n2049.r{g}"
+            want = np.sum([inputs(k, 2049, False) for k in members], axis=0)
+            have = decode((outdir / name).read_bytes(), "float")
+            assert np.array_equal(have, want), name
+            checked.add(name)
     written = {f.name for f in outdir.iterdir()
                if not f.name.startswith(("reduce-", "gather-"))}
     assert written <= checked and len(checked) > 80 * world

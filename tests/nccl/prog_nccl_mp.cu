@@ -103,7 +103,8 @@ static std::string case_name(const Case &c)
     return c.inplace ? n + "-inplace" : n;
 }
 
-static void run_case(std::vector<Rank> &ranks, const Case &c, const char *outdir)
+static void run_case(std::vector<Rank> &ranks, const Case &c, const char *outdir,
+                     const char *prefix = "")
 {
     size_t es = type_size(c.type);
     int W = nranks_total;
@@ -185,7 +186,8 @@ static void run_case(std::vector<Rank> &ranks, const Case &c, const char *outdir
         }
         if (c.kind == PREMUL)
             NK(ncclRedOpDestroy(premul[k], r.comm));
-        std::string path = std::string(outdir) + "/" + case_name(c) + ".r" + std::to_string(r.global);
+        std::string path = std::string(outdir) + "/" + prefix + case_name(c) + ".r"
+            + std::to_string(r.global);
         FILE *f = fopen(path.c_str(), "wb");
         if (f == NULL || fwrite(host.data(), 1, host.size(), f) != host.size()) {
             printf("FAIL cannot write %s\n", path.c_str());
@@ -280,8 +282,32 @@ int main(int argc, char **argv)
     cases.push_back({PREMUL, ncclFloat32, ncclSum, 1000, 0, false});
     for (const Case &c : cases)
         run_case(ranks, c, outdir);
+    // ncclCommSplit: color rank % 2 (across processes when ndev > 1), key -rank (the new
+    // ranks in reverse); then color = the process (every member in one process)
+    for (int mode = 0; mode < 2; mode++) {
+        std::vector<Rank> sub = ranks;
+        if (ndev > 1)
+            NK(ncclGroupStart());
+        for (int d = 0; d < ndev; d++) {
+            int color = mode == 0 ? ranks[d].global % 2 : proc;
+            CK(cudaSetDevice(d));
+            NK(ncclCommSplit(ranks[d].comm, color, -ranks[d].global, &sub[d].comm, NULL));
+        }
+        if (ndev > 1)
+            NK(ncclGroupEnd());
+        for (int d = 0; d < ndev; d++) {
+            int count = 0, rank = -1;
+            NK(ncclCommCount(sub[d].comm, &count));
+            NK(ncclCommUserRank(sub[d].comm, &rank));
+            printf("SPLIT %d %d %d %d\n", mode, ranks[d].global, rank, count);
+        }
+        std::string prefix = "split" + std::to_string(mode) + "-";
+        run_case(sub, {ALLREDUCE, ncclFloat32, ncclSum, 2049, 0, false}, outdir, prefix.c_str());
+        for (int d = 0; d < ndev; d++)
+            NK(ncclCommDestroy(sub[d].comm));
+    }
     for (int d = 0; d < ndev; d++)
         NK(ncclCommDestroy(ranks[d].comm));
-    printf("mp passed=%zu\n", cases.size());
+    printf("mp passed=%zu\n", cases.size() + 2);
     return 0;
 }

@@ -175,6 +175,8 @@ void rc_comm_release(struct ncclComm *c)
     bool last_of_clique = last_of_comm && --q->refs == 0;
     if (last_of_comm)
         q->comms[c->rank] = NULL;
+    else
+        pthread_cond_broadcast(&q->cond);   /* a cross-process split waits for the tasks */
     if (last_of_clique && q->in_pending) {
         rc_clique **link = &pending;
         while (*link != q)
@@ -607,6 +609,113 @@ static ncclResult_t split_make(rc_clique *parent, rc_split *s)
     return r;
 }
 
+/* ---- ncclCommSplit of a cross-process communicator ----
+ * Every rank's color, key and a unique id of its own process go round the parent's gloo
+ * context (one allgather); each color's communicator then joins by the id of its first
+ * member in (key, parent rank) order, as ncclCommInitRank does: all in one process, it is
+ * an in-process communicator. The parent's tasks on its streams finish first, so the
+ * exchange never waits behind a collective another rank runs later. In a group each split
+ * runs in a thread of its own, waited for at ncclGroupEnd (ranks of one thread meet). */
+
+typedef struct {
+    int32_t color, key;
+    ncclUniqueId id;
+} split_entry;
+
+struct rc_remote_split {
+    struct ncclComm *parent;
+    int color, key;
+    uint32_t tag;
+    ncclComm_t *out;
+    ncclResult_t result;
+    pthread_t thread;
+};
+
+static void *remote_split_run(void *arg)
+{
+    const char *fn = "ncclCommSplit";
+    rc_remote_split *rs = arg;
+    struct ncclComm *c = rs->parent;
+    rc_clique *q = c->clique;
+    int n = c->nranks;
+    char err[RC_GLOO_ERR] = "";
+    split_entry *e = calloc((size_t)n, sizeof *e);
+    if (e == NULL) {
+        rs->result = rc_fail(fn, ncclSystemError, "out of memory");
+        return NULL;
+    }
+    e[c->rank].color = rs->color;
+    e[c->rank].key = rs->key;
+    ncclGetUniqueId(&e[c->rank].id);
+    pthread_mutex_lock(&q->lock);
+    while (c->refs > 1)
+        pthread_cond_wait(&q->cond, &q->lock);
+    pthread_mutex_unlock(&q->lock);
+    pthread_mutex_lock(&c->gloo_lock);
+    int g = rc_gloo_allgather(c->gloo, e, sizeof *e, rs->tag, err);
+    pthread_mutex_unlock(&c->gloo_lock);
+    if (g != 0) {
+        rs->result = rc_fail(fn, ncclRemoteError, "rank %d: exchanging colors with the other "
+                             "processes failed: %s", c->rank, err);
+    } else if (rs->color < 0) {
+        *rs->out = NULL;
+        rs->result = ncclSuccess;
+    } else {
+        int m = 0, me = 0, first = -1;
+        for (int j = 0; j < n; j++) {
+            if (e[j].color != rs->color)
+                continue;
+            m++;
+            if (e[j].key < rs->key || (e[j].key == rs->key && j < c->rank))
+                me++;
+            if (first < 0 || e[j].key < e[first].key)
+                first = j;
+        }
+        rs->result = join(fn, rs->out, m, e[first].id, me, c->device, false);
+    }
+    free(e);
+    return NULL;
+}
+
+ncclResult_t rc_remote_split_wait(rc_remote_split *rs)
+{
+    pthread_join(rs->thread, NULL);
+    ncclResult_t r = rs->result;
+    free(rs);
+    return r;
+}
+
+static ncclResult_t remote_split(ncclComm_t comm, int color, int key, ncclComm_t *newcomm)
+{
+    const char *fn = "ncclCommSplit";
+    if (comm->gloo == NULL)
+        return rc_fail(fn, ncclInvalidUsage, "rank %d's communicator spans processes and its "
+                       "connection failed", comm->rank);
+    rc_remote_split *rs = calloc(1, sizeof *rs);
+    if (rs == NULL)
+        return rc_fail(fn, ncclSystemError, "out of memory");
+    pthread_mutex_lock(&comm->clique->lock);
+    /* tags above the collectives' (their call numbers) */
+    rs->tag = 0x80000000u | (uint32_t)comm->next_split++;
+    pthread_mutex_unlock(&comm->clique->lock);
+    rs->parent = comm;
+    rs->color = color;
+    rs->key = key;
+    rs->out = newcomm;
+    if (!rc_group_active()) {
+        remote_split_run(rs);
+        ncclResult_t r = rs->result;
+        free(rs);
+        return r;
+    }
+    if (pthread_create(&rs->thread, NULL, remote_split_run, rs) != 0) {
+        free(rs);
+        return rc_fail(fn, ncclSystemError, "no thread for the split");
+    }
+    rc_group_defer_remote_split(rs);
+    return ncclSuccess;
+}
+
 RC_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                                   ncclConfig_t *config)
 {
@@ -622,8 +731,7 @@ RC_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_
     (void)config;   /* the new communicators are blocking, as every one here */
     rc_clique *q = comm->clique;
     if (q->remote)
-        return rc_fail(fn, ncclInvalidUsage, "splitting a communicator whose ranks live in "
-                       "several processes is not implemented");
+        return remote_split(comm, color, key, newcomm);
     pthread_mutex_lock(&q->lock);
     uint64_t seq = comm->next_split++;
     rc_split *s = q->splits;

@@ -127,6 +127,9 @@ void rc_group_defer_join(rc_clique *q);
 void rc_group_defer_split(rc_clique *q, rc_split *s);
 ncclResult_t rc_wait_split(rc_clique *q, rc_split *s);   /* comm.c */
 ncclResult_t rc_wait_joined(rc_clique *q);   /* comm.c */
+typedef struct rc_remote_split rc_remote_split;
+ncclResult_t rc_remote_split_wait(rc_remote_split *rs);   /* comm.c: joins and frees */
+void rc_group_defer_remote_split(rc_remote_split *rs);
 void rc_gloo_run_batch(ncclComm_t c, rc_task *tasks, size_t n);   /* coll_gloo.c */
 
 #endif
