@@ -221,3 +221,31 @@ def test_collectives_across_processes(exe: Path, tmp_path: Path, store: Path, np
     written = {f.name for f in outdir.iterdir()
                if not f.name.startswith(("reduce-", "gather-"))}
     assert written <= checked and len(checked) > 80 * world
+
+
+def test_errors_across_processes(exe: Path, tmp_path: Path, store: Path) -> None:
+    """A rank whose peers never come gets ncclRemoteError once PYSHIM_NCCL_TIMEOUT_S has
+    passed, with a log line naming the rendezvous; an id ncclGetUniqueId did not make is
+    ncclInvalidArgument."""
+    idfile = tmp_path / "nccl.id"
+    env = dict(os.environ, PYTHONPATH=str(REPO_DIR), PYSHIM_CPU_DEVICES="1",
+               PYSHIM_NCCL_STORE_DIR=str(store), PYSHIM_NCCL_TIMEOUT_S="2")
+
+    def rank1() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "pyshim", "run", str(exe), "1", "2", "1",
+                               str(idfile), str(tmp_path)], capture_output=True, text=True,
+                              env=env, timeout=300)
+
+    made = subprocess.run([sys.executable, "-m", "pyshim", "run", str(exe), "-1", "2", "1",
+                           str(idfile), str(tmp_path)], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert made.returncode == 0 and idfile.stat().st_size == 128, made.stdout + made.stderr
+    lone = rank1()
+    assert lone.returncode == 1
+    assert "a rank of the communicator aborted" in lone.stdout, lone.stdout   # ncclRemoteError
+    assert "ncclCommInitRank: rank 1 of 2: joining the other processes' ranks through " \
+        f"{store}/pyshim-nccl-" in lone.stderr, lone.stderr
+    idfile.write_bytes(b"not an id".ljust(128, b"\0"))
+    bad = rank1()
+    assert bad.returncode == 1 and "invalid argument" in bad.stdout, bad.stdout
+    assert "did not come from ncclGetUniqueId" in bad.stderr, bad.stderr

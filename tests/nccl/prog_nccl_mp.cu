@@ -5,7 +5,7 @@
 // its stream and the collective follows on that stream with no synchronisation in between;
 // every rank's result is written raw to <outdir>/<case>.r<rank> for the test to compare
 // with numpy. Prints "DONE <case>" per case and "mp passed=<cases>" last.
-//   prog_nccl_mp <proc> <nprocs> <ndev> <idfile> <outdir>
+//   prog_nccl_mp <proc> <nprocs> <ndev> <idfile> <outdir>   (proc -1: write an id, exit)
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -211,7 +211,7 @@ int main(int argc, char **argv)
     const char *idfile = argv[4], *outdir = argv[5];
     nranks_total = nprocs * ndev;
     ncclUniqueId id;
-    if (proc == 0) {
+    if (proc < 0 || proc == 0) {   // -1: only write the id (the tests' error cases)
         NK(ncclGetUniqueId(&id));
         std::string tmp = std::string(idfile) + ".tmp";
         FILE *f = fopen(tmp.c_str(), "wb");
@@ -220,6 +220,8 @@ int main(int argc, char **argv)
             printf("FAIL cannot write the unique id to %s\n", idfile);
             return 1;
         }
+        if (proc < 0)
+            return 0;
     } else {
         FILE *f = NULL;
         for (int i = 0; i < 6000 && (f = fopen(idfile, "rb")) == NULL; i++)
