@@ -249,3 +249,20 @@ def test_errors_across_processes(exe: Path, tmp_path: Path, store: Path) -> None
     bad = rank1()
     assert bad.returncode == 1 and "invalid argument" in bad.stdout, bad.stdout
     assert "did not come from ncclGetUniqueId" in bad.stderr, bad.stderr
+
+
+def test_built_without_gloo_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No gloo headers at build time: librccl.so.1 still builds (no libgloo needed), and its
+    refusal of a cross-process id names the missing package."""
+    from pyshim.builders import nccl
+    from pyshim.builders.components import build_all
+
+    build_all(components=("cpu",))
+    hip = build_dir() / "cpu" / "libamdhip64.so.7"
+    (tmp_path / hip.name).symlink_to(hip)
+    monkeypatch.setattr(nccl, "GLOO_HEADER", tmp_path / "no-gloo" / "config.h")
+    lib = nccl.build_cpu_rccl(tmp_path)
+    needed = subprocess.run(["readelf", "-d", str(lib)], capture_output=True, text=True,
+                            check=True).stdout
+    assert "libgloo" not in needed
+    assert b"install libgloo-dev and rebuild" in lib.read_bytes()
