@@ -28,6 +28,9 @@ NP = {"int8": np.int8, "uint8": np.uint8, "int32": np.int32, "uint32": np.uint32
       "int64": np.int64, "uint64": np.uint64, "half": np.float16, "float": np.float32,
       "double": np.float64}
 OPS = ("sum", "prod", "max", "min", "avg")
+# each floating type's unit roundoff
+EPS = {"half": 2.0 ** -11, "float": 2.0 ** -24, "double": 2.0 ** -53, "bfloat16": 2.0 ** -8,
+       "fp8e4m3": 2.0 ** -4, "fp8e5m2": 2.0 ** -3}
 
 
 def decode(raw: bytes, t: str) -> np.ndarray:
@@ -140,7 +143,12 @@ def check(outdir: Path, world: int) -> set[str]:
     def same(name: str, rank: int, t: str, want: np.ndarray) -> None:
         have = got(name, rank, t)
         assert have.shape == want.shape, name
-        bad = np.flatnonzero(have != want)
+        err = np.abs(have - want)
+        if "-avg-" in name and t in EPS and world & (world - 1):
+            # NCCL's floating avg sums x * (1/n rounded to the type), rounding at each step
+            # of the ring: exact only where 1/n is (n a power of two)
+            err = np.where(err <= 4 * EPS[t] * np.abs(want), 0, err)
+        bad = np.flatnonzero(err)
         assert bad.size == 0, f"{name} rank {rank}: [{bad[0]}] = {have[bad[0]]}, " \
                               f"want {want[bad[0]]} ({bad.size} differ)"
         checked.add(f"{name}.r{rank}")
@@ -198,7 +206,7 @@ def check(outdir: Path, world: int) -> set[str]:
     return checked
 
 
-@pytest.mark.parametrize("nprocs,ndev", [(1, 2), (2, 1), (2, 2)])
+@pytest.mark.parametrize("nprocs,ndev", [(1, 2), (2, 1), (2, 2), (3, 1)])
 def test_collectives_across_processes(exe: Path, tmp_path: Path, store: Path, nprocs: int,
                                       ndev: int) -> None:
     outdir, out = launch(exe, tmp_path, store, nprocs, ndev)
