@@ -12,6 +12,8 @@
 #include <cstring>
 
 #ifdef RC_HAVE_GLOO
+#include <net/if.h>
+
 #include <chrono>
 #include <exception>
 #include <memory>
@@ -109,6 +111,11 @@ std::shared_ptr<gloo::transport::Device> tcp_device()
         gloo::transport::tcp::attr attr;
         const char *iface = getenv("PYSHIM_NCCL_SOCKET_IFNAME");
         const char *host = getenv("PYSHIM_NCCL_HOSTNAME");
+        /* NCCL's own variable where it names one interface exactly (not a prefix list) */
+        const char *nccl_iface = getenv("NCCL_SOCKET_IFNAME");
+        if ((iface == nullptr || *iface == '\0') && nccl_iface != nullptr
+            && if_nametoindex(nccl_iface) != 0)
+            iface = nccl_iface;
         if (iface != nullptr && *iface != '\0')
             attr.iface = iface;
         else if (host != nullptr && *host != '\0')

@@ -19,7 +19,8 @@ typedef struct rc_gloo_p2p rc_gloo_p2p;
 /* gloo's headers were found at build time */
 bool rc_gloo_available(void);
 /* rendezvous through gloo's file store in store_dir; the TCP device binds the host's name
- * (PYSHIM_NCCL_SOCKET_IFNAME: an interface instead, PYSHIM_NCCL_HOSTNAME: a name) */
+ * (PYSHIM_NCCL_SOCKET_IFNAME or an exact NCCL_SOCKET_IFNAME: an interface instead,
+ * PYSHIM_NCCL_HOSTNAME: a name) */
 rc_gloo *rc_gloo_connect(const char *store_dir, int rank, int nranks, int timeout_ms,
                          char *err);
 void rc_gloo_free(rc_gloo *g);
