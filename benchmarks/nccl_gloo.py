@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 from pyshim.paths import build_dir  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "c"
-SIZES = (64 << 10, 1 << 20, 16 << 20)
+SIZES = (4 << 10, 64 << 10, 1 << 20, 16 << 20)
 GOAL = 0.8
 
 
