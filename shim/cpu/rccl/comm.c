@@ -168,8 +168,14 @@ static rc_clique *clique_new(const ncclUniqueId *id, int nranks)
 void rc_comm_release(struct ncclComm *c)
 {
     rc_clique *q = c->clique;
-    /* a cross-process clique stays pending (its other ranks join elsewhere): unlinked here */
-    pthread_mutex_lock(&registry_lock);
+    /* a cross-process clique stays pending (its other ranks join elsewhere): unlinked here,
+     * under the registry's lock, which only such a clique needs (a clique leaves the list
+     * once and never comes back) */
+    pthread_mutex_lock(&q->lock);
+    bool pend = q->in_pending;
+    pthread_mutex_unlock(&q->lock);
+    if (pend)
+        pthread_mutex_lock(&registry_lock);
     pthread_mutex_lock(&q->lock);
     bool last_of_comm = --c->refs == 0;
     bool last_of_clique = last_of_comm && --q->refs == 0;
@@ -184,7 +190,8 @@ void rc_comm_release(struct ncclComm *c)
         *link = q->next_pending;
     }
     pthread_mutex_unlock(&q->lock);
-    pthread_mutex_unlock(&registry_lock);
+    if (pend)
+        pthread_mutex_unlock(&registry_lock);
     if (last_of_comm) {
         for (rc_reg *g = c->regs, *n; g != NULL; g = n) {
             n = g->next;
