@@ -1,7 +1,8 @@
 /*
  * The calls of a communicator whose ranks live in several processes, on the stream's
  * worker (one host function per call or group, as coll.c enqueues them): gloo's algorithms
- * over its TCP transport. Reductions first apply what NCCL applies to each input (a
+ * over its TCP transport (reduce-scatter: a ring over its point-to-point buffers,
+ * gloo_bridge.cc). Reductions first apply what NCCL applies to each input (a
  * PreMulSum scalar, ncclAvg's 1/nranks for floating types) in place of the input's copy,
  * then reduce by sum; integer ncclAvg divides the sum. A group's sends and receives are
  * posted first and waited for last, so a send and its receive never wait for each other.
@@ -75,11 +76,11 @@ static int collective(ncclComm_t c, const rc_task *t, char *err)
         break;
     }
     case RC_REDUCESCATTER:
-        /* gloo's reduce-scatter is float-only: an all-reduce of the whole, then our block */
+        /* the ring works in a copy of the input (the send buffer is the caller's) */
         if ((tmp = malloc(bytes * (size_t)n)) == NULL)
             break;
-        r = rc_gloo_allreduce(g, tmp, count * (size_t)n, t->type, prepare(t, n, tmp,
-                              count * (size_t)n), tag, err);
+        r = rc_gloo_reduce_scatter(g, tmp, count, t->type, prepare(t, n, tmp,
+                                   count * (size_t)n), tag, err);
         memcpy(t->recv, (char *)tmp + (size_t)rank * bytes, bytes);
         finish(t, n, t->recv, count);
         break;

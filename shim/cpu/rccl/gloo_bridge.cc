@@ -67,6 +67,8 @@ int rc_gloo_allreduce(rc_gloo *, void *, size_t, int, int, uint32_t, char *err)
 { set_err(err, kMissing); return -1; }
 int rc_gloo_reduce(rc_gloo *, void *, size_t, int, int, int, uint32_t, char *err)
 { set_err(err, kMissing); return -1; }
+int rc_gloo_reduce_scatter(rc_gloo *, void *, size_t, int, int, uint32_t, char *err)
+{ set_err(err, kMissing); return -1; }
 int rc_gloo_broadcast(rc_gloo *, void *, size_t, int, uint32_t, char *err)
 { set_err(err, kMissing); return -1; }
 int rc_gloo_allgather(rc_gloo *, void *, size_t, uint32_t, char *err)
@@ -100,6 +102,8 @@ namespace {
  * NCCL matches sends and receives between two ranks; collectives' slots carry their own
  * prefixes (gloo's Slot::build), this one lies above them */
 constexpr uint64_t kP2pSlot = 0xfeull << 56;
+/* the ring reduce-scatter's messages: (prefix, tag, step) */
+constexpr uint64_t kRingSlot = 0xfdull << 56;
 
 std::mutex device_lock;
 std::shared_ptr<gloo::transport::Device> device;
@@ -223,6 +227,36 @@ int rc_gloo_reduce(rc_gloo *g, void *buf, size_t count, int type, int op, int ro
         opts.setReduceFunction(reducer(type, op));
         opts.setTag(tag);
         gloo::reduce(opts);
+    });
+}
+
+/* gloo's own reduce-scatter is float-only: a ring over its point-to-point buffers, each
+ * step sending one block to the next rank and reducing the previous rank's into ours, so
+ * every rank sends (n - 1) blocks, half of what an all-reduce of the whole would */
+int rc_gloo_reduce_scatter(rc_gloo *g, void *buf, size_t count, int type, int op,
+                           uint32_t tag, char *err)
+{
+    return guarded(err, [&] {
+        int n = g->ctx->size, r = g->ctx->rank;
+        size_t block = count * type_size(type);
+        if (n == 1 || block == 0)
+            return;
+        std::vector<unsigned char> scratch(block);
+        auto all = g->ctx->createUnboundBuffer(buf, block * (size_t)n);
+        auto in = g->ctx->createUnboundBuffer(scratch.data(), block);
+        auto reduce = reducer(type, op);
+        int right = (r + 1) % n, left = (r + n - 1) % n;
+        for (int s = 0; s < n - 1; s++) {
+            uint64_t slot = kRingSlot | ((uint64_t)tag << 16) | (uint64_t)s;
+            size_t out_blk = (size_t)((r - s - 1 + 2 * n) % n);
+            size_t in_blk = (size_t)((r - s - 2 + 2 * n) % n);
+            in->recv(left, slot, 0, block);
+            all->send(right, slot, out_blk * block, block);
+            in->waitRecv();
+            unsigned char *dst = static_cast<unsigned char *>(buf) + in_blk * block;
+            reduce(dst, dst, scratch.data(), count);
+            all->waitSend();
+        }
     });
 }
 

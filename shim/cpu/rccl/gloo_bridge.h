@@ -31,6 +31,10 @@ int rc_gloo_allreduce(rc_gloo *g, void *buf, size_t count, int type, int op, uin
 /* buf holds this rank's input and, on root, receives the result (elsewhere scratch) */
 int rc_gloo_reduce(rc_gloo *g, void *buf, size_t count, int type, int op, int root,
                    uint32_t tag, char *err);
+/* buf: nranks blocks of count elements, reduced in place; this rank's block ends reduced
+ * (the other blocks are left partly reduced) */
+int rc_gloo_reduce_scatter(rc_gloo *g, void *buf, size_t count, int type, int op,
+                           uint32_t tag, char *err);
 int rc_gloo_broadcast(rc_gloo *g, void *buf, size_t bytes, int root, uint32_t tag, char *err);
 /* out holds nranks blocks of `bytes`; this rank's block is already in place */
 int rc_gloo_allgather(rc_gloo *g, void *out, size_t bytes, uint32_t tag, char *err);
