@@ -25,6 +25,10 @@ setup:
 	@if [ ! -f /usr/include/fftw3.h ] && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 	        --no-install-recommends libfftw3-dev >/dev/null; fi
+	@# gloo: the CPU device's NCCL communicators across processes (without it they are refused)
+	@if [ ! -f /usr/include/gloo/config.h ] && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+	        --no-install-recommends libgloo-dev >/dev/null; fi
 
 build:
 	$(PYTHON) -m pyshim build

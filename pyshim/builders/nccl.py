@@ -8,6 +8,9 @@ build/cpu) under it.
   and the C does not define gets a generated stub returning ncclInvalidUsage. Linked
   -Bsymbolic: libnccl.so.2 defines the same names, and RCCL's calls of its own functions
   must stay inside it.
+- communicators across processes: shim/cpu/rccl/gloo_bridge.cc (C++, a C interface) over
+  gloo (Debian's libgloo-dev). Without gloo's headers the bridge is built without it and a
+  cross-process unique id is refused, saying so.
 Rebuilds are skipped when nothing changed.
 """
 
@@ -36,6 +39,12 @@ from pyshim.paths import SHIM_DIR
 RCCL_SONAME = codegen.RCCL_SONAME
 RCCL_DIR = CPU_SRC / "rccl"
 INVALID_USAGE = 5   # ncclInvalidUsage (rccl_abi.h)
+GLOO_HEADER = Path("/usr/include/gloo/config.h")
+CXXFLAGS = ["-std=c++17", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden"]
+
+
+def have_gloo() -> bool:
+    return GLOO_HEADER.is_file()
 
 
 def rccl_declared() -> list[str]:
@@ -46,12 +55,17 @@ def rccl_declared() -> list[str]:
 
 def build_cpu_rccl(out_dir: Path) -> Path:
     cc = os.environ.get("CC", "gcc")
+    cxx = os.environ.get("CXX", "g++")
     sources = sorted(RCCL_DIR.glob("*.c"))
+    bridges = sorted(RCCL_DIR.glob("*.cc"))
     flags = [*CFLAGS, f"-I{RCCL_DIR}", *[f"-I{d}" for d in _inc(("hip", "hsa"))]]
+    gloo = have_gloo()
+    cxxflags = [*CXXFLAGS, f"-I{RCCL_DIR}", *(["-DRC_HAVE_GLOO"] if gloo else [])]
     declared = rccl_declared()
     target = out_dir / RCCL_SONAME
     stamp = out_dir / f".{RCCL_SONAME}.stamp"
-    key = _digest([*sources, *RCCL_DIR.glob("*.h"), Path(__file__)], [cc, *flags, *declared])
+    key = _digest([*sources, *bridges, *RCCL_DIR.glob("*.h"), Path(__file__)],
+                  [cc, cxx, *flags, *cxxflags, *declared])
     if target.is_file() and stamp.is_file() and stamp.read_text() == key:
         return target
     obj_dir = out_dir / "obj-rccl"
@@ -60,6 +74,10 @@ def build_cpu_rccl(out_dir: Path) -> Path:
     for src in sources:
         obj = obj_dir / (src.stem + ".o")
         _run([cc, *flags, "-c", str(src), "-o", str(obj)], f"compiling {src.name}")
+        objects.append(obj)
+    for src in bridges:
+        obj = obj_dir / (src.stem + ".o")
+        _run([cxx, *cxxflags, "-c", str(src), "-o", str(obj)], f"compiling {src.name}")
         objects.append(obj)
     missing = sorted(set(declared) - _defined(objects))
     stub_c = obj_dir / "stubs.c"
@@ -72,8 +90,9 @@ def build_cpu_rccl(out_dir: Path) -> Path:
     tmp = out_dir / f".{RCCL_SONAME}.{os.getpid()}.tmp"
     _run([cc, "-shared", "-o", str(tmp), *map(str, objects), str(stub_o),
           f"-Wl,-soname,{RCCL_SONAME}", f"-Wl,--version-script,{vscript}", "-Wl,-z,defs",
-          "-Wl,-Bsymbolic", f"-L{out_dir}", f"-l:{HIP_SONAME}", "-Wl,-rpath,$ORIGIN", "-lm",
-          "-lpthread"], f"linking {RCCL_SONAME}")
+          "-Wl,-Bsymbolic", f"-L{out_dir}", f"-l:{HIP_SONAME}", "-Wl,-rpath,$ORIGIN",
+          *(["-lgloo"] if gloo else []), "-lstdc++", "-lm", "-lpthread"],
+         f"linking {RCCL_SONAME}")
     os.replace(tmp, target)
     (out_dir / f"{RCCL_SONAME}.unimplemented").write_text("\n".join(missing) + "\n")
     stamp.write_text(key)

@@ -39,6 +39,8 @@ static _Thread_local queued *group_tasks = NULL;
 static _Thread_local size_t group_len = 0, group_cap = 0;
 static _Thread_local rc_clique **group_joins = NULL;
 static _Thread_local size_t joins_len = 0, joins_cap = 0;
+static _Thread_local rc_remote_split **group_rsplits = NULL;
+static _Thread_local size_t rsplits_len = 0, rsplits_cap = 0;
 typedef struct { rc_clique *q; rc_split *s; } pending_split;
 static _Thread_local pending_split *group_splits = NULL;
 static _Thread_local size_t splits_len = 0, splits_cap = 0;
@@ -82,6 +84,21 @@ void rc_group_defer_split(rc_clique *q, rc_split *s)
         splits_cap = cap;
     }
     group_splits[splits_len++] = (pending_split){q, s};
+}
+
+void rc_group_defer_remote_split(rc_remote_split *rs)
+{
+    if (rsplits_len == rsplits_cap) {
+        size_t cap = rsplits_cap ? rsplits_cap * 2 : 8;
+        rc_remote_split **p = realloc(group_rsplits, cap * sizeof *p);
+        if (p == NULL) {
+            rc_remote_split_wait(rs);   /* no room to defer: wait now */
+            return;
+        }
+        group_rsplits = p;
+        rsplits_cap = cap;
+    }
+    group_rsplits[rsplits_len++] = rs;
 }
 
 /* ---- execution (on the stream's worker) ---- */
@@ -248,6 +265,12 @@ static void run_batch(void *arg)
     batch *b = arg;
     ncclComm_t c = b->comm;
     rc_clique *q = c->clique;
+    if (c->gloo != NULL) {
+        rc_gloo_run_batch(c, b->tasks, b->n);
+        free(b);
+        rc_comm_release(c);
+        return;
+    }
     rc_send **posted = calloc(b->n, sizeof *posted);
     pthread_mutex_lock(&q->lock);
     for (size_t i = 0; i < b->n; i++) {
@@ -299,6 +322,10 @@ static void run_batch(void *arg)
 
 static ncclResult_t enqueue(const char *fn, ncclComm_t comm, const rc_task *tasks, size_t n)
 {
+    if (comm->clique->remote && comm->gloo == NULL)
+        return rc_fail(fn, ncclInvalidUsage, "rank %d's communicator spans processes and its "
+                       "connection failed or is not made yet (ncclCommInitRank's result)",
+                       comm->rank);
     batch *b = malloc(sizeof *b + n * sizeof *tasks);
     if (b == NULL)
         return rc_fail(fn, ncclSystemError, "out of memory");
@@ -333,6 +360,12 @@ ncclResult_t rc_group_flush(void)
             r = j;
     }
     splits_len = 0;
+    for (size_t i = 0; i < rsplits_len; i++) {
+        ncclResult_t j = rc_remote_split_wait(group_rsplits[i]);
+        if (r == ncclSuccess)
+            r = j;
+    }
+    rsplits_len = 0;
     rc_task *buf = group_len ? malloc(group_len * sizeof *buf) : NULL;
     bool *taken = group_len ? calloc(group_len, sizeof *taken) : NULL;
     if (group_len && (buf == NULL || taken == NULL)) {

@@ -5,12 +5,23 @@
  * ncclGetUniqueId never repeat); ncclCommInitRank joins it, and like NCCL's waits until
  * every rank has joined, except inside a group, where ncclGroupEnd waits. A clique lives
  * until its last communicator and the last task that names one are gone.
+ *
+ * Ranks in other processes: the id also names a rendezvous directory (gloo's file store,
+ * under PYSHIM_NCCL_STORE_DIR, TMPDIR or /tmp; a shared file system for several machines).
+ * A process other than the id's maker knows at once that the communicator spans processes:
+ * it marks the directory; the maker's ranks, waiting for local ranks that will never come,
+ * see the mark. Then every local rank makes its own gloo context (a thread each, so ranks
+ * of one thread's group connect together) and its calls run through gloo (coll_gloo.c).
  */
+#include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rccl_internal.h"
@@ -22,6 +33,8 @@ static atomic_ullong next_id = 1;
 static _Thread_local char last_error[640];
 
 #define ID_TAG "pyshim-cpu-rccl"
+#define REMOTE_MARK "pyshim-remote"
+#define POLL_NS 2000000L           /* the maker's ranks look for the mark this often */
 
 void rc_log(const char *fn, const char *fmt, ...)
 {
@@ -133,6 +146,7 @@ static rc_clique *clique_new(const ncclUniqueId *id, int nranks)
     if (q == NULL)
         return NULL;
     memcpy(q->id, id->internal, sizeof q->id);
+    q->connect_error = ncclSuccess;
     q->nranks = nranks;
     pthread_mutex_init(&q->lock, NULL);
     pthread_cond_init(&q->cond, NULL);
@@ -154,17 +168,37 @@ static rc_clique *clique_new(const ncclUniqueId *id, int nranks)
 void rc_comm_release(struct ncclComm *c)
 {
     rc_clique *q = c->clique;
+    /* a cross-process clique stays pending (its other ranks join elsewhere): unlinked here,
+     * under the registry's lock, which only such a clique needs (a clique leaves the list
+     * once and never comes back) */
+    pthread_mutex_lock(&q->lock);
+    bool pend = q->in_pending;
+    pthread_mutex_unlock(&q->lock);
+    if (pend)
+        pthread_mutex_lock(&registry_lock);
     pthread_mutex_lock(&q->lock);
     bool last_of_comm = --c->refs == 0;
     bool last_of_clique = last_of_comm && --q->refs == 0;
     if (last_of_comm)
         q->comms[c->rank] = NULL;
+    else
+        pthread_cond_broadcast(&q->cond);   /* a cross-process split waits for the tasks */
+    if (last_of_clique && q->in_pending) {
+        rc_clique **link = &pending;
+        while (*link != q)
+            link = &(*link)->next_pending;
+        *link = q->next_pending;
+    }
     pthread_mutex_unlock(&q->lock);
+    if (pend)
+        pthread_mutex_unlock(&registry_lock);
     if (last_of_comm) {
         for (rc_reg *g = c->regs, *n; g != NULL; g = n) {
             n = g->next;
             free(g);
         }
+        rc_gloo_free(c->gloo);
+        pthread_mutex_destroy(&c->gloo_lock);
         c->magic = 0;
         free(c);
     }
@@ -186,23 +220,180 @@ RC_API ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
         return rc_fail("ncclGetUniqueId", ncclInvalidArgument, "uniqueId is NULL");
     memset(uniqueId, 0, sizeof *uniqueId);
     unsigned long long n = atomic_fetch_add(&next_id, 1);
-    snprintf(uniqueId->internal, sizeof uniqueId->internal, "%s %ld %llu", ID_TAG,
-             (long)getpid(), n);
+    const char *base = getenv("PYSHIM_NCCL_STORE_DIR");
+    if (base == NULL || *base == '\0')
+        base = getenv("TMPDIR");
+    if (base == NULL || *base == '\0')
+        base = "/tmp";
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    char store[RC_STORE_MAX + 1];
+    int len = snprintf(store, sizeof store, "%s/pyshim-nccl-%ld-%llu-%lx", base,
+                       (long)getpid(), n, (unsigned long)(ts.tv_sec * 1000000000L + ts.tv_nsec));
+    if (len < 0 || len >= RC_STORE_MAX)
+        return rc_fail("ncclGetUniqueId", ncclInvalidArgument, "the rendezvous directory "
+                       "%s/... is longer than the unique id holds (%d bytes): set "
+                       "PYSHIM_NCCL_STORE_DIR to a shorter path", base, RC_STORE_MAX - 1);
+    snprintf(uniqueId->internal, sizeof uniqueId->internal, "%s %ld %llu %s", ID_TAG,
+             (long)getpid(), n, store);
     return ncclSuccess;
 }
 
-static bool id_is_ours(const ncclUniqueId *id)
+/* the id's maker and rendezvous directory; false for an id ncclGetUniqueId did not make */
+static bool id_parse(const ncclUniqueId *id, long *pid, char store[RC_STORE_MAX])
 {
-    return strncmp(id->internal, ID_TAG, strlen(ID_TAG)) == 0;
+    char buf[RCCL_UNIQUE_ID_BYTES + 1];
+    memcpy(buf, id->internal, RCCL_UNIQUE_ID_BYTES);
+    buf[RCCL_UNIQUE_ID_BYTES] = '\0';
+    size_t tag = strlen(ID_TAG);
+    unsigned long long n;
+    int at = 0;
+    if (strncmp(buf, ID_TAG, tag) != 0 || buf[tag] != ' '
+        || sscanf(buf + tag, " %ld %llu %n", pid, &n, &at) != 2 || at == 0)
+        return false;
+    const char *path = buf + tag + at;
+    size_t len = strlen(path);
+    if (len == 0 || len >= RC_STORE_MAX || path[0] != '/')
+        return false;
+    memcpy(store, path, len + 1);
+    return true;
+}
+
+/* ---- ranks in other processes ---- */
+
+static int gloo_timeout_ms(void)
+{
+    const char *s = getenv("PYSHIM_NCCL_TIMEOUT_S");
+    long v = s != NULL ? strtol(s, NULL, 10) : 0;
+    return v > 0 && v < 86400 ? (int)(v * 1000) : 600 * 1000;
+}
+
+static bool mark_remote(const char *store)
+{
+    if (mkdir(store, 0700) != 0 && errno != EEXIST)
+        return false;
+    char path[RC_STORE_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", store, REMOTE_MARK);
+    FILE *f = fopen(path, "w");
+    if (f != NULL)
+        fclose(f);
+    return f != NULL;
+}
+
+static bool marked_remote(const char *store)
+{
+    char path[RC_STORE_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", store, REMOTE_MARK);
+    return access(path, F_OK) == 0;
+}
+
+/* once every rank is connected the store's files are no longer read: rank 0 removes them */
+static void store_remove(const char *store)
+{
+    DIR *d = opendir(store);
+    if (d == NULL)
+        return;
+    char path[RC_STORE_MAX + 300];
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            snprintf(path, sizeof path, "%s/%s", store, e->d_name);
+            unlink(path);
+        }
+    closedir(d);
+    rmdir(store);
+}
+
+static void *connect_rank(void *arg)
+{
+    struct ncclComm *c = arg;
+    rc_clique *q = c->clique;
+    char err[RC_GLOO_ERR] = "";
+    ncclResult_t r = ncclSuccess;
+    rc_gloo *g = NULL;
+    if (mkdir(q->store, 0700) != 0 && errno != EEXIST) {
+        rc_log("ncclCommInitRank", "rank %d: cannot make the rendezvous directory %s: %s",
+               c->rank, q->store, strerror(errno));
+        r = ncclSystemError;
+    } else if ((g = rc_gloo_connect(q->store, c->rank, c->nranks, gloo_timeout_ms(),
+                                    err)) == NULL) {
+        rc_log("ncclCommInitRank", "rank %d of %d: joining the other processes' ranks "
+               "through %s failed: %s", c->rank, c->nranks, q->store, err);
+        r = rc_gloo_available() ? ncclRemoteError : ncclSystemError;
+    } else if (rc_gloo_barrier(g, 0, err) != 0) {
+        rc_log("ncclCommInitRank", "rank %d: the first barrier failed: %s", c->rank, err);
+        r = ncclRemoteError;
+    } else if (c->rank == 0) {
+        store_remove(q->store);
+    }
+    pthread_mutex_lock(&q->lock);
+    if (r == ncclSuccess)
+        c->gloo = g;
+    else {
+        rc_gloo_free(g);
+        if (q->connect_error == ncclSuccess)
+            q->connect_error = r;
+    }
+    q->connecting--;
+    pthread_cond_broadcast(&q->cond);
+    pthread_mutex_unlock(&q->lock);
+    rc_comm_release(c);
+    return NULL;
+}
+
+/* with q->lock held: every local rank not yet connecting starts */
+static void start_connects(rc_clique *q)
+{
+    for (int k = 0; k < q->nranks; k++) {
+        struct ncclComm *c = q->comms[k];
+        if (c == NULL || c->connect_started)
+            continue;
+        c->connect_started = true;
+        c->refs++;
+        q->connecting++;
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&t, &attr, connect_rank, c) != 0) {
+            c->refs--;
+            q->connecting--;
+            if (q->connect_error == ncclSuccess)
+                q->connect_error = ncclSystemError;
+            rc_log("ncclCommInitRank", "rank %d: no thread to connect with", k);
+        }
+        pthread_attr_destroy(&attr);
+    }
 }
 
 
 ncclResult_t rc_wait_joined(rc_clique *q)
 {
     pthread_mutex_lock(&q->lock);
-    while (!q->complete && !q->aborted)
-        pthread_cond_wait(&q->cond, &q->lock);
-    ncclResult_t r = q->aborted ? ncclRemoteError : ncclSuccess;
+    while (!q->complete && !q->aborted && !q->remote) {
+        if (q->store[0] == '\0') {
+            pthread_cond_wait(&q->cond, &q->lock);
+            continue;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += POLL_NS;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&q->cond, &q->lock, &ts);
+        if (!q->complete && !q->remote && marked_remote(q->store)) {
+            q->remote = true;
+            pthread_cond_broadcast(&q->cond);
+        }
+    }
+    if (q->remote && !q->aborted) {
+        start_connects(q);
+        while (q->connecting > 0 && !q->aborted)
+            pthread_cond_wait(&q->cond, &q->lock);
+    }
+    ncclResult_t r = q->aborted ? ncclRemoteError
+        : q->remote ? q->connect_error : ncclSuccess;
     pthread_mutex_unlock(&q->lock);
     return r;
 }
@@ -218,6 +409,7 @@ static struct ncclComm *comm_new(rc_clique *q, int rank, int device)
     c->nranks = q->nranks;
     c->device = device;
     c->refs = 1;
+    pthread_mutex_init(&c->gloo_lock, NULL);
     return c;
 }
 
@@ -231,10 +423,19 @@ static ncclResult_t join(const char *fn, ncclComm_t *out, int nranks, ncclUnique
         return rc_fail(fn, ncclInvalidArgument, "nranks %d is not positive", nranks);
     if (rank < 0 || rank >= nranks)
         return rc_fail(fn, ncclInvalidArgument, "rank %d is not in [0, %d)", rank, nranks);
-    if (!id_is_ours(&id))
+    long maker;
+    char store[RC_STORE_MAX];
+    if (!id_parse(&id, &maker, store))
         return rc_fail(fn, ncclInvalidArgument,
-                       "the unique id did not come from ncclGetUniqueId of this process "
-                       "(communicators across processes are not implemented)");
+                       "the unique id did not come from ncclGetUniqueId of pyshim's CPU device");
+    bool other_process = maker != (long)getpid();
+    if (other_process && !rc_gloo_available())
+        return rc_fail(fn, ncclInvalidUsage, "the unique id comes from process %ld: "
+                       "communicators across processes need gloo, and this librccl.so.1 was "
+                       "built without its headers (install libgloo-dev and rebuild)", maker);
+    if (other_process && !mark_remote(store))
+        return rc_fail(fn, ncclSystemError, "cannot mark the rendezvous directory %s: %s",
+                       store, strerror(errno));
     pthread_mutex_lock(&registry_lock);
     rc_clique *q = pending, **link = &pending;
     for (; q != NULL; link = &q->next_pending, q = q->next_pending)
@@ -246,7 +447,10 @@ static ncclResult_t join(const char *fn, ncclComm_t *out, int nranks, ncclUnique
             pthread_mutex_unlock(&registry_lock);
             return rc_fail(fn, ncclSystemError, "out of memory");
         }
+        memcpy(q->store, store, sizeof q->store);
+        q->remote = other_process;
         q->next_pending = pending;
+        q->in_pending = true;
         pending = q;
         link = &pending;
     }
@@ -274,6 +478,7 @@ static ncclResult_t join(const char *fn, ncclComm_t *out, int nranks, ncclUnique
         if (++q->joined == nranks) {
             q->complete = true;
             *link = q->next_pending;     /* ids are single-use */
+            q->in_pending = false;
             pthread_cond_broadcast(&q->cond);
         }
     }
@@ -411,6 +616,113 @@ static ncclResult_t split_make(rc_clique *parent, rc_split *s)
     return r;
 }
 
+/* ---- ncclCommSplit of a cross-process communicator ----
+ * Every rank's color, key and a unique id of its own process go round the parent's gloo
+ * context (one allgather); each color's communicator then joins by the id of its first
+ * member in (key, parent rank) order, as ncclCommInitRank does: all in one process, it is
+ * an in-process communicator. The parent's tasks on its streams finish first, so the
+ * exchange never waits behind a collective another rank runs later. In a group each split
+ * runs in a thread of its own, waited for at ncclGroupEnd (ranks of one thread meet). */
+
+typedef struct {
+    int32_t color, key;
+    ncclUniqueId id;
+} split_entry;
+
+struct rc_remote_split {
+    struct ncclComm *parent;
+    int color, key;
+    uint32_t tag;
+    ncclComm_t *out;
+    ncclResult_t result;
+    pthread_t thread;
+};
+
+static void *remote_split_run(void *arg)
+{
+    const char *fn = "ncclCommSplit";
+    rc_remote_split *rs = arg;
+    struct ncclComm *c = rs->parent;
+    rc_clique *q = c->clique;
+    int n = c->nranks;
+    char err[RC_GLOO_ERR] = "";
+    split_entry *e = calloc((size_t)n, sizeof *e);
+    if (e == NULL) {
+        rs->result = rc_fail(fn, ncclSystemError, "out of memory");
+        return NULL;
+    }
+    e[c->rank].color = rs->color;
+    e[c->rank].key = rs->key;
+    ncclGetUniqueId(&e[c->rank].id);
+    pthread_mutex_lock(&q->lock);
+    while (c->refs > 1)
+        pthread_cond_wait(&q->cond, &q->lock);
+    pthread_mutex_unlock(&q->lock);
+    pthread_mutex_lock(&c->gloo_lock);
+    int g = rc_gloo_allgather(c->gloo, e, sizeof *e, rs->tag, err);
+    pthread_mutex_unlock(&c->gloo_lock);
+    if (g != 0) {
+        rs->result = rc_fail(fn, ncclRemoteError, "rank %d: exchanging colors with the other "
+                             "processes failed: %s", c->rank, err);
+    } else if (rs->color < 0) {
+        *rs->out = NULL;
+        rs->result = ncclSuccess;
+    } else {
+        int m = 0, me = 0, first = -1;
+        for (int j = 0; j < n; j++) {
+            if (e[j].color != rs->color)
+                continue;
+            m++;
+            if (e[j].key < rs->key || (e[j].key == rs->key && j < c->rank))
+                me++;
+            if (first < 0 || e[j].key < e[first].key)
+                first = j;
+        }
+        rs->result = join(fn, rs->out, m, e[first].id, me, c->device, false);
+    }
+    free(e);
+    return NULL;
+}
+
+ncclResult_t rc_remote_split_wait(rc_remote_split *rs)
+{
+    pthread_join(rs->thread, NULL);
+    ncclResult_t r = rs->result;
+    free(rs);
+    return r;
+}
+
+static ncclResult_t remote_split(ncclComm_t comm, int color, int key, ncclComm_t *newcomm)
+{
+    const char *fn = "ncclCommSplit";
+    if (comm->gloo == NULL)
+        return rc_fail(fn, ncclInvalidUsage, "rank %d's communicator spans processes and its "
+                       "connection failed", comm->rank);
+    rc_remote_split *rs = calloc(1, sizeof *rs);
+    if (rs == NULL)
+        return rc_fail(fn, ncclSystemError, "out of memory");
+    pthread_mutex_lock(&comm->clique->lock);
+    /* tags above the collectives' (their call numbers) */
+    rs->tag = 0x80000000u | (uint32_t)comm->next_split++;
+    pthread_mutex_unlock(&comm->clique->lock);
+    rs->parent = comm;
+    rs->color = color;
+    rs->key = key;
+    rs->out = newcomm;
+    if (!rc_group_active()) {
+        remote_split_run(rs);
+        ncclResult_t r = rs->result;
+        free(rs);
+        return r;
+    }
+    if (pthread_create(&rs->thread, NULL, remote_split_run, rs) != 0) {
+        free(rs);
+        return rc_fail(fn, ncclSystemError, "no thread for the split");
+    }
+    rc_group_defer_remote_split(rs);
+    return ncclSuccess;
+}
+
 RC_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                                   ncclConfig_t *config)
 {
@@ -425,6 +737,8 @@ RC_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_
                        "NCCL_SPLIT_NOCOLOR", color);
     (void)config;   /* the new communicators are blocking, as every one here */
     rc_clique *q = comm->clique;
+    if (q->remote)
+        return remote_split(comm, color, key, newcomm);
     pthread_mutex_lock(&q->lock);
     uint64_t seq = comm->next_split++;
     rc_split *s = q->splits;

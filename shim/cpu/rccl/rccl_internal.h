@@ -7,12 +7,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gloo_bridge.h"
 #include "rccl_abi.h"
 
 #define RC_API __attribute__((visibility("default")))
 #define RC_COMM_MAGIC 0x52434f4du   /* "RCOM" */
 #define RC_SLOTS 4                 /* collectives in flight per clique (see coll.c) */
 #define RC_MAX_PREMUL 64           /* user reduction ops per communicator */
+#define RC_STORE_MAX 96            /* a unique id's rendezvous path, NUL included */
 
 enum rc_kind { RC_ALLREDUCE, RC_BROADCAST, RC_REDUCE, RC_ALLGATHER, RC_REDUCESCATTER,
                RC_ALLTOALL, RC_GATHER, RC_SCATTER, RC_SEND, RC_RECV };
@@ -68,7 +70,13 @@ typedef struct rc_clique {
     rc_slot slots[RC_SLOTS];
     rc_send **chan_head, **chan_tail;  /* [src * nranks + dst]: posted sends, in order */
     struct rc_clique *next_pending;
+    bool in_pending;        /* still in comm.c's list of cliques that wait for ranks */
     rc_split *splits;
+    /* ranks in other processes: each local rank joins a gloo context (see comm.c) */
+    char store[RC_STORE_MAX];   /* the id's rendezvous directory */
+    bool remote;
+    int connecting;         /* local ranks whose gloo context is being made */
+    ncclResult_t connect_error;
 } rc_clique;
 
 typedef struct rc_premul {
@@ -97,6 +105,9 @@ struct ncclComm {
     uint64_t next_split;
     rc_premul premul[RC_MAX_PREMUL];
     rc_reg *regs;           /* under the clique's lock */
+    rc_gloo *gloo;          /* a rank of a cross-process communicator: its gloo context */
+    bool connect_started;
+    pthread_mutex_t gloo_lock;  /* one operation on the gloo context at a time */
 };
 
 /* comm.c */
@@ -116,5 +127,9 @@ void rc_group_defer_join(rc_clique *q);
 void rc_group_defer_split(rc_clique *q, rc_split *s);
 ncclResult_t rc_wait_split(rc_clique *q, rc_split *s);   /* comm.c */
 ncclResult_t rc_wait_joined(rc_clique *q);   /* comm.c */
+typedef struct rc_remote_split rc_remote_split;
+ncclResult_t rc_remote_split_wait(rc_remote_split *rs);   /* comm.c: joins and frees */
+void rc_group_defer_remote_split(rc_remote_split *rs);
+void rc_gloo_run_batch(ncclComm_t c, rc_task *tasks, size_t n);   /* coll_gloo.c */
 
 #endif
