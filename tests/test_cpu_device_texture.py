@@ -50,7 +50,7 @@ def run(exe: Path, mode: str) -> subprocess.CompletedProcess[str]:
 
 
 SAMPLING = ["tex1d_linear", "tex2d_clamp", "tex2d_normalized", "fetch", "surface", "layered",
-            "mipmap", "vabsdiff", "pitch2d_32bit"]
+            "mipmap", "mipmap_surface", "vabsdiff", "pitch2d_32bit"]
 
 
 # srgb: static cudart only; through pyshim's shared cudart the sRGB flag does not reach the

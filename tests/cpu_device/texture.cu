@@ -184,6 +184,13 @@ __global__ void surface_scale(cudaSurfaceObject_t s, int w, int h)
     }
 }
 
+__global__ void surface_from_level(cudaSurfaceObject_t s, cudaTextureObject_t t, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x < w && y < h)
+        surf2Dwrite(tex2D<float>(t, 2 * x + 1.0f, 2 * y + 1.0f) + 0.25f, s, x * 4, y);
+}
+
 __global__ void sample_layered(cudaTextureObject_t t, const float2 *xy, float *out, int n,
                                int layers)
 {
@@ -537,6 +544,48 @@ static int mipmap()
     return failures;
 }
 
+// a surface over a level of a mipmapped array made without cudaArraySurfaceLoadStore:
+// NVIDIA's driver accepts it (mipmap generation writes level l+1 from level l this way)
+static int mipmap_surface()
+{
+    const int w = 22, h = 10;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
+    cudaMipmappedArray_t m;
+    CHECK(cudaMallocMipmappedArray(&m, &fd, make_cudaExtent(w, h, 0), 2));
+    cudaArray_t l0, l1;
+    CHECK(cudaGetMipmappedArrayLevel(&l0, m, 0));
+    CHECK(cudaGetMipmappedArrayLevel(&l1, m, 1));
+    float src[h][w], back[h / 2][w / 2];
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            src[y][x] = y * 50.0f + x;
+    CHECK(cudaMemcpy2DToArray(l0, 0, 0, src, w * 4, w * 4, h, cudaMemcpyHostToDevice));
+    cudaResourceDesc rd = {};
+    rd.resType = cudaResourceTypeArray;
+    rd.res.array.array = l0;
+    cudaTextureDesc td = {};
+    td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+    td.filterMode = cudaFilterModePoint;
+    td.readMode = cudaReadModeElementType;
+    cudaTextureObject_t t;
+    CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+    rd.res.array.array = l1;
+    cudaSurfaceObject_t s;
+    CHECK(cudaCreateSurfaceObject(&s, &rd));
+    surface_from_level<<<dim3(1, h / 2), 32>>>(s, t, w / 2, h / 2);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy2DFromArray(back, w / 2 * 4, l1, 0, 0, w / 2 * 4, h / 2,
+                                cudaMemcpyDeviceToHost));
+    for (int y = 0; y < h / 2; y++)
+        for (int x = 0; x < w / 2; x++)
+            expect_near("mipmap_surface", y * (w / 2) + x, back[y][x],
+                        src[2 * y + 1][2 * x + 1] + 0.25f);
+    CHECK(cudaDestroySurfaceObject(s));
+    CHECK(cudaDestroyTextureObject(t));
+    CHECK(cudaFreeMipmappedArray(m));
+    return failures;
+}
+
 // vabsdiff4 (stereoDisparity's SAD): the byte lanes' absolute differences summed, plus c
 static int vabsdiff()
 {
@@ -693,6 +742,8 @@ int main(int argc, char **argv)
         bad = layered();
     else if (strcmp(mode, "surface") == 0)
         bad = surface();
+    else if (strcmp(mode, "mipmap_surface") == 0)
+        bad = mipmap_surface();
     else {
         printf("unknown mode %s\n", mode);
         return 2;

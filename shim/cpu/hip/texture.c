@@ -402,11 +402,10 @@ hipError_t hipCreateSurfaceObject(hipSurfaceObject_t *pSurfObject, const hipReso
     if (o == NULL)
         return cpu_ret(hipErrorOutOfMemory);
     err = image_of(&r, &o->img, "hipCreateSurfaceObject");
-    if (err == hipSuccess && !(pResDesc->res.array.array->flags & hipArraySurfaceLoadStore)) {
-        cpu_log("hipCreateSurfaceObject: the array was not made with the surface load/store "
-                "flag");
-        err = hipErrorInvalidValue;
-    }
+    /* No check of hipArraySurfaceLoadStore: NVIDIA's driver makes surfaces of arrays
+     * without CUDA_ARRAY3D_SURFACE_LDST too (mipmapped arrays' levels, which have no way
+     * to ask for it through cudaMallocMipmappedArray's default flags, are written so by
+     * cuda-samples' bindlessTexture), and a CPU array is host memory either way. */
     if (err == hipSuccess && !pyshim_handles_add(&surface_handles, o))
         err = hipErrorOutOfMemory;
     if (err != hipSuccess) {
