@@ -55,7 +55,7 @@ SAMPLING = ["tex1d_linear", "tex2d_clamp", "tex2d_normalized", "fetch", "surface
 
 # srgb: static cudart only; through pyshim's shared cudart the sRGB flag does not reach the
 # sampler yet (reads come back unconverted), not found by the deadline
-@pytest.mark.parametrize("mode", ["arrays", *SAMPLING, "srgb"])
+@pytest.mark.parametrize("mode", ["arrays", "array_bounds", *SAMPLING, "srgb"])
 def test_static_cudart(programs: dict[str, Path], mode: str) -> None:
     proc = run(programs["static"], mode)
     assert proc.returncode == 0 and f"PASS {mode}" in proc.stdout, proc.stdout + proc.stderr

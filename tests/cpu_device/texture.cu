@@ -27,6 +27,106 @@ static void expect_near(const char *what, int i, float got, float want)
     }
 }
 
+// copies that leave an array are refused with cudaErrorInvalidValue (the driver's array
+// copies check their bounds; NVIDIA's static cudart passes these through cuMemcpy2D/3D)
+// and leave the array as it was
+static int array_bounds()
+{
+    const int w = 16, h = 4;
+    static float host[1024], back[w * h];
+    for (int i = 0; i < 1024; i++)
+        host[i] = (float)i;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
+    cudaArray_t a;
+    CHECK(cudaMallocArray(&a, &fd, w, h));
+    static const float zero[w * h] = {};
+    CHECK(cudaMemcpy2DToArray(a, 0, 0, zero, w * 4, w * 4, h, cudaMemcpyHostToDevice));
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+    struct {
+        const char *what;
+        cudaError_t got;
+    } cases[] = {
+        {"2DToArray a row too many",
+         cudaMemcpy2DToArray(a, 0, 0, host, w * 4, w * 4, h + 1, cudaMemcpyHostToDevice)},
+        {"2DToArray past the row's end",
+         cudaMemcpy2DToArray(a, 4, 0, host, w * 4 + 4, w * 4, 1, cudaMemcpyHostToDevice)},
+        {"2DToArrayAsync past the row's end",
+         cudaMemcpy2DToArrayAsync(a, 4, 1, host, w * 4, w * 4, 1, cudaMemcpyHostToDevice, s)},
+        {"2DFromArray a row too many",
+         cudaMemcpy2DFromArray(host, w * 4, a, 0, 1, w * 4, h, cudaMemcpyDeviceToHost)},
+    };
+    for (auto &c : cases) {
+        if (c.got != cudaErrorInvalidValue) {
+            printf("%s: %s, want cudaErrorInvalidValue\n", c.what, cudaGetErrorName(c.got));
+            failures++;
+        }
+    }
+    cudaGetLastError();
+    // the driver's own descriptors: a 2D copy and a 3D copy leaving the array
+    CUDA_MEMCPY2D c2 = {};
+    c2.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c2.srcHost = host;
+    c2.srcPitch = w * 4;
+    c2.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    c2.dstArray = (CUarray)a;
+    c2.dstXInBytes = 8;
+    c2.WidthInBytes = w * 4 - 4;
+    c2.Height = 1;
+    if (cuMemcpy2D(&c2) != CUDA_ERROR_INVALID_VALUE) {
+        printf("cuMemcpy2D past the row's end was not refused\n");
+        failures++;
+    }
+    CUDA_MEMCPY3D c3 = {};
+    c3.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c3.srcHost = host;
+    c3.srcPitch = w * 4;
+    c3.srcHeight = h;
+    c3.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    c3.dstArray = (CUarray)a;
+    c3.dstZ = 1;
+    c3.WidthInBytes = w * 4;
+    c3.Height = h;
+    c3.Depth = 1;
+    if (cuMemcpy3D(&c3) != CUDA_ERROR_INVALID_VALUE) {
+        printf("cuMemcpy3D into a second slice of a 2D array was not refused\n");
+        failures++;
+    }
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaMemcpy2DFromArray(back, w * 4, a, 0, 0, w * 4, h, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < w * h; i++)
+        expect_near("array after refused copies", i, back[i], 0.0f);
+    // the linear (row-major) forms: cudart copies the rows that fit before the driver
+    // refuses the rest, so only the error is checked
+    struct {
+        const char *what;
+        cudaError_t got;
+    } linear[] = {
+        {"ToArrayAsync past the end",
+         cudaMemcpyToArrayAsync(a, 0, 0, host, w * h * 4 + 4, cudaMemcpyHostToDevice, s)},
+        {"ToArray past the end",
+         cudaMemcpyToArray(a, 0, 0, host, w * h * 4 + 4, cudaMemcpyHostToDevice)},
+        {"ToArray at an offset past the end",
+         cudaMemcpyToArray(a, 8 * 4, 3, host, 9 * 4, cudaMemcpyHostToDevice)},
+    };
+    for (auto &c : linear) {
+        if (c.got != cudaErrorInvalidValue) {
+            printf("%s: %s, want cudaErrorInvalidValue\n", c.what, cudaGetErrorName(c.got));
+            failures++;
+        }
+    }
+    cudaGetLastError();
+    CHECK(cudaStreamSynchronize(s));
+    // in bounds, to the last element
+    CHECK(cudaMemcpy2DToArray(a, 4, h - 1, host, w * 4, w * 4 - 4, 1, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy2DFromArray(back, w * 4, a, 0, 0, w * 4, h, cudaMemcpyDeviceToHost));
+    for (int x = 1; x < w; x++)
+        expect_near("last row", x, back[(h - 1) * w + x], host[x - 1]);
+    CHECK(cudaStreamDestroy(s));
+    CHECK(cudaFreeArray(a));
+    return failures;
+}
+
 // ---- arrays: copies in and out, 2D and 3D, runtime and driver ----
 // w x h x d floats from the host into a 3D (or layered) array with cudaMemcpy3D
 static void copy_3d_in(cudaArray_t a, const float *host, int w, int h, int d)
@@ -722,6 +822,8 @@ int main(int argc, char **argv)
     int bad;
     if (strcmp(mode, "arrays") == 0)
         bad = arrays();
+    else if (strcmp(mode, "array_bounds") == 0)
+        bad = array_bounds();
     else if (strcmp(mode, "tex1d_linear") == 0)
         bad = tex1d_linear();
     else if (strcmp(mode, "tex2d_clamp") == 0)

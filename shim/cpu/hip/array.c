@@ -400,6 +400,24 @@ hipError_t cpu_array_side(hipArray_const_t a, const void **base, size_t *pitch, 
     return hipSuccess;
 }
 
+static bool span_fits(size_t at, size_t n, size_t size)
+{
+    return at <= size && n <= size - at;
+}
+
+hipError_t cpu_array_fits(hipArray_const_t a, size_t x, size_t y, size_t z, size_t w_bytes,
+                          size_t h, size_t d, const char *fn)
+{
+    if (w_bytes == 0 || h == 0 || d == 0)
+        return hipSuccess;
+    size_t rows = a->height ? a->height : 1, slices = a->depth ? a->depth : 1;
+    if (span_fits(x, w_bytes, a->pitch) && span_fits(y, h, rows) && span_fits(z, d, slices))
+        return hipSuccess;
+    cpu_log("%s: %zu bytes x %zu rows x %zu slices at (%zu, %zu, %zu) leave the array "
+            "(%zu x %zu x %zu)", fn, w_bytes, h, d, x, y, z, a->pitch, rows, slices);
+    return hipErrorInvalidValue;
+}
+
 /* ---- mipmapped arrays: one array per level, each dimension halved (at least 1) ---- */
 
 #define MAX_LEVELS 32
