@@ -291,6 +291,20 @@ __global__ void surface_from_level(cudaSurfaceObject_t s, cudaTextureObject_t t,
         surf2Dwrite(tex2D<float>(t, 2 * x + 1.0f, 2 * y + 1.0f) + 0.25f, s, x * 4, y);
 }
 
+// a mipmapped texture three ways: tex2DLod at q[i].z, tex2DGrad with derivatives of
+// length q[i].w along x and y (normalized units), tex2D with no level of detail
+__global__ void sample_mip(cudaTextureObject_t t, const float4 *q, float *lod, float *grad,
+                           float *plain, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float4 c = q[i];
+        lod[i] = tex2DLod<float>(t, c.x, c.y, c.z);
+        grad[i] = tex2DGrad<float>(t, c.x, c.y, make_float2(c.w, 0.0f), make_float2(0.0f, c.w));
+        plain[i] = tex2D<float>(t, c.x, c.y);
+    }
+}
+
 __global__ void sample_layered(cudaTextureObject_t t, const float2 *xy, float *out, int n,
                                int layers)
 {
@@ -686,6 +700,112 @@ static int mipmap_surface()
     return failures;
 }
 
+// level l of the mipmapped texture in mipmap_lod(): 32 x 16 halved, clamped, point texels
+static float mip_texel(int l, float u, float v)
+{
+    int w = 32 >> l, h = 16 >> l;
+    int x = (int)floorf(u * w), y = (int)floorf(v * h);
+    x = x < 0 ? 0 : (x >= w ? w - 1 : x);
+    y = y < 0 ? 0 : (y >= h ? h - 1 : y);
+    return l * 1000.0f + y * 40.0f + x;
+}
+
+// CUDA's level of detail: lod + bias clamped to [min, max] (and the levels there are); point
+// mipmap filtering the nearest level, linear the two around it (the fractions used here are
+// exact in 8 bits, no ties between two levels, so the precision of the hardware's level
+// arithmetic does not matter); tex2DGrad's level is log2 of the derivatives' length in
+// level-0 texels; tex2D's is 0
+static int mipmap_lod()
+{
+    const int w = 32, h = 16, levels = 5;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
+    cudaMipmappedArray_t m;
+    CHECK(cudaMallocMipmappedArray(&m, &fd, make_cudaExtent(w, h, 0), levels));
+    for (int l = 0; l < levels; l++) {
+        int ww = w >> l, hh = h >> l;
+        float src[16][32];
+        for (int y = 0; y < hh; y++)
+            for (int x = 0; x < ww; x++)
+                src[y][x] = l * 1000.0f + y * 40.0f + x;
+        cudaArray_t a;
+        CHECK(cudaGetMipmappedArrayLevel(&a, m, l));
+        CHECK(cudaMemcpy2DToArray(a, 0, 0, src, sizeof src[0], ww * 4, hh,
+                                  cudaMemcpyHostToDevice));
+    }
+    const float lods[] = {-1.0f, 0.0f,  0.25f, 0.625f, 0.75f, 1.0f,
+                          1.375f, 2.25f, 3.0f, 4.0f,   7.0f};
+    const int nl = sizeof lods / sizeof lods[0], n = nl * 3;
+    float4 q[n], *dq;
+    for (int i = 0; i < n; i++) {
+        float u = (0.5f + 7 * i % 32) / 32.0f, v = (0.5f + 3 * i % 16) / 16.0f;
+        float l = lods[i % nl];
+        q[i] = make_float4(u, v, l, exp2f(l) / w);   // a derivative of 2^l level-0 texels
+    }
+    float *d_lod, *d_grad, *d_plain, got_lod[n], got_grad[n], got_plain[n];
+    CHECK(cudaMalloc(&dq, sizeof q));
+    CHECK(cudaMalloc(&d_lod, sizeof got_lod));
+    CHECK(cudaMalloc(&d_grad, sizeof got_grad));
+    CHECK(cudaMalloc(&d_plain, sizeof got_plain));
+    CHECK(cudaMemcpy(dq, q, sizeof q, cudaMemcpyHostToDevice));
+    struct {
+        cudaTextureFilterMode mip;
+        float bias, lo, hi;
+    } setups[] = {
+        {cudaFilterModePoint, 0.0f, 0.0f, levels - 1.0f},
+        {cudaFilterModeLinear, 0.0f, 0.0f, levels - 1.0f},
+        {cudaFilterModeLinear, 0.5f, 0.75f, 2.5f},
+        {cudaFilterModePoint, -1.0f, 1.0f, 10.0f},
+    };
+    for (auto &st : setups) {
+        cudaResourceDesc rd = {};
+        rd.resType = cudaResourceTypeMipmappedArray;
+        rd.res.mipmap.mipmap = m;
+        cudaTextureDesc td = {};
+        td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+        td.filterMode = cudaFilterModePoint;
+        td.readMode = cudaReadModeElementType;
+        td.normalizedCoords = 1;
+        td.mipmapFilterMode = st.mip;
+        td.mipmapLevelBias = st.bias;
+        td.minMipmapLevelClamp = st.lo;
+        td.maxMipmapLevelClamp = st.hi;
+        cudaTextureObject_t t;
+        CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+        sample_mip<<<1, 64>>>(t, dq, d_lod, d_grad, d_plain, n);
+        CHECK(cudaDeviceSynchronize());
+        CHECK(cudaMemcpy(got_lod, d_lod, sizeof got_lod, cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(got_grad, d_grad, sizeof got_grad, cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(got_plain, d_plain, sizeof got_plain, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++) {
+            float want[3];
+            const float asked[3] = {q[i].z, q[i].z, 0.0f};
+            for (int k = 0; k < 3; k++) {
+                float l = fmaxf(fminf(asked[k] + st.bias, fminf(st.hi, levels - 1.0f)), st.lo);
+                l = fminf(fmaxf(l, 0.0f), levels - 1.0f);
+                if (st.mip == cudaFilterModePoint) {
+                    want[k] = mip_texel((int)floorf(l + 0.5f), q[i].x, q[i].y);
+                } else {
+                    int l0 = (int)floorf(l);
+                    float f = l - l0;
+                    want[k] = f == 0.0f ? mip_texel(l0, q[i].x, q[i].y)
+                                        : (1 - f) * mip_texel(l0, q[i].x, q[i].y) +
+                                              f * mip_texel(l0 + 1, q[i].x, q[i].y);
+                }
+            }
+            expect_near("tex2DLod", i, got_lod[i], want[0]);
+            expect_near("tex2DGrad", i, got_grad[i], want[1]);
+            expect_near("tex2D of a mipmapped texture", i, got_plain[i], want[2]);
+        }
+        CHECK(cudaDestroyTextureObject(t));
+    }
+    CHECK(cudaFree(dq));
+    CHECK(cudaFree(d_lod));
+    CHECK(cudaFree(d_grad));
+    CHECK(cudaFree(d_plain));
+    CHECK(cudaFreeMipmappedArray(m));
+    return failures;
+}
+
 // vabsdiff4 (stereoDisparity's SAD): the byte lanes' absolute differences summed, plus c
 static int vabsdiff()
 {
@@ -844,6 +964,8 @@ int main(int argc, char **argv)
         bad = layered();
     else if (strcmp(mode, "surface") == 0)
         bad = surface();
+    else if (strcmp(mode, "mipmap_lod") == 0)
+        bad = mipmap_lod();
     else if (strcmp(mode, "mipmap_surface") == 0)
         bad = mipmap_surface();
     else {

@@ -501,8 +501,14 @@ static hipError_t mipmap_create(hipMipmappedArray_t *out, hipArray_Format format
     return hipSuccess;
 }
 
-static hipError_t mipmap_level(hipArray_t *out, hipMipmappedArray_const_t h, unsigned level,
-                               const char *fn)
+unsigned cpu_mipmap_levels(hipMipmappedArray_const_t h)
+{
+    return h != NULL && pyshim_handles_contains(&mipmap_handles, h) ? ((const mipmap *)h)->levels
+                                                                    : 0;
+}
+
+hipError_t cpu_mipmap_level(hipArray_t *out, hipMipmappedArray_const_t h, unsigned level,
+                            const char *fn)
 {
     if (out == NULL)
         return hipErrorInvalidValue;
@@ -555,11 +561,12 @@ hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
 hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipmappedArray_t h,
                                      unsigned int level)
 {
-    return cpu_ret(mipmap_level(pLevelArray, h, level, "hipMipmappedArrayGetLevel"));
+    return cpu_ret(cpu_mipmap_level(pLevelArray, h, level, "hipMipmappedArrayGetLevel"));
 }
 
 hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray,
                                      hipMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
-    return cpu_ret(mipmap_level(levelArray, mipmappedArray, level, "hipGetMipmappedArrayLevel"));
+    return cpu_ret(cpu_mipmap_level(levelArray, mipmappedArray, level,
+                                    "hipGetMipmappedArrayLevel"));
 }
