@@ -50,12 +50,12 @@ def run(exe: Path, mode: str) -> subprocess.CompletedProcess[str]:
 
 
 SAMPLING = ["tex1d_linear", "tex2d_clamp", "tex2d_normalized", "fetch", "surface", "layered",
-            "mipmap", "vabsdiff", "pitch2d_32bit"]
+            "mipmap", "mipmap_lod", "mipmap_surface", "vabsdiff", "pitch2d_32bit"]
 
 
 # srgb: static cudart only; through pyshim's shared cudart the sRGB flag does not reach the
 # sampler yet (reads come back unconverted), not found by the deadline
-@pytest.mark.parametrize("mode", ["arrays", *SAMPLING, "srgb"])
+@pytest.mark.parametrize("mode", ["arrays", "array_bounds", *SAMPLING, "srgb"])
 def test_static_cudart(programs: dict[str, Path], mode: str) -> None:
     proc = run(programs["static"], mode)
     assert proc.returncode == 0 and f"PASS {mode}" in proc.stdout, proc.stdout + proc.stderr
@@ -97,3 +97,20 @@ def test_texture_references_are_refused() -> None:
     ptx = _TEX_PTX.replace("[%rd1, {%f1, %f1}]", "[texref, {%f1, %f1}]")
     with pytest.raises(UnsupportedInstruction, match="texture references"):
         translate.translate(ptx, "cpu-wave64")
+
+
+def test_mip_forms_translate_on_cpu_only() -> None:
+    level = _TEX_PTX.replace("tex.2d.v4.f32.f32 {%f2, %f3, %f4, %f5}, [%rd1, {%f1, %f1}];",
+                             "tex.level.2d.v4.f32.f32 {%f2, %f3, %f4, %f5}, [%rd1, {%f1, %f1}], "
+                             "%f1;")
+    grad = level.replace("tex.level.", "tex.grad.").replace("], %f1;", "], {%f1, %f1}, "
+                                                                       "{%f1, %f1};")
+    assert "ps_tex_lod(" in translate.translate(level, "cpu-wave64")
+    assert "ps_tex_grad(" in translate.translate(grad, "cpu-wave64")
+    with pytest.raises(UnsupportedInstruction, match=r"tex\.level\.2d"):
+        translate.translate(level, "hip-wave64")
+    # a level of detail needs float coordinates, and a gradient both derivative vectors
+    with pytest.raises(UnsupportedInstruction, match=r"tex\.level\.2d\.v4\.f32\.s32"):
+        translate.translate(level.replace(".f32.f32", ".f32.s32"), "cpu-wave64")
+    with pytest.raises(UnsupportedInstruction, match=r"tex\.grad"):
+        translate.translate(grad.replace(", {%f1, %f1};", ";"), "cpu-wave64")

@@ -34,13 +34,15 @@ CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolP
     return pyshim_cu_from_hip(err);
 }
 
-/* HIP writes its hipMemAccessFlags (the same values) through an enum of its own type */
+/* HIP writes its hipMemAccessFlags (the same values) through an enum of its own type. A
+ * pool names its device, so no context need be current (as for cuMemPoolSetAccess):
+ * NVIDIA's static cudart calls this before it has made one current. */
 CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool,
                                     CUmemLocation *location)
 {
     if (flags == NULL || memPool == NULL || location == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    CUresult rc = pyshim_need_ctx();
+    CUresult rc = pyshim_check_init();
     if (rc != CUDA_SUCCESS)
         return rc;
     hipMemLocation loc;

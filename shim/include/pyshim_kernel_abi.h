@@ -116,6 +116,14 @@ typedef struct pyshim_image {
     uint32_t read_float;        /* integer formats read as [0, 1] / [-1, 1] floats */
     uint32_t srgb;
     float border[4];
+    /* a mipmapped texture: level[0 .. levels-1] are its levels' images (level[0] this
+     * one's own), each with this image's sampling state and no levels of its own; the
+     * level of detail sampled is lod + lod_bias clamped to [lod_min, lod_max] and to the
+     * levels there are, mip_filter (CUfilter_mode) between two levels. levels 0: one image */
+    uint32_t levels;
+    uint32_t mip_filter;
+    float lod_bias, lod_min, lod_max;
+    const struct pyshim_image *level;
 } pyshim_image;
 
 #define PYSHIM_MODULE_SYMBOL "pyshim_module"

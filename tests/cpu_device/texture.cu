@@ -27,6 +27,106 @@ static void expect_near(const char *what, int i, float got, float want)
     }
 }
 
+// copies that leave an array are refused with cudaErrorInvalidValue (the driver's array
+// copies check their bounds; NVIDIA's static cudart passes these through cuMemcpy2D/3D)
+// and leave the array as it was
+static int array_bounds()
+{
+    const int w = 16, h = 4;
+    static float host[1024], back[w * h];
+    for (int i = 0; i < 1024; i++)
+        host[i] = (float)i;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
+    cudaArray_t a;
+    CHECK(cudaMallocArray(&a, &fd, w, h));
+    static const float zero[w * h] = {};
+    CHECK(cudaMemcpy2DToArray(a, 0, 0, zero, w * 4, w * 4, h, cudaMemcpyHostToDevice));
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+    struct {
+        const char *what;
+        cudaError_t got;
+    } cases[] = {
+        {"2DToArray a row too many",
+         cudaMemcpy2DToArray(a, 0, 0, host, w * 4, w * 4, h + 1, cudaMemcpyHostToDevice)},
+        {"2DToArray past the row's end",
+         cudaMemcpy2DToArray(a, 4, 0, host, w * 4 + 4, w * 4, 1, cudaMemcpyHostToDevice)},
+        {"2DToArrayAsync past the row's end",
+         cudaMemcpy2DToArrayAsync(a, 4, 1, host, w * 4, w * 4, 1, cudaMemcpyHostToDevice, s)},
+        {"2DFromArray a row too many",
+         cudaMemcpy2DFromArray(host, w * 4, a, 0, 1, w * 4, h, cudaMemcpyDeviceToHost)},
+    };
+    for (auto &c : cases) {
+        if (c.got != cudaErrorInvalidValue) {
+            printf("%s: %s, want cudaErrorInvalidValue\n", c.what, cudaGetErrorName(c.got));
+            failures++;
+        }
+    }
+    cudaGetLastError();
+    // the driver's own descriptors: a 2D copy and a 3D copy leaving the array
+    CUDA_MEMCPY2D c2 = {};
+    c2.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c2.srcHost = host;
+    c2.srcPitch = w * 4;
+    c2.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    c2.dstArray = (CUarray)a;
+    c2.dstXInBytes = 8;
+    c2.WidthInBytes = w * 4 - 4;
+    c2.Height = 1;
+    if (cuMemcpy2D(&c2) != CUDA_ERROR_INVALID_VALUE) {
+        printf("cuMemcpy2D past the row's end was not refused\n");
+        failures++;
+    }
+    CUDA_MEMCPY3D c3 = {};
+    c3.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c3.srcHost = host;
+    c3.srcPitch = w * 4;
+    c3.srcHeight = h;
+    c3.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    c3.dstArray = (CUarray)a;
+    c3.dstZ = 1;
+    c3.WidthInBytes = w * 4;
+    c3.Height = h;
+    c3.Depth = 1;
+    if (cuMemcpy3D(&c3) != CUDA_ERROR_INVALID_VALUE) {
+        printf("cuMemcpy3D into a second slice of a 2D array was not refused\n");
+        failures++;
+    }
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaMemcpy2DFromArray(back, w * 4, a, 0, 0, w * 4, h, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < w * h; i++)
+        expect_near("array after refused copies", i, back[i], 0.0f);
+    // the linear (row-major) forms: cudart copies the rows that fit before the driver
+    // refuses the rest, so only the error is checked
+    struct {
+        const char *what;
+        cudaError_t got;
+    } linear[] = {
+        {"ToArrayAsync past the end",
+         cudaMemcpyToArrayAsync(a, 0, 0, host, w * h * 4 + 4, cudaMemcpyHostToDevice, s)},
+        {"ToArray past the end",
+         cudaMemcpyToArray(a, 0, 0, host, w * h * 4 + 4, cudaMemcpyHostToDevice)},
+        {"ToArray at an offset past the end",
+         cudaMemcpyToArray(a, 8 * 4, 3, host, 9 * 4, cudaMemcpyHostToDevice)},
+    };
+    for (auto &c : linear) {
+        if (c.got != cudaErrorInvalidValue) {
+            printf("%s: %s, want cudaErrorInvalidValue\n", c.what, cudaGetErrorName(c.got));
+            failures++;
+        }
+    }
+    cudaGetLastError();
+    CHECK(cudaStreamSynchronize(s));
+    // in bounds, to the last element
+    CHECK(cudaMemcpy2DToArray(a, 4, h - 1, host, w * 4, w * 4 - 4, 1, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy2DFromArray(back, w * 4, a, 0, 0, w * 4, h, cudaMemcpyDeviceToHost));
+    for (int x = 1; x < w; x++)
+        expect_near("last row", x, back[(h - 1) * w + x], host[x - 1]);
+    CHECK(cudaStreamDestroy(s));
+    CHECK(cudaFreeArray(a));
+    return failures;
+}
+
 // ---- arrays: copies in and out, 2D and 3D, runtime and driver ----
 // w x h x d floats from the host into a 3D (or layered) array with cudaMemcpy3D
 static void copy_3d_in(cudaArray_t a, const float *host, int w, int h, int d)
@@ -181,6 +281,27 @@ __global__ void surface_scale(cudaSurfaceObject_t s, int w, int h)
         float v;
         surf2Dread(&v, s, x * 4, y);
         surf2Dwrite(v * 2.0f + (float)x, s, x * 4, y);
+    }
+}
+
+__global__ void surface_from_level(cudaSurfaceObject_t s, cudaTextureObject_t t, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x < w && y < h)
+        surf2Dwrite(tex2D<float>(t, 2 * x + 1.0f, 2 * y + 1.0f) + 0.25f, s, x * 4, y);
+}
+
+// a mipmapped texture three ways: tex2DLod at q[i].z, tex2DGrad with derivatives of
+// length q[i].w along x and y (normalized units), tex2D with no level of detail
+__global__ void sample_mip(cudaTextureObject_t t, const float4 *q, float *lod, float *grad,
+                           float *plain, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float4 c = q[i];
+        lod[i] = tex2DLod<float>(t, c.x, c.y, c.z);
+        grad[i] = tex2DGrad<float>(t, c.x, c.y, make_float2(c.w, 0.0f), make_float2(0.0f, c.w));
+        plain[i] = tex2D<float>(t, c.x, c.y);
     }
 }
 
@@ -537,6 +658,154 @@ static int mipmap()
     return failures;
 }
 
+// a surface over a level of a mipmapped array made without cudaArraySurfaceLoadStore:
+// NVIDIA's driver accepts it (mipmap generation writes level l+1 from level l this way)
+static int mipmap_surface()
+{
+    const int w = 22, h = 10;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
+    cudaMipmappedArray_t m;
+    CHECK(cudaMallocMipmappedArray(&m, &fd, make_cudaExtent(w, h, 0), 2));
+    cudaArray_t l0, l1;
+    CHECK(cudaGetMipmappedArrayLevel(&l0, m, 0));
+    CHECK(cudaGetMipmappedArrayLevel(&l1, m, 1));
+    float src[h][w], back[h / 2][w / 2];
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            src[y][x] = y * 50.0f + x;
+    CHECK(cudaMemcpy2DToArray(l0, 0, 0, src, w * 4, w * 4, h, cudaMemcpyHostToDevice));
+    cudaResourceDesc rd = {};
+    rd.resType = cudaResourceTypeArray;
+    rd.res.array.array = l0;
+    cudaTextureDesc td = {};
+    td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+    td.filterMode = cudaFilterModePoint;
+    td.readMode = cudaReadModeElementType;
+    cudaTextureObject_t t;
+    CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+    rd.res.array.array = l1;
+    cudaSurfaceObject_t s;
+    CHECK(cudaCreateSurfaceObject(&s, &rd));
+    surface_from_level<<<dim3(1, h / 2), 32>>>(s, t, w / 2, h / 2);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy2DFromArray(back, w / 2 * 4, l1, 0, 0, w / 2 * 4, h / 2,
+                                cudaMemcpyDeviceToHost));
+    for (int y = 0; y < h / 2; y++)
+        for (int x = 0; x < w / 2; x++)
+            expect_near("mipmap_surface", y * (w / 2) + x, back[y][x],
+                        src[2 * y + 1][2 * x + 1] + 0.25f);
+    CHECK(cudaDestroySurfaceObject(s));
+    CHECK(cudaDestroyTextureObject(t));
+    CHECK(cudaFreeMipmappedArray(m));
+    return failures;
+}
+
+// level l of the mipmapped texture in mipmap_lod(): 32 x 16 halved, clamped, point texels
+static float mip_texel(int l, float u, float v)
+{
+    int w = 32 >> l, h = 16 >> l;
+    int x = (int)floorf(u * w), y = (int)floorf(v * h);
+    x = x < 0 ? 0 : (x >= w ? w - 1 : x);
+    y = y < 0 ? 0 : (y >= h ? h - 1 : y);
+    return l * 1000.0f + y * 40.0f + x;
+}
+
+// CUDA's level of detail: lod + bias clamped to [min, max] (and the levels there are); point
+// mipmap filtering the nearest level, linear the two around it (the fractions used here are
+// exact in 8 bits, no ties between two levels, so the precision of the hardware's level
+// arithmetic does not matter); tex2DGrad's level is log2 of the derivatives' length in
+// level-0 texels; tex2D's is 0
+static int mipmap_lod()
+{
+    const int w = 32, h = 16, levels = 5;
+    cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
+    cudaMipmappedArray_t m;
+    CHECK(cudaMallocMipmappedArray(&m, &fd, make_cudaExtent(w, h, 0), levels));
+    for (int l = 0; l < levels; l++) {
+        int ww = w >> l, hh = h >> l;
+        float src[16][32];
+        for (int y = 0; y < hh; y++)
+            for (int x = 0; x < ww; x++)
+                src[y][x] = l * 1000.0f + y * 40.0f + x;
+        cudaArray_t a;
+        CHECK(cudaGetMipmappedArrayLevel(&a, m, l));
+        CHECK(cudaMemcpy2DToArray(a, 0, 0, src, sizeof src[0], ww * 4, hh,
+                                  cudaMemcpyHostToDevice));
+    }
+    const float lods[] = {-1.0f, 0.0f,  0.25f, 0.625f, 0.75f, 1.0f,
+                          1.375f, 2.25f, 3.0f, 4.0f,   7.0f};
+    const int nl = sizeof lods / sizeof lods[0], n = nl * 3;
+    float4 q[n], *dq;
+    for (int i = 0; i < n; i++) {
+        float u = (0.5f + 7 * i % 32) / 32.0f, v = (0.5f + 3 * i % 16) / 16.0f;
+        float l = lods[i % nl];
+        q[i] = make_float4(u, v, l, exp2f(l) / w);   // a derivative of 2^l level-0 texels
+    }
+    float *d_lod, *d_grad, *d_plain, got_lod[n], got_grad[n], got_plain[n];
+    CHECK(cudaMalloc(&dq, sizeof q));
+    CHECK(cudaMalloc(&d_lod, sizeof got_lod));
+    CHECK(cudaMalloc(&d_grad, sizeof got_grad));
+    CHECK(cudaMalloc(&d_plain, sizeof got_plain));
+    CHECK(cudaMemcpy(dq, q, sizeof q, cudaMemcpyHostToDevice));
+    struct {
+        cudaTextureFilterMode mip;
+        float bias, lo, hi;
+    } setups[] = {
+        {cudaFilterModePoint, 0.0f, 0.0f, levels - 1.0f},
+        {cudaFilterModeLinear, 0.0f, 0.0f, levels - 1.0f},
+        {cudaFilterModeLinear, 0.5f, 0.75f, 2.5f},
+        {cudaFilterModePoint, -1.0f, 1.0f, 10.0f},
+    };
+    for (auto &st : setups) {
+        cudaResourceDesc rd = {};
+        rd.resType = cudaResourceTypeMipmappedArray;
+        rd.res.mipmap.mipmap = m;
+        cudaTextureDesc td = {};
+        td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+        td.filterMode = cudaFilterModePoint;
+        td.readMode = cudaReadModeElementType;
+        td.normalizedCoords = 1;
+        td.mipmapFilterMode = st.mip;
+        td.mipmapLevelBias = st.bias;
+        td.minMipmapLevelClamp = st.lo;
+        td.maxMipmapLevelClamp = st.hi;
+        cudaTextureObject_t t;
+        CHECK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+        sample_mip<<<1, 64>>>(t, dq, d_lod, d_grad, d_plain, n);
+        CHECK(cudaDeviceSynchronize());
+        CHECK(cudaMemcpy(got_lod, d_lod, sizeof got_lod, cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(got_grad, d_grad, sizeof got_grad, cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(got_plain, d_plain, sizeof got_plain, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++) {
+            float want[3];
+            const float asked[3] = {q[i].z, q[i].z, 0.0f};
+            for (int k = 0; k < 3; k++) {
+                float l = fmaxf(fminf(asked[k] + st.bias, fminf(st.hi, levels - 1.0f)), st.lo);
+                l = fminf(fmaxf(l, 0.0f), levels - 1.0f);
+                if (st.mip == cudaFilterModePoint) {
+                    want[k] = mip_texel((int)floorf(l + 0.5f), q[i].x, q[i].y);
+                } else {
+                    int l0 = (int)floorf(l);
+                    float f = l - l0;
+                    want[k] = f == 0.0f ? mip_texel(l0, q[i].x, q[i].y)
+                                        : (1 - f) * mip_texel(l0, q[i].x, q[i].y) +
+                                              f * mip_texel(l0 + 1, q[i].x, q[i].y);
+                }
+            }
+            expect_near("tex2DLod", i, got_lod[i], want[0]);
+            expect_near("tex2DGrad", i, got_grad[i], want[1]);
+            expect_near("tex2D of a mipmapped texture", i, got_plain[i], want[2]);
+        }
+        CHECK(cudaDestroyTextureObject(t));
+    }
+    CHECK(cudaFree(dq));
+    CHECK(cudaFree(d_lod));
+    CHECK(cudaFree(d_grad));
+    CHECK(cudaFree(d_plain));
+    CHECK(cudaFreeMipmappedArray(m));
+    return failures;
+}
+
 // vabsdiff4 (stereoDisparity's SAD): the byte lanes' absolute differences summed, plus c
 static int vabsdiff()
 {
@@ -673,6 +942,8 @@ int main(int argc, char **argv)
     int bad;
     if (strcmp(mode, "arrays") == 0)
         bad = arrays();
+    else if (strcmp(mode, "array_bounds") == 0)
+        bad = array_bounds();
     else if (strcmp(mode, "tex1d_linear") == 0)
         bad = tex1d_linear();
     else if (strcmp(mode, "tex2d_clamp") == 0)
@@ -693,6 +964,10 @@ int main(int argc, char **argv)
         bad = layered();
     else if (strcmp(mode, "surface") == 0)
         bad = surface();
+    else if (strcmp(mode, "mipmap_lod") == 0)
+        bad = mipmap_lod();
+    else if (strcmp(mode, "mipmap_surface") == 0)
+        bad = mipmap_surface();
     else {
         printf("unknown mode %s\n", mode);
         return 2;

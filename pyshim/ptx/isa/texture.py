@@ -79,11 +79,44 @@ def _tex_layered(fe: Fe, inst: I) -> str:
     return _store4(fe, inst, d, mods[2], f"ps_tex_layer({hd}, {dims}, {layer}, {x}, {y})")
 
 
+def _tex_mip(fe: Fe, inst: I, lod: str) -> str:
+    """tex.level.geom.v4.dtype.f32 d, [h, {c}], lod and tex.grad.geom.v4.dtype.f32 d,
+    [h, {c}], {dPdx}, {dPdy} (geom 1d/2d/3d): a mipmapped texture at an explicit level of
+    detail or the one the derivatives give."""
+    mods = list(inst.mods)[1:]
+    if len(mods) != 4 or mods[0] not in _DIMS or mods[1] != "v4" or \
+            mods[2] not in ("f32", "s32", "u32") or mods[3] != "f32" or \
+            len(inst.operands) != (4 if lod == "level" else 5):
+        raise fe.unsupported(inst)
+    dims = _DIMS[mods[0]]
+    d, h, c = inst.operands[:3]
+    coords = _items(fe, inst, c, dims)
+    xs = [fe.src(coords[k], "f32", inst) if k < dims else "0.0f" for k in range(3)]
+    hd = _handle(fe, inst, h)
+    if lod == "level":
+        call = f"ps_tex_lod({hd}, {', '.join(xs)}, {fe.src(inst.operands[3], 'f32', inst)})"
+    else:
+        grads = []
+        for g in inst.operands[3:]:
+            items = _items(fe, inst, g, dims)
+            grads += [fe.src(items[k], "f32", inst) if k < dims else "0.0f" for k in range(3)]
+        call = f"ps_tex_grad({hd}, {dims}, {', '.join(xs)}, {', '.join(grads)})"
+    return _store4(fe, inst, d, mods[2], call)
+
+
 def tex(fe: Fe, inst: I) -> str:
-    """tex.geom.v4.dtype.ctype d, [h, {c}]: geom 1d/2d/3d, dtype f32/s32/u32, ctype f32/s32."""
+    """tex{.base}.geom.v4.dtype.ctype d, [h, {c}]: geom 1d/2d/3d, dtype f32/s32/u32, ctype
+    f32/s32 (.base: level 0 of a mipmapped texture, as without it); .level and .grad in
+    _tex_mip."""
     _cpu(fe, inst)
     mods = list(inst.mods)
+    if mods[:1] in (["level"], ["grad"]):
+        return _tex_mip(fe, inst, mods[0])
+    if mods[:1] == ["base"]:
+        mods = mods[1:]
     if mods[:1] in (["a1d"], ["a2d"], ["cube"]):
+        if mods != list(inst.mods):
+            raise fe.unsupported(inst)
         return _tex_layered(fe, inst)
     if len(mods) != 4 or mods[0] not in _DIMS or mods[1] != "v4" or \
             mods[2] not in ("f32", "s32", "u32") or mods[3] not in ("f32", "s32"):

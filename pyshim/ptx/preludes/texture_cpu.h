@@ -111,13 +111,18 @@ static inline float ps_tex_coord(const pyshim_image *img, float u, uint64_t n, u
     return u * (float)n;
 }
 
-/* tex.{1d,2d,3d}: four channels, as floats (is_int: an integer read gives raw channels). */
+static inline ps_v4 ps_tex_lod(uint64_t h, float x, float y, float z, float lod);
+
+/* tex.{1d,2d,3d}: four channels, as floats (is_int: an integer read gives raw channels).
+ * A mipmapped texture is sampled at level of detail 0 (tex.base; bias and clamps apply). */
 static inline ps_v4 ps_tex(uint64_t h, float x, float y, float z)
 {
     ps_v4 r = {{0, 0, 0, 0}};
     const pyshim_image *img = ps_image(h);
     if (img == NULL)
         return r;
+    if (img->levels > 1)
+        return ps_tex_lod(h, x, y, z, 0.0f);
     int dims = (int)img->dims;
     float fx = ps_tex_coord(img, x, img->width, img->address[0]);
     float fy = dims > 1 ? ps_tex_coord(img, y, img->height, img->address[1]) : 0.0f;
@@ -157,6 +162,53 @@ static inline ps_v4 ps_tex(uint64_t h, float x, float y, float z)
     for (int c = 0; c < 4; c++)
         r.w[c] = ps_fbits(acc[c]);
     return r;
+}
+
+/* tex.level: a mipmapped texture at level of detail lod + bias, clamped to the texture's
+ * [min, max] and to its levels; point mipmap filtering takes the nearest level, linear
+ * blends the two around it with the fraction in 1.8 fixed point (as texel weights are).
+ * Integer reads take the nearest level. A texture of one image ignores lod. */
+static inline ps_v4 ps_tex_lod(uint64_t h, float x, float y, float z, float lod)
+{
+    const pyshim_image *img = ps_image(h);
+    if (img == NULL || img->levels < 2)
+        return ps_tex(h, x, y, z);
+    float top = fminf(img->lod_max, (float)(img->levels - 1));
+    float l = lod + img->lod_bias;
+    l = l > top ? top : l;
+    l = l > img->lod_min ? l : img->lod_min;   /* also NaN */
+    l = l > 0.0f ? (l < (float)(img->levels - 1) ? l : (float)(img->levels - 1)) : 0.0f;
+    if (img->mip_filter == 0) {
+        int k = (int)floorf(l + 0.5f);
+        k = k < (int)img->levels ? k : (int)img->levels - 1;
+        return ps_tex((uint64_t)(uintptr_t)&img->level[k], x, y, z);
+    }
+    int k = (int)floorf(l);
+    float f = rintf((l - (float)k) * 256.0f) / 256.0f;
+    ps_v4 a = ps_tex((uint64_t)(uintptr_t)&img->level[k], x, y, z);
+    if (f == 0.0f || k + 1 >= (int)img->levels)
+        return a;
+    ps_v4 b = ps_tex((uint64_t)(uintptr_t)&img->level[k + 1], x, y, z);
+    for (int c = 0; c < 4; c++)
+        a.w[c] = ps_fbits((1.0f - f) * ps_bitsf(a.w[c]) + f * ps_bitsf(b.w[c]));
+    return a;
+}
+
+/* tex.grad: the level of detail of the larger of the two derivative vectors' lengths in
+ * level-0 texels (normalized coordinates scaled by its extent), log2 of it. */
+static inline ps_v4 ps_tex_grad(uint64_t h, int dims, float x, float y, float z, float dxx,
+                                float dxy, float dxz, float dyx, float dyy, float dyz)
+{
+    const pyshim_image *img = ps_image(h);
+    if (img == NULL || img->levels < 2)
+        return ps_tex_lod(h, x, y, z, 0.0f);
+    float sx = img->normalized ? (float)img->width : 1.0f;
+    float sy = img->normalized ? (float)img->height : 1.0f;
+    float sz = img->normalized ? (float)img->depth : 1.0f;
+    float px = dxx * sx, py = dims > 1 ? dxy * sy : 0.0f, pz = dims > 2 ? dxz * sz : 0.0f;
+    float qx = dyx * sx, qy = dims > 1 ? dyy * sy : 0.0f, qz = dims > 2 ? dyz * sz : 0.0f;
+    float rho = fmaxf(sqrtf(px * px + py * py + pz * pz), sqrtf(qx * qx + qy * qy + qz * qz));
+    return ps_tex_lod(h, x, y, z, rho > 0.0f ? log2f(rho) : -INFINITY);
 }
 
 /* tex with integer coordinates (tex1Dfetch and friends): no filtering, no normalization. */

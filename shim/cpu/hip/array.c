@@ -400,6 +400,24 @@ hipError_t cpu_array_side(hipArray_const_t a, const void **base, size_t *pitch, 
     return hipSuccess;
 }
 
+static bool span_fits(size_t at, size_t n, size_t size)
+{
+    return at <= size && n <= size - at;
+}
+
+hipError_t cpu_array_fits(hipArray_const_t a, size_t x, size_t y, size_t z, size_t w_bytes,
+                          size_t h, size_t d, const char *fn)
+{
+    if (w_bytes == 0 || h == 0 || d == 0)
+        return hipSuccess;
+    size_t rows = a->height ? a->height : 1, slices = a->depth ? a->depth : 1;
+    if (span_fits(x, w_bytes, a->pitch) && span_fits(y, h, rows) && span_fits(z, d, slices))
+        return hipSuccess;
+    cpu_log("%s: %zu bytes x %zu rows x %zu slices at (%zu, %zu, %zu) leave the array "
+            "(%zu x %zu x %zu)", fn, w_bytes, h, d, x, y, z, a->pitch, rows, slices);
+    return hipErrorInvalidValue;
+}
+
 /* ---- mipmapped arrays: one array per level, each dimension halved (at least 1) ---- */
 
 #define MAX_LEVELS 32
@@ -483,8 +501,14 @@ static hipError_t mipmap_create(hipMipmappedArray_t *out, hipArray_Format format
     return hipSuccess;
 }
 
-static hipError_t mipmap_level(hipArray_t *out, hipMipmappedArray_const_t h, unsigned level,
-                               const char *fn)
+unsigned cpu_mipmap_levels(hipMipmappedArray_const_t h)
+{
+    return h != NULL && pyshim_handles_contains(&mipmap_handles, h) ? ((const mipmap *)h)->levels
+                                                                    : 0;
+}
+
+hipError_t cpu_mipmap_level(hipArray_t *out, hipMipmappedArray_const_t h, unsigned level,
+                            const char *fn)
 {
     if (out == NULL)
         return hipErrorInvalidValue;
@@ -537,11 +561,12 @@ hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
 hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipmappedArray_t h,
                                      unsigned int level)
 {
-    return cpu_ret(mipmap_level(pLevelArray, h, level, "hipMipmappedArrayGetLevel"));
+    return cpu_ret(cpu_mipmap_level(pLevelArray, h, level, "hipMipmappedArrayGetLevel"));
 }
 
 hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray,
                                      hipMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
-    return cpu_ret(mipmap_level(levelArray, mipmappedArray, level, "hipGetMipmappedArrayLevel"));
+    return cpu_ret(cpu_mipmap_level(levelArray, mipmappedArray, level,
+                                    "hipGetMipmappedArrayLevel"));
 }

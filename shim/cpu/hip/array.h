@@ -33,4 +33,15 @@ hipChannelFormatDesc cpu_array_channel_desc(hipArray_const_t a);
 hipError_t cpu_array_side(hipArray_const_t a, const void **base, size_t *pitch, size_t *rows,
                           const char *fn);
 
+/* Level `level` of a mipmapped array (invalid handle / invalid value, logged, naming fn),
+ * and how many levels it has (0: not a mipmapped array). */
+hipError_t cpu_mipmap_level(hipArray_t *out, hipMipmappedArray_const_t m, unsigned level,
+                            const char *fn);
+unsigned cpu_mipmap_levels(hipMipmappedArray_const_t m);
+
+/* Whether a copy of w_bytes x h rows x d slices at byte x, row y, slice z stays inside `a`
+ * (else a log line naming `fn` and hipErrorInvalidValue, as CUDA's array copies check). */
+hipError_t cpu_array_fits(hipArray_const_t a, size_t x, size_t y, size_t z, size_t w_bytes,
+                          size_t h, size_t d, const char *fn);
+
 #endif

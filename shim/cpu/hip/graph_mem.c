@@ -116,12 +116,14 @@ hipError_t cpu_graph_alloc_cmd(hipMemAllocNodeParams *p, cpu_cmd **out)
     if (p == NULL || p->bytesize == 0)
         return hipErrorInvalidValue;
     if (p->poolProps.allocType != hipMemAllocationTypePinned ||
-        p->poolProps.location.type != hipMemLocationTypeDevice || p->poolProps.location.id != 0)
+        p->poolProps.location.type != hipMemLocationTypeDevice ||
+        cpu_check_device(p->poolProps.location.id))
         return hipErrorInvalidValue;
     if (p->poolProps.handleTypes != hipMemHandleTypeNone)
         return hipErrorNotSupported;
     for (size_t i = 0; i < p->accessDescCount; i++)
-        if (p->accessDescs == NULL || p->accessDescs[i].location.id != 0)
+        if (p->accessDescs == NULL || p->accessDescs[i].location.type != hipMemLocationTypeDevice ||
+            cpu_check_device(p->accessDescs[i].location.id))
             return hipErrorInvalidDevice;
     graph_alloc *a = calloc(1, sizeof *a);
     cpu_cmd *c = cpu_cmd_new(run_alloc, sizeof a);

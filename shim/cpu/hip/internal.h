@@ -84,7 +84,7 @@ void cpu_mem_account(size_t bytes, bool add);
 /* Frees every allocation hipDeviceReset owns (device, managed, host-pinned). */
 void cpu_mem_reset(void);
 /* An ordinary device allocation / its immediate free (for mempool.c). */
-hipError_t cpu_mem_alloc_device(void **ptr, size_t size);
+hipError_t cpu_mem_alloc_device(void **ptr, size_t size, int dev);
 void cpu_mem_free_device(void *ptr);
 
 /* ---- arena.c: the address range all device memory comes from ---- */
@@ -148,7 +148,7 @@ hipCtx_t cpu_ctx_of(int dev);        /* device `dev`'s context (NULL: no such de
 
 /* A stream-ordered allocation from `pool` on `stream`, counted in the pool (not cpu_ret). */
 hipError_t cpu_pool_alloc(hipMemPool_t pool, void **dev_ptr, size_t size, hipStream_t stream);
-hipMemPool_t cpu_pool_current(void);
+hipMemPool_t cpu_pool_current(int device);
 /* Credits the pool of a stream-ordered allocation being freed (no-op for other memory). */
 void cpu_pool_forget(const void *ptr);
 /* Every allocation is gone (device reset): pools are empty. */

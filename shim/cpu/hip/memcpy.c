@@ -365,6 +365,12 @@ static hipError_t memcpy_param2d(const hip_Memcpy2D *p, hipStream_t stream, bool
     if (err == hipSuccess)
         err = param2d_side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, &dst,
                            &dpitch, &drows);
+    if (err == hipSuccess && p->srcMemoryType == hipMemoryTypeArray)
+        err = cpu_array_fits(p->srcArray, p->srcXInBytes, p->srcY, 0, p->WidthInBytes,
+                             p->Height, 1, "hipMemcpyParam2D");
+    if (err == hipSuccess && p->dstMemoryType == hipMemoryTypeArray)
+        err = cpu_array_fits(p->dstArray, p->dstXInBytes, p->dstY, 0, p->WidthInBytes,
+                             p->Height, 1, "hipMemcpyParam2D");
     if (err != hipSuccess)
         return err;
     if (src == NULL || dst == NULL)
@@ -392,13 +398,16 @@ hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
 
 /* One end of a hipMemcpy3DParms: an array (positions in its elements) or a pitched
  * pointer (positions in bytes). */
-static hipError_t side_3d(hipArray_t a, const hipPitchedPtr *pp, hipPos pos, size_t elem,
-                          const char **at, size_t *pitch, size_t *slice)
+static hipError_t side_3d(hipArray_t a, const hipPitchedPtr *pp, hipPos pos, hipExtent ext,
+                          size_t elem, const char **at, size_t *pitch, size_t *slice)
 {
     if (a != NULL) {
         const void *base;
         size_t rows;
         hipError_t err = cpu_array_side(a, &base, pitch, &rows, "hipMemcpy3D");
+        if (err == hipSuccess)
+            err = cpu_array_fits(a, pos.x * elem, pos.y, pos.z, ext.width * elem, ext.height,
+                                 ext.depth, "hipMemcpy3D");
         if (err != hipSuccess)
             return err;
         *slice = *pitch * rows;
@@ -429,9 +438,11 @@ static hipError_t copy_op_3d(const struct hipMemcpy3DParms *p, copy_op *op_out)
     }
     const char *s, *d;
     size_t spitch, sslice, dpitch, dslice;
-    hipError_t err = side_3d(p->srcArray, &p->srcPtr, p->srcPos, elem, &s, &spitch, &sslice);
+    hipError_t err = side_3d(p->srcArray, &p->srcPtr, p->srcPos, p->extent, elem, &s, &spitch,
+                             &sslice);
     if (err == hipSuccess)
-        err = side_3d(p->dstArray, &p->dstPtr, p->dstPos, elem, &d, &dpitch, &dslice);
+        err = side_3d(p->dstArray, &p->dstPtr, p->dstPos, p->extent, elem, &d, &dpitch,
+                      &dslice);
     if (err != hipSuccess)
         return err;
     copy_op op = {(char *)d, s, dpitch, spitch, dslice, sslice,
@@ -523,6 +534,12 @@ static hipError_t drv_copy_op(const HIP_MEMCPY3D *p, copy_op *op_out, bool *empt
     if (err == hipSuccess)
         err = param2d_side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, &dst,
                            &dpitch, &drows);
+    if (err == hipSuccess && p->srcMemoryType == hipMemoryTypeArray)
+        err = cpu_array_fits(p->srcArray, p->srcXInBytes, p->srcY, p->srcZ, p->WidthInBytes,
+                             p->Height, p->Depth, "hipDrvMemcpy3D");
+    if (err == hipSuccess && p->dstMemoryType == hipMemoryTypeArray)
+        err = cpu_array_fits(p->dstArray, p->dstXInBytes, p->dstY, p->dstZ, p->WidthInBytes,
+                             p->Height, p->Depth, "hipDrvMemcpy3D");
     if (err != hipSuccess)
         return err;
     size_t sslice = spitch * srows;

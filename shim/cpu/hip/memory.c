@@ -146,7 +146,8 @@ void cpu_mem_unregister(void *base)
 }
 
 /* Allocates `size` bytes from the arena (aligned to CPU_ALIGN) and registers them as `kind`. */
-static hipError_t allocate(void **ptr, size_t size, cpu_mem_kind kind, unsigned flags)
+static hipError_t allocate_on(void **ptr, size_t size, cpu_mem_kind kind, unsigned flags,
+                              int dev)
 {
     if (ptr == NULL)
         return hipErrorInvalidValue;
@@ -159,7 +160,7 @@ static hipError_t allocate(void **ptr, size_t size, cpu_mem_kind kind, unsigned 
     if (p == NULL)
         return hipErrorOutOfMemory;
     pthread_mutex_lock(&reg_lock);
-    hipError_t err = insert_locked((uintptr_t)p, size, kind, flags, cpu_current_device());
+    hipError_t err = insert_locked((uintptr_t)p, size, kind, flags, dev);
     pthread_mutex_unlock(&reg_lock);
     if (err != hipSuccess) {
         cpu_arena_free(p, size);
@@ -167,6 +168,11 @@ static hipError_t allocate(void **ptr, size_t size, cpu_mem_kind kind, unsigned 
     }
     *ptr = p;
     return hipSuccess;
+}
+
+static hipError_t allocate(void **ptr, size_t size, cpu_mem_kind kind, unsigned flags)
+{
+    return allocate_on(ptr, size, kind, flags, cpu_current_device());
 }
 
 /* Frees `ptr` if it is the base of an allocation of one of the kinds in `mask`. With
@@ -546,9 +552,9 @@ hipError_t hipMemPtrGetInfo(void *ptr, size_t *size)
 
 /* ---- stream-ordered allocation and managed-memory hints ---- */
 
-hipError_t cpu_mem_alloc_device(void **ptr, size_t size)
+hipError_t cpu_mem_alloc_device(void **ptr, size_t size, int dev)
 {
-    return allocate(ptr, size, CPU_MEM_DEVICE, 0);
+    return allocate_on(ptr, size, CPU_MEM_DEVICE, 0, dev);
 }
 
 void cpu_mem_free_device(void *ptr)
@@ -561,7 +567,13 @@ void cpu_mem_free_device(void *ptr)
  * stream, after the work that may still use the memory. */
 hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
 {
-    return cpu_ret(cpu_pool_alloc(cpu_pool_current(), dev_ptr, size, stream));
+    /* the stream's device's pool; the legacy and per-thread streams are the caller's
+     * current device's */
+    int dev = cpu_current_device();
+    if (stream != NULL && stream != hipStreamLegacy && stream != hipStreamPerThread &&
+        hipStreamGetDevice(stream, &dev) != hipSuccess)
+        return cpu_ret(hipErrorInvalidHandle);
+    return cpu_ret(cpu_pool_alloc(cpu_pool_current(dev), dev_ptr, size, stream));
 }
 
 static void run_free(cpu_cmd *c)

@@ -18,6 +18,9 @@ struct ihipMemPoolHandle_t {
     uint64_t threshold;
     int reuse[3];   /* hipMemPoolReuseFollowEventDependencies .. AllowInternalDependencies */
     bool is_default;
+    int device;     /* the device whose memory it hands out */
+    /* what each other device may do with it (hipMemPoolSetAccess; its own: read-write) */
+    hipMemAccessFlags peer_access[CPU_MAX_DEVICES];
 };
 
 /* One allocation made from a pool, so that its free credits the right pool. */
@@ -27,21 +30,45 @@ typedef struct pool_alloc {
     struct ihipMemPoolHandle_t *pool;
 } pool_alloc;
 
-static struct ihipMemPoolHandle_t default_pool = {.reuse = {1, 1, 1}, .is_default = true};
-static struct ihipMemPoolHandle_t *current_pool = &default_pool;
+/* every device's default pool and current pool (hipDeviceSetMemPool) */
+static struct ihipMemPoolHandle_t default_pools[CPU_MAX_DEVICES];
+static struct ihipMemPoolHandle_t *current_pool[CPU_MAX_DEVICES];
+static pthread_once_t pools_once = PTHREAD_ONCE_INIT;
 static pyshim_handle_set live_pools = PYSHIM_HANDLE_SET_INIT;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;   /* accounting, allocs */
 static pool_alloc *allocs;   /* unsorted: programs keep few stream-ordered allocations live */
 static size_t n_allocs, cap_allocs;
 
-static bool valid_pool(hipMemPool_t p)
+static void pool_init(struct ihipMemPoolHandle_t *p, int device, bool is_default)
 {
-    return p == &default_pool || (p != NULL && pyshim_handles_contains(&live_pools, p));
+    memset(p, 0, sizeof *p);
+    p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
+    p->is_default = is_default;
+    p->device = device;
 }
 
-static bool this_device(const hipMemLocation *loc)
+static void init_pools(void)
 {
-    return loc->type == hipMemLocationTypeDevice && loc->id == 0;
+    for (int d = 0; d < CPU_MAX_DEVICES; d++) {
+        pool_init(&default_pools[d], d, true);
+        current_pool[d] = &default_pools[d];
+    }
+}
+
+static bool valid_pool(hipMemPool_t p)
+{
+    pthread_once(&pools_once, init_pools);
+    if (p >= default_pools && p < default_pools + cpu_device_count())
+        return true;
+    return p != NULL && pyshim_handles_contains(&live_pools, p);
+}
+
+/* A device location: hipErrorInvalidDevice unless it names one of the devices. */
+static hipError_t device_location(const hipMemLocation *loc)
+{
+    return loc->type == hipMemLocationTypeDevice && !cpu_check_device(loc->id)
+               ? hipSuccess
+               : hipErrorInvalidDevice;
 }
 
 hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)
@@ -50,7 +77,8 @@ hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)
         return cpu_ret(hipErrorInvalidValue);
     if (cpu_check_device(device))
         return cpu_ret(hipErrorInvalidDevice);
-    *mem_pool = &default_pool;
+    pthread_once(&pools_once, init_pools);
+    *mem_pool = &default_pools[device];
     return hipSuccess;
 }
 
@@ -60,8 +88,9 @@ hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
         return cpu_ret(hipErrorInvalidValue);
     if (cpu_check_device(device))
         return cpu_ret(hipErrorInvalidDevice);
+    pthread_once(&pools_once, init_pools);
     pthread_mutex_lock(&pool_lock);
-    *mem_pool = current_pool;
+    *mem_pool = current_pool[device];
     pthread_mutex_unlock(&pool_lock);
     return hipSuccess;
 }
@@ -72,8 +101,13 @@ hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
         return cpu_ret(hipErrorInvalidDevice);
     if (!valid_pool(mem_pool))
         return cpu_ret(hipErrorInvalidValue);
+    if (mem_pool->device != device) {
+        cpu_log("hipDeviceSetMemPool: the pool is device %d's, not device %d's",
+                mem_pool->device, device);
+        return cpu_ret(hipErrorInvalidDevice);
+    }
     pthread_mutex_lock(&pool_lock);
-    current_pool = mem_pool;
+    current_pool[device] = mem_pool;
     pthread_mutex_unlock(&pool_lock);
     return hipSuccess;
 }
@@ -82,7 +116,8 @@ hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *props
 {
     if (mem_pool == NULL || props == NULL)
         return cpu_ret(hipErrorInvalidValue);
-    if (props->allocType != hipMemAllocationTypePinned || !this_device(&props->location))
+    if (props->allocType != hipMemAllocationTypePinned ||
+        device_location(&props->location) != hipSuccess)
         return cpu_ret(hipErrorInvalidValue);
     if (props->handleTypes != hipMemHandleTypeNone) {
         cpu_log("hipMemPoolCreate: pools shareable between processes are not provided");
@@ -91,7 +126,7 @@ hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *props
     struct ihipMemPoolHandle_t *p = calloc(1, sizeof *p);
     if (p == NULL)
         return cpu_ret(hipErrorOutOfMemory);
-    p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
+    pool_init(p, props->location.id, false);
     if (!pyshim_handles_add(&live_pools, p)) {
         free(p);
         return cpu_ret(hipErrorOutOfMemory);
@@ -104,12 +139,11 @@ hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *props
  * pool's memory is kept (a few dozen bytes); only its handle dies. */
 hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)
 {
-    if (mem_pool == &default_pool || mem_pool == NULL ||
-        !pyshim_handles_remove(&live_pools, mem_pool))
-        return cpu_ret(hipErrorInvalidValue);
+    if (mem_pool == NULL || !pyshim_handles_remove(&live_pools, mem_pool))
+        return cpu_ret(hipErrorInvalidValue);   /* a default pool is never in live_pools */
     pthread_mutex_lock(&pool_lock);
-    if (current_pool == mem_pool)
-        current_pool = &default_pool;   /* as CUDA: the device falls back to its default */
+    if (current_pool[mem_pool->device] == mem_pool)   /* as CUDA: back to the default */
+        current_pool[mem_pool->device] = &default_pools[mem_pool->device];
     pthread_mutex_unlock(&pool_lock);
     return hipSuccess;
 }
@@ -183,16 +217,30 @@ hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, vo
     return cpu_ret(err);
 }
 
+/* Every device's memory is host memory, so access is bookkeeping: a peer's flags are kept
+ * and read back; the pool's own device always reads and writes (it cannot be changed). */
 hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc *desc_list,
                                size_t count)
 {
     if (!valid_pool(mem_pool) || (count > 0 && desc_list == NULL))
         return cpu_ret(hipErrorInvalidValue);
-    /* the one device always reads and writes its own pools */
-    for (size_t i = 0; i < count; i++)
-        if (!this_device(&desc_list[i].location) ||
-            desc_list[i].flags != hipMemAccessFlagsProtReadWrite)
+    for (size_t i = 0; i < count; i++) {
+        const hipMemAccessDesc *d = &desc_list[i];
+        if (device_location(&d->location) != hipSuccess)
             return cpu_ret(hipErrorInvalidDevice);
+        if ((unsigned)d->flags > hipMemAccessFlagsProtReadWrite)
+            return cpu_ret(hipErrorInvalidValue);
+        if (d->location.id == mem_pool->device && d->flags != hipMemAccessFlagsProtReadWrite) {
+            cpu_log("hipMemPoolSetAccess: device %d's access to its own pool stays read-write",
+                    mem_pool->device);
+            return cpu_ret(hipErrorInvalidDevice);
+        }
+    }
+    pthread_mutex_lock(&pool_lock);
+    for (size_t i = 0; i < count; i++)
+        if (desc_list[i].location.id != mem_pool->device)
+            mem_pool->peer_access[desc_list[i].location.id] = desc_list[i].flags;
+    pthread_mutex_unlock(&pool_lock);
     return hipSuccess;
 }
 
@@ -201,9 +249,12 @@ hipError_t hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t mem_pool,
 {
     if (flags == NULL || location == NULL || !valid_pool(mem_pool))
         return cpu_ret(hipErrorInvalidValue);
-    if (!this_device(location))
+    if (device_location(location) != hipSuccess)
         return cpu_ret(hipErrorInvalidDevice);
-    *flags = hipMemAccessFlagsProtReadWrite;
+    pthread_mutex_lock(&pool_lock);
+    *flags = location->id == mem_pool->device ? hipMemAccessFlagsProtReadWrite
+                                              : mem_pool->peer_access[location->id];
+    pthread_mutex_unlock(&pool_lock);
     return hipSuccess;
 }
 
@@ -222,6 +273,7 @@ hipError_t cpu_pool_alloc(hipMemPool_t mem_pool, void **dev_ptr, size_t size,
         memset(&np, 0, sizeof np);
         np.poolProps.allocType = hipMemAllocationTypePinned;
         np.poolProps.location.type = hipMemLocationTypeDevice;
+        np.poolProps.location.id = mem_pool->device;
         np.bytesize = size;
         cpu_cmd *c = NULL;
         err = cpu_graph_alloc_cmd(&np, &c);
@@ -230,7 +282,7 @@ hipError_t cpu_pool_alloc(hipMemPool_t mem_pool, void **dev_ptr, size_t size,
         *dev_ptr = err == hipSuccess ? np.dptr : NULL;
         return err;
     }
-    err = cpu_mem_alloc_device(dev_ptr, size);
+    err = cpu_mem_alloc_device(dev_ptr, size, mem_pool->device);
     if (err != hipSuccess || *dev_ptr == NULL)
         return err;
     pthread_mutex_lock(&pool_lock);
@@ -260,10 +312,11 @@ hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_
     return cpu_ret(cpu_pool_alloc(mem_pool, dev_ptr, size, stream));
 }
 
-hipMemPool_t cpu_pool_current(void)
+hipMemPool_t cpu_pool_current(int device)
 {
+    pthread_once(&pools_once, init_pools);
     pthread_mutex_lock(&pool_lock);
-    hipMemPool_t p = current_pool;
+    hipMemPool_t p = current_pool[device];
     pthread_mutex_unlock(&pool_lock);
     return p;
 }

@@ -18,6 +18,7 @@ struct __hip_texture {
     HIP_TEXTURE_DESC tex;
     bool has_view;
     HIP_RESOURCE_VIEW_DESC view;
+    pyshim_image *levels;   /* a mipmapped texture's level images (img.level), else NULL */
 };
 
 struct __hip_surface {
@@ -28,40 +29,50 @@ struct __hip_surface {
 static pyshim_handle_set texture_handles = PYSHIM_HANDLE_SET_INIT;
 static pyshim_handle_set surface_handles = PYSHIM_HANDLE_SET_INIT;
 
-/* The image a driver resource descriptor names (sampling state left zero). */
+/* The image of an array: its elements and shape (sampling state left as it is). */
+static hipError_t array_image(hipArray_const_t a, pyshim_image *img, const char *fn)
+{
+    if (!cpu_array_valid(a)) {
+        cpu_log("%s: %p is not an array", fn, (const void *)a);
+        return hipErrorInvalidHandle;
+    }
+    img->data = a->data;
+    img->format = a->format;
+    img->channels = a->channels;
+    img->elem_bytes = a->elem_bytes;
+    img->width = a->width;
+    img->height = img->depth = 1;
+    img->dims = 1;
+    if (a->height) {
+        img->height = a->height;
+        img->dims = 2;
+    }
+    if (a->depth) {
+        img->depth = a->depth;
+        img->dims = a->height ? 3 : 2; /* a layered 1D array: layers are rows */
+        if (!a->height)
+            img->height = a->depth;
+    }
+    img->pitch = a->pitch;
+    img->slice = a->slice;
+    return hipSuccess;
+}
+
+/* The image a driver resource descriptor names (sampling state left zero); a mipmapped
+ * array's is its level 0. */
 static hipError_t image_of(const HIP_RESOURCE_DESC *r, pyshim_image *img, const char *fn)
 {
     memset(img, 0, sizeof *img);
     img->magic = PYSHIM_IMAGE_MAGIC;
     img->width = img->height = img->depth = 1;
     unsigned bytes;
+    hipArray_t base;
+    hipError_t err;
     switch (r->resType) {
-    case HIP_RESOURCE_TYPE_ARRAY: {
-        hipArray_const_t a = r->res.array.hArray;
-        if (!cpu_array_valid(a)) {
-            cpu_log("%s: %p is not an array", fn, (const void *)a);
-            return hipErrorInvalidHandle;
-        }
-        img->data = a->data;
-        img->format = a->format;
-        img->channels = a->channels;
-        img->elem_bytes = a->elem_bytes;
-        img->width = a->width;
-        img->dims = 1;
-        if (a->height) {
-            img->height = a->height;
-            img->dims = 2;
-        }
-        if (a->depth) {
-            img->depth = a->depth;
-            img->dims = a->height ? 3 : 2; /* a layered 1D array: layers are rows */
-            if (!a->height)
-                img->height = a->depth;
-        }
-        img->pitch = a->pitch;
-        img->slice = a->slice;
-        return hipSuccess;
-    }
+    case HIP_RESOURCE_TYPE_ARRAY: return array_image(r->res.array.hArray, img, fn);
+    case HIP_RESOURCE_TYPE_MIPMAPPED_ARRAY:
+        err = cpu_mipmap_level(&base, r->res.mipmap.hMipmappedArray, 0, fn);
+        return err != hipSuccess ? err : array_image(base, img, fn);
     case HIP_RESOURCE_TYPE_LINEAR:
         bytes = cpu_format_bytes(r->res.linear.format) * r->res.linear.numChannels;
         if (bytes == 0 || r->res.linear.devPtr == NULL)
@@ -89,9 +100,6 @@ static hipError_t image_of(const HIP_RESOURCE_DESC *r, pyshim_image *img, const 
         img->pitch = r->res.pitch2D.pitchInBytes;
         img->slice = img->pitch * img->height;
         return hipSuccess;
-    case HIP_RESOURCE_TYPE_MIPMAPPED_ARRAY:
-        cpu_log("%s: mipmapped arrays are not supported by the CPU device", fn);
-        return hipErrorNotSupported;
     default: break;
     }
     cpu_log("%s: bad resource descriptor (type %d)", fn, (int)r->resType);
@@ -179,6 +187,41 @@ static bool promoted_format(unsigned f)
            f != HIP_AD_FORMAT_SIGNED_INT32;
 }
 
+/* A mipmapped texture's level images: each level's array with the sampling state of the
+ * level-0 image already in o->img, and the level-of-detail state of t. */
+static hipError_t mip_levels(struct __hip_texture *o, hipMipmappedArray_const_t m,
+                             const HIP_TEXTURE_DESC *t, const char *fn)
+{
+    unsigned n = cpu_mipmap_levels(m);
+    if ((unsigned)t->mipmapFilterMode > HIP_TR_FILTER_MODE_LINEAR) {
+        cpu_log("%s: bad mipmap filter mode %d", fn, (int)t->mipmapFilterMode);
+        return hipErrorInvalidValue;
+    }
+    o->levels = calloc(n, sizeof *o->levels);
+    if (o->levels == NULL)
+        return hipErrorOutOfMemory;
+    for (unsigned i = 0; i < n; i++) {
+        hipArray_t a;
+        o->levels[i] = o->img;
+        hipError_t err = cpu_mipmap_level(&a, m, i, fn);
+        if (err == hipSuccess)
+            err = array_image(a, &o->levels[i], fn);
+        if (err != hipSuccess) {
+            free(o->levels);
+            return err;
+        }
+    }
+    o->img.levels = n;
+    /* an integer read is a point read between levels too */
+    bool ints = integer_format(o->img.format) && !o->img.read_float;
+    o->img.mip_filter = ints ? HIP_TR_FILTER_MODE_POINT : (uint32_t)t->mipmapFilterMode;
+    o->img.lod_bias = t->mipmapLevelBias;
+    o->img.lod_min = t->minMipmapLevelClamp;
+    o->img.lod_max = t->maxMipmapLevelClamp;
+    o->img.level = o->levels;
+    return hipSuccess;
+}
+
 static hipError_t tex_create(hipTextureObject_t *out, const HIP_RESOURCE_DESC *r,
                              const HIP_TEXTURE_DESC *t, const HIP_RESOURCE_VIEW_DESC *v,
                              const char *fn)
@@ -215,6 +258,13 @@ static hipError_t tex_create(hipTextureObject_t *out, const HIP_RESOURCE_DESC *r
     if (integer_format(o->img.format) && !o->img.read_float)
         o->img.filter = HIP_TR_FILTER_MODE_POINT;
     memcpy(o->img.border, t->borderColor, sizeof o->img.border);
+    if (r->resType == HIP_RESOURCE_TYPE_MIPMAPPED_ARRAY) {
+        err = mip_levels(o, r->res.mipmap.hMipmappedArray, t, fn);
+        if (err != hipSuccess) {
+            free(o);
+            return err;
+        }
+    }
     o->res = *r;
     o->tex = *t;
     if (v != NULL) {
@@ -279,6 +329,7 @@ static hipError_t tex_destroy(hipTextureObject_t t, const char *fn)
 {
     if (tex_of(t, fn) == NULL || !pyshim_handles_remove(&texture_handles, t))
         return hipErrorInvalidValue;
+    free(((struct __hip_texture *)t)->levels);
     free(t);
     return hipSuccess;
 }
@@ -402,11 +453,10 @@ hipError_t hipCreateSurfaceObject(hipSurfaceObject_t *pSurfObject, const hipReso
     if (o == NULL)
         return cpu_ret(hipErrorOutOfMemory);
     err = image_of(&r, &o->img, "hipCreateSurfaceObject");
-    if (err == hipSuccess && !(pResDesc->res.array.array->flags & hipArraySurfaceLoadStore)) {
-        cpu_log("hipCreateSurfaceObject: the array was not made with the surface load/store "
-                "flag");
-        err = hipErrorInvalidValue;
-    }
+    /* No check of hipArraySurfaceLoadStore: NVIDIA's driver makes surfaces of arrays
+     * without CUDA_ARRAY3D_SURFACE_LDST too (mipmapped arrays' levels, which have no way
+     * to ask for it through cudaMallocMipmappedArray's default flags, are written so by
+     * cuda-samples' bindlessTexture), and a CPU array is host memory either way. */
     if (err == hipSuccess && !pyshim_handles_add(&surface_handles, o))
         err = hipErrorOutOfMemory;
     if (err != hipSuccess) {
