@@ -176,7 +176,8 @@ def test_error_paths(run_program: str) -> None:
         "destroyed_handle": [NOT_INITIALIZED],
         "transform_forged_desc": [INVALID_VALUE], "transform_bad_shape": [INVALID_VALUE]}
     # each refusal names its function and what was refused, once
-    assert "cublasLtMatmul: this CUBLASLT_MATMUL_DESC_EPILOGUE is not supported" in run_program
+    assert ("cublasLtMatmul: a problem hipBLASLt has no algorithm for (epilogue "
+            "CUBLASLT_EPILOGUE_DGELU) is not supported") in run_program
     assert "cublasLtLoggerSetLevel is not supported" in run_program
 
 

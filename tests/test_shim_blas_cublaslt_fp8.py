@@ -1,0 +1,237 @@
+"""cuBLASLt's fp8 matmuls, TF32 and the refused epilogues through pyshim's libcublasLt.so.13
+on the CPU device's hipBLASLt: a real nvcc-built program (tests/shim_blas/prog_cublaslt_fp8.cu)
+prints every operand (fp8 ones as bytes), D, amax_D and the scales; numpy computes D from
+cuBLASLt's definition, D = scaleD * epilogue(alpha scaleA scaleB op(A)op(B) + beta scaleC C
+[+ bias]) and amax_D = max |epilogue(...)|, with fp8 decoded and encoded (round to nearest
+even, saturating) from the formats' definitions, the encoder checked against cuda_fp8.h."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pyshim.paths import build_dir
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_shim_blas_cublaslt import _cublaslt_header, _gelu  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent / "shim_blas"))
+import env  # noqa: E402
+
+HERE = Path(__file__).parent / "shim_blas"
+F32, F16, BF16, E4M3, E5M2 = 0, 2, 14, 28, 29
+BIAS, RELU, GELU = 4, 2, 32
+OK, INVALID_VALUE, NOT_SUPPORTED = 0, 7, 15
+# (exponent bias, mantissa bits, largest finite) of the OCP formats
+FP8 = {E4M3: (7, 3, 448.0), E5M2: (15, 2, 57344.0)}
+
+
+def fp8_decode(code: np.ndarray, t: int) -> np.ndarray:
+    bias, mb, _ = FP8[t]
+    code = code.astype(np.int64)
+    sign = np.where(code & 0x80, -1.0, 1.0)
+    e = (code & 0x7F) >> mb
+    m = code & ((1 << mb) - 1)
+    emax = 0x7F >> mb
+    val = np.where(e == 0, np.ldexp(m.astype(float), 1 - bias - mb),
+                   np.ldexp((m + (1 << mb)).astype(float), e - bias - mb))
+    if t == E4M3:
+        val = np.where((code & 0x7F) == 0x7F, np.nan, val)
+    else:
+        val = np.where(e == emax, np.where(m == 0, np.inf, np.nan), val)
+    return sign * val
+
+
+def fp8_encode(x: np.ndarray, t: int) -> np.ndarray:
+    """Round to nearest even on the format's grid; beyond the largest finite value (or
+    infinite) saturate to it; NaN to the format's NaN."""
+    bias, mb, largest = FP8[t]
+    x = np.asarray(x, dtype=np.float64)
+    a = np.abs(x)
+    finite_a = np.where(np.isfinite(a) & (a > 0), a, 1.0)
+    e = np.maximum(np.floor(np.log2(finite_a)), 1 - bias)  # subnormals: the smallest binade's
+    quantum = np.exp2(e - mb)
+    q = np.round(a / quantum) * quantum  # numpy rounds half to even (inf/NaN handled below)
+    q = np.where(np.isnan(a), np.nan, np.minimum(np.where(np.isinf(a), largest, q), largest))
+    codes = np.zeros(x.shape, dtype=np.int64)
+    table = fp8_decode(np.arange(256), t)
+    finite = np.arange(128)[np.isfinite(table[:128])]
+    for i in np.ndindex(x.shape):
+        if np.isnan(q[i]):
+            codes[i] = 0x7F
+            continue
+        c = int(finite[np.argmin(np.abs(table[finite] - q[i]))])
+        codes[i] = c | (0x80 if np.signbit(x[i]) else 0)
+    return codes
+
+
+def bf16_round(x: np.ndarray) -> np.ndarray:
+    u = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+    return u.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def tf32_round(x: np.ndarray) -> np.ndarray:
+    u = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0xFFF + ((u >> 13) & 1)) & 0xFFFFE000
+    return u.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def store(x: np.ndarray, t: int) -> np.ndarray:
+    """x as D of type t holds it (fp8 as codes)."""
+    if t == F32:
+        return x.astype(np.float32).astype(np.float64)
+    if t == F16:
+        return x.astype(np.float16).astype(np.float64)
+    if t == BF16:
+        return bf16_round(x)
+    return fp8_encode(x, t)
+
+
+@pytest.fixture(scope="module")
+def out() -> str:
+    if not _which("nvcc"):
+        pytest.skip("nvcc is not installed")
+    inc = _cublaslt_header()
+    if inc is None:
+        pytest.skip("cublasLt.h (PyPI nvidia-cublas) is not in the headers cache")
+    from pyshim.builders.components import build_all
+
+    lib, cpu = env.build()
+    build_all(components=("cpu", "libcuda"))
+    exe = lib.parent / "progs" / "prog_cublaslt_fp8"
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(["nvcc", "-O1", "-o", str(exe), str(HERE / "prog_cublaslt_fp8.cu"),
+                           f"-I{inc}", f"-L{lib}", "-lcublasLt",
+                           "-Xlinker", f"-rpath-link={cpu}"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    e = dict(os.environ, LD_LIBRARY_PATH=f"{lib}:{build_dir() / 'lib'}:{cpu}")
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, env=e)
+    assert proc.returncode == 0 and "PASS prog_cublaslt_fp8" in proc.stdout, \
+        proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc.stdout + "\n" + proc.stderr
+
+
+def _which(name: str) -> bool:
+    import shutil
+
+    return shutil.which(name) is not None
+
+
+def _cases(text: str) -> dict[str, dict]:
+    cases: dict[str, dict] = {}
+    cur: dict | None = None
+    for line in text.splitlines():
+        w = line.split()
+        if not w:
+            continue
+        if w[0] == "case":
+            at, bt, ct, dt, compute, m, n, k, epi = map(int, w[2:11])
+            cur = {"at": at, "bt": bt, "ct": ct, "dt": dt, "compute": compute, "m": m,
+                   "n": n, "k": k, "epi": epi, "alpha": float(w[11]), "beta": float(w[12])}
+            cases[w[1]] = cur
+        elif cur is not None and w[0] in ("A", "B", "C", "D", "bias", "scales"):
+            cur[w[0]] = np.array([float(x) for x in w[1:]])
+    return cases
+
+
+def _values(flat: np.ndarray, t: int) -> np.ndarray:
+    return fp8_decode(flat.astype(np.int64), t) if t in FP8 else flat
+
+
+def _reference(c: dict) -> tuple[np.ndarray, float]:
+    """(D before its conversion to D's type, amax_D) from cuBLASLt's definition"""
+    m, n, k = c["m"], c["n"], c["k"]
+    a = _values(c["A"], c["at"]).reshape(m, k)  # A is k x m column-major: op(A) = A^T
+    b = _values(c["B"], c["bt"]).reshape(n, k).T
+    cm = c["C"].reshape(n, m).T
+    sa, sb, sc, sd, _ = (s if s != 0 else 1.0 for s in c["scales"])
+    if c["compute"] == 77:  # CUBLAS_COMPUTE_32F_FAST_TF32
+        a, b = tf32_round(a), tf32_round(b)
+    x = c["alpha"] * sa * sb * (a @ b) + c["beta"] * sc * cm
+    if c["epi"] & BIAS:
+        x = x + c["bias"][:, None]
+    if c["epi"] & RELU:
+        x = np.maximum(x, 0)
+    elif c["epi"] & GELU:
+        x = _gelu(x)
+    return x * sd, float(np.abs(x).max())
+
+
+def test_encoder_is_cuda_fp8s(out: str) -> None:
+    """The test's fp8 encoder agrees with NVIDIA's __nv_cvt_float_to_fp8(..., __NV_SATFINITE)
+    at the formats' edges (ties, overflow, infinities, NaN, subnormals)."""
+    rows = [ln.split()[1:] for ln in out.splitlines() if ln.startswith("conv ")]
+    assert len(rows) > 20
+    x = np.array([float(r[0]) for r in rows])
+    np.testing.assert_array_equal(fp8_encode(x, E4M3) & 0xFF, [int(r[1]) for r in rows])
+    want5 = np.array([int(r[2]) for r in rows])
+    got5 = fp8_encode(x, E5M2)
+    nan = np.isnan(x)  # E5M2 has several NaN codes; NVIDIA's is 0x7f, ours too
+    np.testing.assert_array_equal(got5[~nan], want5[~nan])
+    assert all(fp8_decode(np.array([w]), E5M2)[0] != fp8_decode(np.array([w]), E5M2)[0]
+               for w in want5[nan])
+
+
+def test_fp8_matmuls_against_numpy(out: str) -> None:
+    cases = _cases(out)
+    fp8 = [name for name, c in cases.items() if c["at"] in FP8]
+    assert fp8 == ["e4m3_f32_amax", "e4m3_e5m2_bf16_relu_bias", "e4m3_f16_to_e4m3_gelu_bias",
+                   "e5m2_e4m3_bf16_to_e5m2_saturating"]
+    for name in fp8:
+        c = cases[name]
+        want, amax = _reference(c)
+        got = c["D"].reshape(c["n"], c["m"]).T
+        # amax_D: the largest |D| before scaleD, in f32
+        np.testing.assert_allclose(c["scales"][4], amax, rtol=1e-5, err_msg=name)
+        if c["dt"] in FP8:
+            # fp8 D: the code of the reference, except where the f32 arithmetic of the
+            # product may fall on the other side of a rounding boundary
+            lo = store(want * (1 - 1e-5), c["dt"])
+            hi = store(want * (1 + 1e-5), c["dt"])
+            ok = (got == lo) | (got == hi)
+            assert ok.all(), (name, got[~ok], want[~ok])
+            assert (lo == hi).mean() > 0.9, name  # the check is not vacuous
+        else:
+            tol = 1e-5 if c["dt"] == F32 else 1e-2
+            np.testing.assert_allclose(got, store(want, c["dt"]), rtol=tol,
+                                       atol=tol * np.abs(want).max(), err_msg=name)
+    # saturation happened and gave E5M2's largest finite value, not an infinity
+    sat = cases["e5m2_e4m3_bf16_to_e5m2_saturating"]["D"].astype(np.int64)
+    assert ((sat & 0x7F) == 0x7B).sum() > 0 and not ((sat & 0x7F) >= 0x7C).any()
+    relu = cases["e4m3_e5m2_bf16_relu_bias"]["D"]
+    assert (relu == 0).sum() > relu.size // 5  # the ReLU really clips
+
+
+def test_tf32_rounds_inputs(out: str) -> None:
+    cases = _cases(out)
+    tf, plain = cases["tf32"], cases["f32_plain"]
+    np.testing.assert_array_equal(tf["A"], plain["A"])  # the same operands
+    want, _ = _reference(tf)
+    got = tf["D"].reshape(tf["n"], tf["m"]).T
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    # and it is not the plain f32 product: TF32's 10-bit mantissa shows
+    plain_want, _ = _reference(plain)
+    np.testing.assert_allclose(plain["D"].reshape(plain["n"], plain["m"]).T, plain_want,
+                               rtol=1e-5, atol=1e-5)
+    assert np.abs(got - plain_want).max() > 1e-4
+
+
+def test_refused_epilogues(out: str) -> None:
+    refused = {ln.split()[1]: [int(w) for w in ln.split()[2:]]
+               for ln in out.splitlines() if ln.startswith("REFUSED ")}
+    epilogues = {"relu_aux": "RELU_AUX", "relu_aux_bias": "RELU_AUX_BIAS", "drelu": "DRELU",
+                 "drelu_bgrad": "DRELU_BGRAD", "dgelu": "DGELU", "dgelu_bgrad": "DGELU_BGRAD",
+                 "bgrada": "BGRADA", "bgradb": "BGRADB"}
+    for name, epi in epilogues.items():
+        # the heuristic gives no algorithm, and the matmul refuses alike
+        assert refused[name] == [NOT_SUPPORTED, 0, NOT_SUPPORTED], name
+        assert f"(epilogue CUBLASLT_EPILOGUE_{epi}) is not supported" in out, epi
+    # a scale pointer on an f32 problem: cuBLASLt's documented INVALID_VALUE, from both
+    assert refused["f32_with_a_scale"] == [INVALID_VALUE, 0, INVALID_VALUE]
