@@ -168,7 +168,8 @@ def test_error_paths(run_program: str) -> None:
         "good": [OK], "forged_handle": [NOT_INITIALIZED], "forged_desc": [INVALID_VALUE],
         "bad_ld": [INVALID_VALUE], "shape_mismatch": [INVALID_VALUE],
         "foreign_algo": [INVALID_VALUE], "workspace_null": [INVALID_VALUE],
-        "epilogue_dgelu": [NOT_SUPPORTED], "bias_null": [INVALID_VALUE],
+        "epilogue_dgelu_no_aux": [INVALID_VALUE], "epilogue_unknown": [NOT_SUPPORTED],
+        "bias_null": [INVALID_VALUE],
         "attr_wrong_size": [INVALID_VALUE], "attr_unknown": [INVALID_VALUE],
         "size_query": [OK, 4], "get_epilogue": [OK, 4],  # CUBLASLT_EPILOGUE_BIAS
         "order_col32": [NOT_SUPPORTED], "destroyed_layout": [INVALID_VALUE],
@@ -176,8 +177,7 @@ def test_error_paths(run_program: str) -> None:
         "destroyed_handle": [NOT_INITIALIZED],
         "transform_forged_desc": [INVALID_VALUE], "transform_bad_shape": [INVALID_VALUE]}
     # each refusal names its function and what was refused, once
-    assert ("cublasLtMatmul: a problem hipBLASLt has no algorithm for (epilogue "
-            "CUBLASLT_EPILOGUE_DGELU) is not supported") in run_program
+    assert "cublasLtMatmul: this CUBLASLT_MATMUL_DESC_EPILOGUE is not supported" in run_program
     assert "cublasLtLoggerSetLevel is not supported" in run_program
 
 

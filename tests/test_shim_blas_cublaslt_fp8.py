@@ -1,4 +1,4 @@
-"""cuBLASLt's fp8 matmuls, TF32 and the refused epilogues through pyshim's libcublasLt.so.13
+"""cuBLASLt's fp8 matmuls, TF32 and the backward epilogues through pyshim's libcublasLt.so.13
 on the CPU device's hipBLASLt: a real nvcc-built program (tests/shim_blas/prog_cublaslt_fp8.cu)
 prints every operand (fp8 ones as bytes), D, amax_D and the scales; numpy computes D from
 cuBLASLt's definition, D = scaleD * epilogue(alpha scaleA scaleB op(A)op(B) + beta scaleC C
@@ -136,6 +136,8 @@ def _cases(text: str) -> dict[str, dict]:
             cur = {"at": at, "bt": bt, "ct": ct, "dt": dt, "compute": compute, "m": m,
                    "n": n, "k": k, "epi": epi, "alpha": float(w[11]), "beta": float(w[12])}
             cases[w[1]] = cur
+        elif w[0] in ("backward", "REFUSED"):
+            cur = None  # test_backward_epilogues' and test_refused's
         elif cur is not None and w[0] in ("A", "B", "C", "D", "bias", "scales"):
             cur[w[0]] = np.array([float(x) for x in w[1:]])
     return cases
@@ -223,15 +225,83 @@ def test_tf32_rounds_inputs(out: str) -> None:
     assert np.abs(got - plain_want).max() > 1e-4
 
 
-def test_refused_epilogues(out: str) -> None:
+def _dgelu(x: np.ndarray) -> np.ndarray:
+    c = 0.7978845608028654
+    t = np.tanh(c * (x + 0.044715 * x ** 3))
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x)
+
+
+def _backward(text: str) -> dict[str, dict]:
+    cases: dict[str, dict] = {}
+    cur: dict | None = None
+    for line in text.splitlines():
+        w = line.split()
+        if w and w[0] == "backward":
+            epi, m, n, k, ld = map(int, w[2:7])
+            cur = {"epi": epi, "m": m, "n": n, "k": k, "ld": ld, "alpha": float(w[7]),
+                   "beta": float(w[8])}
+            cases[w[1]] = cur
+        elif w and cur is not None and w[0] in ("A", "B", "C", "D", "bias", "auxin", "auxout"):
+            cur[w[0]] = np.array([float(x) for x in w[1:]])
+        elif w and w[0] in ("case", "REFUSED"):
+            cur = None
+    return cases
+
+
+def _bits(flat: np.ndarray, m: int, n: int, ld: int) -> np.ndarray:
+    """bit i + j ld of the mask, as an m x n array of 0/1"""
+    bits = np.unpackbits(flat.astype(np.uint8), bitorder="little")
+    return bits.reshape(n, ld)[:, :m].T
+
+
+def test_backward_epilogues(out: str) -> None:
+    cases = _backward(out)
+    assert sorted(cases) == ["bgrada", "bgradb", "dgelu", "dgelu_bgrad", "drelu",
+                             "drelu_bgrad", "relu_aux", "relu_aux_bias"]
+    for name, c in cases.items():
+        m, n, k, ld = c["m"], c["n"], c["k"], c["ld"]
+        a = c["A"].reshape(k, m).T
+        b = c["B"].reshape(k, n)  # B is n x k column-major: this is op(B) = B^T
+        x = c["alpha"] * (a @ b) + c["beta"] * c["C"].reshape(n, m).T
+        bias_in = c["bias"] if "bias" in name and "grad" not in name else None
+        got = c["D"].reshape(n, m).T
+        if name.startswith("relu_aux"):
+            pre = x + (bias_in[:m, None] if name == "relu_aux_bias" else 0)
+            np.testing.assert_allclose(got, np.maximum(pre, 0), rtol=1e-5, atol=1e-5)
+            np.testing.assert_array_equal(_bits(c["auxout"], m, n, ld), pre > 0, err_msg=name)
+            # the bits of the padding rows (i >= m) are left as they were
+            pad_in = np.unpackbits(c["auxin"].astype(np.uint8), bitorder="little")
+            pad_out = np.unpackbits(c["auxout"].astype(np.uint8), bitorder="little")
+            keep = np.ones((n, ld), bool)
+            keep[:, :m] = False
+            np.testing.assert_array_equal(pad_out[keep.ravel()], pad_in[keep.ravel()])
+            continue
+        if name.startswith("drelu"):
+            want = x * _bits(c["auxin"], m, n, ld)
+        elif name.startswith("dgelu"):
+            want = x * _dgelu(c["auxin"].reshape(n, m).T)
+        else:
+            want = x
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=name)
+        np.testing.assert_array_equal(c["auxout"], c["auxin"], err_msg=name)  # aux is input
+        if name.endswith("_bgrad"):
+            np.testing.assert_allclose(c["bias"][:m], want.sum(axis=1), rtol=1e-5, atol=1e-5)
+        elif name == "bgrada":
+            np.testing.assert_allclose(c["bias"][:m], a.sum(axis=1), rtol=1e-5, atol=1e-5)
+        elif name == "bgradb":
+            np.testing.assert_allclose(c["bias"][:n], b.sum(axis=0), rtol=1e-5, atol=1e-5)
+    drelu = cases["drelu"]
+    assert 0 < (drelu["D"] == 0).sum() < drelu["D"].size  # the mask really selects
+
+
+def test_refused(out: str) -> None:
     refused = {ln.split()[1]: [int(w) for w in ln.split()[2:]]
                for ln in out.splitlines() if ln.startswith("REFUSED ")}
-    epilogues = {"relu_aux": "RELU_AUX", "relu_aux_bias": "RELU_AUX_BIAS", "drelu": "DRELU",
-                 "drelu_bgrad": "DRELU_BGRAD", "dgelu": "DGELU", "dgelu_bgrad": "DGELU_BGRAD",
-                 "bgrada": "BGRADA", "bgradb": "BGRADB"}
-    for name, epi in epilogues.items():
-        # the heuristic gives no algorithm, and the matmul refuses alike
-        assert refused[name] == [NOT_SUPPORTED, 0, NOT_SUPPORTED], name
+    # fp8 gradients: the heuristic gives no algorithm, the matmul refuses alike, and the
+    # log names the epilogue
+    assert refused["fp8_dgelu"] == [NOT_SUPPORTED, 0, NOT_SUPPORTED]
+    assert refused["fp8_bgradb"] == [NOT_SUPPORTED, 0, NOT_SUPPORTED]
+    for epi in ("DGELU", "BGRADB"):
         assert f"(epilogue CUBLASLT_EPILOGUE_{epi}) is not supported" in out, epi
     # a scale pointer on an f32 problem: cuBLASLt's documented INVALID_VALUE, from both
     assert refused["f32_with_a_scale"] == [INVALID_VALUE, 0, INVALID_VALUE]

@@ -142,8 +142,72 @@ static void run(const Case &c)
     cublasLtMatmulDescDestroy(op);
 }
 
-// the heuristic's and the matmul's status for an f32 problem with this epilogue (aux set)
-static void refused(const char *name, uint32_t epi, bool scale)
+// The backward epilogues on an f32 problem, D (m x n) = alpha A B^T + beta C: aux in (the
+// ReLU bit mask, ld 128 bits, or GELU's input, ld m) or out (RELU_AUX*'s mask); the bias
+// pointer in (RELU_AUX_BIAS) or out (the bias gradients).
+static void backward(const char *name, uint32_t epi)
+{
+    const int m = 6, n = 5, k = 4;
+    bool mask = epi == CUBLASLT_EPILOGUE_RELU_AUX || epi == CUBLASLT_EPILOGUE_RELU_AUX_BIAS ||
+                epi == CUBLASLT_EPILOGUE_DRELU || epi == CUBLASLT_EPILOGUE_DRELU_BGRAD;
+    int64_t ald = mask ? 128 : m;
+    Dev A(4 * m * k), B(4 * n * k), C(4 * m * n), D(4 * m * n), Bias(4 * (m > n ? m : n));
+    Dev Aux(mask ? ald / 8 * n : 4 * m * n);
+    float *f;
+    f = (float *)A.host.data(); for (int i = 0; i < m * k; i++) f[i] = urand(-2, 2);
+    f = (float *)B.host.data(); for (int i = 0; i < n * k; i++) f[i] = urand(-2, 2);
+    f = (float *)C.host.data(); for (int i = 0; i < m * n; i++) f[i] = urand(-2, 2);
+    f = (float *)Bias.host.data(); for (int i = 0; i < (m > n ? m : n); i++) f[i] = urand(-1, 1);
+    for (size_t i = 0; i < Aux.host.size(); i++)  // a random mask, or GELU inputs in [-3, 3]
+        if (mask) Aux.host[i] = (unsigned char)(urand(0, 255.99f));
+        else if (i % 4 == 0) ((float *)Aux.host.data())[i / 4] = urand(-3, 3);
+    A.up(); B.up(); C.up(); D.up(); Bias.up(); Aux.up();
+    cublasLtMatmulDesc_t op;
+    CK(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    int32_t tb = CUBLAS_OP_T;
+    CK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    CK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
+    set_ptr(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, Bias.dev);
+    set_ptr(op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, Aux.dev);
+    CK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &ald, sizeof ald));
+    cublasLtMatrixLayout_t la, lb, lc;
+    CK(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, m, k, m));
+    CK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, n, k, n));
+    CK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, m, n, m));
+    cublasLtMatmulPreference_t pref;
+    CK(cublasLtMatmulPreferenceCreate(&pref));
+    cublasLtMatmulHeuristicResult_t res;
+    int got = 0;
+    CK(cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 1, &res, &got));
+    float alpha = 1.5f, beta = 0.5f;
+    CK(cublasLtMatmul(lt, op, &alpha, A.dev, la, B.dev, lb, &beta, C.dev, lc, D.dev, lc,
+                      &res.algo, nullptr, 0, 0));
+    std::vector<unsigned char> aux_in = Aux.host;
+    CKR(cudaDeviceSynchronize());
+    D.down(); Bias.down(); Aux.down();
+    printf("backward %s %u %d %d %d %lld %.9g %.9g\n", name, epi, m, n, k, (long long)ald,
+           alpha, beta);
+    print("A", A.host.data(), CUDA_R_32F, m * k);
+    print("B", B.host.data(), CUDA_R_32F, n * k);
+    print("C", C.host.data(), CUDA_R_32F, m * n);
+    print("D", D.host.data(), CUDA_R_32F, m * n);
+    print("bias", Bias.host.data(), CUDA_R_32F, m > n ? m : n);
+    // aux before and after: the mask's bytes, or GELU's inputs
+    const unsigned char *bufs[2] = {aux_in.data(), Aux.host.data()};
+    for (int i = 0; i < 2; i++) {
+        printf("%s", i ? "auxout" : "auxin");
+        for (size_t j = 0; j < aux_in.size() / (mask ? 1 : 4); j++)
+            if (mask) printf(" %u", bufs[i][j]);
+            else printf(" %.9g", ((const float *)bufs[i])[j]);
+        printf("\n");
+    }
+    cublasLtMatmulPreferenceDestroy(pref);
+    cublasLtMatrixLayoutDestroy(la); cublasLtMatrixLayoutDestroy(lb); cublasLtMatrixLayoutDestroy(lc);
+    cublasLtMatmulDescDestroy(op);
+}
+
+// the heuristic's and the matmul's status for a problem of this type with this epilogue
+static void refused(const char *name, uint32_t epi, bool scale, cudaDataType t = CUDA_R_32F)
 {
     const int n = 8;
     Dev X(4 * n * n), Aux(4 * n * n), Bias(4 * n), S(4);
@@ -157,19 +221,21 @@ static void refused(const char *name, uint32_t epi, bool scale)
     int64_t ld = 128;
     CK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &ld, sizeof ld));
     if (scale) set_ptr(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, S.dev);
-    cublasLtMatrixLayout_t l;
+    cublasLtMatrixLayout_t l, lab;
     CK(cublasLtMatrixLayoutCreate(&l, CUDA_R_32F, n, n, n));
+    CK(cublasLtMatrixLayoutCreate(&lab, t, n, n, n));
     cublasLtMatmulPreference_t pref;
     CK(cublasLtMatmulPreferenceCreate(&pref));
     cublasLtMatmulHeuristicResult_t res;
     int got = -1;
     float one = 1.0f, zero = 0.0f;
-    int h = (int)cublasLtMatmulAlgoGetHeuristic(lt, op, l, l, l, l, pref, 1, &res, &got);
-    int m = (int)cublasLtMatmul(lt, op, &one, X.dev, l, X.dev, l, &zero, X.dev, l, X.dev, l,
+    int h = (int)cublasLtMatmulAlgoGetHeuristic(lt, op, lab, lab, l, l, pref, 1, &res, &got);
+    int m = (int)cublasLtMatmul(lt, op, &one, X.dev, lab, X.dev, lab, &zero, X.dev, l, X.dev, l,
                                 nullptr, nullptr, 0, 0);
     printf("REFUSED %s %d %d %d\n", name, h, got, m);
     cublasLtMatmulPreferenceDestroy(pref);
     cublasLtMatrixLayoutDestroy(l);
+    cublasLtMatrixLayoutDestroy(lab);
     cublasLtMatmulDescDestroy(op);
 }
 
@@ -204,14 +270,17 @@ int main()
         if (c.at == F) seed = 99;  // tf32 and f32_plain: the same draws
         run(c);
     }
-    refused("relu_aux", CUBLASLT_EPILOGUE_RELU_AUX, false);
-    refused("relu_aux_bias", CUBLASLT_EPILOGUE_RELU_AUX_BIAS, false);
-    refused("drelu", CUBLASLT_EPILOGUE_DRELU, false);
-    refused("drelu_bgrad", CUBLASLT_EPILOGUE_DRELU_BGRAD, false);
-    refused("dgelu", CUBLASLT_EPILOGUE_DGELU, false);
-    refused("dgelu_bgrad", CUBLASLT_EPILOGUE_DGELU_BGRAD, false);
-    refused("bgrada", CUBLASLT_EPILOGUE_BGRADA, false);
-    refused("bgradb", CUBLASLT_EPILOGUE_BGRADB, false);
+    backward("relu_aux", CUBLASLT_EPILOGUE_RELU_AUX);
+    backward("relu_aux_bias", CUBLASLT_EPILOGUE_RELU_AUX_BIAS);
+    backward("drelu", CUBLASLT_EPILOGUE_DRELU);
+    backward("drelu_bgrad", CUBLASLT_EPILOGUE_DRELU_BGRAD);
+    backward("dgelu", CUBLASLT_EPILOGUE_DGELU);
+    backward("dgelu_bgrad", CUBLASLT_EPILOGUE_DGELU_BGRAD);
+    backward("bgrada", CUBLASLT_EPILOGUE_BGRADA);
+    backward("bgradb", CUBLASLT_EPILOGUE_BGRADB);
+    // fp8 gradients are the CPU device's refusal (named by the epilogue in the log)
+    refused("fp8_dgelu", CUBLASLT_EPILOGUE_DGELU, false, CUDA_R_8F_E4M3);
+    refused("fp8_bgradb", CUBLASLT_EPILOGUE_BGRADB, false, CUDA_R_8F_E4M3);
     refused("f32_with_a_scale", CUBLASLT_EPILOGUE_DEFAULT, true);
     CK(cublasLtDestroy(lt));
     printf("PASS prog_cublaslt_fp8\n");

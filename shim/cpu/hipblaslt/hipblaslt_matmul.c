@@ -123,10 +123,37 @@ static bool lt_epilogue_known(uint32_t e)
     case PS_HIPBLASLT_EPILOGUE_BIAS: case PS_HIPBLASLT_EPILOGUE_RELU_BIAS:
     case PS_HIPBLASLT_EPILOGUE_GELU: case PS_HIPBLASLT_EPILOGUE_GELU_BIAS:
     case PS_HIPBLASLT_EPILOGUE_GELU_AUX: case PS_HIPBLASLT_EPILOGUE_GELU_AUX_BIAS:
+    case PS_HIPBLASLT_EPILOGUE_RELU_AUX: case PS_HIPBLASLT_EPILOGUE_RELU_AUX_BIAS:
+    case PS_HIPBLASLT_EPILOGUE_DRELU: case PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD:
+    case PS_HIPBLASLT_EPILOGUE_DGELU: case PS_HIPBLASLT_EPILOGUE_DGELU_BGRAD:
+    case PS_HIPBLASLT_EPILOGUE_BGRADA: case PS_HIPBLASLT_EPILOGUE_BGRADB:
         return true;
     default:
         return false;
     }
+}
+
+/* the backward epilogues: a gradient (DRELU/DGELU: aux is an input) or a bias gradient
+ * (written to the bias pointer) */
+static bool lt_epilogue_backward(uint32_t e)
+{
+    return e == PS_HIPBLASLT_EPILOGUE_DRELU || e == PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD ||
+           e == PS_HIPBLASLT_EPILOGUE_DGELU || e == PS_HIPBLASLT_EPILOGUE_DGELU_BGRAD ||
+           e == PS_HIPBLASLT_EPILOGUE_BGRADA || e == PS_HIPBLASLT_EPILOGUE_BGRADB;
+}
+
+/* the epilogues whose aux is the ReLU bit mask (bit i + j ld of the buffer: x > 0) */
+static bool lt_epilogue_mask(uint32_t e)
+{
+    return e == PS_HIPBLASLT_EPILOGUE_RELU_AUX || e == PS_HIPBLASLT_EPILOGUE_RELU_AUX_BIAS ||
+           e == PS_HIPBLASLT_EPILOGUE_DRELU || e == PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD;
+}
+
+/* the epilogues that write a bias gradient to the bias pointer */
+static bool lt_epilogue_bgrad(uint32_t e)
+{
+    return e == PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD || e == PS_HIPBLASLT_EPILOGUE_DGELU_BGRAD ||
+           e == PS_HIPBLASLT_EPILOGUE_BGRADA || e == PS_HIPBLASLT_EPILOGUE_BGRADB;
 }
 
 pyshim_hipblasStatus_t lt_problem_check(const void *desc, const void *a, const void *b,
@@ -162,6 +189,10 @@ pyshim_hipblasStatus_t lt_problem_check(const void *desc, const void *a, const v
         return PS_HIPBLAS_STATUS_NOT_SUPPORTED;
     if (pr->path == 'i' && de->epilogue != PS_HIPBLASLT_EPILOGUE_DEFAULT)
         return PS_HIPBLAS_STATUS_NOT_SUPPORTED;
+    /* gradients of f32/f64/16-bit problems, one batch instance (a batch's bias gradient
+     * would need the bias batch stride cuBLASLt's side refuses) */
+    if (lt_epilogue_backward(de->epilogue) && (pr->path == 'f' || pr->batch != 1))
+        return PS_HIPBLAS_STATUS_NOT_SUPPORTED;
     if (de->pointer_mode != PS_HIPBLASLT_POINTER_MODE_HOST &&
         de->pointer_mode != PS_HIPBLASLT_POINTER_MODE_DEVICE)
         return PS_HIPBLAS_STATUS_NOT_SUPPORTED;
@@ -169,7 +200,7 @@ pyshim_hipblasStatus_t lt_problem_check(const void *desc, const void *a, const v
     if (scaled && pr->path != 'f')
         return PS_HIPBLAS_STATUS_INVALID_VALUE; /* as hipBLASLt documents for the scales */
     int bias_type = de->bias_type < 0 ? ld->type : de->bias_type;
-    if ((de->epilogue & PS_HIPBLASLT_EPILOGUE_BIAS) &&
+    if (((de->epilogue & PS_HIPBLASLT_EPILOGUE_BIAS) || lt_epilogue_bgrad(de->epilogue)) &&
         !(bias_type == PS_HIP_R_32F || lt_is_16(bias_type) ||
           (bias_type == PS_HIP_R_64F && pr->path == 'd')))
         return PS_HIPBLAS_STATUS_NOT_SUPPORTED;
@@ -180,6 +211,14 @@ static double lt_gelu(double x)
 {
     /* the tanh form cuBLASLt and hipBLASLt document */
     return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+
+/* d/dx of lt_gelu: what DGELU multiplies the incoming gradient by */
+static double lt_dgelu(double x)
+{
+    double t = tanh(0.7978845608028654 * (x + 0.044715 * x * x * x));
+    return 0.5 * (1.0 + t) +
+           0.5 * x * (1.0 - t * t) * 0.7978845608028654 * (1.0 + 3.0 * 0.044715 * x * x);
 }
 
 /* f32 rounded to TF32's 10 mantissa bits, to nearest even (NaN and infinity kept) */
@@ -259,8 +298,15 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatmul(
     const struct lt_desc *de = pr.desc;
     if ((de->epilogue & PS_HIPBLASLT_EPILOGUE_BIAS) && !de->bias)
         return PS_HIPBLAS_STATUS_INVALID_VALUE;
-    bool aux = (de->epilogue & 128u) != 0; /* the *_AUX epilogues */
+    uint32_t epi = de->epilogue;
+    bool aux = (epi & 128u) != 0; /* the *_AUX epilogues and DRELU/DGELU's input */
+    bool mask = lt_epilogue_mask(epi), bgrad = lt_epilogue_bgrad(epi);
     if (aux && (!de->aux || de->aux_ld < pr.m))
+        return PS_HIPBLAS_STATUS_INVALID_VALUE;
+    /* cuBLASLt: the mask's ld and batch stride (in bits) are multiples of 128 */
+    if (mask && (de->aux_ld % 128 || de->aux_stride % 128))
+        return PS_HIPBLAS_STATUS_INVALID_VALUE;
+    if (bgrad && !de->bias)
         return PS_HIPBLAS_STATUS_INVALID_VALUE;
     if (hipStreamSynchronize((hipStream_t)stream) != hipSuccess)
         return PS_HIPBLAS_STATUS_EXECUTION_FAILED;
@@ -291,8 +337,9 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatmul(
     void *wa = malloc(es * (size_t)(m * (k ? k : 1)));
     void *wb = malloc(es * (size_t)((k ? k : 1) * n));
     void *wt = malloc(es * (size_t)(m * n));
-    if (!wa || !wb || !wt) {
-        free(wa); free(wb); free(wt);
+    void *wg = malloc(sizeof(double) * (size_t)m); /* a bias gradient's row sums */
+    if (!wa || !wb || !wt || !wg) {
+        free(wa); free(wb); free(wt); free(wg);
         return PS_HIPBLAS_STATUS_ALLOC_FAILED;
     }
     bool ta = de->transa != PS_HIPBLAS_OP_N, tb = de->transb != PS_HIPBLAS_OP_N;
@@ -319,27 +366,60 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatmul(
                 OB(sgemm)(&no, &no, &mi, &ni, &ki, &alf, wa, &mi, wb, &ki, &one, wt, &mi);
             }
         }
+        /* BGRADA/BGRADB: the sums of op(A)'s rows / op(B)'s columns over k, as gathered */
+        if (epi == PS_HIPBLASLT_EPILOGUE_BGRADA || epi == PS_HIPBLASLT_EPILOGUE_BGRADB) {
+            bool ga = epi == PS_HIPBLASLT_EPILOGUE_BGRADA;
+            for (int64_t r = 0; r < (ga ? m : n); r++) {
+                double sum = 0.0;
+                for (int64_t p = 0; p < k; p++) {
+                    int64_t at = ga ? r + p * m : p + r * k;
+                    const void *w = ga ? wa : wb;
+                    sum += pr.path == 'd' ? ((const double *)w)[at] : ((const float *)w)[at];
+                }
+                lt_store((void *)de->bias, bias_type, r, sum);
+            }
+        }
+        for (int64_t i = 0; i < m && (epi == PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD ||
+                                      epi == PS_HIPBLASLT_EPILOGUE_DGELU_BGRAD); i++)
+            ((double *)wg)[i] = 0.0;
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = 0; i < m; i++) {
                 double v = pr.path == 'd' ? ((double *)wt)[i + j * m] : ((float *)wt)[i + j * m];
-                if (de->epilogue & PS_HIPBLASLT_EPILOGUE_BIAS)
+                if (epi & PS_HIPBLASLT_EPILOGUE_BIAS)
                     v += lt_load(de->bias, bias_type, i);
-                if (aux)
-                    lt_store(de->aux, pr.d->type, bi * de->aux_stride + i + j * de->aux_ld, v);
-                if (de->epilogue & PS_HIPBLASLT_EPILOGUE_RELU)
+                int64_t ax = bi * de->aux_stride + i + j * de->aux_ld;
+                uint8_t *bits = de->aux, bit = (uint8_t)(1u << (ax & 7));
+                if (epi == PS_HIPBLASLT_EPILOGUE_DRELU || epi == PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD)
+                    v = (bits[ax >> 3] & bit) ? v : 0.0;
+                else if (epi == PS_HIPBLASLT_EPILOGUE_DGELU ||
+                         epi == PS_HIPBLASLT_EPILOGUE_DGELU_BGRAD)
+                    v *= lt_dgelu(lt_load(de->aux, pr.d->type, ax));
+                else if (mask)
+                    bits[ax >> 3] = (uint8_t)(v > 0.0 ? bits[ax >> 3] | bit : bits[ax >> 3] & ~bit);
+                else if (aux)
+                    lt_store(de->aux, pr.d->type, ax, v);
+                if (epi == PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD ||
+                    epi == PS_HIPBLASLT_EPILOGUE_DGELU_BGRAD)
+                    ((double *)wg)[i] += v;
+                if (epi & PS_HIPBLASLT_EPILOGUE_RELU)
                     v = v > 0.0 ? v : 0.0;
-                else if (de->epilogue & PS_HIPBLASLT_EPILOGUE_GELU)
+                else if (epi & PS_HIPBLASLT_EPILOGUE_GELU)
                     v = lt_gelu(v);
                 if (isnan(v) || fabs(v) > amax)
                     amax = fabs(v); /* a NaN stays: nothing compares greater than it */
                 lt_store(D, pr.d->type, lt_at(pr.d, bi, i, j), v * scale_d);
             }
+        /* DRELU_BGRAD/DGELU_BGRAD: the bias gradient is the sum of the gradient's rows */
+        for (int64_t i = 0; i < m && (epi == PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD ||
+                                      epi == PS_HIPBLASLT_EPILOGUE_DGELU_BGRAD); i++)
+            lt_store((void *)de->bias, bias_type, i, ((double *)wg)[i]);
     }
     if (de->amax_d)
         *de->amax_d = (float)amax;
     free(wa);
     free(wb);
     free(wt);
+    free(wg);
     return PS_HIPBLAS_STATUS_SUCCESS;
 }
 
