@@ -305,3 +305,28 @@ def test_refused(out: str) -> None:
         assert f"(epilogue CUBLASLT_EPILOGUE_{epi}) is not supported" in out, epi
     # a scale pointer on an f32 problem: cuBLASLt's documented INVALID_VALUE, from both
     assert refused["f32_with_a_scale"] == [INVALID_VALUE, 0, INVALID_VALUE]
+
+
+def test_heuristic_answers_only_what_runs(out: str) -> None:
+    """Over a grid of A/B, C/D types, compute types and epilogues: a combination the
+    heuristic gives an algorithm for runs with it; one it refuses, it refuses with
+    NOT_SUPPORTED (no algorithm) or INVALID_VALUE, and cublasLtMatmul refuses alike."""
+    grid = [list(map(int, ln.split()[1:])) for ln in out.splitlines() if ln.startswith("GRID ")]
+    assert len(grid) == 9 * 8 * 5 * 6
+    answered = set()
+    for at, bt, ct, dt, compute, epi, h, got, m in grid:
+        key = (at, bt, ct, dt, compute, epi)
+        if h == OK:
+            assert got == 1 and m == OK, key
+            answered.add(key)
+        else:
+            assert h in (NOT_SUPPORTED, INVALID_VALUE) and got == 0 and m == h, key
+    # the documented combinations are among those answered (CUBLAS_COMPUTE_32F = 68)
+    for key in [(F32, F32, F32, F32, 68, 1), (E4M3, E4M3, F16, E4M3, 68, 1),
+                (E4M3, E5M2, BF16, E5M2, 68, 1), (E4M3, E4M3, F32, F32, 68, 6),
+                (F16, F16, F16, F16, 68, 208), (BF16, BF16, BF16, BF16, 68, 130),
+                (F32, F32, F32, F32, 77, 512)]:
+        assert key in answered, key
+    # and fp8 into an f32 C with an fp8 D, or fp8 gradients, are not
+    assert (E4M3, E4M3, F32, E4M3, 68, 1) not in answered
+    assert (E4M3, E4M3, F16, F16, 68, 208) not in answered

@@ -239,6 +239,75 @@ static void refused(const char *name, uint32_t epi, bool scale, cudaDataType t =
     cublasLtMatmulDescDestroy(op);
 }
 
+// Every type, compute and epilogue combination of a grid: the heuristic's status and count,
+// then the matmul's with that algorithm (operands zero, every pointer set): a combination the
+// heuristic answers must then run.
+static void grid(void)
+{
+    const int n = 8;
+    Dev X(8 * n * n), Y(8 * n * n), Aux(8 * n * 128), Bias(8 * n);
+    X.up(); Y.up(); Aux.up(); Bias.up();
+    const cudaDataType ab[][2] = {
+        {CUDA_R_32F, CUDA_R_32F}, {CUDA_R_16F, CUDA_R_16F}, {CUDA_R_16BF, CUDA_R_16BF},
+        {CUDA_R_64F, CUDA_R_64F}, {CUDA_R_8I, CUDA_R_8I}, {CUDA_R_8F_E4M3, CUDA_R_8F_E4M3},
+        {CUDA_R_8F_E4M3, CUDA_R_8F_E5M2}, {CUDA_R_8F_E5M2, CUDA_R_8F_E4M3},
+        {CUDA_R_32F, CUDA_R_16F}};
+    const cudaDataType cd[][2] = {
+        {CUDA_R_32F, CUDA_R_32F}, {CUDA_R_16F, CUDA_R_16F}, {CUDA_R_16BF, CUDA_R_16BF},
+        {CUDA_R_64F, CUDA_R_64F}, {CUDA_R_32I, CUDA_R_32I}, {CUDA_R_16F, CUDA_R_8F_E4M3},
+        {CUDA_R_16BF, CUDA_R_8F_E5M2}, {CUDA_R_32F, CUDA_R_8F_E4M3}};
+    const cublasComputeType_t computes[] = {CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_FAST_TF32,
+                                            CUBLAS_COMPUTE_16F, CUBLAS_COMPUTE_64F,
+                                            CUBLAS_COMPUTE_32I};
+    const uint32_t epis[] = {CUBLASLT_EPILOGUE_DEFAULT, CUBLASLT_EPILOGUE_RELU_BIAS,
+                             CUBLASLT_EPILOGUE_GELU_AUX, CUBLASLT_EPILOGUE_RELU_AUX,
+                             CUBLASLT_EPILOGUE_DGELU_BGRAD, CUBLASLT_EPILOGUE_BGRADB};
+    for (const auto &t : ab)
+        for (const auto &u : cd)
+            for (cublasComputeType_t comp : computes)
+                for (uint32_t epi : epis) {
+                    cudaDataType st = comp == CUBLAS_COMPUTE_64F ? CUDA_R_64F
+                                    : comp == CUBLAS_COMPUTE_32I ? CUDA_R_32I
+                                    : comp == CUBLAS_COMPUTE_16F ? CUDA_R_16F : CUDA_R_32F;
+                    cublasLtMatmulDesc_t op;
+                    CK(cublasLtMatmulDescCreate(&op, comp, st));
+                    int32_t ta = CUBLAS_OP_T;
+                    CK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+                    CK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
+                    set_ptr(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, Bias.dev);
+                    set_ptr(op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, Aux.dev);
+                    int64_t ald = 128;
+                    CK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &ald, sizeof ald));
+                    cublasLtMatrixLayout_t la, lb, lc, ld;
+                    CK(cublasLtMatrixLayoutCreate(&la, t[0], n, n, n));
+                    CK(cublasLtMatrixLayoutCreate(&lb, t[1], n, n, n));
+                    CK(cublasLtMatrixLayoutCreate(&lc, u[0], n, n, n));
+                    CK(cublasLtMatrixLayoutCreate(&ld, u[1], n, n, n));
+                    cublasLtMatmulPreference_t pref;
+                    CK(cublasLtMatmulPreferenceCreate(&pref));
+                    cublasLtMatmulHeuristicResult_t res;
+                    int got = -1;
+                    int h = (int)cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, ld, pref, 1, &res, &got);
+                    unsigned char one[8] = {0}, zero[8] = {0};
+                    if (st == CUDA_R_64F) *(double *)one = 1.0;
+                    else if (st == CUDA_R_32I) *(int *)one = 1;
+                    else if (st == CUDA_R_16F) *(__half *)one = __float2half(1.0f);
+                    else *(float *)one = 1.0f;
+                    int m = h == 0 && got == 1
+                        ? (int)cublasLtMatmul(lt, op, one, X.dev, la, X.dev, lb, zero, Y.dev, lc,
+                                              Y.dev, ld, &res.algo, nullptr, 0, 0)
+                        : (int)cublasLtMatmul(lt, op, one, X.dev, la, X.dev, lb, zero, Y.dev, lc,
+                                              Y.dev, ld, nullptr, nullptr, 0, 0);
+                    printf("GRID %d %d %d %d %d %u %d %d %d\n", (int)t[0], (int)t[1], (int)u[0],
+                           (int)u[1], (int)comp, epi, h, got, m);
+                    cublasLtMatmulPreferenceDestroy(pref);
+                    cublasLtMatrixLayoutDestroy(la); cublasLtMatrixLayoutDestroy(lb);
+                    cublasLtMatrixLayoutDestroy(lc); cublasLtMatrixLayoutDestroy(ld);
+                    cublasLtMatmulDescDestroy(op);
+                }
+    CKR(cudaDeviceSynchronize());
+}
+
 int main()
 {
     CK(cublasLtCreate(&lt));
@@ -282,6 +351,7 @@ int main()
     refused("fp8_dgelu", CUBLASLT_EPILOGUE_DGELU, false, CUDA_R_8F_E4M3);
     refused("fp8_bgradb", CUBLASLT_EPILOGUE_BGRADB, false, CUDA_R_8F_E4M3);
     refused("f32_with_a_scale", CUBLASLT_EPILOGUE_DEFAULT, true);
+    grid();
     CK(cublasLtDestroy(lt));
     printf("PASS prog_cublaslt_fp8\n");
     return 0;

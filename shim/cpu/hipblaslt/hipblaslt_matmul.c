@@ -196,6 +196,14 @@ pyshim_hipblasStatus_t lt_problem_check(const void *desc, const void *a, const v
     if (de->pointer_mode != PS_HIPBLASLT_POINTER_MODE_HOST &&
         de->pointer_mode != PS_HIPBLASLT_POINTER_MODE_DEVICE)
         return PS_HIPBLAS_STATUS_NOT_SUPPORTED;
+    if (pr->m > INT32_MAX || pr->n > INT32_MAX || pr->k > INT32_MAX)
+        return PS_HIPBLAS_STATUS_NOT_SUPPORTED; /* OpenBLAS's integers are 32-bit */
+    /* the aux matrix's shape is the descriptor's, so the heuristic refuses what the matmul
+     * would: ld at least m, and cuBLASLt's ReLU mask ld and stride (bits) multiples of 128 */
+    if ((de->epilogue & 128u) && de->aux_ld < pr->m)
+        return PS_HIPBLAS_STATUS_INVALID_VALUE;
+    if (lt_epilogue_mask(de->epilogue) && (de->aux_ld % 128 || de->aux_stride % 128))
+        return PS_HIPBLAS_STATUS_INVALID_VALUE;
     bool scaled = de->scale_a || de->scale_b || de->scale_c || de->scale_d || de->amax_d;
     if (scaled && pr->path != 'f')
         return PS_HIPBLAS_STATUS_INVALID_VALUE; /* as hipBLASLt documents for the scales */
@@ -301,10 +309,7 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatmul(
     uint32_t epi = de->epilogue;
     bool aux = (epi & 128u) != 0; /* the *_AUX epilogues and DRELU/DGELU's input */
     bool mask = lt_epilogue_mask(epi), bgrad = lt_epilogue_bgrad(epi);
-    if (aux && (!de->aux || de->aux_ld < pr.m))
-        return PS_HIPBLAS_STATUS_INVALID_VALUE;
-    /* cuBLASLt: the mask's ld and batch stride (in bits) are multiples of 128 */
-    if (mask && (de->aux_ld % 128 || de->aux_stride % 128))
+    if (aux && !de->aux)
         return PS_HIPBLAS_STATUS_INVALID_VALUE;
     if (bgrad && !de->bias)
         return PS_HIPBLAS_STATUS_INVALID_VALUE;
@@ -332,8 +337,6 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatmul(
     bool tf32 = de->compute == PS_HIPBLAS_COMPUTE_32F_FAST_TF32 && pr.a->type == PS_HIP_R_32F;
     size_t es = pr.path == 'd' ? 8 : 4;
     int64_t m = pr.m, n = pr.n, k = pr.k;
-    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
-        return PS_HIPBLAS_STATUS_NOT_SUPPORTED; /* OpenBLAS's integers are 32-bit */
     void *wa = malloc(es * (size_t)(m * (k ? k : 1)));
     void *wb = malloc(es * (size_t)((k ? k : 1) * n));
     void *wt = malloc(es * (size_t)(m * n));
