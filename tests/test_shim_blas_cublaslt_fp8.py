@@ -27,12 +27,14 @@ HERE = Path(__file__).parent / "shim_blas"
 F32, F16, BF16, E4M3, E5M2 = 0, 2, 14, 28, 29
 BIAS, RELU, GELU = 4, 2, 32
 OK, INVALID_VALUE, NOT_SUPPORTED = 0, 7, 15
-# (exponent bias, mantissa bits, largest finite) of the OCP formats
-FP8 = {E4M3: (7, 3, 448.0), E5M2: (15, 2, 57344.0)}
+E4M3_FNUZ, E5M2_FNUZ = 1000, 1001
+# (exponent bias, mantissa bits, largest finite, FNUZ: no infinity, no -0, 0x80 the NaN)
+FP8 = {E4M3: (7, 3, 448.0, False), E5M2: (15, 2, 57344.0, False),
+       E4M3_FNUZ: (8, 3, 240.0, True), E5M2_FNUZ: (16, 2, 57344.0, True)}
 
 
 def fp8_decode(code: np.ndarray, t: int) -> np.ndarray:
-    bias, mb, _ = FP8[t]
+    bias, mb, _, fnuz = FP8[t]
     code = code.astype(np.int64)
     sign = np.where(code & 0x80, -1.0, 1.0)
     e = (code & 0x7F) >> mb
@@ -40,7 +42,9 @@ def fp8_decode(code: np.ndarray, t: int) -> np.ndarray:
     emax = 0x7F >> mb
     val = np.where(e == 0, np.ldexp(m.astype(float), 1 - bias - mb),
                    np.ldexp((m + (1 << mb)).astype(float), e - bias - mb))
-    if t == E4M3:
+    if fnuz:
+        val = np.where(code == 0x80, np.nan, val)
+    elif t == E4M3:
         val = np.where((code & 0x7F) == 0x7F, np.nan, val)
     else:
         val = np.where(e == emax, np.where(m == 0, np.inf, np.nan), val)
@@ -50,7 +54,7 @@ def fp8_decode(code: np.ndarray, t: int) -> np.ndarray:
 def fp8_encode(x: np.ndarray, t: int) -> np.ndarray:
     """Round to nearest even on the format's grid; beyond the largest finite value (or
     infinite) saturate to it; NaN to the format's NaN."""
-    bias, mb, largest = FP8[t]
+    bias, mb, largest, fnuz = FP8[t]
     x = np.asarray(x, dtype=np.float64)
     a = np.abs(x)
     finite_a = np.where(np.isfinite(a) & (a > 0), a, 1.0)
@@ -63,10 +67,10 @@ def fp8_encode(x: np.ndarray, t: int) -> np.ndarray:
     finite = np.arange(128)[np.isfinite(table[:128])]
     for i in np.ndindex(x.shape):
         if np.isnan(q[i]):
-            codes[i] = 0x7F
+            codes[i] = 0x80 if fnuz else 0x7F
             continue
         c = int(finite[np.argmin(np.abs(table[finite] - q[i]))])
-        codes[i] = c | (0x80 if np.signbit(x[i]) else 0)
+        codes[i] = c | (0x80 if np.signbit(x[i]) and not (fnuz and c == 0) else 0)
     return codes
 
 
@@ -330,3 +334,54 @@ def test_heuristic_answers_only_what_runs(out: str) -> None:
     # and fp8 into an f32 C with an fp8 D, or fp8 gradients, are not
     assert (E4M3, E4M3, F32, E4M3, 68, 1) not in answered
     assert (E4M3, E4M3, F16, F16, 68, 208) not in answered
+
+
+def test_fnuz_formats_on_the_cpu_hipblaslt() -> None:
+    """gfx942's FNUZ fp8 (which cuBLASLt cannot name) straight on the CPU device's
+    libhipblaslt.so.1: E4M3_FNUZ x E5M2_FNUZ -> E4M3_FNUZ D with scales and amax, every byte
+    of A and B (NaN excepted) among the operands, against numpy's FNUZ codec."""
+    import ctypes
+
+    _, cpu = env.build()
+    lt = ctypes.CDLL(str(cpu / "libhipblaslt.so.1"))
+    p = ctypes.c_void_p
+    lt.hipblasLtMatmulDescSetAttribute.argtypes = [p, ctypes.c_int, p, ctypes.c_size_t]
+    lt.hipblasLtMatrixLayoutCreate.argtypes = [ctypes.POINTER(p), ctypes.c_int, ctypes.c_uint64,
+                                               ctypes.c_uint64, ctypes.c_int64]
+    lt.hipblasLtMatmul.argtypes = [p] * 13 + [p, ctypes.c_size_t, p]
+    m, n, k = 7, 6, 128
+    handle, desc = p(), p()
+    assert lt.hipblasLtCreate(ctypes.byref(handle)) == 0
+    assert lt.hipblasLtMatmulDescCreate(ctypes.byref(desc), 2, F32) == 0  # COMPUTE_32F
+    ta = ctypes.c_int32(112)  # HIPBLAS_OP_T
+    assert lt.hipblasLtMatmulDescSetAttribute(desc, 0, ctypes.byref(ta), 4) == 0
+    codes = np.array([c for c in range(256) if c != 0x80], dtype=np.uint8)
+    rng = np.random.default_rng(5)
+    a = rng.permutation(np.resize(codes, k * m)).astype(np.uint8)  # k x m: op(A) = A^T
+    b = rng.permutation(np.resize(codes, k * n)).astype(np.uint8)
+    c = np.zeros(m * n, np.float16)
+    d = np.zeros(m * n, np.uint8)
+    scales = np.array([0.25, 0.5, 1.0, 1.0 / 4096, -1.0], np.float32)  # A, B, C, D, amax
+    for i, attr in enumerate((5, 6, 7, 8, 14)):  # A/B/C/D scale, AMAX_D
+        ptr = p(scales.ctypes.data + 4 * i)
+        assert lt.hipblasLtMatmulDescSetAttribute(desc, attr, ctypes.byref(ptr), 8) == 0
+    lay = [p() for _ in range(4)]
+    for lo, (t, r, cols) in zip(lay, [(E4M3_FNUZ, k, m), (E5M2_FNUZ, k, n), (F16, m, n),
+                                      (E4M3_FNUZ, m, n)]):
+        assert lt.hipblasLtMatrixLayoutCreate(ctypes.byref(lo), t, r, cols, r) == 0
+    alpha, beta = np.array([1.0], np.float32), np.array([0.0], np.float32)
+    st = lt.hipblasLtMatmul(handle, desc, p(alpha.ctypes.data),
+                            p(a.ctypes.data), lay[0], p(b.ctypes.data), lay[1],
+                            p(beta.ctypes.data), p(c.ctypes.data), lay[2],
+                            p(d.ctypes.data), lay[3], None, None, 0, None)
+    assert st == 0
+    x = 0.25 * 0.5 * (fp8_decode(a, E4M3_FNUZ).reshape(m, k) @
+                      fp8_decode(b, E5M2_FNUZ).reshape(n, k).T)
+    np.testing.assert_allclose(scales[4], np.abs(x).max(), rtol=1e-5)
+    want = x / 4096
+    got = d.reshape(n, m).T.astype(np.int64)
+    lo_, hi_ = (fp8_encode(want * f, E4M3_FNUZ) for f in (1 - 1e-5, 1 + 1e-5))
+    assert ((got == lo_) | (got == hi_)).all()
+    assert 0x80 not in got  # no negative zero and no NaN
+    assert (got & 0x7F == 0x7F).any()  # some saturated to 240
+    assert ((got & 0x7F) != 0x7F).mean() > 0.5  # and most rounded, not saturated
