@@ -367,7 +367,7 @@ def test_fnuz_formats_on_the_cpu_hipblaslt() -> None:
         assert lt.hipblasLtMatmulDescSetAttribute(desc, attr, ctypes.byref(ptr), 8) == 0
     lay = [p() for _ in range(4)]
     for lo, (t, r, cols) in zip(lay, [(E4M3_FNUZ, k, m), (E5M2_FNUZ, k, n), (F16, m, n),
-                                      (E4M3_FNUZ, m, n)]):
+                                      (E4M3_FNUZ, m, n)], strict=True):
         assert lt.hipblasLtMatrixLayoutCreate(ctypes.byref(lo), t, r, cols, r) == 0
     alpha, beta = np.array([1.0], np.float32), np.array([0.0], np.float32)
     st = lt.hipblasLtMatmul(handle, desc, p(alpha.ctypes.data),
