@@ -6,8 +6,9 @@
  * matrix's fp8 scale and amax, column-32 orders, device-vector alpha, TRANSC, a non-full
  * fill mode, epilogues hipBLASLt lacks) is refused with CUBLAS_STATUS_NOT_SUPPORTED and one
  * log line naming the function and the attribute or epilogue; so is a problem hipBLASLt's
- * heuristic has no algorithm for (the heuristic and the matmul refuse alike). The algorithm returned to the program wraps hipBLASLt's (data[1..3]) under a
- * tag, so a cublasLtMatmulAlgo_t that did not come from here is refused. */
+ * heuristic has no algorithm for (the heuristic and the matmul refuse alike). The
+ * algorithm returned to the program wraps hipBLASLt's (data[1..3]) under a tag, so a
+ * cublasLtMatmulAlgo_t that did not come from here is refused. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
