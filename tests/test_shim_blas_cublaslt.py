@@ -168,7 +168,8 @@ def test_error_paths(run_program: str) -> None:
         "good": [OK], "forged_handle": [NOT_INITIALIZED], "forged_desc": [INVALID_VALUE],
         "bad_ld": [INVALID_VALUE], "shape_mismatch": [INVALID_VALUE],
         "foreign_algo": [INVALID_VALUE], "workspace_null": [INVALID_VALUE],
-        "epilogue_dgelu": [NOT_SUPPORTED], "bias_null": [INVALID_VALUE],
+        "epilogue_dgelu_no_aux": [INVALID_VALUE], "epilogue_unknown": [NOT_SUPPORTED],
+        "bias_null": [INVALID_VALUE],
         "attr_wrong_size": [INVALID_VALUE], "attr_unknown": [INVALID_VALUE],
         "size_query": [OK, 4], "get_epilogue": [OK, 4],  # CUBLASLT_EPILOGUE_BIAS
         "order_col32": [NOT_SUPPORTED], "destroyed_layout": [INVALID_VALUE],

@@ -2,14 +2,17 @@
  *
  * pyshim's objects hold cuBLASLt's values; for each call they are translated into hipBLASLt
  * objects (created, used, destroyed: hipBLASLt's are cheap host structures) and the call is
- * hipBLASLt's. What hipBLASLt cannot express (FP8 scale pointers, column-32 orders,
- * device-vector alpha, TRANSC, a non-full fill mode, the DRELU/DGELU/BGRAD epilogues)
- * is refused with CUBLAS_STATUS_NOT_SUPPORTED and one log line naming the function and the
- * attribute. The algorithm returned to the program wraps hipBLASLt's (data[1..3]) under a
- * tag, so a cublasLtMatmulAlgo_t that did not come from here is refused. */
+ * hipBLASLt's. What hipBLASLt cannot express (block or vector scale modes, the aux
+ * matrix's fp8 scale and amax, column-32 orders, device-vector alpha, TRANSC, a non-full
+ * fill mode, epilogues hipBLASLt lacks) is refused with CUBLAS_STATUS_NOT_SUPPORTED and one
+ * log line naming the function and the attribute or epilogue; so is a problem hipBLASLt's
+ * heuristic has no algorithm for (the heuristic and the matmul refuse alike). The
+ * algorithm returned to the program wraps hipBLASLt's (data[1..3]) under a tag, so a
+ * cublasLtMatmulAlgo_t that did not come from here is refused. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
@@ -77,11 +80,36 @@ unsigned long pyshim_cublaslt_unsupported_count(const char *name)
     return pyshim_common_unsupported_calls(name);
 }
 
+/* pyshim_common_unsupported_note keeps the pointer it is given, so a key made on the stack
+ * is copied once and that copy passed (NULL when the table is full: logged, not counted) */
+static const char *lt_intern(const char *key)
+{
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static const char *keys[256];
+    static int n;
+    const char *out = NULL;
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < n && !out; i++)
+        if (strcmp(keys[i], key) == 0)
+            out = keys[i];
+    if (!out && n < (int)(sizeof keys / sizeof keys[0])) {
+        size_t len = strlen(key) + 1;
+        char *copy = malloc(len);
+        if (copy) {
+            memcpy(copy, key, len);
+            keys[n++] = out = copy;
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    return out;
+}
+
 void lt_refuse(const char *fn, const char *why)
 {
     char key[160];
     snprintf(key, sizeof key, "%s: %s", fn, why);
-    if (pyshim_common_unsupported_note(key))
+    const char *kept = lt_intern(key);
+    if (!kept || pyshim_common_unsupported_note(kept))
         pyshim_common_log("%s: %s is not supported (returns CUBLAS_STATUS_NOT_SUPPORTED)", fn,
                           why);
 }
@@ -104,6 +132,7 @@ static void *lt_ptr(const struct lt_attrs *a, int attr)
 struct lt_call {
     pyshim_hipblasLtMatmulDesc_t desc;
     pyshim_hipblasLtMatrixLayout_t layout[4]; /* A, B, C, D */
+    uint32_t epilogue;                        /* cuBLASLt's, for log lines */
 };
 
 static int lt_compute(int32_t c)
@@ -130,17 +159,33 @@ static int lt_op(int32_t op)
     }
 }
 
-static bool lt_epilogue_ok(uint32_t e)
+/* cuBLASLt's epilogue names, for log lines; every one of these numbers is hipBLASLt's too */
+static const char *lt_epilogue_name(uint32_t e)
 {
     switch (e) {
-    case CUBLASLT_EPILOGUE_DEFAULT: case CUBLASLT_EPILOGUE_RELU: case CUBLASLT_EPILOGUE_BIAS:
-    case CUBLASLT_EPILOGUE_RELU_BIAS: case CUBLASLT_EPILOGUE_GELU:
-    case CUBLASLT_EPILOGUE_GELU_BIAS: case CUBLASLT_EPILOGUE_GELU_AUX:
-    case CUBLASLT_EPILOGUE_GELU_AUX_BIAS:
-        return true; /* the numbers are hipBLASLt's too */
-    default:
-        return false;
+    case CUBLASLT_EPILOGUE_DEFAULT: return "CUBLASLT_EPILOGUE_DEFAULT";
+    case CUBLASLT_EPILOGUE_RELU: return "CUBLASLT_EPILOGUE_RELU";
+    case CUBLASLT_EPILOGUE_RELU_AUX: return "CUBLASLT_EPILOGUE_RELU_AUX";
+    case CUBLASLT_EPILOGUE_BIAS: return "CUBLASLT_EPILOGUE_BIAS";
+    case CUBLASLT_EPILOGUE_RELU_BIAS: return "CUBLASLT_EPILOGUE_RELU_BIAS";
+    case CUBLASLT_EPILOGUE_RELU_AUX_BIAS: return "CUBLASLT_EPILOGUE_RELU_AUX_BIAS";
+    case CUBLASLT_EPILOGUE_DRELU: return "CUBLASLT_EPILOGUE_DRELU";
+    case CUBLASLT_EPILOGUE_DRELU_BGRAD: return "CUBLASLT_EPILOGUE_DRELU_BGRAD";
+    case CUBLASLT_EPILOGUE_GELU: return "CUBLASLT_EPILOGUE_GELU";
+    case CUBLASLT_EPILOGUE_GELU_AUX: return "CUBLASLT_EPILOGUE_GELU_AUX";
+    case CUBLASLT_EPILOGUE_GELU_BIAS: return "CUBLASLT_EPILOGUE_GELU_BIAS";
+    case CUBLASLT_EPILOGUE_GELU_AUX_BIAS: return "CUBLASLT_EPILOGUE_GELU_AUX_BIAS";
+    case CUBLASLT_EPILOGUE_DGELU: return "CUBLASLT_EPILOGUE_DGELU";
+    case CUBLASLT_EPILOGUE_DGELU_BGRAD: return "CUBLASLT_EPILOGUE_DGELU_BGRAD";
+    case CUBLASLT_EPILOGUE_BGRADA: return "CUBLASLT_EPILOGUE_BGRADA";
+    case CUBLASLT_EPILOGUE_BGRADB: return "CUBLASLT_EPILOGUE_BGRADB";
+    default: return NULL;
     }
+}
+
+static bool lt_is_fp8(int32_t t)
+{
+    return t == CUDA_R_8F_E4M3 || t == CUDA_R_8F_E5M2;
 }
 
 static void lt_call_free(const struct lt_backend *be, struct lt_call *c)
@@ -206,11 +251,17 @@ static cublasStatus_t lt_translate(const char *fn, const struct lt_backend *be,
     if (ta < 0 || tb < 0)
         return CUBLAS_STATUS_INVALID_VALUE;
     static const struct { int attr; const char *name; } refused_ptrs[] = {
-        {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, "CUBLASLT_MATMUL_DESC_A_SCALE_POINTER"},
-        {CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, "CUBLASLT_MATMUL_DESC_B_SCALE_POINTER"},
-        {CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, "CUBLASLT_MATMUL_DESC_C_SCALE_POINTER"},
-        {CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, "CUBLASLT_MATMUL_DESC_D_SCALE_POINTER"},
-        {CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, "CUBLASLT_MATMUL_DESC_AMAX_D_POINTER"},
+        /* scale modes other than 0 (one f32 per matrix) are block or vector scalings */
+        {CUBLASLT_MATMUL_DESC_A_SCALE_MODE, "CUBLASLT_MATMUL_DESC_A_SCALE_MODE"},
+        {CUBLASLT_MATMUL_DESC_B_SCALE_MODE, "CUBLASLT_MATMUL_DESC_B_SCALE_MODE"},
+        {CUBLASLT_MATMUL_DESC_C_SCALE_MODE, "CUBLASLT_MATMUL_DESC_C_SCALE_MODE"},
+        {CUBLASLT_MATMUL_DESC_D_SCALE_MODE, "CUBLASLT_MATMUL_DESC_D_SCALE_MODE"},
+        {CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_MODE,
+         "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_MODE"},
+        {CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_POINTER,
+         "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_POINTER"},
+        {CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER,
+         "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER"},
         {CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER, "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER"},
         {CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, "CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE"},
         {CUBLASLT_MATMUL_DESC_TRANSC, "CUBLASLT_MATMUL_DESC_TRANSC"},
@@ -225,10 +276,11 @@ static cublasStatus_t lt_translate(const char *fn, const struct lt_backend *be,
         return CUBLAS_STATUS_NOT_SUPPORTED;
     }
     uint32_t epilogue = (uint32_t)lt_i32(a, CUBLASLT_MATMUL_DESC_EPILOGUE);
-    if (!lt_epilogue_ok(epilogue)) {
+    if (!lt_epilogue_name(epilogue)) {
         lt_refuse(fn, "this CUBLASLT_MATMUL_DESC_EPILOGUE");
         return CUBLAS_STATUS_NOT_SUPPORTED;
     }
+    c->epilogue = epilogue;
     int32_t pmode = lt_i32(a, CUBLASLT_MATMUL_DESC_POINTER_MODE);
     if (pmode != CUBLASLT_POINTER_MODE_HOST && pmode != CUBLASLT_POINTER_MODE_DEVICE) {
         lt_refuse(fn, "a vector CUBLASLT_MATMUL_DESC_POINTER_MODE");
@@ -249,6 +301,31 @@ static cublasStatus_t lt_translate(const char *fn, const struct lt_backend *be,
     int64_t aux_ld = lt_i64(a, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD);
     int64_t aux_stride = lt_i64(a, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE);
     int32_t bias_type = lt_i32(a, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE);
+    const struct lt_attrs *ld = &((struct lt_layout_obj *)lay[3])->a;
+    const struct lt_attrs *lc = &((struct lt_layout_obj *)lay[2])->a;
+    if (bias_type == -1 && lt_is_fp8(lt_i32(&((struct lt_layout_obj *)lay[0])->a,
+                                            CUBLASLT_MATRIX_LAYOUT_TYPE))) {
+        /* cuBLASLt's fp8 default (its cublasLtMatmul table): a bf16 bias beside an f32 D,
+         * C's 16-bit type beside an fp8 D, else D's; said to hipBLASLt explicitly */
+        int32_t dt = lt_i32(ld, CUBLASLT_MATRIX_LAYOUT_TYPE);
+        bias_type = dt == CUDA_R_32F ? CUDA_R_16BF
+                  : lt_is_fp8(dt) ? lt_i32(lc, CUBLASLT_MATRIX_LAYOUT_TYPE) : dt;
+    }
+    const void *scale_ptr[5];
+    static const int scale_attr[5][2] = {
+        {CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, PS_HIPBLASLT_MATMUL_DESC_A_SCALE_POINTER},
+        {CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, PS_HIPBLASLT_MATMUL_DESC_B_SCALE_POINTER},
+        {CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, PS_HIPBLASLT_MATMUL_DESC_C_SCALE_POINTER},
+        {CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, PS_HIPBLASLT_MATMUL_DESC_D_SCALE_POINTER},
+        {CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, PS_HIPBLASLT_MATMUL_DESC_AMAX_D_POINTER},
+    };
+    for (int i = 0; i < 5; i++) {
+        scale_ptr[i] = lt_ptr(a, scale_attr[i][0]);
+        /* unset ones are not set on hipBLASLt: its objects' defaults are NULL too */
+        if (scale_ptr[i] && (st = be->hipblasLtMatmulDescSetAttribute(
+                                 c->desc, scale_attr[i][1], &scale_ptr[i], sizeof(void *))))
+            return lt_status(st);
+    }
     int32_t hip_pmode = pmode == CUBLASLT_POINTER_MODE_HOST ? PS_HIPBLASLT_POINTER_MODE_HOST
                                                             : PS_HIPBLASLT_POINTER_MODE_DEVICE;
     struct { int attr; const void *v; size_t size; } set[] = {
@@ -293,12 +370,17 @@ static cublasStatus_t lt_heuristic(const char *fn, const struct lt_backend *be,
         st = be->hipblasLtMatmulAlgoGetHeuristic(h->hip, c->desc, c->layout[0], c->layout[1],
                                                  c->layout[2], c->layout[3], pref, 1, out, &got);
     be->hipblasLtMatmulPreferenceDestroy(pref);
+    if (st == PS_HIPBLAS_STATUS_SUCCESS && got < 1)
+        st = PS_HIPBLAS_STATUS_NOT_SUPPORTED;
+    if (st == PS_HIPBLAS_STATUS_NOT_SUPPORTED) {
+        /* named by its epilogue, the likeliest reason a backend has no algorithm */
+        char why[128];
+        snprintf(why, sizeof why, "a problem hipBLASLt has no algorithm for (epilogue %s)",
+                 lt_epilogue_name(c->epilogue));
+        lt_refuse(fn, why);
+    }
     if (st != PS_HIPBLAS_STATUS_SUCCESS)
         return lt_status(st);
-    if (got < 1) {
-        lt_refuse(fn, "a problem hipBLASLt has no algorithm for");
-        return CUBLAS_STATUS_NOT_SUPPORTED;
-    }
     return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -224,7 +224,11 @@ static void errors(void)
     err("workspace_null", cublasLtMatmul(lt, op, &one, d, l4, d, l4, &zero, d, l4, d, l4, nullptr, nullptr, 256, stream));
     uint32_t epi = CUBLASLT_EPILOGUE_DGELU;
     CK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
-    err("epilogue_dgelu", cublasLtMatmul(lt, op, &one, d, l4, d, l4, &zero, d, l4, d, l4, nullptr, nullptr, 0, stream));
+    // DGELU reads GELU's input from the aux pointer, which is not set
+    err("epilogue_dgelu_no_aux", cublasLtMatmul(lt, op, &one, d, l4, d, l4, &zero, d, l4, d, l4, nullptr, nullptr, 0, stream));
+    epi = 1024;  // no cuBLASLt epilogue has this number
+    CK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
+    err("epilogue_unknown", cublasLtMatmul(lt, op, &one, d, l4, d, l4, &zero, d, l4, d, l4, nullptr, nullptr, 0, stream));
     epi = CUBLASLT_EPILOGUE_BIAS;  // no bias pointer set
     CK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
     err("bias_null", cublasLtMatmul(lt, op, &one, d, l4, d, l4, &zero, d, l4, d, l4, nullptr, nullptr, 0, stream));

@@ -3,6 +3,7 @@
 #ifndef PYSHIM_CPU_HIPBLASLT_H
 #define PYSHIM_CPU_HIPBLASLT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "pyshim_hipblaslt_abi.h"
@@ -25,6 +26,9 @@ struct lt_desc {
     const void *bias;
     void *aux;
     int64_t aux_ld, aux_stride;
+    /* fp8 scaling: device pointers to one float each, NULL when unset (scale 1, no amax) */
+    const float *scale_a, *scale_b, *scale_c, *scale_d;
+    float *amax_d;
 };
 
 struct lt_layout {
@@ -41,10 +45,14 @@ struct lt_problem {
     const struct lt_layout *a, *b, *c, *d;
     int64_t m, n, k;
     int32_t batch;
-    char path; /* 's' f32 work, 'd' f64 work, 'i' i8 -> i32 */
+    char path; /* 's' f32 work, 'd' f64 work, 'i' i8 -> i32, 'f' fp8 A/B on f32 work */
 };
 
 size_t lt_type_size(int type);
+/* hipblaslt_fp8.c: the 8-bit float types; encode rounds to nearest even and saturates */
+bool lt_is_fp8(int type);
+double lt_fp8_decode(uint8_t v, int type);
+uint8_t lt_fp8_encode(double x, int type);
 /* Every object here starts with its uint64_t magic word: a new zeroed one of `size` bytes
  * (NULL when out of memory), and one destroyed, unmarked first so a stale pointer is
  * refused, when it is an object of that magic (else `bad`). */

@@ -5,7 +5,11 @@
  * the epilogue (bias, ReLU, GELU, GELU's aux output) is applied while D is scattered back
  * in its own type and order. The gathers are O(mk + kn + mn) against the product's O(mnk).
  * i8 x i8 -> i32 has no OpenBLAS routine and is a plain int64-accumulating loop.
- * f32-compute "fast TF32" is computed in full f32, which is at least as accurate.
+ * f32-compute "fast TF32" rounds A and B to TF32 (10 mantissa bits, nearest even) as they
+ * are gathered, then multiplies in f32: the products a GPU's TF32 units form.
+ * fp8 A/B (any of the four formats) are decoded exactly to f32 and take the sgemm path with
+ * the scaling factors cuBLASLt defines: D = scaleD * epilogue(alpha scaleA scaleB op(A)op(B)
+ * + beta scaleC C [+ bias]), amax_D = max |epilogue(...)| before scaleD.
  *
  * Stream order as the CPU rocBLAS: wait for the stream, then compute on this thread. */
 #include <math.h>
@@ -25,7 +29,7 @@ size_t lt_type_size(int type)
     case PS_HIP_R_64F: return 8;
     case PS_HIP_R_16F: case PS_HIP_R_16BF: return 2;
     case PS_HIP_R_8I: return 1;
-    default: return 0;
+    default: return lt_is_fp8(type) ? 1 : 0;
     }
 }
 
@@ -38,7 +42,7 @@ static double lt_load(const void *p, int type, int64_t i)
     case PS_HIP_R_16BF: return rb_bf16_to_float(((const uint16_t *)p)[i]);
     case PS_HIP_R_8I: return ((const int8_t *)p)[i];
     case PS_HIP_R_32I: return ((const int32_t *)p)[i];
-    default: return 0;
+    default: return lt_fp8_decode(((const uint8_t *)p)[i], type);
     }
 }
 
@@ -50,7 +54,10 @@ static void lt_store(void *p, int type, int64_t i, double v)
     case PS_HIP_R_16F: ((uint16_t *)p)[i] = rb_float_to_half((float)v); break;
     case PS_HIP_R_16BF: ((uint16_t *)p)[i] = rb_float_to_bf16((float)v); break;
     case PS_HIP_R_32I: ((int32_t *)p)[i] = (int32_t)v; break;
-    default: break;
+    default:
+        if (lt_is_fp8(type))
+            ((uint8_t *)p)[i] = lt_fp8_encode(v, type);
+        break;
     }
 }
 
@@ -78,6 +85,16 @@ static bool lt_is_16(int t) { return t == PS_HIP_R_16F || t == PS_HIP_R_16BF; }
 static char lt_path(const struct lt_desc *d, const struct lt_problem *pr)
 {
     int at = pr->a->type, bt = pr->b->type, ct = pr->c->type, dt = pr->d->type;
+    if (lt_is_fp8(at) || lt_is_fp8(bt)) {
+        /* cuBLASLt's fp8 matmuls: both inputs fp8, f32 compute and scale; C 16- or 32-bit;
+         * D C's type, or fp8 beside a 16-bit C */
+        if (!lt_is_fp8(at) || !lt_is_fp8(bt) || d->compute != PS_HIPBLAS_COMPUTE_32F ||
+            d->scale != PS_HIP_R_32F)
+            return 0;
+        if (ct == PS_HIP_R_32F)
+            return dt == ct ? 'f' : 0;
+        return lt_is_16(ct) && (dt == ct || lt_is_fp8(dt)) ? 'f' : 0;
+    }
     if (at != bt || ct != dt)
         return 0;
     switch (d->compute) {
@@ -106,10 +123,37 @@ static bool lt_epilogue_known(uint32_t e)
     case PS_HIPBLASLT_EPILOGUE_BIAS: case PS_HIPBLASLT_EPILOGUE_RELU_BIAS:
     case PS_HIPBLASLT_EPILOGUE_GELU: case PS_HIPBLASLT_EPILOGUE_GELU_BIAS:
     case PS_HIPBLASLT_EPILOGUE_GELU_AUX: case PS_HIPBLASLT_EPILOGUE_GELU_AUX_BIAS:
+    case PS_HIPBLASLT_EPILOGUE_RELU_AUX: case PS_HIPBLASLT_EPILOGUE_RELU_AUX_BIAS:
+    case PS_HIPBLASLT_EPILOGUE_DRELU: case PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD:
+    case PS_HIPBLASLT_EPILOGUE_DGELU: case PS_HIPBLASLT_EPILOGUE_DGELU_BGRAD:
+    case PS_HIPBLASLT_EPILOGUE_BGRADA: case PS_HIPBLASLT_EPILOGUE_BGRADB:
         return true;
     default:
         return false;
     }
+}
+
+/* the backward epilogues: a gradient (DRELU/DGELU: aux is an input) or a bias gradient
+ * (written to the bias pointer) */
+static bool lt_epilogue_backward(uint32_t e)
+{
+    return e == PS_HIPBLASLT_EPILOGUE_DRELU || e == PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD ||
+           e == PS_HIPBLASLT_EPILOGUE_DGELU || e == PS_HIPBLASLT_EPILOGUE_DGELU_BGRAD ||
+           e == PS_HIPBLASLT_EPILOGUE_BGRADA || e == PS_HIPBLASLT_EPILOGUE_BGRADB;
+}
+
+/* the epilogues whose aux is the ReLU bit mask (bit i + j ld of the buffer: x > 0) */
+static bool lt_epilogue_mask(uint32_t e)
+{
+    return e == PS_HIPBLASLT_EPILOGUE_RELU_AUX || e == PS_HIPBLASLT_EPILOGUE_RELU_AUX_BIAS ||
+           e == PS_HIPBLASLT_EPILOGUE_DRELU || e == PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD;
+}
+
+/* the epilogues that write a bias gradient to the bias pointer */
+static bool lt_epilogue_bgrad(uint32_t e)
+{
+    return e == PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD || e == PS_HIPBLASLT_EPILOGUE_DGELU_BGRAD ||
+           e == PS_HIPBLASLT_EPILOGUE_BGRADA || e == PS_HIPBLASLT_EPILOGUE_BGRADB;
 }
 
 pyshim_hipblasStatus_t lt_problem_check(const void *desc, const void *a, const void *b,
@@ -145,11 +189,26 @@ pyshim_hipblasStatus_t lt_problem_check(const void *desc, const void *a, const v
         return PS_HIPBLAS_STATUS_NOT_SUPPORTED;
     if (pr->path == 'i' && de->epilogue != PS_HIPBLASLT_EPILOGUE_DEFAULT)
         return PS_HIPBLAS_STATUS_NOT_SUPPORTED;
+    /* gradients of f32/f64/16-bit problems, one batch instance (a batch's bias gradient
+     * would need the bias batch stride cuBLASLt's side refuses) */
+    if (lt_epilogue_backward(de->epilogue) && (pr->path == 'f' || pr->batch != 1))
+        return PS_HIPBLAS_STATUS_NOT_SUPPORTED;
     if (de->pointer_mode != PS_HIPBLASLT_POINTER_MODE_HOST &&
         de->pointer_mode != PS_HIPBLASLT_POINTER_MODE_DEVICE)
         return PS_HIPBLAS_STATUS_NOT_SUPPORTED;
+    if (pr->m > INT32_MAX || pr->n > INT32_MAX || pr->k > INT32_MAX)
+        return PS_HIPBLAS_STATUS_NOT_SUPPORTED; /* OpenBLAS's integers are 32-bit */
+    /* the aux matrix's shape is the descriptor's, so the heuristic refuses what the matmul
+     * would: ld at least m, and cuBLASLt's ReLU mask ld and stride (bits) multiples of 128 */
+    if ((de->epilogue & 128u) && de->aux_ld < pr->m)
+        return PS_HIPBLAS_STATUS_INVALID_VALUE;
+    if (lt_epilogue_mask(de->epilogue) && (de->aux_ld % 128 || de->aux_stride % 128))
+        return PS_HIPBLAS_STATUS_INVALID_VALUE;
+    bool scaled = de->scale_a || de->scale_b || de->scale_c || de->scale_d || de->amax_d;
+    if (scaled && pr->path != 'f')
+        return PS_HIPBLAS_STATUS_INVALID_VALUE; /* as hipBLASLt documents for the scales */
     int bias_type = de->bias_type < 0 ? ld->type : de->bias_type;
-    if ((de->epilogue & PS_HIPBLASLT_EPILOGUE_BIAS) &&
+    if (((de->epilogue & PS_HIPBLASLT_EPILOGUE_BIAS) || lt_epilogue_bgrad(de->epilogue)) &&
         !(bias_type == PS_HIP_R_32F || lt_is_16(bias_type) ||
           (bias_type == PS_HIP_R_64F && pr->path == 'd')))
         return PS_HIPBLAS_STATUS_NOT_SUPPORTED;
@@ -162,9 +221,30 @@ static double lt_gelu(double x)
     return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
 }
 
+/* d/dx of lt_gelu: what DGELU multiplies the incoming gradient by */
+static double lt_dgelu(double x)
+{
+    double t = tanh(0.7978845608028654 * (x + 0.044715 * x * x * x));
+    return 0.5 * (1.0 + t) +
+           0.5 * x * (1.0 - t * t) * 0.7978845608028654 * (1.0 + 3.0 * 0.044715 * x * x);
+}
+
+/* f32 rounded to TF32's 10 mantissa bits, to nearest even (NaN and infinity kept) */
+static float lt_tf32(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    if ((u & 0x7f800000u) != 0x7f800000u) {
+        u += 0xfffu + ((u >> 13) & 1u);
+        u &= ~0x1fffu;
+    }
+    memcpy(&x, &u, 4);
+    return x;
+}
+
 /* gather op(X) of one batch instance into a packed column-major rows x cols buffer */
 static void lt_gather(const struct lt_layout *l, const void *base, int64_t batch, bool trans,
-                      int64_t rows, int64_t cols, char path, void *out)
+                      int64_t rows, int64_t cols, char path, bool tf32, void *out)
 {
     for (int64_t j = 0; j < cols; j++)
         for (int64_t i = 0; i < rows; i++) {
@@ -173,7 +253,7 @@ static void lt_gather(const struct lt_layout *l, const void *base, int64_t batch
             if (path == 'd')
                 ((double *)out)[i + j * rows] = v;
             else
-                ((float *)out)[i + j * rows] = (float)v;
+                ((float *)out)[i + j * rows] = tf32 ? lt_tf32((float)v) : (float)v;
         }
 }
 
@@ -226,8 +306,12 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatmul(
     const struct lt_desc *de = pr.desc;
     if ((de->epilogue & PS_HIPBLASLT_EPILOGUE_BIAS) && !de->bias)
         return PS_HIPBLAS_STATUS_INVALID_VALUE;
-    bool aux = (de->epilogue & 128u) != 0; /* the *_AUX epilogues */
-    if (aux && (!de->aux || de->aux_ld < pr.m))
+    uint32_t epi = de->epilogue;
+    bool aux = (epi & 128u) != 0; /* the *_AUX epilogues and DRELU/DGELU's input */
+    bool mask = lt_epilogue_mask(epi), bgrad = lt_epilogue_bgrad(epi);
+    if (aux && !de->aux)
+        return PS_HIPBLAS_STATUS_INVALID_VALUE;
+    if (bgrad && !de->bias)
         return PS_HIPBLAS_STATUS_INVALID_VALUE;
     if (hipStreamSynchronize((hipStream_t)stream) != hipSuccess)
         return PS_HIPBLAS_STATUS_EXECUTION_FAILED;
@@ -241,15 +325,24 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatmul(
         return PS_HIPBLAS_STATUS_SUCCESS;
     }
     double al = lt_scalar(alpha, scale), be = lt_scalar(beta, scale);
+    /* fp8 scales multiply alpha and beta (single floats: a scalar product, not per element) */
+    if (de->scale_a)
+        al *= *de->scale_a;
+    if (de->scale_b)
+        al *= *de->scale_b;
+    if (de->scale_c)
+        be *= *de->scale_c;
+    double scale_d = de->scale_d ? *de->scale_d : 1.0, amax = 0.0;
+    /* TF32 rounds the f32 inputs only; 16-bit inputs are exact in TF32 already */
+    bool tf32 = de->compute == PS_HIPBLAS_COMPUTE_32F_FAST_TF32 && pr.a->type == PS_HIP_R_32F;
     size_t es = pr.path == 'd' ? 8 : 4;
     int64_t m = pr.m, n = pr.n, k = pr.k;
-    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
-        return PS_HIPBLAS_STATUS_NOT_SUPPORTED; /* OpenBLAS's integers are 32-bit */
     void *wa = malloc(es * (size_t)(m * (k ? k : 1)));
     void *wb = malloc(es * (size_t)((k ? k : 1) * n));
     void *wt = malloc(es * (size_t)(m * n));
-    if (!wa || !wb || !wt) {
-        free(wa); free(wb); free(wt);
+    void *wg = malloc(sizeof(double) * (size_t)m); /* a bias gradient's row sums */
+    if (!wa || !wb || !wt || !wg) {
+        free(wa); free(wb); free(wt); free(wg);
         return PS_HIPBLAS_STATUS_ALLOC_FAILED;
     }
     bool ta = de->transa != PS_HIPBLAS_OP_N, tb = de->transb != PS_HIPBLAS_OP_N;
@@ -265,8 +358,8 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatmul(
                     ((float *)wt)[i + j * m] = (float)v;
             }
         if (k) {
-            lt_gather(pr.a, A, bi, ta, m, k, pr.path, wa);
-            lt_gather(pr.b, B, bi, tb, k, n, pr.path, wb);
+            lt_gather(pr.a, A, bi, ta, m, k, pr.path, tf32, wa);
+            lt_gather(pr.b, B, bi, tb, k, n, pr.path, tf32, wb);
             char no = 'N';
             if (pr.path == 'd') {
                 double one = 1.0;
@@ -276,23 +369,60 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatmul(
                 OB(sgemm)(&no, &no, &mi, &ni, &ki, &alf, wa, &mi, wb, &ki, &one, wt, &mi);
             }
         }
+        /* BGRADA/BGRADB: the sums of op(A)'s rows / op(B)'s columns over k, as gathered */
+        if (epi == PS_HIPBLASLT_EPILOGUE_BGRADA || epi == PS_HIPBLASLT_EPILOGUE_BGRADB) {
+            bool ga = epi == PS_HIPBLASLT_EPILOGUE_BGRADA;
+            for (int64_t r = 0; r < (ga ? m : n); r++) {
+                double sum = 0.0;
+                for (int64_t p = 0; p < k; p++) {
+                    int64_t at = ga ? r + p * m : p + r * k;
+                    const void *w = ga ? wa : wb;
+                    sum += pr.path == 'd' ? ((const double *)w)[at] : ((const float *)w)[at];
+                }
+                lt_store((void *)de->bias, bias_type, r, sum);
+            }
+        }
+        for (int64_t i = 0; i < m && (epi == PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD ||
+                                      epi == PS_HIPBLASLT_EPILOGUE_DGELU_BGRAD); i++)
+            ((double *)wg)[i] = 0.0;
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = 0; i < m; i++) {
                 double v = pr.path == 'd' ? ((double *)wt)[i + j * m] : ((float *)wt)[i + j * m];
-                if (de->epilogue & PS_HIPBLASLT_EPILOGUE_BIAS)
+                if (epi & PS_HIPBLASLT_EPILOGUE_BIAS)
                     v += lt_load(de->bias, bias_type, i);
-                if (aux)
-                    lt_store(de->aux, pr.d->type, bi * de->aux_stride + i + j * de->aux_ld, v);
-                if (de->epilogue & PS_HIPBLASLT_EPILOGUE_RELU)
+                int64_t ax = bi * de->aux_stride + i + j * de->aux_ld;
+                uint8_t *bits = de->aux, bit = (uint8_t)(1u << (ax & 7));
+                if (epi == PS_HIPBLASLT_EPILOGUE_DRELU || epi == PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD)
+                    v = (bits[ax >> 3] & bit) ? v : 0.0;
+                else if (epi == PS_HIPBLASLT_EPILOGUE_DGELU ||
+                         epi == PS_HIPBLASLT_EPILOGUE_DGELU_BGRAD)
+                    v *= lt_dgelu(lt_load(de->aux, pr.d->type, ax));
+                else if (mask)
+                    bits[ax >> 3] = (uint8_t)(v > 0.0 ? bits[ax >> 3] | bit : bits[ax >> 3] & ~bit);
+                else if (aux)
+                    lt_store(de->aux, pr.d->type, ax, v);
+                if (epi == PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD ||
+                    epi == PS_HIPBLASLT_EPILOGUE_DGELU_BGRAD)
+                    ((double *)wg)[i] += v;
+                if (epi & PS_HIPBLASLT_EPILOGUE_RELU)
                     v = v > 0.0 ? v : 0.0;
-                else if (de->epilogue & PS_HIPBLASLT_EPILOGUE_GELU)
+                else if (epi & PS_HIPBLASLT_EPILOGUE_GELU)
                     v = lt_gelu(v);
-                lt_store(D, pr.d->type, lt_at(pr.d, bi, i, j), v);
+                if (isnan(v) || fabs(v) > amax)
+                    amax = fabs(v); /* a NaN stays: nothing compares greater than it */
+                lt_store(D, pr.d->type, lt_at(pr.d, bi, i, j), v * scale_d);
             }
+        /* DRELU_BGRAD/DGELU_BGRAD: the bias gradient is the sum of the gradient's rows */
+        for (int64_t i = 0; i < m && (epi == PS_HIPBLASLT_EPILOGUE_DRELU_BGRAD ||
+                                      epi == PS_HIPBLASLT_EPILOGUE_DGELU_BGRAD); i++)
+            lt_store((void *)de->bias, bias_type, i, ((double *)wg)[i]);
     }
+    if (de->amax_d)
+        *de->amax_d = (float)amax;
     free(wa);
     free(wb);
     free(wt);
+    free(wg);
     return PS_HIPBLAS_STATUS_SUCCESS;
 }
 

@@ -92,6 +92,16 @@ LT_API pyshim_hipblasStatus_t hipblasLtMatmulDescSetAttribute(pyshim_hipblasLtMa
     case PS_HIPBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE:
         return lt_copy_in(&d->aux_stride, 8, buf, size);
     case PS_HIPBLASLT_MATMUL_DESC_POINTER_MODE: return lt_copy_in(&d->pointer_mode, 4, buf, size);
+    case PS_HIPBLASLT_MATMUL_DESC_A_SCALE_POINTER:
+        return lt_copy_in(&d->scale_a, sizeof(void *), buf, size);
+    case PS_HIPBLASLT_MATMUL_DESC_B_SCALE_POINTER:
+        return lt_copy_in(&d->scale_b, sizeof(void *), buf, size);
+    case PS_HIPBLASLT_MATMUL_DESC_C_SCALE_POINTER:
+        return lt_copy_in(&d->scale_c, sizeof(void *), buf, size);
+    case PS_HIPBLASLT_MATMUL_DESC_D_SCALE_POINTER:
+        return lt_copy_in(&d->scale_d, sizeof(void *), buf, size);
+    case PS_HIPBLASLT_MATMUL_DESC_AMAX_D_POINTER:
+        return lt_copy_in(&d->amax_d, sizeof(void *), buf, size);
     default: return PS_HIPBLAS_STATUS_INVALID_VALUE;
     }
 }
