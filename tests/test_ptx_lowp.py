@@ -1,8 +1,9 @@
-"""cvt to and from tf32, the FP8 pairs (e4m3x2, e5m2x2) and, with .satfinite, f16 / bf16 (and
-their pairs), and elect.sync, on the CPU device in both wave modes, against references written
+"""cvt to and from tf32, the FP8 pairs (e4m3x2, e5m2x2), the FP6 pairs (e2m3x2, e3m2x2) and,
+with .satfinite, f16 / bf16 (and their pairs), and elect.sync, on the CPU device in both wave modes, against references written
 from the ISA's definitions: the nearest representable value by exhaustive search over the
 format's codes (ties to the even code; numpy's conversion for f16), .satfinite clamping to the
-largest finite value, .relu making negatives +0."""
+largest finite value (and, for FP6, which has no NaN, NaN to +MAX_NORM), .relu making
+negatives +0."""
 
 from __future__ import annotations
 
@@ -50,6 +51,14 @@ KERNELS = [
     ("f16_e4m3", "cvt.rn.f16x2.e4m3x2", "b16", "b32", 1),
     ("f16_e5m2", "cvt.rn.f16x2.e5m2x2", "b16", "b32", 1),
     ("f16_e4m3_relu", "cvt.rn.relu.f16x2.e4m3x2", "b16", "b32", 1),
+    # FP6 (PTX 8.6, sm_100a): each in the low 6 bits of its byte
+    ("e2m3_f32", "cvt.rn.satfinite.e2m3x2.f32", "f32", "b16", 2),
+    ("e3m2_f32", "cvt.rn.satfinite.e3m2x2.f32", "f32", "b16", 2),
+    ("e2m3_f32_relu", "cvt.rn.satfinite.relu.e2m3x2.f32", "f32", "b16", 2),
+    ("e3m2_f32_relu", "cvt.rn.satfinite.relu.e3m2x2.f32", "f32", "b16", 2),
+    ("f16_e2m3", "cvt.rn.f16x2.e2m3x2", "b16", "b32", 1),
+    ("f16_e3m2", "cvt.rn.f16x2.e3m2x2", "b16", "b32", 1),
+    ("f16_e3m2_relu", "cvt.rn.relu.f16x2.e3m2x2", "b16", "b32", 1),
     # .satfinite to f16 / bf16 (PTX 8.1)
     ("f16x2_rn_satf", "cvt.rn.satfinite.f16x2.f32", "f32", "b32", 2),
     ("bf16x2_rn_satf", "cvt.rn.satfinite.bf16x2.f32", "f32", "b32", 2),
@@ -111,6 +120,43 @@ def fp8_ref(x: float, fmt: str, relu: bool = False) -> int:
     if a > maxv:
         best = 0x7E if fmt == "e4m3" else 0x7B
     return sign | best
+
+
+def fp6_values(fmt: str) -> list[float]:
+    """The 32 non-negative values of e2m3 (bias 1) / e3m2 (bias 3), from the format's
+    definition (PTX ISA 5.2.5.1): e == 0 is subnormal, m / 2^M * 2^(1 - bias)."""
+    mbits, bias = (3, 1) if fmt == "e2m3" else (2, 3)
+    out = []
+    for code in range(32):
+        e, m = code >> mbits, code & ((1 << mbits) - 1)
+        out.append(m / (1 << mbits) * 2.0 ** (1 - bias) if e == 0
+                   else (1 + m / (1 << mbits)) * 2.0 ** (e - bias))
+    return out
+
+
+def fp6_ref(x: float, fmt: str, relu: bool = False) -> int:
+    """f32 -> FP6, .rn.satfinite: the nearest value (ties to the even code), overflow and
+    infinities to MAX_NORM of their sign, NaN to +MAX_NORM (the format has no NaN)."""
+    if np.isnan(x):
+        return 0x1F
+    if relu and np.signbit(x):
+        return 0
+    vals = fp6_values(fmt)
+    a = abs(x)
+    best, bestd = 0, None
+    for code, v in enumerate(vals):
+        dist = abs(v - a)
+        if bestd is None or dist < bestd or (dist == bestd and code % 2 == 0):
+            best, bestd = code, dist
+    if a >= vals[-1]:
+        best = 0x1F
+    return (0x20 if np.signbit(x) else 0) | best
+
+
+def fp6_to_f16_ref(b: int, fmt: str, relu: bool) -> int:
+    v = fp6_values(fmt)[b & 0x1F]
+    h = int(np.float16(-v if b & 0x20 else v).view(np.uint16))
+    return 0 if relu and h & 0x8000 else h
 
 
 def tf32_ref(x: np.float32, rna: bool, sat: bool) -> int:
@@ -277,3 +323,46 @@ def test_f32_to_half_satfinite(mod, kind, xs):
             want = half_ref(x[i], bf16, rz, relu, True)
             assert _half_is(got, want, bf16), (kind, x[i], hex(got), want)
 
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(xs=st.lists(st.one_of(st.floats(width=32), st.floats(-40, 40, width=32),
+                             st.floats(-1, 1, width=32), st.floats(-0.25, 0.25, width=32),
+                             st.sampled_from([7.25, 7.5, 7.75, 28.0, 30.0, 32.0, 0.0625, 0.03125,
+                                              0.09375, -0.0, np.inf, -np.inf, np.nan])),
+                   min_size=64, max_size=64))
+@pytest.mark.parametrize("kind", ("e2m3_f32", "e3m2_f32", "e2m3_f32_relu", "e3m2_f32_relu"))
+def test_f32_to_fp6x2(mod, kind, xs):
+    wave, m = mod
+    x = np.array(xs, dtype=np.float32)
+    out = np.zeros(32, dtype=np.uint16)
+    m.launch(kind, (1,), (32,), [x, out], warp_size=wave)
+    fmt, relu = kind[:4], kind.endswith("relu")
+    for i in range(32):
+        # cvt d, a, b: a in the upper byte, b in the lower
+        want = (fp6_ref(float(x[2 * i]), fmt, relu) << 8) | fp6_ref(float(x[2 * i + 1]), fmt, relu)
+        assert int(out[i]) == want, (x[2 * i], x[2 * i + 1], hex(int(out[i])), hex(want))
+
+
+@pytest.mark.parametrize("kind", ("f16_e2m3", "f16_e3m2", "f16_e3m2_relu"))
+def test_fp6x2_to_f16x2_exhaustive(mod, kind):
+    """Every 16-bit input, the upper two bits of each byte set too (the ISA reads the low 6)."""
+    wave, m = mod
+    x = np.arange(65536, dtype=np.uint32).astype(np.uint16)
+    out = np.zeros(65536, dtype=np.uint32)
+    m.launch(kind, (256,), (256,), [x, out], warp_size=wave)
+    fmt, relu = kind[4:8], kind.endswith("relu")
+    lo = np.array([fp6_to_f16_ref(b & 0x3F, fmt, relu) for b in range(256)], dtype=np.uint32)
+    want = (lo[x >> 8] << 16) | lo[x & 0xFF]
+    assert np.array_equal(out, want)
+
+
+def test_fp6_prelude_only_where_used():
+    """fp6.h reaches the modules whose cvt uses FP6, and no other (their C is unchanged)."""
+    from pyshim.ptx.translate import translate
+
+    fp6 = HEAD + _unary("k", "cvt.rn.satfinite.e2m3x2.f32", "f32", "b16", 2)
+    fp8 = HEAD + _unary("k", "cvt.rn.satfinite.e4m3x2.f32", "f32", "b16", 2)
+    for target in ("cpu-wave64", "hip-wave64:gfx942", "cuda"):
+        assert translate(fp6, target).count("/* ---- fp6.h ---- */") == 1
+        assert "fp6.h" not in translate(fp8, target)

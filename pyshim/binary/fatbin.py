@@ -47,7 +47,8 @@ MAX_CONTAINER = 1 << 32
 # largest met (CUB's, 665k lines) is some tens of MB; 512 MiB of PTX would take the
 # translator minutes per pass. A compressed entry declaring more is refused before it is
 # decompressed: its text would be held twice (the bytes and the str), and a 66 KB zstd
-# frame can declare and expand to 2 GiB (4.2 GiB of memory, 13.5 s, issue 19)
+# frame can declare and expand to 2 GiB (issue 19; its cost in memory and time:
+# benchmarks/README.md, Figures behind the code)
 MAX_PTX = 512 << 20
 # the PTX ISA versions the translator takes: every 9.x (nvcc 13.0 writes 9.0, CUDA 13.2's
 # CCCL in CuPy's CUB fat binary 9.2). A new minor version adds instructions; the

@@ -1,5 +1,6 @@
 """Kernel names of a cubin, fast: a math library carries thousands of cubins, and building a
-pyelftools object for each costs ~3 ms (15 s for libcublasLt). This reads just the section
+pyelftools object for each is too slow for that (benchmarks/README.md, Figures behind the
+code). This reads just the section
 headers and the symbol tables with struct and numpy; the rule is the same as
 `pyshim.binary.fatbin.cubin_kernels` (function symbols with the CUDA entry bit 0x10 in
 st_other), which the tests compare it with.

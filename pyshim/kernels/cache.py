@@ -10,9 +10,9 @@ written is as dangerous as arbitrary code. The root is created 0700, and an entr
 file or its shard directory) that is group/world-writable, owned by another uid, or not a
 plain file/directory is refused, deleted if we can, rebuilt, and logged.
 Integrity: every entry ends with a record of its own size and sha256 (`_RECORD`), checked
-the first time a process looks it up (sha256: 25 us for a typical 24 KB module, 2 ms per
-MiB on this machine; later lookups in the process compare size, mtime and inode with what
-was hashed, about 5 us): a truncated, emptied or altered entry
+the first time a process looks it up (a hash of the entry is cheap next to a rebuild; later
+lookups in the process compare size, mtime and inode with what was hashed, cheaper still:
+benchmarks/README.md, Figures behind the code): a truncated, emptied or altered entry
 is removed, logged and rebuilt, never loaded (dlopen of a truncated .so was a SIGBUS on
 every run). The record rides in the same file, so one rename publishes data and record
 together. ELF loaders ignore bytes past the image; `read_entry` gives the data alone.

@@ -5,13 +5,15 @@
 The compiler is $PYSHIM_CC, else $CC, else clang-19 when installed, else `cc`: clang
 vectorizes the thread loops of translated kernels (base pointer plus per-thread offset, see
 pyshim/ptx/analysis/pointer_regs.py) where gcc 12 emits scalar code or gathers, which makes
-bandwidth-bound kernels up to 2x faster. Flags keep PTX semantics: no fused
+bandwidth-bound kernels much faster (benchmarks/README.md, Figures behind the code). Flags
+keep PTX semantics: no fused
 multiply-add unless PTX says fma (-ffp-contract=off), wrapping signed arithmetic (-fwrapv),
 no type-based alias analysis (PTX memory is untyped). `compiler_identity()` goes into the
 kernel cache key.
 
 Tiers ($PYSHIM_JIT, issue 23): `opt` (the default) compiles with CPU_FLAGS; `fast` adds
--O1 (a CUB kernel of 1,500 PTX lines: 6.1 s at -O2, 3.6 s at -O1 with clang-19); `tiered`
+-O1 (large kernels compile markedly faster: benchmarks/README.md, Figures behind the code);
+`tiered`
 compiles a kernel's first build at the fast tier and the optimised one in the background
 (`background`: one job per core, at nice 10, below the program's own threads), where the
 next load finds it. A tier other than opt is part of the compiler identity, so the cache
@@ -95,8 +97,8 @@ def _default_cc() -> str:
 @functools.cache
 def _identity(cc: tuple[str, ...]) -> str:
     """The identity, from the disk memo when the compiler binary, the ABI header and the
-    CPU are the ones it was computed for (two compiler runs, 0.3 s, in every fresh process
-    otherwise: most of a warm load there)."""
+    CPU are the ones it was computed for (two compiler runs in every fresh process otherwise:
+    most of a warm load there, benchmarks/README.md, Figures behind the code)."""
     memo_key = _memo_key(cc)
     if memo_key is not None:
         from pyshim.kernels import cache

@@ -1,6 +1,6 @@
 """The translator's identity in kernel cache keys, importable without the translator: a
-warm load (a cache hit) in a fresh process needs the key, not the 0.4 s import of
-translate.py and everything it pulls in."""
+warm load (a cache hit) in a fresh process needs the key, not the import of translate.py
+and everything it pulls in (benchmarks/README.md, Figures behind the code)."""
 
 from __future__ import annotations
 

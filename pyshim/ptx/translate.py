@@ -24,7 +24,7 @@ from pyshim.ptx.isa.emitter import FunctionEmitter, cname_fn, cname_label, cname
 from pyshim.ptx.isa.records import DECL, LABEL, MARK, SCOPE, Record, point
 from pyshim.ptx.layout import param_layout, var_align, var_bytes
 from pyshim.ptx.targets import get_target
-from pyshim.ptx.targets.base import Target
+from pyshim.ptx.targets.base import Target, prelude_text
 from pyshim.ptx.types import SIZE
 
 # TRANSLATOR_VERSION (bump it there) and translator_fingerprint live in fingerprint.py
@@ -49,6 +49,7 @@ class Translator:
         self.stats = {"instructions": 0, "functions": 0, "kernels": 0}
         # kernels that cannot be translated -> why (they trap; libcuda refuses to launch them)
         self.unsupported: dict[str, str] = {}
+        self.preludes: list[str] = []  # prelude files the handlers asked for (fe.need)
 
     def error(self, cls: type[PtxError], message: str, tok: int, function: str) -> PtxError:
         src = self.module.source
@@ -117,6 +118,8 @@ class Translator:
             raise first  # nothing in it can run: the module fails to load, as before
         if self.unsupported:
             self.stats["unsupported"] = dict(self.unsupported)
+        for name in reversed(self.preludes):  # after the target's, before the tensor ones
+            out.insert(1, f"/* ---- {name} ---- */\n{prelude_text(name)}")
         out += self.extra_defs
         out.append(t.module_descriptor(self, kernels))
         return "\n".join(out) + "\n"

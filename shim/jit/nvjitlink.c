@@ -19,7 +19,9 @@
 #include <string.h>
 
 #include "ptx_image.h"
+#include "common/bytes.h"
 #include "common/elf_write.h"
+#include "common/fatbin_extent.h"
 #include "nvjitlink_names.h"
 #include "wrapper.h"
 
@@ -146,7 +148,7 @@ static const char *section_of(int type, const uint8_t *data, size_t size)
             return "library";
         if (size >= 18 && memcmp(data, "\x7f" "ELF", 4) == 0)
             return data[18] == 190 ? "cubin" : "object"; /* e_machine EM_CUDA */
-        if (size >= 4 && memcmp(data, "\x50\xed\x55\xba", 4) == 0)
+        if (size >= 4 && pyshim_get32(data) == PYSHIM_COMMON_FATBIN_CONTAINER_MAGIC)
             return "fatbin";
         if (size >= 8 && memmem(data, size < 4096 ? size : 4096, ".version", 8) != NULL)
             return "ptx";

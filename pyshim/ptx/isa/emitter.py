@@ -183,6 +183,13 @@ class FunctionEmitter:
         self.form = form
         self.reg_expr.clear()
 
+    def need(self, prelude: str) -> None:
+        """The instruction being emitted calls functions of this prelude file (preludes/):
+        the translator adds it, once, to the modules that use it and to no other, so a new
+        instruction's prelude functions leave every other module's C unchanged."""
+        if prelude not in self.tr.preludes:
+            self.tr.preludes.append(prelude)
+
     # ---- errors --------------------------------------------------------------------------
     def unsupported(self, inst: ir.Instruction, why: str = "") -> UnsupportedInstruction:
         name = ".".join((inst.opcode, *inst.mods))

@@ -87,7 +87,8 @@ def run(module: ir.Module) -> ir.Module:
 
 # region loops cost the C compiler far more than phases (a loop nest per region, vectorised):
 # past this many regions in one module, the kernels with the most regions keep phases (NVIDIA's
-# reduction sample, 213 kernels and 2808 regions, compiled in 95 s instead of 20 s as phases)
+# reduction sample compiled several times faster as phases: benchmarks/README.md, Figures
+# behind the code)
 MODULE_REGIONS = 640
 
 

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "common/bytes.h"
+#include "common/fatbin_extent.h"
 
 #if defined(__x86_64__)
 #define HOST_MACHINE EM_X86_64
@@ -51,9 +53,8 @@ struct ihipModuleSymbol_t *cpu_function_lookup(const void *handle)
  * size of the whole file, or 0 with `why` set. */
 static size_t elf_image_size(const unsigned char *img, size_t avail, const char **why)
 {
-    static const unsigned char fatbin[4] = {0x50, 0xed, 0x55, 0xba};   /* 0xBA55ED50 */
-    static const unsigned char fatbin_wrapper[4] = {0xb1, 0x43, 0x62, 0x46};  /* 0x466243B1 */
-    if (avail >= 4 && (memcmp(img, fatbin, 4) == 0 || memcmp(img, fatbin_wrapper, 4) == 0)) {
+    uint32_t magic = avail >= 4 ? pyshim_get32(img) : 0;
+    if (magic == PYSHIM_COMMON_FATBIN_CONTAINER_MAGIC || magic == PYSHIM_COMMON_FATBIN_WRAPPER_MAGIC) {
         *why = "a CUDA fat binary: its PTX must be translated for the CPU device first";
         return 0;
     }

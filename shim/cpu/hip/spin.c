@@ -2,7 +2,8 @@
  * Brief spinning before sleeping. A launch hands work from the caller to a stream's thread
  * and from there to the pool, and hands completion back the same way; each hand-off to a
  * sleeping thread is a futex wake plus a trip through the scheduler (tens of microseconds
- * on a busy machine), which is what made an empty launch cost 70-80 us. A thread that runs
+ * on a busy machine), which was most of an empty launch's cost (benchmarks/README.md,
+ * Figures behind the code). A thread that runs
  * out of work, or waits for the device, first watches for the next event for a short while
  * (PYSHIM_CPU_SPIN_US, default 50 us), so back-to-back launches and a synchronize right
  * after a short kernel never sleep. The spin yields the CPU on every round: on a machine
