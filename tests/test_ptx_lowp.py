@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from ptx import mma
 from ptx.harness import build
 
+from pyshim.kernels.nvrtc import available as nvrtc_available
+
 HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n"
 
 
@@ -366,3 +368,33 @@ def test_fp6_prelude_only_where_used():
     for target in ("cpu-wave64", "hip-wave64:gfx942", "cuda"):
         assert translate(fp6, target).count("/* ---- fp6.h ---- */") == 1
         assert "fp6.h" not in translate(fp8, target)
+
+
+@pytest.mark.skipif(not nvrtc_available(), reason="NVRTC not found (pip install nvidia-cuda-nvrtc)")
+def test_cuda_target_of_the_conversions_compiles_and_agrees(tmp_path):
+    """The cuda target's C++ of every conversion here compiles with NVRTC (lowp.h spelled
+    float builtins NVRTC does not have), and its PTX P' gives P's bytes on the CPU device."""
+    from pyshim.differential.checks import cuda_target_ptx
+
+    src = HEAD + "".join(_unary(*k) for k in KERNELS)
+    (tmp_path / "p").mkdir()
+    (tmp_path / "q").mkdir()
+    p = build(src, "cpu-wave32", tmp_path / "p")
+    q = build(cuda_target_ptx(src), "cpu-wave32", tmp_path / "q")
+    rng = np.random.default_rng(7)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 448.0, 57344.0, 1e-9, -7.5, 0.5],
+                        dtype=np.float32)
+    size = {"f32": 4, "b32": 4, "b16": 2}
+    for name, _op, src_ty, dst_ty, srcs in KERNELS:
+        n = 64 * srcs
+        if src_ty == "f32":
+            x = np.concatenate([specials, rng.standard_normal(n, dtype=np.float32) * 300])[:n]
+        else:
+            x = rng.integers(0, 2 ** (8 * size[src_ty]), n, dtype=np.uint64).astype(
+                np.uint16 if src_ty == "b16" else np.uint32)
+        outs = []
+        for m in (p, q):
+            out = np.zeros(64 * size[dst_ty], dtype=np.uint8)
+            m.launch(name, (1,), (64,), [x, out], warp_size=32)
+            outs.append(out)
+        assert np.array_equal(outs[0], outs[1]), name

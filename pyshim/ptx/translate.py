@@ -64,7 +64,7 @@ class Translator:
             raise UnsupportedInstruction(".address_size 32 (pyshim translates 64-bit PTX only)")
         out = [t.prelude(), "", "/* ---- module variables ---- */"]
         if tensor.uses_tensor(self.module):  # only these modules: the others' C is unchanged
-            out.insert(1, tensor.prelude(t))
+            out.insert(1, tensor.prelude(t, self.module))
         if texture.uses(self.module):
             out.insert(1, texture.prelude(t))
         relocs: list[str] = []

@@ -59,11 +59,24 @@ def uses_tensor(module: ir.Module) -> bool:
                for f in module.functions for s in f.body or ())
 
 
-def prelude(target) -> str:
+def _lowp_only(module: ir.Module) -> bool:
+    """Whether the module's only instructions of this family are lowp.py's conversions."""
+    from pyshim.ptx.isa import mbarrier
+
+    return not mbarrier.uses(module) and not any(
+        type(s) is ir.Instruction and (s.opcode in OPCODES or s.opcode == "elect")
+        for f in module.functions for s in f.body or ())
+
+
+def prelude(target, module: ir.Module) -> str:
     """The preludes a module using these instructions needs on `target` (after the target's)."""
     from pyshim.ptx.targets.base import prelude_text
 
     parts = ["/* ---- lowp.h ---- */", prelude_text("lowp.h")]
+    # NVRTC cannot compile mma.h (vector extensions, __thread): conversions alone need only
+    # lowp.h there; on the CPU and AMD targets the set stays as it was (their C unchanged)
+    if target.name == "cuda" and _lowp_only(module):
+        return "\n".join(parts)
     if _is_hip(target):  # mma.h's whole-warp functions are the CPU device's exchange
         return "\n".join(parts + ["/* ---- mma_amd.h ---- */", prelude_text("mma_amd.h")])
     parts += ["/* ---- mma.h ---- */", prelude_text("mma.h")]

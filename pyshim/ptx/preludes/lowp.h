@@ -28,10 +28,10 @@ PS_FN uint32_t ps_f2fp8(float x, int e5m2, int relu) {
     if (a == 0.0f) return sign;
     const int emin = 1 - bias;                           /* smallest normal exponent */
     int e;
-    (void)__builtin_frexpf(a, &e);
+    (void)__builtin_frexp((double)a, &e);          /* double: NVRTC maps only these */
     e -= 1;                                              /* a = 1.f * 2^e */
     if (e < emin) e = emin;                              /* subnormals: step 2^(emin-mbits) */
-    float q = PS_RINTF(__builtin_ldexpf(a, mbits - e));  /* integer mantissa, half to even */
+    float q = PS_RINTF((float)__builtin_ldexp((double)a, mbits - e));  /* exact; half to even */
     uint32_t code;
     if (e == emin && q < (float)(1 << mbits)) {
         code = (uint32_t)q;                              /* subnormal (or zero) */
