@@ -5,7 +5,6 @@ of one device each, and two of two devices each (4 ranks, 2 in each process)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from nccl.programs import nccl_program
 
 from pyshim.paths import REPO_DIR, build_dir
 
@@ -78,31 +78,11 @@ def is_small(t: str, op: str) -> bool:
 
 @pytest.fixture(scope="module")
 def exe() -> Path:
-    from pyshim.builders.components import build_all
     from pyshim.builders.nccl import have_gloo
-    from pyshim.tables.fetch import FetchError, include_dir
 
     if not have_gloo():
         pytest.skip("gloo's headers (libgloo-dev) are not installed: no cross-process path")
-    try:
-        inc = include_dir("nccl2")
-    except FetchError as exc:
-        pytest.skip(f"NVIDIA's nccl.h is not available: {exc}")
-    build_all(components=("cpu", "libcuda", "cudart", "jit", "nccl"))
-    root = build_dir()
-    src = HERE / "prog_nccl_mp.cu"
-    key = hashlib.sha256(src.read_bytes()).hexdigest()[:16]
-    out = root / "progs" / f"prog_nccl_mp-{key}"
-    if out.is_file():
-        return out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(f".{os.getpid()}.tmp")
-    cmd = ["nvcc", "-O1", "-std=c++17", "-o", str(tmp), str(src), f"-I{inc}",
-           f"-L{root / 'lib'}", "-l:libnccl.so.2", "-Xlinker", f"-rpath-link={root / 'cpu'}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    os.replace(tmp, out)
-    return out
+    return nccl_program("prog_nccl_mp")
 
 
 @pytest.fixture()

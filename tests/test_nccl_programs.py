@@ -6,7 +6,6 @@ log line naming the function."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -14,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from nccl.programs import nccl_program
 
 from pyshim.paths import REPO_DIR, build_dir
 
@@ -30,28 +30,7 @@ CODES = {"null_comm": 4, "bad_datatype": 4, "bad_op": 4, "bad_root": 4, "bad_pee
 
 @pytest.fixture(scope="module")
 def exe() -> Path:
-    from pyshim.builders.components import build_all
-    from pyshim.tables.fetch import FetchError, include_dir
-
-    try:
-        inc = include_dir("nccl2")   # NVIDIA's nccl.h from the pinned wheel
-    except FetchError as exc:
-        pytest.skip(f"NVIDIA's nccl.h is not available: {exc}")
-    build_all(components=("cpu", "libcuda", "cudart", "jit", "nccl"))
-    root = build_dir()
-    src = HERE / "prog_nccl.cu"
-    key = hashlib.sha256(src.read_bytes()).hexdigest()[:16]
-    out = root / "progs" / f"prog_nccl-{key}"
-    if out.is_file():
-        return out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(f".{os.getpid()}.tmp")
-    cmd = ["nvcc", "-O1", "-std=c++17", "-o", str(tmp), str(src), f"-I{inc}",
-           f"-L{root / 'lib'}", "-l:libnccl.so.2", "-Xlinker", f"-rpath-link={root / 'cpu'}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    os.replace(tmp, out)
-    return out
+    return nccl_program("prog_nccl")
 
 
 @pytest.mark.parametrize("devices", [2, 4])
