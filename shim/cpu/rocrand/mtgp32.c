@@ -13,12 +13,13 @@
  * t + offset + 351 and reads words up to t + offset + pos with pos <= 93 in every set, so
  * no thread reads what another writes in the same round and the order is the GPU's.
  */
-#include <dlfcn.h> /* dladdr: _GNU_SOURCE comes from the build flags */
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "data_file.h"
 #include "mtgp32.h"
 
 #define FILE_NAME "rocrand_mtgp32_11213.bin"
@@ -39,22 +40,12 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void load(void)
 {
-    Dl_info info;
-    if (!dladdr((void *)&mtgp32_available, &info) || !info.dli_fname)
-        return;
-    char path[4096];
-    const char *slash = strrchr(info.dli_fname, '/');
-    int dir = slash ? (int)(slash - info.dli_fname) : 1;
-    snprintf(path, sizeof path, "%.*s/%s", dir, slash ? info.dli_fname : ".", FILE_NAME);
-    FILE *f = fopen(path, "rb");
+    uint32_t n = 0;
+    FILE *f = rr_data_open((const void *)&mtgp32_available, FILE_NAME, MAGIC, &n);
     if (!f)
         return;
-    char magic[8];
-    uint32_t n = 0;
     params *p = malloc(sizeof *p * SETS);
-    int ok = p && fread(magic, 1, 8, f) == 8 && memcmp(magic, MAGIC, 8) == 0 &&
-             fread(&n, 4, 1, f) == 1 && n == SETS &&
-             fread(p, sizeof *p, SETS, f) == SETS;
+    int ok = p && n == SETS && fread(p, sizeof *p, SETS, f) == SETS;
     for (int i = 0; ok && i < SETS; i++)
         ok = p[i].mexp == MEXP && p[i].pos >= 1 && p[i].pos + MTGP32_THREADS <= N &&
              p[i].sh1 < 32 && p[i].sh2 < 32;

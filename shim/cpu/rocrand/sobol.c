@@ -10,12 +10,13 @@
  * v_k = m_k << (W-1-k) for k < s, then v_k = v_{k-s} ^ (v_{k-s} >> s) ^ XOR of a_j v_{k-j};
  * the first dimension has m_k = 1 throughout (v_k = 2^(W-1-k)).
  */
-#include <dlfcn.h> /* dladdr: _GNU_SOURCE comes from the build flags */
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "data_file.h"
 #include "sobol.h"
 
 #define FILE_NAME "rocrand_joe_kuo6.bin"
@@ -31,20 +32,11 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void load(void)
 {
-    Dl_info info;
-    if (!dladdr((void *)&sobol_dimensions, &info) || !info.dli_fname)
-        return;
-    char path[4096];
-    const char *slash = strrchr(info.dli_fname, '/');
-    int dir = slash ? (int)(slash - info.dli_fname) : 1;
-    snprintf(path, sizeof path, "%.*s/%s", dir, slash ? info.dli_fname : ".", FILE_NAME);
-    FILE *f = fopen(path, "rb");
+    uint32_t n = 0;
+    FILE *f = rr_data_open((const void *)&sobol_dimensions, FILE_NAME, MAGIC, &n);
     if (!f)
         return;
-    char magic[8];
-    uint32_t n = 0;
-    if (fread(magic, 1, 8, f) == 8 && memcmp(magic, MAGIC, 8) == 0 && fread(&n, 4, 1, f) == 1 &&
-        n > 0 && n <= SOBOL_DIMENSIONS) {
+    if (n > 0 && n <= SOBOL_DIMENSIONS) {
         uint32_t *p = malloc(4 * (size_t)n), *m = malloc(4 * (size_t)n * MAX_M);
         unsigned int *v32 = malloc(sizeof *v32 * 32 * (size_t)n);
         unsigned long long *v64 = malloc(sizeof *v64 * 64 * (size_t)n);
