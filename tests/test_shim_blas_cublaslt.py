@@ -40,8 +40,9 @@ def _cublaslt_header() -> Path | None:
     return inc if (inc / "cublasLt.h").is_file() else None
 
 
-@pytest.fixture(scope="module")
-def run_program() -> str:
+def cublaslt_program(name: str) -> str:
+    """tests/shim_blas/<name>.cu built against NVIDIA's cublasLt.h and pyshim's libcublasLt,
+    run on the CPU device; its output, which must end well and say PASS <name>."""
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc is not installed")
     inc = _cublaslt_header()
@@ -52,18 +53,23 @@ def run_program() -> str:
 
     lib, cpu = env.build()
     build_all(components=("cpu", "libcuda"))
-    exe = lib.parent / "progs" / "prog_cublaslt"
+    exe = lib.parent / "progs" / name
     exe.parent.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(["nvcc", "-O1", "-o", str(exe), str(HERE / "prog_cublaslt.cu"),
+    proc = subprocess.run(["nvcc", "-O1", "-o", str(exe), str(HERE / f"{name}.cu"),
                            f"-I{inc}", f"-L{lib}", "-lcublasLt",
                            "-Xlinker", f"-rpath-link={cpu}"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     e = dict(os.environ, LD_LIBRARY_PATH=f"{lib}:{build_dir() / 'lib'}:{cpu}")
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, env=e)
-    assert proc.returncode == 0 and "PASS prog_cublaslt" in proc.stdout, \
+    assert proc.returncode == 0 and f"PASS {name}" in proc.stdout, \
         proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc.stdout + "\n" + proc.stderr
+
+
+@pytest.fixture(scope="module")
+def run_program() -> str:
+    return cublaslt_program("prog_cublaslt")
 
 
 def _cases(out: str) -> list[dict]:

@@ -7,18 +7,14 @@ even, saturating) from the formats' definitions, the encoder checked against cud
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from pyshim.paths import build_dir
-
 sys.path.insert(0, str(Path(__file__).parent))
-from test_shim_blas_cublaslt import _cublaslt_header, _gelu  # noqa: E402
+from test_shim_blas_cublaslt import _gelu, cublaslt_program  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent / "shim_blas"))
 import env  # noqa: E402
@@ -99,33 +95,7 @@ def store(x: np.ndarray, t: int) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def out() -> str:
-    if not _which("nvcc"):
-        pytest.skip("nvcc is not installed")
-    inc = _cublaslt_header()
-    if inc is None:
-        pytest.skip("cublasLt.h (PyPI nvidia-cublas) is not in the headers cache")
-    from pyshim.builders.components import build_all
-
-    lib, cpu = env.build()
-    build_all(components=("cpu", "libcuda"))
-    exe = lib.parent / "progs" / "prog_cublaslt_fp8"
-    exe.parent.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(["nvcc", "-O1", "-o", str(exe), str(HERE / "prog_cublaslt_fp8.cu"),
-                           f"-I{inc}", f"-L{lib}", "-lcublasLt",
-                           "-Xlinker", f"-rpath-link={cpu}"],
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    e = dict(os.environ, LD_LIBRARY_PATH=f"{lib}:{build_dir() / 'lib'}:{cpu}")
-    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, env=e)
-    assert proc.returncode == 0 and "PASS prog_cublaslt_fp8" in proc.stdout, \
-        proc.stdout[-3000:] + proc.stderr[-3000:]
-    return proc.stdout + "\n" + proc.stderr
-
-
-def _which(name: str) -> bool:
-    import shutil
-
-    return shutil.which(name) is not None
+    return cublaslt_program("prog_cublaslt_fp8")
 
 
 def _cases(text: str) -> dict[str, dict]:
