@@ -35,8 +35,8 @@ from pyshim.ptx import ir
 from pyshim.ptx.isa.emitter import UNIFORM_SPECIAL as _UNIFORM_SPECIAL
 from pyshim.ptx.isa.instructions import BARRIERS, COLLECTIVES
 
-# beyond this many regions a kernel keeps phases: 399 regions (NVRTC's match.sync emulation
-# in shuffles) took clang-19 142 s to compile as region loops, 1.7 s as phases
+# beyond this many regions a kernel keeps phases: clang's compile time of region loops grows
+# far faster than of phases (benchmarks/README.md, "Figures behind the code")
 MAX_REGIONS = 64
 
 
@@ -205,8 +205,8 @@ def _simd_regions(body: list, region: list[int], sync_at: set[int]) -> frozenset
             continue
         # shared stores too: their 32-bit wrapping offsets make them scatters in a SIMD
         # loop, but left to itself clang vectorizes no loop around them (it cannot bound
-        # the addresses for its alias checks), and scalar loops were slower still (reduce
-        # 2.1 -> 1.15 ms, scan 3.7 -> 3.0 ms, the others level, interleaved)
+        # the addresses for its alias checks), and scalar loops were slower still
+        # (benchmarks/README.md, "Figures behind the code")
         if s.opcode not in _SIMD_SAFE or "volatile" in s.mods:
             bad.add(region[i])
     return frozenset(seen - bad)
