@@ -64,6 +64,16 @@ def write_if_changed(path: Path, text: str) -> Path:
     return path
 
 
+def write_bytes_if_changed(path: Path, data: bytes) -> Path:
+    """Write `data` unless the file already holds it, atomically (a process reading the file
+    meanwhile sees the old bytes or the new, never part of them)."""
+    if not path.is_file() or path.read_bytes() != data:
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    return path
+
+
 def publish(built: Path, out: Path) -> None:
     """Copy `built` to `out` atomically: a running program keeps its old copy."""
     out.parent.mkdir(parents=True, exist_ok=True)

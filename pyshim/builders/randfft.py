@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyshim.builders.common import build_lock, run
+from pyshim.builders.common import build_lock, run, write_bytes_if_changed
 from pyshim.codegen import randfft as codegen
 from pyshim.paths import SHIM_DIR, build_dir
 
@@ -122,12 +122,7 @@ def write_joe_kuo(out_dir: Path) -> Path | None:
     vinit = data["vinit"][:JOE_KUO_DIMS, :JOE_KUO_M].astype("<u4")
     rows = np.concatenate([poly[:, None], vinit], axis=1)
     blob = b"PYSHIMJK" + struct.pack("<I", len(poly)) + rows.tobytes()
-    path = out_dir / JOE_KUO_FILE
-    if not path.is_file() or path.read_bytes() != blob:
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        tmp.write_bytes(blob)
-        os.replace(tmp, path)
-    return path
+    return write_bytes_if_changed(out_dir / JOE_KUO_FILE, blob)
 
 
 MTGP32_FILE = "rocrand_mtgp32_11213.bin"
@@ -167,12 +162,7 @@ def write_mtgp32_params(out_dir: Path) -> Path | None:
         return None
     blob = b"PYSHIMMT" + struct.pack("<I", len(rows)) + b"".join(
         struct.pack("<53I", *r) for r in rows)
-    path = out_dir / MTGP32_FILE
-    if not path.is_file() or path.read_bytes() != blob:
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        tmp.write_bytes(blob)
-        os.replace(tmp, path)
-    return path
+    return write_bytes_if_changed(out_dir / MTGP32_FILE, blob)
 
 
 def build_cpu_lib(lib: CpuLib, out_dir: Path) -> Path:
