@@ -136,3 +136,37 @@ def test_abi_header_layouts_and_arities_are_hipblaslts(tmp_path: Path) -> None:
         f"_Static_assert(sizeof(pyshim_{s}) == {n}, \"{s}\");\n" for s, n in sizes.items()))
     subprocess.run(["gcc", "-std=c11", "-fsyntax-only", "-Wall", "-Werror", str(src)],
                    check=True)
+
+
+CHECKED = r"""
+/* what a program linked -lcublasLt imports: one hand-written entry point, one the tables
+ * refuse, one with no hipBLASLt counterpart (declared loosely: only the imports matter) */
+int cublasLtCreate(void *handle);
+int cublasLtMatmulAlgoInit(void);
+int cublasLtLoggerSetLevel(int level);
+int main(void)
+{
+    void *h = 0;
+    return cublasLtCreate(&h) + cublasLtMatmulAlgoInit() + cublasLtLoggerSetLevel(0);
+}
+"""
+
+
+def test_check_reads_cublaslt_imports_from_the_table(table: dict, tmp_path: Path) -> None:
+    from pyshim.check import check_report
+
+    lib, _cpu = env.build()
+    src = tmp_path / "uses_lt.c"
+    src.write_text(CHECKED)
+    exe = tmp_path / "uses_lt"
+    subprocess.run(["gcc", "-o", str(exe), str(src), f"-L{lib}", f"-l:{blaslt.SONAME}",
+                    f"-Wl,-rpath-link,{lib}", "-Wl,--allow-shlib-undefined"], check=True)
+    report = check_report([exe], translate=False, deps=False)
+    eps = {e["name"]: e for b in report["binaries"] for e in b["entry_points"]}
+    for name in ("cublasLtCreate", "cublasLtMatmulAlgoInit", "cublasLtLoggerSetLevel"):
+        e, want = eps[name], table["entry_points"][name]
+        assert e["library"] == blaslt.SONAME, e
+        assert e["status"] == want["class"], (name, e, want["class"])
+        assert e["reason"] == want["reason"] != "not in the dispatch tables"
+    assert eps["cublasLtCreate"]["status"] == "shim"
+    assert eps["cublasLtMatmulAlgoInit"]["status"] == "unsupported"
