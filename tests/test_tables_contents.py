@@ -27,7 +27,7 @@ def enum_pairs():
 # cusolverRf.h's 26 declarations
 @pytest.mark.parametrize("api,entry_points,symbols", [
     ("driver", 449, 635), ("runtime", 310, 378), ("cublas", 530, 530), ("cusolver", 577, 577),
-    ("curand", 29, 29), ("cufft", 56, 56)])
+    ("curand", 29, 29), ("cufft", 56, 56), ("cublaslt", 45, 45)])
 def test_counts_equal_the_real_headers(api, entry_points, symbols):
     s = stats()[api]
     assert (s["entry_points"], s["symbols"]) == (entry_points, symbols)
@@ -35,14 +35,15 @@ def test_counts_equal_the_real_headers(api, entry_points, symbols):
 
 @pytest.mark.parametrize("api,minimum", [
     ("driver", 325), ("runtime", 250), ("cublas", 420), ("cusolver", 105), ("curand", 20),
-    ("cufft", 45), ("cusparse", 120)])
+    ("cufft", 45), ("cusparse", 120), ("cublaslt", 22)])
 def test_mapped_coverage(api, minimum):
     assert stats()[api]["mapped"] >= minimum
 
 
 def test_stats_json_shape():
     s = stats()
-    assert set(s) == {"driver", "runtime", "cublas", "cusolver", "curand", "cufft", "cusparse"}
+    assert set(s) == {"driver", "runtime", "cublas", "cusolver", "curand", "cufft", "cusparse",
+                      "cublaslt"}
     for row in s.values():
         assert set(row) == {"entry_points", "symbols", "mapped", "unsupported", "by_class",
                             "cpu_device", "implemented", "stub_only"}

@@ -1,6 +1,6 @@
 """Build pyshim's libcublas.so.13 (+ .so.12), libcusolver.so.12 (+ .so.11),
-libcusolverMg.so.12 (every entry point refused) and libcublasLt.so.13 (hand-written on
-hipBLASLt, the rest refused).
+libcusolverMg.so.12 (every entry point refused) and libcublasLt.so.13 (tables/cublaslt.json:
+hand-written on hipBLASLt, the rest refused).
 
 Generated C (pyshim.codegen.blas: thunks, adapters, stubs, version scripts) plus the
 hand-written C in shim/blas, compiled with -Wall -Wextra -Werror against the real cuBLAS,
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pyshim.builders.common import CC, BuildError, build_lock, run
 from pyshim.codegen import blas as codegen
+from pyshim.codegen import blaslt
 from pyshim.paths import SHIM_DIR, build_dir
 
 BLAS_SRC = SHIM_DIR / "blas"
@@ -106,29 +107,20 @@ def _build_lib(lib: str, out_dir: Path, gen_dir: Path, inc: list[Path],
     return targets
 
 
-def _build_refused_only(lib: str, out_dir: Path, gen_dir: Path, inc: list[Path]) -> Path:
-    """A library without a table: generated refusals for NVIDIA's export list (all of
-    libcusolverMg), strong hand-written definitions where it has them (libcublasLt, whose
-    backend libhipblaslt is dlopen'ed, so it is no DT_NEEDED)."""
-    soname = codegen.REFUSED_ONLY[lib]
-    hand = codegen.HAND_DIRS.get(lib)
-    own = sorted(hand.glob("*.c")) if hand else [BLAS_SRC / f"{lib}_refuse.c"]
-    common = [*COMMON_SOURCES, "handle_set.c"] if hand else list(COMMON_SOURCES)
-    srcs = [gen_dir / f"{lib}_export_stubs.c", *own, *(COMMON_DIR / n for n in common)]
-    headers = [*COMMON_DIR.glob("*.h"), *(hand.glob("*.h") if hand else ()),
-               SHIM_DIR / "include" / "pyshim_hipblaslt_abi.h"]
+def _build_own(soname: str, stamp_name: str, srcs: list[Path], headers: list[Path],
+               iflags: list[str], out_dir: Path, gen_dir: Path) -> Path:
+    """Compile srcs into soname with its version script; skipped when nothing changed."""
     script = gen_dir / f"{soname}.map"
     h = hashlib.sha256(STAMP_VERSION.encode())
     for path in sorted({*srcs, script, *headers, Path(__file__)}):
         h.update(path.name.encode())
         h.update(path.read_bytes())
-    iflags = [f"-I{SHIM_DIR}", f"-I{SHIM_DIR / 'include'}", *[f"-I{d}" for d in inc]]
     h.update(" ".join([CC, *CFLAGS, *iflags]).encode())
     target = out_dir / soname
-    stamp = out_dir / f".{lib}.stamp"
+    stamp = out_dir / f".{stamp_name}.stamp"
     if target.is_file() and stamp.is_file() and stamp.read_text() == h.hexdigest():
         return target
-    obj_dir = gen_dir / f"obj-{lib}"
+    obj_dir = gen_dir / f"obj-{stamp_name}"
     obj_dir.mkdir(parents=True, exist_ok=True)
     objects = []
     for src in srcs:
@@ -144,10 +136,35 @@ def _build_refused_only(lib: str, out_dir: Path, gen_dir: Path, inc: list[Path])
     return target
 
 
+def _build_refused_only(lib: str, out_dir: Path, gen_dir: Path, inc: list[Path]) -> Path:
+    """A library without a table (libcusolverMg): generated refusals for NVIDIA's export
+    list."""
+    srcs = [gen_dir / f"{lib}_export_stubs.c", BLAS_SRC / f"{lib}_refuse.c",
+            *(COMMON_DIR / n for n in COMMON_SOURCES)]
+    iflags = [f"-I{SHIM_DIR}", f"-I{SHIM_DIR / 'include'}", *[f"-I{d}" for d in inc]]
+    return _build_own(codegen.REFUSED_ONLY[lib], lib, srcs, list(COMMON_DIR.glob("*.h")),
+                      iflags, out_dir, gen_dir)
+
+
+def _build_blaslt(out_dir: Path, gen_dir: Path, inc: list[Path]) -> Path:
+    """libcublasLt.so.13: the generated weak definitions of tables/cublaslt.json and the
+    export-list stubs, and shim/blaslt's strong hand-written ones. Its backend,
+    libhipblaslt, is dlopen'ed (ROCm's or the CPU device's), so it is no DT_NEEDED."""
+    hand = blaslt.HAND_DIR
+    srcs = [gen_dir / f"{blaslt.LIB}_thunks.c", gen_dir / f"{blaslt.LIB}_export_stubs.c",
+            *sorted(hand.glob("*.c")),
+            *(COMMON_DIR / n for n in (*COMMON_SOURCES, "handle_set.c"))]
+    headers = [*COMMON_DIR.glob("*.h"), *hand.glob("*.h"),
+               SHIM_DIR / "include" / "pyshim_hipblaslt_abi.h"]
+    iflags = [f"-I{hand}", f"-I{SHIM_DIR}", f"-I{SHIM_DIR / 'include'}",
+              *[f"-I{d}" for d in inc]]
+    return _build_own(blaslt.SONAME, blaslt.LIB, srcs, headers, iflags, out_dir, gen_dir)
+
+
 def _link_name(out_dir: Path, lib: str) -> None:
     """lib<name>.so -> the newest soname, for `-l<name>` at link time."""
     link = out_dir / f"lib{lib}.so"
-    soname = codegen.SONAMES[lib][0] if lib in codegen.SONAMES else codegen.REFUSED_ONLY[lib]
+    soname = codegen.SONAMES[lib][0] if lib in codegen.SONAMES else blaslt.SONAME
     if not link.is_symlink() or os.readlink(link) != soname:
         link.unlink(missing_ok=True)
         link.symlink_to(soname)
@@ -175,8 +192,8 @@ def build_shim_blas(out_dir: Path, backend_dir: Path | None = None) -> list[Path
             _link_name(out_dir, lib)
         for lib in codegen.REFUSED_ONLY:
             built.append(_build_refused_only(lib, out_dir, gen_dir, inc))
-            if lib in codegen.HAND_DIRS:  # programs link it: nvcc ... -lcublasLt
-                _link_name(out_dir, lib)
+        built.append(_build_blaslt(out_dir, gen_dir, inc))
+        _link_name(out_dir, blaslt.LIB)  # programs link it: nvcc ... -lcublasLt
     return built
 
 

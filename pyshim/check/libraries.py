@@ -19,7 +19,7 @@ _REPLACED = {
     "libcuda": "driver",
     "libcudart": "runtime",
     "libcublas": "cublas",
-    "libcublasLt": "cuBLASLt",  # on hipBLASLt (shim/blaslt)
+    "libcublasLt": "cuBLASLt",  # on hipBLASLt (tables/cublaslt.json, shim/blaslt)
     "libcusolver": "cusolver",
     "libcusolverMg": "cuSOLVERMg",  # every entry point refused (NOT_SUPPORTED, by name)
     "libcurand": "curand",

@@ -24,6 +24,7 @@ TABLE_LIBRARIES = {
     "curand": "libcurand.so",
     "cufft": "libcufft.so",
     "cusparse": "libcusparse.so",
+    "cublaslt": "libcublasLt.so",
 }
 
 

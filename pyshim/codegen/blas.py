@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyshim.codegen import common, export_stubs
+from pyshim.codegen import blaslt, common, export_stubs
 from pyshim.codegen.common import STAMP, c_ident, declare, enum_converter, load_table, param_names
 
 SONAMES = {"cublas": ("libcublas.so.13", "libcublas.so.12"),
@@ -31,25 +31,11 @@ STATUS = {"cublas": ("cublasStatus_t", "CUBLAS_STATUS_NOT_SUPPORTED"),
 # Symbols of ours that the libraries also export (counters for tests and reports).
 OWN_EXPORTS = {"cublas": ("pyshim_cublas_unsupported_count",),
                "cusolver": ("pyshim_cusolver_unsupported_count",),
-               "cusolverMg": ("pyshim_cusolvermg_unsupported_count",),
-               "cublasLt": ("pyshim_cublaslt_unsupported_count",)}
-# Libraries with no table: NVIDIA's export list, every name a generated refusal unless the
-# library's hand-written C (HAND_DIRS) defines it. multi-GPU cuSOLVER: rocSOLVER has no
-# multi-device API to map it onto (CUSOLVER_STATUS_NOT_SUPPORTED throughout). cuBLASLt: no
-# hipBLASLt header is pinned, so its mapping is written by hand (shim/blaslt).
-REFUSED_ONLY = {"cusolverMg": "libcusolverMg.so.12", "cublasLt": "libcublasLt.so.13"}
-HAND_DIRS = {"cublasLt": Path(__file__).resolve().parents[2] / "shim" / "blaslt"}
-_HAND_EXPORT = re.compile(r"^LT_EXPORT\s+[\w\s\*]*?\b(\w+)\s*\(", re.M)
-
-
-def hand_exports(lib: str) -> list[str]:
-    """The entry points a table-less library's hand-written C defines (LT_EXPORT ...)."""
-    folder = HAND_DIRS.get(lib)
-    if folder is None:
-        return []
-    names = {m.group(1) for src in sorted(folder.glob("*.c"))
-             for m in _HAND_EXPORT.finditer(src.read_text())}
-    return sorted(names - set(OWN_EXPORTS.get(lib, ())))
+               "cusolverMg": ("pyshim_cusolvermg_unsupported_count",)}
+# Libraries with no table: NVIDIA's export list, every name a generated refusal. multi-GPU
+# cuSOLVER: rocSOLVER has no multi-device API to map it onto (CUSOLVER_STATUS_NOT_SUPPORTED
+# throughout). libcublasLt.so.13, built beside these, has its table (pyshim.codegen.blaslt).
+REFUSED_ONLY = {"cusolverMg": "libcusolverMg.so.12"}
 # cuBLAS half-precision types exist only in C++; in C the same 2-byte types are rocBLAS's.
 CPP_TYPES = {"__half": "rocblas_half", "__nv_bfloat16": "rocblas_bfloat16"}
 # cuSOLVER's lwork counts elements of the routine's type: S, D, C, Z.
@@ -411,7 +397,9 @@ def exported_symbols(lib: str, table: dict) -> list[str]:
 
 def generate(out_dir: Path) -> list[Path]:
     """Write <lib>_thunks.c, <lib>_export_stubs.c, <lib>_enums.h, <soname>.map and
-    <lib>_exports.txt for cuBLAS and cuSOLVER (stubs and a map for cuSOLVERMg) into out_dir; files whose text is unchanged are left alone."""
+    <lib>_exports.txt for cuBLAS and cuSOLVER (stubs and a map for cuSOLVERMg, and
+    cuBLASLt's, pyshim.codegen.blaslt) into out_dir; files whose text is unchanged are left
+    alone."""
     rocm = load_table("rocm")
     enums = load_table("enums")
     typedefs = load_table("typedefs")
@@ -432,10 +420,11 @@ def generate(out_dir: Path) -> list[Path]:
         for soname in SONAMES[lib]:
             files[f"{soname}.map"] = common.version_script(soname, syms)
     for lib, soname in REFUSED_ONLY.items():
-        own = [*OWN_EXPORTS[lib], *hand_exports(lib)]
+        own = list(OWN_EXPORTS[lib])
         extra = export_stubs.extras(soname, own)
         files[f"{lib}_export_stubs.c"] = export_stubs.source(soname, lib, extra, typedefs)
         files[f"{soname}.map"] = common.version_script(soname, sorted({*own, *extra}))
+    files.update(blaslt.files(typedefs))
     return common.write_changed(out_dir, files)
 
 

@@ -26,8 +26,8 @@ KINDS: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
     "cusolverMg": ("pyshim_cusolvermg_unsupported",
                    "void pyshim_cusolvermg_unsupported(const char *name);",
                    [("", "cusolverStatus_t", "CUSOLVER_STATUS_NOT_SUPPORTED")]),
-    # libcublasLt: what shim/blaslt does not define (the typed-matmul variants, loggers,
-    # heuristics caches, the *_internal initialisers of caller-allocated objects)
+    # libcublasLt: what cublasLt.h does not declare (the typed-matmul variants such as
+    # cublasLtSSSMatmul, internal helpers)
     "cublasLt": ("pyshim_cublaslt_unsupported",
                  "void pyshim_cublaslt_unsupported(const char *name);",
                  [("", "cublasStatus_t", "CUBLAS_STATUS_NOT_SUPPORTED")]),

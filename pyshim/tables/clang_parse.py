@@ -43,6 +43,8 @@ class Function:
     params: list[Param]
     deprecated: bool
     file: str
+    # static (the header gives its inline body): compiled into the caller, no library symbol
+    inline: bool = False
 
     def signature(self) -> dict:
         return {"ret": self.ret, "params": [[p.type, p.name] for p in self.params]}
@@ -195,7 +197,8 @@ def parse_header(header: Path, include_dirs: list[Path], *, files: tuple[str, ..
                       for a in cur.get_arguments()]
             out.functions[cur.spelling] = Function(
                 cur.spelling, cur.result_type.spelling, cur.result_type.get_canonical().spelling,
-                params, _is_deprecated(cur), Path(cur.location.file.name).name)
+                params, _is_deprecated(cur), Path(cur.location.file.name).name,
+                cur.storage_class == ci.StorageClass.STATIC)
         elif kind == ci.CursorKind.ENUM_DECL:
             values = {c.spelling: c.enum_value for c in cur.get_children()
                       if c.kind == ci.CursorKind.ENUM_CONSTANT_DECL}

@@ -58,8 +58,12 @@ def _api_names(primary: Header) -> dict[str, str]:
 
 def build_api(key: str, header: Path, includes: list[Path], files: tuple[str, ...],
               variant_defines: tuple[tuple[str, ...], ...] = (), cpp: bool = False,
-              prefix: str = "") -> Api:
+              prefix: str = "", skip_inline: bool = False) -> Api:
+    """skip_inline: leave out the functions the header defines (static inline), which no
+    library exports (cublasLt.h's *Init wrappers of the exported *Init_internal)."""
     default = parse_header(header, includes, files=files)
+    if skip_inline:
+        default.functions = {n: f for n, f in default.functions.items() if not f.inline}
     parses = [default]
     parses += [parse_header(header, includes, files=files, defines=d) for d in variant_defines]
     cpp_parse = None
@@ -180,3 +184,11 @@ def cusparse() -> Api:
     inc = [include_dir("cusparse12"), *_cuda_includes()]
     return build_api("cusparse", inc[0] / "cusparse.h", inc, ("/cusparse.h",),
                      prefix="cusparse")
+
+
+def cublaslt() -> Api:
+    """libcublasLt.so.13's declared API (cublasLt.h, in the same wheel as cuBLAS; its
+    cublasStatus_t and cudaDataType come from cublas_api.h and library_types.h)."""
+    inc = [include_dir("cublas13"), *_cuda_includes()]
+    return build_api("cublaslt", inc[0] / "cublasLt.h", inc, ("/cublasLt.h",),
+                     prefix="cublasLt", skip_inline=True)

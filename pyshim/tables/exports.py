@@ -41,7 +41,7 @@ class Library:
 LIBRARIES: tuple[Library, ...] = (
     Library("libcublas.so.13", "nvidia-cublas", "cublas", ("libcublas.so.12",)),
     # cuBLASLt: the same wheel as cuBLAS (libcublas.so.13 calls into it)
-    Library("libcublasLt.so.13", "nvidia-cublas", "cublasLt"),
+    Library("libcublasLt.so.13", "nvidia-cublas", "cublaslt"),
     Library("libcusolver.so.12", "nvidia-cusolver", "cusolver", ("libcusolver.so.11",)),
     # multi-GPU cuSOLVER: no pinned header is parsed for it, so every name is a refusal
     Library("libcusolverMg.so.12", "nvidia-cusolver", "cusolverMg"),

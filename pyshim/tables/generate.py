@@ -13,7 +13,8 @@ from pyshim.tables.mapping import Converter, Mapper, status_of
 from pyshim.tables.sources import SOURCES
 
 OVERRIDES = "overrides.toml"
-API_KEYS = ("driver", "runtime", "cublas", "cusolver", "curand", "cufft", "cusparse")
+API_KEYS = ("driver", "runtime", "cublas", "cusolver", "curand", "cufft", "cusparse",
+            "cublaslt")
 FORMAT_VERSION = 1
 
 # structure pairs whose layouts adapters convert (besides those found in signatures)

@@ -225,7 +225,17 @@ def rule_targets(api: str, name: str) -> list[str]:
         if rest[:1] == "X":
             out += [f"rocsparse_{rest[1:].lower()}", f"rocsparse_{_camel_to_snake(rest[1:])}"]
         return out
+    if api == "cublaslt":
+        # cublasLtMatmulDescCreate -> hipblasLtMatmulDescCreate: hipBLASLt keeps cuBLASLt's
+        # names with its own prefix
+        return [f"hipblasLt{core[len('cublasLt'):]}"]
     raise ValueError(api)
+
+
+def _takes_lt_object(fn: Function) -> bool:
+    """A parameter of one of cuBLASLt's own types (handle, descriptors, layouts,
+    preferences, algorithms, attribute enums)."""
+    return any(_pointee(p.type)[0].startswith("cublasLt") for p in fn.params)
 
 
 def _norm_param(name: str) -> str:
@@ -369,9 +379,16 @@ class Mapper:
         if target is None:
             lib = {"driver": "HIP", "runtime": "HIP", "cublas": "rocBLAS",
                    "cusolver": "rocSOLVER", "curand": "rocRAND", "cufft": "hipFFT",
-                   "cusparse": "rocSPARSE"}[api]
+                   "cusparse": "rocSPARSE", "cublaslt": "hipBLASLt"}[api]
             return Mapping(ep.name, "unsupported", None, [], status,
                            f"no {lib} counterpart")
+        if api == "cublaslt" and _takes_lt_object(ep.function):
+            # pyshim's cuBLASLt objects are its own (shim/blaslt keeps every attribute as
+            # the program set it and builds hipBLASLt's objects at matmul time): a thunk
+            # would hand hipBLASLt a pointer it never made
+            return Mapping(ep.name, "unsupported", target, [], status,
+                           "takes a cuBLASLt object or attribute, which only pyshim's "
+                           "hand-written objects (shim/blaslt) translate to hipBLASLt's")
         fn = self.rocm.function(target)
         args, why = self._convert_args(api, ep, fn)
         if args is None:

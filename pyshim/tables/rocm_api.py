@@ -48,13 +48,21 @@ EXTRA_LIBRARIES: dict[str, tuple[str, str, tuple[str, ...], tuple[str, ...]]] = 
                ("hipfft",)),
     "rocsparse": ("rocsparse", "rocsparse/rocsparse.h", ("/include/rocsparse/",),
                   ("rocsparse_",)),
+    # hipblas-common.h: hipblasStatus_t, hipblasOperation_t, hipblasComputeType_t, which
+    # hipBLASLt's entry points take (hipblas.h, which hipblaslt.h also includes, is kept out)
+    "hipblaslt": ("hipblaslt", "hipblaslt/hipblaslt.h",
+                  ("/include/hipblaslt/hipblaslt.h", "/include/hipblaslt/hipblaslt-types.h",
+                   "/hipblas-common/hipblas-common.h"), ("hipblasLt",)),
 }
+# headers-cache sources an extra library's header includes beyond HIP's
+EXTRA_INCLUDES: dict[str, tuple[str, ...]] = {"hipblaslt": ("hipblas-common", "hipblas")}
 
 
 def _load_extra(key: str, inc: list) -> Header:
     source, header, files, prefixes = EXTRA_LIBRARIES[key]
     base = include_dir(source)
-    h = parse_header(base / header, [base, *inc], files=files,
+    own = [include_dir(k) for k in EXTRA_INCLUDES.get(key, ())]
+    h = parse_header(base / header, [base, *own, *inc], files=files,
                      defines=("__HIP_PLATFORM_AMD__",), lang="c++")
     return _keep_prefix(h, prefixes)
 

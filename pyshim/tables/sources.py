@@ -54,6 +54,15 @@ SOURCES: tuple[Source, ...] = (
            "experimental"),
     Source("rocsparse", DEBIAN, "librocsparse-dev", "7.2.4-1~exp1", ("usr/include/",),
            "experimental"),
+    # hipBLASLt (what libcublasLt.so.13 maps onto) and the two headers hipblaslt.h includes:
+    # hipblas-common.h (hipblasStatus_t, hipblasOperation_t, hipblasComputeType_t) and
+    # hipblas.h
+    Source("hipblaslt", DEBIAN, "libhipblaslt-dev", "7.2.4+dfsg-1~exp1", ("usr/include/",),
+           "experimental"),
+    Source("hipblas-common", DEBIAN, "libhipblas-common-dev", "7.2.4-1~exp1", ("usr/include/",),
+           "experimental"),
+    Source("hipblas", DEBIAN, "libhipblas-dev", "7.2.4-1~exp1", ("usr/include/",),
+           "experimental"),
 )
 
 BY_KEY = {s.key: s for s in SOURCES}

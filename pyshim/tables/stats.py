@@ -12,7 +12,8 @@ from pyshim.codegen import defined
 from pyshim.paths import REPO_DIR, TABLES_DIR
 from pyshim.tables.mapping import CLASSES
 
-API_KEYS = ("driver", "runtime", "cublas", "cusolver", "curand", "cufft", "cusparse")
+API_KEYS = ("driver", "runtime", "cublas", "cusolver", "curand", "cufft", "cusparse",
+            "cublaslt")
 MAPPED_CLASSES = ("direct", "converted", "adapter", "shim")
 
 
@@ -130,7 +131,7 @@ def export_stats(tables_dir: Path = TABLES_DIR) -> dict[str, dict]:
     """Per replaced soname: how many symbols NVIDIA's library exports
     (tables/exports/<soname>.txt), how many of them the header-derived tables define, and
     how many only the export list gives (NOT_SUPPORTED stubs with no signature)."""
-    from pyshim.codegen import blas, export_stubs, nccl, randfft, runtime, sparse
+    from pyshim.codegen import blas, blaslt, export_stubs, nccl, randfft, runtime, sparse
     from pyshim.tables import exports
 
     out = {}
@@ -142,8 +143,10 @@ def export_stats(tables_dir: Path = TABLES_DIR) -> dict[str, dict]:
         elif lib.api in randfft.LIBS:
             defined = randfft.exported_symbols(lib.api, load(lib.api, tables_dir))
         elif lib.api in blas.REFUSED_ONLY:
-            # no table: every name a refusal but the hand-written ones
-            defined = [*blas.OWN_EXPORTS[lib.api], *blas.hand_exports(lib.api)]
+            # no table: every name a refusal
+            defined = list(blas.OWN_EXPORTS[lib.api])
+        elif lib.api == blaslt.TABLE:
+            defined = blaslt.exported_symbols(load(lib.api, tables_dir))
         elif lib.api == "nccl":
             defined = nccl.exported_symbols(load("nccl", tables_dir))
         elif lib.api in sparse.LIBS:

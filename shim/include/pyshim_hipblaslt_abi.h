@@ -1,10 +1,12 @@
 /* The part of hipBLASLt's C ABI that pyshim uses: libcublasLt.so.13 calls it (ROCm's
  * libhipblaslt, or the CPU device's), shim/cpu/hipblaslt implements it.
  *
- * Written in ABI terms because no hipBLASLt header is pinned in pyshim/tables/sources.py
- * (no Debian package of ROCm 7.2's hipBLASLt exists to pin): the values are those of
- * ROCm/hipBLASLt's library/include/hipblaslt.h (commit 7d9fb68) and hipblas-common.h.
- * hipDataType's values are cudaDataType's (HIP's library_types.h mirrors CUDA's). */
+ * Written in ABI terms so that the CUDA side (which includes cublasLt.h) and the CPU device
+ * share one header without HIP's: hipblaslt.h is C++ and pulls in the HIP runtime. Its
+ * values are those of the pinned hipblaslt.h/hipblas-common.h (Debian's libhipblaslt-dev
+ * 7.2.4, pyshim/tables/sources.py); tests/test_tables_cublaslt.py checks every constant,
+ * arity and struct size here against the tables generated from them. hipDataType's values
+ * are cudaDataType's (HIP's library_types.h mirrors CUDA's). */
 #ifndef PYSHIM_HIPBLASLT_ABI_H
 #define PYSHIM_HIPBLASLT_ABI_H
 
