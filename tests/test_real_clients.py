@@ -74,3 +74,24 @@ def test_numba_benchmark_runs_and_verifies():
         for row in ("vs_cudasim", "first_call", "translate"):
             d = items[f"numba.{kernel}.{row}"]
             assert d["verified"] and d["value"] > 0 and d["baseline"] > 0, d
+
+
+def test_harness_resumes_a_module_after_a_test_kills_its_process(tmp_path):
+    """A test that kills its process (as the OOM killer does) is counted crashed and takes
+    only itself: the module's later tests still run, in a new process, and keep their
+    outcomes, with a sample choosing the same tests as without the crash."""
+    mod_file = tmp_path / "test_crashy.py"
+    mod_file.write_text(
+        "import os, signal\n"
+        "def test_a(): pass\n"
+        "def test_b(): os.kill(os.getpid(), signal.SIGKILL)\n"
+        "def test_c(): pass\n"
+        "def test_d(): os.kill(os.getpid(), signal.SIGKILL)\n"
+        "def test_e(): assert False, 'plain failure'\n")
+    mod = harness.Module("selftest", "test_crashy.py", str(mod_file))
+    python = harness.ensure_venv()
+    r = harness.run_module(mod, python, tmp_path, tmp_path / "out", {}, 300, 60)
+    got = {k.rsplit("::", 1)[-1]: v for k, v in r.outcomes.items()}
+    assert got == {"test_a": "passed", "test_b": "crashed", "test_c": "passed",
+                   "test_d": "crashed", "test_e": "failed"}, (r.status, r.tail)
+    assert r.status.startswith("crash rc=-9, resumed 2x"), r.status

@@ -232,18 +232,63 @@ def run_module(mod: Module, python: Path, cwd: Path, out_dir: Path, env_extra: d
     cmd = [*launcher, str(python), "-m", "pytest", "-q", "-p", "pyshim_clients_plugin",
            "-p", "no:cacheprovider", f"--timeout={per_test_timeout}", *mod.args, mod.target]
     start = time.monotonic()
+    skip = out_dir / (mod.name.replace("/", "__") + ".done")
+    skip.unlink(missing_ok=True)
+    tails, statuses = [], []
+    for _attempt in range(1 + RESUMES):
+        status, out = _run_once(cmd, cwd, env, timeout - (time.monotonic() - start))
+        tails.append(out)
+        statuses.append(status)
+        with open(results, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"ended": status}) + "\n")
+        # a test that killed its process (SIGKILL from the OOM killer, a signal pyshim
+        # could not turn into an error) takes only itself: the rest of the module runs in
+        # a new process, after everything that already has an outcome or was running
+        left = timeout - (time.monotonic() - start)
+        if not status.startswith("crash") or left < 30:
+            break
+        partial = _collect(mod.name, results, 0.0, status, out)
+        if "not run" not in partial.outcomes.values():
+            break
+        skip.write_text("\n".join(_raw_ids(results)) + "\n", encoding="utf-8")
+        env = {**env, "PYSHIM_CLIENTS_SKIP": str(skip)}
+    seconds = time.monotonic() - start
+    if len(statuses) > 1:  # the first crash names the module's status; the resumes follow
+        status = f"{statuses[0]}, resumed {len(statuses) - 1}x, last {status}"
+    return _collect(mod.name, results, seconds, status, "\n".join(tails)[-3000:])
+
+
+# how many times a module's run resumes after a crash
+RESUMES = 5
+
+
+def _run_once(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple[str, str]:
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        out, _ = proc.communicate(timeout=timeout)
+        out, _ = proc.communicate(timeout=max(timeout, 1.0))
         status = "ok" if proc.returncode in (0, 1, 5) else f"crash rc={proc.returncode}"
     except subprocess.TimeoutExpired:
         status = "timeout"
         _kill_group(proc.pid)
         out, _ = proc.communicate()
     _kill_group(proc.pid)  # workers it spawned (multiprocessing) and left behind
-    seconds = time.monotonic() - start
-    return _collect(mod.name, results, seconds, status, out.decode(errors="replace")[-3000:])
+    return status, out.decode(errors="replace")
+
+
+def _raw_ids(results: Path) -> list[str]:
+    """The test ids, as pytest spells them, that have a record or were started."""
+    ids = []
+    for line in results.read_text(errors="replace").splitlines():
+        try:
+            r = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if "start" in r:
+            ids.append(r["start"])
+        elif "nodeid" in r:
+            ids.append(r["nodeid"])
+    return list(dict.fromkeys(ids))
 
 
 def _kill_group(pgid: int) -> None:
@@ -257,6 +302,9 @@ def _collect(name: str, results: Path, seconds: float, status: str, tail: str) -
     collected: list[str] = []
     records: dict[str, list[dict]] = {}
     started: list[str] = []
+    # the test running when a process of the module ended other than normally, per process
+    # (a resumed module has several): it is the one that crashed or timed out
+    stopped: list[tuple[str, str]] = []
     if results.exists():
         for line in results.read_text(errors="replace").splitlines():
             try:
@@ -264,11 +312,17 @@ def _collect(name: str, results: Path, seconds: float, status: str, tail: str) -
             except json.JSONDecodeError:
                 continue
             if "collected" in r:
-                collected = r["collected"]
+                collected.extend(n for n in r["collected"] if n not in collected)
             elif "start" in r:
                 started.append(r["start"])
+            elif "ended" in r:
+                if r["ended"] != "ok" and started:
+                    stopped.append((started[-1], r["ended"]))
+                started = []
             else:
                 records.setdefault(r["nodeid"], []).append(r)
+    if status != "ok" and started:
+        stopped.append((started[-1], status))
     outcomes, messages = {}, {}
     # a module outside pytest's rootdir (an installed package) has ids "::Class::test"
     for recs in records.values():
@@ -276,7 +330,7 @@ def _collect(name: str, results: Path, seconds: float, status: str, tail: str) -
             r["nodeid"] = _qualify(name, r["nodeid"])
     records = {_qualify(name, k): v for k, v in records.items()}
     collected = [_qualify(name, n) for n in collected]
-    started = [_qualify(name, n) for n in started]
+    stopped = [(_qualify(name, n), why) for n, why in stopped]
     for nodeid in collected or list(records):
         if nodeid in records:
             outcomes[nodeid], messages[nodeid] = _outcome(records[nodeid])
@@ -286,12 +340,11 @@ def _collect(name: str, results: Path, seconds: float, status: str, tail: str) -
     for nodeid, recs in records.items():
         if nodeid not in outcomes:
             outcomes[nodeid], messages[nodeid] = _outcome(recs)
-    if status != "ok" and started:
-        last = started[-1]
+    for last, why in stopped:
         if outcomes.get(last) == "not run":
-            outcomes[last] = "crashed" if status.startswith("crash") else "timeout"
-            messages[last] = f"{status}: " + tail.strip().splitlines()[-1][:300] if tail.strip() \
-                else status
+            outcomes[last] = "crashed" if why.startswith("crash") else "timeout"
+            messages[last] = f"{why}: " + tail.strip().splitlines()[-1][:300] if tail.strip() \
+                else why
     if not outcomes:
         outcomes[name] = "error"
         messages[name] = f"{status}: no test ran: " + (tail.strip().splitlines() or [""])[-1][:300]

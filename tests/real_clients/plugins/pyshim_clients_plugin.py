@@ -22,6 +22,10 @@ _OUT = os.environ.get("PYSHIM_CLIENTS_RESULTS")
 # over the module (by a hash of each test id, not its position), so a sweep of a whole
 # suite under another configuration (wave32, CuPy) fits its time and stays comparable
 _SAMPLE = int(os.environ.get("PYSHIM_CLIENTS_SAMPLE", "0") or 0)
+# a file of test ids already run by an earlier process of the same module, which a test
+# killed (the OOM killer, a fault pyshim could not turn into an error): the run resumes
+# after them instead of losing the rest of the module
+_SKIP = os.environ.get("PYSHIM_CLIENTS_SKIP")
 
 
 def _write(record: dict) -> None:
@@ -70,13 +74,17 @@ def pytest_pycollect_makemodule(module_path, parent):
 
 
 def pytest_collection_modifyitems(session, config, items):
-    if _SAMPLE <= 0 or len(items) <= _SAMPLE:
+    keep = set(items)
+    if 0 < _SAMPLE < len(items):
+        def key(item) -> str:
+            return hashlib.sha256(item.nodeid.encode()).hexdigest()
+
+        keep = set(sorted(items, key=key)[:_SAMPLE])
+    if _SKIP:
+        done = set(Path(_SKIP).read_text(encoding="utf-8").splitlines())
+        keep = {it for it in keep if it.nodeid not in done}
+    if len(keep) == len(items):
         return
-
-    def key(item) -> str:
-        return hashlib.sha256(item.nodeid.encode()).hexdigest()
-
-    keep = set(sorted(items, key=key)[:_SAMPLE])
     dropped = [it for it in items if it not in keep]
     items[:] = [it for it in items if it in keep]
     config.hook.pytest_deselected(items=dropped)
