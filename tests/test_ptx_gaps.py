@@ -17,7 +17,9 @@ from hypothesis import strategies as st
 from ptx.harness import build
 
 from pyshim.kernels import amd
+from pyshim.ptx import ir, passes
 from pyshim.ptx.frontend.parser import parse
+from pyshim.ptx.passes.layout_shared import RESERVED_SMEM
 from pyshim.ptx.printer import format_module
 from pyshim.ptx.translate import translate
 
@@ -305,6 +307,25 @@ def test_reserved_shared_memory_is_its_own_region(tmp_path, target):
     off1, begin, end, cap, mine, back = out.tolist()
     assert end - begin == cap >= 288 and begin <= off1 and off1 + 288 <= end
     assert not begin <= mine < end and back == 7
+
+
+def test_layout_shared_plans_the_module(capsys):
+    """layout_shared's decisions for the whole module are a typed ir.ModulePlan (the
+    reserved region first, then the module-scope variables, then each kernel's own), and
+    PYSHIM_DUMP_IR prints them on the module's line."""
+    ptx = RESERVED.replace(HEAD, HEAD + ".shared .align 8 .b8 common[12];\n")
+    m = passes.run(parse(ptx), "cpu-wave64", dump="layout_shared")
+    assert isinstance(m.info, ir.ModulePlan)
+    assert (m.info.reserved_smem, m.info.shared_common, m.info.shared_common_size) == (
+        0, {"common": RESERVED_SMEM}, RESERVED_SMEM + 12)
+    assert m.kernels[0].info.shared == {"mine": RESERVED_SMEM + 12}
+    assert m.kernels[0].info.shared_size == RESERVED_SMEM + 28
+    assert (f"// info: reserved_smem=0, shared_common={{'common': {RESERVED_SMEM}}}, "
+            f"shared_common_size={RESERVED_SMEM + 12}\n") in capsys.readouterr().err
+    with pytest.raises(AttributeError):  # a misspelt field is an error, not a new key
+        m.info.shared_comon = {}
+    plain = passes.run(parse(BRX), "cpu-wave64", dump="")
+    assert plain.info.reserved_smem is None and plain.info.shared_common_size == 0
 
 
 @needs_nvcc

@@ -2,7 +2,7 @@
 
 Kept deliberately close to the text: an instruction is its opcode, its modifier list (in
 order, e.g. ('global', 'v2', 'f32')), its operands and its guard predicate. Passes annotate
-functions (`Function.info`) rather than rewriting instructions into another language.
+functions (`Function.info`) and the module (`Module.info`) rather than rewriting instructions into another language.
 """
 
 from __future__ import annotations
@@ -152,6 +152,20 @@ class FunctionPlan:
 
 
 @dataclass(slots=True)
+class ModulePlan:
+    """What the passes decide about the whole module (`Module.info`), for the targets.
+
+    layout_shared: `shared_common` (the offsets in every kernel's shared window of the
+    module-scope .shared variables and those declared in .func bodies), `shared_common_size`
+    (where that common part ends, each kernel's own variables follow) and `reserved_smem`
+    (the offset of the block's reserved shared region, None where the module does not read
+    %reserved_smem_offset_*)."""
+    shared_common: dict[str, int] = field(default_factory=dict)
+    shared_common_size: int = 0
+    reserved_smem: int | None = None
+
+
+@dataclass(slots=True)
 class Function:
     name: str
     entry: bool                    # .entry (kernel) or .func
@@ -174,7 +188,7 @@ class Module:
     functions: list[Function] = field(default_factory=list)
     prototypes: dict[str, Function] = field(default_factory=dict)  # .callprototype labels
     source: object = None          # lexer.Source, for positions in errors
-    info: dict = field(default_factory=dict)
+    info: ModulePlan = field(default_factory=ModulePlan)  # filled by passes
 
     def function(self, name: str) -> Function | None:
         for f in self.functions:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from pyshim.ptx import ir
 
 
@@ -58,5 +60,6 @@ def format_module(m: ir.Module) -> str:
     return "\n".join(out)
 
 
-def _short(info: dict) -> str:
-    return ", ".join(f"{k}={v!r}"[:80] for k, v in sorted(info.items()))
+def _short(info: ir.ModulePlan | ir.FunctionPlan) -> str:
+    items = sorted((f.name, getattr(info, f.name)) for f in fields(info))
+    return ", ".join(f"{k}={v!r}"[:80] for k, v in items)

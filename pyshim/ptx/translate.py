@@ -37,8 +37,6 @@ class Translator:
         self.functions = {f.name: f for f in module.functions}
         self.module_vars = {v.name: v for v in module.variables}
         self.defined_vars = {v.name for v in module.variables if v.linkage != "extern"}
-        # __managed__ variables (.attribute(.managed)), for runtimes that must back them
-        module.info["managed"] = [v.name for v in module.variables if "managed" in v.attributes]
         self.kernel_shared: dict[str, int] | None = None
         # lazy per-kernel objects (pyshim/kernels/lazy.py): the module's variables live in
         # its data object; this object reads their addresses from a binding table

@@ -451,7 +451,7 @@ class FunctionEmitter:
         (passes/layout_shared.py), two halves for the numbered offsets."""
         from pyshim.ptx.passes.layout_shared import RESERVED_SMEM
 
-        base = self.tr.module.info.get("reserved_smem")
+        base = self.tr.module.info.reserved_smem
         half = RESERVED_SMEM // 2
         value = None if base is None else {
             "begin": base, "end": base + RESERVED_SMEM, "cap": RESERVED_SMEM,
@@ -562,7 +562,7 @@ class FunctionEmitter:
             self.context = True
             return "PS_DYN_OFF(ctx)"
         own = self.tr.kernel_shared.get(v.name) if self.tr.kernel_shared else None
-        off = own if own is not None else self.tr.module.info["shared_common"].get(v.name)
+        off = own if own is not None else self.tr.module.info.shared_common.get(v.name)
         if off is None:
             raise PtxError(f"shared variable {v.name} has no place in the shared window")
         return f"((uint64_t){off}u)"

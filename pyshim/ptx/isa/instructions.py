@@ -1312,8 +1312,7 @@ def _call(fe: Fe, inst: I) -> str:
         if callee is None:
             raise fe.bad(inst, f"call to undeclared function {target.name}")
         if callee.body is None:
-            code = fe.tr.target.extern_call(fe, inst, target.name, params, len(rets))
-            return code.replace("return;", fe.form.ret_stmt)
+            return fe.tr.target.extern_call(fe, inst, target.name, params, len(rets))
         if len(rets) != len(callee.returns) or len(args) != len(callee.params):
             raise fe.bad(inst, f"{target.name} takes {len(callee.params)} parameters and "
                                f"{len(callee.returns)} results")

@@ -8,7 +8,7 @@ part (PS_DYN_OFF), so they need no offset here.
 
 A module that reads %reserved_smem_offset_* (cooperative groups' multi-warp tiles on sm_80+
 keep their barriers and scratch there) gets the block's "reserved shared memory" as a fixed
-region of the common part: RESERVED_SMEM bytes at module.info["reserved_smem"].
+region of the common part: RESERVED_SMEM bytes at module.info.reserved_smem.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def run(module: ir.Module) -> ir.Module:
     common: dict[str, int] = {}
     size = 0
     if _uses_reserved_smem(module):
-        module.info["reserved_smem"] = 0
+        module.info.reserved_smem = 0
         size = RESERVED_SMEM
     for v in module.variables:
         if v.space == "shared":
@@ -63,8 +63,8 @@ def run(module: ir.Module) -> ir.Module:
             for s in fn.body or ():
                 if type(s) is ir.Var and s.space == "shared":
                     size = _place(s, common, size)
-    module.info["shared_common"] = common
-    module.info["shared_common_size"] = size
+    module.info.shared_common = common
+    module.info.shared_common_size = size
     for fn in module.functions:
         if fn.entry:
             own: dict[str, int] = {}

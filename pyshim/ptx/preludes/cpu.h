@@ -2,7 +2,8 @@
  *
  * A block runs either as a plain loop over its threads (kernels without barriers or warp
  * collectives) or as fibers: each thread a fiber with its own small stack and a hand-written
- * x86-64 context switch (never ucontext: its signal-mask syscall costs ~240 ns per switch).
+ * x86-64 context switch (never ucontext: it makes a signal-mask syscall at every switch,
+ * whose cost benchmarks/README.md records).
  * The scheduler runs fibers until each blocks on a barrier or collective; when none can
  * run it completes the collectives (per wavefront, per call site), then the barriers. */
 #define _GNU_SOURCE 1

@@ -72,7 +72,8 @@ class Target:
 
     def extern_call(self, fe, inst: ir.Instruction, name: str, params: list[str],
                     nrets: int) -> str:
-        """A call to a function declared .extern (CUDA's device runtime: vprintf, ...)."""
+        """A call to a function declared .extern (CUDA's device runtime: vprintf, ...); the
+        thread leaves the kernel the way the body's Form spells it (`fe.form.ret_stmt`)."""
         if name == "vprintf" and "vprintf" in self.extern_functions and len(params) == 3:
             r, fmt, args = params
             return (f"{{ int32_t t = ps_vprintf(ctx, *(uint64_t *){fmt}, *(uint64_t *){args});"
@@ -81,8 +82,8 @@ class Target:
             if self.assert_message and len(params) >= 4:
                 msg, file, line, func = params[:4]
                 return (f"{{ ps_assertfail(ctx, *(uint64_t *){msg}, *(uint64_t *){file}, "
-                        f"*(uint32_t *){line}, *(uint64_t *){func}); return; }}")
-            return "{ PS_TRAP(ctx); return; }"
+                        f"*(uint32_t *){line}, *(uint64_t *){func}); {fe.form.ret_stmt} }}")
+            return f"{{ PS_TRAP(ctx); {fe.form.ret_stmt} }}"
         if name == "malloc" and "malloc" in self.extern_functions and len(params) == 2:
             r, n = params
             return (f"{{ uint64_t t = (uint64_t)(uintptr_t)malloc(*(uint64_t *){n});"

@@ -971,9 +971,23 @@ def _split_tail(r: str) -> tuple[str, str]:
     return head + rest, tail
 
 
+class _NoTail(records.Naming):
+    """Spells a lane tail's marks as nothing (a region that keeps its tail in its loop) and
+    leaves every other placeholder for the renders after it."""
+
+    def reg(self, name: str) -> str:
+        return records.reg(name)
+
+    def point(self, what: str) -> str:
+        return "" if what in ("@tg", "@tb", "@te") else records.point(what)
+
+
+_NO_TAIL = _NoTail()
+
+
 def _no_tail_marks(r: str) -> str:
     """Region text `r` without the marks of a lane tail it keeps in its loop."""
-    return r.replace(_TG, "").replace(_TB, "").replace(_TE, "") if _TG in r else r
+    return _NO_TAIL.render(r) if _TG in r else r
 
 
 # region loops longer than this get no copy for 1-D blocks (it doubles their compile time)
