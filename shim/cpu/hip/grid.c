@@ -148,7 +148,8 @@ static bool ensure_shared(const cpu_grid_job *job, void **shared, size_t *shared
 
 /* Runs blocks [start, end) with the block index divided out once and then counted up:
  * three 64-bit divisions per block cost as much as a small block's threads. */
-static void run_blocks(grid_job *j, uint32_t smid, void *shared, uint64_t start, uint64_t end)
+static void run_blocks(grid_job *j, uint32_t smid, void *shared, uint64_t start, uint64_t end,
+                       pyshim_cluster *cluster)
 {
     const pyshim_dim3 g = j->job->launch.grid;
     pyshim_block blk = {
@@ -156,6 +157,7 @@ static void run_blocks(grid_job *j, uint32_t smid, void *shared, uint64_t start,
                   (uint32_t)(start / ((uint64_t)g.x * g.y))},
         .smid = smid,
         .dyn_shared = shared,
+        .cluster = cluster,
     };
     run_range(j, blk, start, end);
 }
@@ -181,7 +183,7 @@ static uint64_t run_chunks(grid_job *j, uint32_t smid, void **shared, size_t *sh
             break;
         uint64_t end = start + j->chunk < j->total ? start + j->chunk : j->total;
         taken += end - start;
-        run_blocks(j, smid, *shared, start, end);
+        run_blocks(j, smid, *shared, start, end, NULL);
     }
     return taken;
 }
@@ -470,7 +472,7 @@ static uint64_t run_submitter(grid_job *j, void *shared, uint64_t t0)
             break;
         uint64_t end = start + step < j->total ? start + step : j->total;
         taken += end - start;
-        run_blocks(j, 0, shared, start, end);
+        run_blocks(j, 0, shared, start, end, NULL);
         if (job_failed(j))
             return taken + skip_all(j);
         if (!published) {
@@ -520,6 +522,8 @@ static void unlink_job_locked(grid_job *j)
 typedef struct coop_block {
     grid_job *j;
     uint64_t index;
+    pyshim_cluster *cluster;    /* a cluster launch: the block's cluster, else NULL */
+    uint32_t rank;              /* its %cluster_ctarank */
     pthread_t thread;
 } coop_block;
 
@@ -538,7 +542,10 @@ static void *coop_thread(void *arg)
         atomic_store(&j->no_shared, true);
     else
         run_blocks(j, (uint32_t)(cb->index % (uint64_t)cpu_grid_workers()), shared, cb->index,
-                   cb->index + 1);
+                   cb->index + 1, cb->cluster);
+    /* the cluster's barrier tells a wait that this block's threads will arrive no more */
+    if (cb->cluster != NULL)
+        __atomic_store_n(&cb->cluster->exited[cb->rank], 1u, __ATOMIC_RELEASE);
     free(shared);
     pthread_mutex_lock(&coop_lock);
     j->done++;
@@ -547,49 +554,35 @@ static void *coop_thread(void *arg)
     return NULL;
 }
 
-static hipError_t run_cooperative(const cpu_grid_job *job)
+/* Runs blocks[0 .. n) each on a thread of its own, all at once, and waits for them. A block
+ * that faults or traps (or the watchdog) ends the others with the watchdog's signal: they may
+ * be waiting for it. false: a thread could not be started (the ones started were ended). */
+static bool run_together(grid_job *j, coop_block *blocks, uint64_t n)
 {
-    pthread_once(&coop_once, cpu_timeout_install);
-    _Alignas(16) uint32_t workspace[4] = {0};   /* cooperative_groups: size, arrival count */
-    cpu_grid_job local = *job;
-    local.launch.runtime_ctx = workspace;
-    const pyshim_dim3 g = job->launch.grid;
-    grid_job j = {.job = &local, .total = (uint64_t)g.x * g.y * g.z, .chunk = 1};
-    atomic_init(&j.next, 0);
-    atomic_init(&j.trap, 0);
-    atomic_init(&j.trap_block, 0);
-    atomic_init(&j.fault_addr, 0);
-    atomic_init(&j.no_shared, false);
-    atomic_init(&j.timed_out, false);
-    atomic_init(&j.published, false);
-    atomic_init(&j.joined, 0);
-    atomic_init(&j.finished, false);
-    coop_block *blocks = calloc(j.total, sizeof *blocks);
-    if (blocks == NULL)
-        return hipErrorOutOfMemory;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, CPU_KERNEL_STACK);
-    watch w;
-    watch_start(&w, &j);
+    pthread_mutex_lock(&coop_lock);
+    j->done = 0;
+    pthread_mutex_unlock(&coop_lock);
     uint64_t started = 0;
     bool no_thread = false;
-    for (; started < j.total; started++) {
-        blocks[started] = (coop_block){.j = &j, .index = started};
+    for (; started < n; started++) {
+        blocks[started].j = j;
         if (pthread_create(&blocks[started].thread, &attr, coop_thread, &blocks[started]) != 0) {
             no_thread = true;   /* the blocks started would wait for this one forever */
-            atomic_store(&j.timed_out, true);
+            atomic_store(&j->timed_out, true);
             break;
         }
     }
     pthread_attr_destroy(&attr);
     pthread_mutex_lock(&coop_lock);
-    while (j.done < started) {
-        if (atomic_load(&j.trap) != 0 || atomic_load(&j.no_shared) ||
-            atomic_load(&j.timed_out)) {
+    while (j->done < started) {
+        if (atomic_load(&j->trap) != 0 || atomic_load(&j->no_shared) ||
+            atomic_load(&j->timed_out)) {
             /* a block failed (or the watchdog ended the launch): end the others, again
              * until they are gone (one between two blocks ignores the signal) */
-            atomic_store(&j.timed_out, true);
+            atomic_store(&j->timed_out, true);
             for (uint64_t i = 0; i < started; i++)
                 pthread_kill(blocks[i].thread, cpu_timeout_signal());
         }
@@ -605,28 +598,117 @@ static hipError_t run_cooperative(const cpu_grid_job *job)
     pthread_mutex_unlock(&coop_lock);
     for (uint64_t i = 0; i < started; i++)
         pthread_join(blocks[i].thread, NULL);
-    free(blocks);
-    watch_end(&w);
+    return !no_thread;
+}
+
+static void init_job(grid_job *j, const cpu_grid_job *job)
+{
+    const pyshim_dim3 g = job->launch.grid;
+    *j = (grid_job){.job = job, .total = (uint64_t)g.x * g.y * g.z, .chunk = 1};
+    atomic_init(&j->next, 0);
+    atomic_init(&j->trap, 0);
+    atomic_init(&j->trap_block, 0);
+    atomic_init(&j->fault_addr, 0);
+    atomic_init(&j->no_shared, false);
+    atomic_init(&j->timed_out, false);
+    atomic_init(&j->published, false);
+    atomic_init(&j->joined, 0);
+    atomic_init(&j->finished, false);
+}
+
+/* The error of a launch run by run_together (`no_thread`: a thread could not be started). */
+static hipError_t together_error(const cpu_grid_job *job, grid_job *j, bool no_thread,
+                                 const char *what, hipError_t too_large)
+{
     if (no_thread) {
-        cpu_log("kernel %s: cannot start a thread for each of the %llu blocks of a cooperative "
-                "launch", job->kernel->name, (unsigned long long)j.total);
-        return hipErrorCooperativeLaunchTooLarge;
+        cpu_log("kernel %s: cannot start a thread for each block of %s", job->kernel->name,
+                what);
+        return too_large;
     }
-    if (atomic_load(&j.no_shared)) {
+    if (atomic_load(&j->no_shared)) {
         cpu_log("kernel %s: cannot allocate %u bytes of dynamic shared memory",
                 job->kernel->name, job->launch.dyn_shared_bytes);
         return hipErrorOutOfMemory;
     }
-    int trap = atomic_load(&j.trap);
+    int trap = atomic_load(&j->trap);
     if (trap == 0)
         return hipSuccess;
-    return report_trap(job, trap, atomic_load(&j.trap_block), atomic_load(&j.fault_addr));
+    return report_trap(job, trap, atomic_load(&j->trap_block), atomic_load(&j->fault_addr));
+}
+
+static hipError_t run_cooperative(const cpu_grid_job *job)
+{
+    pthread_once(&coop_once, cpu_timeout_install);
+    _Alignas(16) uint32_t workspace[4] = {0};   /* cooperative_groups: size, arrival count */
+    cpu_grid_job local = *job;
+    local.launch.runtime_ctx = workspace;
+    grid_job j;
+    init_job(&j, &local);
+    coop_block *blocks = calloc(j.total, sizeof *blocks);
+    if (blocks == NULL)
+        return hipErrorOutOfMemory;
+    for (uint64_t i = 0; i < j.total; i++)
+        blocks[i] = (coop_block){.index = i};
+    watch w;
+    watch_start(&w, &j);
+    bool ok = run_together(&j, blocks, j.total);
+    watch_end(&w);
+    free(blocks);
+    return together_error(job, &j, !ok, "a cooperative launch", hipErrorCooperativeLaunchTooLarge);
+}
+
+/* ---- cluster launches: the blocks of one cluster run at once, a thread each (their
+ * barrier.cluster waits for all of them, and each reads the others' shared memory), one
+ * cluster after another. The cluster's state (pyshim_cluster) is zeroed before it starts;
+ * the launch checked that the grid is whole clusters of at most PYSHIM_MAX_CLUSTER blocks. */
+static hipError_t run_clusters(const cpu_grid_job *job)
+{
+    pthread_once(&coop_once, cpu_timeout_install);
+    const pyshim_dim3 g = job->launch.grid, c = job->launch.cluster, b = job->launch.block;
+    const uint32_t size = c.x * c.y * c.z, threads = b.x * b.y * b.z;
+    grid_job j;
+    init_job(&j, job);
+    coop_block blocks[PYSHIM_MAX_CLUSTER];
+    pyshim_cluster *cl = calloc(1, sizeof *cl);
+    uint32_t *arrivals = calloc((size_t)size * threads, sizeof *arrivals);
+    if (cl == NULL || arrivals == NULL || size == 0 || size > PYSHIM_MAX_CLUSTER) {
+        free(cl);
+        free(arrivals);
+        return size == 0 || size > PYSHIM_MAX_CLUSTER ? hipErrorInvalidConfiguration
+                                                      : hipErrorOutOfMemory;
+    }
+    watch w;
+    watch_start(&w, &j);
+    bool ok = true;
+    for (uint32_t kz = 0; kz < g.z / c.z && ok && !job_failed(&j); kz++)
+        for (uint32_t ky = 0; ky < g.y / c.y && ok && !job_failed(&j); ky++)
+            for (uint32_t kx = 0; kx < g.x / c.x && ok && !job_failed(&j); kx++) {
+                memset(cl, 0, sizeof *cl);
+                memset(arrivals, 0, (size_t)size * threads * sizeof *arrivals);
+                cl->thread_arrivals = arrivals;
+                uint32_t r = 0;
+                for (uint32_t rz = 0; rz < c.z; rz++)
+                    for (uint32_t ry = 0; ry < c.y; ry++)
+                        for (uint32_t rx = 0; rx < c.x; rx++, r++) {
+                            uint64_t x = (uint64_t)kx * c.x + rx, y = (uint64_t)ky * c.y + ry,
+                                     z = (uint64_t)kz * c.z + rz;
+                            blocks[r] = (coop_block){.index = x + g.x * (y + g.y * z),
+                                                     .cluster = cl, .rank = r};
+                        }
+                ok = run_together(&j, blocks, size);
+            }
+    watch_end(&w);
+    free(arrivals);
+    free(cl);
+    return together_error(job, &j, !ok, "a cluster", hipErrorLaunchOutOfResources);
 }
 
 hipError_t cpu_grid_run(const cpu_grid_job *job)
 {
     if (job->cooperative)
         return run_cooperative(job);
+    if (job->launch.cluster.x != 0)
+        return run_clusters(job);
     static _Thread_local void *shared = NULL;
     static _Thread_local size_t shared_cap = 0;
     const pyshim_dim3 g = job->launch.grid;

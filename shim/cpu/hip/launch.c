@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/cluster_launch.h"
 #include "graph_internal.h"
 #include "internal.h"
 
@@ -235,9 +236,62 @@ static hipError_t check_cooperative(const void *handle, pyshim_dim3 g, pyshim_di
     return hipSuccess;
 }
 
+/* A cluster launch's shape: `req` (a launch attribute; NULL: none), else the kernel's
+ * .reqnctapercluster; zeros when the launch has no explicit clusters. The grid must be whole
+ * clusters of at most CUDA's portable size, each of them resident at once (its blocks run
+ * together, a thread each): past that, as on a GPU, the launch is refused. */
+static hipError_t cluster_shape(const void *handle, pyshim_dim3 g, pyshim_dim3 b,
+                                unsigned shared, const pyshim_dim3 *req, pyshim_dim3 *out)
+{
+    *out = (pyshim_dim3){0, 0, 0};
+    struct ihipModuleSymbol_t *f = cpu_function_lookup(handle);
+    if (f == NULL)
+        return hipErrorInvalidResourceHandle;
+    const pyshim_kernel_desc *k = f->desc;
+    pyshim_dim3 c = k->reqnctapercluster;
+    if (req != NULL) {
+        if (c.x != 0 && (c.x != req->x || c.y != req->y || c.z != req->z)) {
+            cpu_log("launch of %s with clusters of (%u,%u,%u) blocks refused: the kernel was "
+                    "compiled for clusters of (%u,%u,%u)", k->name, req->x, req->y, req->z,
+                    c.x, c.y, c.z);
+            return hipErrorInvalidValue;
+        }
+        c = *req;
+    } else if (c.x == 0) {
+        if (k->explicit_cluster) {
+            cpu_log("launch of %s refused: the kernel needs a cluster launch (.explicitcluster) "
+                    "and was given no cluster dimensions", k->name);
+            return hipErrorInvalidValue;
+        }
+        return hipSuccess;
+    }
+    uint64_t size = (uint64_t)c.x * c.y * c.z;
+    if (c.x == 0 || c.y == 0 || c.z == 0 || g.x % c.x || g.y % c.y || g.z % c.z ||
+        size > PYSHIM_MAX_PORTABLE_CLUSTER) {
+        cpu_log("launch of %s with grid (%u,%u,%u) in clusters of (%u,%u,%u) blocks refused: "
+                "the grid must be whole clusters of at most %u blocks", k->name, g.x, g.y, g.z,
+                c.x, c.y, c.z, PYSHIM_MAX_PORTABLE_CLUSTER);
+        return hipErrorInvalidValue;
+    }
+    uint64_t threads = (uint64_t)b.x * b.y * b.z;
+    if (threads > 0 && threads <= CPU_MAX_THREADS) {
+        uint64_t resident =
+            (uint64_t)active_blocks(f, (int)threads, shared) * (uint64_t)cpu_dev()->workers;
+        if (size > resident) {
+            cpu_log("launch of %s in clusters of %llu blocks of %llu threads (%u bytes of "
+                    "dynamic shared memory) refused: at most %llu such blocks can be resident "
+                    "at once", k->name, (unsigned long long)size, (unsigned long long)threads,
+                    shared, (unsigned long long)resident);
+            return hipErrorLaunchOutOfResources;
+        }
+    }
+    *out = c;
+    return hipSuccess;
+}
+
 static hipError_t launch(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsigned shared,
                          hipStream_t stream, bool spt, void **kernelParams, void **extra,
-                         bool cooperative)
+                         bool cooperative, const pyshim_dim3 *cluster)
 {
     struct ihipStream_t *s;
     hipError_t err = cpu_stream_resolve(stream, spt, &s);
@@ -245,11 +299,19 @@ static hipError_t launch(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsig
         return err;
     if (cooperative && (err = check_cooperative(handle, g, b, shared)) != hipSuccess)
         return err;
+    pyshim_dim3 shape;
+    if ((err = cluster_shape(handle, g, b, shared, cluster, &shape)) != hipSuccess)
+        return err;
+    if (cooperative && shape.x != 0) {
+        cpu_log("a cooperative launch in clusters is not supported on the CPU device");
+        return hipErrorInvalidValue;
+    }
     cpu_cmd *c;
     err = cpu_launch_cmd(handle, g, b, shared, kernelParams, extra, &c);
     if (err != hipSuccess)
         return err;
     ((launch_payload *)c->payload)->job.cooperative = cooperative;
+    ((launch_payload *)c->payload)->job.launch.cluster = shape;
     return cpu_stream_enqueue(s, c, NULL);
 }
 
@@ -261,7 +323,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
 {
     return cpu_ret(launch(f, (pyshim_dim3){gridDimX, gridDimY, gridDimZ},
                           (pyshim_dim3){blockDimX, blockDimY, blockDimZ}, sharedMemBytes, stream,
-                          false, kernelParams, extra, false));
+                          false, kernelParams, extra, false, NULL));
 }
 
 /* cuLaunchKernelEx's HIP form: a launch configuration with attributes. */
@@ -271,10 +333,15 @@ hipError_t hipDrvLaunchKernelEx(const HIP_LAUNCH_CONFIG *config, hipFunction_t f
     if (config == NULL || (config->numAttrs > 0 && config->attrs == NULL))
         return cpu_ret(hipErrorInvalidValue);
     bool cooperative = false;
+    pyshim_dim3 cluster, *with_cluster = NULL;
     for (unsigned i = 0; i < config->numAttrs; i++) {
         const hipLaunchAttribute *a = &config->attrs[i];
-        switch (a->id) {
+        switch ((int)a->id) {
         case hipLaunchAttributeCooperative: cooperative = a->val.cooperative != 0; break;
+        case PYSHIM_HIP_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:   /* common/cluster_launch.h */
+            memcpy(&cluster, a->val.pad, sizeof cluster);
+            with_cluster = &cluster;
+            break;
         case hipLaunchAttributePriority:
         case hipLaunchAttributeAccessPolicyWindow:
         case hipLaunchAttributeSynchronizationPolicy:
@@ -290,7 +357,7 @@ hipError_t hipDrvLaunchKernelEx(const HIP_LAUNCH_CONFIG *config, hipFunction_t f
     return cpu_ret(launch(f, (pyshim_dim3){config->gridDimX, config->gridDimY, config->gridDimZ},
                           (pyshim_dim3){config->blockDimX, config->blockDimY, config->blockDimZ},
                           config->sharedMemBytes, config->hStream, false, params, extra,
-                          cooperative));
+                          cooperative, with_cluster));
 }
 
 hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned int gridDimX,
@@ -301,7 +368,7 @@ hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned int gridDi
 {
     return cpu_ret(launch(f, (pyshim_dim3){gridDimX, gridDimY, gridDimZ},
                           (pyshim_dim3){blockDimX, blockDimY, blockDimZ}, sharedMemBytes, stream,
-                          false, kernelParams, NULL, true));
+                          false, kernelParams, NULL, true, NULL));
 }
 
 /* As hipLaunchKernel: the hipFunction_t of a loaded module stands for the host stub. */
@@ -313,7 +380,7 @@ hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDim
         return cpu_ret(hipErrorInvalidDeviceFunction);
     return cpu_ret(launch(f, (pyshim_dim3){gridDim.x, gridDim.y, gridDim.z},
                           (pyshim_dim3){blockDimX.x, blockDimX.y, blockDimX.z}, sharedMemBytes,
-                          stream, false, kernelParams, NULL, true));
+                          stream, false, kernelParams, NULL, true, NULL));
 }
 
 /* hipLaunchKernel names kernels by host stub address, which only hipcc-built programs
@@ -327,7 +394,7 @@ hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 di
         return cpu_ret(hipErrorInvalidValue);
     return cpu_ret(launch(function_address, (pyshim_dim3){numBlocks.x, numBlocks.y, numBlocks.z},
                           (pyshim_dim3){dimBlocks.x, dimBlocks.y, dimBlocks.z},
-                          (unsigned)sharedMemBytes, stream, false, args, NULL, false));
+                          (unsigned)sharedMemBytes, stream, false, args, NULL, false, NULL));
 }
 
 hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
@@ -339,7 +406,7 @@ hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim
         return cpu_ret(hipErrorInvalidValue);
     return cpu_ret(launch(function_address, (pyshim_dim3){numBlocks.x, numBlocks.y, numBlocks.z},
                           (pyshim_dim3){dimBlocks.x, dimBlocks.y, dimBlocks.z},
-                          (unsigned)sharedMemBytes, stream, true, args, NULL, false));
+                          (unsigned)sharedMemBytes, stream, true, args, NULL, false, NULL));
 }
 
 /* ---- function attributes ---- */
