@@ -9,6 +9,12 @@
 #define PYSHIM_COMMON_CLUSTER_LAUNCH_H
 
 #define PYSHIM_HIP_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION 4
+/* The CPU device's hipFuncGetAttribute also answers CUDA's numbers for a kernel's cluster
+ * attributes (CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET, REQUIRED_CLUSTER_WIDTH, _HEIGHT,
+ * _DEPTH), past HIP_FUNC_ATTRIBUTE_MAX: what .explicitcluster / .reqnctapercluster say. */
+#define PYSHIM_HIP_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET 10
+#define PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH 11
+#define PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH 13
 /* CUDA's portable cluster size: the most blocks a cluster may have */
 #define PYSHIM_MAX_PORTABLE_CLUSTER 8u
 

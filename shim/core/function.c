@@ -65,8 +65,12 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
     default:
         break;
     }
-    /* CU_FUNC_ATTRIBUTE_* 0..9 and hipFunction_attribute share their order */
-    if (attrib <= CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) {
+    /* CU_FUNC_ATTRIBUTE_* 0..9 and hipFunction_attribute share their order; the CPU device
+     * also answers the cluster ones by CUDA's number (common/cluster_launch.h), a backend
+     * that does not refuses them and they read 0 */
+    if (attrib <= CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT ||
+        (attrib >= CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET &&
+         attrib <= CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH)) {
         hipError_t err = hipFuncGetAttribute(pi, (hipFunction_attribute)attrib, f);
         if (err == hipSuccess)
             return CUDA_SUCCESS;

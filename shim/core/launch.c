@@ -3,6 +3,9 @@
  * got from cuLibraryGetKernel). The `extra` array's markers differ between the APIs
  * (CU_LAUNCH_PARAM_END is 0, HIP_LAUNCH_PARAM_END is 3), so it is rewritten.
  */
+#include <string.h>
+
+#include "common/cluster_launch.h"
 #include "internal.h"
 
 #define MAX_EXTRA 16
@@ -53,7 +56,8 @@ static CUresult check_dims(unsigned gx, unsigned gy, unsigned gz, unsigned bx, u
 
 static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                        unsigned by, unsigned bz, unsigned shmem, CUstream stream,
-                       void **params, void **extra, int per_thread, int cooperative)
+                       void **params, void **extra, int per_thread, int cooperative,
+                       const unsigned *cluster)
 {
     CUresult rc = pyshim_need_ctx();
     if (rc != CUDA_SUCCESS)
@@ -110,7 +114,28 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         }
     }
     hipError_t err;
-    if (cooperative)
+    int clusters = 0;
+    if (cluster != NULL &&
+        pyshim_device_attribute(&clusters, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH,
+                                pyshim_current_ctx()->device) == CUDA_SUCCESS &&
+        clusters) {
+        /* the backend runs a cluster's blocks together (common/cluster_launch.h); one that
+         * does not (or a device presented without clusters) runs the blocks as before: a
+         * kernel without cluster instructions cannot tell */
+        hipLaunchAttribute attrs[2];
+        memset(attrs, 0, sizeof attrs);
+        attrs[0].id = (hipLaunchAttributeID)PYSHIM_HIP_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        memcpy(attrs[0].val.pad, cluster, 3 * sizeof *cluster);
+        attrs[1].id = hipLaunchAttributeCooperative;
+        attrs[1].val.cooperative = cooperative;
+        HIP_LAUNCH_CONFIG cfg = {
+            .gridDimX = gx, .gridDimY = gy, .gridDimZ = gz,
+            .blockDimX = bx, .blockDimY = by, .blockDimZ = bz,
+            .sharedMemBytes = shmem, .hStream = pyshim_hip_stream(stream, per_thread),
+            .attrs = attrs, .numAttrs = 2,
+        };
+        err = hipDrvLaunchKernelEx(&cfg, hf, extra != NULL ? NULL : params, extra_arg);
+    } else if (cooperative)
         err = extra != NULL ? hipErrorInvalidValue
                             : hipModuleLaunchCooperativeKernel(
                                   hf, gx, gy, gz, bx, by, bz, shmem,
@@ -131,7 +156,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
                                 void **kernelParams, void **extra)
 {
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                  sharedMemBytes, hStream, kernelParams, extra, 0, 0);
+                  sharedMemBytes, hStream, kernelParams, extra, 0, 0, NULL);
 }
 
 CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -141,7 +166,7 @@ CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsign
                                      void **kernelParams, void **extra)
 {
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                  sharedMemBytes, hStream, kernelParams, extra, 1, 0);
+                  sharedMemBytes, hStream, kernelParams, extra, 1, 0, NULL);
 }
 
 CUresult CUDAAPI cuEventRecord_ptsz(CUevent e, CUstream s); /* cuda.h names it by macro only */
@@ -152,14 +177,17 @@ CUresult CUDAAPI cuEventRecord_ptsz(CUevent e, CUstream s); /* cuda.h names it b
  * programmatic stream serialization only allows an overlap, so stream order is correct;
  * the programmatic and launch-completion events are recorded after the kernel, which is
  * later than NVIDIA may fire them and so satisfies every wait; cooperative launches run
- * as such; cluster dimensions are checked and the blocks run without clusters (the
- * device reports no cluster launch, and the translator refuses cluster instructions). */
+ * as such; cluster dimensions are checked (whole clusters of at most CUDA's portable size)
+ * and a backend that reports cluster launch runs each cluster's blocks together (the CPU
+ * device); on one that does not (ROCm, whose translator refuses cluster instructions) the
+ * blocks run as in a plain launch. */
 static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, void **extra,
                           int per_thread)
 {
     if (c == NULL || (c->numAttrs > 0 && c->attrs == NULL))
         return CUDA_ERROR_INVALID_VALUE;
     int cooperative = 0;
+    unsigned cluster[3] = {0, 0, 0};
     CUevent after[2];
     int n_after = 0;
     for (unsigned i = 0; i < c->numAttrs; i++) {
@@ -186,8 +214,15 @@ static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, 
                      z = a->value.clusterDim.z;
             /* a grid of whole clusters, at most 8 blocks each (CUDA's portable size) */
             if (x == 0 || y == 0 || z == 0 || c->gridDimX % x || c->gridDimY % y ||
-                c->gridDimZ % z || (unsigned long long)x * y * z > 8)
+                c->gridDimZ % z ||
+                (unsigned long long)x * y * z > PYSHIM_MAX_PORTABLE_CLUSTER) {
+                pyshim_log("cuLaunchKernelEx: grid (%u,%u,%u) in clusters of (%u,%u,%u) "
+                           "refused: the grid must be whole clusters of at most %u blocks "
+                           "(CUDA_ERROR_INVALID_CLUSTER_SIZE)", c->gridDimX, c->gridDimY,
+                           c->gridDimZ, x, y, z, PYSHIM_MAX_PORTABLE_CLUSTER);
                 return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+            }
+            cluster[0] = x, cluster[1] = y, cluster[2] = z;
             break;
         }
         case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT:
@@ -206,7 +241,7 @@ static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, 
     }
     CUresult rc = launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
                          c->blockDimZ, c->sharedMemBytes, c->hStream, params, extra, per_thread,
-                         cooperative);
+                         cooperative, cluster[0] != 0 ? cluster : NULL);
     for (int i = 0; i < n_after && rc == CUDA_SUCCESS; i++) {
         if (per_thread)
             rc = cuEventRecord_ptsz(after[i], c->hStream);
@@ -235,7 +270,7 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
                                            CUstream hStream, void **kernelParams)
 {
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                  sharedMemBytes, hStream, kernelParams, NULL, 0, 1);
+                  sharedMemBytes, hStream, kernelParams, NULL, 0, 1, NULL);
 }
 
 CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX,
@@ -246,5 +281,5 @@ CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridD
                                                 void **kernelParams)
 {
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                  sharedMemBytes, hStream, kernelParams, NULL, 1, 1);
+                  sharedMemBytes, hStream, kernelParams, NULL, 1, 1, NULL);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cluster_launch.h"
 #include "common/module_bind.h"
 #include "internal.h"
 #include "runtime_error_codes.h"
@@ -213,6 +214,37 @@ int pyshim_rt_hip_launch_cooperative(void *fn, const unsigned grid[3], const uns
     return rt(hipModuleLaunchCooperativeKernel((hipFunction_t)fn, grid[0], grid[1], grid[2],
                                                block[0], block[1], block[2], (unsigned)shmem,
                                                (hipStream_t)stream, args));
+}
+
+int pyshim_rt_hip_launch_cluster(void *fn, const unsigned grid[3], const unsigned block[3],
+                                 size_t shmem, void *stream, void **args,
+                                 const unsigned cluster[3], int cooperative)
+{
+    if (shmem > 0xffffffffu)
+        return PYSHIM_RT_cudaErrorInvalidValue;
+    hipLaunchAttribute attrs[2];
+    memset(attrs, 0, sizeof attrs);
+    attrs[0].id = (hipLaunchAttributeID)PYSHIM_HIP_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    memcpy(attrs[0].val.pad, cluster, 3 * sizeof *cluster);
+    attrs[1].id = hipLaunchAttributeCooperative;
+    attrs[1].val.cooperative = cooperative;
+    HIP_LAUNCH_CONFIG cfg = {
+        .gridDimX = grid[0], .gridDimY = grid[1], .gridDimZ = grid[2],
+        .blockDimX = block[0], .blockDimY = block[1], .blockDimZ = block[2],
+        .sharedMemBytes = (unsigned)shmem, .hStream = (hipStream_t)stream,
+        .attrs = attrs, .numAttrs = 2,
+    };
+    return rt(hipDrvLaunchKernelEx(&cfg, (hipFunction_t)fn, args, NULL));
+}
+
+int pyshim_rt_hip_cluster_dims(void *fn, int dims[3])
+{
+    for (int i = 0; i < 3; i++)
+        if (hipFuncGetAttribute(&dims[i],
+                                (hipFunction_attribute)(PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH + i),
+                                (hipFunction_t)fn) != hipSuccess)
+            dims[i] = 0;   /* a backend without clusters: none */
+    return 0;
 }
 
 int pyshim_rt_hip_props(int device, void *buf, size_t len)

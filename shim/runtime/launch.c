@@ -78,7 +78,8 @@ static int capped_occupancy(int *numBlocks, void *fn, int blockSize, size_t dyna
                             unsigned flags);
 
 static cudaError_t launch_as(struct pyshim_rt_func *f, dim3 g, dim3 b, void **args, size_t shm,
-                             cudaStream_t stream, int per_thread, int cooperative)
+                             cudaStream_t stream, int per_thread, int cooperative,
+                             const unsigned *cluster)
 {
     PYSHIM_RT_STICKY_CHECK();
     if (f == NULL)
@@ -99,7 +100,17 @@ static cudaError_t launch_as(struct pyshim_rt_func *f, dim3 g, dim3 b, void **ar
     }
     const unsigned grid[3] = {g.x, g.y, g.z}, block[3] = {b.x, b.y, b.z};
     void *hs = hip_stream(stream, per_thread);
-    if (cooperative) {
+    int dev = 0, clusters = 0;
+    if (cluster != NULL && cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev) == cudaSuccess &&
+        clusters) {
+        /* the backend runs each cluster's blocks together (common/cluster_launch.h); one
+         * that does not runs them as a plain launch, which a kernel without cluster
+         * instructions cannot tell from clusters */
+        static void *none[1];
+        rc = pyshim_rt_hip_launch_cluster(fn, grid, block, shm, hs, args ? args : none, cluster,
+                                          cooperative);
+    } else if (cooperative) {
         /* every block resident at once: at most what the occupancy calculator told the
          * program, times the multiprocessors */
         int per_sm = 0, sms = 0, dev = 0;
@@ -125,7 +136,7 @@ static cudaError_t launch_as(struct pyshim_rt_func *f, dim3 g, dim3 b, void **ar
 static cudaError_t launch(struct pyshim_rt_func *f, dim3 g, dim3 b, void **args, size_t shm,
                           cudaStream_t stream, int per_thread)
 {
-    return launch_as(f, g, b, args, shm, stream, per_thread, 0);
+    return launch_as(f, g, b, args, shm, stream, per_thread, 0, NULL);
 }
 
 /* Every block resident at once, so cooperative_groups' grid.sync() can complete; a grid
@@ -134,14 +145,14 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blo
                                         void **args, size_t sharedMem, cudaStream_t stream)
 {
     return launch_as(pyshim_rt_func_by_handle(func), gridDim, blockDim, args, sharedMem, stream,
-                     0, 1);
+                     0, 1, NULL);
 }
 
 cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
                                              void **args, size_t sharedMem, cudaStream_t stream)
 {
     return launch_as(pyshim_rt_func_by_handle(func), gridDim, blockDim, args, sharedMem, stream,
-                     1, 1);
+                     1, 1, NULL);
 }
 
 EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *stub)
@@ -198,8 +209,9 @@ cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream);
  * change nothing a program can observe; programmatic stream serialization only allows an
  * overlap, so stream order is correct; the programmatic and launch-completion events are
  * recorded after the kernel, later than NVIDIA may fire them, which satisfies every wait;
- * cluster dimensions are checked and the blocks run without clusters (the device reports
- * no cluster launch); a cooperative one runs every block at once. */
+ * cluster dimensions are checked (whole clusters of at most CUDA's portable size) and run
+ * as clusters where the backend reports cluster launch (the CPU device), as a plain launch
+ * elsewhere; a cooperative one runs every block at once. */
 static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func, void **args,
                              int per_thread)
 {
@@ -208,6 +220,7 @@ static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func,
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
     cudaEvent_t after[2];
     int n_after = 0, cooperative = 0;
+    unsigned cluster[3] = {0, 0, 0};
     for (unsigned i = 0; i < config->numAttrs; i++) {
         const cudaLaunchAttribute *a = &config->attrs[i];
         switch (a->id) {
@@ -241,8 +254,14 @@ static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func,
             unsigned x = a->val.clusterDim.x, y = a->val.clusterDim.y, z = a->val.clusterDim.z;
             /* a grid of whole clusters, at most 8 blocks each (CUDA's portable size) */
             if (x == 0 || y == 0 || z == 0 || config->gridDim.x % x || config->gridDim.y % y ||
-                config->gridDim.z % z || (unsigned long long)x * y * z > 8)
+                config->gridDim.z % z || (unsigned long long)x * y * z > 8) {
+                pyshim_rt_log("cudaLaunchKernelEx: grid (%u,%u,%u) in clusters of (%u,%u,%u) "
+                              "refused: the grid must be whole clusters of at most 8 blocks "
+                              "(cudaErrorInvalidClusterSize)", config->gridDim.x,
+                              config->gridDim.y, config->gridDim.z, x, y, z);
                 return (cudaError_t)pyshim_rt_record(cudaErrorInvalidClusterSize);
+            }
+            cluster[0] = x, cluster[1] = y, cluster[2] = z;
             break;
         }
         default:
@@ -253,7 +272,7 @@ static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func,
     }
     cudaError_t rc = launch_as(pyshim_rt_func_by_handle(func), config->gridDim,
                                config->blockDim, args, config->dynamicSmemBytes, config->stream,
-                               per_thread, cooperative);
+                               per_thread, cooperative, cluster[0] != 0 ? cluster : NULL);
     for (int i = 0; i < n_after && rc == cudaSuccess; i++)
         rc = per_thread ? cudaEventRecord_ptsz(after[i], config->stream)
                         : cudaEventRecord(after[i], config->stream);
@@ -513,4 +532,81 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
     return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
                                                                   dynamicSMemSize,
                                                                   cudaOccupancyDefault);
+}
+
+/* A launch configuration's cluster size (its cluster dimension attribute, else the kernel's
+ * __cluster_dims__; 0: neither) and the blocks of its shape resident at once. */
+static int cluster_occupancy(const void *func, const cudaLaunchConfig_t *c,
+                             unsigned long long *size, unsigned long long *resident)
+{
+    if (c == NULL || (c->numAttrs > 0 && c->attrs == NULL))
+        return cudaErrorInvalidValue;
+    void *fn = NULL;
+    int rc = resolve_stub(func, &fn);
+    if (rc != cudaSuccess)
+        return rc;
+    int dev = 0, clusters = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess ||
+        !clusters) {
+        pyshim_rt_log("cudaOccupancyMaxActiveClusters: the device does not launch clusters");
+        return cudaErrorNotSupported;
+    }
+    *size = 0;
+    for (unsigned i = 0; i < c->numAttrs; i++)
+        if (c->attrs[i].id == cudaLaunchAttributeClusterDimension) {
+            const cudaLaunchAttributeValue *v = &c->attrs[i].val;
+            *size = (unsigned long long)v->clusterDim.x * v->clusterDim.y * v->clusterDim.z;
+        }
+    int d[3];
+    if (*size == 0 && pyshim_rt_hip_cluster_dims(fn, d) == 0 && d[0] > 0)
+        *size = (unsigned long long)d[0] * (unsigned)(d[1] > 0 ? d[1] : 1) *
+                (unsigned)(d[2] > 0 ? d[2] : 1);
+    int threads = (int)((unsigned long long)c->blockDim.x * c->blockDim.y * c->blockDim.z);
+    rc = capped_occupancy(&per_sm, fn, threads, c->dynamicSmemBytes, 0);
+    if (rc != cudaSuccess)
+        return rc;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        sms = 0;
+    *resident = (unsigned long long)(per_sm > 0 ? per_sm : 0) * (unsigned long long)(sms > 0 ? sms : 0);
+    return cudaSuccess;
+}
+
+/* How many clusters of the configuration's shape run at once: the resident blocks in whole
+ * clusters (libcuda's cuOccupancyMaxActiveClusters answers the same). */
+cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
+                                           const cudaLaunchConfig_t *launchConfig)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (numClusters == NULL)
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
+    unsigned long long size = 0, resident = 0;
+    int rc = cluster_occupancy(func, launchConfig, &size, &resident);
+    if (rc != cudaSuccess)
+        return (cudaError_t)pyshim_rt_record(rc);
+    if (size == 0 || size > 8) {
+        pyshim_rt_log("cudaOccupancyMaxActiveClusters: cluster size %llu refused (1 to 8 "
+                      "blocks; a kernel without __cluster_dims__ needs the cluster dimension "
+                      "attribute)", size);
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidClusterSize);
+    }
+    unsigned long long n = resident / size;
+    *numClusters = n > 0x7fffffffull ? 0x7fffffff : (int)n;
+    return cudaSuccess;
+}
+
+/* The largest cluster the configuration's blocks can form: 8 (CUDA's portable size), or
+ * fewer when fewer such blocks are resident at once. */
+cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func,
+                                                 const cudaLaunchConfig_t *launchConfig)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (clusterSize == NULL)
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
+    unsigned long long size = 0, resident = 0;
+    int rc = cluster_occupancy(func, launchConfig, &size, &resident);
+    if (rc != cudaSuccess)
+        return (cudaError_t)pyshim_rt_record(rc);
+    *clusterSize = (int)(resident < 8 ? resident : 8);
+    return cudaSuccess;
 }

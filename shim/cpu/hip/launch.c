@@ -429,6 +429,15 @@ hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attrib, hipFunc
     if (f == NULL)
         return cpu_ret(hipErrorInvalidResourceHandle);
     const pyshim_kernel_desc *k = f->desc;
+    switch ((int)attrib) {
+    case PYSHIM_HIP_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:   /* common/cluster_launch.h */
+        *value = (int)k->explicit_cluster;
+        return hipSuccess;
+    case PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: *value = (int)k->reqnctapercluster.x; return hipSuccess;
+    case PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH + 1: *value = (int)k->reqnctapercluster.y; return hipSuccess;
+    case PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: *value = (int)k->reqnctapercluster.z; return hipSuccess;
+    default: break;
+    }
     switch (attrib) {
     case HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = max_threads(f); break;
     case HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = (int)k->static_shared_bytes; break;
