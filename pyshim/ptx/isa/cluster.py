@@ -35,16 +35,17 @@ def is_cluster_barrier(inst: I) -> bool:
     return inst.opcode == "barrier" and inst.mods[:1] == ("cluster",)
 
 
-def _cpu(fe: Fe, inst: I) -> None:
+def _cpu(fe: Fe, inst: I, what: str = "") -> None:
     if not fe.tr.target.name.startswith("cpu"):
-        raise fe.unsupported(inst, f"thread-block clusters on target {fe.tr.target.name}")
+        raise fe.unsupported(inst, f"{what + ': ' if what else ''}thread-block clusters on "
+                                   f"target {fe.tr.target.name}")
     fe.need("cluster_cpu.h")
     fe.context = True
 
 
 def special_mov(fe: Fe, inst: I, ty: str, d: ir.Operand, name: str) -> str:
     """mov d, %cluster_*: the register read through the cluster prelude."""
-    _cpu(fe, inst)
+    _cpu(fe, inst, name)
     if name == "%is_explicit_cluster":
         if ty != "pred":
             raise fe.bad(inst, "%is_explicit_cluster is a predicate")
