@@ -54,6 +54,32 @@ static CUresult check_dims(unsigned gx, unsigned gy, unsigned gz, unsigned bx, u
     return CUDA_SUCCESS;
 }
 
+/* Whether the backend's refusal of a launch of `hf` (an invalid value) is about the kernel's
+ * compile-time clusters (__cluster_dims__, .explicitcluster; common/cluster_launch.h): a grid
+ * that is not whole clusters, other cluster dimensions given, none given where they must be.
+ * CUDA names that CUDA_ERROR_INVALID_CLUSTER_SIZE. */
+static int cluster_misfit(hipFunction_t hf, unsigned gx, unsigned gy, unsigned gz,
+                          const unsigned *cluster)
+{
+    int d[3], must = 0;
+    for (int i = 0; i < 3; i++)
+        if (hipFuncGetAttribute(&d[i],
+                                (hipFunction_attribute)(PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH + i),
+                                hf) != hipSuccess)
+            return 0;
+    if (hipFuncGetAttribute(&must,
+                            (hipFunction_attribute)PYSHIM_HIP_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET,
+                            hf) != hipSuccess)
+        must = 0;
+    if (d[0] > 0) {
+        if (cluster != NULL && (cluster[0] != (unsigned)d[0] || cluster[1] != (unsigned)d[1] ||
+                                cluster[2] != (unsigned)d[2]))
+            return 1;
+        return gx % (unsigned)d[0] || gy % (unsigned)d[1] || gz % (unsigned)d[2];
+    }
+    return must && cluster == NULL;
+}
+
 static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                        unsigned by, unsigned bz, unsigned shmem, CUstream stream,
                        void **params, void **extra, int per_thread, int cooperative,
@@ -146,6 +172,8 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
                                     extra != NULL ? NULL : params, extra_arg);
     if (err != hipSuccess && pyshim_trace_enabled())
         pyshim_log("launch of %s failed: %s", f->name, hipGetErrorName(err));
+    if (err == hipErrorInvalidValue && cluster_misfit(hf, gx, gy, gz, cluster))
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
     return pyshim_cu_from_hip(err);
 }
 

@@ -239,12 +239,17 @@ int pyshim_rt_hip_launch_cluster(void *fn, const unsigned grid[3], const unsigne
 
 int pyshim_rt_hip_cluster_dims(void *fn, int dims[3])
 {
+    int must = 0;
     for (int i = 0; i < 3; i++)
         if (hipFuncGetAttribute(&dims[i],
                                 (hipFunction_attribute)(PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH + i),
                                 (hipFunction_t)fn) != hipSuccess)
             dims[i] = 0;   /* a backend without clusters: none */
-    return 0;
+    if (hipFuncGetAttribute(&must,
+                            (hipFunction_attribute)PYSHIM_HIP_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET,
+                            (hipFunction_t)fn) != hipSuccess)
+        must = 0;
+    return must;
 }
 
 int pyshim_rt_hip_props(int device, void *buf, size_t len)

@@ -167,7 +167,8 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_launch_cluster(void *fn, const unsigned grid[
                                                   const unsigned block[3], size_t shmem,
                                                   void *stream, void **args,
                                                   const unsigned cluster[3], int cooperative);
-/* The kernel's compile-time cluster shape (__cluster_dims__), zeros when it has none. */
+/* The kernel's compile-time cluster shape (__cluster_dims__), zeros when it has none;
+ * returns 1 when it must be launched in clusters (.explicitcluster), else 0. */
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_cluster_dims(void *fn, int dims[3]);
 /* hipGetDevicePropertiesR0600 into a buffer of PYSHIM_RT_HIPPROP_SIZE bytes. */
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_props(int device, void *buf, size_t len);

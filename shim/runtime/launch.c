@@ -130,6 +130,20 @@ static cudaError_t launch_as(struct pyshim_rt_func *f, dim3 g, dim3 b, void **ar
     } else {
         rc = pyshim_rt_hip_launch(fn, grid, block, shm, hs, args);
     }
+    if (rc == cudaErrorInvalidValue) {
+        /* refused for the kernel's compile-time clusters (__cluster_dims__,
+         * .explicitcluster): a grid that is not whole clusters, other dimensions, none
+         * given where they must be; CUDA names that cudaErrorInvalidClusterSize */
+        int d[3];
+        int must = pyshim_rt_hip_cluster_dims(fn, d);
+        if ((d[0] > 0 && ((cluster != NULL && (cluster[0] != (unsigned)d[0] ||
+                                                cluster[1] != (unsigned)d[1] ||
+                                                cluster[2] != (unsigned)d[2])) ||
+                          g.x % (unsigned)d[0] || g.y % (unsigned)d[1] ||
+                          g.z % (unsigned)d[2])) ||
+            (d[0] <= 0 && must && cluster == NULL))
+            rc = cudaErrorInvalidClusterSize;
+    }
     return (cudaError_t)pyshim_rt_record(rc);
 }
 
@@ -559,7 +573,8 @@ static int cluster_occupancy(const void *func, const cudaLaunchConfig_t *c,
             *size = (unsigned long long)v->clusterDim.x * v->clusterDim.y * v->clusterDim.z;
         }
     int d[3];
-    if (*size == 0 && pyshim_rt_hip_cluster_dims(fn, d) == 0 && d[0] > 0)
+    (void)pyshim_rt_hip_cluster_dims(fn, d);
+    if (*size == 0 && d[0] > 0)
         *size = (unsigned long long)d[0] * (unsigned)(d[1] > 0 ? d[1] : 1) *
                 (unsigned)(d[2] > 0 ? d[2] : 1);
     int threads = (int)((unsigned long long)c->blockDim.x * c->blockDim.y * c->blockDim.z);

@@ -323,7 +323,7 @@ int main()
     e = cudaGetLastError();
     printf("__cluster_dims__(2,2,1) grid (3,2): %s\n", cudaGetErrorName(e));
     CHECK("a __cluster_dims__ kernel on a grid that is not whole clusters is refused",
-          e != cudaSuccess);
+          e == cudaErrorInvalidClusterSize);
     OK("the device still works", cudaDeviceSynchronize());
     check_sum(dim3(4), dim3(2));
     cudaFree(dummy);
