@@ -1,20 +1,23 @@
 /*
- * Thread-block clusters between libcuda/libcudart and the CPU device. ROCm 7's
- * hipLaunchAttributeID has no cluster dimension; the CPU device's hipDrvLaunchKernelEx takes
- * CUDA's number for it (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, which HIP's enum leaves
- * unused), with the dimensions as the value's first three unsigned ints. Only a backend that
- * reports clusterLaunch gets it (ROCm would refuse the unknown attribute).
+ * Thread-block clusters between libcuda/libcudart and the CPU device. ROCm 7's HIP has no
+ * cluster launch attribute and no cluster function attributes; the CPU device takes them
+ * under private numbers: PYSHIM_HIP_CUDA_NUMBER(CUDA's number), far above every number HIP's
+ * enumerations use (so HIP_FUNC_ATTRIBUTE_MAX and unknown ids stay invalid values). Only a
+ * backend that reports clusterLaunch is given them (ROCm would refuse them).
  */
 #ifndef PYSHIM_COMMON_CLUSTER_LAUNCH_H
 #define PYSHIM_COMMON_CLUSTER_LAUNCH_H
 
-#define PYSHIM_HIP_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION 4
-/* The CPU device's hipFuncGetAttribute also answers CUDA's numbers for a kernel's cluster
- * attributes (CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET, REQUIRED_CLUSTER_WIDTH, _HEIGHT,
- * _DEPTH), past HIP_FUNC_ATTRIBUTE_MAX: what .explicitcluster / .reqnctapercluster say. */
-#define PYSHIM_HIP_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET 10
-#define PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH 11
-#define PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH 13
+#define PYSHIM_HIP_CUDA_NUMBER(n) (0x50530000 + (n))
+
+/* hipDrvLaunchKernelEx: CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (4), the dimensions as the
+ * value's first three unsigned ints */
+#define PYSHIM_HIP_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION PYSHIM_HIP_CUDA_NUMBER(4)
+/* hipFuncGetAttribute: CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET (10, .explicitcluster),
+ * REQUIRED_CLUSTER_WIDTH, _HEIGHT, _DEPTH (11 to 13, .reqnctapercluster) */
+#define PYSHIM_HIP_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET PYSHIM_HIP_CUDA_NUMBER(10)
+#define PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH PYSHIM_HIP_CUDA_NUMBER(11)
+#define PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH PYSHIM_HIP_CUDA_NUMBER(13)
 /* CUDA's portable cluster size: the most blocks a cluster may have */
 #define PYSHIM_MAX_PORTABLE_CLUSTER 8u
 

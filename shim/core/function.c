@@ -6,6 +6,7 @@
 #include <limits.h>
 
 #include "common/device_identity.h"
+#include "common/cluster_launch.h"
 #include "internal.h"
 
 CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
@@ -65,12 +66,17 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
     default:
         break;
     }
-    /* CU_FUNC_ATTRIBUTE_* 0..9 and hipFunction_attribute share their order; the CPU device
-     * also answers the cluster ones by CUDA's number (common/cluster_launch.h), a backend
-     * that does not refuses them and they read 0 */
-    if (attrib <= CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT ||
-        (attrib >= CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET &&
-         attrib <= CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH)) {
+    /* the kernel's clusters: the CPU device answers them under private numbers
+     * (common/cluster_launch.h); a backend that does not refuses them, and they read 0 */
+    if (attrib >= CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET &&
+        attrib <= CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH) {
+        if (hipFuncGetAttribute(pi, (hipFunction_attribute)PYSHIM_HIP_CUDA_NUMBER((int)attrib),
+                                f) != hipSuccess)
+            *pi = 0;
+        return CUDA_SUCCESS;
+    }
+    /* CU_FUNC_ATTRIBUTE_* 0..9 and hipFunction_attribute share their order */
+    if (attrib <= CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) {
         hipError_t err = hipFuncGetAttribute(pi, (hipFunction_attribute)attrib, f);
         if (err == hipSuccess)
             return CUDA_SUCCESS;

@@ -62,13 +62,15 @@ static int cluster_misfit(hipFunction_t hf, unsigned gx, unsigned gy, unsigned g
                           const unsigned *cluster)
 {
     int d[3], must = 0;
+    const int width = PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
+              must_set = PYSHIM_HIP_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET;
     for (int i = 0; i < 3; i++)
         if (hipFuncGetAttribute(&d[i],
-                                (hipFunction_attribute)(PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH + i),
+                                (hipFunction_attribute)(width + i),
                                 hf) != hipSuccess)
             return 0;
     if (hipFuncGetAttribute(&must,
-                            (hipFunction_attribute)PYSHIM_HIP_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET,
+                            (hipFunction_attribute)must_set,
                             hf) != hipSuccess)
         must = 0;
     if (d[0] > 0) {

@@ -160,7 +160,8 @@ static unsigned long long config_cluster(CUfunction func, const CUlaunchConfig *
         }
     int d[3] = {0, 0, 0};
     for (int i = 0; i < 3; i++)
-        if (cuFuncGetAttribute(&d[i], (CUfunction_attribute)(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH + i),
+        if (cuFuncGetAttribute(&d[i],
+                               (CUfunction_attribute)(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH + i),
                                func) != CUDA_SUCCESS)
             return 0;
     return d[0] > 0 ? (unsigned long long)d[0] * (unsigned)(d[1] > 0 ? d[1] : 1) *

@@ -54,7 +54,8 @@ typedef struct pyshim_block {
     pyshim_dim3 ctaid;          /* %ctaid */
     uint32_t smid;              /* %smid: index of the worker running this block */
     void *dyn_shared;
-    struct pyshim_cluster *cluster; /* version 2: the block's cluster in a cluster launch, else NULL */
+    /* version 2: the block's cluster in a cluster launch, else NULL */
+    struct pyshim_cluster *cluster;
 } pyshim_block;
 
 /* The blocks of one cluster, all running at once (each on a thread of its own), share one

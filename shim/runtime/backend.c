@@ -240,13 +240,15 @@ int pyshim_rt_hip_launch_cluster(void *fn, const unsigned grid[3], const unsigne
 int pyshim_rt_hip_cluster_dims(void *fn, int dims[3])
 {
     int must = 0;
+    const int width = PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
+              must_set = PYSHIM_HIP_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET;
     for (int i = 0; i < 3; i++)
         if (hipFuncGetAttribute(&dims[i],
-                                (hipFunction_attribute)(PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH + i),
+                                (hipFunction_attribute)(width + i),
                                 (hipFunction_t)fn) != hipSuccess)
             dims[i] = 0;   /* a backend without clusters: none */
     if (hipFuncGetAttribute(&must,
-                            (hipFunction_attribute)PYSHIM_HIP_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET,
+                            (hipFunction_attribute)must_set,
                             (hipFunction_t)fn) != hipSuccess)
         must = 0;
     return must;

@@ -583,7 +583,8 @@ static int cluster_occupancy(const void *func, const cudaLaunchConfig_t *c,
         return rc;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
         sms = 0;
-    *resident = (unsigned long long)(per_sm > 0 ? per_sm : 0) * (unsigned long long)(sms > 0 ? sms : 0);
+    *resident = (unsigned long long)(per_sm > 0 ? per_sm : 0) *
+                (unsigned long long)(sms > 0 ? sms : 0);
     return cudaSuccess;
 }
 

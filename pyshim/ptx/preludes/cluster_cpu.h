@@ -112,7 +112,8 @@ PS_FN uint32_t ps_getctarank_generic(ps_tctx *c, uint64_t a) {
     if (!cl) return own;
     for (uint32_t r = 0; r < ps_cl_nrank(c); r++) {
         uint8_t *w = r == own ? c->sh : ps_cl_window(c, r);
-        uint64_t size = r == own ? c->sh_size : __atomic_load_n(&cl->window_size[r], __ATOMIC_RELAXED);
+        uint64_t size = r == own ? c->sh_size
+                                 : __atomic_load_n(&cl->window_size[r], __ATOMIC_RELAXED);
         if (a - (uint64_t)(uintptr_t)w < size) return r;
     }
     return own;

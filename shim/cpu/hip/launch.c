@@ -198,6 +198,13 @@ hipError_t cpu_launch_cmd(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsi
             memcpy(args + d->offset, kernelParams[i], d->size);
     }
     const cpu_device *dev = cpu_dev();
+    /* a __cluster_dims__ kernel runs in its clusters wherever it is launched from (graph
+     * nodes too), when the grid is whole clusters of them; launch() checks and refuses the
+     * rest, and sets an explicit cluster launch's shape */
+    pyshim_dim3 cl = k->reqnctapercluster;
+    if (cl.x == 0 || cl.y == 0 || cl.z == 0 || g.x % cl.x || g.y % cl.y || g.z % cl.z ||
+        (uint64_t)cl.x * cl.y * cl.z > PYSHIM_MAX_PORTABLE_CLUSTER)
+        cl = (pyshim_dim3){0, 0, 0};
     p->job.launch = (pyshim_launch){
         .grid = g,
         .block = b,
@@ -206,6 +213,7 @@ hipError_t cpu_launch_cmd(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsi
         .num_sms = (uint32_t)dev->workers,
         .vprintf = cpu_vprintf,
         .runtime_ctx = NULL,
+        .cluster = cl,
     };
     *out = c;
     return hipSuccess;
@@ -433,9 +441,15 @@ hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attrib, hipFunc
     case PYSHIM_HIP_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:   /* common/cluster_launch.h */
         *value = (int)k->explicit_cluster;
         return hipSuccess;
-    case PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: *value = (int)k->reqnctapercluster.x; return hipSuccess;
-    case PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH + 1: *value = (int)k->reqnctapercluster.y; return hipSuccess;
-    case PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: *value = (int)k->reqnctapercluster.z; return hipSuccess;
+    case PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+        *value = (int)k->reqnctapercluster.x;
+        return hipSuccess;
+    case PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH + 1:   /* height */
+        *value = (int)k->reqnctapercluster.y;
+        return hipSuccess;
+    case PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+        *value = (int)k->reqnctapercluster.z;
+        return hipSuccess;
     default: break;
     }
     switch (attrib) {
@@ -768,6 +782,7 @@ void cpu_cmd_launch_copy_attrs(cpu_cmd *dst, const cpu_cmd *src)
     const launch_payload *s = (const launch_payload *)src->payload;
     d->attrs = s->attrs;
     d->job.cooperative = s->job.cooperative;
+    d->job.launch.cluster = s->job.launch.cluster;   /* CUDA's cluster dimension attribute */
 }
 
 hipError_t hipGraphKernelNodeCopyAttributes(hipGraphNode_t hSrc, hipGraphNode_t hDst)
