@@ -316,9 +316,11 @@ def test_thread_block_clusters(libs: Path, cudart: str) -> None:
     distributed shared memory (map_shared_rank reads and atomics, cluster.sync()), the
     shared::cluster forms (mapa, st/ld/red.shared::cluster, getctarank), a __cluster_dims__
     kernel reading the cluster registers launched plainly, at grid and cluster shapes up to
-    8 blocks, checked against the host; cudaOccupancyMaxActiveClusters; a cluster of 32
-    blocks and a grid that is not whole clusters refused with cudaErrorInvalidClusterSize;
-    through our runtime and through NVIDIA's over our driver."""
+    8 blocks and, with cudaFuncAttributeNonPortableClusterSizeAllowed, 16, checked against
+    the host; cudaOccupancyMaxActiveClusters / MaxPotentialClusterSize; the required cluster
+    shape in cudaFuncGetAttributes; a cluster of 16 without the attribute, of 32, a grid
+    that is not whole clusters refused with cudaErrorInvalidClusterSize; through our runtime
+    and through NVIDIA's over our driver."""
     exe = nvcc(RT_DIR / "rt_cluster.cu", "-cudart", cudart,
                "-gencode", "arch=compute_90,code=compute_90", f"-L{libs / 'lib'}", "-lcuda",
                name=f"rt_cluster_{cudart}")

@@ -18,7 +18,12 @@
 #define PYSHIM_HIP_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET PYSHIM_HIP_CUDA_NUMBER(10)
 #define PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH PYSHIM_HIP_CUDA_NUMBER(11)
 #define PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH PYSHIM_HIP_CUDA_NUMBER(13)
-/* CUDA's portable cluster size: the most blocks a cluster may have */
+/* hipFuncGetAttribute / hipFuncSetAttribute: CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+ * (14): clusters of up to PYSHIM_MAX_NONPORTABLE_CLUSTER blocks for this kernel */
+#define PYSHIM_HIP_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED PYSHIM_HIP_CUDA_NUMBER(14)
+/* CUDA's portable cluster size: the most blocks a cluster may have; with the non-portable
+ * attribute set, the CPU device allows H100's 16 */
 #define PYSHIM_MAX_PORTABLE_CLUSTER 8u
+#define PYSHIM_MAX_NONPORTABLE_CLUSTER 16u
 
 #endif

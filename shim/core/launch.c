@@ -82,6 +82,22 @@ static int cluster_misfit(hipFunction_t hf, unsigned gx, unsigned gy, unsigned g
     return must && cluster == NULL;
 }
 
+/* The most blocks a cluster of `f` may have: CUDA's portable 8, or 16 once the program set
+ * CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED (kept by the CPU device). */
+unsigned pyshim_cluster_limit(CUfunction f)
+{
+    hipFunction_t hf;
+    int allowed = 0;
+    if (pyshim_func_valid(f) && pyshim_function_resolve(f, &hf) == CUDA_SUCCESS &&
+        hipFuncGetAttribute(&allowed,
+                            (hipFunction_attribute)
+                                PYSHIM_HIP_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                            hf) == hipSuccess &&
+        allowed)
+        return PYSHIM_MAX_NONPORTABLE_CLUSTER;
+    return PYSHIM_MAX_PORTABLE_CLUSTER;
+}
+
 static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                        unsigned by, unsigned bz, unsigned shmem, CUstream stream,
                        void **params, void **extra, int per_thread, int cooperative,
@@ -242,14 +258,15 @@ static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, 
         case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {
             unsigned x = a->value.clusterDim.x, y = a->value.clusterDim.y,
                      z = a->value.clusterDim.z;
-            /* a grid of whole clusters, at most 8 blocks each (CUDA's portable size) */
+            /* a grid of whole clusters, at most 8 blocks each (CUDA's portable size), 16
+             * for a kernel allowed non-portable sizes */
+            unsigned most = pyshim_cluster_limit(f);
             if (x == 0 || y == 0 || z == 0 || c->gridDimX % x || c->gridDimY % y ||
-                c->gridDimZ % z ||
-                (unsigned long long)x * y * z > PYSHIM_MAX_PORTABLE_CLUSTER) {
+                c->gridDimZ % z || (unsigned long long)x * y * z > most) {
                 pyshim_log("cuLaunchKernelEx: grid (%u,%u,%u) in clusters of (%u,%u,%u) "
                            "refused: the grid must be whole clusters of at most %u blocks "
                            "(CUDA_ERROR_INVALID_CLUSTER_SIZE)", c->gridDimX, c->gridDimY,
-                           c->gridDimZ, x, y, z, PYSHIM_MAX_PORTABLE_CLUSTER);
+                           c->gridDimZ, x, y, z, most);
                 return CUDA_ERROR_INVALID_CLUSTER_SIZE;
             }
             cluster[0] = x, cluster[1] = y, cluster[2] = z;

@@ -207,10 +207,11 @@ CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func,
         return CUDA_ERROR_NOT_SUPPORTED;
     }
     unsigned long long size = config_cluster(func, config), resident = 0;
-    if (size == 0 || size > PYSHIM_MAX_PORTABLE_CLUSTER) {
+    unsigned most = pyshim_cluster_limit(func);
+    if (size == 0 || size > most) {
         pyshim_log("cuOccupancyMaxActiveClusters of %s: cluster size %llu refused (1 to %u "
                    "blocks; a kernel without __cluster_dims__ needs the cluster dimension "
-                   "attribute)", func->name, size, PYSHIM_MAX_PORTABLE_CLUSTER);
+                   "attribute)", func->name, size, most);
         return CUDA_ERROR_INVALID_CLUSTER_SIZE;
     }
     rc = resident_blocks(func, config, &resident);
@@ -221,8 +222,8 @@ CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func,
     return CUDA_SUCCESS;
 }
 
-/* The largest cluster `config`'s blocks can form: CUDA's portable size, or fewer when fewer
- * such blocks are resident at once. */
+/* The largest cluster `config`'s blocks can form: CUDA's portable size (16 with the
+ * non-portable attribute set), or fewer when fewer such blocks are resident at once. */
 CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func,
                                                     const CUlaunchConfig *config)
 {
@@ -242,7 +243,7 @@ CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction
     rc = resident_blocks(func, config, &resident);
     if (rc != CUDA_SUCCESS)
         return rc;
-    *clusterSize = (int)(resident < PYSHIM_MAX_PORTABLE_CLUSTER ? resident
-                                                                : PYSHIM_MAX_PORTABLE_CLUSTER);
+    unsigned most = pyshim_cluster_limit(func);
+    *clusterSize = (int)(resident < most ? resident : most);
     return CUDA_SUCCESS;
 }

@@ -237,6 +237,25 @@ int pyshim_rt_hip_launch_cluster(void *fn, const unsigned grid[3], const unsigne
     return rt(hipDrvLaunchKernelEx(&cfg, (hipFunction_t)fn, args, NULL));
 }
 
+unsigned pyshim_rt_hip_cluster_limit(void *fn)
+{
+    int allowed = 0;
+    const int id = PYSHIM_HIP_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED;
+    if (fn != NULL &&
+        hipFuncGetAttribute(&allowed, (hipFunction_attribute)id, (hipFunction_t)fn) ==
+            hipSuccess &&
+        allowed)
+        return PYSHIM_MAX_NONPORTABLE_CLUSTER;
+    return PYSHIM_MAX_PORTABLE_CLUSTER;
+}
+
+void pyshim_rt_hip_set_non_portable(void *fn, int value)
+{
+    /* a backend without clusters has nothing to raise */
+    const int id = PYSHIM_HIP_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED;
+    (void)hipFuncSetAttribute((const void *)fn, (hipFuncAttribute)id, value);
+}
+
 int pyshim_rt_hip_cluster_dims(void *fn, int dims[3])
 {
     int must = 0;

@@ -266,13 +266,19 @@ static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func,
             break;
         case cudaLaunchAttributeClusterDimension: {
             unsigned x = a->val.clusterDim.x, y = a->val.clusterDim.y, z = a->val.clusterDim.z;
-            /* a grid of whole clusters, at most 8 blocks each (CUDA's portable size) */
+            /* a grid of whole clusters, at most 8 blocks each (CUDA's portable size), 16
+             * for a kernel allowed non-portable sizes */
+            unsigned most = 8;
+            void *fn = NULL;
+            if ((unsigned long long)x * y * z > most && pyshim_rt_func_by_handle(func) != NULL &&
+                pyshim_rt_func_resolve(pyshim_rt_func_by_handle(func), &fn) == cudaSuccess)
+                most = pyshim_rt_hip_cluster_limit(fn);
             if (x == 0 || y == 0 || z == 0 || config->gridDim.x % x || config->gridDim.y % y ||
-                config->gridDim.z % z || (unsigned long long)x * y * z > 8) {
+                config->gridDim.z % z || (unsigned long long)x * y * z > most) {
                 pyshim_rt_log("cudaLaunchKernelEx: grid (%u,%u,%u) in clusters of (%u,%u,%u) "
-                              "refused: the grid must be whole clusters of at most 8 blocks "
+                              "refused: the grid must be whole clusters of at most %u blocks "
                               "(cudaErrorInvalidClusterSize)", config->gridDim.x,
-                              config->gridDim.y, config->gridDim.z, x, y, z);
+                              config->gridDim.y, config->gridDim.z, x, y, z, most);
                 return (cudaError_t)pyshim_rt_record(cudaErrorInvalidClusterSize);
             }
             cluster[0] = x, cluster[1] = y, cluster[2] = z;
@@ -432,18 +438,29 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
     attr->ptxVersion = a.ptx_version;
     attr->binaryVersion = a.binary_version;
     attr->maxDynamicSharedSizeBytes = a.max_dynamic_shared;
+    /* __cluster_dims__ / .explicitcluster, and the non-portable cluster setting */
+    int d[3];
+    attr->clusterDimMustBeSet = pyshim_rt_hip_cluster_dims(fn, d);
+    attr->requiredClusterWidth = d[0];
+    attr->requiredClusterHeight = d[1];
+    attr->requiredClusterDepth = d[2];
+    attr->nonPortableClusterSizeAllowed = pyshim_rt_hip_cluster_limit(fn) > 8;
     return cudaSuccess;
 }
 
-/* Settings the CPU device and HIP apply per launch anyway: accept them for known kernels. */
+/* Settings the CPU device and HIP apply per launch anyway: accept them for known kernels;
+ * clusters above CUDA's portable size are the backend's per-kernel setting. */
 cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
     PYSHIM_RT_STICKY_CHECK();
-    (void)value;
     if (pyshim_rt_func_by_stub(func) == NULL)
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidDeviceFunction);
     if ((int)attr < 0 || attr >= cudaFuncAttributeMax)
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
+    void *fn = NULL;
+    if (attr == cudaFuncAttributeNonPortableClusterSizeAllowed &&
+        resolve_stub(func, &fn) == cudaSuccess)
+        pyshim_rt_hip_set_non_portable(fn, value);
     return cudaSuccess;
 }
 
@@ -600,10 +617,12 @@ cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
     int rc = cluster_occupancy(func, launchConfig, &size, &resident);
     if (rc != cudaSuccess)
         return (cudaError_t)pyshim_rt_record(rc);
-    if (size == 0 || size > 8) {
-        pyshim_rt_log("cudaOccupancyMaxActiveClusters: cluster size %llu refused (1 to 8 "
+    void *fn = NULL;
+    unsigned most = resolve_stub(func, &fn) == cudaSuccess ? pyshim_rt_hip_cluster_limit(fn) : 8;
+    if (size == 0 || size > most) {
+        pyshim_rt_log("cudaOccupancyMaxActiveClusters: cluster size %llu refused (1 to %u "
                       "blocks; a kernel without __cluster_dims__ needs the cluster dimension "
-                      "attribute)", size);
+                      "attribute)", size, most);
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidClusterSize);
     }
     unsigned long long n = resident / size;
@@ -611,8 +630,8 @@ cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
     return cudaSuccess;
 }
 
-/* The largest cluster the configuration's blocks can form: 8 (CUDA's portable size), or
- * fewer when fewer such blocks are resident at once. */
+/* The largest cluster the configuration's blocks can form: 8 (CUDA's portable size; 16 with
+ * the non-portable attribute set), or fewer when fewer such blocks are resident at once. */
 cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func,
                                                  const cudaLaunchConfig_t *launchConfig)
 {
@@ -623,6 +642,8 @@ cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *f
     int rc = cluster_occupancy(func, launchConfig, &size, &resident);
     if (rc != cudaSuccess)
         return (cudaError_t)pyshim_rt_record(rc);
-    *clusterSize = (int)(resident < 8 ? resident : 8);
+    void *fn = NULL;
+    unsigned most = resolve_stub(func, &fn) == cudaSuccess ? pyshim_rt_hip_cluster_limit(fn) : 8;
+    *clusterSize = (int)(resident < most ? resident : most);
     return cudaSuccess;
 }

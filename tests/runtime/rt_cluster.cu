@@ -309,9 +309,47 @@ int main()
     check_regs(dim3(6, 4));
     check_regs(dim3(4, 2, 3));
 
+    /* the kernel's compile-time clusters, as cudaFuncGetAttributes reports them */
+    cudaFuncAttributes fa = {};
+    OK("cudaFuncGetAttributes(cluster_regs)", cudaFuncGetAttributes(&fa, cluster_regs));
+    printf("required cluster %d x %d x %d\n", fa.requiredClusterWidth, fa.requiredClusterHeight,
+           fa.requiredClusterDepth);
+    CHECK("__cluster_dims__(2, 2, 1) is the required cluster shape",
+          fa.requiredClusterWidth == 2 && fa.requiredClusterHeight == 2 &&
+              fa.requiredClusterDepth == 1);
+
     /* beyond the limit: clear errors, and the device still works */
     int *dummy;
     cudaMalloc(&dummy, 64 * 32 * sizeof(int));
+    cudaError_t e16 = launch_sum(dim3(16), dim3(16), dummy, dummy, dummy);
+    printf("cluster of 16 blocks, portable sizes only: %s\n", cudaGetErrorName(e16));
+    CHECK("a cluster of 16 blocks needs the non-portable attribute",
+          e16 == cudaErrorInvalidClusterSize);
+    /* H100's non-portable 16 */
+    OK("cudaFuncAttributeNonPortableClusterSizeAllowed",
+       cudaFuncSetAttribute(cluster_sum, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    {
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = 16;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3(32);
+        cfg.blockDim = dim3(THREADS);
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        int most = 0, n = 0;
+        OK("cudaOccupancyMaxPotentialClusterSize (non-portable)",
+           cudaOccupancyMaxPotentialClusterSize(&most, cluster_sum, &cfg));
+        printf("largest non-portable cluster: %d\n", most);
+        CHECK("the largest non-portable cluster is 16", most == 16);
+        OK("cudaOccupancyMaxActiveClusters (size 16)",
+           cudaOccupancyMaxActiveClusters(&n, cluster_sum, &cfg));
+        CHECK("clusters of 16 are resident", n > 0 && n <= per_sm * sms / 16);
+    }
+    check_sum(dim3(32), dim3(16));
+    check_sum(dim3(4, 4, 2), dim3(4, 4, 1));
     cudaError_t e = launch_sum(dim3(32), dim3(32), dummy, dummy, dummy);
     printf("cluster of 32 blocks: %s\n", cudaGetErrorName(e));
     CHECK("a cluster of 32 blocks is refused", e == cudaErrorInvalidClusterSize);

@@ -274,11 +274,13 @@ static hipError_t cluster_shape(const void *handle, pyshim_dim3 g, pyshim_dim3 b
         return hipSuccess;
     }
     uint64_t size = (uint64_t)c.x * c.y * c.z;
+    unsigned most = f->non_portable_cluster ? PYSHIM_MAX_NONPORTABLE_CLUSTER
+                                            : PYSHIM_MAX_PORTABLE_CLUSTER;
     if (c.x == 0 || c.y == 0 || c.z == 0 || g.x % c.x || g.y % c.y || g.z % c.z ||
-        size > PYSHIM_MAX_PORTABLE_CLUSTER) {
+        size > most) {
         cpu_log("launch of %s with grid (%u,%u,%u) in clusters of (%u,%u,%u) blocks refused: "
                 "the grid must be whole clusters of at most %u blocks", k->name, g.x, g.y, g.z,
-                c.x, c.y, c.z, PYSHIM_MAX_PORTABLE_CLUSTER);
+                c.x, c.y, c.z, most);
         return hipErrorInvalidValue;
     }
     uint64_t threads = (uint64_t)b.x * b.y * b.z;
@@ -450,6 +452,9 @@ hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attrib, hipFunc
     case PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
         *value = (int)k->reqnctapercluster.z;
         return hipSuccess;
+    case PYSHIM_HIP_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+        *value = f->non_portable_cluster;
+        return hipSuccess;
     default: break;
     }
     switch (attrib) {
@@ -496,6 +501,10 @@ hipError_t hipFuncSetAttribute(const void *func, hipFuncAttribute attr, int valu
     struct ihipModuleSymbol_t *f = cpu_function_lookup(func);
     if (f == NULL)
         return cpu_ret(hipErrorInvalidDeviceFunction);
+    if ((int)attr == PYSHIM_HIP_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED) {
+        f->non_portable_cluster = value != 0;   /* common/cluster_launch.h */
+        return hipSuccess;
+    }
     switch (attr) {
     case hipFuncAttributeMaxDynamicSharedMemorySize:
         if (value < 0 || (uint64_t)value + static_shared(f) > CPU_MAX_SHARED)
