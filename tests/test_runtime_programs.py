@@ -331,6 +331,13 @@ def test_thread_block_clusters(libs: Path, cudart: str) -> None:
     # each refusal says why on stderr
     assert "in clusters of (32,1,1)" in proc.stderr and "whole clusters" in proc.stderr
     assert "in clusters of (2,2,1) blocks refused" in proc.stderr
+    # a block that traps, or leaves its cluster without the barrier the others wait at:
+    # the launch fails (and names the block) instead of hanging
+    for mode, why in (("trap", "trapped with code 1"), ("leave", "trapped with code 3 (waits at a barrier that can never complete)")):
+        proc = run(exe, libs, mode, PYSHIM_DEVICE_CC="9.0")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert f"{mode}: launch cudaSuccess, synchronize cudaErrorLaunchFailure" in proc.stdout
+        assert why in proc.stderr, proc.stderr
 
 
 @needs_translator

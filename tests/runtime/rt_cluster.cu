@@ -245,8 +245,43 @@ static void check_regs(dim3 grid)
     cudaFree(d);
 }
 
-int main()
+/* a block that fails (mode 1: traps, mode 2: leaves without the cluster barrier) while the
+ * rest of its cluster waits at cluster.sync() */
+__global__ void cluster_fail(int mode)
 {
+    cg::cluster_group cluster = cg::this_cluster();
+    if (cluster.block_rank() == 1) {
+        if (mode == 1)
+            __trap();
+        return;
+    }
+    cluster.sync();
+}
+
+/* `rt_cluster trap|leave`: the launch fails (a GPU would hang on the one that leaves) */
+static int run_failing(const char *mode)
+{
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 4;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3(8);
+    cfg.blockDim = dim3(THREADS);
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    cudaError_t launched = cudaLaunchKernelEx(&cfg, cluster_fail, strcmp(mode, "trap") == 0 ? 1 : 2);
+    cudaError_t done = cudaDeviceSynchronize();
+    printf("%s: launch %s, synchronize %s\n", mode, cudaGetErrorName(launched),
+           cudaGetErrorName(done));
+    return launched == cudaSuccess && done != cudaSuccess ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        return run_failing(argv[1]);
     int dev = 0, clusters = -1;
     OK("cudaGetDevice", cudaGetDevice(&dev));
     OK("cudaDevAttrClusterLaunch", cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev));

@@ -431,8 +431,9 @@ static hipError_t report_trap(const cpu_grid_job *job, int code, uint64_t b, uin
         cpu_log("kernel %s: block (%u,%u,%u) faulted: %s at address %p (%s)", job->kernel->name,
                 x, y, z, cpu_fault_name(-code), (void *)addr, hipGetErrorName(err));
     else
-        cpu_log("kernel %s: block (%u,%u,%u) trapped with code %d", job->kernel->name, x, y, z,
-                code);
+        cpu_log("kernel %s: block (%u,%u,%u) trapped with code %d%s", job->kernel->name, x, y, z,
+                code, code == PYSHIM_TRAP_DEADLOCK ? " (waits at a barrier that can never "
+                                                     "complete)" : "");
     return err;
 }
 
