@@ -525,67 +525,134 @@ typedef struct coop_block {
     uint64_t index;
     pyshim_cluster *cluster;    /* a cluster launch: the block's cluster, else NULL */
     uint32_t rank;              /* its %cluster_ctarank */
-    pthread_t thread;
+    pthread_t thread;           /* the resident thread running it */
+    bool done;                  /* (coop_lock held) */
 } coop_block;
 
 static pthread_mutex_t coop_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t coop_cond = PTHREAD_COND_INITIALIZER;
 static pthread_once_t coop_once = PTHREAD_ONCE_INIT;
 
-static void *coop_thread(void *arg)
+/* Runs one block of a cooperative or cluster launch on the calling resident thread. */
+static void run_task(coop_block *cb)
 {
-    coop_block *cb = arg;
+    static _Thread_local void *shared = NULL;
+    static _Thread_local size_t cap = 0;
     grid_job *j = cb->j;
-    cpu_guard_prepare();
-    void *shared = NULL;
-    size_t cap = 0;
     if (!ensure_shared(j->job, &shared, &cap))
         atomic_store(&j->no_shared, true);
-    else
+    else if (!job_failed(j))
         run_blocks(j, (uint32_t)(cb->index % (uint64_t)cpu_grid_workers()), shared, cb->index,
                    cb->index + 1, cb->cluster);
     /* the cluster's barrier tells a wait that this block's threads will arrive no more */
     if (cb->cluster != NULL)
         __atomic_store_n(&cb->cluster->exited[cb->rank], 1u, __ATOMIC_RELEASE);
-    free(shared);
     pthread_mutex_lock(&coop_lock);
+    cb->done = true;
     j->done++;
     pthread_cond_broadcast(&coop_cond);
     pthread_mutex_unlock(&coop_lock);
+}
+
+/* ---- resident threads: the blocks that must all run at once (a cooperative launch's, a
+ * cluster's) each get a thread of this pool, created on demand and kept, so that starting a
+ * block is a wake-up, not a thread, and the thread-local buffers a translated kernel grows
+ * (its shared window, its fibers' stacks) serve the next block instead of leaking with an
+ * exited thread. A thread takes one block at a time. */
+typedef struct resident {
+    pthread_t thread;
+    coop_block *task;           /* (res_lock held) NULL: idle */
+    pthread_cond_t wake;
+    struct resident *next_idle;
+} resident;
+
+static pthread_mutex_t res_lock = PTHREAD_MUTEX_INITIALIZER;
+static resident *res_idle = NULL;
+
+static void *resident_main(void *arg)
+{
+    resident *r = arg;
+    cpu_guard_prepare();
+    pthread_mutex_lock(&res_lock);
+    for (;;) {
+        while (r->task == NULL)
+            pthread_cond_wait(&r->wake, &res_lock);
+        coop_block *cb = r->task;
+        pthread_mutex_unlock(&res_lock);
+        run_task(cb);
+        pthread_mutex_lock(&res_lock);
+        r->task = NULL;
+        r->next_idle = res_idle;
+        res_idle = r;
+    }
     return NULL;
 }
 
-/* Runs blocks[0 .. n) each on a thread of its own, all at once, and waits for them. A block
+/* Hands `cb` to an idle resident thread, or to a new one (res_lock held); false when no
+ * thread could be started. */
+static bool dispatch_locked(coop_block *cb)
+{
+    resident *r = res_idle;
+    if (r != NULL) {
+        res_idle = r->next_idle;
+        r->task = cb;
+        cb->thread = r->thread;
+        pthread_cond_signal(&r->wake);
+        return true;
+    }
+    r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return false;
+    pthread_cond_init(&r->wake, NULL);
+    r->task = cb;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, CPU_KERNEL_STACK);
+    int rc = pthread_create(&r->thread, &attr, resident_main, r);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        pthread_cond_destroy(&r->wake);
+        free(r);
+        return false;
+    }
+    cb->thread = r->thread;
+    return true;
+}
+
+/* Runs blocks[0 .. n) each on a resident thread, all at once, and waits for them. A block
  * that faults or traps (or the watchdog) ends the others with the watchdog's signal: they may
  * be waiting for it. false: a thread could not be started (the ones started were ended). */
 static bool run_together(grid_job *j, coop_block *blocks, uint64_t n)
 {
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, CPU_KERNEL_STACK);
     pthread_mutex_lock(&coop_lock);
     j->done = 0;
     pthread_mutex_unlock(&coop_lock);
     uint64_t started = 0;
     bool no_thread = false;
+    pthread_mutex_lock(&res_lock);
     for (; started < n; started++) {
         blocks[started].j = j;
-        if (pthread_create(&blocks[started].thread, &attr, coop_thread, &blocks[started]) != 0) {
+        blocks[started].done = false;
+        if (!dispatch_locked(&blocks[started])) {
             no_thread = true;   /* the blocks started would wait for this one forever */
             atomic_store(&j->timed_out, true);
             break;
         }
     }
-    pthread_attr_destroy(&attr);
+    pthread_mutex_unlock(&res_lock);
     pthread_mutex_lock(&coop_lock);
     while (j->done < started) {
         if (atomic_load(&j->trap) != 0 || atomic_load(&j->no_shared) ||
             atomic_load(&j->timed_out)) {
             /* a block failed (or the watchdog ended the launch): end the others, again
-             * until they are gone (one between two blocks ignores the signal) */
+             * until they are gone (one between two blocks ignores the signal; a thread
+             * that has moved on to another launch's block ignores it too, that launch's
+             * job not being ended) */
             atomic_store(&j->timed_out, true);
             for (uint64_t i = 0; i < started; i++)
-                pthread_kill(blocks[i].thread, cpu_timeout_signal());
+                if (!blocks[i].done)
+                    pthread_kill(blocks[i].thread, cpu_timeout_signal());
         }
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -597,8 +664,6 @@ static bool run_together(grid_job *j, coop_block *blocks, uint64_t n)
         pthread_cond_timedwait(&coop_cond, &coop_lock, &ts);
     }
     pthread_mutex_unlock(&coop_lock);
-    for (uint64_t i = 0; i < started; i++)
-        pthread_join(blocks[i].thread, NULL);
     return !no_thread;
 }
 
@@ -658,49 +723,61 @@ static hipError_t run_cooperative(const cpu_grid_job *job)
     return together_error(job, &j, !ok, "a cooperative launch", hipErrorCooperativeLaunchTooLarge);
 }
 
-/* ---- cluster launches: the blocks of one cluster run at once, a thread each (their
- * barrier.cluster waits for all of them, and each reads the others' shared memory), one
- * cluster after another. The cluster's state (pyshim_cluster) is zeroed before it starts;
- * the launch checked that the grid is whole clusters of at most PYSHIM_MAX_CLUSTER blocks. */
+/* ---- cluster launches: the blocks of one cluster run at once, a resident thread each
+ * (their barrier.cluster waits for all of them, and each reads the others' shared memory),
+ * as many clusters at a time as there are workers for their blocks (at least one). Each
+ * cluster's state (pyshim_cluster) is zeroed before it starts; the launch checked that the
+ * grid is whole clusters of at most PYSHIM_MAX_CLUSTER blocks. */
 static hipError_t run_clusters(const cpu_grid_job *job)
 {
     pthread_once(&coop_once, cpu_timeout_install);
     const pyshim_dim3 g = job->launch.grid, c = job->launch.cluster, b = job->launch.block;
     const uint32_t size = c.x * c.y * c.z, threads = b.x * b.y * b.z;
+    if (size == 0 || size > PYSHIM_MAX_CLUSTER)
+        return hipErrorInvalidConfiguration;
+    const uint64_t nclusters = (uint64_t)(g.x / c.x) * (g.y / c.y) * (g.z / c.z);
+    uint64_t batch = (uint64_t)cpu_grid_workers() / size;
+    batch = batch == 0 ? 1 : batch > nclusters ? nclusters : batch;
     grid_job j;
     init_job(&j, job);
-    coop_block blocks[PYSHIM_MAX_CLUSTER];
-    pyshim_cluster *cl = calloc(1, sizeof *cl);
-    uint32_t *arrivals = calloc((size_t)size * threads, sizeof *arrivals);
-    if (cl == NULL || arrivals == NULL || size == 0 || size > PYSHIM_MAX_CLUSTER) {
+    coop_block *blocks = calloc(batch * size, sizeof *blocks);
+    pyshim_cluster *cl = calloc(batch, sizeof *cl);
+    uint32_t *arrivals = calloc(batch * size * threads, sizeof *arrivals);
+    if (blocks == NULL || cl == NULL || arrivals == NULL) {
+        free(blocks);
         free(cl);
         free(arrivals);
-        return size == 0 || size > PYSHIM_MAX_CLUSTER ? hipErrorInvalidConfiguration
-                                                      : hipErrorOutOfMemory;
+        return hipErrorOutOfMemory;
     }
     watch w;
     watch_start(&w, &j);
     bool ok = true;
-    for (uint32_t kz = 0; kz < g.z / c.z && ok && !job_failed(&j); kz++)
-        for (uint32_t ky = 0; ky < g.y / c.y && ok && !job_failed(&j); ky++)
-            for (uint32_t kx = 0; kx < g.x / c.x && ok && !job_failed(&j); kx++) {
-                memset(cl, 0, sizeof *cl);
-                memset(arrivals, 0, (size_t)size * threads * sizeof *arrivals);
-                cl->thread_arrivals = arrivals;
-                uint32_t r = 0;
-                for (uint32_t rz = 0; rz < c.z; rz++)
-                    for (uint32_t ry = 0; ry < c.y; ry++)
-                        for (uint32_t rx = 0; rx < c.x; rx++, r++) {
-                            uint64_t x = (uint64_t)kx * c.x + rx, y = (uint64_t)ky * c.y + ry,
-                                     z = (uint64_t)kz * c.z + rz;
-                            blocks[r] = (coop_block){.index = x + g.x * (y + g.y * z),
-                                                     .cluster = cl, .rank = r};
-                        }
-                ok = run_together(&j, blocks, size);
-            }
+    for (uint64_t first = 0; first < nclusters && ok && !job_failed(&j); first += batch) {
+        uint64_t count = nclusters - first < batch ? nclusters - first : batch;
+        memset(cl, 0, batch * sizeof *cl);
+        memset(arrivals, 0, batch * size * threads * sizeof *arrivals);
+        uint64_t n = 0;
+        for (uint64_t k = first; k < first + count; k++) {
+            /* cluster k's place in the grid of clusters, then its blocks by rank */
+            uint64_t kx = k % (g.x / c.x), ky = k / (g.x / c.x) % (g.y / c.y),
+                     kz = k / ((uint64_t)(g.x / c.x) * (g.y / c.y));
+            pyshim_cluster *one = &cl[k - first];
+            one->thread_arrivals = arrivals + (k - first) * size * threads;
+            uint32_t r = 0;
+            for (uint32_t rz = 0; rz < c.z; rz++)
+                for (uint32_t ry = 0; ry < c.y; ry++)
+                    for (uint32_t rx = 0; rx < c.x; rx++, r++) {
+                        uint64_t x = kx * c.x + rx, y = ky * c.y + ry, z = kz * c.z + rz;
+                        blocks[n++] = (coop_block){.index = x + g.x * (y + g.y * z),
+                                                   .cluster = one, .rank = r};
+                    }
+        }
+        ok = run_together(&j, blocks, n);
+    }
     watch_end(&w);
-    free(arrivals);
+    free(blocks);
     free(cl);
+    free(arrivals);
     return together_error(job, &j, !ok, "a cluster", hipErrorLaunchOutOfResources);
 }
 
