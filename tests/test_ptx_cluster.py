@@ -197,3 +197,33 @@ def test_cluster_prelude_and_descriptor_only_where_used() -> None:
     c = translate(REGS, "cpu-wave64")
     assert "/* ---- cluster_cpu.h ---- */" in c
     assert "u, {2u, 2u, 1u}, 0u}" in c  # .reqnctapercluster 2, 2, 1 without .explicitcluster
+
+
+# an mbarrier named by a shared::cluster address: the block's own works, another block's
+# traps (the CPU device updates an mbarrier with its block's plain read-modify-writes)
+MBAR = HEAD + """
+.visible .entry mb(.param .u32 target)
+{
+  .reg .b32 %r<8>;
+  .shared .align 8 .b64 bar;
+  mov.u32 %r2, bar;
+  mbarrier.init.shared::cta.b64 [%r2], 1;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ld.param.u32 %r3, [target];
+  mov.u32 %r4, %cluster_ctarank;
+  add.u32 %r5, %r4, %r3;
+  rem.u32 %r5, %r5, 2;
+  mapa.shared::cluster.u32 %r6, %r2, %r5;
+  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r6];
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("target,codes", [(0, [0, 0]), (1, [1, 1])])
+def test_mbarrier_of_another_block_traps(tmp_path, target: int, codes: list[int]) -> None:
+    m = build(MBAR, "cpu-wave64", tmp_path)
+    assert m.launch("mb", (2,), (1,), [target], cluster=(2, 1, 1)) == codes

@@ -114,3 +114,10 @@ def shared_cluster_ptr(fe: Fe, inst: I, ptr: str) -> str:
         return ptr  # a cluster of one block: the GPU targets' clusters are refused
     _cpu(fe, inst)
     return f"ps_cl_ptr(ctx, (uint64_t)({ptr} - {fe.shared_window()}))"
+
+
+def shared_cluster_own_ptr(fe: Fe, inst: I, ptr: str) -> str:
+    """As shared_cluster_ptr, for an instruction the CPU device completes only on the block's
+    own shared memory (mbarrier's plain read-modify-writes): another block's address traps."""
+    _cpu(fe, inst)
+    return f"ps_cl_own_ptr(ctx, (uint64_t)({ptr} - {fe.shared_window()}))"

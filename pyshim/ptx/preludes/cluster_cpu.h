@@ -100,6 +100,13 @@ PS_FN uint8_t *ps_cl_ptr(ps_tctx *c, uint64_t a) {
     uint64_t hi = (a >> PS_CL_RANK_SHIFT) & 0xffu;
     return (hi ? ps_cl_window(c, (uint32_t)hi - 1u) : c->sh) + (a & PS_CL_OFF_MASK);
 }
+/* a shared::cluster address that must be the block's own (mbarrier objects: their updates
+ * are plain read-modify-writes of one block's OS thread); another block's traps */
+PS_FN uint8_t *ps_cl_own_ptr(ps_tctx *c, uint64_t a) {
+    uint64_t hi = (a >> PS_CL_RANK_SHIFT) & 0xffu;
+    if (hi && (uint32_t)hi - 1u != ps_cl_rank(c)) PS_TRAP(c);
+    return c->sh + (a & PS_CL_OFF_MASK);
+}
 /* getctarank.shared::cluster */
 PS_FN uint32_t ps_getctarank_shared(ps_tctx *c, uint64_t a) {
     uint64_t hi = (a >> PS_CL_RANK_SHIFT) & 0xffu;
