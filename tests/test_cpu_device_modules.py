@@ -162,7 +162,7 @@ def _bad_images(tmp: Path) -> dict[str, Path]:
     ("text", "not an ELF file"),
     ("fatbin", "a CUDA fat binary: its PTX must be translated for the CPU device first"),
     ("amdgpu", "an AMD GPU code object, not a CPU device module"),
-    ("bad_abi", "module ABI version 99, this runtime needs 1"),
+    ("bad_abi", "module ABI version 99, this runtime needs 2"),
     ("no_descriptor", "no 'pyshim_module' symbol"),
     ("executable", "cannot load"),
 ])

@@ -286,7 +286,9 @@ def test_device_identity(libs: Path, cudart: str, cc: str | None, wave: str) -> 
     assert got["shared/sm"][0] <= want.shared_per_sm_kib * 1024
     if want.shared_optin_kib == 64:
         assert got["optin"] == [64 * 1024]
-    assert got["clusters"] == [0]  # no backend launches clusters
+    # the CPU device runs a cluster's blocks together (shim/cpu/hip/grid.c run_clusters):
+    # cluster launch is there where the presented capability has clusters (9.0 and later)
+    assert got["clusters"] == [int(want.clusters)]
 
 
 @needs_translator
@@ -305,6 +307,37 @@ def test_kernel_attributes_and_launch_bounds(libs: Path, cudart: str) -> None:
     assert "its launch bounds allow 64" in proc.stderr
     if cudart == "static":
         assert "PASS cuFuncGetAttribute(PTX_VERSION) (75)" in proc.stdout
+
+
+@needs_translator
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_thread_block_clusters(libs: Path, cudart: str) -> None:
+    """Clusters on the CPU device (presented as a 9.0 device): a reduction through
+    distributed shared memory (map_shared_rank reads and atomics, cluster.sync()), the
+    shared::cluster forms (mapa, st/ld/red.shared::cluster, getctarank), a __cluster_dims__
+    kernel reading the cluster registers launched plainly, at grid and cluster shapes up to
+    8 blocks and, with cudaFuncAttributeNonPortableClusterSizeAllowed, 16, checked against
+    the host; cudaOccupancyMaxActiveClusters / MaxPotentialClusterSize; the required cluster
+    shape in cudaFuncGetAttributes; a cluster of 16 without the attribute, of 32, a grid
+    that is not whole clusters refused with cudaErrorInvalidClusterSize; through our runtime
+    and through NVIDIA's over our driver."""
+    exe = nvcc(RT_DIR / "rt_cluster.cu", "-cudart", cudart,
+               "-gencode", "arch=compute_90,code=compute_90", f"-L{libs / 'lib'}", "-lcuda",
+               name=f"rt_cluster_{cudart}")
+    proc = run(exe, libs, PYSHIM_DEVICE_CC="9.0")
+    assert_passed(proc)
+    assert "ALL PASSED" in proc.stdout, proc.stdout + proc.stderr
+    assert "clusterLaunch 1" in proc.stdout
+    # each refusal says why on stderr
+    assert "in clusters of (32,1,1)" in proc.stderr and "whole clusters" in proc.stderr
+    assert "in clusters of (2,2,1) blocks refused" in proc.stderr
+    # a block that traps, or leaves its cluster without the barrier the others wait at:
+    # the launch fails (and names the block) instead of hanging
+    for mode, why in (("trap", "trapped with code 1"), ("leave", "trapped with code 3 (waits at a barrier that can never complete)")):
+        proc = run(exe, libs, mode, PYSHIM_DEVICE_CC="9.0")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert f"{mode}: launch cudaSuccess, synchronize cudaErrorLaunchFailure" in proc.stdout
+        assert why in proc.stderr, proc.stderr
 
 
 @needs_translator

@@ -6,6 +6,7 @@
 #include <limits.h>
 
 #include "common/device_identity.h"
+#include "common/cluster_launch.h"
 #include "internal.h"
 
 CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
@@ -65,6 +66,15 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
     default:
         break;
     }
+    /* the kernel's clusters: the CPU device answers them under private numbers
+     * (common/cluster_launch.h); a backend that does not refuses them, and they read 0 */
+    if (attrib >= CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET &&
+        attrib <= CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED) {
+        if (hipFuncGetAttribute(pi, (hipFunction_attribute)PYSHIM_HIP_CUDA_NUMBER((int)attrib),
+                                f) != hipSuccess)
+            *pi = 0;
+        return CUDA_SUCCESS;
+    }
     /* CU_FUNC_ATTRIBUTE_* 0..9 and hipFunction_attribute share their order */
     if (attrib <= CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) {
         hipError_t err = hipFuncGetAttribute(pi, (hipFunction_attribute)attrib, f);
@@ -97,11 +107,16 @@ CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUke
 
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 {
-    (void)attrib;
-    (void)value;
     hipFunction_t f;
-    /* the backends have no per-kernel limits to raise: accept and ignore */
-    return pyshim_function_resolve(hfunc, &f);
+    CUresult rc = pyshim_function_resolve(hfunc, &f);
+    /* clusters above CUDA's portable size: the CPU device keeps the setting per kernel
+     * (common/cluster_launch.h); a backend without clusters has nothing to raise */
+    if (rc == CUDA_SUCCESS && attrib == CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED)
+        (void)hipFuncSetAttribute(
+            (const void *)f,
+            (hipFuncAttribute)PYSHIM_HIP_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, value);
+    /* the others: the backends have no per-kernel limits to raise: accepted and ignored */
+    return rc;
 }
 
 CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel,

@@ -122,6 +122,9 @@ CUresult pyshim_function_resolve(CUfunction f, hipFunction_t *out);
 /* After a resolve: CUDA_ERROR_NOT_SUPPORTED if the kernel is one the translator could not
  * translate (its module's other kernels run; the reason was logged), else CUDA_SUCCESS. */
 CUresult pyshim_function_refused(CUfunction f);
+/* The most blocks a cluster of `f` may have: 8, or 16 with the non-portable attribute set
+ * (shim/core/launch.c). */
+unsigned pyshim_cluster_limit(CUfunction f);
 /* What the translator and the load said about a function's module: the PTX target it was
  * written for (compute_75 -> 75; 0 unknown), the bytes of its .const variables, and the
  * CU_JIT_MAX_REGISTERS it was loaded with (0: none). 0 if `f` is no function. */

@@ -3,6 +3,9 @@
  * got from cuLibraryGetKernel). The `extra` array's markers differ between the APIs
  * (CU_LAUNCH_PARAM_END is 0, HIP_LAUNCH_PARAM_END is 3), so it is rewritten.
  */
+#include <string.h>
+
+#include "common/cluster_launch.h"
 #include "internal.h"
 
 #define MAX_EXTRA 16
@@ -51,9 +54,54 @@ static CUresult check_dims(unsigned gx, unsigned gy, unsigned gz, unsigned bx, u
     return CUDA_SUCCESS;
 }
 
+/* Whether the backend's refusal of a launch of `hf` (an invalid value) is about the kernel's
+ * compile-time clusters (__cluster_dims__, .explicitcluster; common/cluster_launch.h): a grid
+ * that is not whole clusters, other cluster dimensions given, none given where they must be.
+ * CUDA names that CUDA_ERROR_INVALID_CLUSTER_SIZE. */
+static int cluster_misfit(hipFunction_t hf, unsigned gx, unsigned gy, unsigned gz,
+                          const unsigned *cluster)
+{
+    int d[3], must = 0;
+    const int width = PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
+              must_set = PYSHIM_HIP_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET;
+    for (int i = 0; i < 3; i++)
+        if (hipFuncGetAttribute(&d[i],
+                                (hipFunction_attribute)(width + i),
+                                hf) != hipSuccess)
+            return 0;
+    if (hipFuncGetAttribute(&must,
+                            (hipFunction_attribute)must_set,
+                            hf) != hipSuccess)
+        must = 0;
+    if (d[0] > 0) {
+        if (cluster != NULL && (cluster[0] != (unsigned)d[0] || cluster[1] != (unsigned)d[1] ||
+                                cluster[2] != (unsigned)d[2]))
+            return 1;
+        return gx % (unsigned)d[0] || gy % (unsigned)d[1] || gz % (unsigned)d[2];
+    }
+    return must && cluster == NULL;
+}
+
+/* The most blocks a cluster of `f` may have: CUDA's portable 8, or 16 once the program set
+ * CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED (kept by the CPU device). */
+unsigned pyshim_cluster_limit(CUfunction f)
+{
+    hipFunction_t hf;
+    int allowed = 0;
+    if (pyshim_func_valid(f) && pyshim_function_resolve(f, &hf) == CUDA_SUCCESS &&
+        hipFuncGetAttribute(&allowed,
+                            (hipFunction_attribute)
+                                PYSHIM_HIP_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                            hf) == hipSuccess &&
+        allowed)
+        return PYSHIM_MAX_NONPORTABLE_CLUSTER;
+    return PYSHIM_MAX_PORTABLE_CLUSTER;
+}
+
 static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                        unsigned by, unsigned bz, unsigned shmem, CUstream stream,
-                       void **params, void **extra, int per_thread, int cooperative)
+                       void **params, void **extra, int per_thread, int cooperative,
+                       const unsigned *cluster)
 {
     CUresult rc = pyshim_need_ctx();
     if (rc != CUDA_SUCCESS)
@@ -110,7 +158,28 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         }
     }
     hipError_t err;
-    if (cooperative)
+    int clusters = 0;
+    if (cluster != NULL &&
+        pyshim_device_attribute(&clusters, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH,
+                                pyshim_current_ctx()->device) == CUDA_SUCCESS &&
+        clusters) {
+        /* the backend runs a cluster's blocks together (common/cluster_launch.h); one that
+         * does not (or a device presented without clusters) runs the blocks as before: a
+         * kernel without cluster instructions cannot tell */
+        hipLaunchAttribute attrs[2];
+        memset(attrs, 0, sizeof attrs);
+        attrs[0].id = (hipLaunchAttributeID)PYSHIM_HIP_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        memcpy(attrs[0].val.pad, cluster, 3 * sizeof *cluster);
+        attrs[1].id = hipLaunchAttributeCooperative;
+        attrs[1].val.cooperative = cooperative;
+        HIP_LAUNCH_CONFIG cfg = {
+            .gridDimX = gx, .gridDimY = gy, .gridDimZ = gz,
+            .blockDimX = bx, .blockDimY = by, .blockDimZ = bz,
+            .sharedMemBytes = shmem, .hStream = pyshim_hip_stream(stream, per_thread),
+            .attrs = attrs, .numAttrs = 2,
+        };
+        err = hipDrvLaunchKernelEx(&cfg, hf, extra != NULL ? NULL : params, extra_arg);
+    } else if (cooperative)
         err = extra != NULL ? hipErrorInvalidValue
                             : hipModuleLaunchCooperativeKernel(
                                   hf, gx, gy, gz, bx, by, bz, shmem,
@@ -121,6 +190,8 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
                                     extra != NULL ? NULL : params, extra_arg);
     if (err != hipSuccess && pyshim_trace_enabled())
         pyshim_log("launch of %s failed: %s", f->name, hipGetErrorName(err));
+    if (err == hipErrorInvalidValue && cluster_misfit(hf, gx, gy, gz, cluster))
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
     return pyshim_cu_from_hip(err);
 }
 
@@ -131,7 +202,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
                                 void **kernelParams, void **extra)
 {
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                  sharedMemBytes, hStream, kernelParams, extra, 0, 0);
+                  sharedMemBytes, hStream, kernelParams, extra, 0, 0, NULL);
 }
 
 CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -141,7 +212,7 @@ CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsign
                                      void **kernelParams, void **extra)
 {
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                  sharedMemBytes, hStream, kernelParams, extra, 1, 0);
+                  sharedMemBytes, hStream, kernelParams, extra, 1, 0, NULL);
 }
 
 CUresult CUDAAPI cuEventRecord_ptsz(CUevent e, CUstream s); /* cuda.h names it by macro only */
@@ -152,14 +223,17 @@ CUresult CUDAAPI cuEventRecord_ptsz(CUevent e, CUstream s); /* cuda.h names it b
  * programmatic stream serialization only allows an overlap, so stream order is correct;
  * the programmatic and launch-completion events are recorded after the kernel, which is
  * later than NVIDIA may fire them and so satisfies every wait; cooperative launches run
- * as such; cluster dimensions are checked and the blocks run without clusters (the
- * device reports no cluster launch, and the translator refuses cluster instructions). */
+ * as such; cluster dimensions are checked (whole clusters of at most CUDA's portable size)
+ * and a backend that reports cluster launch runs each cluster's blocks together (the CPU
+ * device); on one that does not (ROCm, whose translator refuses cluster instructions) the
+ * blocks run as in a plain launch. */
 static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, void **extra,
                           int per_thread)
 {
     if (c == NULL || (c->numAttrs > 0 && c->attrs == NULL))
         return CUDA_ERROR_INVALID_VALUE;
     int cooperative = 0;
+    unsigned cluster[3] = {0, 0, 0};
     CUevent after[2];
     int n_after = 0;
     for (unsigned i = 0; i < c->numAttrs; i++) {
@@ -184,10 +258,18 @@ static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, 
         case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {
             unsigned x = a->value.clusterDim.x, y = a->value.clusterDim.y,
                      z = a->value.clusterDim.z;
-            /* a grid of whole clusters, at most 8 blocks each (CUDA's portable size) */
+            /* a grid of whole clusters, at most 8 blocks each (CUDA's portable size), 16
+             * for a kernel allowed non-portable sizes */
+            unsigned most = pyshim_cluster_limit(f);
             if (x == 0 || y == 0 || z == 0 || c->gridDimX % x || c->gridDimY % y ||
-                c->gridDimZ % z || (unsigned long long)x * y * z > 8)
+                c->gridDimZ % z || (unsigned long long)x * y * z > most) {
+                pyshim_log("cuLaunchKernelEx: grid (%u,%u,%u) in clusters of (%u,%u,%u) "
+                           "refused: the grid must be whole clusters of at most %u blocks "
+                           "(CUDA_ERROR_INVALID_CLUSTER_SIZE)", c->gridDimX, c->gridDimY,
+                           c->gridDimZ, x, y, z, most);
                 return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+            }
+            cluster[0] = x, cluster[1] = y, cluster[2] = z;
             break;
         }
         case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT:
@@ -206,7 +288,7 @@ static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, 
     }
     CUresult rc = launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
                          c->blockDimZ, c->sharedMemBytes, c->hStream, params, extra, per_thread,
-                         cooperative);
+                         cooperative, cluster[0] != 0 ? cluster : NULL);
     for (int i = 0; i < n_after && rc == CUDA_SUCCESS; i++) {
         if (per_thread)
             rc = cuEventRecord_ptsz(after[i], c->hStream);
@@ -235,7 +317,7 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
                                            CUstream hStream, void **kernelParams)
 {
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                  sharedMemBytes, hStream, kernelParams, NULL, 0, 1);
+                  sharedMemBytes, hStream, kernelParams, NULL, 0, 1, NULL);
 }
 
 CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX,
@@ -246,5 +328,5 @@ CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridD
                                                 void **kernelParams)
 {
     return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-                  sharedMemBytes, hStream, kernelParams, NULL, 1, 1);
+                  sharedMemBytes, hStream, kernelParams, NULL, 1, 1, NULL);
 }

@@ -2,6 +2,7 @@
  * and the answer stays within the limits the device presents (its NVIDIA identity's resident
  * blocks and threads per multiprocessor), so that blocks x multiprocessors is what a
  * program sizing a persistent grid from the attributes would compute. */
+#include "common/cluster_launch.h"
 #include "internal.h"
 
 static int identity_limit(CUdevice_attribute attr, int device, int fallback)
@@ -146,4 +147,103 @@ CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSi
     return cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func,
                                                      blockSizeToDynamicSMemSize,
                                                      dynamicSMemSize, blockSizeLimit, 0);
+}
+
+/* A launch configuration's cluster size: its CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, else the
+ * kernel's compile-time one (__cluster_dims__); 0 when it has neither. */
+static unsigned long long config_cluster(CUfunction func, const CUlaunchConfig *config)
+{
+    for (unsigned i = 0; i < config->numAttrs; i++)
+        if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+            const CUlaunchAttributeValue *v = &config->attrs[i].value;
+            return (unsigned long long)v->clusterDim.x * v->clusterDim.y * v->clusterDim.z;
+        }
+    int d[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++)
+        if (cuFuncGetAttribute(&d[i],
+                               (CUfunction_attribute)(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH + i),
+                               func) != CUDA_SUCCESS)
+            return 0;
+    return d[0] > 0 ? (unsigned long long)d[0] * (unsigned)(d[1] > 0 ? d[1] : 1) *
+                          (unsigned)(d[2] > 0 ? d[2] : 1)
+                    : 0;
+}
+
+/* Blocks of `config`'s shape resident on the whole device at once. */
+static CUresult resident_blocks(CUfunction func, const CUlaunchConfig *config,
+                                unsigned long long *out)
+{
+    int per_sm = 0, sms = 0;
+    int threads = (int)((unsigned long long)config->blockDimX * config->blockDimY *
+                        config->blockDimZ);
+    CUresult rc = cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, threads,
+                                                              config->sharedMemBytes);
+    if (rc == CUDA_SUCCESS)
+        rc = pyshim_device_attribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                     pyshim_current_ctx()->device);
+    *out = (unsigned long long)(per_sm > 0 ? per_sm : 0) * (unsigned long long)(sms > 0 ? sms : 0);
+    return rc;
+}
+
+/* How many clusters of `config`'s shape can run at once: the resident blocks (the occupancy
+ * calculator's blocks per multiprocessor times the multiprocessors) in whole clusters, on a
+ * device that launches clusters (the CPU device runs each cluster's blocks together, so this
+ * is the number of clusters whose blocks can all be resident). */
+CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func,
+                                              const CUlaunchConfig *config)
+{
+    if (numClusters == NULL || config == NULL || (config->numAttrs > 0 && config->attrs == NULL))
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    hipFunction_t f;
+    if (rc == CUDA_SUCCESS)
+        rc = pyshim_function_resolve(func, &f);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    int clusters = 0;
+    if (pyshim_device_attribute(&clusters, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH,
+                                pyshim_current_ctx()->device) != CUDA_SUCCESS || !clusters) {
+        pyshim_log("cuOccupancyMaxActiveClusters: the device does not launch clusters");
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    unsigned long long size = config_cluster(func, config), resident = 0;
+    unsigned most = pyshim_cluster_limit(func);
+    if (size == 0 || size > most) {
+        pyshim_log("cuOccupancyMaxActiveClusters of %s: cluster size %llu refused (1 to %u "
+                   "blocks; a kernel without __cluster_dims__ needs the cluster dimension "
+                   "attribute)", func->name, size, most);
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    }
+    rc = resident_blocks(func, config, &resident);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    unsigned long long n = resident / size;
+    *numClusters = n > 0x7fffffffull ? 0x7fffffff : (int)n;
+    return CUDA_SUCCESS;
+}
+
+/* The largest cluster `config`'s blocks can form: CUDA's portable size (16 with the
+ * non-portable attribute set), or fewer when fewer such blocks are resident at once. */
+CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func,
+                                                    const CUlaunchConfig *config)
+{
+    if (clusterSize == NULL || config == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = pyshim_need_ctx();
+    hipFunction_t f;
+    if (rc == CUDA_SUCCESS)
+        rc = pyshim_function_resolve(func, &f);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    int clusters = 0;
+    if (pyshim_device_attribute(&clusters, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH,
+                                pyshim_current_ctx()->device) != CUDA_SUCCESS || !clusters)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    unsigned long long resident = 0;
+    rc = resident_blocks(func, config, &resident);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    unsigned most = pyshim_cluster_limit(func);
+    *clusterSize = (int)(resident < most ? resident : most);
+    return CUDA_SUCCESS;
 }

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PYSHIM_KABI_VERSION 1u
+#define PYSHIM_KABI_VERSION 2u
 
 typedef struct pyshim_dim3 {
     uint32_t x, y, z;
@@ -41,6 +41,11 @@ typedef struct pyshim_launch {
     pyshim_vprintf_fn vprintf;
     void *runtime_ctx;          /* a cooperative launch's grid-sync workspace (%envreg1:%envreg2), else NULL */
     uint64_t globaltimer_base;  /* ns; %globaltimer = this + elapsed */
+    /* version 2: a cluster launch's shape (%cluster_nctaid), or zeros: no explicit clusters
+     * (every block is then a cluster of one, as CUDA has it). Appended, so that the
+     * translated C of kernels that read none of it is what version 1 produced. */
+    pyshim_dim3 cluster;
+    uint32_t reserved1;
 } pyshim_launch;
 
 /* Per-block arguments. `dyn_shared` is 16-byte aligned scratch owned by the worker; static
@@ -49,7 +54,23 @@ typedef struct pyshim_block {
     pyshim_dim3 ctaid;          /* %ctaid */
     uint32_t smid;              /* %smid: index of the worker running this block */
     void *dyn_shared;
+    /* version 2: the block's cluster in a cluster launch, else NULL */
+    struct pyshim_cluster *cluster;
 } pyshim_block;
+
+/* The blocks of one cluster, all running at once (each on a thread of its own), share one
+ * of these; the runtime zeroes it before the cluster starts. Blocks are indexed by
+ * %cluster_ctarank. The translated kernel (preludes/cluster_cpu.h) updates it with
+ * __atomic builtins: it is the cluster's barrier and its distributed shared memory. */
+#define PYSHIM_MAX_CLUSTER 16u
+typedef struct pyshim_cluster {
+    uint64_t arrived;           /* barrier.cluster.arrive's of every thread, every phase */
+    uint64_t block_arrived[PYSHIM_MAX_CLUSTER]; /* the same per block */
+    uint32_t exited[PYSHIM_MAX_CLUSTER];        /* block r's run_block has returned */
+    uint8_t *window[PYSHIM_MAX_CLUSTER];        /* block r's shared window, once it is known */
+    uint64_t window_size[PYSHIM_MAX_CLUSTER];
+    uint32_t *thread_arrivals;  /* [rank * threads per block + linear]: each thread's arrivals */
+} pyshim_cluster;
 
 /* Run every thread of one block. `params` is CUDA's kernelParams: one pointer per
  * parameter. Returns 0, or a nonzero trap code that fails the launch. */
@@ -79,6 +100,10 @@ typedef struct pyshim_kernel_desc {
     pyshim_dim3 reqntid;        /* .reqntid, or zeros */
     uint32_t min_ctas_per_sm;   /* .minnctapersm, or 0 */
     uint32_t num_regs;          /* reported by cuFuncGetAttribute(NUM_REGS) */
+    /* version 2 (zeros in a kernel without them, so its descriptor's C is unchanged):
+     * .reqnctapercluster (__cluster_dims__), and 1 for .explicitcluster */
+    pyshim_dim3 reqnctapercluster;
+    uint32_t explicit_cluster;
 } pyshim_kernel_desc;
 
 /* A module-scope .global or .const variable; the storage lives in the shared object. */

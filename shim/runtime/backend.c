@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cluster_launch.h"
 #include "common/module_bind.h"
 #include "internal.h"
 #include "runtime_error_codes.h"
@@ -213,6 +214,63 @@ int pyshim_rt_hip_launch_cooperative(void *fn, const unsigned grid[3], const uns
     return rt(hipModuleLaunchCooperativeKernel((hipFunction_t)fn, grid[0], grid[1], grid[2],
                                                block[0], block[1], block[2], (unsigned)shmem,
                                                (hipStream_t)stream, args));
+}
+
+int pyshim_rt_hip_launch_cluster(void *fn, const unsigned grid[3], const unsigned block[3],
+                                 size_t shmem, void *stream, void **args,
+                                 const unsigned cluster[3], int cooperative)
+{
+    if (shmem > 0xffffffffu)
+        return PYSHIM_RT_cudaErrorInvalidValue;
+    hipLaunchAttribute attrs[2];
+    memset(attrs, 0, sizeof attrs);
+    attrs[0].id = (hipLaunchAttributeID)PYSHIM_HIP_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    memcpy(attrs[0].val.pad, cluster, 3 * sizeof *cluster);
+    attrs[1].id = hipLaunchAttributeCooperative;
+    attrs[1].val.cooperative = cooperative;
+    HIP_LAUNCH_CONFIG cfg = {
+        .gridDimX = grid[0], .gridDimY = grid[1], .gridDimZ = grid[2],
+        .blockDimX = block[0], .blockDimY = block[1], .blockDimZ = block[2],
+        .sharedMemBytes = (unsigned)shmem, .hStream = (hipStream_t)stream,
+        .attrs = attrs, .numAttrs = 2,
+    };
+    return rt(hipDrvLaunchKernelEx(&cfg, (hipFunction_t)fn, args, NULL));
+}
+
+unsigned pyshim_rt_hip_cluster_limit(void *fn)
+{
+    int allowed = 0;
+    const int id = PYSHIM_HIP_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED;
+    if (fn != NULL &&
+        hipFuncGetAttribute(&allowed, (hipFunction_attribute)id, (hipFunction_t)fn) ==
+            hipSuccess &&
+        allowed)
+        return PYSHIM_MAX_NONPORTABLE_CLUSTER;
+    return PYSHIM_MAX_PORTABLE_CLUSTER;
+}
+
+void pyshim_rt_hip_set_non_portable(void *fn, int value)
+{
+    /* a backend without clusters has nothing to raise */
+    const int id = PYSHIM_HIP_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED;
+    (void)hipFuncSetAttribute((const void *)fn, (hipFuncAttribute)id, value);
+}
+
+int pyshim_rt_hip_cluster_dims(void *fn, int dims[3])
+{
+    int must = 0;
+    const int width = PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
+              must_set = PYSHIM_HIP_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET;
+    for (int i = 0; i < 3; i++)
+        if (hipFuncGetAttribute(&dims[i],
+                                (hipFunction_attribute)(width + i),
+                                (hipFunction_t)fn) != hipSuccess)
+            dims[i] = 0;   /* a backend without clusters: none */
+    if (hipFuncGetAttribute(&must,
+                            (hipFunction_attribute)must_set,
+                            (hipFunction_t)fn) != hipSuccess)
+        must = 0;
+    return must;
 }
 
 int pyshim_rt_hip_props(int device, void *buf, size_t len)

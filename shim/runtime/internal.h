@@ -161,6 +161,19 @@ PYSHIM_RT_HIDDEN int pyshim_rt_hip_launch(void *fn, const unsigned grid[3],
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_launch_cooperative(void *fn, const unsigned grid[3],
                                                       const unsigned block[3], size_t shmem,
                                                       void *stream, void **args);
+/* A launch in clusters of cluster[0..2] blocks, each cluster's blocks together
+ * (common/cluster_launch.h); for a backend that reports cluster launch. */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_launch_cluster(void *fn, const unsigned grid[3],
+                                                  const unsigned block[3], size_t shmem,
+                                                  void *stream, void **args,
+                                                  const unsigned cluster[3], int cooperative);
+/* The most blocks a cluster of `fn` may have: 8, 16 with the non-portable attribute set. */
+PYSHIM_RT_HIDDEN unsigned pyshim_rt_hip_cluster_limit(void *fn);
+/* Sets cudaFuncAttributeNonPortableClusterSizeAllowed where the backend keeps it. */
+PYSHIM_RT_HIDDEN void pyshim_rt_hip_set_non_portable(void *fn, int value);
+/* The kernel's compile-time cluster shape (__cluster_dims__), zeros when it has none;
+ * returns 1 when it must be launched in clusters (.explicitcluster), else 0. */
+PYSHIM_RT_HIDDEN int pyshim_rt_hip_cluster_dims(void *fn, int dims[3]);
 /* hipGetDevicePropertiesR0600 into a buffer of PYSHIM_RT_HIPPROP_SIZE bytes. */
 PYSHIM_RT_HIDDEN int pyshim_rt_hip_props(int device, void *buf, size_t len);
 /* The attributes cudaFuncGetAttributes reports, from the HIP function. */

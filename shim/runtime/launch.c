@@ -78,7 +78,8 @@ static int capped_occupancy(int *numBlocks, void *fn, int blockSize, size_t dyna
                             unsigned flags);
 
 static cudaError_t launch_as(struct pyshim_rt_func *f, dim3 g, dim3 b, void **args, size_t shm,
-                             cudaStream_t stream, int per_thread, int cooperative)
+                             cudaStream_t stream, int per_thread, int cooperative,
+                             const unsigned *cluster)
 {
     PYSHIM_RT_STICKY_CHECK();
     if (f == NULL)
@@ -99,7 +100,17 @@ static cudaError_t launch_as(struct pyshim_rt_func *f, dim3 g, dim3 b, void **ar
     }
     const unsigned grid[3] = {g.x, g.y, g.z}, block[3] = {b.x, b.y, b.z};
     void *hs = hip_stream(stream, per_thread);
-    if (cooperative) {
+    int dev = 0, clusters = 0;
+    if (cluster != NULL && cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev) == cudaSuccess &&
+        clusters) {
+        /* the backend runs each cluster's blocks together (common/cluster_launch.h); one
+         * that does not runs them as a plain launch, which a kernel without cluster
+         * instructions cannot tell from clusters */
+        static void *none[1];
+        rc = pyshim_rt_hip_launch_cluster(fn, grid, block, shm, hs, args ? args : none, cluster,
+                                          cooperative);
+    } else if (cooperative) {
         /* every block resident at once: at most what the occupancy calculator told the
          * program, times the multiprocessors */
         int per_sm = 0, sms = 0, dev = 0;
@@ -119,13 +130,27 @@ static cudaError_t launch_as(struct pyshim_rt_func *f, dim3 g, dim3 b, void **ar
     } else {
         rc = pyshim_rt_hip_launch(fn, grid, block, shm, hs, args);
     }
+    if (rc == cudaErrorInvalidValue) {
+        /* refused for the kernel's compile-time clusters (__cluster_dims__,
+         * .explicitcluster): a grid that is not whole clusters, other dimensions, none
+         * given where they must be; CUDA names that cudaErrorInvalidClusterSize */
+        int d[3];
+        int must = pyshim_rt_hip_cluster_dims(fn, d);
+        if ((d[0] > 0 && ((cluster != NULL && (cluster[0] != (unsigned)d[0] ||
+                                                cluster[1] != (unsigned)d[1] ||
+                                                cluster[2] != (unsigned)d[2])) ||
+                          g.x % (unsigned)d[0] || g.y % (unsigned)d[1] ||
+                          g.z % (unsigned)d[2])) ||
+            (d[0] <= 0 && must && cluster == NULL))
+            rc = cudaErrorInvalidClusterSize;
+    }
     return (cudaError_t)pyshim_rt_record(rc);
 }
 
 static cudaError_t launch(struct pyshim_rt_func *f, dim3 g, dim3 b, void **args, size_t shm,
                           cudaStream_t stream, int per_thread)
 {
-    return launch_as(f, g, b, args, shm, stream, per_thread, 0);
+    return launch_as(f, g, b, args, shm, stream, per_thread, 0, NULL);
 }
 
 /* Every block resident at once, so cooperative_groups' grid.sync() can complete; a grid
@@ -134,14 +159,14 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blo
                                         void **args, size_t sharedMem, cudaStream_t stream)
 {
     return launch_as(pyshim_rt_func_by_handle(func), gridDim, blockDim, args, sharedMem, stream,
-                     0, 1);
+                     0, 1, NULL);
 }
 
 cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
                                              void **args, size_t sharedMem, cudaStream_t stream)
 {
     return launch_as(pyshim_rt_func_by_handle(func), gridDim, blockDim, args, sharedMem, stream,
-                     1, 1);
+                     1, 1, NULL);
 }
 
 EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *stub)
@@ -198,8 +223,9 @@ cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream);
  * change nothing a program can observe; programmatic stream serialization only allows an
  * overlap, so stream order is correct; the programmatic and launch-completion events are
  * recorded after the kernel, later than NVIDIA may fire them, which satisfies every wait;
- * cluster dimensions are checked and the blocks run without clusters (the device reports
- * no cluster launch); a cooperative one runs every block at once. */
+ * cluster dimensions are checked (whole clusters of at most CUDA's portable size) and run
+ * as clusters where the backend reports cluster launch (the CPU device), as a plain launch
+ * elsewhere; a cooperative one runs every block at once. */
 static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func, void **args,
                              int per_thread)
 {
@@ -208,6 +234,7 @@ static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func,
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
     cudaEvent_t after[2];
     int n_after = 0, cooperative = 0;
+    unsigned cluster[3] = {0, 0, 0};
     for (unsigned i = 0; i < config->numAttrs; i++) {
         const cudaLaunchAttribute *a = &config->attrs[i];
         switch (a->id) {
@@ -239,10 +266,22 @@ static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func,
             break;
         case cudaLaunchAttributeClusterDimension: {
             unsigned x = a->val.clusterDim.x, y = a->val.clusterDim.y, z = a->val.clusterDim.z;
-            /* a grid of whole clusters, at most 8 blocks each (CUDA's portable size) */
+            /* a grid of whole clusters, at most 8 blocks each (CUDA's portable size), 16
+             * for a kernel allowed non-portable sizes */
+            unsigned most = 8;
+            void *fn = NULL;
+            if ((unsigned long long)x * y * z > most && pyshim_rt_func_by_handle(func) != NULL &&
+                pyshim_rt_func_resolve(pyshim_rt_func_by_handle(func), &fn) == cudaSuccess)
+                most = pyshim_rt_hip_cluster_limit(fn);
             if (x == 0 || y == 0 || z == 0 || config->gridDim.x % x || config->gridDim.y % y ||
-                config->gridDim.z % z || (unsigned long long)x * y * z > 8)
+                config->gridDim.z % z || (unsigned long long)x * y * z > most) {
+                pyshim_rt_log("cudaLaunchKernelEx: grid (%u,%u,%u) in clusters of (%u,%u,%u) "
+                              "refused: the grid must be whole clusters of at most %u blocks "
+                              "(cudaErrorInvalidClusterSize)", config->gridDim.x,
+                              config->gridDim.y, config->gridDim.z, x, y, z, most);
                 return (cudaError_t)pyshim_rt_record(cudaErrorInvalidClusterSize);
+            }
+            cluster[0] = x, cluster[1] = y, cluster[2] = z;
             break;
         }
         default:
@@ -253,7 +292,7 @@ static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func,
     }
     cudaError_t rc = launch_as(pyshim_rt_func_by_handle(func), config->gridDim,
                                config->blockDim, args, config->dynamicSmemBytes, config->stream,
-                               per_thread, cooperative);
+                               per_thread, cooperative, cluster[0] != 0 ? cluster : NULL);
     for (int i = 0; i < n_after && rc == cudaSuccess; i++)
         rc = per_thread ? cudaEventRecord_ptsz(after[i], config->stream)
                         : cudaEventRecord(after[i], config->stream);
@@ -399,18 +438,29 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
     attr->ptxVersion = a.ptx_version;
     attr->binaryVersion = a.binary_version;
     attr->maxDynamicSharedSizeBytes = a.max_dynamic_shared;
+    /* __cluster_dims__ / .explicitcluster, and the non-portable cluster setting */
+    int d[3];
+    attr->clusterDimMustBeSet = pyshim_rt_hip_cluster_dims(fn, d);
+    attr->requiredClusterWidth = d[0];
+    attr->requiredClusterHeight = d[1];
+    attr->requiredClusterDepth = d[2];
+    attr->nonPortableClusterSizeAllowed = pyshim_rt_hip_cluster_limit(fn) > 8;
     return cudaSuccess;
 }
 
-/* Settings the CPU device and HIP apply per launch anyway: accept them for known kernels. */
+/* Settings the CPU device and HIP apply per launch anyway: accept them for known kernels;
+ * clusters above CUDA's portable size are the backend's per-kernel setting. */
 cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
     PYSHIM_RT_STICKY_CHECK();
-    (void)value;
     if (pyshim_rt_func_by_stub(func) == NULL)
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidDeviceFunction);
     if ((int)attr < 0 || attr >= cudaFuncAttributeMax)
         return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
+    void *fn = NULL;
+    if (attr == cudaFuncAttributeNonPortableClusterSizeAllowed &&
+        resolve_stub(func, &fn) == cudaSuccess)
+        pyshim_rt_hip_set_non_portable(fn, value);
     return cudaSuccess;
 }
 
@@ -513,4 +563,87 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
     return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
                                                                   dynamicSMemSize,
                                                                   cudaOccupancyDefault);
+}
+
+/* A launch configuration's cluster size (its cluster dimension attribute, else the kernel's
+ * __cluster_dims__; 0: neither) and the blocks of its shape resident at once. */
+static int cluster_occupancy(const void *func, const cudaLaunchConfig_t *c,
+                             unsigned long long *size, unsigned long long *resident)
+{
+    if (c == NULL || (c->numAttrs > 0 && c->attrs == NULL))
+        return cudaErrorInvalidValue;
+    void *fn = NULL;
+    int rc = resolve_stub(func, &fn);
+    if (rc != cudaSuccess)
+        return rc;
+    int dev = 0, clusters = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess ||
+        !clusters) {
+        pyshim_rt_log("cudaOccupancyMaxActiveClusters: the device does not launch clusters");
+        return cudaErrorNotSupported;
+    }
+    *size = 0;
+    for (unsigned i = 0; i < c->numAttrs; i++)
+        if (c->attrs[i].id == cudaLaunchAttributeClusterDimension) {
+            const cudaLaunchAttributeValue *v = &c->attrs[i].val;
+            *size = (unsigned long long)v->clusterDim.x * v->clusterDim.y * v->clusterDim.z;
+        }
+    int d[3];
+    (void)pyshim_rt_hip_cluster_dims(fn, d);
+    if (*size == 0 && d[0] > 0)
+        *size = (unsigned long long)d[0] * (unsigned)(d[1] > 0 ? d[1] : 1) *
+                (unsigned)(d[2] > 0 ? d[2] : 1);
+    int threads = (int)((unsigned long long)c->blockDim.x * c->blockDim.y * c->blockDim.z);
+    rc = capped_occupancy(&per_sm, fn, threads, c->dynamicSmemBytes, 0);
+    if (rc != cudaSuccess)
+        return rc;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        sms = 0;
+    *resident = (unsigned long long)(per_sm > 0 ? per_sm : 0) *
+                (unsigned long long)(sms > 0 ? sms : 0);
+    return cudaSuccess;
+}
+
+/* How many clusters of the configuration's shape run at once: the resident blocks in whole
+ * clusters (libcuda's cuOccupancyMaxActiveClusters answers the same). */
+cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
+                                           const cudaLaunchConfig_t *launchConfig)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (numClusters == NULL)
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
+    unsigned long long size = 0, resident = 0;
+    int rc = cluster_occupancy(func, launchConfig, &size, &resident);
+    if (rc != cudaSuccess)
+        return (cudaError_t)pyshim_rt_record(rc);
+    void *fn = NULL;
+    unsigned most = resolve_stub(func, &fn) == cudaSuccess ? pyshim_rt_hip_cluster_limit(fn) : 8;
+    if (size == 0 || size > most) {
+        pyshim_rt_log("cudaOccupancyMaxActiveClusters: cluster size %llu refused (1 to %u "
+                      "blocks; a kernel without __cluster_dims__ needs the cluster dimension "
+                      "attribute)", size, most);
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidClusterSize);
+    }
+    unsigned long long n = resident / size;
+    *numClusters = n > 0x7fffffffull ? 0x7fffffff : (int)n;
+    return cudaSuccess;
+}
+
+/* The largest cluster the configuration's blocks can form: 8 (CUDA's portable size; 16 with
+ * the non-portable attribute set), or fewer when fewer such blocks are resident at once. */
+cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func,
+                                                 const cudaLaunchConfig_t *launchConfig)
+{
+    PYSHIM_RT_STICKY_CHECK();
+    if (clusterSize == NULL)
+        return (cudaError_t)pyshim_rt_record(cudaErrorInvalidValue);
+    unsigned long long size = 0, resident = 0;
+    int rc = cluster_occupancy(func, launchConfig, &size, &resident);
+    if (rc != cudaSuccess)
+        return (cudaError_t)pyshim_rt_record(rc);
+    void *fn = NULL;
+    unsigned most = resolve_stub(func, &fn) == cudaSuccess ? pyshim_rt_hip_cluster_limit(fn) : 8;
+    *clusterSize = (int)(resident < most ? resident : most);
+    return cudaSuccess;
 }

@@ -192,14 +192,14 @@ static int bounded(const pyshim_launch *l, const pyshim_block *b, void *const *p
 }
 
 static const pyshim_kernel_desc kernels[] = {
-    {"saxpy", saxpy, 4, 24, saxpy_params, 0, 0, 0, {0, 0, 0}, 0, 12},
-    {"scale_by_global", scale_by_global, 2, 12, scale_params, 0, 0, 0, {0, 0, 0}, 0, 8},
-    {"reverse_block", reverse_block, 1, 8, reverse_params, 0, 0, 0, {0, 0, 0}, 0, 8},
-    {"ids", ids, 2, 16, ids_params, 0, 0, 0, {0, 0, 0}, 0, 8},
-    {"hello", hello, 1, 4, hello_params, 0, 0, 0, {0, 0, 0}, 0, 16},
-    {"trap", trap, 1, 4, trap_params, 0, 0, 0, {0, 0, 0}, 0, 4},
-    {"assert_fail", assert_fail, 1, 4, trap_params, 0, 0, 0, {0, 0, 0}, 0, 4},
-    {"bounded", bounded, 0, 0, NULL, 60000, 16, 128, {0, 0, 0}, 2, 32},
+    {"saxpy", saxpy, 4, 24, saxpy_params, 0, 0, 0, {0, 0, 0}, 0, 12, {0, 0, 0}, 0},
+    {"scale_by_global", scale_by_global, 2, 12, scale_params, 0, 0, 0, {0, 0, 0}, 0, 8, {0, 0, 0}, 0},
+    {"reverse_block", reverse_block, 1, 8, reverse_params, 0, 0, 0, {0, 0, 0}, 0, 8, {0, 0, 0}, 0},
+    {"ids", ids, 2, 16, ids_params, 0, 0, 0, {0, 0, 0}, 0, 8, {0, 0, 0}, 0},
+    {"hello", hello, 1, 4, hello_params, 0, 0, 0, {0, 0, 0}, 0, 16, {0, 0, 0}, 0},
+    {"trap", trap, 1, 4, trap_params, 0, 0, 0, {0, 0, 0}, 0, 4, {0, 0, 0}, 0},
+    {"assert_fail", assert_fail, 1, 4, trap_params, 0, 0, 0, {0, 0, 0}, 0, 4, {0, 0, 0}, 0},
+    {"bounded", bounded, 0, 0, NULL, 60000, 16, 128, {0, 0, 0}, 2, 32, {0, 0, 0}, 0},
 };
 
 static const pyshim_global_desc globals[] = {

@@ -58,9 +58,9 @@ static int empty(const pyshim_launch *l, const pyshim_block *b, void *const *par
 }
 
 static const pyshim_kernel_desc kernels[] = {
-    {"who", who, 3, 24, who_params, 0, 0, 0, {0, 0, 0}, 0, 8},
-    {"fail_at", fail_at, 1, 4, fail_params, 0, 0, 0, {0, 0, 0}, 0, 4},
-    {"empty", empty, 0, 0, NULL, 0, 0, 0, {0, 0, 0}, 0, 4},
+    {"who", who, 3, 24, who_params, 0, 0, 0, {0, 0, 0}, 0, 8, {0, 0, 0}, 0},
+    {"fail_at", fail_at, 1, 4, fail_params, 0, 0, 0, {0, 0, 0}, 0, 4, {0, 0, 0}, 0},
+    {"empty", empty, 0, 0, NULL, 0, 0, 0, {0, 0, 0}, 0, 4, {0, 0, 0}, 0},
 };
 
 __attribute__((visibility("default"))) const pyshim_module_desc pyshim_module = {

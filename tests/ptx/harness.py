@@ -22,11 +22,24 @@ class Launch(ctypes.Structure):
     _fields_ = [("grid", Dim3), ("block", Dim3), ("warp_size", ctypes.c_uint32),
                 ("dyn_shared_bytes", ctypes.c_uint32), ("num_sms", ctypes.c_uint32),
                 ("reserved0", ctypes.c_uint32), ("vprintf", VPRINTF),
-                ("runtime_ctx", ctypes.c_void_p), ("globaltimer_base", ctypes.c_uint64)]
+                ("runtime_ctx", ctypes.c_void_p), ("globaltimer_base", ctypes.c_uint64),
+                ("cluster", Dim3), ("reserved1", ctypes.c_uint32)]
+
+
+MAX_CLUSTER = 16
+
+
+class Cluster(ctypes.Structure):
+    _fields_ = [("arrived", ctypes.c_uint64), ("block_arrived", ctypes.c_uint64 * MAX_CLUSTER),
+                ("exited", ctypes.c_uint32 * MAX_CLUSTER),
+                ("window", ctypes.c_void_p * MAX_CLUSTER),
+                ("window_size", ctypes.c_uint64 * MAX_CLUSTER),
+                ("thread_arrivals", ctypes.POINTER(ctypes.c_uint32))]
 
 
 class Block(ctypes.Structure):
-    _fields_ = [("ctaid", Dim3), ("smid", ctypes.c_uint32), ("dyn_shared", ctypes.c_void_p)]
+    _fields_ = [("ctaid", Dim3), ("smid", ctypes.c_uint32), ("dyn_shared", ctypes.c_void_p),
+                ("cluster", ctypes.POINTER(Cluster))]
 
 
 BLOCK_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(Launch), ctypes.POINTER(Block),
@@ -44,7 +57,8 @@ class KernelDesc(ctypes.Structure):
                 ("params", ctypes.POINTER(ParamDesc)), ("static_shared_bytes", ctypes.c_uint32),
                 ("local_bytes", ctypes.c_uint32), ("max_threads", ctypes.c_uint32),
                 ("reqntid", Dim3), ("min_ctas_per_sm", ctypes.c_uint32),
-                ("num_regs", ctypes.c_uint32)]
+                ("num_regs", ctypes.c_uint32), ("reqnctapercluster", Dim3),
+                ("explicit_cluster", ctypes.c_uint32)]
 
 
 class GlobalDesc(ctypes.Structure):
@@ -106,7 +120,10 @@ class Module:
         return np.frombuffer(buf, dtype=dtype)
 
     def launch(self, name: str, grid, block, args: list, *, warp_size: int = 64,
-               dyn_shared: int = 0) -> None:
+               dyn_shared: int = 0, cluster=None) -> list[int]:
+        """Runs the grid; with `cluster` (its shape), each cluster's blocks at once, a thread
+        each, as the CPU device does (shim/cpu/hip/grid.c run_clusters): then the blocks'
+        return codes, in the grid's order, else a nonzero one raises."""
         k = self.kernels[name]
         grid = tuple(grid) + (1,) * (3 - len(grid))
         block = tuple(block) + (1,) * (3 - len(block))
@@ -128,8 +145,10 @@ class Module:
             keep.append(buf)
             ptrs[i] = ctypes.addressof(buf)
         launch = Launch(Dim3(*grid), Dim3(*block), warp_size, dyn_shared, 4, 0,
-                        self._vprintf, None, 0)
+                        self._vprintf, None, 0, Dim3(*(tuple(cluster or ()) + (0, 0, 0))[:3]), 0)
         dyn = ctypes.create_string_buffer(max(16, dyn_shared))
+        if cluster is not None:
+            return self._clusters(k, launch, grid, block, tuple(cluster), ptrs, dyn)
         for z in range(grid[2]):
             for y in range(grid[1]):
                 for x in range(grid[0]):
@@ -137,6 +156,41 @@ class Module:
                     rc = k.run_block(ctypes.byref(launch), ctypes.byref(blk), ptrs)
                     if rc:
                         raise RuntimeError(f"{name}: block ({x},{y},{z}) returned {rc}")
+        return [0] * (grid[0] * grid[1] * grid[2])
+
+    def _clusters(self, k, launch, grid, block, shape, ptrs, dyn) -> list[int]:
+        import threading
+
+        size = shape[0] * shape[1] * shape[2]
+        threads = block[0] * block[1] * block[2]
+        codes = [0] * (grid[0] * grid[1] * grid[2])
+        for kz in range(grid[2] // shape[2]):
+            for ky in range(grid[1] // shape[1]):
+                for kx in range(grid[0] // shape[0]):
+                    cl = Cluster()
+                    arrivals = (ctypes.c_uint32 * (size * threads))()
+                    cl.thread_arrivals = arrivals
+
+                    def one(cl: Cluster, rank: int, x: int, y: int, z: int) -> None:
+                        blk = Block(Dim3(x, y, z), 0, ctypes.addressof(dyn), ctypes.pointer(cl))
+                        codes[x + grid[0] * (y + grid[1] * z)] = k.run_block(
+                            ctypes.byref(launch), ctypes.byref(blk), ptrs)
+                        cl.exited[rank] = 1
+
+                    ts = []
+                    rank = 0
+                    for rz in range(shape[2]):
+                        for ry in range(shape[1]):
+                            for rx in range(shape[0]):
+                                ts.append(threading.Thread(target=one, args=(
+                                    cl, rank, kx * shape[0] + rx, ky * shape[1] + ry,
+                                    kz * shape[2] + rz)))
+                                rank += 1
+                    for t in ts:
+                        t.start()
+                    for t in ts:
+                        t.join()
+        return codes
 
 
 def build(ptx: str, target: str, tmp: Path) -> Module:

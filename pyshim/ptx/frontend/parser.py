@@ -22,8 +22,8 @@ _TYPES = frozenset((
 _LINKAGE = frozenset((".visible", ".extern", ".weak", ".common"))
 _CUBIN_ATTR = re.compile(r'"pyshim\.(cubin_regs|cubin_local) (\d+)"')
 _PERF = frozenset((".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".maxnctapersm",
-                   ".maxclusterrank", ".reqnctapercluster", ".explicitcluster",
-                   ".blocksareclusters"))
+                   ".maxclusterrank", ".reqnctapercluster"))
+_PERF_FLAGS = frozenset((".explicitcluster", ".blocksareclusters"))
 _OCTAL = re.compile(r"0[0-7]+U?$")
 _IDENT = re.compile(r"[A-Za-z_$%][\w$]*\Z", re.ASCII)  # PTX identifiers (no dots)
 _FLOAT = re.compile(r"[0-9]+\.")
@@ -188,7 +188,10 @@ class _Parser:
             fn.params = self._parse_param_list()
         while True:
             t = self.peek()
-            if t in _PERF:
+            if t in _PERF_FLAGS:  # a directive without values (.explicitcluster)
+                self.i += 1
+                fn.directives[t[1:]] = []
+            elif t in _PERF:
                 self.i += 1
                 vals = [self.int_token()]
                 while self.peek() == ",":

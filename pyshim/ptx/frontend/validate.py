@@ -252,8 +252,10 @@ class _Checker:
             raise self.fail(f"{s.opcode}: the address must be a memory operand [...], not "
                             f"{name or 'a value'}" + (f" (write [{name}])" if name else ""),
                             s.tok)
-        space = next((m for m in s.mods if m in ("global", "shared", "local", "const",
-                                                 "param", "tex")), "")
+        # shared::cta and shared::cluster are shared windows: 32-bit addresses are fine there
+        space = next((m.split("::")[0] for m in s.mods
+                      if m.split("::")[0] in ("global", "shared", "local", "const", "param",
+                                              "tex")), "")
         base_t = self.reg_type(addr.base) if addr.base is not None else None
         if base_t is not None and base_t in _SIZE and (base_t in _FLOAT
                                                       or _SIZE[base_t] not in (32, 64)):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pyshim.ptx import ir
-from pyshim.ptx.isa import lowp, mbarrier, tensor, texture
+from pyshim.ptx.isa import cluster, lowp, mbarrier, tensor, texture
 from pyshim.ptx.isa.emitter import FunctionEmitter, cname_fn, cname_label
 from pyshim.ptx.types import BITS, C_TYPE, FLOAT, HALF, HALF2, INT, SIGNED, SIZE, sint_of, uint_of
 
@@ -796,6 +796,8 @@ def _vabsdiff4(fe: Fe, inst: I) -> str:
 def _mov(fe: Fe, inst: I) -> str:
     ty = _type(fe, inst)
     d, a = _nops(fe, inst, 2)
+    if type(a) is ir.Reg and a.name in cluster.SPECIAL:
+        return cluster.special_mov(fe, inst, ty, d, a.name)
     return fe.dst(d, ty, fe.src(a, ty, inst), inst)
 
 
@@ -825,10 +827,18 @@ def _hint_counts(inst: I, n: int) -> tuple[int, ...]:
     return (n + 1,) if "L2::cache_hint" in inst.mods else (n,)
 
 
+def _addr(fe: Fe, a: ir.Operand, space: str, inst: I) -> str:
+    """fe.addr, and for a shared::cluster address the block of the cluster it names."""
+    ptr = fe.addr(a, space, inst)
+    if "shared::cluster" in inst.mods:
+        return cluster.shared_cluster_ptr(fe, inst, ptr)
+    return ptr
+
+
 def _ld(fe: Fe, inst: I) -> str:
     space, vec, ty, vol = _ldst_mods(fe, inst)
     d, a = _nops(fe, inst, *_hint_counts(inst, 2))[:2]
-    ptr = fe.addr(a, space, inst)
+    ptr = _addr(fe, a, space, inst)
     q = "volatile " if vol else ""
     ct = C_TYPE[ty]
     if vec == 1:
@@ -855,7 +865,7 @@ def _ld(fe: Fe, inst: I) -> str:
 def _st(fe: Fe, inst: I) -> str:
     space, vec, ty, vol = _ldst_mods(fe, inst)
     a, v = _nops(fe, inst, *_hint_counts(inst, 2))[:2]
-    ptr = fe.addr(a, space, inst)
+    ptr = _addr(fe, a, space, inst)
     q = "volatile " if vol else ""
     ct = C_TYPE[ty]
     if vec == 1:
@@ -1076,7 +1086,7 @@ def _atom(fe: Fe, inst: I) -> str:
         raise fe.bad(inst, "wrong number of operands")
     d, a = ops[0], ops[1]
     ct = C_TYPE[ty]
-    ptr = f"({ct} *){fe.addr(a, space, inst)}"
+    ptr = f"({ct} *){_addr(fe, a, space, inst)}"
     b = fe.src(ops[2], ty, inst)
     bits = 8 * SIZE[ty]
     builtin = {"add": "PS_AFETCH_ADD", "and": "PS_AFETCH_AND", "or": "PS_AFETCH_OR",
@@ -1089,7 +1099,7 @@ def _atom(fe: Fe, inst: I) -> str:
         r = f"ps_atom_add_{ty}({ptr}, {b})"
     elif op == "exch" and ty in INT | FLOAT:
         ut = uint_of(SIZE[ty])
-        r = fe.convert(f"PS_AEXCH(({C_TYPE[ut]} *){fe.addr(a, space, inst)}, "
+        r = fe.convert(f"PS_AEXCH(({C_TYPE[ut]} *){_addr(fe, a, space, inst)}, "
                        f"{fe.src(ops[2], ut, inst)})", ut, ty, inst)
     elif op in ("min", "max") and ty in INT - BITS | FLOAT:
         r = f"ps_atom_{op}_{ty}({ptr}, {b})"
@@ -1097,7 +1107,7 @@ def _atom(fe: Fe, inst: I) -> str:
         r = f"ps_atom_{op}_u32({ptr}, {b})"
     elif op == "cas" and ty in BITS | INT | FLOAT:
         ut = uint_of(SIZE[ty])
-        r = fe.convert(f"ps_atom_cas_u{bits}(({C_TYPE[ut]} *){fe.addr(a, space, inst)}, "
+        r = fe.convert(f"ps_atom_cas_u{bits}(({C_TYPE[ut]} *){_addr(fe, a, space, inst)}, "
                        f"{fe.src(ops[2], ut, inst)}, {fe.src(ops[3], ut, inst)})", ut, ty, inst)
     else:
         raise fe.unsupported(inst)
@@ -1108,6 +1118,8 @@ def _atom(fe: Fe, inst: I) -> str:
 
 # ---- 9.7.13 parallel synchronization and communication ----
 def _bar(fe: Fe, inst: I) -> str:
+    if cluster.is_cluster_barrier(inst):
+        return cluster.barrier(fe, inst)
     mods = [m for m in inst.mods if m not in ("cta", "aligned")]
     ops = inst.operands
     if mods[:1] == ["warp"]:  # bar.warp.sync membermask: lanes of the warp converge
@@ -1377,6 +1389,7 @@ EMIT: dict[str, tuple[Handler, str]] = {
         "nanosleep": _nop, "prefetch": _nop, "prefetchu": _nop, "pmevent": _nop,
         "griddepcontrol": _nop, "discard": _nop, "applypriority": _nop,
         "createpolicy": _createpolicy, **texture.EMIT,
+        "mapa": cluster.mapa, "getctarank": cluster.getctarank,
     }),
     **_rows(BARRIER, {"bar": _bar, "barrier": _bar}),
     **_rows(COLLECTIVE, {"shfl": _shfl, "vote": _vote, "activemask": _activemask,

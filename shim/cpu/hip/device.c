@@ -163,7 +163,7 @@ static void fill_props(cpu_device *d, int ordinal)
     p->memoryPoolsSupported = 1;   /* mempool.c */
     p->gpuDirectRDMASupported = 0;
     p->ipcEventSupported = 1;   /* ipc.c */
-    p->clusterLaunch = 0;
+    p->clusterLaunch = 1;   /* grid.c runs a cluster's blocks together (run_clusters) */
     p->unifiedFunctionPointers = 0;
     p->maxSharedMemoryPerMultiProcessor = CPU_MAX_SHARED;
     p->clockInstructionRate = p->clockRate;   /* kHz: what clock64() counts at */

@@ -148,7 +148,8 @@ static bool ensure_shared(const cpu_grid_job *job, void **shared, size_t *shared
 
 /* Runs blocks [start, end) with the block index divided out once and then counted up:
  * three 64-bit divisions per block cost as much as a small block's threads. */
-static void run_blocks(grid_job *j, uint32_t smid, void *shared, uint64_t start, uint64_t end)
+static void run_blocks(grid_job *j, uint32_t smid, void *shared, uint64_t start, uint64_t end,
+                       pyshim_cluster *cluster)
 {
     const pyshim_dim3 g = j->job->launch.grid;
     pyshim_block blk = {
@@ -156,6 +157,7 @@ static void run_blocks(grid_job *j, uint32_t smid, void *shared, uint64_t start,
                   (uint32_t)(start / ((uint64_t)g.x * g.y))},
         .smid = smid,
         .dyn_shared = shared,
+        .cluster = cluster,
     };
     run_range(j, blk, start, end);
 }
@@ -181,7 +183,7 @@ static uint64_t run_chunks(grid_job *j, uint32_t smid, void **shared, size_t *sh
             break;
         uint64_t end = start + j->chunk < j->total ? start + j->chunk : j->total;
         taken += end - start;
-        run_blocks(j, smid, *shared, start, end);
+        run_blocks(j, smid, *shared, start, end, NULL);
     }
     return taken;
 }
@@ -429,8 +431,9 @@ static hipError_t report_trap(const cpu_grid_job *job, int code, uint64_t b, uin
         cpu_log("kernel %s: block (%u,%u,%u) faulted: %s at address %p (%s)", job->kernel->name,
                 x, y, z, cpu_fault_name(-code), (void *)addr, hipGetErrorName(err));
     else
-        cpu_log("kernel %s: block (%u,%u,%u) trapped with code %d", job->kernel->name, x, y, z,
-                code);
+        cpu_log("kernel %s: block (%u,%u,%u) trapped with code %d%s", job->kernel->name, x, y, z,
+                code, code == PYSHIM_TRAP_DEADLOCK ? " (waits at a barrier that can never "
+                                                     "complete)" : "");
     return err;
 }
 
@@ -470,7 +473,7 @@ static uint64_t run_submitter(grid_job *j, void *shared, uint64_t t0)
             break;
         uint64_t end = start + step < j->total ? start + step : j->total;
         taken += end - start;
-        run_blocks(j, 0, shared, start, end);
+        run_blocks(j, 0, shared, start, end, NULL);
         if (job_failed(j))
             return taken + skip_all(j);
         if (!published) {
@@ -520,78 +523,136 @@ static void unlink_job_locked(grid_job *j)
 typedef struct coop_block {
     grid_job *j;
     uint64_t index;
-    pthread_t thread;
+    pyshim_cluster *cluster;    /* a cluster launch: the block's cluster, else NULL */
+    uint32_t rank;              /* its %cluster_ctarank */
+    pthread_t thread;           /* the resident thread running it */
+    bool done;                  /* (coop_lock held) */
 } coop_block;
 
 static pthread_mutex_t coop_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t coop_cond = PTHREAD_COND_INITIALIZER;
 static pthread_once_t coop_once = PTHREAD_ONCE_INIT;
 
-static void *coop_thread(void *arg)
+/* Runs one block of a cooperative or cluster launch on the calling resident thread. */
+static void run_task(coop_block *cb)
 {
-    coop_block *cb = arg;
+    static _Thread_local void *shared = NULL;
+    static _Thread_local size_t cap = 0;
     grid_job *j = cb->j;
-    cpu_guard_prepare();
-    void *shared = NULL;
-    size_t cap = 0;
     if (!ensure_shared(j->job, &shared, &cap))
         atomic_store(&j->no_shared, true);
-    else
+    else if (!job_failed(j))
         run_blocks(j, (uint32_t)(cb->index % (uint64_t)cpu_grid_workers()), shared, cb->index,
-                   cb->index + 1);
-    free(shared);
+                   cb->index + 1, cb->cluster);
+    /* the cluster's barrier tells a wait that this block's threads will arrive no more */
+    if (cb->cluster != NULL)
+        __atomic_store_n(&cb->cluster->exited[cb->rank], 1u, __ATOMIC_RELEASE);
     pthread_mutex_lock(&coop_lock);
+    cb->done = true;
     j->done++;
     pthread_cond_broadcast(&coop_cond);
     pthread_mutex_unlock(&coop_lock);
+}
+
+/* ---- resident threads: the blocks that must all run at once (a cooperative launch's, a
+ * cluster's) each get a thread of this pool, created on demand and kept, so that starting a
+ * block is a wake-up, not a thread, and the thread-local buffers a translated kernel grows
+ * (its shared window, its fibers' stacks) serve the next block instead of leaking with an
+ * exited thread. A thread takes one block at a time. */
+typedef struct resident {
+    pthread_t thread;
+    coop_block *task;           /* (res_lock held) NULL: idle */
+    pthread_cond_t wake;
+    struct resident *next_idle;
+} resident;
+
+static pthread_mutex_t res_lock = PTHREAD_MUTEX_INITIALIZER;
+static resident *res_idle = NULL;
+
+static void *resident_main(void *arg)
+{
+    resident *r = arg;
+    cpu_guard_prepare();
+    pthread_mutex_lock(&res_lock);
+    for (;;) {
+        while (r->task == NULL)
+            pthread_cond_wait(&r->wake, &res_lock);
+        coop_block *cb = r->task;
+        pthread_mutex_unlock(&res_lock);
+        run_task(cb);
+        pthread_mutex_lock(&res_lock);
+        r->task = NULL;
+        r->next_idle = res_idle;
+        res_idle = r;
+    }
     return NULL;
 }
 
-static hipError_t run_cooperative(const cpu_grid_job *job)
+/* Hands `cb` to an idle resident thread, or to a new one (res_lock held); false when no
+ * thread could be started. */
+static bool dispatch_locked(coop_block *cb)
 {
-    pthread_once(&coop_once, cpu_timeout_install);
-    _Alignas(16) uint32_t workspace[4] = {0};   /* cooperative_groups: size, arrival count */
-    cpu_grid_job local = *job;
-    local.launch.runtime_ctx = workspace;
-    const pyshim_dim3 g = job->launch.grid;
-    grid_job j = {.job = &local, .total = (uint64_t)g.x * g.y * g.z, .chunk = 1};
-    atomic_init(&j.next, 0);
-    atomic_init(&j.trap, 0);
-    atomic_init(&j.trap_block, 0);
-    atomic_init(&j.fault_addr, 0);
-    atomic_init(&j.no_shared, false);
-    atomic_init(&j.timed_out, false);
-    atomic_init(&j.published, false);
-    atomic_init(&j.joined, 0);
-    atomic_init(&j.finished, false);
-    coop_block *blocks = calloc(j.total, sizeof *blocks);
-    if (blocks == NULL)
-        return hipErrorOutOfMemory;
+    resident *r = res_idle;
+    if (r != NULL) {
+        res_idle = r->next_idle;
+        r->task = cb;
+        cb->thread = r->thread;
+        pthread_cond_signal(&r->wake);
+        return true;
+    }
+    r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return false;
+    pthread_cond_init(&r->wake, NULL);
+    r->task = cb;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, CPU_KERNEL_STACK);
-    watch w;
-    watch_start(&w, &j);
+    int rc = pthread_create(&r->thread, &attr, resident_main, r);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        pthread_cond_destroy(&r->wake);
+        free(r);
+        return false;
+    }
+    cb->thread = r->thread;
+    return true;
+}
+
+/* Runs blocks[0 .. n) each on a resident thread, all at once, and waits for them. A block
+ * that faults or traps (or the watchdog) ends the others with the watchdog's signal: they may
+ * be waiting for it. false: a thread could not be started (the ones started were ended). */
+static bool run_together(grid_job *j, coop_block *blocks, uint64_t n)
+{
+    pthread_mutex_lock(&coop_lock);
+    j->done = 0;
+    pthread_mutex_unlock(&coop_lock);
     uint64_t started = 0;
     bool no_thread = false;
-    for (; started < j.total; started++) {
-        blocks[started] = (coop_block){.j = &j, .index = started};
-        if (pthread_create(&blocks[started].thread, &attr, coop_thread, &blocks[started]) != 0) {
+    pthread_mutex_lock(&res_lock);
+    for (; started < n; started++) {
+        blocks[started].j = j;
+        blocks[started].done = false;
+        if (!dispatch_locked(&blocks[started])) {
             no_thread = true;   /* the blocks started would wait for this one forever */
-            atomic_store(&j.timed_out, true);
+            atomic_store(&j->timed_out, true);
             break;
         }
     }
-    pthread_attr_destroy(&attr);
+    pthread_mutex_unlock(&res_lock);
     pthread_mutex_lock(&coop_lock);
-    while (j.done < started) {
-        if (atomic_load(&j.trap) != 0 || atomic_load(&j.no_shared) ||
-            atomic_load(&j.timed_out)) {
+    while (j->done < started) {
+        if (atomic_load(&j->trap) != 0 || atomic_load(&j->no_shared) ||
+            atomic_load(&j->timed_out)) {
             /* a block failed (or the watchdog ended the launch): end the others, again
-             * until they are gone (one between two blocks ignores the signal) */
-            atomic_store(&j.timed_out, true);
+             * until they are gone (one between two blocks ignores the signal; a thread
+             * that has moved on to another launch's block ignores it too, that launch's
+             * job not being ended) */
+            atomic_store(&j->timed_out, true);
             for (uint64_t i = 0; i < started; i++)
-                pthread_kill(blocks[i].thread, cpu_timeout_signal());
+                if (!blocks[i].done)
+                    pthread_kill(blocks[i].thread, cpu_timeout_signal());
         }
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -603,30 +664,129 @@ static hipError_t run_cooperative(const cpu_grid_job *job)
         pthread_cond_timedwait(&coop_cond, &coop_lock, &ts);
     }
     pthread_mutex_unlock(&coop_lock);
-    for (uint64_t i = 0; i < started; i++)
-        pthread_join(blocks[i].thread, NULL);
-    free(blocks);
-    watch_end(&w);
+    return !no_thread;
+}
+
+static void init_job(grid_job *j, const cpu_grid_job *job)
+{
+    const pyshim_dim3 g = job->launch.grid;
+    *j = (grid_job){.job = job, .total = (uint64_t)g.x * g.y * g.z, .chunk = 1};
+    atomic_init(&j->next, 0);
+    atomic_init(&j->trap, 0);
+    atomic_init(&j->trap_block, 0);
+    atomic_init(&j->fault_addr, 0);
+    atomic_init(&j->no_shared, false);
+    atomic_init(&j->timed_out, false);
+    atomic_init(&j->published, false);
+    atomic_init(&j->joined, 0);
+    atomic_init(&j->finished, false);
+}
+
+/* The error of a launch run by run_together (`no_thread`: a thread could not be started). */
+static hipError_t together_error(const cpu_grid_job *job, grid_job *j, bool no_thread,
+                                 const char *what, hipError_t too_large)
+{
     if (no_thread) {
-        cpu_log("kernel %s: cannot start a thread for each of the %llu blocks of a cooperative "
-                "launch", job->kernel->name, (unsigned long long)j.total);
-        return hipErrorCooperativeLaunchTooLarge;
+        cpu_log("kernel %s: cannot start a thread for each block of %s", job->kernel->name,
+                what);
+        return too_large;
     }
-    if (atomic_load(&j.no_shared)) {
+    if (atomic_load(&j->no_shared)) {
         cpu_log("kernel %s: cannot allocate %u bytes of dynamic shared memory",
                 job->kernel->name, job->launch.dyn_shared_bytes);
         return hipErrorOutOfMemory;
     }
-    int trap = atomic_load(&j.trap);
+    int trap = atomic_load(&j->trap);
     if (trap == 0)
         return hipSuccess;
-    return report_trap(job, trap, atomic_load(&j.trap_block), atomic_load(&j.fault_addr));
+    return report_trap(job, trap, atomic_load(&j->trap_block), atomic_load(&j->fault_addr));
+}
+
+static hipError_t run_cooperative(const cpu_grid_job *job)
+{
+    pthread_once(&coop_once, cpu_timeout_install);
+    _Alignas(16) uint32_t workspace[4] = {0};   /* cooperative_groups: size, arrival count */
+    cpu_grid_job local = *job;
+    local.launch.runtime_ctx = workspace;
+    grid_job j;
+    init_job(&j, &local);
+    coop_block *blocks = calloc(j.total, sizeof *blocks);
+    if (blocks == NULL)
+        return hipErrorOutOfMemory;
+    for (uint64_t i = 0; i < j.total; i++)
+        blocks[i] = (coop_block){.index = i};
+    watch w;
+    watch_start(&w, &j);
+    bool ok = run_together(&j, blocks, j.total);
+    watch_end(&w);
+    free(blocks);
+    return together_error(job, &j, !ok, "a cooperative launch", hipErrorCooperativeLaunchTooLarge);
+}
+
+/* ---- cluster launches: the blocks of one cluster run at once, a resident thread each
+ * (their barrier.cluster waits for all of them, and each reads the others' shared memory),
+ * as many clusters at a time as there are workers for their blocks (at least one). Each
+ * cluster's state (pyshim_cluster) is zeroed before it starts; the launch checked that the
+ * grid is whole clusters of at most PYSHIM_MAX_CLUSTER blocks. */
+static hipError_t run_clusters(const cpu_grid_job *job)
+{
+    pthread_once(&coop_once, cpu_timeout_install);
+    const pyshim_dim3 g = job->launch.grid, c = job->launch.cluster, b = job->launch.block;
+    const uint32_t size = c.x * c.y * c.z, threads = b.x * b.y * b.z;
+    if (size == 0 || size > PYSHIM_MAX_CLUSTER)
+        return hipErrorInvalidConfiguration;
+    const uint64_t nclusters = (uint64_t)(g.x / c.x) * (g.y / c.y) * (g.z / c.z);
+    uint64_t batch = (uint64_t)cpu_grid_workers() / size;
+    batch = batch == 0 ? 1 : batch > nclusters ? nclusters : batch;
+    grid_job j;
+    init_job(&j, job);
+    coop_block *blocks = calloc(batch * size, sizeof *blocks);
+    pyshim_cluster *cl = calloc(batch, sizeof *cl);
+    uint32_t *arrivals = calloc(batch * size * threads, sizeof *arrivals);
+    if (blocks == NULL || cl == NULL || arrivals == NULL) {
+        free(blocks);
+        free(cl);
+        free(arrivals);
+        return hipErrorOutOfMemory;
+    }
+    watch w;
+    watch_start(&w, &j);
+    bool ok = true;
+    for (uint64_t first = 0; first < nclusters && ok && !job_failed(&j); first += batch) {
+        uint64_t count = nclusters - first < batch ? nclusters - first : batch;
+        memset(cl, 0, batch * sizeof *cl);
+        memset(arrivals, 0, batch * size * threads * sizeof *arrivals);
+        uint64_t n = 0;
+        for (uint64_t k = first; k < first + count; k++) {
+            /* cluster k's place in the grid of clusters, then its blocks by rank */
+            uint64_t kx = k % (g.x / c.x), ky = k / (g.x / c.x) % (g.y / c.y),
+                     kz = k / ((uint64_t)(g.x / c.x) * (g.y / c.y));
+            pyshim_cluster *one = &cl[k - first];
+            one->thread_arrivals = arrivals + (k - first) * size * threads;
+            uint32_t r = 0;
+            for (uint32_t rz = 0; rz < c.z; rz++)
+                for (uint32_t ry = 0; ry < c.y; ry++)
+                    for (uint32_t rx = 0; rx < c.x; rx++, r++) {
+                        uint64_t x = kx * c.x + rx, y = ky * c.y + ry, z = kz * c.z + rz;
+                        blocks[n++] = (coop_block){.index = x + g.x * (y + g.y * z),
+                                                   .cluster = one, .rank = r};
+                    }
+        }
+        ok = run_together(&j, blocks, n);
+    }
+    watch_end(&w);
+    free(blocks);
+    free(cl);
+    free(arrivals);
+    return together_error(job, &j, !ok, "a cluster", hipErrorLaunchOutOfResources);
 }
 
 hipError_t cpu_grid_run(const cpu_grid_job *job)
 {
     if (job->cooperative)
         return run_cooperative(job);
+    if (job->launch.cluster.x != 0)
+        return run_clusters(job);
     static _Thread_local void *shared = NULL;
     static _Thread_local size_t shared_cap = 0;
     const pyshim_dim3 g = job->launch.grid;

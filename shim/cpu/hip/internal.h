@@ -306,6 +306,7 @@ struct ihipModuleSymbol_t {
     struct ihipModule_t *module;
     const pyshim_kernel_desc *desc;
     int max_dyn_shared;              /* hipFuncAttributeMaxDynamicSharedMemorySize */
+    bool non_portable_cluster;       /* clusters above 8 blocks allowed (common/cluster_launch.h) */
 };
 
 /* Returns the function behind a handle, or NULL if it is not a live function. */

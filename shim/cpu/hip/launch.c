@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/cluster_launch.h"
 #include "graph_internal.h"
 #include "internal.h"
 
@@ -197,6 +198,13 @@ hipError_t cpu_launch_cmd(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsi
             memcpy(args + d->offset, kernelParams[i], d->size);
     }
     const cpu_device *dev = cpu_dev();
+    /* a __cluster_dims__ kernel runs in its clusters wherever it is launched from (graph
+     * nodes too), when the grid is whole clusters of them; launch() checks and refuses the
+     * rest, and sets an explicit cluster launch's shape */
+    pyshim_dim3 cl = k->reqnctapercluster;
+    if (cl.x == 0 || cl.y == 0 || cl.z == 0 || g.x % cl.x || g.y % cl.y || g.z % cl.z ||
+        (uint64_t)cl.x * cl.y * cl.z > PYSHIM_MAX_PORTABLE_CLUSTER)
+        cl = (pyshim_dim3){0, 0, 0};
     p->job.launch = (pyshim_launch){
         .grid = g,
         .block = b,
@@ -205,6 +213,7 @@ hipError_t cpu_launch_cmd(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsi
         .num_sms = (uint32_t)dev->workers,
         .vprintf = cpu_vprintf,
         .runtime_ctx = NULL,
+        .cluster = cl,
     };
     *out = c;
     return hipSuccess;
@@ -235,9 +244,64 @@ static hipError_t check_cooperative(const void *handle, pyshim_dim3 g, pyshim_di
     return hipSuccess;
 }
 
+/* A cluster launch's shape: `req` (a launch attribute; NULL: none), else the kernel's
+ * .reqnctapercluster; zeros when the launch has no explicit clusters. The grid must be whole
+ * clusters of at most CUDA's portable size, each of them resident at once (its blocks run
+ * together, a thread each): past that, as on a GPU, the launch is refused. */
+static hipError_t cluster_shape(const void *handle, pyshim_dim3 g, pyshim_dim3 b,
+                                unsigned shared, const pyshim_dim3 *req, pyshim_dim3 *out)
+{
+    *out = (pyshim_dim3){0, 0, 0};
+    struct ihipModuleSymbol_t *f = cpu_function_lookup(handle);
+    if (f == NULL)
+        return hipErrorInvalidResourceHandle;
+    const pyshim_kernel_desc *k = f->desc;
+    pyshim_dim3 c = k->reqnctapercluster;
+    if (req != NULL) {
+        if (c.x != 0 && (c.x != req->x || c.y != req->y || c.z != req->z)) {
+            cpu_log("launch of %s with clusters of (%u,%u,%u) blocks refused: the kernel was "
+                    "compiled for clusters of (%u,%u,%u)", k->name, req->x, req->y, req->z,
+                    c.x, c.y, c.z);
+            return hipErrorInvalidValue;
+        }
+        c = *req;
+    } else if (c.x == 0) {
+        if (k->explicit_cluster) {
+            cpu_log("launch of %s refused: the kernel needs a cluster launch (.explicitcluster) "
+                    "and was given no cluster dimensions", k->name);
+            return hipErrorInvalidValue;
+        }
+        return hipSuccess;
+    }
+    uint64_t size = (uint64_t)c.x * c.y * c.z;
+    unsigned most = f->non_portable_cluster ? PYSHIM_MAX_NONPORTABLE_CLUSTER
+                                            : PYSHIM_MAX_PORTABLE_CLUSTER;
+    if (c.x == 0 || c.y == 0 || c.z == 0 || g.x % c.x || g.y % c.y || g.z % c.z ||
+        size > most) {
+        cpu_log("launch of %s with grid (%u,%u,%u) in clusters of (%u,%u,%u) blocks refused: "
+                "the grid must be whole clusters of at most %u blocks", k->name, g.x, g.y, g.z,
+                c.x, c.y, c.z, most);
+        return hipErrorInvalidValue;
+    }
+    uint64_t threads = (uint64_t)b.x * b.y * b.z;
+    if (threads > 0 && threads <= CPU_MAX_THREADS) {
+        uint64_t resident =
+            (uint64_t)active_blocks(f, (int)threads, shared) * (uint64_t)cpu_dev()->workers;
+        if (size > resident) {
+            cpu_log("launch of %s in clusters of %llu blocks of %llu threads (%u bytes of "
+                    "dynamic shared memory) refused: at most %llu such blocks can be resident "
+                    "at once", k->name, (unsigned long long)size, (unsigned long long)threads,
+                    shared, (unsigned long long)resident);
+            return hipErrorLaunchOutOfResources;
+        }
+    }
+    *out = c;
+    return hipSuccess;
+}
+
 static hipError_t launch(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsigned shared,
                          hipStream_t stream, bool spt, void **kernelParams, void **extra,
-                         bool cooperative)
+                         bool cooperative, const pyshim_dim3 *cluster)
 {
     struct ihipStream_t *s;
     hipError_t err = cpu_stream_resolve(stream, spt, &s);
@@ -245,11 +309,19 @@ static hipError_t launch(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsig
         return err;
     if (cooperative && (err = check_cooperative(handle, g, b, shared)) != hipSuccess)
         return err;
+    pyshim_dim3 shape;
+    if ((err = cluster_shape(handle, g, b, shared, cluster, &shape)) != hipSuccess)
+        return err;
+    if (cooperative && shape.x != 0) {
+        cpu_log("a cooperative launch in clusters is not supported on the CPU device");
+        return hipErrorInvalidValue;
+    }
     cpu_cmd *c;
     err = cpu_launch_cmd(handle, g, b, shared, kernelParams, extra, &c);
     if (err != hipSuccess)
         return err;
     ((launch_payload *)c->payload)->job.cooperative = cooperative;
+    ((launch_payload *)c->payload)->job.launch.cluster = shape;
     return cpu_stream_enqueue(s, c, NULL);
 }
 
@@ -261,7 +333,7 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigne
 {
     return cpu_ret(launch(f, (pyshim_dim3){gridDimX, gridDimY, gridDimZ},
                           (pyshim_dim3){blockDimX, blockDimY, blockDimZ}, sharedMemBytes, stream,
-                          false, kernelParams, extra, false));
+                          false, kernelParams, extra, false, NULL));
 }
 
 /* cuLaunchKernelEx's HIP form: a launch configuration with attributes. */
@@ -271,10 +343,15 @@ hipError_t hipDrvLaunchKernelEx(const HIP_LAUNCH_CONFIG *config, hipFunction_t f
     if (config == NULL || (config->numAttrs > 0 && config->attrs == NULL))
         return cpu_ret(hipErrorInvalidValue);
     bool cooperative = false;
+    pyshim_dim3 cluster, *with_cluster = NULL;
     for (unsigned i = 0; i < config->numAttrs; i++) {
         const hipLaunchAttribute *a = &config->attrs[i];
-        switch (a->id) {
+        switch ((int)a->id) {
         case hipLaunchAttributeCooperative: cooperative = a->val.cooperative != 0; break;
+        case PYSHIM_HIP_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:   /* common/cluster_launch.h */
+            memcpy(&cluster, a->val.pad, sizeof cluster);
+            with_cluster = &cluster;
+            break;
         case hipLaunchAttributePriority:
         case hipLaunchAttributeAccessPolicyWindow:
         case hipLaunchAttributeSynchronizationPolicy:
@@ -290,7 +367,7 @@ hipError_t hipDrvLaunchKernelEx(const HIP_LAUNCH_CONFIG *config, hipFunction_t f
     return cpu_ret(launch(f, (pyshim_dim3){config->gridDimX, config->gridDimY, config->gridDimZ},
                           (pyshim_dim3){config->blockDimX, config->blockDimY, config->blockDimZ},
                           config->sharedMemBytes, config->hStream, false, params, extra,
-                          cooperative));
+                          cooperative, with_cluster));
 }
 
 hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned int gridDimX,
@@ -301,7 +378,7 @@ hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned int gridDi
 {
     return cpu_ret(launch(f, (pyshim_dim3){gridDimX, gridDimY, gridDimZ},
                           (pyshim_dim3){blockDimX, blockDimY, blockDimZ}, sharedMemBytes, stream,
-                          false, kernelParams, NULL, true));
+                          false, kernelParams, NULL, true, NULL));
 }
 
 /* As hipLaunchKernel: the hipFunction_t of a loaded module stands for the host stub. */
@@ -313,7 +390,7 @@ hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDim
         return cpu_ret(hipErrorInvalidDeviceFunction);
     return cpu_ret(launch(f, (pyshim_dim3){gridDim.x, gridDim.y, gridDim.z},
                           (pyshim_dim3){blockDimX.x, blockDimX.y, blockDimX.z}, sharedMemBytes,
-                          stream, false, kernelParams, NULL, true));
+                          stream, false, kernelParams, NULL, true, NULL));
 }
 
 /* hipLaunchKernel names kernels by host stub address, which only hipcc-built programs
@@ -327,7 +404,7 @@ hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 di
         return cpu_ret(hipErrorInvalidValue);
     return cpu_ret(launch(function_address, (pyshim_dim3){numBlocks.x, numBlocks.y, numBlocks.z},
                           (pyshim_dim3){dimBlocks.x, dimBlocks.y, dimBlocks.z},
-                          (unsigned)sharedMemBytes, stream, false, args, NULL, false));
+                          (unsigned)sharedMemBytes, stream, false, args, NULL, false, NULL));
 }
 
 hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
@@ -339,7 +416,7 @@ hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim
         return cpu_ret(hipErrorInvalidValue);
     return cpu_ret(launch(function_address, (pyshim_dim3){numBlocks.x, numBlocks.y, numBlocks.z},
                           (pyshim_dim3){dimBlocks.x, dimBlocks.y, dimBlocks.z},
-                          (unsigned)sharedMemBytes, stream, true, args, NULL, false));
+                          (unsigned)sharedMemBytes, stream, true, args, NULL, false, NULL));
 }
 
 /* ---- function attributes ---- */
@@ -362,6 +439,24 @@ hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attrib, hipFunc
     if (f == NULL)
         return cpu_ret(hipErrorInvalidResourceHandle);
     const pyshim_kernel_desc *k = f->desc;
+    switch ((int)attrib) {
+    case PYSHIM_HIP_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:   /* common/cluster_launch.h */
+        *value = (int)k->explicit_cluster;
+        return hipSuccess;
+    case PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+        *value = (int)k->reqnctapercluster.x;
+        return hipSuccess;
+    case PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH + 1:   /* height */
+        *value = (int)k->reqnctapercluster.y;
+        return hipSuccess;
+    case PYSHIM_HIP_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+        *value = (int)k->reqnctapercluster.z;
+        return hipSuccess;
+    case PYSHIM_HIP_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+        *value = f->non_portable_cluster;
+        return hipSuccess;
+    default: break;
+    }
     switch (attrib) {
     case HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = max_threads(f); break;
     case HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = (int)k->static_shared_bytes; break;
@@ -406,6 +501,10 @@ hipError_t hipFuncSetAttribute(const void *func, hipFuncAttribute attr, int valu
     struct ihipModuleSymbol_t *f = cpu_function_lookup(func);
     if (f == NULL)
         return cpu_ret(hipErrorInvalidDeviceFunction);
+    if ((int)attr == PYSHIM_HIP_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED) {
+        f->non_portable_cluster = value != 0;   /* common/cluster_launch.h */
+        return hipSuccess;
+    }
     switch (attr) {
     case hipFuncAttributeMaxDynamicSharedMemorySize:
         if (value < 0 || (uint64_t)value + static_shared(f) > CPU_MAX_SHARED)
@@ -692,6 +791,7 @@ void cpu_cmd_launch_copy_attrs(cpu_cmd *dst, const cpu_cmd *src)
     const launch_payload *s = (const launch_payload *)src->payload;
     d->attrs = s->attrs;
     d->job.cooperative = s->job.cooperative;
+    d->job.launch.cluster = s->job.launch.cluster;   /* CUDA's cluster dimension attribute */
 }
 
 hipError_t hipGraphKernelNodeCopyAttributes(hipGraphNode_t hSrc, hipGraphNode_t hDst)

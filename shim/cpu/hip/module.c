@@ -203,7 +203,8 @@ static hipError_t open_module(hipModule_t *out, const char *path, const char *or
     for (uint32_t i = 0; i < d->num_kernels; i++) {
         m->functions[i] = (struct ihipModuleSymbol_t){CPU_MAGIC_FUNC, m, &d->kernels[i],
                                                       (int)(CPU_MAX_SHARED -
-                                                            d->kernels[i].static_shared_bytes)};
+                                                            d->kernels[i].static_shared_bytes),
+                                                      false};
         listed = listed && pyshim_handles_add(&function_handles, &m->functions[i]);
     }
     if (!listed) {

@@ -265,11 +265,20 @@ class CpuTarget(Target):
             req = (k.directives.get("reqntid", []) + [1, 1, 1])[:3] \
                 if "reqntid" in k.directives else [0, 0, 0]
             minctas = (k.directives.get("minnctapersm") or [0])[0]
+            # __cluster_dims__ (.reqnctapercluster) and .explicitcluster: written only for a
+            # kernel that has them (the fields default to zero), so other descriptors' C
+            # stays what it was
+            cluster = ""
+            if "reqnctapercluster" in k.directives or "explicitcluster" in k.directives:
+                cdims = (k.directives.get("reqnctapercluster", []) + [1, 1, 1])[:3] \
+                    if k.directives.get("reqnctapercluster") else [0, 0, 0]
+                cluster = (f", {{{cdims[0]}u, {cdims[1]}u, {cdims[2]}u}}, "
+                           f"{int('explicitcluster' in k.directives)}u")
             descs.append(
                 f"    {{{c_string(k.name)}, k{i}_run_block, {len(layout)}u, {total}u, "
                 f"{f'k{i}_params' if layout else 'NULL'}, {k.info.shared_size}u, "
                 f"{local}u, {maxnt}u, {{{req[0]}u, {req[1]}u, {req[2]}u}}, {minctas}u, "
-                f"{min(regs, 255)}u}}")
+                f"{min(regs, 255)}u{cluster}}}")
         if descs:
             out.append("static const pyshim_kernel_desc ps_kernels[] = {\n"
                        + ",\n".join(descs) + "\n};")
