@@ -154,7 +154,7 @@ def _has_cupy() -> bool:
 @pytest.mark.skipif(not _has_cupy(), reason="no client venv with CuPy")
 def test_cupy_sparse_operations() -> None:
     """CuPy as a user runs it (`pyshim run`, no env vars): SpGEMM, csr2csc, csrgeam2,
-    compress, DenseToSparse and the sorts, against scipy."""
+    compress, DenseToSparse, the sorts and spsolve_triangular (SpSM), against scipy."""
     from pyshim.builders.components import ALL, build_all
 
     build_all(components=ALL)  # what `pyshim run` loads: the whole build directory
@@ -164,4 +164,4 @@ def test_cupy_sparse_operations() -> None:
                           timeout=600, env=e)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     passed = [ln for ln in proc.stdout.splitlines() if ln.startswith("PASS")]
-    assert len(passed) == 12 and proc.stdout.splitlines()[-1] == "done", proc.stdout
+    assert len(passed) == 20 and proc.stdout.splitlines()[-1] == "done", proc.stdout
