@@ -9,10 +9,12 @@
  *               allocation is a real pointer);
  *   analysis:   the preprocess stage with the caller's buffer, kept in the descriptor;
  *   solve:      the compute stage with that buffer;
- *   updateMatrix (general): the new values replace the analysed matrix's for the solves
- *               that follow, the caller's matrix descriptor unchanged (swapped in around
- *               each compute). The diagonal-only update needs a device copy of the values
- *               with the diagonal scattered in, which no rocSPARSE call makes: refused.
+ *   updateMatrix: the new values replace the analysed matrix's for the solves that
+ *               follow, the caller's matrix descriptor unchanged (swapped in around each
+ *               compute). The diagonal-only update writes the current values with the new
+ *               diagonal into a copy that the buffer holds past rocSPARSE's scratch (room
+ *               for nnz values: cuSPARSE's own buffer keeps a copy of the matrix too),
+ *               patched on the host: no rocSPARSE call scatters into a values array.
  * The fill mode and diagonal type of the triangle are cusparseSpMatSetAttribute's, set on
  * the rocSPARSE descriptor. A conjugate transpose of a real matrix is its transpose
  * (rocSPARSE takes none or transpose only); of a complex one it is refused by rocSPARSE.
@@ -21,6 +23,7 @@
  * query, cusparseSpVV computes with the caller's buffer (or a dummy where it is NULL). */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cusparse.h>
 
 #include "sparse_internal.h"
@@ -130,9 +133,28 @@ PYSHIM_EXPORT cusparseStatus_t cusparseSpMatGetAttribute(cusparseConstSpMatDescr
 struct solve_state {
     cusparseConstSpMatDescr_t mat; /* analysed */
     void *buffer;                  /* analysis's buffer, rocSPARSE's scratch at solve */
+    void *copy;                    /* in it, past the scratch: the diagonal update's values */
     void *values;                  /* updateMatrix's, or NULL: the matrix's own */
     int analysed;
 };
+
+enum { ALIGN = 256 };
+
+static size_t align_up(size_t n)
+{
+    return (n + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+static size_t value_bytes(int rocsparse_type)
+{
+    switch (rocsparse_type) {
+    case 151: return 4;  /* f32_r */
+    case 152: return 8;  /* f64_r */
+    case 154: return 8;  /* f32_c */
+    case 155: return 16; /* f64_c */
+    default: return 0;
+    }
+}
 
 struct cusparseSpSVDescr {
     struct solve_state s;
@@ -180,24 +202,38 @@ static cusparseStatus_t begin(struct call *c, cusparseHandle_t handle, cusparseO
     return st;
 }
 
+/* rocSPARSE's scratch, then room for a copy of A's values */
+static cusparseStatus_t layout(const struct call *c, size_t *scratch, size_t *total)
+{
+    size_t size = 0;
+    int64_t rows = 0, cols = 0, nnz = 0;
+    cusparseStatus_t st = stage(c, STAGE_BUFFER_SIZE, &size, NULL);
+    if (st || (st = STATUS(rocsparse_spmat_get_size((void *)c->A, &rows, &cols, &nnz))))
+        return st;
+    *scratch = align_up(size);
+    *total = *scratch + (size_t)nnz * value_bytes(c->type);
+    return CUSPARSE_STATUS_SUCCESS;
+}
+
 static cusparseStatus_t buffer_size(const struct call *c, size_t *bufferSize)
 {
     if (!bufferSize)
         return CUSPARSE_STATUS_INVALID_VALUE;
-    size_t size = 0;
-    cusparseStatus_t st = stage(c, STAGE_BUFFER_SIZE, &size, NULL);
+    size_t scratch, total;
+    cusparseStatus_t st = layout(c, &scratch, &total);
     if (st == CUSPARSE_STATUS_SUCCESS)
-        *bufferSize = size ? size : 1;
+        *bufferSize = total ? total : 1;
     return st;
 }
 
 static cusparseStatus_t analysis(const struct call *c, struct solve_state *s, void *buffer)
 {
     s->analysed = 0;
-    cusparseStatus_t st = stage(c, STAGE_PREPROCESS, NULL, buffer);
-    if (st != CUSPARSE_STATUS_SUCCESS)
+    size_t scratch, total;
+    cusparseStatus_t st = layout(c, &scratch, &total);
+    if (st || (st = stage(c, STAGE_PREPROCESS, NULL, buffer)))
         return st;
-    *s = (struct solve_state){c->A, buffer, NULL, 1};
+    *s = (struct solve_state){c->A, buffer, buffer ? (char *)buffer + scratch : NULL, NULL, 1};
     return CUSPARSE_STATUS_SUCCESS;
 }
 
@@ -223,8 +259,112 @@ static cusparseStatus_t solve(const struct call *c, const struct solve_state *s)
     return st;
 }
 
+/* the analysed matrix's arrays (rocsparse_format: coo 0, csr 2) */
+struct arrays {
+    int64_t rows, nnz;
+    void *ptr, *ind, *val; /* CSR offsets or COO row indices; column indices; values */
+    int index_type[2], base, type, coo;
+};
+
+static cusparseStatus_t arrays_of(cusparseConstSpMatDescr_t m, struct arrays *a)
+{
+    int format = -1;
+    int64_t cols = 0;
+    cusparseStatus_t st = STATUS(rocsparse_spmat_get_format((void *)m, &format));
+    if (st != CUSPARSE_STATUS_SUCCESS)
+        return st;
+    a->coo = format == 0;
+    if (a->coo) {
+        st = STATUS(rocsparse_coo_get((void *)m, &a->rows, &cols, &a->nnz, &a->ptr, &a->ind,
+                                      &a->val, &a->index_type[0], &a->base, &a->type));
+        a->index_type[1] = a->index_type[0];
+        return st;
+    }
+    if (format != 2)
+        return CUSPARSE_STATUS_NOT_SUPPORTED; /* rocSPARSE's solves take CSR or COO only */
+    return STATUS(rocsparse_csr_get((void *)m, &a->rows, &cols, &a->nnz, &a->ptr, &a->ind,
+                                    &a->val, &a->index_type[0], &a->index_type[1], &a->base,
+                                    &a->type));
+}
+
+/* rocsparse_indextype: i32 2, i64 3 */
+static int64_t index_at(const void *a, int type, int64_t i)
+{
+    return type == 3 ? ((const int64_t *)a)[i] : ((const int32_t *)a)[i];
+}
+
+static size_t index_bytes(int type)
+{
+    return type == 3 ? 8 : 4;
+}
+
+static int fetch(void *host, const void *device, size_t bytes)
+{
+    return bytes && hipMemcpy(host, device, bytes, PYSHIM_HIP_MEMCPY_DEFAULT);
+}
+
+/* values := the current values (the last general update's or A's) with entry (r, r) set to
+ * diag[r] (a duplicate of it to 0); every row must store its diagonal entry */
+static cusparseStatus_t update_diagonal(struct solve_state *s, const void *diag)
+{
+    struct arrays a;
+    cusparseStatus_t st = arrays_of(s->mat, &a);
+    if (st != CUSPARSE_STATUS_SUCCESS)
+        return st;
+    size_t vs = value_bytes(a.type), outer = a.coo ? (size_t)a.nnz : (size_t)a.rows + 1;
+    if (!vs || !s->copy)
+        return CUSPARSE_STATUS_INVALID_VALUE;
+    char *ptr = malloc(outer * index_bytes(a.index_type[0]) + 1);
+    char *ind = malloc((size_t)a.nnz * index_bytes(a.index_type[1]) + 1);
+    char *val = malloc((size_t)a.nnz * vs + 1), *dg = malloc((size_t)a.rows * vs + 1);
+    char *seen = calloc((size_t)a.rows + 1, 1);
+    st = CUSPARSE_STATUS_ALLOC_FAILED;
+    if (!ptr || !ind || !val || !dg || !seen)
+        goto out;
+    st = CUSPARSE_STATUS_EXECUTION_FAILED;
+    if (fetch(ptr, a.ptr, outer * index_bytes(a.index_type[0])) ||
+        fetch(ind, a.ind, (size_t)a.nnz * index_bytes(a.index_type[1])) ||
+        fetch(val, s->values ? s->values : a.val, (size_t)a.nnz * vs) ||
+        fetch(dg, diag, (size_t)a.rows * vs))
+        goto out;
+    for (int64_t o = 0; o < (a.coo ? 1 : a.rows); o++) {
+        int64_t lo = a.coo ? 0 : index_at(ptr, a.index_type[0], o) - a.base;
+        int64_t hi = a.coo ? a.nnz : index_at(ptr, a.index_type[0], o + 1) - a.base;
+        for (int64_t k = lo; k < hi && k < a.nnz; k++) {
+            int64_t r = a.coo ? index_at(ptr, a.index_type[0], k) - a.base : o;
+            int64_t c = index_at(ind, a.index_type[1], k) - a.base;
+            if (r != c || r < 0 || r >= a.rows)
+                continue;
+            if (seen[r])
+                memset(val + (size_t)k * vs, 0, vs);
+            else
+                memcpy(val + (size_t)k * vs, dg + (size_t)r * vs, vs);
+            seen[r] = 1;
+        }
+    }
+    st = CUSPARSE_STATUS_NOT_SUPPORTED;
+    for (int64_t r = 0; r < a.rows; r++)
+        if (!seen[r]) {
+            pyshim_cusparse_unsupported(
+                "cusparseSpSV/SpSM_updateMatrix (a diagonal entry the matrix lacks)");
+            goto out;
+        }
+    st = CUSPARSE_STATUS_EXECUTION_FAILED;
+    if (a.nnz && hipMemcpy(s->copy, val, (size_t)a.nnz * vs, PYSHIM_HIP_MEMCPY_DEFAULT))
+        goto out;
+    s->values = s->copy;
+    st = CUSPARSE_STATUS_SUCCESS;
+out:
+    free(ptr);
+    free(ind);
+    free(val);
+    free(dg);
+    free(seen);
+    return st;
+}
+
 static cusparseStatus_t update(cusparseHandle_t handle, struct solve_state *s, void *values,
-                               int general, const char *diagonal)
+                               int general)
 {
     if (!handle)
         return CUSPARSE_STATUS_NOT_INITIALIZED;
@@ -232,10 +372,8 @@ static cusparseStatus_t update(cusparseHandle_t handle, struct solve_state *s, v
         return CUSPARSE_STATUS_INVALID_VALUE;
     if (!s->analysed)
         return CUSPARSE_STATUS_INVALID_VALUE;
-    if (!general) {
-        pyshim_cusparse_unsupported(diagonal);
-        return CUSPARSE_STATUS_NOT_SUPPORTED;
-    }
+    if (!general)
+        return update_diagonal(s, values);
     s->values = values;
     return CUSPARSE_STATUS_SUCCESS;
 }
@@ -300,8 +438,7 @@ PYSHIM_EXPORT cusparseStatus_t cusparseSpSV_updateMatrix(cusparseHandle_t handle
     if (updatePart != CUSPARSE_SPSV_UPDATE_GENERAL && updatePart != CUSPARSE_SPSV_UPDATE_DIAGONAL)
         return CUSPARSE_STATUS_INVALID_VALUE;
     return update(handle, spsvDescr ? &spsvDescr->s : NULL, newValues,
-                  updatePart == CUSPARSE_SPSV_UPDATE_GENERAL,
-                  "cusparseSpSV_updateMatrix (CUSPARSE_SPSV_UPDATE_DIAGONAL)");
+                  updatePart == CUSPARSE_SPSV_UPDATE_GENERAL);
 }
 
 PYSHIM_EXPORT cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)
@@ -364,8 +501,7 @@ PYSHIM_EXPORT cusparseStatus_t cusparseSpSM_updateMatrix(cusparseHandle_t handle
     if (updatePart != CUSPARSE_SPSM_UPDATE_GENERAL && updatePart != CUSPARSE_SPSM_UPDATE_DIAGONAL)
         return CUSPARSE_STATUS_INVALID_VALUE;
     return update(handle, spsmDescr ? &spsmDescr->s : NULL, newValues,
-                  updatePart == CUSPARSE_SPSM_UPDATE_GENERAL,
-                  "cusparseSpSM_updateMatrix (CUSPARSE_SPSM_UPDATE_DIAGONAL)");
+                  updatePart == CUSPARSE_SPSM_UPDATE_GENERAL);
 }
 
 /* ---- SpVV ---- */

@@ -719,8 +719,16 @@ def test_spsv(sp, h, fmt, dtype) -> None:
             got = ctypes.c_void_p()
             sp.call("cusparseSpMatGetValues", descr, ctypes.byref(got))
             assert got.value == keep[2].ctypes.data
-            # the diagonal-only update needs a device-side scatter rocSPARSE lacks
-            assert sp.raw("cusparseSpSV_updateMatrix", h, sv, new, 1) == ST_NOT_SUPPORTED
+            # the diagonal alone, over the values of the last update
+            before = keep[2].copy()
+            dnew = H.device_array((n + 2 + rng.random(n)).astype(dtype))
+            sp.call("cusparseSpSV_updateMatrix", h, sv, dnew, 1)
+            sp.call("cusparseSpSV_solve", *args)
+            a3 = (a * 2).tolil()
+            a3.setdiag(dnew)
+            want3 = solve_ref(a3.tocsr(), fill, diag, op, alpha[0] * x)
+            np.testing.assert_allclose(y, want3, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+            assert np.array_equal(keep[2], before) and np.array_equal(new, keep[2] * 2)
         for d, e in ((dx, "cusparseDestroyDnVec"), (dy, "cusparseDestroyDnVec"),
                      (descr, "cusparseDestroySpMat"), (sv, "cusparseSpSV_destroyDescr")):
             sp.call(e, d)
@@ -780,7 +788,14 @@ def test_spsm(sp, h, fmt, dtype) -> None:
             want = solve_ref(a * 3, fill, diag, op, -2.0 * opb_b)
             np.testing.assert_allclose(cview, want, rtol=TOL[dtype] * 10,
                                        atol=TOL[dtype] * 10)
-            assert sp.raw("cusparseSpSM_updateMatrix", h, sm, new, 1) == ST_NOT_SUPPORTED
+            dnew = H.device_array((n + 2 + rng.random(n)).astype(dtype))
+            sp.call("cusparseSpSM_updateMatrix", h, sm, dnew, 1)
+            sp.call("cusparseSpSM_solve", *args)
+            a3 = (a * 3).tolil()
+            a3.setdiag(dnew)
+            want = solve_ref(a3.tocsr(), fill, diag, op, -2.0 * opb_b)
+            np.testing.assert_allclose(cview, want, rtol=TOL[dtype] * 10,
+                                       atol=TOL[dtype] * 10)
         for d, e in ((db, "cusparseDestroyDnMat"), (dc, "cusparseDestroyDnMat"),
                      (descr, "cusparseDestroySpMat"), (sm, "cusparseSpSM_destroyDescr")):
             sp.call(e, d)
@@ -816,6 +831,22 @@ def test_triangular_refusals(sp, h) -> None:
     rect, rkeep = sparse_descr(sp, random_matrix(rng, 5, 4, np.float64), "csr", INDEX_32I)
     assert sp.raw("cusparseSpSV_analysis", h, OP_N, one, rect, dz, dy, 1, 0, sv,
                   None) == ST_INVALID_VALUE
+    # the diagonal update of a matrix that stores no entry (r, r) for some row
+    hole = triangular_matrix(rng, 5, np.float64).tolil()
+    hole[2, 2] = 0
+    hole = hole.tocsr()
+    hole.eliminate_zeros()
+    hd, hkeep = sparse_descr(sp, hole, "csr", INDEX_32I)
+    size = ctypes.c_size_t(0)
+    sp.call("cusparseSpSV_bufferSize", h, OP_N, one, hd, dx, dy, 1, 0, sv, ctypes.byref(size))
+    hbuf = H.device_array(np.zeros(size.value, np.uint8))
+    sp.call("cusparseSpSV_analysis", h, OP_N, one, hd, dx, dy, 1, 0, sv, hbuf)
+    assert sp.raw("cusparseSpSV_updateMatrix", h, sv, H.device_array(np.ones(5)), 1) == \
+        ST_NOT_SUPPORTED
+    assert sp.raw("cusparseSpSV_updateMatrix", h, sv, H.device_array(np.ones(5)), 7) == \
+        ST_INVALID_VALUE
+    sp.call("cusparseDestroySpMat", hd)
+    del hkeep
     # the attributes: round trip, a wrong size, a value outside the enum, no twin
     got = np.array([-1], np.int32)
     sp.call("cusparseSpMatGetAttribute", descr, ATTR_FILL, got, 4)

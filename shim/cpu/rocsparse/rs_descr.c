@@ -139,6 +139,56 @@ RS_API rocsparse_status rocsparse_spmat_set_values(rocsparse_spmat_descr descr, 
     return rocsparse_status_success;
 }
 
+RS_API rocsparse_status rocsparse_csr_get(const rocsparse_spmat_descr descr, int64_t *rows,
+                                          int64_t *cols, int64_t *nnz, void **csr_row_ptr,
+                                          void **csr_col_ind, void **csr_val,
+                                          rocsparse_indextype *row_ptr_type,
+                                          rocsparse_indextype *col_ind_type,
+                                          rocsparse_index_base *idx_base,
+                                          rocsparse_datatype *data_type)
+{
+    if (bad_spmat(descr) || !rows || !cols || !nnz || !csr_row_ptr || !csr_col_ind ||
+        !csr_val || !row_ptr_type || !col_ind_type || !idx_base || !data_type)
+        return rocsparse_status_invalid_pointer;
+    if (descr->format != rocsparse_format_csr)
+        return rocsparse_status_invalid_value;
+    *rows = descr->rows;
+    *cols = descr->cols;
+    *nnz = descr->nnz;
+    *csr_row_ptr = descr->ptr;
+    *csr_col_ind = descr->ind;
+    *csr_val = descr->val;
+    *row_ptr_type = descr->ptr_type;
+    *col_ind_type = descr->ind_type;
+    *idx_base = descr->base;
+    *data_type = descr->data_type;
+    return rocsparse_status_success;
+}
+
+RS_API rocsparse_status rocsparse_coo_get(const rocsparse_spmat_descr descr, int64_t *rows,
+                                          int64_t *cols, int64_t *nnz, void **coo_row_ind,
+                                          void **coo_col_ind, void **coo_val,
+                                          rocsparse_indextype *idx_type,
+                                          rocsparse_index_base *idx_base,
+                                          rocsparse_datatype *data_type)
+{
+    if (bad_spmat(descr) || !rows || !cols || !nnz || !coo_row_ind || !coo_col_ind ||
+        !coo_val || !idx_type || !idx_base || !data_type)
+        return rocsparse_status_invalid_pointer;
+    if (descr->format != rocsparse_format_coo)
+        return rocsparse_status_invalid_value;
+    *rows = descr->rows;
+    *cols = descr->cols;
+    *nnz = descr->nnz;
+    *coo_row_ind = descr->ptr;
+    *coo_col_ind = descr->ind;
+    *coo_val = descr->val;
+    *idx_type = descr->ind_type;
+    *idx_base = descr->base;
+    *data_type = descr->data_type;
+    return rocsparse_status_success;
+}
+
 /* Attributes are enums of rocsparse-types.h, passed by address with their size; a value
  * outside its enum is refused before anything is stored. */
 static int attribute_ok(rocsparse_spmat_attribute a, int v)
