@@ -905,3 +905,117 @@ def test_spvv(sp, h, dtype) -> None:
         sp.call("cusparseDestroySpVec", dx)
         sp.call("cusparseDestroyDnVec", dy)
     sp.ok("cusparseSpVV", "cusparseSpVV_bufferSize")
+
+
+def test_cpu_rocsparse_statuses(sp, h) -> None:
+    """The CPU device's rocsparse_spsv / spsm / spvv / spmat attributes called as rocSPARSE's
+    ABI (ctypes on librocsparse.so.1): each bad argument gets rocSPARSE's status."""
+    roc = ctypes.CDLL("librocsparse.so.1")
+    success, invalid_handle, not_implemented, invalid_pointer, invalid_size = 0, 1, 2, 3, 4
+    invalid_value = 7
+    op_n, op_t, op_c = 111, 112, 113
+    f64, i32, col = 152, 2, 1  # rocsparse_order_column
+    vp, i, sz = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
+    handle = vp()
+    assert roc.rocsparse_create_handle(ctypes.byref(handle)) == success
+    a = triangular_matrix(np.random.default_rng(15), 4, np.float64)
+    ptr, ind, val = a.indptr.astype(np.int32), a.indices.astype(np.int32), a.data.copy()
+    csr, csc, rect = vp(), vp(), vp()
+    create = roc.rocsparse_create_csr_descr
+    create.argtypes = [vp, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, vp, vp, vp, i, i,
+                       i, i]
+    roc.rocsparse_create_csc_descr.argtypes = create.argtypes
+    assert create(ctypes.byref(csr), 4, 4, a.nnz, ptr.ctypes.data, ind.ctypes.data,
+                  val.ctypes.data, i32, i32, 0, f64) == success
+    assert create(ctypes.byref(rect), 4, 5, a.nnz, ptr.ctypes.data, ind.ctypes.data,
+                  val.ctypes.data, i32, i32, 0, f64) == success
+    assert roc.rocsparse_create_csc_descr(ctypes.byref(csc), 4, 4, a.nnz, ptr.ctypes.data,
+                                          ind.ctypes.data, val.ctypes.data, i32, i32, 0,
+                                          f64) == success
+    x, y = np.ones(4), np.zeros(4)
+    dx, dy, d3 = vp(), vp(), vp()
+    roc.rocsparse_create_dnvec_descr.argtypes = [vp, ctypes.c_int64, vp, i]
+    for d, n, arr in ((dx, 4, x), (dy, 4, y), (d3, 3, x)):
+        assert roc.rocsparse_create_dnvec_descr(ctypes.byref(d), n, arr.ctypes.data,
+                                                f64) == success
+    spsv = roc.rocsparse_spsv
+    spsv.argtypes = [vp, i, vp, vp, vp, vp, i, i, i, vp, vp]
+    one, size = np.ones(1), sz(5)
+
+    def sv(hd=handle, op=op_n, mat=csr, vx=dx, vy=dy, ty=f64, alg=0, stage=1, alpha=one,
+           size_p=ctypes.byref(size)):
+        return spsv(hd, op, None if alpha is None else alpha.ctypes.data, mat, vx, vy, ty, alg,
+                    stage, size_p, None)
+
+    assert sv() == success and size.value == 0
+    assert sv(hd=None) == invalid_handle
+    assert sv(mat=None) == invalid_pointer and sv(vx=None) == invalid_pointer
+    assert sv(size_p=None) == invalid_pointer
+    assert sv(stage=3, alpha=None) == invalid_pointer
+    assert sv(op=op_c) == not_implemented and sv(op=5) == invalid_value
+    assert sv(mat=csc) == not_implemented and sv(ty=151) == not_implemented
+    assert sv(mat=rect) == invalid_size and sv(vx=d3) == invalid_size
+    assert sv(stage=9) == invalid_value and sv(alg=3) == invalid_value
+    assert sv(stage=2) == success and sv(stage=3) == success
+    np.testing.assert_allclose(np.tril(a.toarray()) @ y, x)
+    assert sv(op=op_t, stage=3) == success
+    np.testing.assert_allclose(np.tril(a.toarray()).T @ y, x)
+    # SpSM: op(B)'s shape against A and C, trans_B conjugate not implemented
+    roc.rocsparse_create_dnmat_descr.argtypes = [vp, ctypes.c_int64, ctypes.c_int64,
+                                                 ctypes.c_int64, vp, i, i]
+    b, c = np.ones(8), np.zeros(8)
+    mb, mc, mbt = vp(), vp(), vp()
+    assert roc.rocsparse_create_dnmat_descr(ctypes.byref(mb), 4, 2, 4, b.ctypes.data, f64,
+                                            col) == success
+    assert roc.rocsparse_create_dnmat_descr(ctypes.byref(mc), 4, 2, 4, c.ctypes.data, f64,
+                                            col) == success
+    assert roc.rocsparse_create_dnmat_descr(ctypes.byref(mbt), 2, 4, 2, b.ctypes.data, f64,
+                                            col) == success
+    spsm = roc.rocsparse_spsm
+    spsm.argtypes = [vp, i, i, vp, vp, vp, vp, i, i, i, vp, vp]
+    assert spsm(handle, op_n, op_n, one.ctypes.data, csr, mb, mc, f64, 0, 1,
+                ctypes.byref(size), None) == success
+    assert spsm(handle, op_n, op_t, one.ctypes.data, csr, mb, mc, f64, 0, 1,
+                ctypes.byref(size), None) == invalid_size
+    assert spsm(handle, op_n, op_t, one.ctypes.data, csr, mbt, mc, f64, 0, 3,
+                ctypes.byref(size), None) == success
+    assert spsm(handle, op_n, op_c, one.ctypes.data, csr, mb, mc, f64, 0, 1,
+                ctypes.byref(size), None) == not_implemented
+    assert spsm(handle, op_n, op_n, one.ctypes.data, csr, None, mc, f64, 0, 1,
+                ctypes.byref(size), None) == invalid_pointer
+    # SpVV: transpose not implemented, a size mismatch, NULL buffer = size query
+    sx = vp()
+    idx = np.array([0, 2], np.int32)
+    roc.rocsparse_create_spvec_descr.argtypes = [vp, ctypes.c_int64, ctypes.c_int64, vp, vp,
+                                                 i, i, i]
+    assert roc.rocsparse_create_spvec_descr(ctypes.byref(sx), 4, 2, idx.ctypes.data,
+                                            val.ctypes.data, i32, 0, f64) == success
+    spvv = roc.rocsparse_spvv
+    spvv.argtypes = [vp, i, vp, vp, vp, i, vp, vp]
+    res, buf = np.zeros(1), np.zeros(1)
+    assert spvv(handle, op_t, sx, dx, res.ctypes.data, f64, ctypes.byref(size),
+                None) == not_implemented
+    assert spvv(handle, op_n, sx, d3, res.ctypes.data, f64, ctypes.byref(size),
+                None) == invalid_size
+    assert spvv(handle, op_n, sx, dx, None, f64, ctypes.byref(size), None) == invalid_pointer
+    assert spvv(handle, op_n, sx, dx, res.ctypes.data, f64, None, None) == invalid_pointer
+    assert spvv(handle, op_n, sx, dx, res.ctypes.data, f64, ctypes.byref(size),
+                buf.ctypes.data) == success
+    assert res[0] == val[0] * x[0] + val[1] * x[2]
+    # attributes: size, value and attribute checks
+    setattr_ = roc.rocsparse_spmat_set_attribute
+    setattr_.argtypes = [vp, i, vp, sz]
+    v = np.array([1], np.int32)
+    assert setattr_(csr, 0, v.ctypes.data, 4) == success
+    assert setattr_(csr, 0, v.ctypes.data, 8) == invalid_size
+    assert setattr_(csr, 9, v.ctypes.data, 4) == invalid_value
+    assert setattr_(csr, 0, None, 4) == invalid_pointer
+    assert setattr_(csr, 1, np.array([2], np.int32).ctypes.data, 4) == invalid_value
+    for d in (csr, csc, rect):
+        roc.rocsparse_destroy_spmat_descr(d)
+    for d in (dx, dy, d3):
+        roc.rocsparse_destroy_dnvec_descr(d)
+    for d in (mb, mc, mbt):
+        roc.rocsparse_destroy_dnmat_descr(d)
+    roc.rocsparse_destroy_spvec_descr(sx)
+    roc.rocsparse_destroy_handle(handle)
