@@ -941,9 +941,10 @@ def test_cpu_rocsparse_statuses(sp, h) -> None:
     spsv = roc.rocsparse_spsv
     spsv.argtypes = [vp, i, vp, vp, vp, vp, i, i, i, vp, vp]
     one, size = np.ones(1), sz(5)
+    size_ref = ctypes.byref(size)
 
     def sv(hd=handle, op=op_n, mat=csr, vx=dx, vy=dy, ty=f64, alg=0, stage=1, alpha=one,
-           size_p=ctypes.byref(size)):
+           size_p=size_ref):
         return spsv(hd, op, None if alpha is None else alpha.ctypes.data, mat, vx, vy, ty, alg,
                     stage, size_p, None)
 
