@@ -16,8 +16,10 @@
  *               for nnz values: cuSPARSE's own buffer keeps a copy of the matrix too),
  *               patched on the host: no rocSPARSE call scatters into a values array.
  * The fill mode and diagonal type of the triangle are cusparseSpMatSetAttribute's, set on
- * the rocSPARSE descriptor. A conjugate transpose of a real matrix is its transpose
- * (rocSPARSE takes none or transpose only); of a complex one it is refused by rocSPARSE.
+ * the rocSPARSE descriptor. rocSPARSE solves with A or A^T only: op(A) = A^H is the
+ * transpose of A's conjugate, whose values the same copy holds (conjugated on the host at
+ * analysis and at each update); of a real matrix it is the transpose. op(B) = B^H (SpSM)
+ * is left to rocSPARSE, which refuses it.
  *
  * SpVV: rocsparse_spvv sizes its buffer when given none; cusparseSpVV_bufferSize is that
  * query, cusparseSpVV computes with the caller's buffer (or a dummy where it is NULL). */
@@ -49,6 +51,12 @@ static int oper(cusparseOperation_t op, int type)
 {
     int r = pyshim_cusparseOperation_t_to_rocsparse_operation((int)op);
     return r == ROC_OP_CONJUGATE && is_real(type) ? ROC_OP_TRANSPOSE : r;
+}
+
+/* A^H of a complex A: solved as the transpose of the conjugated values */
+static int conj_of(cusparseOperation_t op, int type)
+{
+    return op == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE && !is_real(type);
 }
 
 static cusparseStatus_t compute_type(cudaDataType t, const char *what, int *out)
@@ -134,8 +142,9 @@ struct solve_state {
     cusparseConstSpMatDescr_t mat; /* analysed */
     void *buffer;                  /* analysis's buffer, rocSPARSE's scratch at solve */
     void *copy;                    /* in it, past the scratch: the diagonal update's values */
-    void *values;                  /* updateMatrix's, or NULL: the matrix's own */
+    void *values;                  /* updateMatrix's (or the copy), NULL: the matrix's own */
     int analysed;
+    int conj; /* op(A) = A^H of a complex A: the copy holds conj(values), solved as A^T */
 };
 
 enum { ALIGN = 256 };
@@ -173,6 +182,7 @@ struct call {
     const void *B; /* dense vector x or matrix B */
     void *C;       /* dense vector y or matrix C */
     int matrix;    /* SpSM */
+    int conj;      /* opA was A^H of a complex A (opA is then rocSPARSE's transpose) */
 };
 
 static cusparseStatus_t stage(const struct call *c, int st, size_t *size, void *buffer)
@@ -193,11 +203,12 @@ static cusparseStatus_t begin(struct call *c, cusparseHandle_t handle, cusparseO
         return CUSPARSE_STATUS_NOT_INITIALIZED;
     if (!descr || !A || !B || !C)
         return CUSPARSE_STATUS_INVALID_VALUE;
-    *c = (struct call){handle, 0, 0, 0, alpha, A, B, C, matrix};
+    *c = (struct call){handle, 0, 0, 0, alpha, A, B, C, matrix, 0};
     cusparseStatus_t st = compute_type(type, matrix ? "cusparseSpSM (this compute type)"
                                                     : "cusparseSpSV (this compute type)",
                                        &c->type);
-    c->opA = oper(opA, c->type);
+    c->conj = conj_of(opA, c->type);
+    c->opA = c->conj ? ROC_OP_TRANSPOSE : oper(opA, c->type);
     c->opB = oper(opB, c->type);
     return st;
 }
@@ -223,39 +234,6 @@ static cusparseStatus_t buffer_size(const struct call *c, size_t *bufferSize)
     cusparseStatus_t st = layout(c, &scratch, &total);
     if (st == CUSPARSE_STATUS_SUCCESS)
         *bufferSize = total ? total : 1;
-    return st;
-}
-
-static cusparseStatus_t analysis(const struct call *c, struct solve_state *s, void *buffer)
-{
-    s->analysed = 0;
-    size_t scratch, total;
-    cusparseStatus_t st = layout(c, &scratch, &total);
-    if (st || (st = stage(c, STAGE_PREPROCESS, NULL, buffer)))
-        return st;
-    *s = (struct solve_state){c->A, buffer, buffer ? (char *)buffer + scratch : NULL, NULL, 1};
-    return CUSPARSE_STATUS_SUCCESS;
-}
-
-static cusparseStatus_t solve(const struct call *c, const struct solve_state *s)
-{
-    if (!s->analysed) /* cuSPARSE's order: bufferSize, analysis, then solve */
-        return CUSPARSE_STATUS_INVALID_VALUE;
-    void *own = NULL;
-    int swap = s->values && c->A == s->mat;
-    cusparseStatus_t st;
-    if (swap) {
-        void *m = (void *)c->A;
-        if ((st = STATUS(rocsparse_spmat_get_values(m, &own))) ||
-            (st = STATUS(rocsparse_spmat_set_values(m, s->values))))
-            return st;
-    }
-    st = stage(c, STAGE_COMPUTE, NULL, s->buffer);
-    if (swap) {
-        cusparseStatus_t back = STATUS(rocsparse_spmat_set_values((void *)c->A, own));
-        if (st == CUSPARSE_STATUS_SUCCESS)
-            st = back;
-    }
     return st;
 }
 
@@ -303,8 +281,103 @@ static int fetch(void *host, const void *device, size_t bytes)
     return bytes && hipMemcpy(host, device, bytes, PYSHIM_HIP_MEMCPY_DEFAULT);
 }
 
-/* values := the current values (the last general update's or A's) with entry (r, r) set to
- * diag[r] (a duplicate of it to 0); every row must store its diagonal entry */
+/* complex values in place: the imaginary parts negated */
+static void conjugate(char *val, int64_t nnz, int type)
+{
+    for (int64_t k = 0; k < nnz; k++)
+        if (type == 154)
+            ((float *)val)[2 * k + 1] = -((float *)val)[2 * k + 1];
+        else if (type == 155)
+            ((double *)val)[2 * k + 1] = -((double *)val)[2 * k + 1];
+}
+
+/* host copy of values `src` (NULL: the solves' current ones) as the caller wrote them:
+ * the copy in the buffer is unconjugated where it holds conj(values) */
+static cusparseStatus_t load_values(const struct solve_state *s, const struct arrays *a,
+                                    const void *src, char **out)
+{
+    size_t bytes = (size_t)a->nnz * value_bytes(a->type);
+    if (!src)
+        src = s->values ? s->values : a->val;
+    *out = malloc(bytes + 1);
+    if (!*out)
+        return CUSPARSE_STATUS_ALLOC_FAILED;
+    if (fetch(*out, src, bytes)) {
+        free(*out);
+        return CUSPARSE_STATUS_EXECUTION_FAILED;
+    }
+    if (src == s->copy && s->conj)
+        conjugate(*out, a->nnz, a->type);
+    return CUSPARSE_STATUS_SUCCESS;
+}
+
+/* the solves' values := host values `val` (conjugated for A^H), in the buffer's copy */
+static cusparseStatus_t store_values(struct solve_state *s, const struct arrays *a, char *val)
+{
+    if (!s->copy)
+        return CUSPARSE_STATUS_INVALID_VALUE;
+    if (s->conj)
+        conjugate(val, a->nnz, a->type);
+    size_t bytes = (size_t)a->nnz * value_bytes(a->type);
+    if (bytes && hipMemcpy(s->copy, val, bytes, PYSHIM_HIP_MEMCPY_DEFAULT))
+        return CUSPARSE_STATUS_EXECUTION_FAILED;
+    s->values = s->copy;
+    return CUSPARSE_STATUS_SUCCESS;
+}
+
+/* the solves' values := `src` (NULL: the current ones) through the host, for A^H */
+static cusparseStatus_t copy_values(struct solve_state *s, const void *src)
+{
+    struct arrays a;
+    char *val = NULL;
+    cusparseStatus_t st = arrays_of(s->mat, &a);
+    if (st || (st = load_values(s, &a, src, &val)))
+        return st;
+    st = store_values(s, &a, val);
+    free(val);
+    return st;
+}
+
+static cusparseStatus_t analysis(const struct call *c, struct solve_state *s, void *buffer)
+{
+    s->analysed = 0;
+    size_t scratch, total;
+    cusparseStatus_t st = layout(c, &scratch, &total);
+    if (st || (st = stage(c, STAGE_PREPROCESS, NULL, buffer)))
+        return st;
+    *s = (struct solve_state){c->A, buffer, buffer ? (char *)buffer + scratch : NULL, NULL, 0,
+                              c->conj};
+    if (c->conj && (st = copy_values(s, NULL)))
+        return st;
+    s->analysed = 1;
+    return CUSPARSE_STATUS_SUCCESS;
+}
+
+static cusparseStatus_t solve(const struct call *c, const struct solve_state *s)
+{
+    /* cuSPARSE's order: bufferSize, analysis, then solve, with the analysis's operation */
+    if (!s->analysed || c->conj != s->conj)
+        return CUSPARSE_STATUS_INVALID_VALUE;
+    void *own = NULL;
+    int swap = s->values && c->A == s->mat;
+    cusparseStatus_t st;
+    if (swap) {
+        void *m = (void *)c->A;
+        if ((st = STATUS(rocsparse_spmat_get_values(m, &own))) ||
+            (st = STATUS(rocsparse_spmat_set_values(m, s->values))))
+            return st;
+    }
+    st = stage(c, STAGE_COMPUTE, NULL, s->buffer);
+    if (swap) {
+        cusparseStatus_t back = STATUS(rocsparse_spmat_set_values((void *)c->A, own));
+        if (st == CUSPARSE_STATUS_SUCCESS)
+            st = back;
+    }
+    return st;
+}
+
+/* the current values with entry (r, r) set to diag[r] (a duplicate of it to 0); every row
+ * must store its diagonal entry */
 static cusparseStatus_t update_diagonal(struct solve_state *s, const void *diag)
 {
     struct arrays a;
@@ -314,17 +387,18 @@ static cusparseStatus_t update_diagonal(struct solve_state *s, const void *diag)
     size_t vs = value_bytes(a.type), outer = a.coo ? (size_t)a.nnz : (size_t)a.rows + 1;
     if (!vs || !s->copy)
         return CUSPARSE_STATUS_INVALID_VALUE;
+    char *val = NULL;
+    if ((st = load_values(s, &a, NULL, &val)))
+        return st;
     char *ptr = malloc(outer * index_bytes(a.index_type[0]) + 1);
     char *ind = malloc((size_t)a.nnz * index_bytes(a.index_type[1]) + 1);
-    char *val = malloc((size_t)a.nnz * vs + 1), *dg = malloc((size_t)a.rows * vs + 1);
-    char *seen = calloc((size_t)a.rows + 1, 1);
+    char *dg = malloc((size_t)a.rows * vs + 1), *seen = calloc((size_t)a.rows + 1, 1);
     st = CUSPARSE_STATUS_ALLOC_FAILED;
-    if (!ptr || !ind || !val || !dg || !seen)
+    if (!ptr || !ind || !dg || !seen)
         goto out;
     st = CUSPARSE_STATUS_EXECUTION_FAILED;
     if (fetch(ptr, a.ptr, outer * index_bytes(a.index_type[0])) ||
         fetch(ind, a.ind, (size_t)a.nnz * index_bytes(a.index_type[1])) ||
-        fetch(val, s->values ? s->values : a.val, (size_t)a.nnz * vs) ||
         fetch(dg, diag, (size_t)a.rows * vs))
         goto out;
     for (int64_t o = 0; o < (a.coo ? 1 : a.rows); o++) {
@@ -349,11 +423,7 @@ static cusparseStatus_t update_diagonal(struct solve_state *s, const void *diag)
                 "cusparseSpSV/SpSM_updateMatrix (a diagonal entry the matrix lacks)");
             goto out;
         }
-    st = CUSPARSE_STATUS_EXECUTION_FAILED;
-    if (a.nnz && hipMemcpy(s->copy, val, (size_t)a.nnz * vs, PYSHIM_HIP_MEMCPY_DEFAULT))
-        goto out;
-    s->values = s->copy;
-    st = CUSPARSE_STATUS_SUCCESS;
+    st = store_values(s, &a, val);
 out:
     free(ptr);
     free(ind);
@@ -374,6 +444,8 @@ static cusparseStatus_t update(cusparseHandle_t handle, struct solve_state *s, v
         return CUSPARSE_STATUS_INVALID_VALUE;
     if (!general)
         return update_diagonal(s, values);
+    if (s->conj)
+        return copy_values(s, values);
     s->values = values;
     return CUSPARSE_STATUS_SUCCESS;
 }

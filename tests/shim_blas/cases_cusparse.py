@@ -698,37 +698,34 @@ def test_spsv(sp, h, fmt, dtype) -> None:
         alpha = scalar(dtype, 1.5 if real else 1.5 - 0.5j)
         args = (h, op, alpha, descr, dx, dy, t, 0, sv)
         size = ctypes.c_size_t(0)
-        if op == OP_C and not real:  # rocSPARSE solves with A or A^T only
-            assert sp.raw("cusparseSpSV_bufferSize", *args, ctypes.byref(size)) == \
-                ST_NOT_SUPPORTED
-        else:
-            sp.call("cusparseSpSV_bufferSize", *args, ctypes.byref(size))
-            assert size.value >= 1
-            buf = H.device_array(np.zeros(size.value, np.uint8))
-            sp.call("cusparseSpSV_analysis", *args, buf)
-            sp.call("cusparseSpSV_solve", *args)
-            want = solve_ref(a, fill, diag, op, alpha[0] * x)
-            np.testing.assert_allclose(y, want, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
-            # new values after analysis (same pattern): the next solve uses them, the
-            # matrix descriptor keeps its own
-            new = H.device_array(keep[2] * 2)
-            sp.call("cusparseSpSV_updateMatrix", h, sv, new, 0)
-            sp.call("cusparseSpSV_solve", *args)
-            want2 = solve_ref(a * 2, fill, diag, op, alpha[0] * x)
-            np.testing.assert_allclose(y, want2, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
-            got = ctypes.c_void_p()
-            sp.call("cusparseSpMatGetValues", descr, ctypes.byref(got))
-            assert got.value == keep[2].ctypes.data
-            # the diagonal alone, over the values of the last update
-            before = keep[2].copy()
-            dnew = H.device_array((n + 2 + rng.random(n)).astype(dtype))
-            sp.call("cusparseSpSV_updateMatrix", h, sv, dnew, 1)
-            sp.call("cusparseSpSV_solve", *args)
-            a3 = (a * 2).tolil()
-            a3.setdiag(dnew)
-            want3 = solve_ref(a3.tocsr(), fill, diag, op, alpha[0] * x)
-            np.testing.assert_allclose(y, want3, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
-            assert np.array_equal(keep[2], before) and np.array_equal(new, keep[2] * 2)
+        sp.call("cusparseSpSV_bufferSize", *args, ctypes.byref(size))
+        assert size.value >= 1
+        buf = H.device_array(np.zeros(size.value, np.uint8))
+        sp.call("cusparseSpSV_analysis", *args, buf)
+        sp.call("cusparseSpSV_solve", *args)
+        want = solve_ref(a, fill, diag, op, alpha[0] * x)
+        np.testing.assert_allclose(y, want, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+        # new values after analysis (same pattern): the next solve uses them, the
+        # matrix descriptor keeps its own
+        new = H.device_array(keep[2] * 2)
+        sp.call("cusparseSpSV_updateMatrix", h, sv, new, 0)
+        sp.call("cusparseSpSV_solve", *args)
+        want2 = solve_ref(a * 2, fill, diag, op, alpha[0] * x)
+        np.testing.assert_allclose(y, want2, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+        got = ctypes.c_void_p()
+        sp.call("cusparseSpMatGetValues", descr, ctypes.byref(got))
+        assert got.value == keep[2].ctypes.data
+        # the diagonal alone, over the values of the last update
+        before = keep[2].copy()
+        dn = n + 2 + rng.random(n) + (0 if real else 1j * rng.random(n))
+        dnew = H.device_array(dn.astype(dtype))
+        sp.call("cusparseSpSV_updateMatrix", h, sv, dnew, 1)
+        sp.call("cusparseSpSV_solve", *args)
+        a3 = (a * 2).tolil()
+        a3.setdiag(dnew)
+        want3 = solve_ref(a3.tocsr(), fill, diag, op, alpha[0] * x)
+        np.testing.assert_allclose(y, want3, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+        assert np.array_equal(keep[2], before) and np.array_equal(new, keep[2] * 2)
         for d, e in ((dx, "cusparseDestroyDnVec"), (dy, "cusparseDestroyDnVec"),
                      (descr, "cusparseDestroySpMat"), (sv, "cusparseSpSV_destroyDescr")):
             sp.call(e, d)
@@ -747,7 +744,7 @@ def test_spsm(sp, h, fmt, dtype) -> None:
     t = CUDA_TYPE[dtype]
     k = 3
     cases = [(n, fill, diag, op, opb, bord, cord) for n in (6, 25) for fill in (LOWER, UPPER)
-             for diag in (NON_UNIT, UNIT) for op in (OP_N, OP_T) for opb in (OP_N, OP_T)
+             for diag in (NON_UNIT, UNIT) for op in (OP_N, OP_T, OP_C) for opb in (OP_N, OP_T)
              for bord in (ORDER_COL, ORDER_ROW) for cord in (ORDER_COL, ORDER_ROW)]
     for i, (n, fill, diag, op, opb, bord, cord) in enumerate(cases):
         index, base = ((INDEX_32I, 0), (INDEX_64I, 1))[i % 2]
@@ -847,6 +844,23 @@ def test_triangular_refusals(sp, h) -> None:
         ST_INVALID_VALUE
     sp.call("cusparseDestroySpMat", hd)
     del hkeep
+    # complex A analysed for A^T, solved as A^H: the analysis kept no conjugated values
+    ca = triangular_matrix(rng, 5, np.complex128)
+    cd, ckeep = sparse_descr(sp, ca, "csr", INDEX_32I)
+    cx, cy = np.ones(5, np.complex128), np.zeros(5, np.complex128)
+    dcx, dcy = ctypes.c_void_p(), ctypes.c_void_p()
+    sp.call("cusparseCreateDnVec", ctypes.byref(dcx), 5, cx, 5)
+    sp.call("cusparseCreateDnVec", ctypes.byref(dcy), 5, cy, 5)
+    cone = scalar(np.complex128, 1)
+    sp.call("cusparseSpSV_bufferSize", h, OP_T, cone, cd, dcx, dcy, 5, 0, sv, ctypes.byref(size))
+    cbuf = H.device_array(np.zeros(size.value, np.uint8))
+    sp.call("cusparseSpSV_analysis", h, OP_T, cone, cd, dcx, dcy, 5, 0, sv, cbuf)
+    assert sp.raw("cusparseSpSV_solve", h, OP_C, cone, cd, dcx, dcy, 5, 0, sv) == \
+        ST_INVALID_VALUE
+    for d, e in ((dcx, "cusparseDestroyDnVec"), (dcy, "cusparseDestroyDnVec"),
+                 (cd, "cusparseDestroySpMat")):
+        sp.call(e, d)
+    del ckeep
     # the attributes: round trip, a wrong size, a value outside the enum, no twin
     got = np.array([-1], np.int32)
     sp.call("cusparseSpMatGetAttribute", descr, ATTR_FILL, got, 4)
