@@ -164,4 +164,4 @@ def test_cupy_sparse_operations() -> None:
                           timeout=600, env=e)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     passed = [ln for ln in proc.stdout.splitlines() if ln.startswith("PASS")]
-    assert len(passed) == 20 and proc.stdout.splitlines()[-1] == "done", proc.stdout
+    assert len(passed) == 26 and proc.stdout.splitlines()[-1] == "done", proc.stdout

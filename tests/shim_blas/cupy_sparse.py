@@ -7,6 +7,7 @@ import cupyx.scipy.sparse.linalg as cla
 import numpy as np
 import scipy.sparse as ss
 import scipy.sparse.linalg as sla
+from cupyx import cusparse
 
 
 def same(name, got, want, rtol=1e-6):
@@ -49,4 +50,10 @@ for dt in (np.float32, np.complex128):
                                           rhs.astype(np.complex128), lower=lower,
                                           unit_diagonal=unit)
             same(f"spsolve_triangular lower={lower} unit={unit} {t}", got, want, 1e-4)
+    # op(A) = A, A^T, A^H (A^H of a complex A: A^T of conj(A), which the shim keeps)
+    low = cs.csr_matrix(cp.asarray(np.tril(sq)))
+    for transa, m in (("N", np.tril(sq)), ("T", np.tril(sq).T), ("H", np.tril(sq).conj().T)):
+        want = np.linalg.solve(m.astype(np.complex128), rhs.astype(np.complex128))
+        same(f"spsm transa={transa} {t}", cusparse.spsm(low, cp.asarray(rhs), lower=True,
+                                                        transa=transa), want, 1e-4)
 print("done")
