@@ -5,8 +5,8 @@
  * in the matrix descriptor; cuSPARSE splits the same into bufferSize, analysis and solve,
  * and solve takes no buffer: the SpSV/SpSM descriptor keeps the analysis buffer (cuSPARSE
  * requires it to live until the last solve) and the matrix it analysed.
- *   bufferSize: rocSPARSE's buffer-size stage (at least one byte, so that the caller's
- *               allocation is a real pointer);
+ *   bufferSize: rocSPARSE's buffer-size stage, plus room for the copy below (at least
+ *               one byte, so that the caller's allocation is a real pointer);
  *   analysis:   the preprocess stage with the caller's buffer, kept in the descriptor;
  *   solve:      the compute stage with that buffer;
  *   updateMatrix: the new values replace the analysed matrix's for the solves that
@@ -22,7 +22,8 @@
  * is left to rocSPARSE, which refuses it.
  *
  * SpVV: rocsparse_spvv sizes its buffer when given none; cusparseSpVV_bufferSize is that
- * query, cusparseSpVV computes with the caller's buffer (or a dummy where it is NULL). */
+ * query, cusparseSpVV computes with the caller's buffer (a dummy where it is NULL and
+ * rocSPARSE asks for none). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
