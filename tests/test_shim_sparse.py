@@ -86,6 +86,63 @@ def test_nvcc_program(built) -> None:
     np.testing.assert_allclose(c, 2 * (a @ b), rtol=1e-12, atol=1e-12)
 
 
+SPSV_SIZES = (1, 8, 33)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_nvcc_triangular_solves(built) -> None:
+    """SpSV for both fills, both diagonals and both operations, SpSM (row-major B and C)
+    and SpVV from an nvcc-built program, in float and double, against scipy."""
+    import scipy.sparse.linalg as sla
+
+    from pyshim.builders.components import build_all
+
+    lib, cpu = built
+    build_all(components=("cpu", "libcuda"))
+    exe = lib.parent / "progs" / "prog_cusparse_spsv"
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    inc = [f"-I{include_dir(k)}" for k in ("cusparse12",)]
+    proc = subprocess.run(["nvcc", "-O1", "-o", str(exe), str(HERE / "prog_cusparse_spsv.cu"),
+                           *inc, f"-L{lib}", "-l:libcusparse.so.12", "-Xlinker",
+                           f"-rpath-link={cpu}"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    e = dict(os.environ, LD_LIBRARY_PATH=f"{lib}:{build_dir() / 'lib'}:{cpu}")
+    proc = subprocess.run([str(exe), *map(str, SPSV_SIZES)], capture_output=True, text=True,
+                          timeout=120, env=e)
+    assert proc.returncode == 0 and "PASS prog_cusparse_spsv" in proc.stdout, \
+        proc.stdout[-3000:] + proc.stderr
+    out = {ln.split()[0]: ln.split()[1:] for ln in proc.stdout.splitlines() if ln.strip()}
+    checked = 0
+    for prefix, tol in (("d", 1e-12), ("s", 1e-5)):
+        for n in SPSV_SIZES:
+            tag = f"{prefix}{n}."
+            size, nnz = map(int, out[tag + "shape"])
+            a = ssp.csr_matrix((_floats(out[tag + "val"]), [int(v) for v in out[tag + "ind"]],
+                                [int(v) for v in out[tag + "ptr"]]), shape=(size, size))
+            assert a.nnz == nnz
+            x, b = _floats(out[tag + "x"]), _floats(out[tag + "B"]).reshape(size, 2)
+            for fill in (0, 1):
+                for diag in (0, 1):
+                    t = ssp.tril(a) if fill == 0 else ssp.triu(a)
+                    if diag:
+                        t = t - ssp.diags(t.diagonal()) + ssp.eye(size)
+                    for op in (0, 1):
+                        m = (t.T if op else t).tocsr()
+                        lower = (fill == 0) == (op == 0)
+                        want = sla.spsolve_triangular(m, 1.5 * x, lower=lower)
+                        got = _floats(out[f"{tag}y_{fill}{diag}{op}"])
+                        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+                        checked += 1
+                        if fill == 1 and diag == 0:
+                            want = sla.spsolve_triangular(m, 1.5 * b, lower=lower)
+                            got = _floats(out[f"{tag}C_{op}"]).reshape(size, 2)
+                            np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+            row0 = a[[0]].toarray().ravel()
+            np.testing.assert_allclose(_floats(out[tag + "dot"])[0], row0 @ x, rtol=tol,
+                                       atol=tol)
+    assert checked == 2 * len(SPSV_SIZES) * 8
+
+
 CLIENT_PYTHON = Path(os.environ.get("PYSHIM_CLIENTS_PYTHON", "/work/venvs/clients/bin/python"))
 
 
@@ -97,7 +154,7 @@ def _has_cupy() -> bool:
 @pytest.mark.skipif(not _has_cupy(), reason="no client venv with CuPy")
 def test_cupy_sparse_operations() -> None:
     """CuPy as a user runs it (`pyshim run`, no env vars): SpGEMM, csr2csc, csrgeam2,
-    compress, DenseToSparse and the sorts, against scipy."""
+    compress, DenseToSparse, the sorts and spsolve_triangular (SpSM), against scipy."""
     from pyshim.builders.components import ALL, build_all
 
     build_all(components=ALL)  # what `pyshim run` loads: the whole build directory
@@ -107,4 +164,4 @@ def test_cupy_sparse_operations() -> None:
                           timeout=600, env=e)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     passed = [ln for ln in proc.stdout.splitlines() if ln.startswith("PASS")]
-    assert len(passed) == 12 and proc.stdout.splitlines()[-1] == "done", proc.stdout
+    assert len(passed) == 26 and proc.stdout.splitlines()[-1] == "done", proc.stdout

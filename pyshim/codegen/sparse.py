@@ -39,7 +39,9 @@ HAND_TARGETS = {"cusparse": (
     "rocsparse_csr_set_pointers", "rocsparse_dense_to_sparse", "rocsparse_csr2csc_buffer_size",
     "rocsparse_dcsr2csc", "rocsparse_create_spvec_descr", "rocsparse_destroy_spvec_descr",
     "rocsparse_csrgeam_nnz", "rocsparse_scsrgeam", "rocsparse_dcsrgeam", "rocsparse_ccsrgeam",
-    "rocsparse_zcsrgeam")}
+    "rocsparse_zcsrgeam", "rocsparse_spsv", "rocsparse_spsm", "rocsparse_spvv",
+    "rocsparse_spmat_set_attribute", "rocsparse_spmat_get_attribute", "rocsparse_csr_get",
+    "rocsparse_coo_get")}
 
 
 _STDINT = {"int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",

@@ -5,6 +5,8 @@
 #ifndef PYSHIM_SPARSE_INTERNAL_H
 #define PYSHIM_SPARSE_INTERNAL_H
 
+#include <stddef.h>
+
 #define PYSHIM_WEAK __attribute__((weak, visibility("default")))
 #undef PYSHIM_EXPORT
 #define PYSHIM_EXPORT __attribute__((visibility("default")))
@@ -14,5 +16,11 @@ void pyshim_cusparse_unsupported(const char *name);
 
 /* cudaDataType -> rocsparse_datatype's value; -1 where rocSPARSE has none */
 int pyshim_cusparse_datatype(int cuda_data_type);
+
+/* HIP's copy, in ABI terms (hipMemcpyKind as its int value, which is CUDA's): the library
+ * links libamdhip64 by SONAME and compiles against CUDA's headers, not HIP's. Default: the
+ * direction from the pointers, as a CUDA program's arrays may be any memory UVA maps. */
+int hipMemcpy(void *dst, const void *src, size_t bytes, int kind);
+enum { PYSHIM_HIP_MEMCPY_DEFAULT = 4 };
 
 #endif

@@ -240,10 +240,10 @@ def test_handle_version_errors(sp, h) -> None:
     assert sp.fn("cusparseGetMatIndexBase")(d) == 1
     sp.call("cusparseDestroyMatDescr", d)
     # an entry point with no rocSPARSE mapping: NOT_SUPPORTED, counted
-    assert sp.raw("cusparseSpSM_createDescr", ctypes.byref(d)) == ST_NOT_SUPPORTED
+    assert sp.raw("cusparseCreateBsrsv2Info", ctypes.byref(d)) == ST_NOT_SUPPORTED
     count = sp.lib.pyshim_cusparse_unsupported_count
     count.restype, count.argtypes = ctypes.c_ulong, [ctypes.c_char_p]
-    assert count(b"cusparseSpSM_createDescr") >= 1
+    assert count(b"cusparseCreateBsrsv2Info") >= 1
     sp.ok("cusparseGetVersion", "cusparseGetProperty", "cusparseGetErrorName",
           "cusparseGetErrorString",
           "cusparseCreateMatDescr", "cusparseSetMatIndexBase", "cusparseDestroyMatDescr")
@@ -636,3 +636,401 @@ def test_compress(sp, h, dtype) -> None:
     np.testing.assert_array_equal(vc, want.data)
     sp.call("cusparseDestroyMatDescr", md)
     sp.ok(f"cusparse{p}nnz_compress", f"cusparse{p}csr2csr_compress")
+
+
+# ---- triangular solves (SpSV, SpSM), SpVV, the attributes they read ----
+
+ATTR_FILL, ATTR_DIAG, ATTR_STORAGE = 0, 1, 2
+LOWER, UPPER = 0, 1
+NON_UNIT, UNIT = 0, 1
+
+
+def set_attr(sp, descr, attr: int, value: int) -> None:
+    sp.call("cusparseSpMatSetAttribute", descr, attr, np.array([value], np.int32), 4)
+
+
+def triangular_matrix(rng, n, dtype):
+    """A full n x n matrix (both triangles stored, to show the other is ignored) whose
+    triangles are well conditioned: a dominant diagonal."""
+    a = random_matrix(rng, n, n, dtype, density=0.4).toarray()
+    a[np.diag_indices(n)] = n + 1 + rng.random(n)
+    return ssp.csr_matrix(a.astype(dtype))
+
+
+def triangle(a, fill: int, diag: int) -> ssp.csr_matrix:
+    t = ssp.tril(a) if fill == LOWER else ssp.triu(a)
+    if diag == UNIT:
+        t = t - ssp.diags(t.diagonal()) + ssp.eye(a.shape[0], dtype=a.dtype)
+    return ssp.csr_matrix(t)
+
+
+def solve_ref(a, fill, diag, op, b):
+    """op(triangle(A)) X = b by scipy's triangular solver."""
+    t = op_of(triangle(a, fill, diag), op).tocsr()
+    lower = (fill == LOWER) == (op == OP_N)
+    return ssp.linalg.spsolve_triangular(t, b, lower=lower, unit_diagonal=diag == UNIT)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "coo"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_spsv(sp, h, fmt, dtype) -> None:
+    import scipy.sparse.linalg  # noqa: F401  (ssp.linalg)
+
+    rng = np.random.default_rng(11)
+    t = CUDA_TYPE[dtype]
+    real = not np.issubdtype(dtype, np.complexfloating)
+    cases = [(n, fill, diag, op) for n in (1, 9, 40) for fill in (LOWER, UPPER)
+             for diag in (NON_UNIT, UNIT) for op in (OP_N, OP_T, OP_C)]
+    for i, (n, fill, diag, op) in enumerate(cases):
+        index, base = ((INDEX_32I, 0), (INDEX_64I, 1), (INDEX_32I, 1))[i % 3]
+        a = triangular_matrix(rng, n, dtype)
+        descr, keep = sparse_descr(sp, a, fmt, index, base)
+        set_attr(sp, descr, ATTR_FILL, fill)
+        set_attr(sp, descr, ATTR_DIAG, diag)
+        x = rng.standard_normal(n).astype(dtype)
+        if not real:
+            x = (x + 1j * rng.standard_normal(n)).astype(dtype)
+        y = np.full(n, np.nan, dtype)
+        dx, dy, sv = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+        sp.call("cusparseCreateDnVec", ctypes.byref(dx), n, x, t)
+        sp.call("cusparseCreateDnVec", ctypes.byref(dy), n, y, t)
+        sp.call("cusparseSpSV_createDescr", ctypes.byref(sv))
+        alpha = scalar(dtype, 1.5 if real else 1.5 - 0.5j)
+        args = (h, op, alpha, descr, dx, dy, t, 0, sv)
+        size = ctypes.c_size_t(0)
+        sp.call("cusparseSpSV_bufferSize", *args, ctypes.byref(size))
+        assert size.value >= 1
+        buf = H.device_array(np.zeros(size.value, np.uint8))
+        sp.call("cusparseSpSV_analysis", *args, buf)
+        sp.call("cusparseSpSV_solve", *args)
+        want = solve_ref(a, fill, diag, op, alpha[0] * x)
+        np.testing.assert_allclose(y, want, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+        # new values after analysis (same pattern): the next solve uses them, the
+        # matrix descriptor keeps its own
+        new = H.device_array(keep[2] * 2)
+        sp.call("cusparseSpSV_updateMatrix", h, sv, new, 0)
+        sp.call("cusparseSpSV_solve", *args)
+        want2 = solve_ref(a * 2, fill, diag, op, alpha[0] * x)
+        np.testing.assert_allclose(y, want2, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+        got = ctypes.c_void_p()
+        sp.call("cusparseSpMatGetValues", descr, ctypes.byref(got))
+        assert got.value == keep[2].ctypes.data
+        # the diagonal alone, over the values of the last update
+        before = keep[2].copy()
+        dn = n + 2 + rng.random(n) + (0 if real else 1j * rng.random(n))
+        dnew = H.device_array(dn.astype(dtype))
+        sp.call("cusparseSpSV_updateMatrix", h, sv, dnew, 1)
+        sp.call("cusparseSpSV_solve", *args)
+        a3 = (a * 2).tolil()
+        a3.setdiag(dnew)
+        want3 = solve_ref(a3.tocsr(), fill, diag, op, alpha[0] * x)
+        np.testing.assert_allclose(y, want3, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+        assert np.array_equal(keep[2], before) and np.array_equal(new, keep[2] * 2)
+        for d, e in ((dx, "cusparseDestroyDnVec"), (dy, "cusparseDestroyDnVec"),
+                     (descr, "cusparseDestroySpMat"), (sv, "cusparseSpSV_destroyDescr")):
+            sp.call(e, d)
+        del keep
+    sp.ok("cusparseSpSV_createDescr", "cusparseSpSV_destroyDescr", "cusparseSpSV_bufferSize",
+          "cusparseSpSV_analysis", "cusparseSpSV_solve", "cusparseSpSV_updateMatrix",
+          "cusparseSpMatSetAttribute")
+
+
+@pytest.mark.parametrize("fmt", ["csr", "coo"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_spsm(sp, h, fmt, dtype) -> None:
+    import scipy.sparse.linalg  # noqa: F401
+
+    rng = np.random.default_rng(12)
+    t = CUDA_TYPE[dtype]
+    k = 3
+    cases = [(n, fill, diag, op, opb, bord, cord) for n in (6, 25) for fill in (LOWER, UPPER)
+             for diag in (NON_UNIT, UNIT) for op in (OP_N, OP_T, OP_C) for opb in (OP_N, OP_T)
+             for bord in (ORDER_COL, ORDER_ROW) for cord in (ORDER_COL, ORDER_ROW)]
+    for i, (n, fill, diag, op, opb, bord, cord) in enumerate(cases):
+        index, base = ((INDEX_32I, 0), (INDEX_64I, 1))[i % 2]
+        a = triangular_matrix(rng, n, dtype)
+        descr, keep = sparse_descr(sp, a, fmt, index, base)
+        set_attr(sp, descr, ATTR_FILL, fill)
+        set_attr(sp, descr, ATTR_DIAG, diag)
+        opb_b = rng.standard_normal((n, k)).astype(dtype)  # op(B)
+        b = opb_b if opb == OP_N else opb_b.T.copy()
+        br, bc = b.shape
+        # stored with one spare row/column of leading dimension
+        bld = (br if bord == ORDER_COL else bc) + 1
+        bbuf = np.zeros(bld * (bc if bord == ORDER_COL else br), dtype)
+        bview = (bbuf.reshape(bc, bld)[:, :br].T if bord == ORDER_COL
+                 else bbuf.reshape(br, bld)[:, :bc])
+        bview[...] = b
+        cld = (n if cord == ORDER_COL else k) + 1
+        cbuf = np.full(cld * (k if cord == ORDER_COL else n), np.nan, dtype)
+        cview = (cbuf.reshape(k, cld)[:, :n].T if cord == ORDER_COL
+                 else cbuf.reshape(n, cld)[:, :k])
+        db, dc, sm = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+        sp.call("cusparseCreateDnMat", ctypes.byref(db), br, bc, bld, bbuf, t, bord)
+        sp.call("cusparseCreateDnMat", ctypes.byref(dc), n, k, cld, cbuf, t, cord)
+        sp.call("cusparseSpSM_createDescr", ctypes.byref(sm))
+        alpha = scalar(dtype, -2.0)
+        args = (h, op, opb, alpha, descr, db, dc, t, 0, sm)
+        size = ctypes.c_size_t(0)
+        sp.call("cusparseSpSM_bufferSize", *args, ctypes.byref(size))
+        buf = H.device_array(np.zeros(size.value, np.uint8))
+        sp.call("cusparseSpSM_analysis", *args, buf)
+        sp.call("cusparseSpSM_solve", *args)
+        want = solve_ref(a, fill, diag, op, -2.0 * opb_b)
+        np.testing.assert_allclose(cview, want, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+        if i % 8 == 0:
+            new = H.device_array(keep[2] * 3)
+            sp.call("cusparseSpSM_updateMatrix", h, sm, new, 0)
+            sp.call("cusparseSpSM_solve", *args)
+            want = solve_ref(a * 3, fill, diag, op, -2.0 * opb_b)
+            np.testing.assert_allclose(cview, want, rtol=TOL[dtype] * 10,
+                                       atol=TOL[dtype] * 10)
+            dnew = H.device_array((n + 2 + rng.random(n)).astype(dtype))
+            sp.call("cusparseSpSM_updateMatrix", h, sm, dnew, 1)
+            sp.call("cusparseSpSM_solve", *args)
+            a3 = (a * 3).tolil()
+            a3.setdiag(dnew)
+            want = solve_ref(a3.tocsr(), fill, diag, op, -2.0 * opb_b)
+            np.testing.assert_allclose(cview, want, rtol=TOL[dtype] * 10,
+                                       atol=TOL[dtype] * 10)
+        for d, e in ((db, "cusparseDestroyDnMat"), (dc, "cusparseDestroyDnMat"),
+                     (descr, "cusparseDestroySpMat"), (sm, "cusparseSpSM_destroyDescr")):
+            sp.call(e, d)
+        del keep
+    sp.ok("cusparseSpSM_createDescr", "cusparseSpSM_destroyDescr", "cusparseSpSM_bufferSize",
+          "cusparseSpSM_analysis", "cusparseSpSM_solve", "cusparseSpSM_updateMatrix")
+
+
+def test_triangular_refusals(sp, h) -> None:
+    rng = np.random.default_rng(13)
+    a = triangular_matrix(rng, 5, np.float64)
+    descr, keep = sparse_descr(sp, a, "csr", INDEX_32I)
+    x, y = np.ones(5), np.zeros(5)
+    dx, dy, sv = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+    sp.call("cusparseCreateDnVec", ctypes.byref(dx), 5, x, 1)
+    sp.call("cusparseCreateDnVec", ctypes.byref(dy), 5, y, 1)
+    sp.call("cusparseSpSV_createDescr", ctypes.byref(sv))
+    one = scalar(np.float64, 1)
+    # solve before analysis, no handle, a compute type rocSPARSE lacks
+    assert sp.raw("cusparseSpSV_solve", h, OP_N, one, descr, dx, dy, 1, 0, sv) == \
+        ST_INVALID_VALUE
+    assert sp.raw("cusparseSpSV_analysis", None, OP_N, one, descr, dx, dy, 1, 0, sv,
+                  None) == ST_NOT_INITIALIZED
+    assert sp.raw("cusparseSpSV_analysis", h, OP_N, one, descr, dx, dy, 23, 0, sv,
+                  None) == ST_NOT_SUPPORTED
+    assert sp.raw("cusparseSpSV_bufferSize", h, OP_N, one, descr, dx, dy, 1, 0, sv,
+                  None) == ST_INVALID_VALUE
+    # a vector of the wrong length; a non-square matrix
+    dz, rect = ctypes.c_void_p(), None
+    sp.call("cusparseCreateDnVec", ctypes.byref(dz), 4, x, 1)
+    assert sp.raw("cusparseSpSV_analysis", h, OP_N, one, descr, dz, dy, 1, 0, sv,
+                  None) == ST_INVALID_VALUE
+    rect, rkeep = sparse_descr(sp, random_matrix(rng, 5, 4, np.float64), "csr", INDEX_32I)
+    assert sp.raw("cusparseSpSV_analysis", h, OP_N, one, rect, dz, dy, 1, 0, sv,
+                  None) == ST_INVALID_VALUE
+    # the diagonal update of a matrix that stores no entry (r, r) for some row
+    hole = triangular_matrix(rng, 5, np.float64).tolil()
+    hole[2, 2] = 0
+    hole = hole.tocsr()
+    hole.eliminate_zeros()
+    hd, hkeep = sparse_descr(sp, hole, "csr", INDEX_32I)
+    size = ctypes.c_size_t(0)
+    sp.call("cusparseSpSV_bufferSize", h, OP_N, one, hd, dx, dy, 1, 0, sv, ctypes.byref(size))
+    hbuf = H.device_array(np.zeros(size.value, np.uint8))
+    sp.call("cusparseSpSV_analysis", h, OP_N, one, hd, dx, dy, 1, 0, sv, hbuf)
+    assert sp.raw("cusparseSpSV_updateMatrix", h, sv, H.device_array(np.ones(5)), 1) == \
+        ST_NOT_SUPPORTED
+    assert sp.raw("cusparseSpSV_updateMatrix", h, sv, H.device_array(np.ones(5)), 7) == \
+        ST_INVALID_VALUE
+    sp.call("cusparseDestroySpMat", hd)
+    del hkeep
+    # complex A analysed for A^T, solved as A^H: the analysis kept no conjugated values
+    ca = triangular_matrix(rng, 5, np.complex128)
+    cd, ckeep = sparse_descr(sp, ca, "csr", INDEX_32I)
+    cx, cy = np.ones(5, np.complex128), np.zeros(5, np.complex128)
+    dcx, dcy = ctypes.c_void_p(), ctypes.c_void_p()
+    sp.call("cusparseCreateDnVec", ctypes.byref(dcx), 5, cx, 5)
+    sp.call("cusparseCreateDnVec", ctypes.byref(dcy), 5, cy, 5)
+    cone = scalar(np.complex128, 1)
+    sp.call("cusparseSpSV_bufferSize", h, OP_T, cone, cd, dcx, dcy, 5, 0, sv, ctypes.byref(size))
+    cbuf = H.device_array(np.zeros(size.value, np.uint8))
+    sp.call("cusparseSpSV_analysis", h, OP_T, cone, cd, dcx, dcy, 5, 0, sv, cbuf)
+    assert sp.raw("cusparseSpSV_solve", h, OP_C, cone, cd, dcx, dcy, 5, 0, sv) == \
+        ST_INVALID_VALUE
+    for d, e in ((dcx, "cusparseDestroyDnVec"), (dcy, "cusparseDestroyDnVec"),
+                 (cd, "cusparseDestroySpMat")):
+        sp.call(e, d)
+    del ckeep
+    # the attributes: round trip, a wrong size, a value outside the enum, no twin
+    got = np.array([-1], np.int32)
+    sp.call("cusparseSpMatGetAttribute", descr, ATTR_FILL, got, 4)
+    assert got[0] == LOWER  # cuSPARSE's default
+    set_attr(sp, descr, ATTR_FILL, UPPER)
+    set_attr(sp, descr, ATTR_DIAG, UNIT)
+    sp.call("cusparseSpMatGetAttribute", descr, ATTR_FILL, got, 4)
+    assert got[0] == UPPER
+    sp.call("cusparseSpMatGetAttribute", descr, ATTR_DIAG, got, 4)
+    assert got[0] == UNIT
+    v = np.array([UPPER], np.int32)
+    assert sp.raw("cusparseSpMatSetAttribute", descr, ATTR_FILL, v, 8) == ST_INVALID_VALUE
+    assert sp.raw("cusparseSpMatSetAttribute", descr, ATTR_FILL, np.array([7], np.int32),
+                  4) == ST_INVALID_VALUE
+    assert sp.raw("cusparseSpMatSetAttribute", descr, ATTR_STORAGE, v, 4) == ST_NOT_SUPPORTED
+    assert sp.raw("cusparseSpMatGetAttribute", descr, ATTR_DIAG, got, 2) == ST_INVALID_VALUE
+    for d, e in ((dx, "cusparseDestroyDnVec"), (dy, "cusparseDestroyDnVec"),
+                 (dz, "cusparseDestroyDnVec"), (descr, "cusparseDestroySpMat"),
+                 (rect, "cusparseDestroySpMat"), (sv, "cusparseSpSV_destroyDescr")):
+        sp.call(e, d)
+    del keep, rkeep
+    sp.ok("cusparseSpMatGetAttribute")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_spvv(sp, h, dtype) -> None:
+    rng = np.random.default_rng(14)
+    t = CUDA_TYPE[dtype]
+    real = not np.issubdtype(dtype, np.complexfloating)
+    for n, nnz, index, base in ((1, 1, INDEX_32I, 0), (50, 13, INDEX_64I, 1),
+                                (300, 0, INDEX_32I, 0), (300, 120, INDEX_32I, 1)):
+        it = np.int32 if index == INDEX_32I else np.int64
+        idx = np.sort(rng.choice(n, nnz, replace=False)).astype(it)
+        val = rng.standard_normal(nnz).astype(dtype)
+        y = rng.standard_normal(n).astype(dtype)
+        if not real:
+            val = (val + 1j * rng.standard_normal(nnz)).astype(dtype)
+            y = (y + 1j * rng.standard_normal(n)).astype(dtype)
+        dx, dy = ctypes.c_void_p(), ctypes.c_void_p()
+        ibuf = idx + base
+        sp.call("cusparseCreateSpVec", ctypes.byref(dx), n, nnz, ibuf, val, index, base, t)
+        sp.call("cusparseCreateDnVec", ctypes.byref(dy), n, y, t)
+        for op in (OP_N, OP_C):
+            result = np.full(1, np.nan, dtype)
+            size = ctypes.c_size_t(99)
+            sp.call("cusparseSpVV_bufferSize", h, op, dx, dy, result, t, ctypes.byref(size))
+            buf = H.device_array(np.zeros(max(1, size.value), np.uint8)) if size.value else None
+            sp.call("cusparseSpVV", h, op, dx, dy, result, t, buf)
+            xv = val.conj() if op == OP_C else val
+            want = np.dot(xv, y[idx]) if nnz else 0
+            np.testing.assert_allclose(result[0], want, rtol=TOL[dtype] * 10,
+                                       atol=TOL[dtype] * 10)
+        # rocSPARSE's op(x) is x or conj(x): the transpose is refused
+        assert sp.raw("cusparseSpVV", h, OP_T, dx, dy, result, t, None) == ST_NOT_SUPPORTED
+        assert sp.raw("cusparseSpVV", None, OP_N, dx, dy, result, t, None) == ST_NOT_INITIALIZED
+        sp.call("cusparseDestroySpVec", dx)
+        sp.call("cusparseDestroyDnVec", dy)
+    sp.ok("cusparseSpVV", "cusparseSpVV_bufferSize")
+
+
+def test_cpu_rocsparse_statuses(sp, h) -> None:
+    """The CPU device's rocsparse_spsv / spsm / spvv / spmat attributes called as rocSPARSE's
+    ABI (ctypes on librocsparse.so.1): each bad argument gets rocSPARSE's status."""
+    roc = ctypes.CDLL("librocsparse.so.1")
+    success, invalid_handle, not_implemented, invalid_pointer, invalid_size = 0, 1, 2, 3, 4
+    invalid_value = 7
+    op_n, op_t, op_c = 111, 112, 113
+    f64, i32, col = 152, 2, 1  # rocsparse_order_column
+    vp, i, sz = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
+    handle = vp()
+    assert roc.rocsparse_create_handle(ctypes.byref(handle)) == success
+    a = triangular_matrix(np.random.default_rng(15), 4, np.float64)
+    ptr, ind, val = a.indptr.astype(np.int32), a.indices.astype(np.int32), a.data.copy()
+    csr, csc, rect = vp(), vp(), vp()
+    create = roc.rocsparse_create_csr_descr
+    create.argtypes = [vp, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, vp, vp, vp, i, i,
+                       i, i]
+    roc.rocsparse_create_csc_descr.argtypes = create.argtypes
+    assert create(ctypes.byref(csr), 4, 4, a.nnz, ptr.ctypes.data, ind.ctypes.data,
+                  val.ctypes.data, i32, i32, 0, f64) == success
+    assert create(ctypes.byref(rect), 4, 5, a.nnz, ptr.ctypes.data, ind.ctypes.data,
+                  val.ctypes.data, i32, i32, 0, f64) == success
+    assert roc.rocsparse_create_csc_descr(ctypes.byref(csc), 4, 4, a.nnz, ptr.ctypes.data,
+                                          ind.ctypes.data, val.ctypes.data, i32, i32, 0,
+                                          f64) == success
+    x, y = np.ones(4), np.zeros(4)
+    dx, dy, d3 = vp(), vp(), vp()
+    roc.rocsparse_create_dnvec_descr.argtypes = [vp, ctypes.c_int64, vp, i]
+    for d, n, arr in ((dx, 4, x), (dy, 4, y), (d3, 3, x)):
+        assert roc.rocsparse_create_dnvec_descr(ctypes.byref(d), n, arr.ctypes.data,
+                                                f64) == success
+    spsv = roc.rocsparse_spsv
+    spsv.argtypes = [vp, i, vp, vp, vp, vp, i, i, i, vp, vp]
+    one, size = np.ones(1), sz(5)
+    size_ref = ctypes.byref(size)
+
+    def sv(hd=handle, op=op_n, mat=csr, vx=dx, vy=dy, ty=f64, alg=0, stage=1, alpha=one,
+           size_p=size_ref):
+        return spsv(hd, op, None if alpha is None else alpha.ctypes.data, mat, vx, vy, ty, alg,
+                    stage, size_p, None)
+
+    assert sv() == success and size.value == 0
+    assert sv(hd=None) == invalid_handle
+    assert sv(mat=None) == invalid_pointer and sv(vx=None) == invalid_pointer
+    assert sv(size_p=None) == invalid_pointer
+    assert sv(stage=3, alpha=None) == invalid_pointer
+    assert sv(op=op_c) == not_implemented and sv(op=5) == invalid_value
+    assert sv(mat=csc) == not_implemented and sv(ty=151) == not_implemented
+    assert sv(mat=rect) == invalid_size and sv(vx=d3) == invalid_size
+    assert sv(stage=9) == invalid_value and sv(alg=3) == invalid_value
+    assert sv(stage=2) == success and sv(stage=3) == success
+    np.testing.assert_allclose(np.tril(a.toarray()) @ y, x)
+    assert sv(op=op_t, stage=3) == success
+    np.testing.assert_allclose(np.tril(a.toarray()).T @ y, x)
+    # SpSM: op(B)'s shape against A and C, trans_B conjugate not implemented
+    roc.rocsparse_create_dnmat_descr.argtypes = [vp, ctypes.c_int64, ctypes.c_int64,
+                                                 ctypes.c_int64, vp, i, i]
+    b, c = np.ones(8), np.zeros(8)
+    mb, mc, mbt = vp(), vp(), vp()
+    assert roc.rocsparse_create_dnmat_descr(ctypes.byref(mb), 4, 2, 4, b.ctypes.data, f64,
+                                            col) == success
+    assert roc.rocsparse_create_dnmat_descr(ctypes.byref(mc), 4, 2, 4, c.ctypes.data, f64,
+                                            col) == success
+    assert roc.rocsparse_create_dnmat_descr(ctypes.byref(mbt), 2, 4, 2, b.ctypes.data, f64,
+                                            col) == success
+    spsm = roc.rocsparse_spsm
+    spsm.argtypes = [vp, i, i, vp, vp, vp, vp, i, i, i, vp, vp]
+    assert spsm(handle, op_n, op_n, one.ctypes.data, csr, mb, mc, f64, 0, 1,
+                ctypes.byref(size), None) == success
+    assert spsm(handle, op_n, op_t, one.ctypes.data, csr, mb, mc, f64, 0, 1,
+                ctypes.byref(size), None) == invalid_size
+    assert spsm(handle, op_n, op_t, one.ctypes.data, csr, mbt, mc, f64, 0, 3,
+                ctypes.byref(size), None) == success
+    assert spsm(handle, op_n, op_c, one.ctypes.data, csr, mb, mc, f64, 0, 1,
+                ctypes.byref(size), None) == not_implemented
+    assert spsm(handle, op_n, op_n, one.ctypes.data, csr, None, mc, f64, 0, 1,
+                ctypes.byref(size), None) == invalid_pointer
+    # SpVV: transpose not implemented, a size mismatch, NULL buffer = size query
+    sx = vp()
+    idx = np.array([0, 2], np.int32)
+    roc.rocsparse_create_spvec_descr.argtypes = [vp, ctypes.c_int64, ctypes.c_int64, vp, vp,
+                                                 i, i, i]
+    assert roc.rocsparse_create_spvec_descr(ctypes.byref(sx), 4, 2, idx.ctypes.data,
+                                            val.ctypes.data, i32, 0, f64) == success
+    spvv = roc.rocsparse_spvv
+    spvv.argtypes = [vp, i, vp, vp, vp, i, vp, vp]
+    res, buf = np.zeros(1), np.zeros(1)
+    assert spvv(handle, op_t, sx, dx, res.ctypes.data, f64, ctypes.byref(size),
+                None) == not_implemented
+    assert spvv(handle, op_n, sx, d3, res.ctypes.data, f64, ctypes.byref(size),
+                None) == invalid_size
+    assert spvv(handle, op_n, sx, dx, None, f64, ctypes.byref(size), None) == invalid_pointer
+    assert spvv(handle, op_n, sx, dx, res.ctypes.data, f64, None, None) == invalid_pointer
+    assert spvv(handle, op_n, sx, dx, res.ctypes.data, f64, ctypes.byref(size),
+                buf.ctypes.data) == success
+    assert res[0] == val[0] * x[0] + val[1] * x[2]
+    # attributes: size, value and attribute checks
+    setattr_ = roc.rocsparse_spmat_set_attribute
+    setattr_.argtypes = [vp, i, vp, sz]
+    v = np.array([1], np.int32)
+    assert setattr_(csr, 0, v.ctypes.data, 4) == success
+    assert setattr_(csr, 0, v.ctypes.data, 8) == invalid_size
+    assert setattr_(csr, 9, v.ctypes.data, 4) == invalid_value
+    assert setattr_(csr, 0, None, 4) == invalid_pointer
+    assert setattr_(csr, 1, np.array([2], np.int32).ctypes.data, 4) == invalid_value
+    for d in (csr, csc, rect):
+        roc.rocsparse_destroy_spmat_descr(d)
+    for d in (dx, dy, d3):
+        roc.rocsparse_destroy_dnvec_descr(d)
+    for d in (mb, mc, mbt):
+        roc.rocsparse_destroy_dnmat_descr(d)
+    roc.rocsparse_destroy_spvec_descr(sx)
+    roc.rocsparse_destroy_handle(handle)

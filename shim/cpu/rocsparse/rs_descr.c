@@ -43,7 +43,10 @@ static rocsparse_status spmat(rocsparse_spmat_descr *descr, rocsparse_format for
     if (!d)
         return rocsparse_status_memory_error;
     *d = (struct _rocsparse_spmat_descr){RS_SPMAT_MAGIC, format, rows, cols, nnz, ptr, ind,
-                                         val, ptr_type, ind_type, base, data_type};
+                                         val, ptr_type, ind_type, base, data_type,
+                                         rocsparse_fill_mode_lower, rocsparse_diag_type_non_unit,
+                                         rocsparse_matrix_type_general,
+                                         rocsparse_storage_mode_sorted};
     *descr = d;
     return rocsparse_status_success;
 }
@@ -133,6 +136,123 @@ RS_API rocsparse_status rocsparse_spmat_set_values(rocsparse_spmat_descr descr, 
     if (bad_spmat(descr) || !values)
         return rocsparse_status_invalid_pointer;
     descr->val = values;
+    return rocsparse_status_success;
+}
+
+RS_API rocsparse_status rocsparse_csr_get(const rocsparse_spmat_descr descr, int64_t *rows,
+                                          int64_t *cols, int64_t *nnz, void **csr_row_ptr,
+                                          void **csr_col_ind, void **csr_val,
+                                          rocsparse_indextype *row_ptr_type,
+                                          rocsparse_indextype *col_ind_type,
+                                          rocsparse_index_base *idx_base,
+                                          rocsparse_datatype *data_type)
+{
+    if (bad_spmat(descr) || !rows || !cols || !nnz || !csr_row_ptr || !csr_col_ind ||
+        !csr_val || !row_ptr_type || !col_ind_type || !idx_base || !data_type)
+        return rocsparse_status_invalid_pointer;
+    if (descr->format != rocsparse_format_csr)
+        return rocsparse_status_invalid_value;
+    *rows = descr->rows;
+    *cols = descr->cols;
+    *nnz = descr->nnz;
+    *csr_row_ptr = descr->ptr;
+    *csr_col_ind = descr->ind;
+    *csr_val = descr->val;
+    *row_ptr_type = descr->ptr_type;
+    *col_ind_type = descr->ind_type;
+    *idx_base = descr->base;
+    *data_type = descr->data_type;
+    return rocsparse_status_success;
+}
+
+RS_API rocsparse_status rocsparse_coo_get(const rocsparse_spmat_descr descr, int64_t *rows,
+                                          int64_t *cols, int64_t *nnz, void **coo_row_ind,
+                                          void **coo_col_ind, void **coo_val,
+                                          rocsparse_indextype *idx_type,
+                                          rocsparse_index_base *idx_base,
+                                          rocsparse_datatype *data_type)
+{
+    if (bad_spmat(descr) || !rows || !cols || !nnz || !coo_row_ind || !coo_col_ind ||
+        !coo_val || !idx_type || !idx_base || !data_type)
+        return rocsparse_status_invalid_pointer;
+    if (descr->format != rocsparse_format_coo)
+        return rocsparse_status_invalid_value;
+    *rows = descr->rows;
+    *cols = descr->cols;
+    *nnz = descr->nnz;
+    *coo_row_ind = descr->ptr;
+    *coo_col_ind = descr->ind;
+    *coo_val = descr->val;
+    *idx_type = descr->ind_type;
+    *idx_base = descr->base;
+    *data_type = descr->data_type;
+    return rocsparse_status_success;
+}
+
+/* Attributes are enums of rocsparse-types.h, passed by address with their size; a value
+ * outside its enum is refused before anything is stored. */
+static int attribute_ok(rocsparse_spmat_attribute a, int v)
+{
+    switch (a) {
+    case rocsparse_spmat_fill_mode: return v == rocsparse_fill_mode_lower ||
+                                           v == rocsparse_fill_mode_upper;
+    case rocsparse_spmat_diag_type: return v == rocsparse_diag_type_non_unit ||
+                                           v == rocsparse_diag_type_unit;
+    case rocsparse_spmat_matrix_type: return v >= rocsparse_matrix_type_general &&
+                                             v <= rocsparse_matrix_type_triangular;
+    case rocsparse_spmat_storage_mode: return v == rocsparse_storage_mode_sorted ||
+                                              v == rocsparse_storage_mode_unsorted;
+    default: return 0;
+    }
+}
+
+static int *attribute_field(struct _rocsparse_spmat_descr *d, rocsparse_spmat_attribute a)
+{
+    switch (a) {
+    case rocsparse_spmat_fill_mode: return (int *)&d->fill;
+    case rocsparse_spmat_diag_type: return (int *)&d->diag;
+    case rocsparse_spmat_matrix_type: return (int *)&d->matrix_type;
+    case rocsparse_spmat_storage_mode: return (int *)&d->storage;
+    default: return NULL;
+    }
+}
+
+_Static_assert(sizeof(rocsparse_fill_mode) == sizeof(int) &&
+                   sizeof(rocsparse_diag_type) == sizeof(int) &&
+                   sizeof(rocsparse_matrix_type) == sizeof(int) &&
+                   sizeof(rocsparse_storage_mode) == sizeof(int),
+               "the attribute enums are int-sized");
+
+RS_API rocsparse_status rocsparse_spmat_get_attribute(rocsparse_const_spmat_descr descr,
+                                                      rocsparse_spmat_attribute attribute,
+                                                      void *data, size_t data_size)
+{
+    if (bad_spmat(descr) || !data)
+        return rocsparse_status_invalid_pointer;
+    int *f = attribute_field((struct _rocsparse_spmat_descr *)descr, attribute);
+    if (!f)
+        return rocsparse_status_invalid_value;
+    if (data_size != sizeof(int))
+        return rocsparse_status_invalid_size;
+    *(int *)data = *f;
+    return rocsparse_status_success;
+}
+
+RS_API rocsparse_status rocsparse_spmat_set_attribute(rocsparse_spmat_descr descr,
+                                                      rocsparse_spmat_attribute attribute,
+                                                      const void *data, size_t data_size)
+{
+    if (bad_spmat(descr) || !data)
+        return rocsparse_status_invalid_pointer;
+    int *f = attribute_field(descr, attribute);
+    if (!f)
+        return rocsparse_status_invalid_value;
+    if (data_size != sizeof(int))
+        return rocsparse_status_invalid_size;
+    int v = *(const int *)data;
+    if (!attribute_ok(attribute, v))
+        return rocsparse_status_invalid_value;
+    *f = v;
     return rocsparse_status_success;
 }
 

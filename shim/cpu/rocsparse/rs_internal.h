@@ -35,6 +35,12 @@ struct _rocsparse_spmat_descr {
     rocsparse_indextype ptr_type, ind_type;
     rocsparse_index_base base;
     rocsparse_datatype data_type;
+    /* rocsparse_spmat_set_attribute's; zero (lower, non-unit, general, sorted) is
+     * rocSPARSE's default */
+    rocsparse_fill_mode fill;
+    rocsparse_diag_type diag;
+    rocsparse_matrix_type matrix_type;
+    rocsparse_storage_mode storage;
 };
 
 struct _rocsparse_dnvec_descr {
