@@ -2,8 +2,9 @@
  * Streams: an in-order queue of commands and a worker thread per stream, so work is truly
  * asynchronous to the host and streams run concurrently. One scheduler lock and condition
  * cover every queue and event; commands are coarse (a copy, a whole grid), so the lock is
- * never hot, and one broadcast per completion lets every kind of waiter (stream and device
- * synchronisation, event waits, cross-stream dependencies) share one mechanism.
+ * never hot, and one broadcast per completion lets every kind of waiter (device
+ * synchronisation, event waits, cross-stream dependencies) share one mechanism. A thread
+ * synchronising with one stream has a condition of its own (seq_cond, below).
  *
  * Legacy default-stream semantics: a command on the NULL stream waits for all work already
  * enqueued on blocking streams, and a command on a blocking stream waits for all work
