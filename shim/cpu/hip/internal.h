@@ -187,6 +187,9 @@ struct ihipStream_t {
     int refs;
     uint64_t enqueued;               /* sequence number of the last command enqueued */
     uint64_t completed;              /* ... and of the last one finished */
+    /* the lowest sequence number a thread synchronising with this stream sleeps for (0:
+     * none, a wait for 0 never sleeps); the worker wakes those threads only when it is reached */
+    uint64_t wait_seq;
     cpu_cmd *head, *tail;            /* head: also read unlocked (atomically) by the spinning worker */
     pthread_t thread;
     pthread_cond_t wake;             /* the worker sleeps here when its queue is empty */

@@ -2,8 +2,9 @@
  * Streams: an in-order queue of commands and a worker thread per stream, so work is truly
  * asynchronous to the host and streams run concurrently. One scheduler lock and condition
  * cover every queue and event; commands are coarse (a copy, a whole grid), so the lock is
- * never hot, and one broadcast per completion lets every kind of waiter (stream and device
- * synchronisation, event waits, cross-stream dependencies) share one mechanism.
+ * never hot, and one broadcast per completion lets every kind of waiter (device
+ * synchronisation, event waits, cross-stream dependencies) share one mechanism. A thread
+ * synchronising with one stream has a condition of its own (seq_cond, below).
  *
  * Legacy default-stream semantics: a command on the NULL stream waits for all work already
  * enqueued on blocking streams, and a command on a blocking stream waits for all work
@@ -18,6 +19,13 @@
 
 pthread_mutex_t cpu_sched_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t cpu_sched_cond = PTHREAD_COND_INITIALIZER;
+/* Where a thread synchronising with one stream (cpu_stream_wait_seq) sleeps: woken when a
+ * stream reaches the sequence number someone waits for, not by every completion as
+ * cpu_sched_cond is. Why: a program that queues many short commands and synchronises once
+ * (NCCL calls, a loop of small kernels) would otherwise wake its waiting thread after each
+ * command, and on a machine with few cores that thread takes the CPU from the worker and
+ * from the threads the command itself waits for (gloo's socket thread). */
+static pthread_cond_t seq_cond = PTHREAD_COND_INITIALIZER;
 
 /* One legacy stream per device, as CUDA has one per context: it synchronises with that
  * device's blocking streams only, so work of one device never waits behind another's. A
@@ -246,6 +254,10 @@ static void *stream_worker(void *arg)
             s->tail = NULL;
         __atomic_store_n(&s->completed, c->seq, __ATOMIC_RELEASE);
         __atomic_sub_fetch(&inflight, 1, __ATOMIC_RELEASE);
+        if (s->wait_seq != 0 && c->seq >= s->wait_seq) {
+            s->wait_seq = 0;   /* the woken waiters that still wait set it again */
+            pthread_cond_broadcast(&seq_cond);
+        }
         for (int i = 0; i < c->num_deps; i++)
             stream_unref_locked(c->deps[i].stream);
         if (c->wait_event != NULL)
@@ -515,8 +527,11 @@ hipError_t cpu_stream_wait_seq(struct ihipStream_t *s, uint64_t seq)
     if (cpu_expect_short_wait())
         cpu_spin_until(seq_reached, &(seq_wait){s, seq});
     pthread_mutex_lock(&cpu_sched_lock);
-    while (s->completed < seq)
-        pthread_cond_wait(&cpu_sched_cond, &cpu_sched_lock);
+    while (s->completed < seq) {
+        if (s->wait_seq == 0 || seq < s->wait_seq)
+            s->wait_seq = seq;
+        pthread_cond_wait(&seq_cond, &cpu_sched_lock);
+    }
     hipError_t err = sticky;
     pthread_mutex_unlock(&cpu_sched_lock);
     cpu_printf_flush();

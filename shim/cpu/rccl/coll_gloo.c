@@ -23,12 +23,24 @@ static bool is_float(ncclDataType_t t)
     return t >= ncclFloat16;
 }
 
+/* the input is scaled before it enters the sum (PreMulSum, floating ncclAvg) */
+static bool scaled(const rc_task *t)
+{
+    return t->op >= ncclNumOps || (t->op == RC_OP_AVG && is_float(t->type));
+}
+
+/* the op gloo reduces with */
+static int gloo_op(const rc_task *t)
+{
+    return t->op >= ncclNumOps || t->op == RC_OP_AVG ? RC_OP_SUM : t->op;
+}
+
 /* dst = the input as it enters the sum; returns the op gloo reduces with */
 static int prepare(const rc_task *t, int nranks, void *dst, size_t n)
 {
     size_t es = rc_type_size(t->type);
     bool premul = t->op >= ncclNumOps;
-    if (premul || (t->op == RC_OP_AVG && is_float(t->type))) {
+    if (scaled(t)) {
         void *dsts[1] = {dst};
         const void *srcs[1] = {t->send}, *scal[1] = {t->scalar};
         rc_reduce_args ra = {dsts, 1, srcs, 1, 0, n, premul ? scal : NULL, nranks};
@@ -36,7 +48,7 @@ static int prepare(const rc_task *t, int nranks, void *dst, size_t n)
     } else if (dst != t->send) {
         memmove(dst, t->send, n * es);
     }
-    return premul || t->op == RC_OP_AVG ? RC_OP_SUM : t->op;
+    return gloo_op(t);
 }
 
 /* integer ncclAvg: the sum divided by the ranks */
@@ -60,8 +72,13 @@ static int collective(ncclComm_t c, const rc_task *t, char *err)
     int r = -1;
     switch (t->kind) {
     case RC_ALLREDUCE: {
-        int op = prepare(t, n, t->recv, count);
-        r = rc_gloo_allreduce(g, t->recv, count, t->type, op, tag, err);
+        /* unscaled: gloo reads the send buffer itself (no copy into recv first) */
+        const void *in = t->send;
+        if (scaled(t)) {
+            prepare(t, n, t->recv, count);
+            in = t->recv;
+        }
+        r = rc_gloo_allreduce(g, in, t->recv, count, t->type, gloo_op(t), tag, err);
         finish(t, n, t->recv, count);
         break;
     }

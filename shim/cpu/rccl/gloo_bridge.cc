@@ -63,7 +63,7 @@ rc_gloo *rc_gloo_connect(const char *, int, int, int, char *err)
     return nullptr;
 }
 void rc_gloo_free(rc_gloo *) {}
-int rc_gloo_allreduce(rc_gloo *, void *, size_t, int, int, uint32_t, char *err)
+int rc_gloo_allreduce(rc_gloo *, const void *, void *, size_t, int, int, uint32_t, char *err)
 { set_err(err, kMissing); return -1; }
 int rc_gloo_reduce(rc_gloo *, void *, size_t, int, int, int, uint32_t, char *err)
 { set_err(err, kMissing); return -1; }
@@ -147,10 +147,7 @@ int guarded(char *err, F &&f)
 gloo::AllreduceOptions::Func reducer(int type, int op)
 {
     return [type, op](void *c, const void *a, const void *b, size_t n) {
-        void *dst[1] = {c};
-        const void *src[2] = {a, b};
-        rc_reduce_args ra = {dst, 1, src, 2, 0, n, nullptr, 2};
-        rc_reduce(type, op, &ra);
+        rc_reduce2(type, op, c, a, b, n);
     };
 }
 
@@ -201,12 +198,16 @@ void rc_gloo_free(rc_gloo *g)
     delete g;
 }
 
-int rc_gloo_allreduce(rc_gloo *g, void *buf, size_t count, int type, int op, uint32_t tag,
-                      char *err)
+int rc_gloo_allreduce(rc_gloo *g, const void *in, void *buf, size_t count, int type, int op,
+                      uint32_t tag, char *err)
 {
     return guarded(err, [&] {
         gloo::AllreduceOptions opts(g->ctx);
         with_element<gloo::AllreduceOptions>(type_size(type), [&](auto *t) {
+            /* gloo copies an input into the output segment by segment as the ring reaches
+             * it, so the copy overlaps the other ranks' sends instead of preceding them */
+            if (in != nullptr && in != buf)
+                opts.setInput(static_cast<decltype(t)>(const_cast<void *>(in)), count);
             opts.setOutput(static_cast<decltype(t)>(buf), count);
         });
         opts.setReduceFunction(reducer(type, op));

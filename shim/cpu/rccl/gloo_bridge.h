@@ -25,9 +25,10 @@ rc_gloo *rc_gloo_connect(const char *store_dir, int rank, int nranks, int timeou
                          char *err);
 void rc_gloo_free(rc_gloo *g);
 
-/* in place on buf: type is an ncclDataType_t, op an RC_OP_* other than AVG */
-int rc_gloo_allreduce(rc_gloo *g, void *buf, size_t count, int type, int op, uint32_t tag,
-                      char *err);
+/* buf = the reduction of every rank's `in` (NULL or buf: in place): type is an
+ * ncclDataType_t, op an RC_OP_* other than AVG */
+int rc_gloo_allreduce(rc_gloo *g, const void *in, void *buf, size_t count, int type, int op,
+                      uint32_t tag, char *err);
 /* buf holds this rank's input and, on root, receives the result (elsewhere scratch) */
 int rc_gloo_reduce(rc_gloo *g, void *buf, size_t count, int type, int op, int root,
                    uint32_t tag, char *err);

@@ -20,5 +20,8 @@ typedef struct rc_reduce_args {
 
 /* type: ncclDataType_t; op: RC_OP_* (PreMulSum: RC_OP_SUM with scalars) */
 void rc_reduce(int type, int op, const rc_reduce_args *a);
+/* c = a op b, n elements (c may be a): what rc_reduce gives for sources {a, b}, op one of
+ * SUM, PROD, MAX, MIN; gloo's step, called on every segment a ring receives */
+void rc_reduce2(int type, int op, void *c, const void *a, const void *b, size_t n);
 
 #endif
