@@ -54,7 +54,12 @@ def test_trap_in_a_small_grid_fails_the_launch(kernels: str, spin: str) -> None:
 
 
 def test_bad_spin_setting_is_reported_and_ignored(kernels: str) -> None:
-    r = run("launch", kernels, "threads", env={"PYSHIM_CPU_SPIN_US": "lots"})
-    assert r.returncode == 0, r.stderr
-    assert "PYSHIM_CPU_SPIN_US=lots" in r.stderr
+    # the launch still behaves as with the default spin: as above, one of three runs must
+    # keep the small grid on one thread (a preempted run may rightly publish it)
+    for _ in range(3):
+        r = run("launch", kernels, "threads", env={"PYSHIM_CPU_SPIN_US": "lots"})
+        assert r.returncode == 0, r.stderr
+        assert "PYSHIM_CPU_SPIN_US=lots" in r.stderr
+        if values(r)["small_threads"] == "1":
+            break
     assert values(r)["small_threads"] == "1"
