@@ -324,6 +324,10 @@ RS_API rocsparse_status rocsparse_spmm(rocsparse_handle handle, rocsparse_operat
         mat_B->data_type != compute_type || mat_C->data_type != compute_type ||
         index_mixed(mat_A))
         return rocsparse_status_not_implemented;
+    /* batched dense operands (rocsparse_dnmat_set_strided_batch) are not computed here:
+     * refused rather than only the first matrix of the batch multiplied */
+    if (mat_B->batch_count > 1 || mat_C->batch_count > 1)
+        return rocsparse_status_not_implemented;
     int64_t m = trans_A == rocsparse_operation_none ? mat_A->rows : mat_A->cols;
     int64_t k = trans_A == rocsparse_operation_none ? mat_A->cols : mat_A->rows;
     int64_t n = mat_C->cols;
