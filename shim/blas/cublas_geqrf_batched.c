@@ -61,7 +61,7 @@ static cublasStatus_t geqrf_batched(cublasHandle_t handle, int m, int n, void *c
     void **taus = malloc((size_t)batch * sizeof *taus);
     if (!taus)
         return CUBLAS_STATUS_ALLOC_FAILED;
-    if (pyshim_blas_read_back(taus, tau_array, (size_t)batch * sizeof *taus) != 0) {
+    if (pyshim_blas_read_after(taus, tau_array, (size_t)batch * sizeof *taus, stream) != 0) {
         free(taus);
         return CUBLAS_STATUS_EXECUTION_FAILED;
     }
@@ -74,8 +74,8 @@ static cublasStatus_t geqrf_batched(cublasHandle_t handle, int m, int n, void *c
     st = call(type, h, m, n, A, lda, scratch, k, batch);
     cublasStatus_t out = STATUS(st);
     for (int i = 0; st == rocblas_status_success && i < batch; i++)
-        if (pyshim_blas_copy_device(taus[i], bytes, (char *)scratch + (size_t)i * bytes, bytes,
-                                    bytes, 1, stream) != 0) {
+        if (pyshim_blas_copy_async(taus[i], (char *)scratch + (size_t)i * bytes, bytes,
+                                   stream) != 0) {
             out = CUBLAS_STATUS_EXECUTION_FAILED;
             break;
         }
