@@ -297,3 +297,48 @@ def test_dnmat_strided_batch(sp, h) -> None:
     assert (count[0], stride[0]) == (batch, ld * cols)
     sp.call("cusparseDestroyDnMat", d)
     sp.ok("cusparseDnMatSetStridedBatch", "cusparseDnMatGetStridedBatch")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64])
+def test_spmm_strided_batch(sp, h, dtype) -> None:
+    """SpMM over strided batches of B and C, A shared: C_i = alpha A B_i + beta C_i."""
+    rng = np.random.default_rng(19)
+    m, k, n, batch = 7, 5, 3, 3
+    t = {np.float64: 1, np.complex64: 4}[dtype]
+    a = ssp.random(m, k, density=0.4, format="csr", random_state=rng).astype(dtype)
+    a.sort_indices()
+    ptr, ind, val = a.indptr.astype(np.int32), a.indices.astype(np.int32), a.data.copy()
+    da = ctypes.c_void_p()
+    sp.call("cusparseCreateCsr", ctypes.byref(da), m, k, a.nnz, ptr, ind, val, 2, 2, 0, t)
+    ldb, ldc = k + 1, m + 2
+    sb, sc_ = ldb * n + 4, ldc * n + 1  # strides with gaps between the matrices
+    bs = [vec(rng, k * n, dtype).reshape(n, k).T for _ in range(batch)]
+    cs = [vec(rng, m * n, dtype).reshape(n, m).T for _ in range(batch)]
+    bmem, cmem = np.zeros(sb * batch, dtype), np.full(sc_ * batch, 5, dtype)
+    for i in range(batch):
+        bmem[i * sb:i * sb + ldb * n].reshape(n, ldb).T[:k] = bs[i]
+        cmem[i * sc_:i * sc_ + ldc * n].reshape(n, ldc).T[:m] = cs[i]
+    before = cmem.copy()
+    db, dc = ctypes.c_void_p(), ctypes.c_void_p()
+    sp.call("cusparseCreateDnMat", ctypes.byref(db), k, n, ldb, bmem, t, 1)
+    sp.call("cusparseCreateDnMat", ctypes.byref(dc), m, n, ldc, cmem, t, 1)
+    sp.call("cusparseDnMatSetStridedBatch", db, batch, sb)
+    sp.call("cusparseDnMatSetStridedBatch", dc, batch, sc_)
+    alpha, beta = sc(1.5 + 1j, dtype), sc(-0.5, dtype)
+    size = ctypes.c_size_t(0)
+    sp.call("cusparseSpMM_bufferSize", h, OP_N, OP_N, alpha, da, db, beta, dc, t, 0,
+            ctypes.byref(size))
+    buf = np.zeros(max(1, size.value), np.uint8)
+    sp.call("cusparseSpMM", h, OP_N, OP_N, alpha, da, db, beta, dc, t, 0, buf)
+    for i in range(batch):
+        got = cmem[i * sc_:i * sc_ + ldc * n].reshape(n, ldc).T
+        np.testing.assert_allclose(got[:m], alpha[0] * (a @ bs[i]) + beta[0] * cs[i],
+                                   rtol=TOL[dtype], atol=TOL[dtype] * 10)
+        np.testing.assert_array_equal(got[m:], before[i * sc_:i * sc_ + ldc * n]
+                                      .reshape(n, ldc).T[m:])  # padding untouched
+    # B's batch differs from C's: refused
+    sp.call("cusparseDnMatSetStridedBatch", db, 1, 0)
+    assert sp.raw("cusparseSpMM", h, OP_N, OP_N, alpha, da, db, beta, dc, t, 0, buf) != 0
+    for d in (db, dc):
+        sp.call("cusparseDestroyDnMat", d)
+    sp.call("cusparseDestroySpMat", da)
