@@ -36,6 +36,8 @@ static cublasStatus_t geqrf_batched(cublasHandle_t handle, int m, int n, void *c
                                     int lda, void *const tau_array[], int *info, int batch,
                                     size_t value_size, int type)
 {
+    if (!handle)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
     int bad = m < 0                   ? 2
               : n < 0                 ? 3
               : lda < (m > 1 ? m : 1) ? 5
@@ -45,8 +47,6 @@ static cublasStatus_t geqrf_batched(cublasHandle_t handle, int m, int n, void *c
         *info = -bad;
     if (bad)
         return CUBLAS_STATUS_INVALID_VALUE;
-    if (!handle)
-        return CUBLAS_STATUS_NOT_INITIALIZED;
     int k = m < n ? m : n;
     if (batch == 0 || k == 0)
         return CUBLAS_STATUS_SUCCESS;
