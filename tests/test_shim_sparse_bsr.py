@@ -1,7 +1,9 @@
 """What PyTorch's libtorch_cuda imports of cuSPARSE's BSR API (bsrmv, bsrsv2, bsrsm2, their
-infos and zero pivots), DnMat strided batches and cuBLAS's geqrfBatched, on the CPU device:
-ctypes cases (tests/shim_blas/cases_cusparse_bsr.py; geqrfBatched's are in cases_cublas.py)
-and a real nvcc-built program linked -lcusparse -lcublas, against scipy."""
+infos and zero pivots) and cuBLAS's geqrfBatched, on the CPU device: a real nvcc-built
+program linked -lcusparse -lcublas, against scipy. The ctypes cases
+(tests/shim_blas/cases_cusparse_bsr.py) run with the other cuSPARSE cases in
+test_shim_sparse.py, which checks that every hand-written entry point is exercised;
+geqrfBatched's are in cases_cublas.py."""
 
 from __future__ import annotations
 
@@ -32,10 +34,6 @@ def built() -> tuple[Path, Path]:
     lib, cpu = env.build()
     build_sparse(lib.parent)
     return lib, cpu
-
-
-def test_bsr_cases(built, tmp_path: Path) -> None:
-    env.run_cases(built, "cases_cusparse_bsr.py", tmp_path)
 
 
 def _floats(words: list[str]) -> np.ndarray:
