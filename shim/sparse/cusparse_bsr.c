@@ -131,10 +131,8 @@ PYSHIM_EXPORT cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle
 }
 
 /* rocSPARSE's size_t buffer size as cuSPARSE's int */
-static cusparseStatus_t int_size(int st, size_t bytes, int *out)
+static cusparseStatus_t int_size(size_t bytes, int *out)
 {
-    if (st != 0)
-        return STATUS(st);
     if (bytes > INT_MAX)
         return CUSPARSE_STATUS_INSUFFICIENT_RESOURCES;
     *out = (int)bytes;
@@ -169,7 +167,7 @@ static cusparseStatus_t int_size(int st, size_t bytes, int *out)
         cusparseStatus_t st = cusparse##P##bsrsv2_bufferSizeExt(                             \
             handle, dirA, transA, mb, nnzb, descrA, val, rowPtr, colInd, blockDim, info,     \
             &bytes);                                                                         \
-        return st != CUSPARSE_STATUS_SUCCESS ? st : int_size(0, bytes, pBufferSizeInBytes);  \
+        return st != CUSPARSE_STATUS_SUCCESS ? st : int_size(bytes, pBufferSizeInBytes);      \
     }                                                                                        \
     PYSHIM_EXPORT cusparseStatus_t cusparse##P##bsrsv2_analysis(                             \
         cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA,       \
@@ -239,7 +237,7 @@ BSRSV2(Z, cuDoubleComplex, rocsparse_z)
         cusparseStatus_t st = cusparse##P##bsrsm2_bufferSizeExt(                             \
             handle, dirA, transA, transXY, mb, n, nnzb, descrA, val, rowPtr, colInd,         \
             blockSize, info, &bytes);                                                        \
-        return st != CUSPARSE_STATUS_SUCCESS ? st : int_size(0, bytes, pBufferSizeInBytes);  \
+        return st != CUSPARSE_STATUS_SUCCESS ? st : int_size(bytes, pBufferSizeInBytes);      \
     }                                                                                        \
     PYSHIM_EXPORT cusparseStatus_t cusparse##P##bsrsm2_analysis(                             \
         cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA,       \
