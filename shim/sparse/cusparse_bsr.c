@@ -167,7 +167,7 @@ static cusparseStatus_t int_size(size_t bytes, int *out)
         cusparseStatus_t st = cusparse##P##bsrsv2_bufferSizeExt(                             \
             handle, dirA, transA, mb, nnzb, descrA, val, rowPtr, colInd, blockDim, info,     \
             &bytes);                                                                         \
-        return st != CUSPARSE_STATUS_SUCCESS ? st : int_size(bytes, pBufferSizeInBytes);      \
+        return st != CUSPARSE_STATUS_SUCCESS ? st : int_size(bytes, pBufferSizeInBytes);     \
     }                                                                                        \
     PYSHIM_EXPORT cusparseStatus_t cusparse##P##bsrsv2_analysis(                             \
         cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA,       \
@@ -237,7 +237,7 @@ BSRSV2(Z, cuDoubleComplex, rocsparse_z)
         cusparseStatus_t st = cusparse##P##bsrsm2_bufferSizeExt(                             \
             handle, dirA, transA, transXY, mb, n, nnzb, descrA, val, rowPtr, colInd,         \
             blockSize, info, &bytes);                                                        \
-        return st != CUSPARSE_STATUS_SUCCESS ? st : int_size(bytes, pBufferSizeInBytes);      \
+        return st != CUSPARSE_STATUS_SUCCESS ? st : int_size(bytes, pBufferSizeInBytes);     \
     }                                                                                        \
     PYSHIM_EXPORT cusparseStatus_t cusparse##P##bsrsm2_analysis(                             \
         cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA,       \
