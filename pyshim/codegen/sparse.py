@@ -47,6 +47,15 @@ HAND_TARGETS = {"cusparse": (
 _STDINT = {"int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",
            "uint64_t"}
 
+# what shim/sparse/cusparse_bsr.c calls (the BSR routines, their mat_info, strided batches)
+HAND_TARGETS["cusparse"] += (
+    "rocsparse_create_mat_info", "rocsparse_destroy_mat_info", "rocsparse_bsrsv_zero_pivot",
+    "rocsparse_bsrsm_zero_pivot", "rocsparse_dnmat_set_strided_batch",
+    "rocsparse_dnmat_get_strided_batch",
+    *(f"rocsparse_{p}bsrmv" for p in "sdcz"),
+    *(f"rocsparse_{p}bsr{k}_{s}" for p in "sdcz" for k in ("sv", "sm")
+      for s in ("buffer_size", "analysis", "solve")))
+
 
 def abi_type(rtype: str, rocm_typedefs: dict[str, str]) -> str:
     """randfft's ABI spelling, plus <stdint.h>'s types (rocSPARSE's sizes are int64_t)."""

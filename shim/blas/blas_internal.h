@@ -32,6 +32,11 @@ int pyshim_blas_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
 int pyshim_blas_copy_device(void *dst, size_t dpitch, const void *src, size_t spitch,
                             size_t width, size_t height, void *stream);
 
+/* Copies whose sides may be device or host memory (hipMemcpyDefault, blas_hip_default.c):
+ * into host memory once `stream` is idle; asynchronously on `stream`. 0 on success. */
+int pyshim_blas_read_after(void *host, const void *src, size_t bytes, void *stream);
+int pyshim_blas_copy_async(void *dst, const void *src, size_t bytes, void *stream);
+
 /* cuSOLVER's devInfo = 0 on the given stream; device scratch (blas_hip.c). */
 int pyshim_blas_zero_int(int *dev, void *stream);
 int pyshim_blas_device_alloc(void **ptr, size_t bytes);

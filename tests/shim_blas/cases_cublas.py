@@ -749,6 +749,46 @@ def test_batched_lu_and_least_squares(cb, h, rng, pre) -> None:
     cb.ok(*(f"cublas{P}{r}Batched" for r in ("getrf", "getrs", "getri", "gels")))
 
 
+@pytest.mark.parametrize("pre", PRE)
+def test_batched_qr(cb, h, rng, pre) -> None:
+    """geqrfBatched: each matrix's R and Householder vectors and its own tau vector, as
+    LAPACK's geqrf (scipy.linalg.qr mode='raw') gives them; bad arguments in host info."""
+    import scipy.linalg as sla
+
+    P = pre.upper()
+    batch = 3
+    for m, n in ((6, 4), (3, 5)):
+        lda = m + 1
+        mats = [rand(rng, pre, m * n).reshape(n, m).T for _ in range(batch)]
+        bufs = []
+        for a in mats:
+            buf = np.zeros(lda * n, H.DTYPE[pre])
+            buf.reshape(n, lda).T[:m] = a
+            bufs.append(buf)
+        k = min(m, n)
+        taus = [np.full(k + 1, 7, H.DTYPE[pre]) for _ in range(batch)]
+        info = np.full(1, -7, np.int32)
+        cb.call(f"cublas{P}geqrfBatched", h, m, n, bufs, lda, taus, info, batch)
+        assert info[0] == 0
+        for a, buf, tau in zip(mats, bufs, taus, strict=True):
+            (qr, want_tau), r = sla.qr(a, mode="raw")
+            close(buf.reshape(n, lda).T[:m], qr, pre, m)
+            close(tau[:k], want_tau, pre, m)
+            assert tau[k] == 7  # nothing past min(m, n) written
+            close(np.triu(buf.reshape(n, lda).T[:k]), r, pre, m)
+    before = [b.copy() for b in bufs]
+    for args, bad in (((-1, n, bufs, lda), 2), ((m, -1, bufs, lda), 3),
+                      ((m, n, bufs, m - 1), 5)):
+        info[0] = 7
+        assert cb.raw(f"cublas{P}geqrfBatched", h, *args, taus, info, batch) == 7
+        assert info[0] == -bad
+    info[0] = 7
+    assert cb.raw(f"cublas{P}geqrfBatched", h, m, n, bufs, lda, taus, info, -1) == 7
+    assert info[0] == -8
+    assert all(np.array_equal(b, c) for b, c in zip(bufs, before, strict=True))
+    cb.ok(f"cublas{P}geqrfBatched")
+
+
 @pytest.mark.parametrize("w", WIDTHS)
 def test_gemm_ex_and_3m(cb, h, rng, w) -> None:
     m, n, k, batch = 4, 5, 3, 2

@@ -324,7 +324,7 @@ RS_API rocsparse_status rocsparse_create_dnmat_descr(rocsparse_dnmat_descr *desc
     if (!d)
         return rocsparse_status_memory_error;
     *d = (struct _rocsparse_dnmat_descr){RS_DNMAT_MAGIC, rows, cols, ld, values, data_type,
-                                         order};
+                                         order, 1, 0};
     *descr = d;
     return rocsparse_status_success;
 }

@@ -324,6 +324,11 @@ RS_API rocsparse_status rocsparse_spmm(rocsparse_handle handle, rocsparse_operat
         mat_B->data_type != compute_type || mat_C->data_type != compute_type ||
         index_mixed(mat_A))
         return rocsparse_status_not_implemented;
+    /* strided batches of B and C (rocsparse_dnmat_set_strided_batch): C_i = A B_i, A
+     * shared ("broadcast A"); the other batched forms need a batched A, which the CPU
+     * device's sparse descriptors do not carry */
+    if (mat_B->batch_count != mat_C->batch_count)
+        return rocsparse_status_not_implemented;
     int64_t m = trans_A == rocsparse_operation_none ? mat_A->rows : mat_A->cols;
     int64_t k = trans_A == rocsparse_operation_none ? mat_A->cols : mat_A->rows;
     int64_t n = mat_C->cols;
@@ -349,27 +354,30 @@ RS_API rocsparse_status rocsparse_spmm(rocsparse_handle handle, rocsparse_operat
     int c_col = mat_C->order == rocsparse_order_column;
     int fast = !wide && mat_A->format == rocsparse_format_csr &&
                trans_A == rocsparse_operation_none;
+    size_t vsize = rs_value_size(compute_type);
+    for (int32_t bi = 0; bi < mat_C->batch_count; bi++) {
+        const void *bv = (const char *)mat_B->values + (size_t)bi * mat_B->batch_stride * vsize;
+        void *cv = (char *)mat_C->values + (size_t)bi * mat_C->batch_stride * vsize;
 #define RUN(TAG, VT)                                                                         \
     do {                                                                                     \
         VT a = *(const VT *)alpha, b = *(const VT *)beta;                                    \
         if (fast && csr_n_mm_##TAG(m, mat_A->ptr, mat_A->ind, mat_A->val,                    \
-                                   (int32_t)mat_A->base, a, mat_B->values, mat_B->ld, b_col, \
-                                   b, mat_C->values, mat_C->ld, c_col, n))                   \
+                                   (int32_t)mat_A->base, a, bv, mat_B->ld, b_col, b, cv,     \
+                                   mat_C->ld, c_col, n))                                     \
             break;                                                                           \
-        scale_##TAG(mat_C->values, m, n, mat_C->ld, c_col, b);                               \
+        scale_##TAG(cv, m, n, mat_C->ld, c_col, b);                                          \
         if (wide)                                                                            \
-            spmm_w64_##TAG(mat_A, trans_A, a, mat_B->values, mat_B->ld, b_col,               \
-                           mat_C->values, mat_C->ld, c_col, n);                              \
+            spmm_w64_##TAG(mat_A, trans_A, a, bv, mat_B->ld, b_col, cv, mat_C->ld, c_col, n); \
         else                                                                                 \
-            spmm_##TAG(mat_A, trans_A, a, mat_B->values, mat_B->ld, b_col, mat_C->values,    \
-                       mat_C->ld, c_col, n);                                                 \
+            spmm_##TAG(mat_A, trans_A, a, bv, mat_B->ld, b_col, cv, mat_C->ld, c_col, n);    \
     } while (0)
-    switch (compute_type) {
-    case rocsparse_datatype_f32_r: RUN(f32_r, float); break;
-    case rocsparse_datatype_f64_r: RUN(f64_r, double); break;
-    case rocsparse_datatype_f32_c: RUN(f32_c, float complex); break;
-    case rocsparse_datatype_f64_c: RUN(f64_c, double complex); break;
-    default: return rocsparse_status_not_implemented;
+        switch (compute_type) {
+        case rocsparse_datatype_f32_r: RUN(f32_r, float); break;
+        case rocsparse_datatype_f64_r: RUN(f64_r, double); break;
+        case rocsparse_datatype_f32_c: RUN(f32_c, float complex); break;
+        case rocsparse_datatype_f64_c: RUN(f64_c, double complex); break;
+        default: return rocsparse_status_not_implemented;
+        }
     }
 #undef RUN
     return rocsparse_status_success;

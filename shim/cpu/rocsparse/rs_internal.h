@@ -56,6 +56,8 @@ struct _rocsparse_dnmat_descr {
     void *values;
     rocsparse_datatype data_type;
     rocsparse_order order;
+    int32_t batch_count; /* rocsparse_dnmat_set_strided_batch: 1 unless set */
+    int64_t batch_stride;
 };
 
 struct _rocsparse_spvec_descr {
