@@ -240,10 +240,10 @@ def test_handle_version_errors(sp, h) -> None:
     assert sp.fn("cusparseGetMatIndexBase")(d) == 1
     sp.call("cusparseDestroyMatDescr", d)
     # an entry point with no rocSPARSE mapping: NOT_SUPPORTED, counted
-    assert sp.raw("cusparseCreateBsrsv2Info", ctypes.byref(d)) == ST_NOT_SUPPORTED
+    assert sp.raw("cusparseCreatePruneInfo", ctypes.byref(d)) == ST_NOT_SUPPORTED
     count = sp.lib.pyshim_cusparse_unsupported_count
     count.restype, count.argtypes = ctypes.c_ulong, [ctypes.c_char_p]
-    assert count(b"cusparseCreateBsrsv2Info") >= 1
+    assert count(b"cusparseCreatePruneInfo") >= 1
     sp.ok("cusparseGetVersion", "cusparseGetProperty", "cusparseGetErrorName",
           "cusparseGetErrorString",
           "cusparseCreateMatDescr", "cusparseSetMatIndexBase", "cusparseDestroyMatDescr")
