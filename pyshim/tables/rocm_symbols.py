@@ -38,7 +38,7 @@ class RocmSymbolsError(RuntimeError):
 
 @dataclass(frozen=True)
 class RocmLibrary:
-    key: str          # "hip", "hiprtc", "rocblas", "rocsolver"
+    key: str          # "hip", "hiprtc", "rocblas", ...: also the prefix of its functions
     package: str      # Debian binary package
     version: str      # exact Debian version (pinned; a vanished pin raises)
     soname: str       # the shared object the shim resolves symbols from
@@ -46,7 +46,8 @@ class RocmLibrary:
     def owns(self, function: str) -> bool:
         """Whether a target function name is resolved from this library."""
         if self.key == "hip":
-            return function.startswith("hip") and not function.startswith(("hiprtc", "hipfft"))
+            return function.startswith("hip") and not function.startswith(
+                ("hiprtc", "hipfft", "hipblasLt"))
         return function.startswith(self.key)
 
 
@@ -59,6 +60,8 @@ LIBRARIES: tuple[RocmLibrary, ...] = (
     RocmLibrary("rocrand", "librocrand1", "7.2.4-1~exp1", "librocrand.so.1"),
     RocmLibrary("hipfft", "libhipfft0", "7.2.4-1~exp1", "libhipfft.so.0"),
     RocmLibrary("rocsparse", "librocsparse1", "7.2.4-1~exp1", "librocsparse.so.1"),
+    # cuBLASLt's targets (the version of the pinned libhipblaslt-dev headers)
+    RocmLibrary("hipblasLt", "libhipblaslt1", "7.2.4+dfsg-1~exp1", "libhipblaslt.so.1"),
 )
 BY_KEY = {lib.key: lib for lib in LIBRARIES}
 
