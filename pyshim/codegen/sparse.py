@@ -56,6 +56,13 @@ HAND_TARGETS["cusparse"] += (
     *(f"rocsparse_{p}bsr{k}_{s}" for p in "sdcz" for k in ("sv", "sm")
       for s in ("buffer_size", "analysis", "solve")))
 
+# what shim/sparse/cusparse_precond.c calls (the incomplete factorizations and their boost)
+HAND_TARGETS["cusparse"] += (
+    "rocsparse_csrilu0_zero_pivot", "rocsparse_csric0_zero_pivot",
+    *(f"rocsparse_{p}csrilu0_numeric_boost" for p in ("ds", "d", "dc", "z")),
+    *(f"rocsparse_{p}{k}{s}" for p in "sdcz" for k in ("csrilu0", "csric0")
+      for s in ("_buffer_size", "_analysis", "")))
+
 
 def abi_type(rtype: str, rocm_typedefs: dict[str, str]) -> str:
     """randfft's ABI spelling, plus <stdint.h>'s types (rocSPARSE's sizes are int64_t)."""
