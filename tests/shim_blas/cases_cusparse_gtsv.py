@@ -1,6 +1,6 @@
 """cuSPARSE's tridiagonal solves through pyshim's libcusparse.so.12 on the CPU device's
-rocSPARSE: gtsv2 (pivoting), gtsv2_nopivot and gtsv2StridedBatch against
-scipy.linalg.solve_banded, with several right-hand sides and padded leading dimensions
+rocSPARSE: gtsv2 (pivoting), gtsv2_nopivot, gtsv2StridedBatch and gtsvInterleavedBatch
+(its three algorithms) against scipy.linalg.solve_banded, with several right-hand sides and padded leading dimensions
 (child process, see harness.py: numpy arrays are device memory)."""
 
 from __future__ import annotations
@@ -117,4 +117,29 @@ def test_gtsv2_strided_batch(sp, h, dtype) -> None:
                                           x0[i * stride + m:(i + 1) * stride])
         # a stride below m would overlap the systems: refused
         assert sp.raw(name, h, m, dl, d, du, x, count, m - 1, buf) == ST_INVALID_VALUE
+    sp.ok(name, f"{name}_bufferSizeExt")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("algo", [0, 1, 2])  # Thomas, LU with pivoting, QR
+def test_gtsv_interleaved_batch(sp, h, dtype, algo) -> None:
+    """Element i of system b at i*batchCount + b; the stable algorithms (1, 2) solve systems
+    with a zero leading diagonal, Thomas (0) diagonally dominant ones."""
+    rng = np.random.default_rng(41 + algo)
+    P = PRE[dtype]
+    name = f"cusparse{P}gtsvInterleavedBatch"
+    for m, count in ((3, 1), (10, 5)):
+        systems = [diagonals(rng, m, dtype, dominant=algo == 0) for _ in range(count)]
+        dl, d, du = (np.stack([s[k] for s in systems], axis=1).ravel() for k in range(3))
+        x = rand(rng, m * count, dtype)
+        x0 = x.copy()
+        size = np.zeros(1, np.uint64)
+        sp.call(f"{name}_bufferSizeExt", h, algo, m, dl, d, du, x, count, size)
+        buf = np.zeros(int(size[0]), np.uint8)
+        sp.call(name, h, algo, m, dl, d, du, x, count, buf)
+        got, rhs = x.reshape(m, count), x0.reshape(m, count)
+        for b, s in enumerate(systems):
+            np.testing.assert_allclose(got[:, b], reference(*s, rhs[:, b]),
+                                       rtol=TOL[dtype] * 100, atol=TOL[dtype] * 100)
+    assert sp.raw(name, h, 3, 3, dl[:3], d[:3], du[:3], x[:3], 1, buf) == ST_INVALID_VALUE
     sp.ok(name, f"{name}_bufferSizeExt")

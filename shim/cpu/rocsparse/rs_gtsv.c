@@ -1,8 +1,11 @@
 /* The CPU device's tridiagonal solves, in place in the right-hand sides: gtsv (Gaussian
  * elimination with partial pivoting, LAPACK's gttrf/gttrs), gtsv_no_pivot and its strided
- * batch (the Thomas algorithm). Row i of T is dl[i], d[i], du[i] at columns i-1, i, i+1;
- * dl[0] and du[m-1] lie outside T and are not read. The factors go in the caller's buffer
- * (the diagonals are const), in double complex, once for all n right-hand sides. */
+ * batch (the Thomas algorithm), and the interleaved batch (element i of system b at
+ * i*batch_stride + b; Thomas, or for the stable algorithms, LU and QR, the pivoting
+ * elimination: QR's solution, rounded differently). Row i of T is dl[i], d[i], du[i] at
+ * columns i-1, i, i+1; dl[0] and du[m-1] lie outside T and are not read. The factors go in
+ * the caller's buffer (the diagonals are not written), in double complex, once for all n
+ * right-hand sides. */
 #include "rs_internal.h"
 
 static double complex *scratch(void *buffer)
@@ -194,6 +197,61 @@ static rocsparse_status strided(rocsparse_handle handle, rocsparse_int m, const 
     return rocsparse_status_success;
 }
 
+static rocsparse_status interleaved(rocsparse_handle handle,
+                                    rocsparse_gtsv_interleaved_alg alg, rocsparse_int m, const void *dl, const void *d,
+                                    const void *du, void *x, rocsparse_int count,
+                                    rocsparse_int stride, int query, size_t *size,
+                                    void *buffer, rocsparse_datatype t)
+{
+    if (!handle || handle->magic != RS_HANDLE_MAGIC)
+        return rocsparse_status_invalid_handle;
+    if (alg != rocsparse_gtsv_interleaved_alg_default &&
+        alg != rocsparse_gtsv_interleaved_alg_thomas &&
+        alg != rocsparse_gtsv_interleaved_alg_lu && alg != rocsparse_gtsv_interleaved_alg_qr)
+        return rocsparse_status_invalid_value;
+    if (m < 2 || count < 0 || stride < count)
+        return rocsparse_status_invalid_size;
+    if (!dl || !d || !du || !x)
+        return rocsparse_status_invalid_pointer;
+    /* one system gathered (dl, d, du, x) in double complex, then the factors */
+    size_t gathered = (size_t)m * 4 * sizeof(double complex);
+    if (query) {
+        if (!size)
+            return rocsparse_status_invalid_pointer;
+        *size = gathered + pivot_bytes(m);
+        return rocsparse_status_success;
+    }
+    if (count == 0)
+        return rocsparse_status_success;
+    if (!buffer)
+        return rocsparse_status_invalid_pointer;
+    rocsparse_status st = rs_enter(handle);
+    if (st != rocsparse_status_success)
+        return st;
+    double complex *g = scratch(buffer), *w = g + 4 * (size_t)m;
+    const rocsparse_datatype dc = rocsparse_datatype_f64_c;
+    int pivoting = alg != rocsparse_gtsv_interleaved_alg_thomas;
+    for (int64_t b = 0; b < count; b++) {
+        for (int64_t i = 0; i < m; i++) {
+            int64_t at = i * stride + b;
+            g[i] = load_value(dl, t, at);
+            g[m + i] = load_value(d, t, at);
+            g[2 * m + i] = load_value(du, t, at);
+            g[3 * m + i] = load_value(x, t, at);
+        }
+        if (pivoting) {
+            pivot_factor(m, g, g + m, g + 2 * m, dc, w);
+            pivot_solve(m, w, g + 3 * m, dc);
+        } else {
+            thomas_factor(m, g, g + m, g + 2 * m, dc, w);
+            thomas_solve(m, g, w, g + 3 * m, dc);
+        }
+        for (int64_t i = 0; i < m; i++)
+            store_value(x, t, i * stride + b, g[3 * m + i]);
+    }
+    return rocsparse_status_success;
+}
+
 #define GTSV_TYPED(P, T, DT)                                                                 \
     RS_API rocsparse_status rocsparse_##P##gtsv_buffer_size(                                 \
         rocsparse_handle handle, rocsparse_int m, rocsparse_int n, const T *dl, const T *d,  \
@@ -234,6 +292,22 @@ static rocsparse_status strided(rocsparse_handle handle, rocsparse_int m, const 
     {                                                                                        \
         return strided(handle, m, dl, d, du, x, batch_count, batch_stride, 0, NULL,          \
                        temp_buffer, DT);                                                     \
+    }                                                                                        \
+    RS_API rocsparse_status rocsparse_##P##gtsv_interleaved_batch_buffer_size(               \
+        rocsparse_handle handle, rocsparse_gtsv_interleaved_alg alg, rocsparse_int m,        \
+        const T *dl, const T *d, const T *du, const T *x, rocsparse_int batch_count,         \
+        rocsparse_int batch_stride, size_t *buffer_size)                                     \
+    {                                                                                        \
+        return interleaved(handle, alg, m, dl, d, du, (void *)x, batch_count, batch_stride,  \
+                           1, buffer_size, NULL, DT);                                        \
+    }                                                                                        \
+    RS_API rocsparse_status rocsparse_##P##gtsv_interleaved_batch(                           \
+        rocsparse_handle handle, rocsparse_gtsv_interleaved_alg alg, rocsparse_int m, T *dl, \
+        T *d, T *du, T *x, rocsparse_int batch_count, rocsparse_int batch_stride,            \
+        void *temp_buffer)                                                                   \
+    {                                                                                        \
+        return interleaved(handle, alg, m, dl, d, du, x, batch_count, batch_stride, 0, NULL, \
+                           temp_buffer, DT);                                                 \
     }
 
 GTSV_TYPED(s, float, rocsparse_datatype_f32_r)
