@@ -63,9 +63,9 @@ HAND_TARGETS["cusparse"] += (
     *(f"rocsparse_{p}{k}{s}" for p in "sdcz" for k in ("csrilu0", "csric0")
       for s in ("_buffer_size", "_analysis", "")))
 
-# what shim/sparse/cusparse_gtsv.c calls (interleaved batches of tridiagonal solves)
-HAND_TARGETS["cusparse"] += tuple(f"rocsparse_{p}gtsv_interleaved_batch{s}" for p in "sdcz"
-                                  for s in ("_buffer_size", ""))
+# what shim/sparse/cusparse_gtsv.c calls (interleaved batches of tri- and pentadiagonal solves)
+HAND_TARGETS["cusparse"] += tuple(f"rocsparse_{p}{k}_interleaved_batch{s}" for p in "sdcz"
+                                  for k in ("gtsv", "gpsv") for s in ("_buffer_size", ""))
 
 
 def abi_type(rtype: str, rocm_typedefs: dict[str, str]) -> str:

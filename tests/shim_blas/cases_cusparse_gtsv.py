@@ -1,7 +1,8 @@
-"""cuSPARSE's tridiagonal solves through pyshim's libcusparse.so.12 on the CPU device's
-rocSPARSE: gtsv2 (pivoting), gtsv2_nopivot, gtsv2StridedBatch and gtsvInterleavedBatch
-(its three algorithms) against scipy.linalg.solve_banded, with several right-hand sides and padded leading dimensions
-(child process, see harness.py: numpy arrays are device memory)."""
+"""cuSPARSE's tri- and pentadiagonal solves through pyshim's libcusparse.so.12 on the CPU
+device's rocSPARSE: gtsv2 (pivoting), gtsv2_nopivot, gtsv2StridedBatch, gtsvInterleavedBatch
+(its three algorithms) and gpsvInterleavedBatch against scipy.linalg.solve_banded, with
+several right-hand sides and padded leading dimensions (child process, see harness.py: numpy
+arrays are device memory)."""
 
 from __future__ import annotations
 
@@ -142,4 +143,40 @@ def test_gtsv_interleaved_batch(sp, h, dtype, algo) -> None:
             np.testing.assert_allclose(got[:, b], reference(*s, rhs[:, b]),
                                        rtol=TOL[dtype] * 100, atol=TOL[dtype] * 100)
     assert sp.raw(name, h, 3, 3, dl[:3], d[:3], du[:3], x[:3], 1, buf) == ST_INVALID_VALUE
+    sp.ok(name, f"{name}_bufferSizeExt")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gpsv_interleaved_batch(sp, h, dtype) -> None:
+    """Pentadiagonal systems interleaved with a stride of batchCount, against solve_banded:
+    some with a zero leading diagonal (a solve must pivot) and some diagonally dominant."""
+    rng = np.random.default_rng(43)
+    P = PRE[dtype]
+    name = f"cusparse{P}gpsvInterleavedBatch"
+    for m, count in ((3, 1), (12, 4)):
+        systems = []
+        for b in range(count):
+            ds, dl, d, du, dw = (rand(rng, m, dtype) for _ in range(5))
+            ds[:2], dl[:1], du[-1:], dw[-2:] = 0, 0, 0, 0
+            if b % 2:
+                d = d + (6 * np.sign(d.real)).astype(dtype)
+            else:
+                d[0] = 0
+            systems.append((ds, dl, d, du, dw))
+        diags = [np.stack([s[k] for s in systems], axis=1).ravel() for k in range(5)]
+        x = rand(rng, m * count, dtype)
+        x0 = x.copy()
+        size = np.zeros(1, np.uint64)
+        sp.call(f"{name}_bufferSizeExt", h, 0, m, *diags, x, count, size)
+        buf = np.zeros(int(size[0]), np.uint8)
+        sp.call(name, h, 0, m, *diags, x, count, buf)
+        got, rhs = x.reshape(m, count), x0.reshape(m, count)
+        for b, (ds, dl, d, du, dw) in enumerate(systems):
+            ab = np.zeros((5, m), complex)
+            ab[0, 2:], ab[1, 1:], ab[2], ab[3, :-1], ab[4, :-2] = dw[:-2], du[:-1], d, \
+                dl[1:], ds[2:]
+            want = sla.solve_banded((2, 2), ab, rhs[:, b].astype(complex))
+            np.testing.assert_allclose(got[:, b], want, rtol=TOL[dtype] * 100,
+                                       atol=TOL[dtype] * 100)
+    assert sp.raw(name, h, 1, m, *diags, x, count, buf) == ST_INVALID_VALUE  # only QR (0)
     sp.ok(name, f"{name}_bufferSizeExt")
