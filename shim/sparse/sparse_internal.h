@@ -25,7 +25,8 @@ int hipMemcpy(void *dst, const void *src, size_t bytes, int kind);
 enum { PYSHIM_HIP_MEMCPY_DEFAULT = 4 };
 
 /* the legacy info objects (sparse_info.c): a pyshim object of kind `magic` around a
- * rocsparse_mat_info. Destroying NULL succeeds; the wrong kind is CUSPARSE_STATUS_INVALID_VALUE. */
+ * rocsparse_mat_info. Destroying NULL succeeds; the wrong kind is
+ * CUSPARSE_STATUS_INVALID_VALUE. */
 cusparseStatus_t pyshim_info_create(void **out, unsigned magic);
 cusparseStatus_t pyshim_info_destroy(void *info, unsigned magic);
 /* the rocsparse_mat_info inside, NULL for anything that is not a live info of this kind */
