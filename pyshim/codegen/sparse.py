@@ -59,8 +59,10 @@ HAND_TARGETS["cusparse"] += (
 # what shim/sparse/cusparse_precond.c calls (the incomplete factorizations and their boost)
 HAND_TARGETS["cusparse"] += (
     "rocsparse_csrilu0_zero_pivot", "rocsparse_csric0_zero_pivot",
-    *(f"rocsparse_{p}csrilu0_numeric_boost" for p in ("ds", "d", "dc", "z")),
-    *(f"rocsparse_{p}{k}{s}" for p in "sdcz" for k in ("csrilu0", "csric0")
+    "rocsparse_bsrilu0_zero_pivot", "rocsparse_bsric0_zero_pivot",
+    *(f"rocsparse_{p}{k}ilu0_numeric_boost" for p in ("ds", "d", "dc", "z")
+      for k in ("csr", "bsr")),
+    *(f"rocsparse_{p}{f}{k}{s}" for p in "sdcz" for f in ("csr", "bsr") for k in ("ilu0", "ic0")
       for s in ("_buffer_size", "_analysis", "")))
 
 # what shim/sparse/cusparse_gtsv.c calls (interleaved batches of tri- and pentadiagonal solves)

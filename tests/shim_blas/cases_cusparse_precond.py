@@ -1,9 +1,10 @@
 """cuSPARSE's incomplete factorizations through pyshim's libcusparse.so.12 on the CPU device's
 rocSPARSE: csrilu02 (ILU(0)) and csric02 (IC(0)) against factors computed here from their
 definition on the CSR pattern, and checked again by the property that defines them (the
-product equals A on the pattern); their zero pivots (structural after the analysis,
-numerical after the factorization), csrilu02's numeric boost, both index bases (child
-process, see harness.py: numpy arrays are device memory)."""
+product equals A on the pattern); bsrilu02/bsric02 the same on the scalar pattern of the
+stored blocks, both block directions; their zero pivots (structural after the analysis,
+numerical after the factorization; block rows for BSR), the numeric boosts, both index
+bases (child process, see harness.py: numpy arrays are device memory)."""
 
 from __future__ import annotations
 
@@ -262,3 +263,176 @@ def test_csrilu02_numeric_boost(sp, h, dtype) -> None:
     sp.call("cusparseDestroyCsrilu02Info", info)
     sp.call("cusparseDestroyMatDescr", d)
     sp.ok(f"cusparse{P}csrilu02_numericBoost")
+
+
+DIR_ROW, DIR_COL = 0, 1
+
+
+def block_arrays(a, bmask, bd, direction, base):
+    """BSR arrays of the dense `a` on the block pattern `bmask` (blocks row- or
+    column-major), and a function back to the dense form of values in that layout."""
+    mb = len(bmask)
+    rows, cols = np.nonzero(bmask)  # row-major: block rows in order, columns sorted
+    blocks = np.stack([a[i * bd:(i + 1) * bd, j * bd:(j + 1) * bd] for i, j in
+                       zip(rows, cols, strict=True)])
+    if direction == DIR_COL:
+        blocks = blocks.transpose(0, 2, 1)
+    ptr = np.searchsorted(rows, np.arange(mb + 1)).astype(np.int32) + base
+    ind = cols.astype(np.int32) + base
+
+    def dense(val):
+        b = val.reshape(-1, bd, bd)
+        if direction == DIR_COL:
+            b = b.transpose(0, 2, 1)
+        out = np.zeros(a.shape, val.dtype)
+        for (i, j), blk in zip(zip(rows, cols, strict=True), b, strict=True):
+            out[i * bd:(i + 1) * bd, j * bd:(j + 1) * bd] = blk
+        return out
+
+    return np.ascontiguousarray(blocks).ravel().copy(), ptr, ind, len(rows), dense
+
+
+def block_matrix(rng, mb, bd, dtype, hermitian=False):
+    """A dense matrix of random bd x bd blocks on a random block pattern with its diagonal,
+    diagonally dominant (Hermitian positive definite when `hermitian`); the block mask."""
+    bmask = rng.random((mb, mb)) < 0.4
+    bmask |= np.eye(mb, dtype=bool)
+    if hermitian:
+        bmask |= bmask.T
+    mask = np.kron(bmask, np.ones((bd, bd), bool))
+    n = mb * bd
+    a = rng.standard_normal((n, n)) * mask
+    if is_complex(dtype):
+        a = a + 1j * rng.standard_normal((n, n)) * mask
+    if hermitian:
+        a = np.tril(a, -1) + np.tril(a, -1).conj().T
+    a = a + np.diag(np.abs(a).sum(axis=1) + 1)
+    return a.astype(dtype), bmask, mask
+
+
+def bsr_factor(sp, h, k, P, info, d, direction, mb, nnzb, val, ptr, ind, bd):
+    size = np.zeros(1, np.int32)
+    sp.call(f"cusparse{P}{k}_bufferSize", h, direction, mb, nnzb, d, val, ptr, ind, bd, info,
+            size)
+    size_ext = np.zeros(1, np.uint64)
+    sp.call(f"cusparse{P}{k}_bufferSizeExt", h, direction, mb, nnzb, d, val, ptr, ind, bd,
+            info, size_ext)
+    assert size[0] > 0 and size_ext[0] == size[0]
+    buf = np.zeros(int(size[0]), np.uint8)
+    sp.call(f"cusparse{P}{k}_analysis", h, direction, mb, nnzb, d, val, ptr, ind, bd, info,
+            POLICY_USE_LEVEL, buf)
+    sp.call(f"cusparse{P}{k}", h, direction, mb, nnzb, d, val, ptr, ind, bd, info,
+            POLICY_USE_LEVEL, buf)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("direction", [DIR_ROW, DIR_COL])
+def test_bsrilu02(sp, h, dtype, direction) -> None:
+    """ILU(0) of the scalar pattern of the stored blocks: the blocks of L and U, each
+    diagonal block holding its own unit-lower/upper factors."""
+    rng = np.random.default_rng(47 + direction)
+    P = PRE[dtype]
+    for mb, bd, base in ((1, 3, 0), (5, 2, 1), (4, 3, 0), (6, 1, 1)):
+        a, bmask, mask = block_matrix(rng, mb, bd, dtype)
+        val, ptr, ind, nnzb, dense = block_arrays(a, bmask, bd, direction, base)
+        d, info = mat_descr(sp, base), new_info(sp, "Bsrilu02")
+        bsr_factor(sp, h, "bsrilu02", P, info, d, direction, mb, nnzb, val, ptr, ind, bd)
+        assert pivot(sp, h, "bsrilu02", info) == (0, -1)
+        lu = dense(val)
+        np.testing.assert_allclose(lu, ilu0_reference(a.astype(complex), mask),
+                                   rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+        n = mb * bd
+        prod = (np.tril(lu, -1) + np.eye(n)) @ np.triu(lu)
+        np.testing.assert_allclose(prod[mask], a[mask], rtol=TOL[dtype] * 100,
+                                   atol=TOL[dtype] * 100)
+        sp.call("cusparseDestroyBsrilu02Info", info)
+        sp.call("cusparseDestroyMatDescr", d)
+    sp.ok(*(f"cusparse{P}bsrilu02{s}" for s in ("", *(f"_{t}" for t in STAGES))),
+          "cusparseXbsrilu02_zeroPivot", "cusparseCreateBsrilu02Info",
+          "cusparseDestroyBsrilu02Info")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("direction", [DIR_ROW, DIR_COL])
+def test_bsric02(sp, h, dtype, direction) -> None:
+    rng = np.random.default_rng(53 + direction)
+    P = PRE[dtype]
+    for mb, bd, base in ((1, 3, 1), (5, 2, 0), (4, 3, 1), (6, 1, 0)):
+        a, bmask, mask = block_matrix(rng, mb, bd, dtype, hermitian=True)
+        val, ptr, ind, nnzb, dense = block_arrays(a, bmask, bd, direction, base)
+        d, info = mat_descr(sp, base), new_info(sp, "Bsric02")
+        bsr_factor(sp, h, "bsric02", P, info, d, direction, mb, nnzb, val, ptr, ind, bd)
+        assert pivot(sp, h, "bsric02", info) == (0, -1)
+        out = dense(val)
+        low = np.tril(out)
+        np.testing.assert_allclose(low, ic0_reference(a.astype(complex), mask),
+                                   rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+        np.testing.assert_array_equal(np.triu(out, 1), np.triu(a, 1))
+        lower = np.tril(mask)
+        np.testing.assert_allclose((low @ low.conj().T)[lower], a[lower],
+                                   rtol=TOL[dtype] * 100, atol=TOL[dtype] * 100)
+        sp.call("cusparseDestroyBsric02Info", info)
+        sp.call("cusparseDestroyMatDescr", d)
+    sp.ok(*(f"cusparse{P}bsric02{s}" for s in ("", *(f"_{t}" for t in STAGES))),
+          "cusparseXbsric02_zeroPivot", "cusparseCreateBsric02Info",
+          "cusparseDestroyBsric02Info")
+
+
+@pytest.mark.parametrize("base", [0, 1])
+def test_bsr_zero_pivots(sp, h, base) -> None:
+    """A missing diagonal block (analysis) and a zero pivot inside a diagonal block
+    (factorization) are reported as block rows in the matrix's index base."""
+    rng = np.random.default_rng(59)
+    bd, mb = 2, 4
+    for k, kind in (("bsrilu02", "Bsrilu02"), ("bsric02", "Bsric02")):
+        a, bmask, _ = block_matrix(rng, mb, bd, np.float64, hermitian=True)
+        bmask[2, 2] = False
+        val, ptr, ind, nnzb, _ = block_arrays(a, bmask, bd, DIR_ROW, base)
+        d, info = mat_descr(sp, base), new_info(sp, kind)
+        buf = np.zeros(1 << 16, np.uint8)
+        sp.call(f"cusparseD{k}_analysis", h, DIR_ROW, mb, nnzb, d, val, ptr, ind, bd, info,
+                POLICY_USE_LEVEL, buf)
+        assert pivot(sp, h, k, info) == (ST_ZERO_PIVOT, 2 + base)
+        # block row 1's diagonal block [[1, 1], [1, 1]]: its second pivot is zero
+        a, bmask, _ = block_matrix(rng, mb, bd, np.float64, hermitian=True)
+        bmask[1, :] = bmask[:, 1] = False
+        bmask[1, 1] = True
+        a[2:4, 2:4] = 1
+        val, ptr, ind, nnzb, _ = block_arrays(a, bmask, bd, DIR_COL, base)
+        sp.call(f"cusparseD{k}_analysis", h, DIR_COL, mb, nnzb, d, val, ptr, ind, bd, info,
+                POLICY_USE_LEVEL, buf)
+        sp.call(f"cusparseD{k}", h, DIR_COL, mb, nnzb, d, val, ptr, ind, bd, info,
+                POLICY_USE_LEVEL, buf)
+        assert pivot(sp, h, k, info) == (ST_ZERO_PIVOT, 1 + base)
+        other = new_info(sp, "Csrilu02")
+        assert sp.raw(f"cusparseX{k}_zeroPivot", h, other, np.zeros(1, np.int32)) == \
+            ST_INVALID_VALUE
+        sp.call("cusparseDestroyCsrilu02Info", other)
+        sp.call(f"cusparseDestroy{kind}Info", info)
+        sp.call("cusparseDestroyMatDescr", d)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_bsrilu02_numeric_boost(sp, h, dtype) -> None:
+    P = PRE[dtype]
+    boost = (2.5 + 0.5j) if is_complex(dtype) else 2.5
+    # one 3x3 block: the documented singular matrix
+    a = SINGULAR.astype(dtype)
+    bmask, mask = np.ones((1, 1), bool), np.ones((3, 3), bool)
+    val0, ptr, ind, nnzb, dense = block_arrays(a, bmask, 3, DIR_ROW, 0)
+    d, info = mat_descr(sp, 0), new_info(sp, "Bsrilu02")
+    tol, bval = np.array([1e-3]), np.array([boost], dtype)
+    sp.call(f"cusparse{P}bsrilu02_numericBoost", h, info, 1, tol, bval)
+    val = val0.copy()
+    bsr_factor(sp, h, "bsrilu02", P, info, d, DIR_ROW, 1, nnzb, val, ptr, ind, 3)
+    assert pivot(sp, h, "bsrilu02", info) == (0, -1)
+    np.testing.assert_allclose(dense(val), ilu0_reference(a.astype(complex), mask,
+                                                          (1e-3, boost)),
+                               rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+    sp.call(f"cusparse{P}bsrilu02_numericBoost", h, info, 0, tol, bval)
+    val = val0.copy()
+    bsr_factor(sp, h, "bsrilu02", P, info, d, DIR_ROW, 1, nnzb, val, ptr, ind, 3)
+    assert pivot(sp, h, "bsrilu02", info) == (ST_ZERO_PIVOT, 0)
+    sp.call("cusparseDestroyBsrilu02Info", info)
+    sp.call("cusparseDestroyMatDescr", d)
+    sp.ok(f"cusparse{P}bsrilu02_numericBoost")

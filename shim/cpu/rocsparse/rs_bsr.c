@@ -19,7 +19,8 @@ RS_API rocsparse_status rocsparse_create_mat_info(rocsparse_mat_info *info)
     if (!p)
         return rocsparse_status_memory_error;
     *p = (struct _rocsparse_mat_info){.magic = RS_INFO_MAGIC, .sv_pivot = -1, .sm_pivot = -1,
-                                        .ilu_pivot = -1, .ic_pivot = -1};
+                                        .ilu_pivot = -1, .ic_pivot = -1, .bsrilu_pivot = -1,
+                                        .bsric_pivot = -1};
     *info = p;
     return rocsparse_status_success;
 }

@@ -73,11 +73,13 @@ struct _rocsparse_spvec_descr {
  * later stages (rs_bsr.c creates it; the solves there, the factorizations in rs_precond.c) */
 struct _rocsparse_mat_info {
     unsigned magic;
-    /* the first zero pivot of each routine family, in the matrix's index base for
-     * csrilu0/csric0 and as a block row for bsrsv/bsrsm; -1: none */
-    rocsparse_int sv_pivot, sm_pivot, ilu_pivot, ic_pivot;
-    /* rocsparse_Xcsrilu0_numeric_boost: csrilu0 replaces a pivot of modulus <= *boost_tol
-     * by *boost_val; both are read when it runs (pointers, as rocSPARSE keeps them) */
+    /* the first zero pivot of each routine family, -1: none; a row in the matrix's index
+     * base for csrilu0/csric0, a block row in it for bsrilu0/bsric0, a zero-based block row
+     * for bsrsv/bsrsm */
+    rocsparse_int sv_pivot, sm_pivot, ilu_pivot, ic_pivot, bsrilu_pivot, bsric_pivot;
+    /* rocsparse_X{csr,bsr}ilu0_numeric_boost: the factorization replaces a pivot of modulus
+     * <= *boost_tol by *boost_val; both are read when it runs (pointers, as rocSPARSE keeps
+     * them) */
     int boost;
     const void *boost_tol, *boost_val;
     rocsparse_datatype tol_type, val_type;

@@ -8,7 +8,10 @@
  * analysis finds the first row without a diagonal entry (structural); the factorization
  * also the first row whose pivot is zero (numerical). A row j with a zero pivot is not used
  * to eliminate later rows (their entries in column j are left as they are), so the
- * factorization finishes with finite values, and the smallest such j is reported. */
+ * factorization finishes with finite values, and the smallest such j is reported.
+ * bsrilu0/bsric0 are these factorizations of the BSR matrix's scalar pattern (every element
+ * of a stored block): the blocks of L and U, the diagonal blocks factored in place as
+ * rocSPARSE's block algorithm leaves them; their pivots are block rows. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -213,8 +216,16 @@ static rocsparse_status stage(enum stage s, int ic, rocsparse_handle handle, roc
     return rocsparse_status_success;
 }
 
+/* the pivot of a family: csrilu0 0, csric0 1, bsrilu0 2, bsric0 3 */
+static rocsparse_int *field(struct _rocsparse_mat_info *info, int family)
+{
+    rocsparse_int *f[4] = {&info->ilu_pivot, &info->ic_pivot, &info->bsrilu_pivot,
+                           &info->bsric_pivot};
+    return f[family];
+}
+
 static rocsparse_status zero_pivot(rocsparse_handle handle, rocsparse_mat_info info,
-                                   rocsparse_int *position, int ic)
+                                   rocsparse_int *position, int family)
 {
     if (!handle || handle->magic != RS_HANDLE_MAGIC)
         return rocsparse_status_invalid_handle;
@@ -224,7 +235,7 @@ static rocsparse_status zero_pivot(rocsparse_handle handle, rocsparse_mat_info i
     if (st != rocsparse_status_success)
         return st;
     /* host or device position: both are host memory here */
-    *position = ic ? info->ic_pivot : info->ilu_pivot;
+    *position = *field(info, family);
     return *position >= 0 ? rocsparse_status_zero_pivot : rocsparse_status_success;
 }
 
@@ -242,14 +253,28 @@ RS_API rocsparse_status rocsparse_csric0_zero_pivot(rocsparse_handle handle,
     return zero_pivot(handle, info, position, 1);
 }
 
-static rocsparse_status clear(rocsparse_handle handle, rocsparse_mat_info info, int ic)
+static rocsparse_status clear(rocsparse_handle handle, rocsparse_mat_info info, int family)
 {
     if (!handle || handle->magic != RS_HANDLE_MAGIC)
         return rocsparse_status_invalid_handle;
     if (rs_bad_info(info))
         return rocsparse_status_invalid_pointer;
-    *(ic ? &info->ic_pivot : &info->ilu_pivot) = -1;
+    *field(info, family) = -1;
     return rocsparse_status_success;
+}
+
+RS_API rocsparse_status rocsparse_bsrilu0_zero_pivot(rocsparse_handle handle,
+                                                     rocsparse_mat_info info,
+                                                     rocsparse_int *position)
+{
+    return zero_pivot(handle, info, position, 2);
+}
+
+RS_API rocsparse_status rocsparse_bsric0_zero_pivot(rocsparse_handle handle,
+                                                    rocsparse_mat_info info,
+                                                    rocsparse_int *position)
+{
+    return zero_pivot(handle, info, position, 3);
 }
 
 RS_API rocsparse_status rocsparse_csrilu0_clear(rocsparse_handle handle,
@@ -261,6 +286,17 @@ RS_API rocsparse_status rocsparse_csrilu0_clear(rocsparse_handle handle,
 RS_API rocsparse_status rocsparse_csric0_clear(rocsparse_handle handle, rocsparse_mat_info info)
 {
     return clear(handle, info, 1);
+}
+
+RS_API rocsparse_status rocsparse_bsrilu0_clear(rocsparse_handle handle,
+                                                rocsparse_mat_info info)
+{
+    return clear(handle, info, 2);
+}
+
+RS_API rocsparse_status rocsparse_bsric0_clear(rocsparse_handle handle, rocsparse_mat_info info)
+{
+    return clear(handle, info, 3);
 }
 
 static rocsparse_status numeric_boost(rocsparse_handle handle, rocsparse_mat_info info,
@@ -281,20 +317,26 @@ static rocsparse_status numeric_boost(rocsparse_handle handle, rocsparse_mat_inf
     return rocsparse_status_success;
 }
 
-/* the boost of values of type T with a tolerance of type TT */
-#define BOOST(NAME, TT, TT_DT, T, T_DT)                                                      \
-    RS_API rocsparse_status rocsparse_##NAME##csrilu0_numeric_boost(                        \
+/* the boost of values of type T with a tolerance of type TT, for K csrilu0 or bsrilu0 */
+#define BOOST(NAME, K, TT, TT_DT, T, T_DT)                                                   \
+    RS_API rocsparse_status rocsparse_##NAME##K##_numeric_boost(                             \
         rocsparse_handle handle, rocsparse_mat_info info, int enable_boost,                  \
         const TT *boost_tol, const T *boost_val)                                             \
     {                                                                                        \
         return numeric_boost(handle, info, enable_boost, boost_tol, boost_val, TT_DT, T_DT); \
     }
-BOOST(s, float, rocsparse_datatype_f32_r, float, rocsparse_datatype_f32_r)
-BOOST(d, double, rocsparse_datatype_f64_r, double, rocsparse_datatype_f64_r)
-BOOST(c, float, rocsparse_datatype_f32_r, rocsparse_float_complex, rocsparse_datatype_f32_c)
-BOOST(z, double, rocsparse_datatype_f64_r, rocsparse_double_complex, rocsparse_datatype_f64_c)
-BOOST(ds, double, rocsparse_datatype_f64_r, float, rocsparse_datatype_f32_r)
-BOOST(dc, double, rocsparse_datatype_f64_r, rocsparse_float_complex, rocsparse_datatype_f32_c)
+#define BOOSTS(K)                                                                            \
+    BOOST(s, K, float, rocsparse_datatype_f32_r, float, rocsparse_datatype_f32_r)            \
+    BOOST(d, K, double, rocsparse_datatype_f64_r, double, rocsparse_datatype_f64_r)          \
+    BOOST(c, K, float, rocsparse_datatype_f32_r, rocsparse_float_complex,                    \
+          rocsparse_datatype_f32_c)                                                          \
+    BOOST(z, K, double, rocsparse_datatype_f64_r, rocsparse_double_complex,                  \
+          rocsparse_datatype_f64_c)                                                          \
+    BOOST(ds, K, double, rocsparse_datatype_f64_r, float, rocsparse_datatype_f32_r)          \
+    BOOST(dc, K, double, rocsparse_datatype_f64_r, rocsparse_float_complex,                  \
+          rocsparse_datatype_f32_c)
+BOOSTS(csrilu0)
+BOOSTS(bsrilu0)
 
 #define PRECOND_TYPED(P, T, DT, K, IC)                                                       \
     RS_API rocsparse_status rocsparse_##P##K##_buffer_size(                                  \
@@ -334,3 +376,150 @@ PRECOND_TYPED(s, float, rocsparse_datatype_f32_r, csric0, 1)
 PRECOND_TYPED(d, double, rocsparse_datatype_f64_r, csric0, 1)
 PRECOND_TYPED(c, rocsparse_float_complex, rocsparse_datatype_f32_c, csric0, 1)
 PRECOND_TYPED(z, rocsparse_double_complex, rocsparse_datatype_f64_c, csric0, 1)
+
+/* ---- bsrilu0/bsric0: the factorizations of the scalar pattern of the stored blocks ---- */
+
+/* the scalar CSR copy in the caller's buffer (zero-based, double complex), then the work;
+ * each part 16-byte aligned */
+struct expanded {
+    rocsparse_int *ptr, *col;
+    double complex *val;
+    int64_t *work;
+};
+
+static size_t up16(size_t n)
+{
+    return (n + 15) & ~(size_t)15;
+}
+
+static size_t expanded_bytes(int64_t n, int64_t nnz)
+{
+    return up16((size_t)(n + 1) * sizeof(rocsparse_int)) +
+           up16((size_t)nnz * sizeof(rocsparse_int)) +
+           (size_t)nnz * sizeof(double complex) + work_bytes((rocsparse_int)n) + 16;
+}
+
+static struct expanded carve(void *buffer, int64_t n, int64_t nnz)
+{
+    char *p = (char *)(((uintptr_t)buffer + 15) & ~(uintptr_t)15);
+    struct expanded e;
+    e.ptr = (rocsparse_int *)p;
+    p += up16((size_t)(n + 1) * sizeof(rocsparse_int));
+    e.col = (rocsparse_int *)p;
+    p += up16((size_t)nnz * sizeof(rocsparse_int));
+    e.val = (double complex *)p;
+    p += (size_t)nnz * sizeof(double complex);
+    e.work = (int64_t *)p;
+    return e;
+}
+
+/* element (r, c) of block k: r*bd + c (row direction) or c*bd + r (column) */
+static int64_t in_block(rocsparse_direction dir, int64_t bd, int64_t k, int64_t r, int64_t c)
+{
+    return k * bd * bd + (dir == rocsparse_direction_row ? r * bd + c : c * bd + r);
+}
+
+static rocsparse_status bsr_stage(enum stage s, int ic, rocsparse_handle handle,
+                                  rocsparse_direction dir, rocsparse_int mb,
+                                  rocsparse_int nnzb,
+                                  const rocsparse_mat_descr descr, const void *val,
+                                  const rocsparse_int *ptr, const rocsparse_int *col,
+                                  rocsparse_int bd, rocsparse_mat_info info, size_t *size,
+                                  void *buffer, rocsparse_datatype t)
+{
+    struct csr blocks;
+    rocsparse_status st = check(handle, mb, nnzb, descr, val, ptr, col, info, t, &blocks);
+    if (st != rocsparse_status_success)
+        return st;
+    if (dir != rocsparse_direction_row && dir != rocsparse_direction_column)
+        return rocsparse_status_invalid_value;
+    if (bd <= 0)
+        return rocsparse_status_invalid_size;
+    int64_t n = (int64_t)mb * bd, nnz = (int64_t)nnzb * bd * bd;
+    if (n > INT32_MAX || nnz > INT32_MAX)
+        return rocsparse_status_invalid_size;
+    if (s == BUFFER_SIZE) {
+        if (!size)
+            return rocsparse_status_invalid_pointer;
+        *size = expanded_bytes(n, nnz);
+        return rocsparse_status_success;
+    }
+    if (mb > 0 && !buffer)
+        return rocsparse_status_invalid_pointer;
+    if ((st = rs_enter(handle)) != rocsparse_status_success)
+        return st;
+    rocsparse_int *pivot = field(info, ic ? 3 : 2), block_pivot = structural_pivot(&blocks);
+    *pivot = block_pivot;
+    if (s != FACTOR || mb == 0)
+        return rocsparse_status_success;
+    /* scalar row i*bd + r: the elements of row r of block row i's blocks, in block order */
+    struct expanded e = carve(buffer, n, nnz);
+    int64_t at = 0;
+    for (int64_t i = 0; i < mb; i++)
+        for (int64_t r = 0; r < bd; r++) {
+            e.ptr[i * bd + r] = (rocsparse_int)at;
+            for (int64_t k = lo(&blocks, i); k < lo(&blocks, i + 1); k++)
+                for (int64_t c = 0; c < bd; c++, at++) {
+                    e.col[at] = (rocsparse_int)(((int64_t)col[k] - blocks.base) * bd + c);
+                    e.val[at] = load_value(val, t, in_block(dir, bd, k, r, c));
+                }
+        }
+    e.ptr[n] = (rocsparse_int)at;
+    struct csr a = {(rocsparse_int)n, 0, e.ptr, e.col, e.val, rocsparse_datatype_f64_c};
+    rocsparse_int scalar = -1;
+    if (ic)
+        ic0(&a, e.work, &scalar);
+    else
+        ilu0(&a, info, e.work, &scalar);
+    if (scalar >= 0 && (block_pivot < 0 || scalar / bd + blocks.base < block_pivot))
+        *pivot = (rocsparse_int)(scalar / bd + blocks.base);
+    at = 0;
+    for (int64_t i = 0; i < mb; i++)
+        for (int64_t r = 0; r < bd; r++)
+            for (int64_t k = lo(&blocks, i); k < lo(&blocks, i + 1); k++)
+                for (int64_t c = 0; c < bd; c++, at++)
+                    store_value((void *)val, t, in_block(dir, bd, k, r, c), e.val[at]);
+    return rocsparse_status_success;
+}
+
+#define BSR_PRECOND_TYPED(P, T, DT, K, IC)                                                   \
+    RS_API rocsparse_status rocsparse_##P##K##_buffer_size(                                  \
+        rocsparse_handle handle, rocsparse_direction dir, rocsparse_int mb,                  \
+        rocsparse_int nnzb, const rocsparse_mat_descr descr, const T *bsr_val,               \
+        const rocsparse_int *bsr_row_ptr, const rocsparse_int *bsr_col_ind,                  \
+        rocsparse_int block_dim, rocsparse_mat_info info, size_t *buffer_size_)              \
+    {                                                                                        \
+        return bsr_stage(BUFFER_SIZE, IC, handle, dir, mb, nnzb, descr, bsr_val,             \
+                         bsr_row_ptr, bsr_col_ind, block_dim, info, buffer_size_, NULL, DT); \
+    }                                                                                        \
+    RS_API rocsparse_status rocsparse_##P##K##_analysis(                                     \
+        rocsparse_handle handle, rocsparse_direction dir, rocsparse_int mb,                  \
+        rocsparse_int nnzb, const rocsparse_mat_descr descr, const T *bsr_val,               \
+        const rocsparse_int *bsr_row_ptr, const rocsparse_int *bsr_col_ind,                  \
+        rocsparse_int block_dim, rocsparse_mat_info info, rocsparse_analysis_policy analysis, \
+        rocsparse_solve_policy solve_, void *temp_buffer)                                    \
+    {                                                                                        \
+        (void)analysis, (void)solve_;                                                        \
+        return bsr_stage(ANALYSIS, IC, handle, dir, mb, nnzb, descr, bsr_val, bsr_row_ptr,   \
+                         bsr_col_ind, block_dim, info, NULL, temp_buffer, DT);               \
+    }                                                                                        \
+    RS_API rocsparse_status rocsparse_##P##K(                                                \
+        rocsparse_handle handle, rocsparse_direction dir, rocsparse_int mb,                  \
+        rocsparse_int nnzb, const rocsparse_mat_descr descr, T *bsr_val,                     \
+        const rocsparse_int *bsr_row_ptr, const rocsparse_int *bsr_col_ind,                  \
+        rocsparse_int block_dim, rocsparse_mat_info info, rocsparse_solve_policy policy,     \
+        void *temp_buffer)                                                                   \
+    {                                                                                        \
+        (void)policy;                                                                        \
+        return bsr_stage(FACTOR, IC, handle, dir, mb, nnzb, descr, bsr_val, bsr_row_ptr,     \
+                         bsr_col_ind, block_dim, info, NULL, temp_buffer, DT);               \
+    }
+
+BSR_PRECOND_TYPED(s, float, rocsparse_datatype_f32_r, bsrilu0, 0)
+BSR_PRECOND_TYPED(d, double, rocsparse_datatype_f64_r, bsrilu0, 0)
+BSR_PRECOND_TYPED(c, rocsparse_float_complex, rocsparse_datatype_f32_c, bsrilu0, 0)
+BSR_PRECOND_TYPED(z, rocsparse_double_complex, rocsparse_datatype_f64_c, bsrilu0, 0)
+BSR_PRECOND_TYPED(s, float, rocsparse_datatype_f32_r, bsric0, 1)
+BSR_PRECOND_TYPED(d, double, rocsparse_datatype_f64_r, bsric0, 1)
+BSR_PRECOND_TYPED(c, rocsparse_float_complex, rocsparse_datatype_f32_c, bsric0, 1)
+BSR_PRECOND_TYPED(z, rocsparse_double_complex, rocsparse_datatype_f64_c, bsric0, 1)
