@@ -38,6 +38,8 @@ def built() -> tuple[Path, Path]:
 def test_generic_api_cases(built, tmp_path: Path) -> None:
     env.run_cases(built, "cases_cusparse.py", tmp_path)
     env.run_cases(built, "cases_cusparse_bsr.py", tmp_path)
+    env.run_cases(built, "cases_cusparse_precond.py", tmp_path)
+    env.run_cases(built, "cases_cusparse_gtsv.py", tmp_path)
     verified = set(json.loads((tmp_path / "cusparse.json").read_text()))
     table = load_table("cusparse")["entry_points"]
     hand = {n for n, e in table.items() if e["class"] == "shim"}

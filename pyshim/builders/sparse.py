@@ -22,9 +22,10 @@ from pyshim.paths import SHIM_DIR
 SHIM_SRC = SHIM_DIR / "sparse"
 # rocsparse_status_not_implemented; complex products as GPU libraries compute them (no C
 # Annex G NaN recovery, which made each complex multiply a __muldc3 call: complex SpMV ran at
-# 0.6x scipy's), division still range-reduced
+# 0.6x scipy's), division still range-reduced; libm for csric0's square roots and the
+# pivot moduli of the incomplete factorizations
 CPU_LIB = CpuLib("librocsparse.so.1", "rocsparse", ("rocsparse", "hip", "hsa"), "rocsparse_",
-                 "rocsparse", 2, (), cflags=("-fcx-fortran-rules",))
+                 "rocsparse", 2, ("-lm",), cflags=("-fcx-fortran-rules",))
 SHIM_LIBS = {"cusparse": ("cusparse12", "librocsparse.so.1")}
 
 

@@ -56,6 +56,19 @@ HAND_TARGETS["cusparse"] += (
     *(f"rocsparse_{p}bsr{k}_{s}" for p in "sdcz" for k in ("sv", "sm")
       for s in ("buffer_size", "analysis", "solve")))
 
+# what shim/sparse/cusparse_precond.c calls (the incomplete factorizations and their boost)
+HAND_TARGETS["cusparse"] += (
+    "rocsparse_csrilu0_zero_pivot", "rocsparse_csric0_zero_pivot",
+    "rocsparse_bsrilu0_zero_pivot", "rocsparse_bsric0_zero_pivot",
+    *(f"rocsparse_{p}{k}ilu0_numeric_boost" for p in ("ds", "d", "dc", "z")
+      for k in ("csr", "bsr")),
+    *(f"rocsparse_{p}{f}{k}{s}" for p in "sdcz" for f in ("csr", "bsr") for k in ("ilu0", "ic0")
+      for s in ("_buffer_size", "_analysis", "")))
+
+# what shim/sparse/cusparse_gtsv.c calls (interleaved batches of tri- and pentadiagonal solves)
+HAND_TARGETS["cusparse"] += tuple(f"rocsparse_{p}{k}_interleaved_batch{s}" for p in "sdcz"
+                                  for k in ("gtsv", "gpsv") for s in ("_buffer_size", ""))
+
 
 def abi_type(rtype: str, rocm_typedefs: dict[str, str]) -> str:
     """randfft's ABI spelling, plus <stdint.h>'s types (rocSPARSE's sizes are int64_t)."""

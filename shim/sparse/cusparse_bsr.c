@@ -5,9 +5,7 @@
  * batch. cuSPARSE's buffer sizes are ints where rocSPARSE's are size_t; its solve policies
  * (level information or not) are a hint rocSPARSE decides itself (policy auto), and every
  * analysis is redone (policy force), as cuSPARSE analyses the values it is given. */
-#include <limits.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <cusparse.h>
 
 #include "sparse_internal.h"
@@ -43,69 +41,28 @@ BSRMV(D, double, rocsparse_dbsrmv)
 BSRMV(C, cuComplex, rocsparse_cbsrmv)
 BSRMV(Z, cuDoubleComplex, rocsparse_zbsrmv)
 
-/* ---- the solve infos: a checked pyshim object around a rocsparse_mat_info ---- */
+/* ---- the solve infos: pyshim objects around a rocsparse_mat_info (sparse_info.c) ---- */
 
-struct solve_info {
-    unsigned magic;
-    void *mat_info; /* rocsparse_mat_info */
-};
 enum { BSRSV2_MAGIC = 0x70627376u, BSRSM2_MAGIC = 0x7062736du };
-
-static cusparseStatus_t info_create(void **out, unsigned magic)
-{
-    if (!out)
-        return CUSPARSE_STATUS_INVALID_VALUE;
-    struct solve_info *s = calloc(1, sizeof *s);
-    if (!s)
-        return CUSPARSE_STATUS_ALLOC_FAILED;
-    int st = rocsparse_create_mat_info(&s->mat_info);
-    if (st != 0) {
-        free(s);
-        return STATUS(st);
-    }
-    s->magic = magic;
-    *out = s;
-    return CUSPARSE_STATUS_SUCCESS;
-}
-
-static cusparseStatus_t info_destroy(void *p, unsigned magic)
-{
-    struct solve_info *s = p;
-    if (!s)
-        return CUSPARSE_STATUS_SUCCESS;
-    if (s->magic != magic)
-        return CUSPARSE_STATUS_INVALID_VALUE;
-    int st = rocsparse_destroy_mat_info(s->mat_info);
-    s->magic = 0;
-    free(s);
-    return STATUS(st);
-}
-
-/* the rocsparse_mat_info inside, NULL for anything that is not a live info of this kind */
-static void *mat_info(const void *p, unsigned magic)
-{
-    const struct solve_info *s = p;
-    return s && s->magic == magic ? s->mat_info : NULL;
-}
 
 PYSHIM_EXPORT cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)
 {
-    return info_create((void **)info, BSRSV2_MAGIC);
+    return pyshim_info_create((void **)info, BSRSV2_MAGIC);
 }
 
 PYSHIM_EXPORT cusparseStatus_t cusparseDestroyBsrsv2Info(bsrsv2Info_t info)
 {
-    return info_destroy(info, BSRSV2_MAGIC);
+    return pyshim_info_destroy(info, BSRSV2_MAGIC);
 }
 
 PYSHIM_EXPORT cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)
 {
-    return info_create((void **)info, BSRSM2_MAGIC);
+    return pyshim_info_create((void **)info, BSRSM2_MAGIC);
 }
 
 PYSHIM_EXPORT cusparseStatus_t cusparseDestroyBsrsm2Info(bsrsm2Info_t info)
 {
-    return info_destroy(info, BSRSM2_MAGIC);
+    return pyshim_info_destroy(info, BSRSM2_MAGIC);
 }
 
 PYSHIM_EXPORT cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle,
@@ -113,7 +70,7 @@ PYSHIM_EXPORT cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle
 {
     if (!handle)
         return CUSPARSE_STATUS_NOT_INITIALIZED;
-    void *mi = mat_info(info, BSRSV2_MAGIC);
+    void *mi = pyshim_info_mat(info, BSRSV2_MAGIC);
     if (!mi || !position)
         return CUSPARSE_STATUS_INVALID_VALUE;
     return STATUS(rocsparse_bsrsv_zero_pivot(handle, mi, position));
@@ -124,19 +81,10 @@ PYSHIM_EXPORT cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle
 {
     if (!handle)
         return CUSPARSE_STATUS_NOT_INITIALIZED;
-    void *mi = mat_info(info, BSRSM2_MAGIC);
+    void *mi = pyshim_info_mat(info, BSRSM2_MAGIC);
     if (!mi || !position)
         return CUSPARSE_STATUS_INVALID_VALUE;
     return STATUS(rocsparse_bsrsm_zero_pivot(handle, mi, position));
-}
-
-/* rocSPARSE's size_t buffer size as cuSPARSE's int */
-static cusparseStatus_t int_size(size_t bytes, int *out)
-{
-    if (bytes > INT_MAX)
-        return CUSPARSE_STATUS_INSUFFICIENT_RESOURCES;
-    *out = (int)bytes;
-    return CUSPARSE_STATUS_SUCCESS;
 }
 
 /* ---- bsrsv2: op(A) x = alpha f, A triangular (descrA's fill and diagonal) ---- */
@@ -149,7 +97,7 @@ static cusparseStatus_t int_size(size_t bytes, int *out)
     {                                                                                        \
         if (!handle)                                                                         \
             return CUSPARSE_STATUS_NOT_INITIALIZED;                                          \
-        void *mi = mat_info(info, BSRSV2_MAGIC);                                             \
+        void *mi = pyshim_info_mat(info, BSRSV2_MAGIC);                                      \
         if (!mi || !pBufferSize)                                                             \
             return CUSPARSE_STATUS_INVALID_VALUE;                                            \
         return STATUS(R##bsrsv_buffer_size(handle, DIR(dirA), OPER(transA), mb, nnzb,        \
@@ -167,7 +115,8 @@ static cusparseStatus_t int_size(size_t bytes, int *out)
         cusparseStatus_t st = cusparse##P##bsrsv2_bufferSizeExt(                             \
             handle, dirA, transA, mb, nnzb, descrA, val, rowPtr, colInd, blockDim, info,     \
             &bytes);                                                                         \
-        return st != CUSPARSE_STATUS_SUCCESS ? st : int_size(bytes, pBufferSizeInBytes);     \
+        return st != CUSPARSE_STATUS_SUCCESS ? st                                           \
+                                             : pyshim_int_size(bytes, pBufferSizeInBytes);   \
     }                                                                                        \
     PYSHIM_EXPORT cusparseStatus_t cusparse##P##bsrsv2_analysis(                             \
         cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA,       \
@@ -178,7 +127,7 @@ static cusparseStatus_t int_size(size_t bytes, int *out)
         (void)policy;                                                                        \
         if (!handle)                                                                         \
             return CUSPARSE_STATUS_NOT_INITIALIZED;                                          \
-        void *mi = mat_info(info, BSRSV2_MAGIC);                                             \
+        void *mi = pyshim_info_mat(info, BSRSV2_MAGIC);                                      \
         if (!mi)                                                                             \
             return CUSPARSE_STATUS_INVALID_VALUE;                                            \
         return STATUS(R##bsrsv_analysis(handle, DIR(dirA), OPER(transA), mb, nnzb, descrA,   \
@@ -194,7 +143,7 @@ static cusparseStatus_t int_size(size_t bytes, int *out)
         (void)policy;                                                                        \
         if (!handle)                                                                         \
             return CUSPARSE_STATUS_NOT_INITIALIZED;                                          \
-        void *mi = mat_info(info, BSRSV2_MAGIC);                                             \
+        void *mi = pyshim_info_mat(info, BSRSV2_MAGIC);                                      \
         if (!mi)                                                                             \
             return CUSPARSE_STATUS_INVALID_VALUE;                                            \
         return STATUS(R##bsrsv_solve(handle, DIR(dirA), OPER(transA), mb, nnzb,              \
@@ -218,7 +167,7 @@ BSRSV2(Z, cuDoubleComplex, rocsparse_z)
     {                                                                                        \
         if (!handle)                                                                         \
             return CUSPARSE_STATUS_NOT_INITIALIZED;                                          \
-        void *mi = mat_info(info, BSRSM2_MAGIC);                                             \
+        void *mi = pyshim_info_mat(info, BSRSM2_MAGIC);                                      \
         if (!mi || !pBufferSize)                                                             \
             return CUSPARSE_STATUS_INVALID_VALUE;                                            \
         return STATUS(R##bsrsm_buffer_size(handle, DIR(dirA), OPER(transA), OPER(transB),    \
@@ -237,7 +186,8 @@ BSRSV2(Z, cuDoubleComplex, rocsparse_z)
         cusparseStatus_t st = cusparse##P##bsrsm2_bufferSizeExt(                             \
             handle, dirA, transA, transXY, mb, n, nnzb, descrA, val, rowPtr, colInd,         \
             blockSize, info, &bytes);                                                        \
-        return st != CUSPARSE_STATUS_SUCCESS ? st : int_size(bytes, pBufferSizeInBytes);     \
+        return st != CUSPARSE_STATUS_SUCCESS ? st                                           \
+                                             : pyshim_int_size(bytes, pBufferSizeInBytes);   \
     }                                                                                        \
     PYSHIM_EXPORT cusparseStatus_t cusparse##P##bsrsm2_analysis(                             \
         cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA,       \
@@ -249,7 +199,7 @@ BSRSV2(Z, cuDoubleComplex, rocsparse_z)
         (void)policy;                                                                        \
         if (!handle)                                                                         \
             return CUSPARSE_STATUS_NOT_INITIALIZED;                                          \
-        void *mi = mat_info(info, BSRSM2_MAGIC);                                             \
+        void *mi = pyshim_info_mat(info, BSRSM2_MAGIC);                                      \
         if (!mi)                                                                             \
             return CUSPARSE_STATUS_INVALID_VALUE;                                            \
         return STATUS(R##bsrsm_analysis(handle, DIR(dirA), OPER(transA), OPER(transXY), mb,  \
@@ -267,7 +217,7 @@ BSRSV2(Z, cuDoubleComplex, rocsparse_z)
         (void)policy;                                                                        \
         if (!handle)                                                                         \
             return CUSPARSE_STATUS_NOT_INITIALIZED;                                          \
-        void *mi = mat_info(info, BSRSM2_MAGIC);                                             \
+        void *mi = pyshim_info_mat(info, BSRSM2_MAGIC);                                      \
         if (!mi)                                                                             \
             return CUSPARSE_STATUS_INVALID_VALUE;                                            \
         return STATUS(R##bsrsm_solve(handle, DIR(dirA), OPER(transA), OPER(transXY), mb, n,  \

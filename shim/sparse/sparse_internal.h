@@ -6,6 +6,7 @@
 #define PYSHIM_SPARSE_INTERNAL_H
 
 #include <stddef.h>
+#include <cusparse.h>
 
 #define PYSHIM_WEAK __attribute__((weak, visibility("default")))
 #undef PYSHIM_EXPORT
@@ -22,5 +23,15 @@ int pyshim_cusparse_datatype(int cuda_data_type);
  * direction from the pointers, as a CUDA program's arrays may be any memory UVA maps. */
 int hipMemcpy(void *dst, const void *src, size_t bytes, int kind);
 enum { PYSHIM_HIP_MEMCPY_DEFAULT = 4 };
+
+/* the legacy info objects (sparse_info.c): a pyshim object of kind `magic` around a
+ * rocsparse_mat_info. Destroying NULL succeeds; the wrong kind is
+ * CUSPARSE_STATUS_INVALID_VALUE. */
+cusparseStatus_t pyshim_info_create(void **out, unsigned magic);
+cusparseStatus_t pyshim_info_destroy(void *info, unsigned magic);
+/* the rocsparse_mat_info inside, NULL for anything that is not a live info of this kind */
+void *pyshim_info_mat(const void *info, unsigned magic);
+/* rocSPARSE's size_t buffer size as cuSPARSE's int */
+cusparseStatus_t pyshim_int_size(size_t bytes, int *out);
 
 #endif

@@ -11,12 +11,6 @@
 
 #include "rs_internal.h"
 
-struct _rocsparse_mat_info {
-    unsigned magic;
-    rocsparse_int sv_pivot, sm_pivot; /* block row of the first zero pivot; -1: none */
-};
-enum { RS_INFO_MAGIC = 0x7273696eu };
-
 RS_API rocsparse_status rocsparse_create_mat_info(rocsparse_mat_info *info)
 {
     if (!info)
@@ -24,19 +18,16 @@ RS_API rocsparse_status rocsparse_create_mat_info(rocsparse_mat_info *info)
     struct _rocsparse_mat_info *p = calloc(1, sizeof *p);
     if (!p)
         return rocsparse_status_memory_error;
-    *p = (struct _rocsparse_mat_info){RS_INFO_MAGIC, -1, -1};
+    *p = (struct _rocsparse_mat_info){.magic = RS_INFO_MAGIC, .sv_pivot = -1, .sm_pivot = -1,
+                                        .ilu_pivot = -1, .ic_pivot = -1, .bsrilu_pivot = -1,
+                                        .bsric_pivot = -1};
     *info = p;
     return rocsparse_status_success;
 }
 
-static int bad_info(const struct _rocsparse_mat_info *i)
-{
-    return !i || i->magic != RS_INFO_MAGIC;
-}
-
 RS_API rocsparse_status rocsparse_destroy_mat_info(rocsparse_mat_info info)
 {
-    if (bad_info(info))
+    if (rs_bad_info(info))
         return rocsparse_status_invalid_pointer;
     info->magic = 0;
     free(info);
@@ -110,7 +101,7 @@ static rocsparse_status bsrmv(rocsparse_handle handle, rocsparse_direction dir,
     if (st != rocsparse_status_success)
         return st;
     /* the analysis info is optional (NULL runs without one) */
-    if (info && bad_info(info))
+    if (info && rs_bad_info(info))
         return rocsparse_status_invalid_pointer;
     if (trans != rocsparse_operation_none)
         return rocsparse_status_not_implemented;
@@ -220,7 +211,7 @@ static rocsparse_status zero_pivot(rocsparse_handle handle, rocsparse_mat_info i
 {
     if (!handle || handle->magic != RS_HANDLE_MAGIC)
         return rocsparse_status_invalid_handle;
-    if (bad_info(info) || !position)
+    if (rs_bad_info(info) || !position)
         return rocsparse_status_invalid_pointer;
     rocsparse_status st = rs_enter(handle);
     if (st != rocsparse_status_success)
@@ -248,7 +239,7 @@ static rocsparse_status clear(rocsparse_handle handle, rocsparse_mat_info info, 
 {
     if (!handle || handle->magic != RS_HANDLE_MAGIC)
         return rocsparse_status_invalid_handle;
-    if (bad_info(info))
+    if (rs_bad_info(info))
         return rocsparse_status_invalid_pointer;
     *(sm ? &info->sm_pivot : &info->sv_pivot) = -1;
     return rocsparse_status_success;
@@ -279,7 +270,7 @@ static rocsparse_status stage_check(rocsparse_handle handle, rocsparse_direction
                                 a);
     if (st != rocsparse_status_success)
         return st;
-    if (bad_info(info))
+    if (rs_bad_info(info))
         return rocsparse_status_invalid_pointer;
     if (nrhs >= 0 && trans_x != rocsparse_operation_none &&
         trans_x != rocsparse_operation_transpose)

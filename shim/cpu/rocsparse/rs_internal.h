@@ -69,7 +69,24 @@ struct _rocsparse_spvec_descr {
     rocsparse_datatype data_type;
 };
 
+/* what the analysis and compute stages of one matrix leave for its zero-pivot query and
+ * later stages (rs_bsr.c creates it; the solves there, the factorizations in rs_precond.c) */
+struct _rocsparse_mat_info {
+    unsigned magic;
+    /* the first zero pivot of each routine family, -1: none; a row in the matrix's index
+     * base for csrilu0/csric0, a block row in it for bsrilu0/bsric0, a zero-based block row
+     * for bsrsv/bsrsm */
+    rocsparse_int sv_pivot, sm_pivot, ilu_pivot, ic_pivot, bsrilu_pivot, bsric_pivot;
+    /* rocsparse_X{csr,bsr}ilu0_numeric_boost: the factorization replaces a pivot of modulus
+     * <= *boost_tol by *boost_val; both are read when it runs (pointers, as rocSPARSE keeps
+     * them) */
+    int boost;
+    const void *boost_tol, *boost_val;
+    rocsparse_datatype tol_type, val_type;
+};
+
 enum {
+    RS_INFO_MAGIC = 0x7273696eu,
     RS_SPVEC_MAGIC = 0x72737376u,
     RS_HANDLE_MAGIC = 0x72736861u,
     RS_MAT_MAGIC = 0x72736d61u,
@@ -84,6 +101,11 @@ static inline int rs_spmat_readable(const struct _rocsparse_spmat_descr *d)
     int64_t outer = d->format == rocsparse_format_csc ? d->cols : d->rows;
     return d->magic == RS_SPMAT_MAGIC &&
            (d->format == rocsparse_format_coo || d->ptr || outer == 0);
+}
+
+static inline int rs_bad_info(const struct _rocsparse_mat_info *i)
+{
+    return !i || i->magic != RS_INFO_MAGIC;
 }
 
 /* the handle's stream drained: 0 on success */
