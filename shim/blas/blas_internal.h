@@ -56,7 +56,12 @@ int pyshim_blas_narrow_pivots(int *dst, const int64_t *src, int n);
 int pyshim_blas_handle_get(const void *handle, int slot, int fallback);
 int pyshim_blas_handle_set(const void *handle, int slot, int value);
 void pyshim_blas_handle_forget(const void *handle);
-enum { PYSHIM_SLOT_CUBLAS_MATH = 0, PYSHIM_SLOT_CUSOLVER_MATH = 1, PYSHIM_SLOTS = 2 };
+enum {
+    PYSHIM_SLOT_CUBLAS_MATH = 0,
+    PYSHIM_SLOT_CUSOLVER_MATH = 1,
+    PYSHIM_SLOT_CUBLAS_SM_COUNT = 2,
+    PYSHIM_SLOTS = 3
+};
 
 /* Objects handed out by pointer (cusolverDnParams, syevjInfo): live ones are in a set, so
  * validity is decided before reading through what the caller passed. 0 add: no memory. */

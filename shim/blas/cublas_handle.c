@@ -1,6 +1,8 @@
 /* cuBLAS handle state rocBLAS does not keep the same way: the math mode (recorded per
- * handle, TF32 passed on as rocBLAS's xf32 mode), the user workspace, and destruction,
- * which also forgets the recorded state. cublasHandle_t is the rocblas_handle itself. */
+ * handle, TF32 passed on as rocBLAS's xf32 mode), the SM count target (a hint of how many
+ * multiprocessors cuBLAS's kernels may plan for, recorded: rocBLAS sizes its grids
+ * itself, so results cannot depend on it), the user workspace, and destruction, which
+ * also forgets the recorded state. cublasHandle_t is the rocblas_handle itself. */
 #include <cublas_v2.h>
 
 #include "blas_internal.h"
@@ -39,6 +41,31 @@ PYSHIM_EXPORT cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath
         return CUBLAS_STATUS_INVALID_VALUE;
     *mode = (cublasMath_t)pyshim_blas_handle_get(handle, PYSHIM_SLOT_CUBLAS_MATH,
                                                  CUBLAS_DEFAULT_MATH);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+PYSHIM_EXPORT cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget)
+{
+    rocblas_math_mode current;  /* rocBLAS's answer says whether the handle is one */
+    rocblas_status st = rocblas_get_math_mode((rocblas_handle)handle, &current);
+    if (st != rocblas_status_success)
+        return STATUS(st);
+    if (smCountTarget < 0)  /* 0 restores the default: the device's count */
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (!pyshim_blas_handle_set(handle, PYSHIM_SLOT_CUBLAS_SM_COUNT, smCountTarget))
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+PYSHIM_EXPORT cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)
+{
+    rocblas_math_mode current;
+    rocblas_status st = rocblas_get_math_mode((rocblas_handle)handle, &current);
+    if (st != rocblas_status_success)
+        return STATUS(st);
+    if (!smCountTarget)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *smCountTarget = pyshim_blas_handle_get(handle, PYSHIM_SLOT_CUBLAS_SM_COUNT, 0);
     return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -123,8 +123,21 @@ def test_modes(cb: H.Lib, h) -> None:
         assert v.value == mode
     assert cb.raw("cublasSetMathMode", h, 9) == ST_INVALID_VALUE
     assert cb.raw("cublasSetMathMode", None, 0) == ST_NOT_INITIALIZED
+    # the SM count target: 0 (the device's count) until set, recorded, 0 restores it
+    cb.call("cublasGetSmCountTarget", h, ctypes.byref(v))
+    assert v.value == 0
+    cb.call("cublasSetSmCountTarget", h, 12)
+    cb.call("cublasGetSmCountTarget", h, ctypes.byref(v))
+    assert v.value == 12
+    assert cb.raw("cublasSetSmCountTarget", h, -1) == ST_INVALID_VALUE
+    assert cb.raw("cublasSetSmCountTarget", None, 4) == ST_NOT_INITIALIZED
+    assert cb.raw("cublasGetSmCountTarget", h, None) == ST_INVALID_VALUE
+    cb.call("cublasSetSmCountTarget", h, 0)
+    cb.call("cublasGetSmCountTarget", h, ctypes.byref(v))
+    assert v.value == 0
     cb.ok("cublasGetPointerMode", "cublasSetPointerMode", "cublasSetAtomicsMode",
-          "cublasGetAtomicsMode", "cublasSetMathMode", "cublasGetMathMode")
+          "cublasGetAtomicsMode", "cublasSetMathMode", "cublasGetMathMode",
+          "cublasSetSmCountTarget", "cublasGetSmCountTarget")
 
 
 def test_workspace(cb: H.Lib, h) -> None:
