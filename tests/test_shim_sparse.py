@@ -17,8 +17,6 @@ import pytest
 import scipy.sparse as ssp
 
 from pyshim.codegen.common import load_table
-from pyshim.paths import build_dir
-from pyshim.tables.fetch import include_dir
 
 sys.path.insert(0, str(Path(__file__).parent / "shim_blas"))
 import env  # noqa: E402
@@ -28,11 +26,7 @@ HERE = Path(__file__).parent / "shim_blas"
 
 @pytest.fixture(scope="module")
 def built() -> tuple[Path, Path]:
-    from pyshim.builders.sparse import build_sparse
-
-    lib, cpu = env.build()
-    build_sparse(lib.parent)  # libcusparse beside libcublas, rocSPARSE beside rocBLAS
-    return lib, cpu
+    return env.build_sparse()
 
 
 def test_generic_api_cases(built, tmp_path: Path) -> None:
@@ -62,21 +56,7 @@ def _floats(words: list[str]) -> np.ndarray:
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 def test_nvcc_program(built) -> None:
-    from pyshim.builders.components import build_all
-
-    lib, cpu = built
-    build_all(components=("cpu", "libcuda"))
-    exe = lib.parent / "progs" / "prog_cusparse"
-    exe.parent.mkdir(parents=True, exist_ok=True)
-    inc = [f"-I{include_dir(k)}" for k in ("cusparse12",)]
-    proc = subprocess.run(["nvcc", "-O1", "-o", str(exe), str(HERE / "prog_cusparse.cu"), *inc,
-                           f"-L{lib}", "-l:libcusparse.so.12", "-Xlinker", f"-rpath-link={cpu}"],
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    e = dict(os.environ, LD_LIBRARY_PATH=f"{lib}:{build_dir() / 'lib'}:{cpu}")
-    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, env=e)
-    assert proc.returncode == 0 and "PASS prog_cusparse" in proc.stdout, proc.stdout + proc.stderr
-    out = {ln.split()[0]: ln.split()[1:] for ln in proc.stdout.splitlines() if ln.strip()}
+    out = env.run_program(built, "prog_cusparse", ("cusparse12",), ("libcusparse.so.12",))
     m, n, nnz = map(int, out["shape"])
     a = ssp.csr_matrix((_floats(out["val"]), [int(v) for v in out["ind"]],
                         [int(v) for v in out["ptr"]]), shape=(m, n))
@@ -98,23 +78,8 @@ def test_nvcc_triangular_solves(built) -> None:
     and SpVV from an nvcc-built program, in float and double, against scipy."""
     import scipy.sparse.linalg as sla
 
-    from pyshim.builders.components import build_all
-
-    lib, cpu = built
-    build_all(components=("cpu", "libcuda"))
-    exe = lib.parent / "progs" / "prog_cusparse_spsv"
-    exe.parent.mkdir(parents=True, exist_ok=True)
-    inc = [f"-I{include_dir(k)}" for k in ("cusparse12",)]
-    proc = subprocess.run(["nvcc", "-O1", "-o", str(exe), str(HERE / "prog_cusparse_spsv.cu"),
-                           *inc, f"-L{lib}", "-l:libcusparse.so.12", "-Xlinker",
-                           f"-rpath-link={cpu}"], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    e = dict(os.environ, LD_LIBRARY_PATH=f"{lib}:{build_dir() / 'lib'}:{cpu}")
-    proc = subprocess.run([str(exe), *map(str, SPSV_SIZES)], capture_output=True, text=True,
-                          timeout=120, env=e)
-    assert proc.returncode == 0 and "PASS prog_cusparse_spsv" in proc.stdout, \
-        proc.stdout[-3000:] + proc.stderr
-    out = {ln.split()[0]: ln.split()[1:] for ln in proc.stdout.splitlines() if ln.strip()}
+    out = env.run_program(built, "prog_cusparse_spsv", ("cusparse12",), ("libcusparse.so.12",),
+                          tuple(map(str, SPSV_SIZES)))
     checked = 0
     for prefix, tol in (("d", 1e-12), ("s", 1e-5)):
         for n in SPSV_SIZES:

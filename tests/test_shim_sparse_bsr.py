@@ -7,9 +7,7 @@ geqrfBatched's are in cases_cublas.py."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,9 +15,6 @@ import numpy as np
 import pytest
 import scipy.linalg as sla
 import scipy.sparse as ssp
-
-from pyshim.paths import build_dir
-from pyshim.tables.fetch import include_dir
 
 sys.path.insert(0, str(Path(__file__).parent / "shim_blas"))
 import env  # noqa: E402
@@ -29,11 +24,7 @@ HERE = Path(__file__).parent / "shim_blas"
 
 @pytest.fixture(scope="module")
 def built() -> tuple[Path, Path]:
-    from pyshim.builders.sparse import build_sparse
-
-    lib, cpu = env.build()
-    build_sparse(lib.parent)
-    return lib, cpu
+    return env.build_sparse()
 
 
 def _floats(words: list[str]) -> np.ndarray:
@@ -42,23 +33,8 @@ def _floats(words: list[str]) -> np.ndarray:
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 def test_nvcc_program(built) -> None:
-    from pyshim.builders.components import build_all
-
-    lib, cpu = built
-    build_all(components=("cpu", "libcuda"))
-    exe = lib.parent / "progs" / "prog_bsr_geqrf"
-    exe.parent.mkdir(parents=True, exist_ok=True)
-    inc = [f"-I{include_dir(k)}" for k in ("cusparse12", "cublas13")]
-    proc = subprocess.run(["nvcc", "-O1", "-o", str(exe), str(HERE / "prog_bsr_geqrf.cu"), *inc,
-                           f"-L{lib}", "-l:libcusparse.so.12", "-l:libcublas.so.13",
-                           "-Xlinker", f"-rpath-link={cpu}"],
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    e = dict(os.environ, LD_LIBRARY_PATH=f"{lib}:{build_dir() / 'lib'}:{cpu}")
-    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, env=e)
-    assert proc.returncode == 0 and "PASS prog_bsr_geqrf" in proc.stdout, \
-        proc.stdout + proc.stderr
-    out = {ln.split()[0]: ln.split()[1:] for ln in proc.stdout.splitlines() if ln.strip()}
+    out = env.run_program(built, "prog_bsr_geqrf", ("cusparse12", "cublas13"),
+                          ("libcusparse.so.12", "libcublas.so.13"))
     mb, bd, nnzb = map(int, out["shape"])
     n = mb * bd
     # blocks are column-major (CUSPARSE_DIRECTION_COLUMN): transpose each into scipy's rows

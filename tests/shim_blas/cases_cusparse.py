@@ -4,7 +4,6 @@ against scipy.sparse (child process, see harness.py: numpy arrays are device mem
 from __future__ import annotations
 
 import ctypes
-import os
 import sys
 from pathlib import Path
 
@@ -14,6 +13,9 @@ import scipy.sparse as ssp
 
 sys.path.insert(0, str(Path(__file__).parent))
 import harness as H  # noqa: E402
+import sparse_fixtures  # noqa: E402
+
+sp, h = sparse_fixtures.sp, sparse_fixtures.h
 
 # cuSPARSE constants (cusparse.h, library_types.h)
 OP_N, OP_T, OP_C = 0, 1, 2
@@ -24,21 +26,6 @@ CUDA_TYPE = {np.float32: 0, np.float64: 1, np.complex64: 4, np.complex128: 5}
 ST_NOT_INITIALIZED, ST_INVALID_VALUE, ST_NOT_SUPPORTED = 1, 3, 10
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 TOL = {np.float32: 1e-4, np.float64: 1e-12, np.complex64: 1e-4, np.complex128: 1e-12}
-
-
-@pytest.fixture(scope="module")
-def sp() -> H.Lib:
-    lib = H.Lib(Path(os.environ["PYSHIM_BLAS_LIB"]) / "libcusparse.so.12", "cusparse")
-    yield lib
-    H.write_coverage("cusparse", lib.exercised)
-
-
-@pytest.fixture(scope="module")
-def h(sp: H.Lib):
-    handle = ctypes.c_void_p()
-    sp.call("cusparseCreate", ctypes.byref(handle))
-    yield handle
-    sp.call("cusparseDestroy", handle)
 
 
 def random_matrix(rng, m, n, dtype, density=0.3):

@@ -7,7 +7,6 @@ process, see harness.py: numpy arrays are device memory)."""
 from __future__ import annotations
 
 import ctypes
-import os
 import sys
 from pathlib import Path
 
@@ -16,7 +15,9 @@ import pytest
 import scipy.sparse as ssp
 
 sys.path.insert(0, str(Path(__file__).parent))
-import harness as H  # noqa: E402
+import sparse_fixtures  # noqa: E402
+
+sp, h = sparse_fixtures.sp, sparse_fixtures.h
 
 OP_N, OP_T, OP_C = 0, 1, 2
 DIR_ROW, DIR_COL = 0, 1
@@ -26,21 +27,6 @@ ST_INVALID_VALUE, ST_ZERO_PIVOT = 3, 9
 PRE = {np.float32: "S", np.float64: "D", np.complex64: "C", np.complex128: "Z"}
 DTYPES = list(PRE)
 TOL = {np.float32: 2e-4, np.float64: 1e-11, np.complex64: 2e-4, np.complex128: 1e-11}
-
-
-@pytest.fixture(scope="module")
-def sp() -> H.Lib:
-    lib = H.Lib(Path(os.environ["PYSHIM_BLAS_LIB"]) / "libcusparse.so.12", "cusparse")
-    yield lib
-    H.write_coverage("cusparse", lib.exercised)
-
-
-@pytest.fixture(scope="module")
-def h(sp: H.Lib):
-    handle = ctypes.c_void_p()
-    sp.call("cusparseCreate", ctypes.byref(handle))
-    yield handle
-    sp.call("cusparseDestroy", handle)
 
 
 def block_matrix(rng, mb, nb, bd, dtype, diag=True, density=0.4):

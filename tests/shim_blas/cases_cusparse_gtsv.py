@@ -6,8 +6,6 @@ arrays are device memory)."""
 
 from __future__ import annotations
 
-import ctypes
-import os
 import sys
 from pathlib import Path
 
@@ -16,27 +14,14 @@ import pytest
 import scipy.linalg as sla
 
 sys.path.insert(0, str(Path(__file__).parent))
-import harness as H  # noqa: E402
+import sparse_fixtures  # noqa: E402
+
+sp, h = sparse_fixtures.sp, sparse_fixtures.h
 
 ST_INVALID_VALUE = 3
 PRE = {np.float32: "S", np.float64: "D", np.complex64: "C", np.complex128: "Z"}
 DTYPES = list(PRE)
 TOL = {np.float32: 2e-4, np.float64: 1e-11, np.complex64: 2e-4, np.complex128: 1e-11}
-
-
-@pytest.fixture(scope="module")
-def sp() -> H.Lib:
-    lib = H.Lib(Path(os.environ["PYSHIM_BLAS_LIB"]) / "libcusparse.so.12", "cusparse")
-    yield lib
-    H.write_coverage("cusparse", lib.exercised)
-
-
-@pytest.fixture(scope="module")
-def h(sp: H.Lib):
-    handle = ctypes.c_void_p()
-    sp.call("cusparseCreate", ctypes.byref(handle))
-    yield handle
-    sp.call("cusparseDestroy", handle)
 
 
 def rand(rng, shape, dtype):

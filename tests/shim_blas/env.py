@@ -34,6 +34,40 @@ def build() -> tuple[Path, Path]:
     return lib, cpu
 
 
+def build_sparse() -> tuple[Path, Path]:
+    """build() plus libcusparse beside libcublas and rocSPARSE beside rocBLAS."""
+    from pyshim.builders.sparse import build_sparse as build_libs
+
+    lib, cpu = build()
+    build_libs(lib.parent)
+    return lib, cpu
+
+
+def run_program(built: tuple[Path, Path], name: str, headers: tuple[str, ...],
+                sonames: tuple[str, ...], args: tuple[str, ...] = ()) -> dict[str, list[str]]:
+    """nvcc-build tests/shim_blas/<name>.cu against pyshim's libraries (the pinned headers
+    of `headers`), run it on the CPU device, and return its `key value ...` lines by key;
+    fails unless it exits 0 and prints `PASS <name>`."""
+    from pyshim.builders.components import build_all
+    from pyshim.tables.fetch import include_dir
+
+    lib, cpu = built
+    build_all(components=("cpu", "libcuda"))
+    exe = lib.parent / "progs" / name
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    cmd = ["nvcc", "-O1", "-o", str(exe), str(HERE / f"{name}.cu"),
+           *(f"-I{include_dir(k)}" for k in headers), f"-L{lib}",
+           *(f"-l:{so}" for so in sonames), "-Xlinker", f"-rpath-link={cpu}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    env = dict(os.environ, LD_LIBRARY_PATH=f"{lib}:{build_dir() / 'lib'}:{cpu}")
+    proc = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=120,
+                          env=env)
+    assert proc.returncode == 0 and f"PASS {name}" in proc.stdout, \
+        proc.stdout[-3000:] + proc.stderr
+    return {ln.split()[0]: ln.split()[1:] for ln in proc.stdout.splitlines() if ln.strip()}
+
+
 def child_env(lib: Path, cpu: Path, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = f"{lib}:{cpu}"
