@@ -18,65 +18,48 @@ enum { CSRILU02_MAGIC = 0x70696c75u, CSRIC02_MAGIC = 0x70696330u };
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
-PYSHIM_EXPORT cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)
-{
-    return pyshim_info_create((void **)info, CSRILU02_MAGIC);
-}
+/* a factorization's info object (pyshim_info_* checked by MAGIC) and its zero pivot: CK and
+ * K are cuSPARSE's spellings (cusparseCreateCsrilu02Info, csrilu02Info_t), RK rocSPARSE's */
+#define INFO_KIND(CK, K, RK, MAGIC)                                                          \
+    PYSHIM_EXPORT cusparseStatus_t cusparseCreate##CK##Info(K##Info_t *info)                 \
+    {                                                                                        \
+        return pyshim_info_create((void **)info, MAGIC);                                     \
+    }                                                                                        \
+    PYSHIM_EXPORT cusparseStatus_t cusparseDestroy##CK##Info(K##Info_t info)                 \
+    {                                                                                        \
+        return pyshim_info_destroy(info, MAGIC);                                             \
+    }                                                                                        \
+    PYSHIM_EXPORT cusparseStatus_t cusparseX##K##_zeroPivot(cusparseHandle_t handle,         \
+                                                          K##Info_t info, int *position)     \
+    {                                                                                        \
+        if (!handle)                                                                         \
+            return CUSPARSE_STATUS_NOT_INITIALIZED;                                          \
+        void *mi = pyshim_info_mat(info, MAGIC);                                             \
+        if (!mi || !position)                                                                \
+            return CUSPARSE_STATUS_INVALID_VALUE;                                            \
+        return STATUS(rocsparse_##RK##_zero_pivot(handle, mi, position));                    \
+    }
+INFO_KIND(Csrilu02, csrilu02, csrilu0, CSRILU02_MAGIC)
+INFO_KIND(Csric02, csric02, csric0, CSRIC02_MAGIC)
 
-PYSHIM_EXPORT cusparseStatus_t cusparseDestroyCsrilu02Info(csrilu02Info_t info)
-{
-    return pyshim_info_destroy(info, CSRILU02_MAGIC);
-}
-
-PYSHIM_EXPORT cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)
-{
-    return pyshim_info_create((void **)info, CSRIC02_MAGIC);
-}
-
-PYSHIM_EXPORT cusparseStatus_t cusparseDestroyCsric02Info(csric02Info_t info)
-{
-    return pyshim_info_destroy(info, CSRIC02_MAGIC);
-}
-
-PYSHIM_EXPORT cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t handle,
-                                                           csrilu02Info_t info, int *position)
-{
-    if (!handle)
-        return CUSPARSE_STATUS_NOT_INITIALIZED;
-    void *mi = pyshim_info_mat(info, CSRILU02_MAGIC);
-    if (!mi || !position)
-        return CUSPARSE_STATUS_INVALID_VALUE;
-    return STATUS(rocsparse_csrilu0_zero_pivot(handle, mi, position));
-}
-
-PYSHIM_EXPORT cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle,
-                                                          csric02Info_t info, int *position)
-{
-    if (!handle)
-        return CUSPARSE_STATUS_NOT_INITIALIZED;
-    void *mi = pyshim_info_mat(info, CSRIC02_MAGIC);
-    if (!mi || !position)
-        return CUSPARSE_STATUS_INVALID_VALUE;
-    return STATUS(rocsparse_csric0_zero_pivot(handle, mi, position));
-}
-
-/* the boost of one value type: R is rocSPARSE's boost with a double tolerance */
-#define BOOST(P, VT, R)                                                                      \
-    PYSHIM_EXPORT cusparseStatus_t cusparse##P##csrilu02_numericBoost(                       \
-        cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol,         \
+/* the boost of one value type for format F (csr, bsr): R is rocSPARSE's boost with a double
+ * tolerance */
+#define BOOST(P, F, VT, R, MAGIC)                                                            \
+    PYSHIM_EXPORT cusparseStatus_t cusparse##P##F##ilu02_numericBoost(                       \
+        cusparseHandle_t handle, F##ilu02Info_t info, int enable_boost, double *tol,         \
         VT *boost_val)                                                                       \
     {                                                                                        \
         if (!handle)                                                                         \
             return CUSPARSE_STATUS_NOT_INITIALIZED;                                          \
-        void *mi = pyshim_info_mat(info, CSRILU02_MAGIC);                                    \
+        void *mi = pyshim_info_mat(info, MAGIC);                                             \
         if (!mi)                                                                             \
             return CUSPARSE_STATUS_INVALID_VALUE;                                            \
         return STATUS(R(handle, mi, enable_boost, tol, boost_val));                          \
     }
-BOOST(S, float, rocsparse_dscsrilu0_numeric_boost)
-BOOST(D, double, rocsparse_dcsrilu0_numeric_boost)
-BOOST(C, cuComplex, rocsparse_dccsrilu0_numeric_boost)
-BOOST(Z, cuDoubleComplex, rocsparse_zcsrilu0_numeric_boost)
+BOOST(S, csr, float, rocsparse_dscsrilu0_numeric_boost, CSRILU02_MAGIC)
+BOOST(D, csr, double, rocsparse_dcsrilu0_numeric_boost, CSRILU02_MAGIC)
+BOOST(C, csr, cuComplex, rocsparse_dccsrilu0_numeric_boost, CSRILU02_MAGIC)
+BOOST(Z, csr, cuDoubleComplex, rocsparse_zcsrilu0_numeric_boost, CSRILU02_MAGIC)
 
 /* K: cuSPARSE's name (csrilu02, csric02), RK: rocSPARSE's (csrilu0, csric0) */
 #define PRECOND(P, VT, R, K, RK, MAGIC)                                                      \
@@ -148,64 +131,12 @@ enum { BSRILU02_MAGIC = 0x7062696cu, BSRIC02_MAGIC = 0x70626963u };
 /* cusparseDirection_t and rocsparse_direction: row 0, column 1 in both */
 #define DIR(d) ((int)(d))
 
-PYSHIM_EXPORT cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)
-{
-    return pyshim_info_create((void **)info, BSRILU02_MAGIC);
-}
-
-PYSHIM_EXPORT cusparseStatus_t cusparseDestroyBsrilu02Info(bsrilu02Info_t info)
-{
-    return pyshim_info_destroy(info, BSRILU02_MAGIC);
-}
-
-PYSHIM_EXPORT cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)
-{
-    return pyshim_info_create((void **)info, BSRIC02_MAGIC);
-}
-
-PYSHIM_EXPORT cusparseStatus_t cusparseDestroyBsric02Info(bsric02Info_t info)
-{
-    return pyshim_info_destroy(info, BSRIC02_MAGIC);
-}
-
-PYSHIM_EXPORT cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle,
-                                                           bsrilu02Info_t info, int *position)
-{
-    if (!handle)
-        return CUSPARSE_STATUS_NOT_INITIALIZED;
-    void *mi = pyshim_info_mat(info, BSRILU02_MAGIC);
-    if (!mi || !position)
-        return CUSPARSE_STATUS_INVALID_VALUE;
-    return STATUS(rocsparse_bsrilu0_zero_pivot(handle, mi, position));
-}
-
-PYSHIM_EXPORT cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle,
-                                                          bsric02Info_t info, int *position)
-{
-    if (!handle)
-        return CUSPARSE_STATUS_NOT_INITIALIZED;
-    void *mi = pyshim_info_mat(info, BSRIC02_MAGIC);
-    if (!mi || !position)
-        return CUSPARSE_STATUS_INVALID_VALUE;
-    return STATUS(rocsparse_bsric0_zero_pivot(handle, mi, position));
-}
-
-#define BSR_BOOST(P, VT, R)                                                                  \
-    PYSHIM_EXPORT cusparseStatus_t cusparse##P##bsrilu02_numericBoost(                       \
-        cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol,         \
-        VT *boost_val)                                                                       \
-    {                                                                                        \
-        if (!handle)                                                                         \
-            return CUSPARSE_STATUS_NOT_INITIALIZED;                                          \
-        void *mi = pyshim_info_mat(info, BSRILU02_MAGIC);                                    \
-        if (!mi)                                                                             \
-            return CUSPARSE_STATUS_INVALID_VALUE;                                            \
-        return STATUS(R(handle, mi, enable_boost, tol, boost_val));                          \
-    }
-BSR_BOOST(S, float, rocsparse_dsbsrilu0_numeric_boost)
-BSR_BOOST(D, double, rocsparse_dbsrilu0_numeric_boost)
-BSR_BOOST(C, cuComplex, rocsparse_dcbsrilu0_numeric_boost)
-BSR_BOOST(Z, cuDoubleComplex, rocsparse_zbsrilu0_numeric_boost)
+INFO_KIND(Bsrilu02, bsrilu02, bsrilu0, BSRILU02_MAGIC)
+INFO_KIND(Bsric02, bsric02, bsric0, BSRIC02_MAGIC)
+BOOST(S, bsr, float, rocsparse_dsbsrilu0_numeric_boost, BSRILU02_MAGIC)
+BOOST(D, bsr, double, rocsparse_dbsrilu0_numeric_boost, BSRILU02_MAGIC)
+BOOST(C, bsr, cuComplex, rocsparse_dcbsrilu0_numeric_boost, BSRILU02_MAGIC)
+BOOST(Z, bsr, cuDoubleComplex, rocsparse_zbsrilu0_numeric_boost, BSRILU02_MAGIC)
 
 /* AQ: the analysis' value qualifier (bsrilu02's values are not const there, bsric02's are) */
 #define BSR_PRECOND(P, VT, R, K, RK, MAGIC, AQ)                                              \
