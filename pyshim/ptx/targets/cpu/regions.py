@@ -37,7 +37,7 @@ from pyshim.ptx.targets.cpu.phase import SHFL_POINTS, PhaseNaming, shfl_point
 
 _TID_VARS = {"TID_X": "x", "TID_Y": "y", "TID_Z": "z", "LINEAR": "ps_i"}
 _RET = records.point("@ret")  # a thread leaves the kernel (phase.PhaseForm.ret_stmt)
-# the branches a region's guard-free copy may leave out (their guards' marks, _marked_body)
+# the branches a region's guard-free copy may leave out (their guards' marks, _marked_records)
 _GUARDED = frozenset(("bra", "ret", "exit"))
 # a lane tail's marks (RegionKernel.tail_marks): its guard, where it begins and ends
 _TG, _TB, _TE = records.point("@tg"), records.point("@tb"), records.point("@te")
@@ -48,6 +48,13 @@ def _guard_mark(what: str) -> bool:
     return what[:3] == "@g:" or what[:5] == "@rec:" or what in ("@/g", "@tg", "@tb", "@te")
 
 
+# the placeholders that move a record's text to another region (RegionKernel.scan: those
+# whose first four characters are "@bar", "@col" or "@reg", and "@resume"), as they open
+_SCAN_RESUME, _SCAN_BAR, _SCAN_COLL, _SCAN_REGION = (PH + "@resume", PH + "@bar", PH + "@col",
+                                                     PH + "@reg")
+# the placeholders that end a region or the prologue (RegionKernel.split: "@resume",
+# "@red", "@region", "@coll", "@bar"), as they open
+_SPLIT_RE, _SPLIT_COLL, _SPLIT_BAR = PH + "@re", PH + "@coll", PH + "@bar"
 _ADDR = "(uint8_t *)(uintptr_t)"  # the address a register holds (phase.PhaseForm.address)
 _PC = "coll[ps_i]"  # thread ps_i's collective record (phase.PC)
 # a shuffle's source lane from the thread's index, without its context (phase.SHFL_POINTS)
@@ -68,7 +75,7 @@ class _Naming(records.Naming):
 
     def __init__(self, arrays: set[str], jump=lambda label: f"goto {label};",
                  simd: bool = False, done: str = "return 0;",
-                 shfl: dict[str, str | None] | None = None) -> None:
+                 shfl: dict[str, str | None] | None = None, park: str | None = None) -> None:
         self.arrays = arrays
         self.jump = jump
         self.simd = simd  # the thread's index from the loop's variables, not the context
@@ -77,6 +84,10 @@ class _Naming(records.Naming):
         # "<kind>:<site>" -> its C (None for "@dval": the value is not stored); the others
         # as phase kernels spell them, in the thread's record
         self.shfl = shfl or {}
+        # where a thread waits at the collective closing its region ("@park:<site>"): for
+        # the generic completion (ps_phase_collectives, park None) its state and resume
+        # site, else `park`
+        self.park = park
 
     def reg(self, name: str) -> str:
         return f"ps_s_{name}[ps_i]" if name in self.arrays else name
@@ -115,31 +126,18 @@ class _Naming(records.Naming):
             # a local's address may become base + offset (_pointer_addresses)
             name = what[6:]
             return _ADDR + self.reg(name) if name in self.arrays else records.point(what)
-        if what[:6] == "@park:" or what[:3] == "@l:" or _guard_mark(what):
-            return records.point(what)  # (spelled once the region's shuffle is decided,
-            #                             its copies made and its guards decided)
+        if what[:6] == "@park:":
+            return (f"ps_state[ps_i] = 2; ps_resume[ps_i] = {what[6:]}u;"
+                    if self.park is None else self.park)
+        if what[:3] == "@l:" or _guard_mark(what):
+            return records.point(what)  # (spelled once its copies are made and its
+            #                             guards decided)
         if what[:3] == "@w:":
             # a warp matrix instruction's records (cpu/phase.py warp_fn): rows of the
             # block's arrays, without the context (the loop may then run its threads in SIMD)
             kind, _, row = what[3:].partition(":")
             return ("ps_waddr[ps_i]" if kind == "addr"
                     else f"ps_w{kind}[{row}u * (uint64_t)n + ps_i]")
-        return super().point(what)
-
-
-class _Park(records.Naming):
-    """Spells where a thread waits at the collective closing its region: for the generic
-    completion (ps_phase_collectives) its state and resume site, else `spell`."""
-
-    def __init__(self, spell: str | None = None) -> None:
-        self.spell = spell
-
-    def point(self, what: str) -> str:
-        if what[:6] == "@park:":
-            return (f"ps_state[ps_i] = 2; ps_resume[ps_i] = {what[6:]}u;"
-                    if self.spell is None else self.spell)
-        if what[:3] == "@l:" or what[:6] == "@addr:" or _guard_mark(what):
-            return records.point(what)
         return super().point(what)
 
 
@@ -231,35 +229,43 @@ class RegionKernel:
         kernel: the body's synchronisation points and region marks split it."""
         plan = self.plan
         self.scan()
-        pieces = self._marked_body(self.tail_marks()).split(PH)
         regions: list[str] = []
         ends: dict[int, str] = {}  # what ends region j
         start_of: dict[str, int] = {}  # which region each split label starts
         cur: list[str] = []
         prologue = None
-        for i, x in enumerate(pieces):
-            if not i % 2:
-                cur.append(x)
+        # the marked records joined by newlines, split where a region ends: a record without
+        # a placeholder that may end one goes into the current region as it stands (a
+        # record's placeholders are whole: its pieces alternate text and placeholder)
+        for n, text in enumerate(self._marked_records(self.tail_marks())):
+            if n:
+                cur.append("\n")
+            if _SPLIT_RE not in text and _SPLIT_COLL not in text and _SPLIT_BAR not in text:
+                cur.append(text)
                 continue
-            kind, _, arg = x.partition(":")
-            if kind == "@resume" and prologue is None:
-                prologue, cur = "".join(cur), []
-                continue
-            if kind == "@red":  # (bar.red: the phase form's own resume point)
-                raise _NotInShape
-            if kind == "@coll":  # the collective completes after the region's loop
-                cur.append(records.point(f"@park:{arg}") + " }")
-                ends[len(regions)] = f"coll:{arg}"
-            elif kind == "@region":
-                start_of[arg] = len(regions) + 1
-                ends[len(regions)] = "label"
-            elif kind == "@bar":
-                ends[len(regions)] = "bar"
-            else:  # a register: the regions render it
-                cur.append(PH + x + PH)
-                continue
-            regions.append("".join(cur))
-            cur = []
+            for i, x in enumerate(text.split(PH)):
+                if not i % 2:
+                    cur.append(x)
+                    continue
+                kind, _, arg = x.partition(":")
+                if kind == "@resume" and prologue is None:
+                    prologue, cur = "".join(cur), []
+                    continue
+                if kind == "@red":  # (bar.red: the phase form's own resume point)
+                    raise _NotInShape
+                if kind == "@coll":  # the collective completes after the region's loop
+                    cur.append(records.point(f"@park:{arg}") + " }")
+                    ends[len(regions)] = f"coll:{arg}"
+                elif kind == "@region":
+                    start_of[arg] = len(regions) + 1
+                    ends[len(regions)] = "label"
+                elif kind == "@bar":
+                    ends[len(regions)] = "bar"
+                else:  # a register: the regions render it
+                    cur.append(PH + x + PH)
+                    continue
+                regions.append("".join(cur))
+                cur = []
         regions.append("".join(cur))
         if len(regions) != plan.count:
             raise _NotInShape
@@ -290,14 +296,25 @@ class RegionKernel:
         # resumes, for one that spans regions)
         self.writes_in: dict[int, set[str]] = {}
         at = -1
+        busy = self.busy
         for rec in self.fe.records:
             first = at
             text: set[int] = set()
-            if PH not in rec.template:  # (most records: one piece)
-                if at >= 0 and rec.kind != records.LABEL and rec.template.strip():
+            t = rec.template
+            if PH not in t:  # (most records: one piece)
+                if at >= 0 and rec.kind != records.LABEL and t.strip():
                     text.add(at)
+            elif (_SCAN_RESUME not in t and _SCAN_BAR not in t and _SCAN_COLL not in t
+                  and _SCAN_REGION not in t):
+                # no synchronisation point or region mark: the record stays in region `at`,
+                # and its text is there (it has a placeholder); whether the region is busy
+                # needs its text pieces only while that is not known yet
+                if at >= 0 and rec.kind != records.LABEL:
+                    text.add(at)
+                    if at not in busy and any(x.strip() for x in t.split(PH)[::2]):
+                        busy.add(at)
             else:
-                for i, x in enumerate(rec.template.split(PH)):
+                for i, x in enumerate(t.split(PH)):
                     if i % 2:
                         if x == "@resume":
                             at = 0
@@ -309,8 +326,8 @@ class RegionKernel:
                     elif at >= 0 and rec.kind != records.LABEL and x.strip():
                         text.add(at)
                         self.busy.add(at)
-            if PH not in rec.template:
-                self.busy |= text
+            if PH not in t:
+                busy |= text
             if at >= 0 and rec.context:
                 self.context.add(at)
             if rec.writes:
@@ -377,8 +394,8 @@ class RegionKernel:
                                               for i in range(begin, end)))
         return marks
 
-    def _marked_body(self, marks: dict[int, str]) -> str:
-        """The body's templates, with `marks` before records, and each predicated branch
+    def _marked_records(self, marks: dict[int, str]) -> list[str]:
+        """The body's templates, one per record, with `marks` before records, and each predicated branch
         between the marks of its guard ("@g:<predicate>:<negated>" ... "@/g"): the
         guard-free copy of a region leaves out the branches no thread of the block takes
         (_unguarded)."""
@@ -400,7 +417,7 @@ class RegionKernel:
                     x = _after_last_split(x, mark)
                 x = mark + x
             out.append(marks[i] + x if i in marks else x)
-        return "\n".join(out)
+        return out
 
     def registers(self) -> None:
         """Each register's C type, the registers each region uses, and which of them cross
@@ -586,7 +603,7 @@ class RegionKernel:
             else:
                 spell[f"@sres:{prev}"] = "ps_sres[ps_i]"
                 spell[f"@sok:{prev}"] = "(ps_sok[ps_i] != 0)"
-        naming = _Naming(cross - own, jump, simd, done, spell)
+        naming = _Naming(cross - own, jump, simd, done, spell, park)
 
         need = {x for x in used[j] if x in remat and remat[x][0] < j}
         for x in sorted(remat, key=lambda x: -remat[x][1]):  # dependencies first, backwards
@@ -602,8 +619,7 @@ class RegionKernel:
         # plain arithmetic)
         leaves = _RET in r
         template = r
-        # (a shuffle completed from the arrays: where its thread waits, this round's mark)
-        r = _Park(park).render(pre + naming.render(r))
+        r = pre + naming.render(r)
         for x in branches:
             if x in start_of:
                 self.ahead = max(self.ahead, start_of[x])
@@ -1015,7 +1031,7 @@ def _late_arrivals(regions: list[str], start_of: dict[str, int], after_bar: list
 
 
 def _unguarded(r: str, names: dict[tuple[str, bool], str]) -> tuple[str, str, list[str]]:
-    """Region text `r` (its guards marked, _marked_body) without its branches on predicates
+    """Region text `r` (its guards marked, _marked_records) without its branches on predicates
     that `names` maps (with the negation) to a block-level condition that no thread takes
     them; `r` without the marks; and those conditions."""
     if "@g:" not in r:
@@ -1209,36 +1225,45 @@ def _pointer_addresses(r: str, j: int, pre: list, recs: list, at: list[tuple[int
 
     for rec, names in pre:
         write(rec, names)
+    # the record marks and addresses (the placeholders this rewrites) by part index; the
+    # others are copied with the text around them (a join of the parts between, with PH)
+    marks = [i for i in range(1, len(parts), 2)
+             if parts[i][:5] == "@rec:" or parts[i][:6] == "@addr:"]
     place: dict[int, int] = {}  # part index of a record mark -> the record's place
-    for i in range(1, len(parts), 2):
+    for i in marks:
         x = parts[i]
-        if x[:5] == "@rec:":
+        if x[1] == "r":  # (@rec:)
             k = int(x[5:])
             place[i] = len(who)
             write(k, recs[k].writes if at[k][1] == j else ())
-    out = [parts[0]]
+    out = []
+    prev = 0  # the first part not copied yet (text)
     cur = -1
-    for i in range(1, len(parts), 2):
+    regs: dict[int, set[str]] = {}  # a record's registers (Record.regs), as asked for
+    for i in marks:
+        out.append(PH.join(parts[prev:i]))
+        prev = i + 1
         x = parts[i]
-        if x[:5] == "@rec:":
+        if x[1] == "r":
             cur = place[i]
-        elif x[:6] == "@addr:":
-            name = x[6:]
-            spelled = _ADDR + name
-            hit = adds.get(name)
-            if hit is not None and word(name) and word(hit[0]) and word(hit[1]):
-                base, off, sites = hit
-                d = defs.get(name)
-                # (not `p = p + off`: the access needs p's value before the add)
-                if (d is not None and d < cur and who[d] is not None
-                        and name != base and name != off
-                        and recs[who[d]].site in sites
-                        and base not in arrays and off not in arrays
-                        and {base, off} <= recs[who[d]].regs
-                        and last.get(base, -1) <= d and last.get(off, -1) <= d):
+            continue
+        name = x[6:]
+        spelled = _ADDR + name
+        hit = adds.get(name)
+        if hit is not None and word(name) and word(hit[0]) and word(hit[1]):
+            base, off, sites = hit
+            d = defs.get(name)
+            # (not `p = p + off`: the access needs p's value before the add)
+            if (d is not None and d < cur and who[d] is not None
+                    and name != base and name != off
+                    and recs[who[d]].site in sites
+                    and base not in arrays and off not in arrays
+                    and last.get(base, -1) <= d and last.get(off, -1) <= d):
+                rr = regs.get(who[d])
+                if rr is None:
+                    rr = regs[who[d]] = recs[who[d]].regs
+                if {base, off} <= rr:
                     spelled = f"({_ADDR}{base} + (int64_t){off})"
-            out.append(spelled)
-        else:
-            out.append(PH + x + PH)
-        out.append(parts[i + 1])
+        out.append(spelled)
+    out.append(PH.join(parts[prev:]))
     return "".join(out)
