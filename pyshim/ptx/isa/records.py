@@ -42,12 +42,23 @@ def parts(template: str) -> list[str]:
 
 def names(template: str) -> set[str]:
     """The registers (C names) a template spells (as themselves or as an address)."""
-    return {x if x[:1] != "@" else x[6:] for x in template.split(PH)[1::2]
-            if x[:1] != "@" or x[:6] == "@addr:"}
+    # every placeholder, then the points among them (fewer, once repeats are gone) replaced
+    # by the addresses' registers: a region's text holds thousands of placeholders
+    out = set(template.split(PH)[1::2])
+    points = [x for x in out if x[:1] == "@"]
+    if points:
+        out.difference_update(points)
+        out.update([x[6:] for x in points if x[:6] == "@addr:"])
+    return out
+
+
+_GOTO = PH + "@goto:"
 
 
 def gotos(template: str) -> list[str]:
     """The labels (C names) a template's branches go to, in order."""
+    if _GOTO not in template:
+        return []
     return [x[6:] for x in template.split(PH)[1::2] if x[:6] == "@goto:"]
 
 

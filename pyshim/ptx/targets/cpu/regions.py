@@ -53,8 +53,10 @@ def _guard_mark(what: str) -> bool:
 _SCAN_RESUME, _SCAN_BAR, _SCAN_COLL, _SCAN_REGION = (PH + "@resume", PH + "@bar", PH + "@col",
                                                      PH + "@reg")
 # the placeholders that end a region or the prologue (RegionKernel.split: "@resume",
-# "@red", "@region", "@coll", "@bar"), as they open
-_SPLIT_RE, _SPLIT_COLL, _SPLIT_BAR = PH + "@re", PH + "@coll", PH + "@bar"
+# "@red", "@region", "@coll", "@bar"), as they open ("@re" alone would take in the record
+# marks, "@rec:<i>")
+_SPLIT_RES, _SPLIT_RED, _SPLIT_REG, _SPLIT_COLL, _SPLIT_BAR = (
+    PH + x for x in ("@res", "@red", "@reg", "@coll", "@bar"))
 _ADDR = "(uint8_t *)(uintptr_t)"  # the address a register holds (phase.PhaseForm.address)
 _PC = "coll[ps_i]"  # thread ps_i's collective record (phase.PC)
 # a shuffle's source lane from the thread's index, without its context (phase.SHFL_POINTS)
@@ -240,7 +242,8 @@ class RegionKernel:
         for n, text in enumerate(self._marked_records(self.tail_marks())):
             if n:
                 cur.append("\n")
-            if _SPLIT_RE not in text and _SPLIT_COLL not in text and _SPLIT_BAR not in text:
+            if (_SPLIT_RES not in text and _SPLIT_RED not in text and _SPLIT_REG not in text
+                    and _SPLIT_COLL not in text and _SPLIT_BAR not in text):
                 cur.append(text)
                 continue
             for i, x in enumerate(text.split(PH)):
@@ -542,6 +545,7 @@ class RegionKernel:
             return f"goto {_lbl(name)};"
 
         end = self.ends.get(j, "")
+        own_gotos = records.gotos(r)  # (where the region's own branches go, in order)
         # the shuffle that ends the region (its site)
         shfl = int(end[5:]) if end.startswith("coll:") and int(end[5:]) in shfl_insts else None
         const = None
@@ -550,7 +554,7 @@ class RegionKernel:
         # every thread of the block reaches the shuffle: none has left, none is ruled out by
         # a guard range, none branches away in this region
         full = (const is not None and not exited and j not in ranges
-                and not any(x in start_of or x in exit_gotos for x in records.gotos(r))
+                and not any(x in start_of or x in exit_gotos for x in own_gotos)
                 and _RET not in r)
         # the shuffled register's own array serves as the source lanes when every thread
         # deposits and the next region does not assign it (Record.writes)
@@ -610,7 +614,7 @@ class RegionKernel:
             if x in need:
                 need |= remat[x][2] & remat.keys()
         # the labels this region's branches go to (its own and those of what it recomputes)
-        branches = records.gotos(r) + [g for x in need for g in records.gotos(
+        branches = own_gotos + [g for x in need for g in records.gotos(
             self.code_at[remat[x][1]])]
         pre = "".join(f"{types[x]} {x} = ps_s_{x}[ps_i];\n" for x in sorted(own))
         pre += "".join(naming.render(self.code_at[remat[x][1]]) + "\n"
@@ -712,7 +716,8 @@ class RegionKernel:
             # the branches its loop keeps (its own, less its lane tail's, and those of what
             # it recomputes) all leave the kernel: none goes to another region (ps_pc) or
             # within this one
-            kept = records.gotos(template if tail is None else _split_tail(template)[0])
+            kept = (list(own_gotos) if tail is None
+                    else records.gotos(_split_tail(template)[0]))
             kept += [g for x in need for g in records.gotos(self.code_at[remat[x][1]])]
             if (simd and not exited and j not in ranges and not conds and not zero
                     and all(x not in start_of and x in exit_gotos for x in kept)):
@@ -1158,11 +1163,16 @@ def _constant_regs(k: ir.Function, plan) -> dict[str, int]:
 def _base_offset_adds(k: ir.Function) -> dict[str, tuple[str, str, frozenset[int]]]:
     """64-bit adds of two registers that form an address, as C names: destination ->
     (base, offset, the sites of the add.s64 instructions of the two that define it), the
-    base being the operand pointer_regs.py takes for a pointer."""
+    base being the operand pointer_regs.py takes for a pointer. Only those whose three C
+    names are words (the arrays and members of the region loops, word())."""
     out = {}
     for dst, base, off in pointer_regs.plan(k).defs.values():
         if type(off) is ir.Reg and "." not in off.name and "." not in base:
-            out[cname_reg(dst)] = (cname_reg(base), cname_reg(off.name))
+            d, b, o = cname_reg(dst), cname_reg(base), cname_reg(off.name)
+            if word(d) and word(b) and word(o):
+                out[d] = (b, o)
+            else:
+                out.pop(d, None)  # (a later definition replaces an earlier one's entry)
     sites: dict[str, set[int]] = {}
     for s in k.body or ():
         if (type(s) is ir.Instruction and s.opcode == "add" and s.mods == ("s64",)
@@ -1232,10 +1242,14 @@ def _pointer_addresses(r: str, j: int, pre: list, recs: list, at: list[tuple[int
     place: dict[int, int] = {}  # part index of a record mark -> the record's place
     for i in marks:
         x = parts[i]
-        if x[1] == "r":  # (@rec:)
+        if x[1] == "r":  # (@rec:; write() inline)
             k = int(x[5:])
-            place[i] = len(who)
-            write(k, recs[k].writes if at[k][1] == j else ())
+            n = place[i] = len(who)
+            if at[k][1] == j:
+                for name in recs[k].writes:
+                    defs[name] = None if name in defs else n
+                    last[name] = n
+            who.append(k)
     out = []
     prev = 0  # the first part not copied yet (text)
     cur = -1
@@ -1249,8 +1263,8 @@ def _pointer_addresses(r: str, j: int, pre: list, recs: list, at: list[tuple[int
             continue
         name = x[6:]
         spelled = _ADDR + name
-        hit = adds.get(name)
-        if hit is not None and word(name) and word(hit[0]) and word(hit[1]):
+        hit = adds.get(name)  # (its three names words: _base_offset_adds)
+        if hit is not None:
             base, off, sites = hit
             d = defs.get(name)
             # (not `p = p + off`: the access needs p's value before the add)
@@ -1262,7 +1276,7 @@ def _pointer_addresses(r: str, j: int, pre: list, recs: list, at: list[tuple[int
                 rr = regs.get(who[d])
                 if rr is None:
                     rr = regs[who[d]] = recs[who[d]].regs
-                if {base, off} <= rr:
+                if base in rr and off in rr:
                     spelled = f"({_ADDR}{base} + (int64_t){off})"
         out.append(spelled)
     out.append(PH.join(parts[prev:]))
