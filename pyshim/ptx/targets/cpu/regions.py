@@ -95,8 +95,22 @@ class _Naming(records.Naming):
         return f"ps_s_{name}[ps_i]" if name in self.arrays else name
 
     def render(self, template: str) -> str:
-        if PH not in template or not self.shfl:
-            return super().render(template)
+        if PH not in template:
+            return template
+        if not self.shfl:
+            # reg() and the record marks' point() inline (a region's text holds thousands)
+            out = template.split(PH)
+            arrays, point = self.arrays, self.point
+            for i in range(1, len(out), 2):
+                x = out[i]
+                if x[:1] != "@":
+                    if x in arrays:
+                        out[i] = f"ps_s_{x}[ps_i]"
+                elif x[:5] == "@rec:":
+                    out[i] = PH + x + PH
+                else:
+                    out[i] = point(x)
+            return "".join(out)
         out = template.split(PH)
         drop = False  # (between a value's "@dval" spelled None and its "@dend")
         for i in range(len(out)):
@@ -484,7 +498,10 @@ class RegionKernel:
         # region after it (a branch past the barrier that loops back to it), the threads on
         # their way run before any barrier completes, not in region order (numba's reduce)
         after_bar = [j for j in range(1, nreg) if self.ends[j - 1] == "bar"]
-        late = paths and _late_arrivals(self.regions, self.start_of, after_bar)
+        # where each region's own branches go, in order (read once: a region's text may
+        # be hundreds of KB)
+        self.region_gotos = [records.gotos(r) for r in self.regions]
+        late = paths and _late_arrivals(self.region_gotos, self.start_of, after_bar)
         if paths:
             if late:
                 waiting = sum(1 << j for j in after_bar)
@@ -545,7 +562,7 @@ class RegionKernel:
             return f"goto {_lbl(name)};"
 
         end = self.ends.get(j, "")
-        own_gotos = records.gotos(r)  # (where the region's own branches go, in order)
+        own_gotos = self.region_gotos[j]
         # the shuffle that ends the region (its site)
         shfl = int(end[5:]) if end.startswith("coll:") and int(end[5:]) in shfl_insts else None
         const = None
@@ -1015,13 +1032,16 @@ def _no_tail_marks(r: str) -> str:
 MAX_1D_LINES = 2000
 
 
-def _late_arrivals(regions: list[str], start_of: dict[str, int], after_bar: list[int]
-                   ) -> bool:
+def _late_arrivals(region_gotos: list[list[str]], start_of: dict[str, int],
+                   after_bar: list[int]) -> bool:
     """Whether a thread can wait at a region after barrier region b without having passed
     b, and then come back to b: reachable from region 0 along branches and fall-throughs
-    that avoid b, and reaching b."""
-    succ = [{start_of[x] for x in records.gotos(r) if x in start_of}
-            | ({j + 1} if j + 1 < len(regions) else set()) for j, r in enumerate(regions)]
+    that avoid b, and reaching b (`region_gotos`: each region's branch targets)."""
+    if not after_bar:
+        return False
+    n = len(region_gotos)
+    succ = [{start_of[x] for x in g if x in start_of} | ({j + 1} if j + 1 < n else set())
+            for j, g in enumerate(region_gotos)]
 
     def reach(first: int, avoid: int) -> set[int]:
         seen, todo = {first}, [first]
@@ -1174,12 +1194,20 @@ def _base_offset_adds(k: ir.Function) -> dict[str, tuple[str, str, frozenset[int
             else:
                 out.pop(d, None)  # (a later definition replaces an earlier one's entry)
     sites: dict[str, set[int]] = {}
+    Reg = ir.Reg
     for s in k.body or ():
         if (type(s) is ir.Instruction and s.opcode == "add" and s.mods == ("s64",)
-                and len(s.operands) == 3 and all(type(o) is ir.Reg for o in s.operands)):
-            d = cname_reg(s.operands[0].name)
-            if d in out and {cname_reg(o.name) for o in s.operands[1:]} == set(out[d]):
-                sites.setdefault(d, set()).add(s.site)
+                and len(s.operands) == 3):
+            o0, o1, o2 = s.operands
+            if type(o0) is not Reg or type(o1) is not Reg or type(o2) is not Reg:
+                continue
+            got = out.get(cname_reg(o0.name))
+            if got is None:
+                continue
+            # the two operands are the pair (as a set: either order, or both the same)
+            a, b = cname_reg(o1.name), cname_reg(o2.name)
+            if (a == got[0] and b == got[1]) or (a == got[1] and b == got[0]):
+                sites.setdefault(cname_reg(o0.name), set()).add(s.site)
     return {d: (b, o, frozenset(sites.get(d, ()))) for d, (b, o) in out.items()}
 
 
