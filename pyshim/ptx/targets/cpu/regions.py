@@ -442,10 +442,9 @@ class RegionKernel:
         k, plan, fe, regions = self.k, self.plan, self.fe, self.regions
         types: dict[str, str] = {}
         for ct, names in fe.phase_decls:
-            if not all(word(x) for x in names):
+            if not all(map(word, names)):
                 raise _NotInShape
-            for name in names:
-                types[name] = ct
+            types.update(dict.fromkeys(names, ct))
         used = [records.names(r) for r in regions]
         if any(n not in types for u in used for n in u):
             raise _NotInShape
