@@ -117,7 +117,9 @@ class AffineValues:
         """Steps over `s`; returns the registers it writes (ir.written)."""
         dst = s.operands[0] if s.operands else None
         result = None
-        if s.pred is None and type(dst) is ir.Reg and s.opcode in self.EVAL_OPCODES:
+        # (of loads, _eval reads only ld.param: any other is unknown, without the call)
+        if (s.pred is None and type(dst) is ir.Reg and s.opcode in self.EVAL_OPCODES
+                and (s.opcode != "ld" or s.mods[:1] == ("param",))):
             try:
                 result = self._eval(s)
             except (KeyError, ValueError, IndexError):
