@@ -313,7 +313,7 @@ class RegionKernel:
         # resumes, for one that spans regions)
         self.writes_in: dict[int, set[str]] = {}
         at = -1
-        busy = self.busy
+        busy, writes_in, at_list, text_in = self.busy, self.writes_in, self.at, self.text_in
         for rec in self.fe.records:
             first = at
             text: set[int] = set()
@@ -348,9 +348,12 @@ class RegionKernel:
             if at >= 0 and rec.context:
                 self.context.add(at)
             if rec.writes:
-                self.writes_in.setdefault(at, set()).update(rec.writes)
-            self.at.append((first, at))
-            self.text_in.append(text)
+                got = writes_in.get(at)
+                if got is None:
+                    got = writes_in[at] = set()
+                got.update(rec.writes)
+            at_list.append((first, at))
+            text_in.append(text)
 
     def tail_marks(self) -> dict[int, str]:
         """Marks (records.py points) to put before records, around each lane tail
@@ -1280,7 +1283,6 @@ def _pointer_addresses(r: str, j: int, pre: list, recs: list, at: list[tuple[int
     out = []
     prev = 0  # the first part not copied yet (text)
     cur = -1
-    regs: dict[int, set[str]] = {}  # a record's registers (Record.regs), as asked for
     for i in marks:
         out.append(PH.join(parts[prev:i]))
         prev = i + 1
@@ -1300,10 +1302,11 @@ def _pointer_addresses(r: str, j: int, pre: list, recs: list, at: list[tuple[int
                     and recs[who[d]].site in sites
                     and base not in arrays and off not in arrays
                     and last.get(base, -1) <= d and last.get(off, -1) <= d):
-                rr = regs.get(who[d])
-                if rr is None:
-                    rr = regs[who[d]] = recs[who[d]].regs
-                if base in rr and off in rr:
+                # both among the add's registers (Record.regs: for word names, a
+                # placeholder of the name or of its address; its few placeholders as a list)
+                ph = recs[who[d]].template.split(PH)[1::2]
+                if ((base in ph or "@addr:" + base in ph)
+                        and (off in ph or "@addr:" + off in ph)):
                     spelled = f"({_ADDR}{base} + (int64_t){off})"
         out.append(spelled)
     out.append(PH.join(parts[prev:]))
