@@ -6,10 +6,12 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pyshim.ptx import ir
 from pyshim.ptx.errors import PtxError, UnsupportedInstruction
-from pyshim.ptx.frontend.parser import parse
+from pyshim.ptx.frontend.parser import _Parser, parse
 from pyshim.ptx.translate import translate
 
 HEAD = ".version 7.4\n.target sm_70\n.address_size 64\n"
@@ -194,3 +196,31 @@ L1:
     ]
     with pytest.raises(PtxError, match="expected a predicate register after '@'"):
         parse(HEAD + ".visible .entry k() { @ 1 ret; }\n")
+
+
+_INIT_ITEMS = st.one_of(
+    st.integers(0, 2**64 - 1).map(str),
+    st.integers(0, 4095).map(lambda v: f"0{v:o}" if v else "00"),
+    st.integers(0, 2**32 - 1).map(lambda v: f"0x{v:X}"),
+    st.integers(1, 2**31).map(lambda v: f"-{v}"),
+    st.integers(0, 2**32 - 1).map(lambda v: f"0f{v:08X}"),
+    st.sampled_from(["1.5", "generic(tab)", "tab", "tab+8", "007", "0"]),
+)
+_INITS = st.recursive(
+    _INIT_ITEMS, lambda inner: st.lists(inner, max_size=6).map(lambda xs: "{" + ", ".join(xs) + "}"),
+    max_leaves=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_INITS.filter(lambda s: s.startswith("{")))
+def test_integer_tables_parse_as_the_general_path_does(init):
+    # the one-pass reader of `{ d, d, ... }` must give exactly the operands the general
+    # operand parser gives, and leave every other brace (octal, hex, signs, floats,
+    # symbols, nesting) to it
+    text = (".version 8.0\n.target sm_80\n.address_size 64\n"
+            f".global .align 8 .u64 tab[64] = {init};\n")
+    fast = parse(text).variables[0].init
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_Parser, "_int_table", lambda self, out: False)
+        slow = parse(text).variables[0].init
+    assert fast == slow

@@ -365,6 +365,8 @@ class _Parser:
             raise self.error("initializer nested too deeply")
         t = self.peek()
         if t == "{":
+            if self._int_table(out):
+                return
             self.i += 1
             if self.peek() != "}":
                 while True:
@@ -377,6 +379,29 @@ class _Parser:
         end = self._init_end()
         out.append(self._parse_operand_at(self.i, end))
         self.i = end
+
+    # `{ 12, 0, 7, ... }` of plain decimal integers is how nvcc writes every constant table
+    # (ggml's quantisation grids are millions of items per library): read such a brace in
+    # one pass, giving what the general operand path gives; any other token falls back to it
+    def _int_table(self, out: list) -> bool:
+        toks = self.toks
+        n = self.n
+        j = self.i + 1
+        items = []
+        while j + 1 < n:
+            t = toks[j]
+            if not (t.isdigit() and t.isascii() and (t[0] != "0" or len(t) == 1)):
+                return False
+            items.append(ir.Imm(int(t), "int"))
+            sep = toks[j + 1]
+            if sep == "}":
+                out.extend(items)
+                self.i = j + 2
+                return True
+            if sep != ",":
+                return False
+            j += 2
+        return False
 
     def _init_end(self) -> int:
         j = self.i
