@@ -48,6 +48,7 @@ class Translator:
         # kernels that cannot be translated -> why (they trap; libcuda refuses to launch them)
         self.unsupported: dict[str, str] = {}
         self.preludes: list[str] = []  # prelude files the handlers asked for (fe.need)
+        self.declarations: list[str] = []  # C declarations before the functions (targets add)
 
     def error(self, cls: type[PtxError], message: str, tok: int, function: str) -> PtxError:
         src = self.module.source
@@ -80,6 +81,7 @@ class Translator:
             out.append(t.relocations(relocs))
         funcs = [f for f in self.module.functions if not f.entry and f.body is not None]
         out.append("/* ---- functions ---- */")
+        declared_at = len(out)
         for f in funcs:
             out.append(t.function_prototype(self.signature(f)) + ";")
         failed: dict[str, UnsupportedInstruction] = {}  # functions not translated -> why
@@ -116,6 +118,8 @@ class Translator:
             raise first  # nothing in it can run: the module fails to load, as before
         if self.unsupported:
             self.stats["unsupported"] = dict(self.unsupported)
+        # what bodies named before its definition (the kernel table, for kernels' addresses)
+        out[declared_at:declared_at] = self.declarations
         for name in reversed(self.preludes):  # after the target's, before the tensor ones
             out.insert(1, f"/* ---- {name} ---- */\n{prelude_text(name)}")
         out += self.extra_defs

@@ -23,7 +23,8 @@ class Launch(ctypes.Structure):
                 ("dyn_shared_bytes", ctypes.c_uint32), ("num_sms", ctypes.c_uint32),
                 ("reserved0", ctypes.c_uint32), ("vprintf", VPRINTF),
                 ("runtime_ctx", ctypes.c_void_p), ("globaltimer_base", ctypes.c_uint64),
-                ("cluster", Dim3), ("reserved1", ctypes.c_uint32)]
+                ("cluster", Dim3), ("reserved1", ctypes.c_uint32),
+                ("devrt", ctypes.c_void_p), ("devrt_ctx", ctypes.c_void_p)]
 
 
 MAX_CLUSTER = 16

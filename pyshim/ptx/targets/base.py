@@ -90,7 +90,16 @@ class Target:
                     f" __builtin_memcpy({r}, &t, 8); }}")
         if name == "free" and "free" in self.extern_functions and len(params) == 1:
             return f"free((void *)(uintptr_t)*(uint64_t *){params[0]});"
+        if name.startswith(("__cudaCDP", "__cuda_syscall_cnp")):
+            raise fe.unsupported(inst, f"dynamic parallelism: {name} (CUDA's device runtime) "
+                                       f"on target {self.name}")
         raise fe.unsupported(inst, f"call to external function {name}")
+
+    def kernel_address(self, fe, inst: ir.Instruction, name: str) -> str:
+        """The value of kernel `name` used as an operand (what a device-side launch hands to
+        the device runtime); a target without dynamic parallelism refuses it by name."""
+        raise fe.unsupported(inst, f"dynamic parallelism: the address of kernel {name} "
+                                   f"(a launch from device code) on target {self.name}")
 
 
 class GpuTarget(Target):

@@ -314,6 +314,10 @@ struct ihipModuleSymbol_t {
 
 /* Returns the function behind a handle, or NULL if it is not a live function. */
 struct ihipModuleSymbol_t *cpu_function_lookup(const void *handle);
+/* The function of f's module whose kernel descriptor is at `desc`, or NULL when `desc` is
+ * none of that module's (a kernel's address in device code is its descriptor's). */
+struct ihipModuleSymbol_t *cpu_function_of_desc(const struct ihipModuleSymbol_t *f,
+                                                const void *desc);
 
 /* ---- commands for graph nodes (launch.c, memcpy.c, stream.c) ---- */
 
@@ -377,6 +381,7 @@ typedef struct cpu_grid_job {
     pyshim_launch launch;
     void **params;                   /* one pointer per parameter, into a private copy */
     bool cooperative;                /* every block resident at once: a thread each */
+    int device;                      /* the ordinal the launch was made on */
 } cpu_grid_job;
 
 /* Runs every block of the job on the pool, blocking the caller until all are done.
@@ -386,6 +391,32 @@ hipError_t cpu_grid_run(const cpu_grid_job *job);
 int cpu_grid_workers(void);
 /* A failed device assert (hipErrorAssert); any other nonzero code is a launch failure. */
 #define CPU_TRAP_ASSERT PYSHIM_TRAP_ASSERT
+
+/* ---- launch.c: running a grid ---- */
+
+/* Validates a grid's configuration as hipModuleLaunchKernel does (the block, grid and
+ * shared sizes against the device and the kernel's bounds). */
+hipError_t cpu_launch_validate(const struct ihipModuleSymbol_t *f, pyshim_dim3 grid,
+                               pyshim_dim3 block, unsigned shared);
+/* Fills in a job's kernel, device and launch record (params and cooperation left alone). */
+void cpu_launch_init(cpu_grid_job *job, const pyshim_kernel_desc *k, pyshim_dim3 grid,
+                     pyshim_dim3 block, unsigned shared);
+/* Runs a grid of function f and then the grids it launched from the device (devrt.c),
+ * `depth` launches below the host's. */
+hipError_t cpu_launch_run(const struct ihipModuleSymbol_t *f, cpu_grid_job *job, unsigned depth);
+
+/* ---- devrt.c: the device runtime of dynamic parallelism ---- */
+
+typedef struct cpu_devrt_grid cpu_devrt_grid;
+/* The device-side state of one running grid of function f (NULL: no memory; the grid then
+ * cannot launch, its device-runtime calls answering cudaErrorNotSupported). */
+cpu_devrt_grid *cpu_devrt_begin(const struct ihipModuleSymbol_t *f, int device, unsigned depth);
+/* After the grid's blocks: runs the grids it launched (`run`: the grid succeeded), then its
+ * tail launches, and frees the state; the first failure of a child, or hipSuccess. */
+hipError_t cpu_devrt_end(cpu_devrt_grid *g, bool run);
+/* The pyshim_devrt_fn of every launch record (pyshim_kernel_abi.h). */
+int64_t cpu_devrt_entry(const pyshim_launch *launch, const pyshim_block *block,
+                        uint32_t thread, uint32_t op, const uint64_t *args);
 
 /* ---- graph_mem.c ---- */
 

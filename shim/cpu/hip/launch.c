@@ -37,13 +37,26 @@ static void run_launch(cpu_cmd *c)
         cpu_set_sticky_error(hipErrorInvalidResourceHandle);
         return;
     }
-    p->job.launch.globaltimer_base = 0;
-    struct timespec ts;
-    if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
-        p->job.launch.globaltimer_base = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    hipError_t err = cpu_grid_run(&p->job);
+    hipError_t err = cpu_launch_run(cpu_function_lookup(p->function), &p->job, 0);
     if (err != hipSuccess)
         cpu_set_sticky_error(err);
+}
+
+hipError_t cpu_launch_run(const struct ihipModuleSymbol_t *f, cpu_grid_job *job, unsigned depth)
+{
+    job->launch.globaltimer_base = 0;
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
+        job->launch.globaltimer_base = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    /* the grid's device-side launches queue here; the grid is complete once they are */
+    cpu_devrt_grid *g = cpu_devrt_begin(f, job->device, depth);
+    job->launch.devrt = g != NULL ? cpu_devrt_entry : NULL;
+    job->launch.devrt_ctx = g;
+    hipError_t err = cpu_grid_run(job);
+    hipError_t children = cpu_devrt_end(g, err == hipSuccess);
+    job->launch.devrt = NULL;
+    job->launch.devrt_ctx = NULL;
+    return err != hipSuccess ? err : children;
 }
 
 /* Where the argument bytes start in a launch payload with `num_params` pointers. */
@@ -69,8 +82,8 @@ static uint32_t static_shared(const struct ihipModuleSymbol_t *f)
     return f->desc->static_shared_bytes;
 }
 
-static hipError_t validate(const struct ihipModuleSymbol_t *f, pyshim_dim3 g, pyshim_dim3 b,
-                           unsigned shared)
+hipError_t cpu_launch_validate(const struct ihipModuleSymbol_t *f, pyshim_dim3 g, pyshim_dim3 b,
+                               unsigned shared)
 {
     const pyshim_kernel_desc *k = f->desc;
     const hipDeviceProp_tR0600 *p = &cpu_dev()->props;
@@ -147,7 +160,7 @@ hipError_t cpu_launch_cmd(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsi
     if (f == NULL)
         return hipErrorInvalidResourceHandle;
     const pyshim_kernel_desc *k = f->desc;
-    hipError_t err = validate(f, g, b, shared);
+    hipError_t err = cpu_launch_validate(f, g, b, shared);
     if (err != hipSuccess) {
         cpu_log("launch of %s with grid (%u,%u,%u) block (%u,%u,%u) shared %u refused: %s",
                 k->name, g.x, g.y, g.z, b.x, b.y, b.z, shared, hipGetErrorName(err));
@@ -197,6 +210,14 @@ hipError_t cpu_launch_cmd(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsi
         else
             memcpy(args + d->offset, kernelParams[i], d->size);
     }
+    cpu_launch_init(&p->job, k, g, b, shared);
+    *out = c;
+    return hipSuccess;
+}
+
+void cpu_launch_init(cpu_grid_job *job, const pyshim_kernel_desc *k, pyshim_dim3 g,
+                     pyshim_dim3 b, unsigned shared)
+{
     const cpu_device *dev = cpu_dev();
     /* a __cluster_dims__ kernel runs in its clusters wherever it is launched from (graph
      * nodes too), when the grid is whole clusters of them; launch() checks and refuses the
@@ -205,7 +226,9 @@ hipError_t cpu_launch_cmd(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsi
     if (cl.x == 0 || cl.y == 0 || cl.z == 0 || g.x % cl.x || g.y % cl.y || g.z % cl.z ||
         (uint64_t)cl.x * cl.y * cl.z > PYSHIM_MAX_PORTABLE_CLUSTER)
         cl = (pyshim_dim3){0, 0, 0};
-    p->job.launch = (pyshim_launch){
+    job->kernel = k;
+    job->device = cpu_current_device();
+    job->launch = (pyshim_launch){
         .grid = g,
         .block = b,
         .warp_size = (uint32_t)dev->wave,
@@ -215,8 +238,6 @@ hipError_t cpu_launch_cmd(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsi
         .runtime_ctx = NULL,
         .cluster = cl,
     };
-    *out = c;
-    return hipSuccess;
 }
 
 static int active_blocks(const struct ihipModuleSymbol_t *f, int block_size, size_t dyn_shared);

@@ -20,6 +20,7 @@ from pyshim.ptx.isa.instructions import SYNC_OPCODES
 from pyshim.ptx.layout import param_layout, var_bytes
 from pyshim.ptx.passes import classify_sync
 from pyshim.ptx.targets.base import Target
+from pyshim.ptx.targets.cpu import devrt
 from pyshim.ptx.targets.cpu import guards as cpu_guards
 from pyshim.ptx.targets.cpu import prefetch as cpu_prefetch
 from pyshim.ptx.targets.cpu.phase import PhaseForm, PhaseNaming
@@ -45,6 +46,21 @@ class CpuTarget(Target):
 
     def prelude(self) -> str:
         return super().prelude() + "\n#define PS_ALIGN(n) __attribute__((aligned(n)))\n"
+
+    def extern_call(self, fe, inst: ir.Instruction, name: str, params: list[str],
+                    nrets: int) -> str:
+        if name in devrt.FUNCTIONS and devrt.signature_matches(fe.tr.functions[name], name):
+            return devrt.call(fe, inst, name, params)
+        return super().extern_call(fe, inst, name, params, nrets)
+
+    def kernel_address(self, fe, inst: ir.Instruction, name: str) -> str:
+        # the kernel's descriptor: the device runtime finds the child's parameters and its
+        # function handle from it (and refuses a pointer that is no descriptor of the module)
+        index = next(i for i, k in enumerate(fe.tr.module.kernels) if k.name == name)
+        decl = f"static const pyshim_kernel_desc ps_kernels[{len(fe.tr.module.kernels)}];"
+        if decl not in fe.tr.declarations:
+            fe.tr.declarations.append(decl)
+        return f"((uint64_t)(uintptr_t)&ps_kernels[{index}])"
 
     def body_form(self, k: ir.Function) -> Form:
         if k.info.mode == "phase" and self.phase_mode:
