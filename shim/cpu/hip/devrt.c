@@ -204,8 +204,9 @@ static int64_t launch_child(cpu_devrt_grid *g, uint64_t buffer, uint64_t stream)
         return CNP_INVALID_VALUE;
     const char *name = c->fn->desc->name;
     if (g->depth + 1 >= DEVRT_MAX_DEPTH) {
-        cpu_log("device-side launch of %s: %u launches deep, CUDA's limit is %u", name,
-                g->depth + 1, DEVRT_MAX_DEPTH - 1);
+        cpu_log("device-side launch of %s refused: cudaErrorLaunchMaxDepthExceeded (its "
+                "parent is %u launches below the host's; CUDA nests grids %u levels deep)",
+                name, g->depth, DEVRT_MAX_DEPTH);
         return CNP_MAX_DEPTH;
     }
     if (cpu_launch_validate(c->fn, c->grid, c->block, c->shared) != hipSuccess) {

@@ -1,0 +1,82 @@
+"""Dynamic parallelism on the CPU device (issue #21 point 3): an nvcc -rdc=true -lcudadevrt
+program (tests/runtime/rt_dynamic_parallelism.cu, compute_80 PTX, static and shared cudart)
+whose kernels launch kernels with <<<>>>: a recursive quicksort in device-created streams, a
+tree of grids computing from their parents' results, children scaling by factors their
+parent computed (some fire-and-forget) and a tail launch summing after all of them (device
+cudaMalloc/cudaFree, a tail launch of its own), two device streams ordered by a device
+event, a bad configuration's error from cudaPeekAtLastError/cudaGetLastError (per thread),
+device cudaGetDevice, and the nesting limit. The program checks every result against the
+host's own computation of it; both wave modes. The translator side: libcudadevrt's
+`__cuda_syscall_cnpv2*` calls on the CPU target, refused by name on hip targets, and
+`pyshim check` no longer calls such kernels unsupported."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pyshim.builders.components import build_all
+
+SOURCE = Path(__file__).resolve().parent / "runtime" / "rt_dynamic_parallelism.cu"
+FLAVOURS = {"static": [], "shared": ["-cudart", "shared"]}
+
+pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    build_all()
+    out = tmp_path_factory.mktemp("dynpar")
+    exes = {}
+    for flavour, flags in FLAVOURS.items():
+        exe = out / f"dynpar_{flavour}"
+        proc = subprocess.run(["nvcc", "-O2", "-rdc=true", "-gencode",
+                               "arch=compute_80,code=compute_80", *flags, "-o", str(exe),
+                               str(SOURCE), "-lcudadevrt"],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        exes[flavour] = exe
+    return exes
+
+
+def run(exe: Path, *args: str, wave: str = "64") -> tuple[dict[str, str],
+                                                          subprocess.CompletedProcess[str]]:
+    env = dict(os.environ, PYSHIM_CPU_WAVE=wave, PYSHIM_CPU_WORKERS="2")
+    proc = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", str(exe),
+                           *args], capture_output=True, text=True, timeout=300, env=env)
+    values = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
+    return values, proc
+
+
+@pytest.mark.parametrize("wave", ["64", "32"])
+@pytest.mark.parametrize("flavour", list(FLAVOURS))
+def test_kernels_launching_kernels(programs: dict[str, Path], flavour: str, wave: str) -> None:
+    v, proc = run(programs[flavour], wave=wave)
+    assert proc.returncode == 0 and "ALL PASSED" in proc.stdout, proc.stdout + proc.stderr
+    assert "FAIL" not in proc.stdout
+    assert int(v["sort_deepest"]) >= 3 and v["sort_launch_errors"] == "0"
+    assert v["tree_wrong"] == "0" and v["scale_wrong"] == "0"
+    assert v["total"] == v["want_total"]
+    assert v["bad_config_get"] == "cudaErrorInvalidConfiguration"
+    assert v["other_thread"] == "cudaSuccess"
+    assert v["depth_error"] == "cudaErrorLaunchMaxDepthExceeded"
+    # CUDA nests 24 levels: the host's grid and 23 below it
+    assert v["deepest"] == "23"
+    # each refusal is logged with the kernel's name and why
+    assert ("device-side launch of _Z4noopPi with grid (1,1,1) block (2048,1,1) shared 0 "
+            "refused: cudaErrorInvalidConfiguration") in proc.stderr
+    assert "launch of _Z4diveiPiS_S_ refused: cudaErrorLaunchMaxDepthExceeded" in proc.stderr
+
+
+@pytest.mark.parametrize("size", ["1", "40", "5000"])
+def test_quicksort_sizes(programs: dict[str, Path], size: str) -> None:
+    # 1 and 40 keys: no child at all, one level; 5000: down to the depth cut-off
+    v, proc = run(programs["static"], size)
+    assert proc.returncode == 0 and "PASS quicksort sorted" in proc.stdout, \
+        proc.stdout + proc.stderr
+    assert "FAIL" not in proc.stdout
