@@ -80,3 +80,20 @@ def test_quicksort_sizes(programs: dict[str, Path], size: str) -> None:
     assert proc.returncode == 0 and "PASS quicksort sorted" in proc.stdout, \
         proc.stdout + proc.stderr
     assert "FAIL" not in proc.stdout
+
+
+def test_check_calls_the_kernels_runnable(programs: dict[str, Path]) -> None:
+    """`pyshim check` dry-runs the -rdc units linked, as the loader loads them: the
+    device runtime's calls are libcudadevrt's functions, and its syscalls translate."""
+    import json
+
+    proc = subprocess.run([sys.executable, "-m", "pyshim", "check", "--json",
+                           str(programs["static"])], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    binary = json.loads(proc.stdout)["binaries"][0]
+    kernels = {k["name"]: k for k in binary["kernels"]}
+    for name in ("_Z9quicksortPjiiiPiS0_", "_Z12scale_parentPiS_PxS_", "_Z4diveiPiS_S_",
+                 "_Z13events_parentPiS_iiS_", "_Z13errors_kernelPiS_"):
+        assert kernels[name]["translates"] is True, kernels[name]
+    assert binary["verdict"] == "runs", binary["reasons"]
