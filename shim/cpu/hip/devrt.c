@@ -25,6 +25,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -43,6 +44,8 @@
 #define STREAM_NON_BLOCKING 1u
 #define EVENT_DISABLE_TIMING 2u
 #define CHILD_MAGIC 0x50444443u  /* "CDDP" */
+
+typedef struct cpu_devrt_grid cpu_devrt_grid;
 
 typedef struct devrt_child {
     uint32_t magic;
@@ -94,13 +97,11 @@ static unsigned char *child_args(devrt_child *c)
     return (unsigned char *)c + args_offset();
 }
 
-cpu_devrt_grid *cpu_devrt_begin(const struct ihipModuleSymbol_t *f, int device, unsigned depth)
+/* The state lives in the frame of the grid's run: a launch allocates nothing for it. */
+static void grid_begin(cpu_devrt_grid *g, const struct ihipModuleSymbol_t *f, int device,
+                       unsigned depth)
 {
-    if (f == NULL)
-        return NULL;
-    cpu_devrt_grid *g = calloc(1, sizeof *g);
-    if (g == NULL)
-        return NULL;
+    memset(g, 0, sizeof *g);
     pthread_mutex_init(&g->lock, NULL);
     g->fn = f;
     g->device = device;
@@ -108,7 +109,6 @@ cpu_devrt_grid *cpu_devrt_begin(const struct ihipModuleSymbol_t *f, int device, 
     g->queue_end = &g->queue;
     g->tails_end = &g->tails;
     atomic_init(&g->any_errors, 0);
-    return g;
 }
 
 /* The thread's last error becomes `err` (cudaSuccess clears it); returns err. */
@@ -337,10 +337,11 @@ static hipError_t run_child(const cpu_devrt_grid *g, devrt_child *c)
     return err;
 }
 
-hipError_t cpu_devrt_end(cpu_devrt_grid *g, bool run)
+/* After the grid's blocks: runs the grids it launched (`run`: the grid succeeded), then
+ * its tail launches; frees what the grid's device runtime calls made. The first failure
+ * of a child, or hipSuccess. */
+static hipError_t grid_end(cpu_devrt_grid *g, bool run)
 {
-    if (g == NULL)
-        return hipSuccess;
     hipError_t err = hipSuccess;
     /* the children were launched before the grid ended; nothing adds to the queues now */
     for (devrt_child *c = g->queue; run && err == hipSuccess && c != NULL; c = c->next)
@@ -357,6 +358,23 @@ hipError_t cpu_devrt_end(cpu_devrt_grid *g, bool run)
     }
     free(g->errors);
     pthread_mutex_destroy(&g->lock);
-    free(g);
     return err;
+}
+
+hipError_t cpu_launch_run(const struct ihipModuleSymbol_t *f, cpu_grid_job *job, unsigned depth)
+{
+    job->launch.globaltimer_base = 0;
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
+        job->launch.globaltimer_base = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    /* the grid's device-side launches queue here; the grid is complete once they are */
+    cpu_devrt_grid g;
+    grid_begin(&g, f, job->device, depth);
+    job->launch.devrt = f != NULL ? cpu_devrt_entry : NULL;
+    job->launch.devrt_ctx = &g;
+    hipError_t err = cpu_grid_run(job);
+    hipError_t children = grid_end(&g, err == hipSuccess);
+    job->launch.devrt = NULL;
+    job->launch.devrt_ctx = NULL;
+    return err != hipSuccess ? err : children;
 }

@@ -392,7 +392,7 @@ int cpu_grid_workers(void);
 /* A failed device assert (hipErrorAssert); any other nonzero code is a launch failure. */
 #define CPU_TRAP_ASSERT PYSHIM_TRAP_ASSERT
 
-/* ---- launch.c: running a grid ---- */
+/* ---- launch.c: a grid's configuration ---- */
 
 /* Validates a grid's configuration as hipModuleLaunchKernel does (the block, grid and
  * shared sizes against the device and the kernel's bounds). */
@@ -401,22 +401,15 @@ hipError_t cpu_launch_validate(const struct ihipModuleSymbol_t *f, pyshim_dim3 g
 /* Fills in a job's kernel, device and launch record (params and cooperation left alone). */
 void cpu_launch_init(cpu_grid_job *job, const pyshim_kernel_desc *k, pyshim_dim3 grid,
                      pyshim_dim3 block, unsigned shared);
-/* Runs a grid of function f and then the grids it launched from the device (devrt.c),
- * `depth` launches below the host's. */
-hipError_t cpu_launch_run(const struct ihipModuleSymbol_t *f, cpu_grid_job *job, unsigned depth);
 
 /* ---- devrt.c: the device runtime of dynamic parallelism ---- */
 
-typedef struct cpu_devrt_grid cpu_devrt_grid;
-/* The device-side state of one running grid of function f (NULL: no memory; the grid then
- * cannot launch, its device-runtime calls answering cudaErrorNotSupported). */
-cpu_devrt_grid *cpu_devrt_begin(const struct ihipModuleSymbol_t *f, int device, unsigned depth);
-/* After the grid's blocks: runs the grids it launched (`run`: the grid succeeded), then its
- * tail launches, and frees the state; the first failure of a child, or hipSuccess. */
-hipError_t cpu_devrt_end(cpu_devrt_grid *g, bool run);
 /* The pyshim_devrt_fn of every launch record (pyshim_kernel_abi.h). */
 int64_t cpu_devrt_entry(const pyshim_launch *launch, const pyshim_block *block,
                         uint32_t thread, uint32_t op, const uint64_t *args);
+/* Runs a grid of function f and then the grids it launched from the device, `depth`
+ * launches below the host's (a grid is complete when its children are). */
+hipError_t cpu_launch_run(const struct ihipModuleSymbol_t *f, cpu_grid_job *job, unsigned depth);
 
 /* ---- graph_mem.c ---- */
 

@@ -42,23 +42,6 @@ static void run_launch(cpu_cmd *c)
         cpu_set_sticky_error(err);
 }
 
-hipError_t cpu_launch_run(const struct ihipModuleSymbol_t *f, cpu_grid_job *job, unsigned depth)
-{
-    job->launch.globaltimer_base = 0;
-    struct timespec ts;
-    if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
-        job->launch.globaltimer_base = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    /* the grid's device-side launches queue here; the grid is complete once they are */
-    cpu_devrt_grid *g = cpu_devrt_begin(f, job->device, depth);
-    job->launch.devrt = g != NULL ? cpu_devrt_entry : NULL;
-    job->launch.devrt_ctx = g;
-    hipError_t err = cpu_grid_run(job);
-    hipError_t children = cpu_devrt_end(g, err == hipSuccess);
-    job->launch.devrt = NULL;
-    job->launch.devrt_ctx = NULL;
-    return err != hipSuccess ? err : children;
-}
-
 /* Where the argument bytes start in a launch payload with `num_params` pointers. */
 static size_t args_offset(uint32_t num_params)
 {
