@@ -78,7 +78,13 @@ class Translator:
                 raise self.error(UnsupportedInstruction,
                                  f"module-scope .{v.space} variable {v.name}", v.tok, "")
         if relocs:
-            out.append(t.relocations(relocs))
+            try:
+                out.append(t.relocations(relocs))
+            except UnsupportedInstruction:
+                # libcudadevrt's globals fail first on a target without a device runtime:
+                # name what the program needs instead
+                self.refuse_device_runtime()
+                raise
         funcs = [f for f in self.module.functions if not f.entry and f.body is not None]
         out.append("/* ---- functions ---- */")
         declared_at = len(out)
@@ -125,6 +131,19 @@ class Translator:
         out += self.extra_defs
         out.append(t.module_descriptor(self, kernels))
         return "\n".join(out) + "\n"
+
+    def refuse_device_runtime(self) -> None:
+        """On a target without CUDA's device runtime (dynamic parallelism), raise naming the
+        first function that calls one of its syscalls, if there is one."""
+        if self.target.device_runtime:
+            return
+        calls = [(f.name, c) for f in self.module.functions for c in f.info.calls
+                 if c.startswith("__cuda_syscall_cnp")]
+        if calls:  # a launch first: what the program came for
+            caller, callee = min(calls, key=lambda fc: "LaunchDevice" not in fc[1])
+            raise UnsupportedInstruction(
+                f"dynamic parallelism: {caller} calls {callee} (CUDA's device runtime), "
+                f"which target {self.target.name} does not have", function=caller)
 
     def kernel(self, i: int, k: ir.Function) -> str:
         t = self.target

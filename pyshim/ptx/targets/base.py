@@ -32,6 +32,7 @@ class Target:
     extern_functions: frozenset[str] = frozenset(("vprintf", "__assertfail"))
     assert_message = False  # the target's prelude has ps_assertfail (CUDA's message, code 710)
     phase_mode = False  # run barrier kernels as phases (CPU only; see classify_sync)
+    device_runtime = False  # libcudadevrt's syscalls: kernels launching kernels (CPU only)
     # the target's own passes, after the generic ones (passes/__init__.py): (name, run)
     passes: tuple = ()
 
@@ -90,6 +91,10 @@ class Target:
                     f" __builtin_memcpy({r}, &t, 8); }}")
         if name == "free" and "free" in self.extern_functions and len(params) == 1:
             return f"free((void *)(uintptr_t)*(uint64_t *){params[0]});"
+        if name.startswith(("__cudaCDP", "__cuda_syscall_cnp")) and self.device_runtime:
+            raise fe.unsupported(inst, f"call to external function {name} (a device runtime "
+                                       f"call pyshim does not implement, or of another "
+                                       f"signature than libcudadevrt's)")
         if name.startswith(("__cudaCDP", "__cuda_syscall_cnp")):
             raise fe.unsupported(inst, f"dynamic parallelism: {name} (CUDA's device runtime) "
                                        f"on target {self.name}")

@@ -36,6 +36,7 @@ class CpuTarget(Target):
     extern_functions = frozenset(("vprintf", "__assertfail", "malloc", "free"))
     assert_message = True
     phase_mode = True
+    device_runtime = True
     region_loops = True
     # how each kernel's threads run (loop, phases, region loops, fibers) and its region plan
     passes = (("classify_sync", classify_sync.run),)
