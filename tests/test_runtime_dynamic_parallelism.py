@@ -44,9 +44,9 @@ def programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return exes
 
 
-def run(exe: Path, *args: str, wave: str = "64") -> tuple[dict[str, str],
-                                                          subprocess.CompletedProcess[str]]:
-    env = dict(os.environ, PYSHIM_CPU_WAVE=wave, PYSHIM_CPU_WORKERS="2")
+def run(exe: Path, *args: str, wave: str = "64", **extra: str
+        ) -> tuple[dict[str, str], subprocess.CompletedProcess[str]]:
+    env = dict(os.environ, PYSHIM_CPU_WAVE=wave, PYSHIM_CPU_WORKERS="2", **extra)
     proc = subprocess.run([sys.executable, "-m", "pyshim", "run", "--backend", "cpu", str(exe),
                            *args], capture_output=True, text=True, timeout=300, env=env)
     values = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
@@ -71,6 +71,21 @@ def test_kernels_launching_kernels(programs: dict[str, Path], flavour: str, wave
     assert ("device-side launch of _Z4noopPi with grid (1,1,1) block (2048,1,1) shared 0 "
             "refused: cudaErrorInvalidConfiguration") in proc.stderr
     assert "launch of _Z4diveiPiS_S_ refused: cudaErrorLaunchMaxDepthExceeded" in proc.stderr
+
+
+def test_eagerly_loaded_module(programs: dict[str, Path]) -> None:
+    # with libcudadevrt's kernels the module has more than 32: loaded lazily by default,
+    # each kernel in an object of its own with the kernels it launches; eagerly, one object
+    v, proc = run(programs["static"], wave="32", CUDA_MODULE_LOADING="EAGER")
+    assert proc.returncode == 0 and "ALL PASSED" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_a_childs_fault_fails_the_hosts_launch(programs: dict[str, Path]) -> None:
+    v, proc = run(programs["static"], "fault")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert v["fault_launch"] == "cudaSuccess"
+    assert v["fault_sync"] == "cudaErrorIllegalAddress", proc.stdout + proc.stderr
+    assert "_Z9bad_childPi" in proc.stderr
 
 
 @pytest.mark.parametrize("size", ["1", "40", "5000"])

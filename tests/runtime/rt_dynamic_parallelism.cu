@@ -252,6 +252,19 @@ __global__ void dive(int depth, int *deepest, int *err, int *err_depth)
     }
 }
 
+// a child that faults, launched by a grid whose own work is fine
+__global__ void bad_child(int *p)
+{
+    p[threadIdx.x] = 1;
+}
+
+__global__ void faulting_parent(int *ok)
+{
+    ok[threadIdx.x] = 1;
+    if (threadIdx.x == 0)
+        bad_child<<<1, 32>>>((int *)16);
+}
+
 // ---------------------------------------------------------------- host
 
 static unsigned lcg(unsigned &state)
@@ -265,8 +278,21 @@ static const char *err_name(int e)
     return cudaGetErrorName((cudaError_t)e);
 }
 
+// rt_dynamic_parallelism fault: a child's fault is the host's launch error (sticky)
+static int fault_mode(void)
+{
+    int *ok;
+    OK("cudaMalloc", cudaMalloc(&ok, 32 * sizeof(int)));
+    faulting_parent<<<1, 32>>>(ok);
+    printf("fault_launch=%s\n", cudaGetErrorName(cudaGetLastError()));
+    printf("fault_sync=%s\n", cudaGetErrorName(cudaDeviceSynchronize()));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "fault") == 0)
+        return fault_mode();
     const int sort_n = argc > 1 ? atoi(argv[1]) : 3000;
     const int segments = 6;
     cudaStream_t stream;
