@@ -66,6 +66,7 @@ class Translator:
             out.insert(1, tensor.prelude(t, self.module))
         if texture.uses(self.module):
             out.insert(1, texture.prelude(t))
+        declared_at = len(out)
         relocs: list[str] = []
         bound = [v for v in self.module.variables if v.space in ("global", "const")]
         if self.bind_globals and bound:
@@ -87,7 +88,6 @@ class Translator:
                 raise
         funcs = [f for f in self.module.functions if not f.entry and f.body is not None]
         out.append("/* ---- functions ---- */")
-        declared_at = len(out)
         for f in funcs:
             out.append(t.function_prototype(self.signature(f)) + ";")
         failed: dict[str, UnsupportedInstruction] = {}  # functions not translated -> why
@@ -124,7 +124,8 @@ class Translator:
             raise first  # nothing in it can run: the module fails to load, as before
         if self.unsupported:
             self.stats["unsupported"] = dict(self.unsupported)
-        # what bodies named before its definition (the kernel table, for kernels' addresses)
+        # what variables and bodies named before its definition (the kernel table, for
+        # kernels' addresses)
         out[declared_at:declared_at] = self.declarations
         for name in reversed(self.preludes):  # after the target's, before the tensor ones
             out.insert(1, f"/* ---- {name} ---- */\n{prelude_text(name)}")
@@ -218,6 +219,16 @@ class Translator:
                                      f"address initializer in {v.name}", v.tok, "")
                 if sym.name in self.module_vars:
                     target = f"(uint8_t *){cname_var(sym.name)} + {off}"
+                elif (sym.name in self.functions and self.functions[sym.name].entry
+                      and self.functions[sym.name].body is not None):
+                    # a table of kernels (libcudadevrt's memset/memcpy kernels per type)
+                    ref = self.target.kernel_ref(self, sym.name)
+                    if ref is None:
+                        raise self.error(UnsupportedInstruction,
+                                         f"initializer of {v.name} names kernel {sym.name} "
+                                         f"(dynamic parallelism) on target {self.target.name}",
+                                         v.tok, "")
+                    target = f"(uint8_t *){ref} + {off}"
                 elif sym.name in self.functions and self.functions[sym.name].body is not None:
                     target = f"(uint8_t *)&{cname_fn(sym.name)} + {off}"
                 else:

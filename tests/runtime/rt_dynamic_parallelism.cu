@@ -15,6 +15,8 @@
 //   errors     a launch of 2048 threads: cudaErrorInvalidConfiguration from
 //              cudaPeekAtLastError and cudaGetLastError (which resets it), per thread;
 //              cudaGetDevice; cudaStreamCreateWithFlags without cudaStreamNonBlocking
+//   copies     device cudaMemsetAsync / cudaMemcpyAsync (libcudadevrt's own kernels,
+//              launched the same way) and a device printf
 //   depth      unbounded recursion: the launch at the nesting limit fails with
 //              cudaErrorLaunchMaxDepthExceeded and the program goes on
 // Everything runs on one host stream; the results are copied back on it (stream order
@@ -212,6 +214,18 @@ __global__ void events_parent(int *buf, int *out, int n, int v, int *status)
     status[7] = cudaStreamDestroy(s1) | cudaStreamDestroy(s2);
 }
 
+// ---------------------------------------------------------------- device-side copies
+
+// libcudadevrt runs these as kernels of its own, launched through the same device runtime
+__global__ void copies_parent(const int *src, int *dst, int *zero, int n, int *status)
+{
+    if (threadIdx.x == 0) {
+        status[0] = cudaMemsetAsync(zero, 0, n * sizeof(int), 0);
+        status[1] = cudaMemcpyAsync(dst, src, n * sizeof(int), cudaMemcpyDeviceToDevice, 0);
+        printf("device_printf=%d\n", n * 3);
+    }
+}
+
 // ---------------------------------------------------------------- errors, depth
 
 __global__ void noop(int *flag)
@@ -345,6 +359,20 @@ int main(int argc, char **argv)
     OK("cudaMalloc out", cudaMalloc(&d_out, en * sizeof(int)));
     events_parent<<<1, 32, 0, stream>>>(d_buf, d_out, en, ev, d_status + 8);
 
+    // device-side copies
+    const int cn = 300;
+    std::vector<int> csrc(cn);
+    for (int i = 0; i < cn; i++)
+        csrc[i] = (int)lcg(seed);
+    int *d_csrc, *d_cdst, *d_czero, *d_cstatus;
+    OK("cudaMalloc copies", cudaMalloc(&d_csrc, 3 * cn * sizeof(int) + 2 * sizeof(int)));
+    d_cdst = d_csrc + cn;
+    d_czero = d_csrc + 2 * cn;
+    d_cstatus = d_csrc + 3 * cn;
+    cudaMemcpyAsync(d_csrc, csrc.data(), cn * sizeof(int), cudaMemcpyHostToDevice, stream);
+    cudaMemsetAsync(d_cdst, 0x55, 2 * cn * sizeof(int) + 2 * sizeof(int), stream);
+    copies_parent<<<1, 32, 0, stream>>>(d_csrc, d_cdst, d_czero, cn, d_cstatus);
+
     // errors, depth
     int *d_flag;
     OK("cudaMalloc flag", cudaMalloc(&d_flag, 4 * sizeof(int)));
@@ -355,6 +383,7 @@ int main(int argc, char **argv)
     // the results, in stream order after every grid of every tree
     std::vector<unsigned> sorted(sort_n);
     std::vector<int> tree(nodes * TREE_WIDTH), scaled(n), factor(segments), out(en);
+    std::vector<int> copies(2 * cn + 2);
     int qs[2], status[32], flag[4];
     long long total = 0;
     cudaMemcpyAsync(sorted.data(), d_keys, sort_n * sizeof(unsigned), cudaMemcpyDeviceToHost, stream);
@@ -366,6 +395,8 @@ int main(int argc, char **argv)
     cudaMemcpyAsync(out.data(), d_out, en * sizeof(int), cudaMemcpyDeviceToHost, stream);
     cudaMemcpyAsync(status, d_status, sizeof status, cudaMemcpyDeviceToHost, stream);
     cudaMemcpyAsync(flag, d_flag, sizeof flag, cudaMemcpyDeviceToHost, stream);
+    cudaMemcpyAsync(copies.data(), d_cdst, copies.size() * sizeof(int), cudaMemcpyDeviceToHost,
+                    stream);
     OK("cudaStreamSynchronize", cudaStreamSynchronize(stream));
 
     // quicksort: the host's sort of the same keys
@@ -422,6 +453,18 @@ int main(int argc, char **argv)
         events_status |= status[8 + i];
     printf("events_wrong=%d\nevents_status=%d\n", events_wrong, events_status);
     CHECK("event orders two device streams", events_wrong == 0 && events_status == 0);
+
+    // device-side copies
+    int copy_wrong = 0, zero_wrong = 0;
+    for (int i = 0; i < cn; i++) {
+        copy_wrong += copies[i] != csrc[i];
+        zero_wrong += copies[cn + i] != 0;
+    }
+    printf("copy_wrong=%d\nzero_wrong=%d\ncopy_status=%s\nmemset_status=%s\nwant_printf=%d\n",
+           copy_wrong, zero_wrong, err_name(copies[2 * cn + 1]), err_name(copies[2 * cn]),
+           cn * 3);
+    CHECK("device cudaMemcpyAsync / cudaMemsetAsync", copy_wrong == 0 && zero_wrong == 0 &&
+          copies[2 * cn] == cudaSuccess && copies[2 * cn + 1] == cudaSuccess);
 
     // errors
     const int *e = status + 16;

@@ -100,11 +100,19 @@ class Target:
                                        f"on target {self.name}")
         raise fe.unsupported(inst, f"call to external function {name}")
 
+    def kernel_ref(self, tr, name: str) -> str | None:
+        """C for the address of kernel `name` (what a device-side launch hands to the device
+        runtime), or None on a target without dynamic parallelism."""
+        return None
+
     def kernel_address(self, fe, inst: ir.Instruction, name: str) -> str:
-        """The value of kernel `name` used as an operand (what a device-side launch hands to
-        the device runtime); a target without dynamic parallelism refuses it by name."""
-        raise fe.unsupported(inst, f"dynamic parallelism: the address of kernel {name} "
-                                   f"(a launch from device code) on target {self.name}")
+        """The value of kernel `name` used as an operand; refused by name where there is no
+        device runtime."""
+        ref = self.kernel_ref(fe.tr, name)
+        if ref is None:
+            raise fe.unsupported(inst, f"dynamic parallelism: the address of kernel {name} "
+                                       f"(a launch from device code) on target {self.name}")
+        return f"((uint64_t)(uintptr_t){ref})"
 
 
 class GpuTarget(Target):

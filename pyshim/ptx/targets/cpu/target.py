@@ -54,14 +54,15 @@ class CpuTarget(Target):
             return devrt.call(fe, inst, name, params)
         return super().extern_call(fe, inst, name, params, nrets)
 
-    def kernel_address(self, fe, inst: ir.Instruction, name: str) -> str:
+    def kernel_ref(self, tr, name: str) -> str | None:
         # the kernel's descriptor: the device runtime finds the child's parameters and its
         # function handle from it (and refuses a pointer that is no descriptor of the module)
-        index = next(i for i, k in enumerate(fe.tr.module.kernels) if k.name == name)
-        decl = f"static const pyshim_kernel_desc ps_kernels[{len(fe.tr.module.kernels)}];"
-        if decl not in fe.tr.declarations:
-            fe.tr.declarations.append(decl)
-        return f"((uint64_t)(uintptr_t)&ps_kernels[{index}])"
+        kernels = tr.module.kernels
+        index = next(i for i, k in enumerate(kernels) if k.name == name)
+        decl = f"static const pyshim_kernel_desc ps_kernels[{len(kernels)}];"
+        if decl not in tr.declarations:
+            tr.declarations.append(decl)
+        return f"&ps_kernels[{index}]"
 
     def body_form(self, k: ir.Function) -> Form:
         if k.info.mode == "phase" and self.phase_mode:
