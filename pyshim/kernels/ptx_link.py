@@ -191,7 +191,7 @@ def _localize(parts: list[list[_Statement]]) -> list[list[_Statement]]:
             taken.add(new[name])
         pattern = re.compile(r"(?<![\w$%.])(" + "|".join(re.escape(n) for n in sorted(
             new, key=len, reverse=True)) + r")(?![\w$])")
-        out.append([_describe(pattern.sub(lambda m: new[m.group(1)], s.text),
+        out.append([_describe(pattern.sub(lambda m, new=new: new[m.group(1)], s.text),
                               has_body=s.defines and _is_function(s)) for s in stmts])
     return out
 
