@@ -87,9 +87,12 @@ struct cpu_devrt_grid {
     atomic_size_t any_errors;             /* num_errors, read without the lock */
 };
 
+/* Arguments aligned as PTX may ask of a parameter (.align up to the 64 bytes a buffer has) */
+#define ARGS_ALIGN 64u
+
 static size_t args_offset(void)
 {
-    return (sizeof(devrt_child) + 15u) / 16u * 16u;
+    return (sizeof(devrt_child) + ARGS_ALIGN - 1) / ARGS_ALIGN * ARGS_ALIGN;
 }
 
 static unsigned char *child_args(devrt_child *c)
@@ -168,11 +171,14 @@ static int64_t param_buffer(cpu_devrt_grid *g, uint64_t block, uint32_t thread,
         set_error(g, block, thread, hipErrorInvalidDeviceFunction);
         return 0;
     }
-    devrt_child *c = calloc(1, args_offset() + fn->desc->params_bytes);
+    size_t size = (args_offset() + fn->desc->params_bytes + ARGS_ALIGN - 1) / ARGS_ALIGN *
+                  ARGS_ALIGN;
+    devrt_child *c = aligned_alloc(ARGS_ALIGN, size);
     if (c == NULL) {
         set_error(g, block, thread, hipErrorOutOfMemory);
         return 0;
     }
+    memset(c, 0, size);
     c->magic = CHILD_MAGIC;
     c->owner = g;
     c->fn = fn;
@@ -197,7 +203,7 @@ static bool handle_live_locked(const cpu_devrt_grid *g, uint64_t h, bool event)
 
 static int64_t launch_child(cpu_devrt_grid *g, uint64_t buffer, uint64_t stream)
 {
-    if (buffer == 0 || buffer % 16u != 0)
+    if (buffer == 0 || buffer % ARGS_ALIGN != 0)
         return CNP_INVALID_VALUE;
     devrt_child *c = (devrt_child *)((unsigned char *)(uintptr_t)buffer - args_offset());
     if (c->magic != CHILD_MAGIC || c->owner != g)
