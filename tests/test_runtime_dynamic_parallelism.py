@@ -24,7 +24,7 @@ import pytest
 from pyshim.builders.components import build_all
 
 SOURCE = Path(__file__).resolve().parent / "runtime" / "rt_dynamic_parallelism.cu"
-FLAVOURS = {"static": [], "shared": ["-cudart", "shared"]}
+FLAVOURS = {"static": [], "shared": ["-cudart", "shared"], "lazy": ["-DNO_DEVICE_COPIES"]}
 
 pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 
@@ -55,7 +55,7 @@ def run(exe: Path, *args: str, wave: str = "64", **extra: str
 
 
 @pytest.mark.parametrize("wave", ["64", "32"])
-@pytest.mark.parametrize("flavour", list(FLAVOURS))
+@pytest.mark.parametrize("flavour", ["static", "shared"])
 def test_kernels_launching_kernels(programs: dict[str, Path], flavour: str, wave: str) -> None:
     v, proc = run(programs[flavour], wave=wave)
     assert proc.returncode == 0 and "ALL PASSED" in proc.stdout, proc.stdout + proc.stderr
@@ -75,11 +75,36 @@ def test_kernels_launching_kernels(programs: dict[str, Path], flavour: str, wave
     assert "launch of _Z4diveiPiS_S_ refused: cudaErrorLaunchMaxDepthExceeded" in proc.stderr
 
 
-def test_eagerly_loaded_module(programs: dict[str, Path]) -> None:
-    # with libcudadevrt's kernels the module has more than 32: loaded lazily by default,
-    # each kernel in an object of its own with the kernels it launches; eagerly, one object
-    v, proc = run(programs["static"], wave="32", CUDA_MODULE_LOADING="EAGER")
+def kernel_rows(report: Path) -> dict[str, set[str]]:
+    rows: dict[str, set[str]] = {}
+    for line in report.read_text().splitlines():
+        if line.startswith("kernel "):
+            name, how = line.split()[1:3]
+            rows.setdefault(name, set()).add(how)
+    return rows
+
+
+@pytest.mark.parametrize("wave", ["64", "32"])
+def test_lazily_loaded_module(programs: dict[str, Path], tmp_path: Path, wave: str) -> None:
+    # without libcudadevrt's tables of kernel addresses the module (more than 32 kernels
+    # with libcudadevrt's) loads lazily: each kernel an object of its own with the kernels
+    # it launches, whose variables are the module's
+    report = tmp_path / "report.raw"
+    v, proc = run(programs["lazy"], wave=wave, PYSHIM_REPORT=str(report),
+                  PYSHIM_CACHE=str(tmp_path / "cache"))
     assert proc.returncode == 0 and "ALL PASSED" in proc.stdout, proc.stdout + proc.stderr
+    rows = kernel_rows(report)
+    assert {"indexed", "translated"} <= rows["_Z12scale_parentPiS_PxS_"], rows
+    # launched only from device code: it ran from its parent's object, never on its own
+    assert rows["_Z10total_tailPKiiPxPi"] == {"indexed"}, rows
+
+
+def test_eagerly_loaded_module(programs: dict[str, Path], tmp_path: Path) -> None:
+    report = tmp_path / "report.raw"
+    v, proc = run(programs["static"], PYSHIM_REPORT=str(report),
+                  PYSHIM_CACHE=str(tmp_path / "cache"))
+    assert proc.returncode == 0 and "ALL PASSED" in proc.stdout, proc.stdout + proc.stderr
+    assert not any("indexed" in how for how in kernel_rows(report).values())
 
 
 def test_a_childs_fault_fails_the_hosts_launch(programs: dict[str, Path]) -> None:
