@@ -115,6 +115,13 @@ def test_a_childs_fault_fails_the_hosts_launch(programs: dict[str, Path]) -> Non
     assert "_Z9bad_childPi" in proc.stderr
 
 
+def test_on_the_second_of_two_devices(programs: dict[str, Path]) -> None:
+    v, proc = run(programs["static"], "3000", "1", PYSHIM_CPU_DEVICES="2")
+    assert proc.returncode == 0 and "ALL PASSED" in proc.stdout, proc.stdout + proc.stderr
+    assert v["device"] == v["host_device"] == "1"
+    assert v["device_count"] == v["host_device_count"] == "2"
+
+
 @pytest.mark.parametrize("size", ["1", "40", "5000"])
 def test_quicksort_sizes(programs: dict[str, Path], size: str) -> None:
     # 1 and 40 keys: no child at all, one level; 5000: down to the depth cut-off

@@ -260,6 +260,9 @@ __global__ void errors_kernel(int *out, int *flag)
         cudaStream_t s;
         out[6] = cudaStreamCreateWithFlags(&s, cudaStreamDefault);
         out[7] = cudaGetLastError();
+        int count = -1;
+        out[9] = cudaGetDeviceCount(&count);
+        out[10] = count;
     }
     __syncthreads();
     if (threadIdx.x == 1)
@@ -320,10 +323,13 @@ int main(int argc, char **argv)
         return fault_mode();
     const int sort_n = argc > 1 ? atoi(argv[1]) : 3000;
     const int segments = 6;
+    if (argc > 2)  // the device to run on
+        OK("cudaSetDevice", cudaSetDevice(atoi(argv[2])));
     cudaStream_t stream;
     OK("cudaStreamCreate", cudaStreamCreate(&stream));
-    int host_dev = -1;
+    int host_dev = -1, host_count = -1;
     OK("cudaGetDevice", cudaGetDevice(&host_dev));
+    OK("cudaGetDeviceCount", cudaGetDeviceCount(&host_count));
 
     // quicksort
     std::vector<unsigned> keys(sort_n);
@@ -486,7 +492,9 @@ int main(int argc, char **argv)
            err_name(e[7]), err_name(e[8]), flag[0]);
     CHECK("bad configuration", e[0] == cudaErrorInvalidConfiguration &&
           e[1] == cudaErrorInvalidConfiguration && e[2] == cudaSuccess && e[3] == cudaSuccess);
+    printf("device_count=%d\nhost_device_count=%d\n", e[10], host_count);
     CHECK("device cudaGetDevice", e[4] == cudaSuccess && e[5] == host_dev);
+    CHECK("device cudaGetDeviceCount", e[9] == cudaSuccess && e[10] == host_count);
     CHECK("blocking device stream refused", e[6] != cudaSuccess && e[7] == e[6]);
     CHECK("last error is per thread", e[8] == cudaSuccess);
     CHECK("only the good launch ran", flag[0] == 1);
