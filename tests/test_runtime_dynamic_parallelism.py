@@ -115,6 +115,13 @@ def test_a_childs_fault_fails_the_hosts_launch(programs: dict[str, Path]) -> Non
     assert "_Z9bad_childPi" in proc.stderr
 
 
+@pytest.mark.parametrize("flavour", ["static", "shared"])
+def test_graph_replays_the_tree(programs: dict[str, Path], flavour: str) -> None:
+    v, proc = run(programs[flavour], "graph")
+    assert proc.returncode == 0 and "ALL PASSED" in proc.stdout, proc.stdout + proc.stderr
+    assert v["graph_replays_right"] == "3"
+
+
 def test_on_the_second_of_two_devices(programs: dict[str, Path]) -> None:
     v, proc = run(programs["static"], "3000", "1", PYSHIM_CPU_DEVICES="2")
     assert proc.returncode == 0 and "ALL PASSED" in proc.stdout, proc.stdout + proc.stderr

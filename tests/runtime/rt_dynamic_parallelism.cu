@@ -19,6 +19,7 @@
 //              launched the same way) and a device printf
 //   depth      unbounded recursion: the launch at the nesting limit fails with
 //              cudaErrorLaunchMaxDepthExceeded and the program goes on
+// (`graph`: the tree captured into a graph and replayed; `fault`: a child that faults.)
 // Everything runs on one host stream; the results are copied back on it (stream order
 // covers the whole tree of grids). Prints key=value lines and PASS/FAIL per check.
 #include <cstdio>
@@ -317,10 +318,47 @@ static int fault_mode(void)
     return 0;
 }
 
+// rt_dynamic_parallelism graph: the tree of grids captured into a graph (after a memset
+// that wipes it) and replayed: each replay runs the whole tree again
+static int graph_mode(void)
+{
+    const int nodes = (1 << (TREE_DEPTH + 1)) - 1, size = nodes * TREE_WIDTH * sizeof(int);
+    int *d_tree;
+    cudaStream_t s;
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    OK("cudaMalloc", cudaMalloc(&d_tree, size));
+    OK("cudaStreamCreate", cudaStreamCreate(&s));
+    OK("begin capture", cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    cudaMemsetAsync(d_tree, 0xff, size, s);
+    tree_node<<<1, TREE_WIDTH, 0, s>>>(d_tree, 0, 0);
+    OK("end capture", cudaStreamEndCapture(s, &graph));
+    OK("instantiate", cudaGraphInstantiate(&exec, graph, 0));
+    std::vector<int> want(nodes * TREE_WIDTH), got(nodes * TREE_WIDTH);
+    for (int node = 0; node < nodes; node++)
+        for (int t = 0; t < TREE_WIDTH; t++)
+            want[node * TREE_WIDTH + t] = tree_value(
+                node == 0 ? t : want[((node - 1) / 2) * TREE_WIDTH + t], node, t);
+    int replays_right = 0;
+    for (int r = 0; r < 3; r++) {
+        cudaMemset(d_tree, 0, size);
+        OK("graph launch", cudaGraphLaunch(exec, s));
+        cudaMemcpyAsync(got.data(), d_tree, size, cudaMemcpyDeviceToHost, s);
+        OK("sync", cudaStreamSynchronize(s));
+        replays_right += got == want;
+    }
+    printf("graph_replays_right=%d\n", replays_right);
+    CHECK("graph replays the tree", replays_right == 3);
+    printf(failures ? "FAILED %d\n" : "ALL PASSED\n", failures);
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "fault") == 0)
         return fault_mode();
+    if (argc > 1 && strcmp(argv[1], "graph") == 0)
+        return graph_mode();
     const int sort_n = argc > 1 ? atoi(argv[1]) : 3000;
     const int segments = 6;
     if (argc > 2)  // the device to run on
