@@ -58,7 +58,9 @@ class CpuTarget(Target):
         # the kernel's descriptor: the device runtime finds the child's parameters and its
         # function handle from it (and refuses a pointer that is no descriptor of the module)
         kernels = tr.module.kernels
-        index = next(i for i, k in enumerate(kernels) if k.name == name)
+        index = next((i for i, k in enumerate(kernels) if k.name == name), None)
+        if index is None:  # an entry without a body here: nothing to launch
+            return None
         decl = f"static const pyshim_kernel_desc ps_kernels[{len(kernels)}];"
         if decl not in tr.declarations:
             tr.declarations.append(decl)
