@@ -221,3 +221,46 @@ ret;
     with pytest.raises(PtxError, match="dynamic parallelism: child calls "
                                        "__cuda_syscall_cnpv2LaunchDeviceV2"):
         translate(src, "hip-wave64")
+
+
+def test_a_kernel_that_cannot_run_says_why_when_it_is_launched(tmp_path: Path, capfd) -> None:
+    # libcuda refuses a host launch of it by name; a launch from device code reaches the
+    # stub itself, which says why once and traps (the parent's launch then fails)
+    src = """
+.version 8.5
+.target sm_80
+.address_size 64
+.extern .func (.param .b32 func_retval0) __cuda_syscall_cnpv2DeviceGetAttribute
+(.param .b64 p0, .param .b32 p1, .param .b32 p2);
+.visible .entry k(.param .u64 out)
+{
+.reg .b32 %r<2>;
+.reg .b64 %rd<2>;
+ld.param.u64 %rd1, [out];
+{
+.param .b64 param0;
+st.param.b64 [param0], %rd1;
+.param .b32 param1;
+st.param.b32 [param1], 1;
+.param .b32 param2;
+st.param.b32 [param2], 0;
+.param .b32 retval0;
+call.uni (retval0), __cuda_syscall_cnpv2DeviceGetAttribute, (param0, param1, param2);
+ld.param.b32 %r1, [retval0];
+}
+ret;
+}
+.visible .entry fine() { ret; }
+"""
+    m = build(src, "cpu-wave64", tmp_path)
+    out = np.zeros(1, dtype=np.uint64)
+    with pytest.raises(RuntimeError, match="returned 1"):
+        m.launch("k", (1,), (4,), [out])
+    with pytest.raises(RuntimeError, match="returned 1"):
+        m.launch("k", (1,), (4,), [out])
+    err = capfd.readouterr().err
+    assert err.count("pyshim: kernel k cannot run:") == 1, err
+    assert "__cuda_syscall_cnpv2DeviceGetAttribute" in err
+    m.launch("fine", (1,), (1,), [])
+    # GPU targets' stubs stay as they were
+    assert "ps_said" not in translate(src, "hip-wave64")

@@ -163,7 +163,16 @@ class Translator:
         fe = FunctionEmitter(self, k)
         fe.use_form(self.target.body_form(k))
         pre = [self.target.kernel_param(fe, j, p) for j, p in enumerate(k.params)]
-        return self.target.kernel(i, k, "\n".join([*pre, "PS_TRAP(ctx); return;"]), fe)
+        body = ["PS_TRAP(ctx); return;"]
+        if self.target.device_runtime:
+            # launched from device code it has no libcuda to refuse it: it says why, once
+            from pyshim.ptx.targets.cpu.target import c_string
+
+            why = " ".join(f"pyshim: kernel {k.name} cannot run: "
+                           f"{self.unsupported.get(k.name, '')}".split())
+            body.insert(0, "{ static int ps_said; if (!__atomic_exchange_n(&ps_said, 1, "
+                           f"__ATOMIC_RELAXED)) fputs({c_string(why)[:-1]}\\n\", stderr); }}")
+        return self.target.kernel(i, k, "\n".join([*pre, *body]), fe)
 
     def signature(self, f: ir.Function) -> str:
         params = ["PS_CTX"] + [f"uint8_t *{cname_var(p.name)}" for p in f.returns + f.params]
