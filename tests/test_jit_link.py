@@ -131,6 +131,29 @@ def test_link_ptx_refuses_two_strong_definitions() -> None:
         link_ptx([MOD_A, MOD_B + ".visible .entry k() { exit; }\n"])
 
 
+def test_link_ptx_keeps_each_modules_own_internal_definitions() -> None:
+    # every -rdc unit with a printf has its own `$str` (libcudadevrt too): internal names
+    # are the module's own; the later module's is renamed, its uses with it, no other word
+    def unit(entry: str, text: str) -> str:
+        return (".version 9.0\n.target sm_80\n.address_size 64\n"
+                f".global .align 1 .b8 $str[3] = {{{text}}};\n"
+                ".global .align 4 .u32 $str1;\n"
+                f".visible .entry {entry}() {{ .reg .b64 %rd<3>; mov.u64 %rd1, $str; "
+                f"mov.u64 %rd2, $str1; ret; }}\n")
+
+    out = link_ptx([unit("a", "65, 66, 0"), unit("b", "67, 68, 0")])
+    assert ".global .align 1 .b8 $str[3] = {65, 66, 0};" in out
+    assert ".global .align 1 .b8 $str_ps1_1[3] = {67, 68, 0};" in out
+    assert ".global .align 4 .u32 $str1_ps1_1;" in out
+    b = out[out.index(".entry b"):]
+    assert "mov.u64 %rd1, $str_ps1_1;" in b and "mov.u64 %rd2, $str1_ps1_1;" in b
+    a = out[out.index(".entry a"):out.index(".entry b")]
+    assert "mov.u64 %rd1, $str;" in a
+    # an external name defined twice is still an error
+    with pytest.raises(PtxLinkError, match="a is defined in more than one module"):
+        link_ptx([unit("a", "1, 2, 0"), unit("a", "3, 4, 0")])
+
+
 def test_rdc_program_with_two_translation_units(inputs: dict[str, Path],
                                                 tmp_path: Path) -> None:
     # the kernel calls a function and uses a variable of the other unit; nvcc also embeds

@@ -90,12 +90,23 @@ class _Failed:
     first: translate_probe.Outcome
 
 
-def _prepare(entries: list[fatbin.Entry], names: list[str], by_name: dict[str, Kernel],
+def _prepare(entries: list[fatbin.Entry] | str, names: list[str], by_name: dict[str, Kernel],
              budget: Budget, scan: KernelScan) -> str | None:
-    """The PTX text the loader would choose for this container, within the budget; None
-    (and the kernels marked) where it is not checked."""
+    """The PTX text the loader would choose for this container (or the linked text of the
+    -rdc units), within the budget; None (and the kernels marked) where it is not checked."""
     from pyshim.kernels.loader import device_arch
 
+    if isinstance(entries, str):  # the -rdc units, linked already (_link_relocatable)
+        why = budget.allows(len(entries))
+        if why is not None:
+            scan.modules_skipped += 1
+            for n in names:
+                _add(by_name[n].notes, f"translation not checked: {why}")
+            return None
+        budget.used_bytes += len(entries)
+        scan.ptx_bytes += len(entries)
+        scan.modules_translated += 1
+        return entries
     try:
         chosen = fatbin.choose_ptx(entries, max_arch=device_arch())
     except NoPtxError:
@@ -150,7 +161,7 @@ def _outcome(text: str, deep: bool) -> translate_probe.Outcome:
     return out
 
 
-def _translate(entries: list[fatbin.Entry], names: list[str], by_name: dict[str, Kernel],
+def _translate(entries: list[fatbin.Entry] | str, names: list[str], by_name: dict[str, Kernel],
                budget: Budget, scan: KernelScan) -> _Failed | None:
     """Dry-run (or scan) the PTX the loader would choose for this container and mark its
     kernels; a module that fails with an unsupported instruction is returned."""
@@ -256,12 +267,13 @@ def scan(elf: HostElf, translate: bool = True, budget: Budget | None = None,
     budget = budget or Budget()
     by_name: dict[str, Kernel] = {}
     result = KernelScan(kernels=[], containers=0, errors=[])
-    modules: list[tuple[int, list[fatbin.Entry], list[str]]] = []
+    modules: list[tuple[int, list[fatbin.Entry] | str, list[str]]] = []
+    relocatable: list[tuple[int, list[fatbin.Entry], list[str]]] = []  # -rdc units
     sass_modules: list[list[fatbin.Entry]] = []  # containers with no PTX: to lift
     with open(elf.path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
         view = memoryview(m)
         try:
-            for _section, address, data in _containers(elf, view):
+            for section, address, data in _containers(elf, view):
                 result.containers += 1
                 if progress is not None and result.containers % 256 == 1:
                     progress(f"kernels: reading container {result.containers}, "
@@ -275,9 +287,11 @@ def scan(elf: HostElf, translate: bool = True, budget: Budget | None = None,
                     ptx = [e for e in entries if e.is_ptx]
                     size = min(e.uncompressed_size or len(e.stored) for e in ptx)
                     # keep only the PTX entries: the cubins were needed for names only
-                    modules.append((size, ptx, ptx_names))
+                    (relocatable if section == "__nv_relfatbin" else modules).append(
+                        (size, ptx, ptx_names))
         finally:
             view.release()
+    modules += _link_relocatable(relocatable)
     if progress is not None:
         progress(f"kernels: {len(by_name)} in {result.containers} containers; "
                  f"{len(modules)} PTX modules" + (" to dry-run translate" if translate else ""))
@@ -301,6 +315,27 @@ def scan(elf: HostElf, translate: bool = True, budget: Budget | None = None,
             _add(k.notes, "SASS only (" + ", ".join(k.sass) + "): no PTX to translate")
     result.kernels = sorted(by_name.values(), key=lambda k: k.name)
     return result
+
+
+def _link_relocatable(units: list[tuple[int, list[fatbin.Entry], list[str]]]
+                      ) -> list[tuple[int, list[fatbin.Entry] | str, list[str]]]:
+    """The -rdc translation units (and the device libraries linked with them, such as
+    libcudadevrt) as the loader sees them: one module of their PTX, linked (loader.py,
+    kernels/ptx_link.py), so that a call into another unit is no unresolved extern. Units
+    that do not link are checked one by one, as before."""
+    if len(units) < 2:
+        return list(units)
+    from pyshim.kernels import ptx_link
+    from pyshim.kernels.loader import device_arch
+
+    try:
+        texts = [fatbin.choose_ptx(entries, max_arch=device_arch()).ptx()
+                 for _size, entries, _names in units]
+        text = ptx_link.link_ptx(texts, [f"translation unit {i + 1}" for i in range(len(units))])
+    except (FatbinError, ptx_link.PtxLinkError):
+        return list(units)
+    names = [n for _size, _entries, unit_names in units for n in unit_names]
+    return [(len(text), text, names)]
 
 
 def _verdicts(modules: list, by_name: dict[str, Kernel], budget: Budget, result: KernelScan,

@@ -117,7 +117,7 @@ def link_ptx(modules: list[str], names: list[str] | None = None) -> str:
     target = max(_target(m) for m in modules)[1]
     sizes = {m.group(1) for p in modules
              for m in re.finditer(r"^\s*\.address_size\s+(\d+)", p, re.M)}
-    parts = [[s for s in _statements(_HEADER.sub("", p))] for p in modules]
+    parts = _localize([[s for s in _statements(_HEADER.sub("", p))] for p in modules])
     names = names or [f"module {i + 1}" for i in range(len(modules))]
     defined: dict[str, _Statement] = {}
     where: dict[str, int] = {}
@@ -156,6 +156,44 @@ def link_ptx(modules: list[str], names: list[str] | None = None) -> str:
 
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def _is_local(s: _Statement) -> bool:
+    """A definition of internal linkage (no .visible, .extern, .weak or .common): PTX keeps
+    it to its own module, as nvcc's `$str` printf formats and `__nv_static_*` names are."""
+    head = _COMMENT.sub(" ", s.text.split("{", 1)[0].split("=", 1)[0]).split()
+    return s.defines and not s.weak and not s.extern and ".visible" not in head
+
+
+def _localize(parts: list[list[_Statement]]) -> list[list[_Statement]]:
+    """Renames a module's internal definitions whose names another module defines too (every
+    -rdc unit with a printf has a `$str`, and so has libcudadevrt): each module keeps its
+    own, as nvlink keeps them apart; two external definitions stay an error (link_ptx)."""
+    defined: dict[str, list[int]] = {}
+    for index, stmts in enumerate(parts):
+        for s in stmts:
+            if s.name is not None and s.defines:
+                defined.setdefault(s.name, []).append(index)
+    taken = set(defined)
+    out = []
+    for index, stmts in enumerate(parts):
+        clash = {s.name for s in stmts if s.name is not None and _is_local(s)
+                 and len(defined[s.name]) > 1 and defined[s.name][0] != index}
+        if not clash:
+            out.append(stmts)
+            continue
+        new = {}
+        for name in sorted(clash):
+            n = 1
+            while f"{name}_ps{index}_{n}" in taken:
+                n += 1
+            new[name] = f"{name}_ps{index}_{n}"
+            taken.add(new[name])
+        pattern = re.compile(r"(?<![\w$%.])(" + "|".join(re.escape(n) for n in sorted(
+            new, key=len, reverse=True)) + r")(?![\w$])")
+        out.append([_describe(pattern.sub(lambda m, new=new: new[m.group(1)], s.text),
+                              has_body=s.defines and _is_function(s)) for s in stmts])
+    return out
 
 
 def _reachable(functions: list[str], variables: list[str]) -> tuple[list[str], list[str]]:

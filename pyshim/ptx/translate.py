@@ -48,6 +48,7 @@ class Translator:
         # kernels that cannot be translated -> why (they trap; libcuda refuses to launch them)
         self.unsupported: dict[str, str] = {}
         self.preludes: list[str] = []  # prelude files the handlers asked for (fe.need)
+        self.declarations: list[str] = []  # C declarations before the functions (targets add)
 
     def error(self, cls: type[PtxError], message: str, tok: int, function: str) -> PtxError:
         src = self.module.source
@@ -65,6 +66,7 @@ class Translator:
             out.insert(1, tensor.prelude(t, self.module))
         if texture.uses(self.module):
             out.insert(1, texture.prelude(t))
+        declared_at = len(out)
         relocs: list[str] = []
         bound = [v for v in self.module.variables if v.space in ("global", "const")]
         if self.bind_globals and bound:
@@ -77,7 +79,13 @@ class Translator:
                 raise self.error(UnsupportedInstruction,
                                  f"module-scope .{v.space} variable {v.name}", v.tok, "")
         if relocs:
-            out.append(t.relocations(relocs))
+            try:
+                out.append(t.relocations(relocs))
+            except UnsupportedInstruction:
+                # libcudadevrt's globals fail first on a target without a device runtime:
+                # name what the program needs instead
+                self.refuse_device_runtime()
+                raise
         funcs = [f for f in self.module.functions if not f.entry and f.body is not None]
         out.append("/* ---- functions ---- */")
         for f in funcs:
@@ -116,11 +124,27 @@ class Translator:
             raise first  # nothing in it can run: the module fails to load, as before
         if self.unsupported:
             self.stats["unsupported"] = dict(self.unsupported)
+        # what variables and bodies named before its definition (the kernel table, for
+        # kernels' addresses)
+        out[declared_at:declared_at] = self.declarations
         for name in reversed(self.preludes):  # after the target's, before the tensor ones
             out.insert(1, f"/* ---- {name} ---- */\n{prelude_text(name)}")
         out += self.extra_defs
         out.append(t.module_descriptor(self, kernels))
         return "\n".join(out) + "\n"
+
+    def refuse_device_runtime(self) -> None:
+        """On a target without CUDA's device runtime (dynamic parallelism), raise naming the
+        first function that calls one of its syscalls, if there is one."""
+        if self.target.device_runtime:
+            return
+        calls = [(f.name, c) for f in self.module.functions for c in f.info.calls
+                 if c.startswith("__cuda_syscall_cnp")]
+        if calls:  # a launch first: what the program came for
+            caller, callee = min(calls, key=lambda fc: "LaunchDevice" not in fc[1])
+            raise UnsupportedInstruction(
+                f"dynamic parallelism: {caller} calls {callee} (CUDA's device runtime), "
+                f"which target {self.target.name} does not have", function=caller)
 
     def kernel(self, i: int, k: ir.Function) -> str:
         t = self.target
@@ -139,7 +163,16 @@ class Translator:
         fe = FunctionEmitter(self, k)
         fe.use_form(self.target.body_form(k))
         pre = [self.target.kernel_param(fe, j, p) for j, p in enumerate(k.params)]
-        return self.target.kernel(i, k, "\n".join([*pre, "PS_TRAP(ctx); return;"]), fe)
+        body = ["PS_TRAP(ctx); return;"]
+        if self.target.device_runtime:
+            # launched from device code it has no libcuda to refuse it: it says why, once
+            from pyshim.ptx.targets.cpu.target import c_string
+
+            why = " ".join(f"pyshim: kernel {k.name} cannot run: "
+                           f"{self.unsupported.get(k.name, '')}".split())
+            body.insert(0, "{ static int ps_said; if (!__atomic_exchange_n(&ps_said, 1, "
+                           f"__ATOMIC_RELAXED)) fputs({c_string(why)[:-1]}\\n\", stderr); }}")
+        return self.target.kernel(i, k, "\n".join([*pre, *body]), fe)
 
     def signature(self, f: ir.Function) -> str:
         params = ["PS_CTX"] + [f"uint8_t *{cname_var(p.name)}" for p in f.returns + f.params]
@@ -195,6 +228,16 @@ class Translator:
                                      f"address initializer in {v.name}", v.tok, "")
                 if sym.name in self.module_vars:
                     target = f"(uint8_t *){cname_var(sym.name)} + {off}"
+                elif (sym.name in self.functions and self.functions[sym.name].entry
+                      and self.functions[sym.name].body is not None):
+                    # a table of kernels (libcudadevrt's memset/memcpy kernels per type)
+                    ref = self.target.kernel_ref(self, sym.name)
+                    if ref is None:
+                        raise self.error(UnsupportedInstruction,
+                                         f"initializer of {v.name} names kernel {sym.name} "
+                                         f"(dynamic parallelism) on target {self.target.name}",
+                                         v.tok, "")
+                    target = f"(uint8_t *){ref} + {off}"
                 elif sym.name in self.functions and self.functions[sym.name].body is not None:
                     target = f"(uint8_t *)&{cname_fn(sym.name)} + {off}"
                 else:

@@ -17,13 +17,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PYSHIM_KABI_VERSION 2u
+#define PYSHIM_KABI_VERSION 3u
 
 typedef struct pyshim_dim3 {
     uint32_t x, y, z;
 } pyshim_dim3;
 
 struct pyshim_launch;
+struct pyshim_block;
+
+/* Version 3: the device runtime of dynamic parallelism, the `__cuda_syscall_cnpv2*` calls
+ * of libcudadevrt (linked into -rdc programs) that NVIDIA's driver answers. One entry point,
+ * `op` one of PYSHIM_DEVRT_*, `args` the syscall's arguments widened to 64 bits (a dim3 as
+ * two: x | y << 32, then z), called by thread `thread` (linear index in the block) of
+ * `block`. Returns what the syscall returns: a CNPerror code (libcudadevrt translates it
+ * to a cudaError_t), a cudaError_t (the last error), or a pointer (NULL on error). */
+typedef int64_t (*pyshim_devrt_fn)(const struct pyshim_launch *launch,
+                                   const struct pyshim_block *block, uint32_t thread,
+                                   uint32_t op, const uint64_t *args);
+#define PYSHIM_DEVRT_PARAM_BUFFER 1u  /* func, grid, block, shared -> buffer; sets the error */
+#define PYSHIM_DEVRT_LAUNCH 2u        /* buffer, stream -> CNPerror */
+#define PYSHIM_DEVRT_GET_LAST_ERROR 3u /* -> the calling thread's cudaError_t */
+#define PYSHIM_DEVRT_SET_LAST_ERROR 4u /* cudaError_t -> the same */
+#define PYSHIM_DEVRT_GET_DEVICE 5u    /* int * -> CNPerror */
+#define PYSHIM_DEVRT_GET_DEVICE_COUNT 6u /* int * -> CNPerror */
+#define PYSHIM_DEVRT_STREAM_CREATE 7u /* cudaStream_t *, flags -> CNPerror */
+#define PYSHIM_DEVRT_STREAM_DESTROY 8u /* stream -> CNPerror */
+#define PYSHIM_DEVRT_EVENT_CREATE 9u  /* cudaEvent_t *, flags -> CNPerror */
+#define PYSHIM_DEVRT_EVENT_RECORD 10u /* event, stream -> CNPerror */
+#define PYSHIM_DEVRT_EVENT_DESTROY 11u /* event -> CNPerror */
+#define PYSHIM_DEVRT_STREAM_WAIT_EVENT 12u /* stream, event, flags -> CNPerror */
 
 /* Device printf: `fmt` is the format string in the module, `args` the packed argument
  * buffer exactly as PTX's vprintf receives it (each argument aligned to its size). */
@@ -46,6 +69,10 @@ typedef struct pyshim_launch {
      * translated C of kernels that read none of it is what version 1 produced. */
     pyshim_dim3 cluster;
     uint32_t reserved1;
+    /* version 3: the device runtime and its state for this grid (its children's queue),
+     * NULL where the grid cannot launch kernels (read only by kernels that do) */
+    pyshim_devrt_fn devrt;
+    void *devrt_ctx;
 } pyshim_launch;
 
 /* Per-block arguments. `dyn_shared` is 16-byte aligned scratch owned by the worker; static

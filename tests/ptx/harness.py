@@ -16,6 +16,9 @@ class Dim3(ctypes.Structure):
 
 
 VPRINTF = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
+# pyshim_devrt_fn: (launch, block, thread, op, args) -> the syscall's result
+DEVRT = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32,
+                         ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint64))
 
 
 class Launch(ctypes.Structure):
@@ -23,7 +26,8 @@ class Launch(ctypes.Structure):
                 ("dyn_shared_bytes", ctypes.c_uint32), ("num_sms", ctypes.c_uint32),
                 ("reserved0", ctypes.c_uint32), ("vprintf", VPRINTF),
                 ("runtime_ctx", ctypes.c_void_p), ("globaltimer_base", ctypes.c_uint64),
-                ("cluster", Dim3), ("reserved1", ctypes.c_uint32)]
+                ("cluster", Dim3), ("reserved1", ctypes.c_uint32),
+                ("devrt", ctypes.c_void_p), ("devrt_ctx", ctypes.c_void_p)]
 
 
 MAX_CLUSTER = 16
@@ -120,10 +124,11 @@ class Module:
         return np.frombuffer(buf, dtype=dtype)
 
     def launch(self, name: str, grid, block, args: list, *, warp_size: int = 64,
-               dyn_shared: int = 0, cluster=None) -> list[int]:
+               dyn_shared: int = 0, cluster=None, devrt=None) -> list[int]:
         """Runs the grid; with `cluster` (its shape), each cluster's blocks at once, a thread
         each, as the CPU device does (shim/cpu/hip/grid.c run_clusters): then the blocks'
-        return codes, in the grid's order, else a nonzero one raises."""
+        return codes, in the grid's order, else a nonzero one raises. `devrt`: a DEVRT
+        function answering the kernel's device-runtime syscalls."""
         k = self.kernels[name]
         grid = tuple(grid) + (1,) * (3 - len(grid))
         block = tuple(block) + (1,) * (3 - len(block))
@@ -145,7 +150,9 @@ class Module:
             keep.append(buf)
             ptrs[i] = ctypes.addressof(buf)
         launch = Launch(Dim3(*grid), Dim3(*block), warp_size, dyn_shared, 4, 0,
-                        self._vprintf, None, 0, Dim3(*(tuple(cluster or ()) + (0, 0, 0))[:3]), 0)
+                        self._vprintf, None, 0, Dim3(*(tuple(cluster or ()) + (0, 0, 0))[:3]), 0,
+                        ctypes.cast(devrt, ctypes.c_void_p) if devrt is not None else None,
+                        None)
         dyn = ctypes.create_string_buffer(max(16, dyn_shared))
         if cluster is not None:
             return self._clusters(k, launch, grid, block, tuple(cluster), ptrs, dyn)

@@ -578,6 +578,8 @@ class FunctionEmitter:
             return f"((uint64_t)(uintptr_t){self.var_ptr(v, inst)})", "u64"
         if name in self.tr.functions:
             f = self.tr.functions[name]
+            if f.entry:
+                return self.tr.target.kernel_address(self, inst, name), "u64"
             if f.body is None:
                 raise self.unsupported(inst, f"address of external function {name}")
             return f"((uint64_t)(uintptr_t)&{cname_fn(name)})", "u64"

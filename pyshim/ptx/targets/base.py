@@ -32,6 +32,7 @@ class Target:
     extern_functions: frozenset[str] = frozenset(("vprintf", "__assertfail"))
     assert_message = False  # the target's prelude has ps_assertfail (CUDA's message, code 710)
     phase_mode = False  # run barrier kernels as phases (CPU only; see classify_sync)
+    device_runtime = False  # libcudadevrt's syscalls: kernels launching kernels (CPU only)
     # the target's own passes, after the generic ones (passes/__init__.py): (name, run)
     passes: tuple = ()
 
@@ -90,7 +91,28 @@ class Target:
                     f" __builtin_memcpy({r}, &t, 8); }}")
         if name == "free" and "free" in self.extern_functions and len(params) == 1:
             return f"free((void *)(uintptr_t)*(uint64_t *){params[0]});"
+        if name.startswith(("__cudaCDP", "__cuda_syscall_cnp")) and self.device_runtime:
+            raise fe.unsupported(inst, f"call to external function {name} (a device runtime "
+                                       f"call pyshim does not implement, or of another "
+                                       f"signature than libcudadevrt's)")
+        if name.startswith(("__cudaCDP", "__cuda_syscall_cnp")):
+            raise fe.unsupported(inst, f"dynamic parallelism: {name} (CUDA's device runtime) "
+                                       f"on target {self.name}")
         raise fe.unsupported(inst, f"call to external function {name}")
+
+    def kernel_ref(self, tr, name: str) -> str | None:
+        """C for the address of kernel `name` (what a device-side launch hands to the device
+        runtime), or None on a target without dynamic parallelism."""
+        return None
+
+    def kernel_address(self, fe, inst: ir.Instruction, name: str) -> str:
+        """The value of kernel `name` used as an operand; refused by name where there is no
+        device runtime."""
+        ref = self.kernel_ref(fe.tr, name)
+        if ref is None:
+            raise fe.unsupported(inst, f"dynamic parallelism: the address of kernel {name} "
+                                       f"(a launch from device code) on target {self.name}")
+        return f"((uint64_t)(uintptr_t){ref})"
 
 
 class GpuTarget(Target):

@@ -314,6 +314,10 @@ struct ihipModuleSymbol_t {
 
 /* Returns the function behind a handle, or NULL if it is not a live function. */
 struct ihipModuleSymbol_t *cpu_function_lookup(const void *handle);
+/* The function of f's module whose kernel descriptor is at `desc`, or NULL when `desc` is
+ * none of that module's (a kernel's address in device code is its descriptor's). */
+struct ihipModuleSymbol_t *cpu_function_of_desc(const struct ihipModuleSymbol_t *f,
+                                                const void *desc);
 
 /* ---- commands for graph nodes (launch.c, memcpy.c, stream.c) ---- */
 
@@ -377,6 +381,7 @@ typedef struct cpu_grid_job {
     pyshim_launch launch;
     void **params;                   /* one pointer per parameter, into a private copy */
     bool cooperative;                /* every block resident at once: a thread each */
+    int device;                      /* the ordinal the launch was made on */
 } cpu_grid_job;
 
 /* Runs every block of the job on the pool, blocking the caller until all are done.
@@ -386,6 +391,25 @@ hipError_t cpu_grid_run(const cpu_grid_job *job);
 int cpu_grid_workers(void);
 /* A failed device assert (hipErrorAssert); any other nonzero code is a launch failure. */
 #define CPU_TRAP_ASSERT PYSHIM_TRAP_ASSERT
+
+/* ---- launch.c: a grid's configuration ---- */
+
+/* Validates a grid's configuration as hipModuleLaunchKernel does (the block, grid and
+ * shared sizes against the device and the kernel's bounds). */
+hipError_t cpu_launch_validate(const struct ihipModuleSymbol_t *f, pyshim_dim3 grid,
+                               pyshim_dim3 block, unsigned shared);
+/* Fills in a job's kernel, device and launch record (params and cooperation left alone). */
+void cpu_launch_init(cpu_grid_job *job, const pyshim_kernel_desc *k, pyshim_dim3 grid,
+                     pyshim_dim3 block, unsigned shared);
+
+/* ---- devrt.c: the device runtime of dynamic parallelism ---- */
+
+/* The pyshim_devrt_fn of every launch record (pyshim_kernel_abi.h). */
+int64_t cpu_devrt_entry(const pyshim_launch *launch, const pyshim_block *block,
+                        uint32_t thread, uint32_t op, const uint64_t *args);
+/* Runs a grid of function f and then the grids it launched from the device, `depth`
+ * launches below the host's (a grid is complete when its children are). */
+hipError_t cpu_launch_run(const struct ihipModuleSymbol_t *f, cpu_grid_job *job, unsigned depth);
 
 /* ---- graph_mem.c ---- */
 

@@ -5,7 +5,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/cluster_launch.h"
 #include "graph_internal.h"
@@ -37,11 +36,7 @@ static void run_launch(cpu_cmd *c)
         cpu_set_sticky_error(hipErrorInvalidResourceHandle);
         return;
     }
-    p->job.launch.globaltimer_base = 0;
-    struct timespec ts;
-    if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
-        p->job.launch.globaltimer_base = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    hipError_t err = cpu_grid_run(&p->job);
+    hipError_t err = cpu_launch_run(cpu_function_lookup(p->function), &p->job, 0);
     if (err != hipSuccess)
         cpu_set_sticky_error(err);
 }
@@ -69,8 +64,8 @@ static uint32_t static_shared(const struct ihipModuleSymbol_t *f)
     return f->desc->static_shared_bytes;
 }
 
-static hipError_t validate(const struct ihipModuleSymbol_t *f, pyshim_dim3 g, pyshim_dim3 b,
-                           unsigned shared)
+hipError_t cpu_launch_validate(const struct ihipModuleSymbol_t *f, pyshim_dim3 g, pyshim_dim3 b,
+                               unsigned shared)
 {
     const pyshim_kernel_desc *k = f->desc;
     const hipDeviceProp_tR0600 *p = &cpu_dev()->props;
@@ -147,7 +142,7 @@ hipError_t cpu_launch_cmd(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsi
     if (f == NULL)
         return hipErrorInvalidResourceHandle;
     const pyshim_kernel_desc *k = f->desc;
-    hipError_t err = validate(f, g, b, shared);
+    hipError_t err = cpu_launch_validate(f, g, b, shared);
     if (err != hipSuccess) {
         cpu_log("launch of %s with grid (%u,%u,%u) block (%u,%u,%u) shared %u refused: %s",
                 k->name, g.x, g.y, g.z, b.x, b.y, b.z, shared, hipGetErrorName(err));
@@ -197,6 +192,14 @@ hipError_t cpu_launch_cmd(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsi
         else
             memcpy(args + d->offset, kernelParams[i], d->size);
     }
+    cpu_launch_init(&p->job, k, g, b, shared);
+    *out = c;
+    return hipSuccess;
+}
+
+void cpu_launch_init(cpu_grid_job *job, const pyshim_kernel_desc *k, pyshim_dim3 g,
+                     pyshim_dim3 b, unsigned shared)
+{
     const cpu_device *dev = cpu_dev();
     /* a __cluster_dims__ kernel runs in its clusters wherever it is launched from (graph
      * nodes too), when the grid is whole clusters of them; launch() checks and refuses the
@@ -205,7 +208,9 @@ hipError_t cpu_launch_cmd(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsi
     if (cl.x == 0 || cl.y == 0 || cl.z == 0 || g.x % cl.x || g.y % cl.y || g.z % cl.z ||
         (uint64_t)cl.x * cl.y * cl.z > PYSHIM_MAX_PORTABLE_CLUSTER)
         cl = (pyshim_dim3){0, 0, 0};
-    p->job.launch = (pyshim_launch){
+    job->kernel = k;
+    job->device = cpu_current_device();
+    job->launch = (pyshim_launch){
         .grid = g,
         .block = b,
         .warp_size = (uint32_t)dev->wave,
@@ -215,8 +220,6 @@ hipError_t cpu_launch_cmd(const void *handle, pyshim_dim3 g, pyshim_dim3 b, unsi
         .runtime_ctx = NULL,
         .cluster = cl,
     };
-    *out = c;
-    return hipSuccess;
 }
 
 static int active_blocks(const struct ihipModuleSymbol_t *f, int block_size, size_t dyn_shared);

@@ -49,6 +49,18 @@ struct ihipModuleSymbol_t *cpu_function_lookup(const void *handle)
     return (struct ihipModuleSymbol_t *)handle;
 }
 
+struct ihipModuleSymbol_t *cpu_function_of_desc(const struct ihipModuleSymbol_t *f,
+                                                const void *desc)
+{
+    const struct ihipModule_t *m = f->module;
+    uintptr_t first = (uintptr_t)m->desc->kernels, p = (uintptr_t)desc;
+    size_t size = sizeof *m->desc->kernels;
+    /* compared as integers: a pointer from device code may point anywhere */
+    if (p < first || p >= first + (uintptr_t)m->desc->num_kernels * size || (p - first) % size)
+        return NULL;
+    return &m->functions[(p - first) / size];
+}
+
 /* Checks the ELF header of an image whose first `avail` bytes may be read and returns the
  * size of the whole file, or 0 with `why` set. */
 static size_t elf_image_size(const unsigned char *img, size_t avail, const char **why)

@@ -20,6 +20,7 @@ from pyshim.ptx.isa.instructions import SYNC_OPCODES
 from pyshim.ptx.layout import param_layout, var_bytes
 from pyshim.ptx.passes import classify_sync
 from pyshim.ptx.targets.base import Target
+from pyshim.ptx.targets.cpu import devrt
 from pyshim.ptx.targets.cpu import guards as cpu_guards
 from pyshim.ptx.targets.cpu import prefetch as cpu_prefetch
 from pyshim.ptx.targets.cpu.phase import PhaseForm, PhaseNaming
@@ -35,6 +36,7 @@ class CpuTarget(Target):
     extern_functions = frozenset(("vprintf", "__assertfail", "malloc", "free"))
     assert_message = True
     phase_mode = True
+    device_runtime = True
     region_loops = True
     # how each kernel's threads run (loop, phases, region loops, fibers) and its region plan
     passes = (("classify_sync", classify_sync.run),)
@@ -45,6 +47,24 @@ class CpuTarget(Target):
 
     def prelude(self) -> str:
         return super().prelude() + "\n#define PS_ALIGN(n) __attribute__((aligned(n)))\n"
+
+    def extern_call(self, fe, inst: ir.Instruction, name: str, params: list[str],
+                    nrets: int) -> str:
+        if name in devrt.FUNCTIONS and devrt.signature_matches(fe.tr.functions[name], name):
+            return devrt.call(fe, inst, name, params)
+        return super().extern_call(fe, inst, name, params, nrets)
+
+    def kernel_ref(self, tr, name: str) -> str | None:
+        # the kernel's descriptor: the device runtime finds the child's parameters and its
+        # function handle from it (and refuses a pointer that is no descriptor of the module)
+        kernels = tr.module.kernels
+        index = next((i for i, k in enumerate(kernels) if k.name == name), None)
+        if index is None:  # an entry without a body here: nothing to launch
+            return None
+        decl = f"static const pyshim_kernel_desc ps_kernels[{len(kernels)}];"
+        if decl not in tr.declarations:
+            tr.declarations.append(decl)
+        return f"&ps_kernels[{index}]"
 
     def body_form(self, k: ir.Function) -> Form:
         if k.info.mode == "phase" and self.phase_mode:
