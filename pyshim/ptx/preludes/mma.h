@@ -183,8 +183,25 @@ PS_FN float ps_h2f_tile(uint32_t h) {
  * columns made the compiler scatter. The update runs k outermost with the 16 rows'
  * accumulators side by side: with m outermost each row's 16 additions were one dependent
  * chain (the adder's latency, not its throughput, set the pace). */
+#if defined(__clang__) && defined(__F16C__)
+typedef _Float16 ps_v16h __attribute__((vector_size(32)));
+typedef float ps_v16f __attribute__((vector_size(64)));
+#endif
 PS_FN inline __attribute__((always_inline)) void
 ps_mma_f16_cvt64(const uint32_t *src, float *dst, const int bf) {
+#if defined(__clang__) && defined(__F16C__)
+    /* whole vectors: element by element, clang converted 4 at a time and stored them in
+     * pieces that the wider loads after them could not forward from */
+    if (!bf) {
+        for (uint32_t q = 0; q < 4; q++) {
+            ps_v16h x;
+            __builtin_memcpy(&x, src + 8 * q, sizeof x);
+            const ps_v16f y = __builtin_convertvector(x, ps_v16f);
+            __builtin_memcpy(dst + 16 * q, &y, sizeof y);
+        }
+        return;
+    }
+#endif
     uint16_t h[64];
     __builtin_memcpy(h, src, sizeof h);
     for (uint32_t e = 0; e < 64; e++)
