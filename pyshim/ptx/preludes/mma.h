@@ -187,7 +187,7 @@ PS_FN float ps_h2f_tile(uint32_t h) {
 typedef _Float16 ps_v16h __attribute__((vector_size(32)));
 typedef float ps_v16f __attribute__((vector_size(64)));
 #endif
-PS_FN inline __attribute__((always_inline)) void
+PS_FN __attribute__((always_inline)) void
 ps_mma_f16_cvt64(const uint32_t *src, float *dst, const int bf) {
 #if defined(__clang__) && defined(__F16C__)
     /* whole vectors: element by element, clang converted 4 at a time and stored them in
@@ -208,7 +208,7 @@ ps_mma_f16_cvt64(const uint32_t *src, float *dst, const int bf) {
         dst[e] = bf ? ps_u2f((uint32_t)h[e] << 16) : ps_h2f_tile(h[e]);
 }
 
-PS_FN inline __attribute__((always_inline)) void
+PS_FN __attribute__((always_inline)) void
 ps_mma_f16_tile(ps_wwarp *W, const uint32_t K, const int bf, const int cf16, const int df16) {
     const uint32_t na = K / 4u, nb = K / 8u;
     const uint64_t st = W->stride;
