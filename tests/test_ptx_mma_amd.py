@@ -293,3 +293,122 @@ def test_forms_without_an_amd_lowering_are_refused_by_name(form, target):
     with pytest.raises(UnsupportedInstruction, match=f"m{form.m}n8k{form.k} .{form.a} on target "
                                                      f"{re.escape(target)}"):
         translate(mma.HEAD + mma.kernel(form), target)
+
+
+# ---- wmma on the AMD layer (mma_amd.h: mma.sync's m16n8k16 fragments, one per block) ------
+# (d, a, c) types and the fragment words the ISA gives each operand (a, b per shape)
+WMMA_TYPES = [("f32", "f16", "f32"), ("f16", "f16", "f16"), ("f32", "f16", "f16"),
+              ("f16", "f16", "f32"), ("f32", "bf16", "f32")]
+WMMA_SHAPES = [(16, 16), (32, 8), (8, 32)]
+
+
+def _wmma_words(a: str, m: int, n: int, c: str, d: str) -> list[int]:
+    """words of the A, B, C and D fragments (PTX ISA 9.7.14.4.2: f16 A and B have 8 registers
+    in every shape, bf16 ones only the words their elements need)"""
+    ab = [8, 8] if a == "f16" else [m // 4, n // 4]
+    return ab + [m * n // (64 if c == "f16" else 32), m * n // (64 if d == "f16" else 32)]
+
+
+def _to_memory(mat: np.ndarray, col_major: bool, ld: int, dtype) -> np.ndarray:
+    rows, cols = mat.shape
+    buf = np.zeros((cols if col_major else rows, ld), dtype=dtype)
+    if col_major:
+        buf[:cols, :rows] = mat.T
+    else:
+        buf[:rows, :cols] = mat
+    return buf
+
+
+@needs_clang
+@pytest.mark.parametrize("types", WMMA_TYPES, ids=lambda t: "_".join(t))
+@pytest.mark.parametrize("shape", WMMA_SHAPES, ids=lambda s: f"m{s[0]}n{s[1]}k16")
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**63), kind=st.integers(0, 1),
+       col=st.tuples(*[st.booleans()] * 4), pad=st.tuples(*[st.integers(0, 5)] * 4))
+def test_wmma_lowering(emu, types, shape, seed, kind, col, pad):
+    """wmma.load (row- or column-major, leading dimensions past the matrix) of A, B and C,
+    wmma.mma and wmma.store of D through the prelude, against numpy"""
+    _, wave, lib = emu
+    (d, a, c), (m, n) = types, shape
+    f = mma.Form(m, n, 16, d, a, a, c)
+    A, B, C = mma_check.operands(f, np.random.default_rng(seed), kind)
+    dims = [(m, 16), (16, n), (m, n), (m, n)]
+    ld = [(r if cm else cc) + p for (r, cc), cm, p in zip(dims, col, pad, strict=True)]
+    dt = [np.uint16, np.uint16, np.uint16 if c == "f16" else np.uint32,
+          np.uint16 if d == "f16" else np.uint32]
+    bufs = [_to_memory(x, cm, w, t) for x, cm, w, t in zip((A, B, C), col[:3], ld[:3], dt[:3], strict=True)]
+    outs = [np.zeros(((dims[3][1] if col[3] else m), ld[3]), dtype=dt[3]) for _ in range(2)]
+    u8p = ctypes.POINTER(ctypes.c_uint8)
+    words = _wmma_words(a, m, n, c, d)
+    rc = lib.emu_wmma(TY[a], m, n, int(c == "f16"), int(d == "f16"),
+                      (ctypes.c_int * 4)(*col), (ctypes.c_uint32 * 4)(*words),
+                      (u8p * 3)(*[b.ctypes.data_as(u8p) for b in bufs]),
+                      (u8p * 2)(*[o.ctypes.data_as(u8p) for o in outs]),
+                      (ctypes.c_uint32 * 4)(*ld))
+    assert rc == 0, lib.emu_error().decode()
+    want, tol = mma_check.reference(f, A, B, C)
+    for o in outs[:wave // 32]:
+        got = o[:n, :m].T if col[3] else o[:m, :n]
+        assert np.all(np.abs(mma.decode(d, got.astype(np.uint64)) - want) <= tol)
+
+
+WMMA_PTX = """
+.visible .entry w_{name}(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)
+{{
+  .reg .b32 %a<9>; .reg .b32 %b<9>; .reg .{ct} %c<9>; .reg .{dt} %d<9>; .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [pa]; ld.param.u64 %rd2, [pb]; ld.param.u64 %rd3, [pc];
+  ld.param.u64 %rd4, [pd];
+  wmma.load.a.sync.aligned.row.{shape}.{at} {{{a}}}, [%rd1];
+  wmma.load.b.sync.aligned.col.{shape}.{at} {{{b}}}, [%rd2];
+  wmma.load.c.sync.aligned.row.{shape}.{c_ty} {{{c}}}, [%rd3];
+  wmma.mma.sync.aligned.row.col.{shape}.{types} {{{d}}}, {{{a}}}, {{{b}}}, {{{c}}};
+  wmma.store.d.sync.aligned.row.{shape}.{d_ty} [%rd4], {{{d}}};
+  ret;
+}}
+"""
+
+
+def _wmma_kernel(name: str, shape: str, at: str, ct: str, dt: str, words: list[int]) -> str:
+    regs = [", ".join(f"%{x}{i}" for i in range(w)) for x, w in zip("abcd", words, strict=True)]
+    types = f"{dt}.{ct}" if at == "f16" else f"{dt}.{at}.{at}.{ct}"
+    return WMMA_PTX.format(name=name, shape=shape, at=at, c_ty=ct, d_ty=dt, types=types,
+                           ct="b32" if ct == "f16" else "f32", dt="b32" if dt == "f16" else "f32",
+                           a=regs[0], b=regs[1], c=regs[2], d=regs[3])
+
+
+@pytest.mark.parametrize("target", ["hip-wave64:gfx942", "hip-wave32:gfx1100"])
+def test_wmma_translates_for_amd_and_other_types_are_refused_by_name(target):
+    from pyshim.ptx.errors import UnsupportedInstruction
+    from pyshim.ptx.translate import translate
+
+    for (d, a, c), (m, n) in [(t, s) for t in WMMA_TYPES for s in WMMA_SHAPES]:
+        src = mma.HEAD + _wmma_kernel("k", f"m{m}n{n}k16", a, c, d, _wmma_words(a, m, n, c, d))
+        code = translate(src, target)
+        assert "ps_wmma_mma_amd(" in code and "ps_wmma_load_amd(" in code
+    tf32 = _wmma_kernel("t", "m16n16k8", "tf32", "f32", "f32", [4, 4, 8, 8])
+    with pytest.raises(UnsupportedInstruction,
+                       match=f"wmma m16n16k8 .tf32 on target {re.escape(target)}"):
+        translate(mma.HEAD + tf32, target)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch", ARCHS)
+def test_wmma_uses_matrix_cores(arch):
+    """wmma kernels compiled for each arch: the f16 / bf16 matrix instruction of MATRIX, no
+    scratch (the fragments stay in registers)"""
+    from pyshim.kernels import amd
+    from pyshim.ptx.translate import translate
+
+    if "clang" not in amd.available_compilers():
+        pytest.skip("clang >= 19 with lld not installed")
+    kernels = {"f16": ("m16n16k16", "f16", "f32", "f32"), "bf16": ("m8n32k16", "bf16", "f32", "f32")}
+    src = mma.HEAD + "".join(
+        _wmma_kernel(kind, shape, a, c, d, _wmma_words(a, *map(int, re.findall(r"\d+", shape)[:2]), c, d))
+        for kind, (shape, a, c, d) in kernels.items())
+    co = amd.compile_hip(translate(src, f"hip-wave{amd.wave_size(arch)}:{arch}"), arch,
+                         use_cache=False)
+    isa, res = amd.isa_by_kernel(co, arch), amd.kernel_resources(co)
+    for kind in kernels:
+        found = sorted(set(re.findall(r"\bv_(?:mfma|wmma)\w*", isa[f"w_{kind}"])))
+        assert found == [MATRIX[kind, arch]], f"{kind} on {arch}: {found}"
+        assert res[f"w_{kind}"]["scratch"] == 0

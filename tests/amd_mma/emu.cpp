@@ -178,6 +178,27 @@ struct job {
 static struct job J;
 static int finished[64];
 
+/* a wmma program, as each lane runs it: load A, B and C, mma, store D (each 32-lane half of a
+ * wave64 stores its own D) */
+struct wjob {
+    int ty, c16, d16, col[4];       /* col: A, B, C, D column-major */
+    uint32_t M, N, na, nb, nc, nd;
+    const uint8_t *p[3];            /* A, B, C */
+    uint8_t *d[2];
+    uint32_t ld[4];
+};
+static struct wjob W;
+
+static void wmma_lane(void) {
+    uint32_t in[32], out[8];
+    const uint32_t cb = W.c16 ? 16u : 32u, db = W.d16 ? 16u : 32u;
+    ps_wmma_load_amd(in, W.na, 0, 16u, W.M, W.N, W.p[0], W.ld[0], W.col[0]);
+    ps_wmma_load_amd(in + W.na, W.nb, 1, 16u, W.M, W.N, W.p[1], W.ld[1], W.col[1]);
+    ps_wmma_load_amd(in + W.na + W.nb, W.nc, 2, cb, W.M, W.N, W.p[2], W.ld[2], W.col[2]);
+    ps_wmma_mma_amd(in, out, W.ty, W.M, W.N, W.na, W.nb, W.c16, W.d16);
+    ps_wmma_store_amd(out, W.nd, db, W.M, W.N, W.d[cur_lane / 32u], W.ld[3], W.col[3]);
+}
+
 static void lane_main(void) {
     uint32_t l = cur_lane;
     if (J.kind == 0)
@@ -185,6 +206,8 @@ static void lane_main(void) {
                    J.c16, J.d16, J.sat);
     else if (J.kind == 1)
         ps_ldmatrix_amd(J.addrs[l], J.out + l * J.count, J.count, J.sat);
+    else if (J.kind == 4)
+        wmma_lane();
     else if (J.kind == 2)
         ps_stmatrix_amd((uint8_t *)J.addrs[l], J.in + l * J.count, J.count, J.sat);
     else
@@ -251,6 +274,16 @@ extern "C" int emu_stmatrix(uint32_t count, int trans, const uint8_t *const *add
 
 extern "C" int emu_movmatrix(const uint32_t *in, uint32_t *out) {
     J = (struct job){3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, in, out, 0};
+    return run_wave();
+}
+
+extern "C" int emu_wmma(int ty, uint32_t M, uint32_t N, int c16, int d16, const int *col,
+                        const uint32_t *words, const uint8_t *const *in, uint8_t *const *d,
+                        const uint32_t *ld) {
+    W = (struct wjob){ty, c16, d16, {col[0], col[1], col[2], col[3]}, M, N, words[0], words[1],
+                      words[2], words[3], {in[0], in[1], in[2]}, {d[0], d[1]},
+                      {ld[0], ld[1], ld[2], ld[3]}};
+    J = (struct job){4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     return run_wave();
 }
 

@@ -8,8 +8,9 @@ loops (targets/cpu/phase.py: the warp's lanes deposit their registers, the sched
 the function once per warp), or as fibers where those cannot (passes/classify_sync.py). The preludes are added only to modules that use
 these instructions (`prelude`), so every other module's C is unchanged.
 On the hip targets mma.sync (AMD_FORMS), ldmatrix, stmatrix and movmatrix are per-lane calls
-of preludes/mma_amd.h (MFMA / WMMA with the fragment permutation on ds_bpermute); wmma.* is
-still CPU-only there.
+of preludes/mma_amd.h (MFMA / WMMA with the fragment permutation on ds_bpermute), and so is wmma.* for f16 and
+bf16 (AMD_WMMA_SHAPES: its fragments laid out as mma.sync's m16n8k16 ones); the other wmma
+types are refused there by name.
 """
 
 from __future__ import annotations
@@ -316,8 +317,21 @@ def _wmma_dims(which: str, m: int, n: int, k: int) -> tuple[int, int]:
     return {"a": (m, k), "b": (k, n), "c": (m, n), "d": (m, n)}[which]
 
 
+# wmma lowered on the hip targets (preludes/mma_amd.h: mma.sync's m16n8k16 per block):
+# shapes, A/B element types, and the accumulator types each allows
+AMD_WMMA_SHAPES = frozenset(((16, 16, 16), (32, 8, 16), (8, 32, 16)))
+AMD_WMMA_ACC = {"f16": ("f16", "f32"), "bf16": ("f32",)}
+
+
+def _wmma_amd_refuse(fe: Fe, inst: I, shape: str, ty: str) -> None:
+    raise fe.unsupported(inst, f"wmma {shape} .{ty} on target {fe.tr.target.name} "
+                               "(no AMD lowering of this shape and type)")
+
+
 def _wmma(fe: Fe, inst: I) -> str:
-    _cpu_only(fe, inst)
+    hip = _is_hip(fe.tr.target)
+    if not hip:
+        _cpu_only(fe, inst)
     mods = list(inst.mods)
     if not mods:
         raise fe.unsupported(inst)
@@ -353,6 +367,9 @@ def _wmma(fe: Fe, inst: I) -> str:
         bits = 64 if ty == "f64" else 32
         nwords = len(_items(frag)) * (2 if bits == 64 else 1)
         t = fe.new_tmp()
+        if hip:
+            return _wmma_ldst_amd(fe, inst, kind, which, (m, n, k), shape, ty, frag, p, space,
+                                  st, col_major, nwords)
         # (the CPU's phase form stops every thread at each warp instruction's site, cpu/phase.py)
         sync = fe.form.warp_sync(fe, inst) + " " if hasattr(fe.form, "warp_sync") else ""
         fe.context = True  # (ps_laneid)
@@ -392,6 +409,9 @@ def _wmma(fe: Fe, inst: I) -> str:
     if len(inst.operands) != 4:
         raise fe.bad(inst, "expected 4 operands")
     d, a, b, c = inst.operands
+    if hip and ((m, n, k) not in AMD_WMMA_SHAPES or bt != at
+                or ct not in AMD_WMMA_ACC.get(at, ()) or dt not in AMD_WMMA_ACC.get(at, ())):
+        _wmma_amd_refuse(fe, inst, shape, at)
     bits = 64 if at == "f64" else 32
     ins_a, ins_b = _words_in(fe, inst, a, bits), _words_in(fe, inst, b, bits)
     ins_c = _words_in(fe, inst, c, 64 if ct == "f64" else 32)
@@ -399,10 +419,53 @@ def _wmma(fe: Fe, inst: I) -> str:
     ins = ins_a + ins_b + ins_c
     if len(ins) > 32 or nd > 16:
         raise fe.bad(inst, "fragments larger than any wmma shape's")
+    if hip:
+        return _wmma_mma_amd(fe, inst, (m, n), (dt, at, ct), ins, len(ins_a), len(ins_b), nd, d)
     desc = (f"{m}, {n}, {k}, {MT[at]}, {MT[bt]}, {MT[ct]}, {MT[dt]}, {len(ins_a)}, "
             f"{len(ins_b)}, {len(ins_c)}, {nd}, {int(sat)}")
     return _run(fe, inst, ins, "ps_wmma_mma_warp", "ps_wmma_desc", desc,
                 lambda w: _words_out(fe, inst, d, 64 if dt == "f64" else 32, w))
+
+
+def _wmma_ldst_amd(fe: Fe, inst: I, kind: str, which: str, mnk: tuple[int, int, int],
+                   shape: str, ty: str, frag: ir.Operand, p: ir.Operand, space: str, st: str,
+                   col_major: bool, nwords: int) -> str:
+    """wmma.load / wmma.store on a hip target: this lane's elements of the fragment
+    (mma_amd.h's layout: mma.sync's m16n8k16 fragments)"""
+    m, n, _ = mnk
+    accs = AMD_WMMA_ACC["f16"]
+    if mnk not in AMD_WMMA_SHAPES or (ty not in AMD_WMMA_ACC if which in "ab" else ty not in accs):
+        _wmma_amd_refuse(fe, inst, shape, ty)
+    bits = 32 if ty == "f32" else 16
+    # the words the fragment's elements fill (A and B: at most their distinct words)
+    need = {"a": m // 4, "b": n // 4}.get(which, m * n * bits // 1024)
+    if nwords < need:
+        raise fe.bad(inst, f"a {which} fragment of {need} words expected")
+    t = fe.new_tmp()
+    addr = fe.addr(p, space, inst)
+    if kind == "load":
+        code = [f"{{ uint32_t {t}[{nwords}]; ps_wmma_load_amd({t}, {nwords}u, "
+                f"{'abc'.index(which)}, {bits}u, {m}u, {n}u, {addr}, {st}, {int(col_major)});"]
+        code += [fe.dst(item, "b32", f"{t}[{i}]", inst) for i, item in enumerate(_items(frag))]
+        return " ".join(code + ["}"])
+    words = _words_in(fe, inst, frag, 32)
+    return (f"{{ uint32_t {t}[{nwords}] = {{{', '.join(words)}}}; "
+            f"ps_wmma_store_amd({t}, {nwords}u, {bits}u, {m}u, {n}u, {addr}, {st}, "
+            f"{int(col_major)}); }}")
+
+
+def _wmma_mma_amd(fe: Fe, inst: I, mn: tuple[int, int], types: tuple[str, str, str],
+                  ins: list[str], na: int, nb: int, nd: int, d: ir.Operand) -> str:
+    """wmma.mma on a hip target: one ps_mma_amd (m16n8k16) per 16 x 8 block of D"""
+    (m, n), (dt, at, ct) = mn, types
+    if na < m // 4 or nb < n // 4 or nd != m * n * (16 if dt == "f16" else 32) // 1024:
+        raise fe.bad(inst, "fragments of another shape's size")
+    t = fe.new_tmp()
+    code = [f"{{ uint32_t {t}[{len(ins)}] = {{{', '.join(ins)}}}; uint32_t {t}o[{nd}];",
+            f"ps_wmma_mma_amd({t}, {t}o, {_AMD_TY[at]}, {m}u, {n}u, {na}u, {nb}u, "
+            f"{int(ct == 'f16')}, {int(dt == 'f16')});"]
+    code += _words_out(fe, inst, d, 32, lambda i: f"{t}o[{i}]")
+    return " ".join(code + ["}"])
 
 
 EMIT: dict[str, Callable[[Fe, I], str]] = {

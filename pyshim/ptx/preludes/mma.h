@@ -178,39 +178,63 @@ PS_FN float ps_h2f_tile(uint32_t h) {
 /* The fragments over the warp are dense blocks already: A register r (rows 8 (r & 1),
  * columns 8 (r >> 1)) and B register r (B^T rows g, columns 8 r) are 8 x 8 row-major
  * blocks of 16-bit elements; C registers 2 h and 2 h + 1, interleaved, are rows 8 h to
- * 8 h + 7 of C. */
-PS_FN inline __attribute__((always_inline)) void
+ * 8 h + 7 of C. Each block is converted whole into a contiguous buffer first (one vector
+ * conversion per 16 elements) and then moved by rows: converting straight into A's
+ * columns made the compiler scatter. The update runs k outermost with the 16 rows'
+ * accumulators side by side: with m outermost each row's 16 additions were one dependent
+ * chain (the adder's latency, not its throughput, set the pace). */
+#if defined(__clang__) && defined(__F16C__)
+typedef _Float16 ps_v16h __attribute__((vector_size(32)));
+typedef float ps_v16f __attribute__((vector_size(64)));
+#endif
+PS_FN __attribute__((always_inline)) void
+ps_mma_f16_cvt64(const uint32_t *src, float *dst, const int bf) {
+#if defined(__clang__) && defined(__F16C__)
+    /* whole vectors: element by element, clang converted 4 at a time and stored them in
+     * pieces that the wider loads after them could not forward from */
+    if (!bf) {
+        for (uint32_t q = 0; q < 4; q++) {
+            ps_v16h x;
+            __builtin_memcpy(&x, src + 8 * q, sizeof x);
+            const ps_v16f y = __builtin_convertvector(x, ps_v16f);
+            __builtin_memcpy(dst + 16 * q, &y, sizeof y);
+        }
+        return;
+    }
+#endif
+    uint16_t h[64];
+    __builtin_memcpy(h, src, sizeof h);
+    for (uint32_t e = 0; e < 64; e++)
+        dst[e] = bf ? ps_u2f((uint32_t)h[e] << 16) : ps_h2f_tile(h[e]);
+}
+
+PS_FN __attribute__((always_inline)) void
 ps_mma_f16_tile(ps_wwarp *W, const uint32_t K, const int bf, const int cf16, const int df16) {
     const uint32_t na = K / 4u, nb = K / 8u;
     const uint64_t st = W->stride;
     const uint32_t *in = W->in;
     uint32_t *out = W->out;
-    float A[16][16], Bt[8][16], B[16][8];
+    float A[16][16], B[16][8] __attribute__((aligned(32)));
     float C[16][8] __attribute__((aligned(32)));
-    uint16_t h[64];
+    float f[64] __attribute__((aligned(32)));
+#pragma GCC unroll 4
     for (uint32_t r = 0; r < na; r++) {
-        __builtin_memcpy(h, in + r * st, sizeof h);
+        ps_mma_f16_cvt64(in + r * st, f, bf);
         const uint32_t rb = 8u * (r & 1u), cb = 8u * (r >> 1);
-        for (uint32_t g = 0; g < 8; g++)
-            for (uint32_t c = 0; c < 8; c++)
-                A[rb + g][cb + c] = bf ? ps_u2f((uint32_t)h[8 * g + c] << 16)
-                                       : ps_h2f_tile(h[8 * g + c]);
+#pragma GCC unroll 8
+        for (uint32_t g = 0; g < 8; g++) __builtin_memcpy(&A[rb + g][cb], f + 8 * g, 32);
     }
+#pragma GCC unroll 2
     for (uint32_t r = 0; r < nb; r++) {
-        __builtin_memcpy(h, in + (na + r) * st, sizeof h);
-        for (uint32_t g = 0; g < 8; g++)
-            for (uint32_t c = 0; c < 8; c++)
-                Bt[g][8u * r + c] = bf ? ps_u2f((uint32_t)h[8 * g + c] << 16)
-                                       : ps_h2f_tile(h[8 * g + c]);
+        ps_mma_f16_cvt64(in + (na + r) * st, f, bf);
+#pragma GCC unroll 8
+        for (uint32_t c = 0; c < 8; c++)
+#pragma GCC unroll 8
+            for (uint32_t g = 0; g < 8; g++) B[8u * r + c][g] = f[8 * g + c];
     }
-    for (uint32_t k = 0; k < K; k++)
-        for (uint32_t n = 0; n < 8; n++) B[k][n] = Bt[n][k];
     float *Cf = &C[0][0];
     if (cf16) {
-        for (uint32_t w = 0; w < 2; w++) {
-            __builtin_memcpy(h, in + (na + nb + w) * st, sizeof h);
-            for (uint32_t e = 0; e < 64; e++) Cf[64 * w + e] = ps_h2f_tile(h[e]);
-        }
+        for (uint32_t w = 0; w < 2; w++) ps_mma_f16_cvt64(in + (na + nb + w) * st, Cf + 64 * w, 0);
     } else {
         for (uint32_t w = 0; w < 2; w++) {
             const uint32_t *c0 = in + (na + nb + 2 * w) * st, *c1 = c0 + st;
@@ -220,17 +244,20 @@ ps_mma_f16_tile(ps_wwarp *W, const uint32_t K, const int bf, const int cf16, con
             }
         }
     }
-    for (uint32_t m = 0; m < 16; m++) {
-        ps_v8f acc;
-        __builtin_memcpy(&acc, C[m], sizeof acc);
-        for (uint32_t k = 0; k < K; k++) {
-            ps_v8f b;
-            __builtin_memcpy(&b, B[k], sizeof b);
+    ps_v8f acc[16];
+#pragma GCC unroll 16
+    for (uint32_t m = 0; m < 16; m++) __builtin_memcpy(&acc[m], C[m], sizeof acc[m]);
+    for (uint32_t k = 0; k < K; k++) {
+        ps_v8f b;
+        __builtin_memcpy(&b, B[k], sizeof b);
+#pragma GCC unroll 16
+        for (uint32_t m = 0; m < 16; m++) {
             const float a = A[m][k];
-            acc = acc + (ps_v8f){a, a, a, a, a, a, a, a} * b;
+            acc[m] = acc[m] + (ps_v8f){a, a, a, a, a, a, a, a} * b;
         }
-        __builtin_memcpy(C[m], &acc, sizeof acc);
     }
+#pragma GCC unroll 16
+    for (uint32_t m = 0; m < 16; m++) __builtin_memcpy(C[m], &acc[m], sizeof acc[m]);
     if (df16) {
         for (uint32_t w = 0; w < 2; w++)
             for (uint32_t l = 0; l < 32; l++)

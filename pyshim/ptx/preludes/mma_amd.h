@@ -447,3 +447,92 @@ PS_FN uint32_t ps_movmatrix_amd(uint32_t v) {
     }
     return out;
 }
+
+/* ---- wmma (PTX ISA 9.7.14.4), f16 and bf16: the fragments are opaque to programs, so here
+ * they are mma.sync's m16n8k16 fragments (A: four words per 16 rows, m8 the words of rows
+ * 0-7 alone; B: two words per 8 columns; C and D: one m16n8 accumulator per 16 x 8 block,
+ * row blocks outer, m8 its rows 0-7 alone), wmma.load / wmma.store this lane's own elements
+ * of them, and wmma.mma one ps_mma_amd per block. Word i of an A or B fragment past its
+ * distinct words (the ISA gives f16 fragments twice the registers the elements need) is
+ * word i mod their count. ---- */
+
+/* (row, col) of 16-bit element i of this lane's A (which 0) or B (1) fragment, or of
+ * accumulator element i (2), of an M x N x 16 wmma */
+PS_FN void ps_wmma_at_amd(int which, uint32_t M, uint32_t N, uint32_t lane, uint32_t i,
+                          uint32_t *row, uint32_t *col) {
+    const uint32_t g = lane >> 2, t = lane & 3u, h = i & 1u;
+    if (which == 0) {
+        const uint32_t w = (i / 2u) % (M / 4u), blk = M == 8 ? 0u : w / 4u,
+                       r = M == 8 ? 2u * w : w % 4u;
+        *row = 16u * blk + g + 8u * (r & 1u);
+        *col = 2u * t + h + 8u * (r >> 1);
+    } else if (which == 1) {
+        const uint32_t w = (i / 2u) % (N / 4u);
+        *row = 2u * t + h + 8u * (w & 1u);
+        *col = 8u * (w >> 1) + g;
+    } else {
+        const uint32_t ec = M == 8 ? 2u : 4u, blk = i / ec, j = i % ec;
+        *row = 16u * (blk / (N / 8u)) + g + 8u * (j >> 1);
+        *col = 8u * (blk % (N / 8u)) + 2u * t + (j & 1u);
+    }
+}
+
+/* wmma.load: `words` words of `bits`-bit elements; `stride` in elements, `col_major` how
+ * memory holds the matrix */
+PS_FN void ps_wmma_load_amd(uint32_t *w, uint32_t words, int which, uint32_t bits, uint32_t M,
+                            uint32_t N, const uint8_t *p, uint32_t stride, int col_major) {
+    const uint32_t lane = PS_MX_LANE() & 31u, per = 32u / bits;
+    for (uint32_t i = 0; i < words; i++) {
+        uint32_t v = 0;
+        for (uint32_t e = 0; e < per; e++) {
+            uint32_t row, col, x = 0;
+            ps_wmma_at_amd(which, M, N, lane, i * per + e, &row, &col);
+            const uint64_t at = col_major ? (uint64_t)col * stride + row
+                                          : (uint64_t)row * stride + col;
+            __builtin_memcpy(&x, p + at * (bits / 8u), bits / 8u);
+            v |= x << (bits * e);
+        }
+        w[i] = v;
+    }
+}
+
+/* wmma.store of a D fragment */
+PS_FN void ps_wmma_store_amd(const uint32_t *w, uint32_t words, uint32_t bits, uint32_t M,
+                             uint32_t N, uint8_t *p, uint32_t stride, int col_major) {
+    const uint32_t lane = PS_MX_LANE() & 31u, per = 32u / bits;
+    for (uint32_t i = 0; i < words; i++)
+        for (uint32_t e = 0; e < per; e++) {
+            uint32_t row, col;
+            ps_wmma_at_amd(2, M, N, lane, i * per + e, &row, &col);
+            const uint64_t at = col_major ? (uint64_t)col * stride + row
+                                          : (uint64_t)row * stride + col;
+            const uint32_t x = w[i] >> (bits * e);
+            __builtin_memcpy(p + at * (bits / 8u), &x, bits / 8u);
+        }
+}
+
+/* wmma.mma: in = A (na words), B (nb), C; ty PS_MX_F16 / PS_MX_BF16; c16, d16: f16
+ * accumulators. The m8 shape's blocks get zero rows 8-15 (A and C), whose results are
+ * dropped. */
+PS_FN void ps_wmma_mma_amd(const uint32_t *in, uint32_t *out, int ty, uint32_t M, uint32_t N,
+                           uint32_t na, uint32_t nb, int c16, int d16) {
+    const uint32_t *A = in, *B = in + na, *C = in + na + nb;
+    const uint32_t nbn = N / 8u, nm = M == 8 ? 1u : M / 16u, ec = M == 8 ? 2u : 4u;
+    const uint32_t cw = c16 ? ec / 2u : ec, dw = d16 ? ec / 2u : ec;
+    for (uint32_t mb = 0; mb < nm; mb++)
+        for (uint32_t nk = 0; nk < nbn; nk++) {
+            uint32_t x[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, o[4];
+            if (M == 8) {
+                x[0] = A[0];
+                x[2] = A[1];
+            } else {
+                for (uint32_t r = 0; r < 4; r++) x[r] = A[4 * mb + r];
+            }
+            x[4] = B[2 * nk];
+            x[5] = B[2 * nk + 1];
+            const uint32_t blk = mb * nbn + nk;
+            for (uint32_t j = 0; j < cw; j++) x[6 + j] = C[blk * cw + j];
+            ps_mma_amd(x, o, ty, 0, 0, 16u, 16u, 4u, 2u, c16, d16, 0);
+            for (uint32_t j = 0; j < dw; j++) out[blk * dw + j] = o[j];
+        }
+}

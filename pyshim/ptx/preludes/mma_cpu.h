@@ -67,3 +67,27 @@ PS_FN void ps_wblock_init(ps_wwarp *w, uint8_t *buf, uint32_t n) {
     w->addr = (uint8_t **)(void *)(w->out + 16u * (uint64_t)n);
     w->stride = n;
 }
+
+/* region loops (targets/cpu/regions.py): complete the whole-warp function that closes a
+ * region. The region's threads can wait at nothing else (each region completes its own
+ * collective before the next runs), so this is ps_phase_collectives without its search for
+ * the lowest site and its per-thread dispatch on the kind of collective. */
+PS_FN void ps_phase_warpfns(uint32_t n, uint32_t wave, uint8_t *state, ps_coll *coll,
+                            struct ps_wwarp *warps) {
+    for (uint32_t lo = 0; lo < n; lo += wave) {
+        const uint32_t hi = lo + wave < n ? lo + wave : n;
+        uint64_t mask = 0;
+        for (uint32_t i = lo; i < hi; i++) mask |= (uint64_t)(state[i] == 2) << (i - lo);
+        if (!mask) continue;
+        const ps_wcall *call = (const ps_wcall *)(uintptr_t)coll[lo + __builtin_ctzll(mask)].val;
+        for (uint32_t h = 0; h < wave && lo + h < hi; h += 32) {
+            const uint32_t m32 = (uint32_t)(mask >> h);
+            if (m32) call->run(warps, lo + h, m32, call->desc);
+        }
+        for (uint32_t i = lo; i < hi; i++) {
+            if (!((mask >> (i - lo)) & 1u)) continue;
+            coll[i].act = mask;
+            state[i] = 0;
+        }
+    }
+}

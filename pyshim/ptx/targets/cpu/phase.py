@@ -153,6 +153,9 @@ class PhaseForm(Form):
         # the whole-warp functions (mma.h) the body calls (warp_fn): the block then keeps
         # the warp matrix records (mma_cpu.h)
         self.warp_fns: set[str] = set()
+        # their call sites: a region loop closed by one completes it by mma_cpu.h's
+        # ps_phase_warpfns (no other collective can wait there)
+        self.warp_sites: set[int] = set()
 
     def local_array(self, fe, v: ir.Var, size: int, align: int) -> str:
         fe.phase_arrays.add(v.name)
@@ -240,6 +243,7 @@ class PhaseForm(Form):
         scheduler runs `fn` once per warp (cpu.h ps_phase_collectives); the outputs read back
         from the records when the thread resumes."""
         self.warp_fns.add(fn)
+        self.warp_sites.add(inst.site)
         t = fe.new_tmp()
         dep = [f"{records.point(f'@w:in:{i}')} = {w};" for i, w in enumerate(ins)]
         if addr is not None:

@@ -762,7 +762,10 @@ class RegionKernel:
             if j not in inline:  # (inline: the next region reads the source lanes)
                 loops += _shfl_completion(shfl_insts[int(self.ends[j][5:])], self.constants)
         elif self.ends.get(j, "").startswith("coll"):
-            loops.append("    ps_phase_collectives(n, wave, ps_state, ps_resume, coll, c.wrec);")
+            done = ("ps_phase_warpfns(n, wave, ps_state, coll, c.wrec)"
+                    if int(self.ends[j][5:]) in self.fe.form.warp_sites
+                    else "ps_phase_collectives(n, wave, ps_state, ps_resume, coll, c.wrec)")
+            loops.append(f"    {done};")
         if paths:
             loops += [f"    goto {_lbl('ps_dispatch')};", "}"]
 
