@@ -19,6 +19,7 @@ import re
 import struct
 
 from pyshim.sass import cubin as cb
+from pyshim.sass import tidy
 from pyshim.sass.decode import Insn, Section, disassemble
 from pyshim.sass.errors import LiftError
 
@@ -56,6 +57,18 @@ _LABEL = re.compile(r"^`\((.+)\)$")
 _PURE = re.compile(r"^(?:mov|add|sub|mul|mad|shl|shr|and|or|xor|not|neg|abs|cvt|cvta|setp|"
                    r"selp|min|max|lop3|prmt|fma|popc|brev|bfind|szext|bmsk|ld\.param|"
                    r"ld\.const)[.a-z0-9]*\s+%(?:t|d|tp|h)\d+\s*,")
+
+
+# what may not move under a branch of the lifter's making: control flow, barriers and the
+# warp's collectives (the translator places its regions at those)
+_NOT_PLAIN = re.compile(r"^(?:@\S+\s+)?(?:bar|barrier|bra|brx|call|ret|exit|trap|activemask|"
+                        r"elect|ldmatrix|match|mbarrier|mma|movmatrix|redux|shfl|stmatrix|vote|"
+                        r"wmma|nanosleep)\b")
+
+
+def _plain(lines: list[str]) -> bool:
+    return bool(lines) and not any(ln in ("{", "}") or ln.startswith(".") or _NOT_PLAIN.match(ln)
+                                   for ln in lines)
 
 
 class _Refuse(Exception):
@@ -581,7 +594,7 @@ class KernelLifter:
 
     # ---- one kernel ------------------------------------------------------------------------
     def lift(self) -> list[str]:
-        body: list[str] = []
+        lifted: list[tuple[Insn, list[str]]] = []
         for ins in self.sec.insns:
             self.ins = ins
             self.cur = []
@@ -595,11 +608,38 @@ class KernelLifter:
                 self.refused.setdefault(ins.opcode, f"operands {', '.join(ins.operands)} "
                                                     f"({type(exc).__name__})")
                 continue
-            if ins.offset in self.sec.labels or ins.offset in self.returns:
-                body.append(f"@@{ins.offset}")
-            body += self.guarded(ins, self.cur)
+            lifted.append((ins, self.cur))
         if self.refused:
             return []
+        body: list[str] = []
+        i = 0
+        while i < len(lifted):
+            ins, lines = lifted[i]
+            if self.entered(ins):
+                body.append(f"@@{ins.offset}")
+            if self.warpsync_before_barrier(lifted, i):
+                i += 1
+                continue
+            end = self.guard_run(lifted, i)
+            if end > i:
+                # a run of instructions under one guard: one branch around them, as nvcc
+                # writes `if`, which the translator's region loops read (a region's guard
+                # of %tid.x becomes the range of threads its loop runs)
+                skip = self.label_fresh()
+                neg = ins.pred.startswith("!")
+                self.ins = ins
+                self.cur = []
+                p = self.pred(ins.pred.lstrip("!"))
+                body += self.cur
+                body.append(f"@{'' if neg else '!'}{p} bra {skip};")
+                for _, ls in lifted[i:end]:
+                    body += ls
+                body.append(f"{skip}:")
+                i = end
+                continue
+            self.ins = ins
+            body += self.guarded(ins, lines)
+            i += 1
         out = []
         for line in body:
             if line.startswith("@@"):
@@ -608,7 +648,45 @@ class KernelLifter:
                     out.append(f"$L_{off:x}:")
             else:
                 out.append(line)
-        return out
+        return tidy.run(out)
+
+    def entered(self, ins: Insn) -> bool:
+        """Whether control may reach ins other than from the instruction before it."""
+        return ins.offset in self.sec.labels or ins.offset in self.returns
+
+    def warpsync_before_barrier(self, lifted: list[tuple[Insn, list[str]]], i: int) -> bool:
+        """WARPSYNC of the whole warp right before BAR.SYNC (ptxas's reconvergence after
+        a warp-level branch): the block barrier waits for every lane of the warp too, so
+        the warp barrier adds nothing but a region break on the CPU."""
+        ins = lifted[i][0]
+        if ins.opcode != "WARPSYNC" or ins.pred or ins.operands != ["0xffffffff"] \
+                or i + 1 >= len(lifted):
+            return False
+        nxt = lifted[i + 1][0]
+        return nxt.opcode.startswith("BAR.SYNC") and not nxt.pred and not self.entered(nxt) \
+            and lifted[i + 1][1] == ["bar.sync 0;"]
+
+    def guard_run(self, lifted: list[tuple[Insn, list[str]]], i: int) -> int:
+        """The end (exclusive) of the run of plain instructions from i under the guard of
+        lifted[i], or i when it has none. The run ends at a label (a thread arriving
+        there has not tested the guard), at an instruction under another guard, and
+        after one that names the guard's register (it may write it)."""
+        pred = lifted[i][0].pred
+        if not pred or pred.lstrip("!") in ("PT", "UPT"):
+            return i
+        m = _PRED.match(pred.lstrip("!"))
+        if not m:
+            return i
+        reg = re.compile(r"%" + ("q" if m.group(1) == "UP" else "p") + m.group(2) + r"\b")
+        j = i
+        while j < len(lifted):
+            ins, lines = lifted[j]
+            if ins.pred != pred or (j > i and self.entered(ins)) or not _plain(lines):
+                break
+            j += 1
+            if any(reg.search(ln) for ln in lines):
+                break
+        return j
 
     def guarded(self, ins: Insn, lines: list[str]) -> list[str]:
         if not ins.pred or ins.pred in ("PT", "UPT"):
@@ -616,9 +694,14 @@ class KernelLifter:
         if ins.pred in ("!PT", "!UPT"):
             return []
         neg = ins.pred.startswith("!")
+        self.cur = []
         p = self.pred(ins.pred.lstrip("!"))
-        g = "%pg"
-        out = [f"mov.pred {g}, {p};"]
+        out = self.cur
+        g = p
+        if any(p in ln for ln in lines):
+            # the instruction may write its own guard: test a copy
+            g = "%pg"
+            out.append(f"mov.pred {g}, {p};")
         bang = "!" if neg else ""
         if any(ln.endswith(":") or ln in ("{", "}") or ln.startswith((".", "@"))
                for ln in lines):
@@ -984,6 +1067,12 @@ def _shl_shr(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> No
 def _setp_common(lf: KernelLifter, cmpres: str, ops: list[str], bop: str) -> None:
     p, q = ops[0], ops[1]
     pin = lf.pred(ops[-1]) if len(ops) > 4 else "%pt"
+    if pin == "%pt" and bop == "and" and q == "PT" and p != "PT" and lf.cur \
+            and lf.cur[-1].startswith("setp.") and f" {cmpres}, " in lf.cur[-1]:
+        # P = cmp AND PT: the comparison into P itself, as nvcc writes it (the translator
+        # reads a guard's range of %tid.x from a setp)
+        lf.cur[-1] = lf.cur[-1].replace(f" {cmpres}, ", f" {lf.pdst(p)}, ", 1)
+        return
     if p != "PT":
         lf.emit(f"{bop}.pred {lf.pdst(p)}, {cmpres}, {pin};")
     if q != "PT":

@@ -1,0 +1,278 @@
+"""Passes over one lifted kernel's PTX lines that make them read like nvcc's PTX to the
+translator, without changing what any thread computes.
+
+- unreachable: code no path from the entry reaches goes (ptxas's slow paths behind BRA.DIV
+  when the whole warp runs together, the padding after EXIT). Left in, its branches target
+  labels in the middle of live code, and every such label starts a region on the CPU.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LABEL = re.compile(r"^([$A-Za-z_][$\w]*):$")
+_BRA = re.compile(r"^(@!?%\w+\s+)?bra(?:\.uni)?\s+([$\w]+);$")
+_BRX = re.compile(r"^(@!?%\w+\s+)?brx")
+_END = re.compile(r"^(?:ret|exit|trap)(?:\.\w+)*;$")
+_NAME = re.compile(r"[$A-Za-z_][$\w]*")
+
+
+def run(lines: list[str]) -> list[str]:
+    return webs(unreachable(lines))
+
+
+def unreachable(lines: list[str]) -> list[str]:
+    """lines without what the entry cannot reach. Scope braces and declarations stay (they
+    are not code, and a scope's two ends must both stay); so does everything when some
+    branch is indirect."""
+    if any(_BRX.match(ln) for ln in lines):
+        return lines
+    at = {m.group(1): i for i, ln in enumerate(lines) if (m := _LABEL.match(ln))}
+    seen = [False] * len(lines)
+    work = [0]
+    while work:
+        i = work.pop()
+        while i < len(lines) and not seen[i]:
+            seen[i] = True
+            ln = lines[i]
+            b = _BRA.match(ln)
+            if b:
+                if b.group(2) not in at:
+                    return lines  # a target outside these lines: leave them as they are
+                work.append(at[b.group(2)])
+                if not b.group(1):
+                    break
+            elif _END.match(ln):
+                break
+            i += 1
+    kept = [ln for i, ln in enumerate(lines)
+            if seen[i] or ln in ("{", "}") or ln.startswith(".")]
+    # labels no kept branch names any more
+    named: set[str] = set()
+    for ln in kept:
+        if not _LABEL.match(ln):
+            named.update(_NAME.findall(ln))
+    return [ln for ln in kept if not (m := _LABEL.match(ln)) or m.group(1) in named]
+
+
+# ---- webs: one PTX register per def-use web ----------------------------------------------------
+# the machine registers and the lifter's temporaries (what entry() declares by kind)
+_REG = re.compile(r"%(r|u|p|q|b|t|d|tp|h)(\d+)\b")
+_INSN = re.compile(r"^(@!?(%\w+)\s+)?([a-z][\w.]*)(?:\s+(.*))?;$")
+# opcodes whose first operand is read, not written
+_READS_FIRST = ("bar", "barrier", "nanosleep", "brx", "prefetch", "bra", "call", "red", "st")
+
+
+class _Line:
+    __slots__ = ("defs", "guard", "ops", "opcode", "uses")
+
+    def __init__(self, guard: str | None, opcode: str, ops: list[str]) -> None:
+        self.guard, self.opcode, self.ops = guard, opcode, ops
+        first_read = opcode.split(".")[0] in _READS_FIRST or not ops or ops[0].startswith("[")
+        self.defs = [] if first_read else [m.group(0) for m in _REG.finditer(ops[0])]
+        self.uses = [m.group(0) for op in (ops if first_read else ops[1:])
+                     for m in _REG.finditer(op)]
+        if guard is not None and _REG.fullmatch(guard):
+            self.uses.append(guard)
+            self.uses += self.defs  # under a guard the old value may live on
+
+
+def _operands(text: str) -> list[str] | None:
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if depth:
+        return None
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def webs(lines: list[str]) -> list[str]:
+    """lines with each register's def-use webs (the definitions some read may see, joined
+    through the reads that see several) under names of their own: ptxas reuses a machine
+    register for unrelated values, and the translator takes a register with one definition
+    for what it is (uniform over the block, recomputable from %tid) but must keep one with
+    several in per-thread storage across barriers. Lines it cannot read are left as they are."""
+    parsed: list[_Line | None] = []
+    for ln in lines:
+        if _LABEL.match(ln) or ln in ("{", "}") or ln.startswith("."):
+            parsed.append(None)
+            continue
+        m = _INSN.match(ln)
+        ops = _operands(m.group(4) or "") if m else None
+        if m is None or ops is None:
+            return lines
+        parsed.append(_Line(m.group(2), m.group(3), ops))
+    if any(x is not None and x.opcode.startswith("brx") for x in parsed):
+        return lines
+    at = {m.group(1): i for i, ln in enumerate(lines) if (m := _LABEL.match(ln))}
+    n = len(lines)
+    # basic blocks: (start, end) line ranges and their successors
+    leaders = {0}
+    for i, x in enumerate(parsed):
+        if x is None:
+            if _LABEL.match(lines[i]):
+                leaders.add(i)
+            continue
+        if x.opcode.startswith("bra") or _END.match(lines[i]):
+            leaders.add(i + 1)
+    starts = sorted(s for s in leaders if s < n)
+    block_of = [0] * n
+    for b, s in enumerate(starts):
+        e = starts[b + 1] if b + 1 < len(starts) else n
+        for i in range(s, e):
+            block_of[i] = b
+    ends = [(starts[b + 1] if b + 1 < len(starts) else n) for b in range(len(starts))]
+    succ: list[list[int]] = [[] for _ in starts]
+    for b, s in enumerate(starts):
+        last = next((i for i in range(ends[b] - 1, s - 1, -1) if parsed[i] is not None), None)
+        falls = True
+        if last is not None:
+            x = parsed[last]
+            assert x is not None
+            if x.opcode.startswith("bra"):
+                tgt = x.ops[0] if x.ops else ""
+                if tgt not in at:
+                    return lines
+                succ[b].append(block_of[at[tgt]])
+                falls = x.guard is not None
+            elif _END.match(lines[last]):
+                falls = False
+        if falls and ends[b] < n:
+            succ[b].append(b + 1)
+    # definitions: per register, 0 for the entry's (undefined) value, then one per line
+    # that writes it; global ids (for the union-find) are the register's base plus that
+    count: dict[str, int] = {}
+    def_id: dict[tuple[int, str], int] = {}
+    for i, x in enumerate(parsed):
+        if x is None:
+            continue
+        for r in x.uses:
+            count.setdefault(r, 1)
+        for r in x.defs:
+            count[r] = count.get(r, 1) + 1
+            def_id[(i, r)] = count[r] - 1
+    base: dict[str, int] = {}
+    reg_of: list[str] = []
+    for r, c in count.items():
+        base[r] = len(reg_of)
+        reg_of += [r] * c
+    entry = {r: 0 for r in count}
+    # reaching definitions, as one bit set per register
+    gen: list[dict[str, int]] = []
+    for b, s in enumerate(starts):
+        g: dict[str, int] = {}
+        for i in range(s, ends[b]):
+            x = parsed[i]
+            if x is not None:
+                for r in x.defs:
+                    bit = 1 << def_id[(i, r)]
+                    g[r] = g[r] | bit if x.guard is not None and r in g else bit
+        gen.append(g)
+    out_sets: list[dict[str, int]] = [dict() for _ in starts]
+    in_sets: list[dict[str, int]] = [dict() for _ in starts]
+    in_sets[0] = {r: 1 << e for r, e in entry.items()}
+    preds: list[list[int]] = [[] for _ in starts]
+    for b, ss in enumerate(succ):
+        for t in ss:
+            preds[t].append(b)
+    guarded_defs = [any(parsed[i] is not None and parsed[i].guard is not None and parsed[i].defs
+                        for i in range(s, ends[b])) for b, s in enumerate(starts)]
+    work = list(range(len(starts)))
+    while work:
+        b = work.pop(0)
+        inn = dict(in_sets[b]) if b == 0 else {}
+        for p in preds[b]:
+            for r, v in out_sets[p].items():
+                inn[r] = inn.get(r, 0) | v
+        if b == 0:
+            for r, e in entry.items():
+                inn[r] = inn.get(r, 0) | 1 << e
+        in_sets[b] = inn
+        out = dict(inn)
+        if guarded_defs[b]:
+            for i in range(starts[b], ends[b]):
+                x = parsed[i]
+                if x is not None:
+                    for r in x.defs:
+                        bit = 1 << def_id[(i, r)]
+                        out[r] = out.get(r, 0) | bit if x.guard is not None else bit
+        else:
+            out.update(gen[b])
+        if out != out_sets[b]:
+            out_sets[b] = out
+            work += [t for t in succ[b] if t not in work]
+    # join the definitions each read sees
+    parent = list(range(len(reg_of)))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    use_web: dict[tuple[int, str], int] = {}
+    for b, s in enumerate(starts):
+        cur = dict(in_sets[b])
+        for i in range(s, ends[b]):
+            x = parsed[i]
+            if x is None:
+                continue
+            for r in set(x.uses):
+                bits = cur.get(r, 0)
+                ids = [base[r] + k for k in range(bits.bit_length()) if bits >> k & 1]
+                if x.guard is not None and r in x.defs:
+                    ids.append(base[r] + def_id[(i, r)])
+                if not ids:
+                    ids = [base[r]]
+                for k in ids[1:]:
+                    parent[find(k)] = find(ids[0])
+                use_web[(i, r)] = ids[0]
+            for r in x.defs:
+                bit = 1 << def_id[(i, r)]
+                cur[r] = cur.get(r, 0) | bit if x.guard is not None else bit
+    # names: the web holding the entry's value keeps the register's name
+    top: dict[str, int] = {}
+    for r in entry:
+        m = _REG.match(r)
+        assert m
+        top[m.group(1)] = max(top.get(m.group(1), -1), int(m.group(2)))
+    name: dict[int, str] = {}
+    for r in entry:
+        name[find(base[r])] = r
+    for k, r in enumerate(reg_of):
+        root = find(k)
+        if root not in name:
+            m = _REG.match(r)
+            assert m
+            top[m.group(1)] += 1
+            name[root] = f"%{m.group(1)}{top[m.group(1)]}"
+    out_lines = list(lines)
+    for i, x in enumerate(parsed):
+        if x is None:
+            continue
+
+        def sub(text: str, defs: bool, i: int = i) -> str:
+            def one(m: re.Match) -> str:
+                r = m.group(0)
+                k = base[r] + def_id[(i, r)] if defs else use_web[(i, r)]
+                return name[find(k)]
+            return _REG.sub(one, text)
+
+        first_def = bool(x.defs)
+        ops = [sub(op, first_def and j == 0) for j, op in enumerate(x.ops)]
+        guard = ""
+        if x.guard is not None:
+            g = lines[i].split()[0]
+            guard = g.replace(x.guard, sub(x.guard, False)) + " "
+        out_lines[i] = f"{guard}{x.opcode}{' ' + ', '.join(ops) if ops else ''};"
+    return out_lines
