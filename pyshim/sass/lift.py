@@ -990,7 +990,11 @@ def _lop3(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
     pin = rest[5] if len(rest) > 5 else "!PT"
     if pd is not None and d == "%rdis":
         d = lf.tmp()
-    lf.emit(f"lop3.b32 {d}, {a}, {b}, {c}, {lut};")
+    two = {0xC0: "and", 0xFC: "or", 0x3C: "xor"}.get(lut)
+    if two is not None:  # a table that ignores c: the two-operand op (nvcc's `and %r, %tid.x, 31`)
+        lf.emit(f"{two}.b32 {d}, {a}, {b};")
+    else:
+        lf.emit(f"lop3.b32 {d}, {a}, {b}, {c}, {lut};")
     if pd is not None:
         if pin != "!PT":
             lf.refuse(f"LOP3 predicate input {pin}")
@@ -1026,6 +1030,16 @@ def _shf(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
     left = "L" in m
     d = lf.dst(ops[0])
     a, s, c = lf.src(ops[1]), lf.src(ops[2]), lf.src(ops[3])
+    if _HEX.match(ops[2]) and int(ops[2], 16) < 32 and not m & {"U64", "S64"}:
+        # by a constant, one word in: a 32-bit shift, as nvcc's PTX has it (the translator
+        # reads `shr %r, %tid.x, k` as a warp number)
+        k = int(ops[2], 16)
+        if "HI" in m and ops[1] == "RZ" and not left:
+            lf.emit(f"shr.{'s32' if 'S32' in m else 'u32'} {d}, {c}, {k};")
+            return
+        if "HI" not in m and ops[3] == "RZ" and left:
+            lf.emit(f"shl.b32 {d}, {a}, {k};")
+            return
     w = lf.tmp("d")
     lf.emit(f"mov.b64 {w}, {{{a}, {c}}};")
     wide = "U64" in m or "S64" in m

@@ -18,7 +18,7 @@ _NAME = re.compile(r"[$A-Za-z_][$\w]*")
 
 
 def run(lines: list[str]) -> list[str]:
-    return webs(unreachable(lines))
+    return guards(webs(unreachable(lines)))
 
 
 def unreachable(lines: list[str]) -> list[str]:
@@ -276,3 +276,157 @@ def webs(lines: list[str]) -> list[str]:
             guard = g.replace(x.guard, sub(x.guard, False)) + " "
         out_lines[i] = f"{guard}{x.opcode}{' ' + ', '.join(ops) if ops else ''};"
     return out_lines
+
+
+# ---- guards: a branch's condition computed where it branches -----------------------------------
+# what a guard's condition may be recomputed from: no memory, no side effects
+_REMAT = frozenset(("setp", "mov", "shr", "shl", "and", "or", "xor", "add", "sub", "cvt"))
+# what dead code may be dropped: what cannot fault or touch memory
+_DEAD = _REMAT | frozenset(("selp", "lop3", "min", "max", "mul", "mad", "not", "neg", "abs",
+                            "prmt", "popc", "brev", "bfind", "szext", "bmsk", "fma"))
+_MAX_LINES = 20000
+# operands with one value for the whole of a thread's run: immediates, symbols, its indices
+_FIXED = re.compile(r"^(?:-?\d+|0[fFdD][0-9A-Fa-f]+|0x[0-9A-Fa-f]+|[A-Za-z_$][\w$]*|"
+                    r"%(?:n?tid|n?ctaid)\.[xyz]|%laneid|%lanemask_\w+)$")
+_FLIP = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt"}
+
+
+class _Flow:
+    """The lines' control flow, line by line: successors and what each line reaches."""
+
+    def __init__(self, lines: list[str], parsed: list[_Line | None]) -> None:
+        at = {m.group(1): i for i, ln in enumerate(lines) if (m := _LABEL.match(ln))}
+        self.succ: list[tuple[int, ...]] = []
+        n = len(lines)
+        for i, x in enumerate(parsed):
+            nxt = (i + 1,) if i + 1 < n else ()
+            if x is not None and x.opcode.startswith("bra"):
+                t = at[x.ops[0]]
+                self.succ.append((t,) + nxt if x.guard is not None else (t,))
+            elif x is not None and _END.match(lines[i]):
+                self.succ.append(())
+            else:
+                self.succ.append(nxt)
+        self._reach: dict[int, set[int]] = {}
+
+    def reach(self, i: int) -> set[int]:
+        """The lines some path from line i reaches after it (i itself only round a loop)."""
+        r = self._reach.get(i)
+        if r is None:
+            r = set()
+            work = list(self.succ[i])
+            while work:
+                j = work.pop()
+                if j not in r:
+                    r.add(j)
+                    work += self.succ[j]
+            self._reach[i] = r
+        return r
+
+
+def guards(lines: list[str]) -> list[str]:
+    """Each `@%p bra` whose %p was computed earlier (ptxas hoists comparisons above
+    barriers) gets its comparison again right before it, from the same values, and the
+    comparisons nothing reads any more go: a region on the CPU then opens with
+    `setp; @%p bra`, the guard whose range of %tid.x its thread loop runs."""
+    if len(lines) > _MAX_LINES:
+        return lines
+    parsed: list[_Line | None] = []
+    for ln in lines:
+        m = None if (_LABEL.match(ln) or ln in ("{", "}") or ln.startswith(".")) \
+            else _INSN.match(ln)
+        ops = _operands(m.group(4) or "") if m else None
+        parsed.append(_Line(m.group(2), m.group(3), ops) if m and ops is not None else None)
+    defs: dict[str, list[int]] = {}
+    for i, x in enumerate(parsed):
+        if x is not None:
+            for r in x.defs:
+                defs.setdefault(r, []).append(i)
+    flow = _Flow(lines, parsed)
+    top: dict[str, int] = {}
+    for m in _REG.finditer("\n".join(lines)):
+        top[m.group(1)] = max(top.get(m.group(1), -1), int(m.group(2)))
+
+    def fresh(like: str) -> str:
+        m = _REG.match(like)
+        assert m
+        top[m.group(1)] += 1
+        return f"%{m.group(1)}{top[m.group(1)]}"
+
+    def same_at(reg: str, j: int, i: int) -> bool:
+        """No definition of reg lies on a path from line j to line i."""
+        after = flow.reach(j)
+        return not any(d in after and i in flow.reach(d) for d in defs.get(reg, ()))
+
+    def value(op: str, j: int, i: int, out: list[str], depth: int) -> str | None:
+        """op as read at line j, as an operand at line i (definitions appended to out)."""
+        if not _REG.fullmatch(op):
+            return op if _FIXED.match(op) else None
+        cands = [d for d in defs.get(op, ()) if j in flow.reach(d)]
+        if len(cands) != 1:
+            return None
+        if len(defs[op]) == 1 and same_at(op, j, i):
+            return op
+        return recompute(cands[0], i, out, depth)
+
+    def recompute(m: int, i: int, out: list[str], depth: int) -> str | None:
+        x = parsed[m]
+        if (x is None or x.guard is not None or len(x.defs) != 1 or depth > 3
+                or x.opcode.split(".")[0] not in _REMAT or not _REG.fullmatch(x.ops[0])):
+            return None
+        srcs = [value(op, m, i, out, depth + 1) for op in x.ops[1:]]
+        if any(s is None for s in srcs):
+            return None
+        d = fresh(x.ops[0])
+        out.append(f"{x.opcode} {', '.join([d, *srcs])};")  # type: ignore[list-item]
+        return d
+
+    out_lines: list[str] = []
+    changed = False
+    for i, ln in enumerate(lines):
+        x = parsed[i]
+        if x is not None and x.opcode.startswith("bra") and x.guard is not None \
+                and x.guard.startswith("%p"):
+            cands = defs.get(x.guard, [])
+            if len(cands) == 1 and parsed[cands[0]] is not None \
+                    and parsed[cands[0]].opcode.startswith("setp"):
+                pre: list[str] = []
+                p = recompute(cands[0], i, pre, 0)
+                if p is not None:
+                    g = ln.split()[0]
+                    setp = pre[-1].split(" ", 1)
+                    mods = setp[0].split(".")
+                    if g.startswith("@!") and len(mods) == 3 and mods[1] in _FLIP \
+                            and mods[2][0] in "sub":
+                        # an integer comparison turned round rather than negated: the
+                        # translator reads a guard from `setp; @%p bra`
+                        pre[-1] = f"setp.{_FLIP[mods[1]]}.{mods[2]} {setp[1]}"
+                        g = "@" + g[2:]
+                    out_lines += pre
+                    out_lines.append(g.replace(x.guard, p) + ln[len(ln.split()[0]):])
+                    changed = True
+                    continue
+        out_lines.append(ln)
+    return _dead(out_lines) if changed else out_lines
+
+
+def _dead(lines: list[str]) -> list[str]:
+    """lines without the side-effect-free ones whose results nothing reads."""
+    while True:
+        parsed = []
+        for ln in lines:
+            m = None if (_LABEL.match(ln) or ln in ("{", "}") or ln.startswith(".")) \
+                else _INSN.match(ln)
+            ops = _operands(m.group(4) or "") if m else None
+            parsed.append(_Line(m.group(2), m.group(3), ops) if m and ops is not None else None)
+        read: set[str] = set()
+        for x in parsed:
+            if x is not None:
+                read.update(x.uses)
+        keep = [ln for ln, x in zip(lines, parsed, strict=True)
+                if x is None or not x.defs or x.opcode.split(".")[0] not in _DEAD
+                or any(r in read for r in x.defs)
+                or len(x.defs) != len(_REG.findall(x.ops[0]))]
+        if len(keep) == len(lines):
+            return keep
+        lines = keep
