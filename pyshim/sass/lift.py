@@ -285,6 +285,12 @@ class KernelLifter:
         if regs:
             return self.const_indexed(bank, regs, imm, bits)
         if bits == 64:
+            p = self.param_at(imm, 8) if bank == 0 else None
+            if p is not None:  # a pointer parameter: one 64-bit load, as nvcc's PTX has it
+                d = self.tmp("d")
+                self.emit(f"ld.param.b64 {d}, [{self.mod.param_name(p.ordinal)}"
+                          f"+{imm - self.k.param_base - p.offset}];")
+                return d
             lo, hi = self.const_word(bank, hex(imm)), self.const_word(bank, hex(imm + 4))
             d = self.tmp("d")
             self.emit(f"mov.b64 {d}, {{{lo}, {hi}}};")
@@ -292,6 +298,14 @@ class KernelLifter:
         if bank == 0:
             return self.bank0(imm)
         return self.mod.bank_word(self, bank, imm)
+
+    def param_at(self, off: int, size: int):
+        """The parameter whose bytes c[0x0][off, off + size) are, if one holds them all."""
+        rel = off - self.k.param_base
+        for p in self.params_by_offset:
+            if p.offset <= rel and rel + size <= p.offset + p.size:
+                return p
+        return None
 
     def const_sub(self, bank: int, off_text: str, ty: str) -> str:
         """A byte or half-word of a constant bank (a char or short parameter)."""
@@ -818,6 +832,10 @@ def _iadd3(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None
     srcs, cins = rest[:3], rest[3:]
     if "X" not in mods and not pd:
         vals = [lf.src(s) for s in srcs]
+        if "0" in vals:  # IADD3 with RZ: a two-operand add
+            vals.remove("0")
+            lf.emit(f"add.u32 {d}, {vals[0]}, {vals[1]};")
+            return
         a = lf.tmp()
         lf.emit(f"add.u32 {a}, {vals[0]}, {vals[1]};")
         lf.emit(f"add.u32 {d}, {a}, {vals[2]};")
@@ -847,6 +865,9 @@ def _imad(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
         return
     if "IADD" in m:
         a, b, c = lf.src(ops[1]), lf.src(ops[2]), lf.src(ops[3])
+        if b == "1":  # ptxas's a * 1 + c: an add
+            lf.emit(f"add.u32 {lf.dst(ops[0])}, {a}, {c};")
+            return
         t = lf.tmp()
         lf.emit(f"mul.lo.u32 {t}, {a}, {b};")
         lf.emit(f"add.u32 {lf.dst(ops[0])}, {t}, {c};")
@@ -2172,7 +2193,17 @@ def _half3(op: str):
         hty = "bf16" if "BF16_V2" in mods else "f16"
         if "MMA" in mods and op == "fma" and Op(ops[1]).base == "RZ" and Op(ops[2]).base == "RZ":
             # HFMA2.MMA Rd, -RZ, RZ, a, b: ptxas's way to move two halves
+            n0 = len(lf.cur)
             src = _half_operands(lf, ops[3:], 1, hty)[0]
+            imm = dict(m.groups() for ln in lf.cur[n0:]
+                       if (m := re.match(r"^mov\.b16 (%h\d+), (0x[0-9a-fA-F]+);$", ln)))
+            if len(imm) == len(lf.cur) - n0 and src[0] in imm and src[1] in imm:
+                # two immediate halves: one 32-bit constant, which the translator folds
+                # (a stride of 4 in an address is then an affine step, not a product)
+                del lf.cur[n0:]
+                v = int(imm[src[0]], 16) | int(imm[src[1]], 16) << 16
+                lf.emit(f"mov.b32 {lf.dst(ops[0])}, {v};")
+                return
             lf.emit(f"mov.b32 {lf.dst(ops[0])}, {{{src[0]}, {src[1]}}};")
             return
         if op == "add" and len(ops) == 3 and Op(ops[2]).base == "RZ" and Op(ops[2]).neg \

@@ -18,7 +18,7 @@ _NAME = re.compile(r"[$A-Za-z_][$\w]*")
 
 
 def run(lines: list[str]) -> list[str]:
-    return guards(webs(unreachable(lines)))
+    return guards(pairs(webs(unreachable(lines))))
 
 
 def unreachable(lines: list[str]) -> list[str]:
@@ -430,3 +430,61 @@ def _dead(lines: list[str]) -> list[str]:
         if len(keep) == len(lines):
             return keep
         lines = keep
+
+
+# ---- pairs and constants: 64-bit values and immediates as nvcc spells them ------------------------
+_PACK = re.compile(r"^mov\.b64 (%d\d+), \{(%r\d+|%u\d+), (%r\d+|%u\d+)\};$")
+_UNPACK = re.compile(r"^mov\.b64 \{(%r\d+|%u\d+), (%r\d+|%u\d+)\}, (%d\d+);$")
+_CONST_MOV = re.compile(r"^mov\.[bu]32 (%[rut]\d+), (\d+);$")
+# 32-bit arithmetic whose sources may be immediates
+_FOLD = re.compile(r"^(?:mul\.wide|mul\.lo|mad\.lo|add|sub|shl|shr|min|max|setp\.\w+)\.[bsu]32$")
+
+
+def pairs(lines: list[str]) -> list[str]:
+    """A 64-bit value split into two 32-bit registers and put back together unchanged (a
+    SASS register pair holding a pointer) becomes a copy of the 64-bit value, and a 32-bit
+    register that only ever holds one immediate is that immediate where 32-bit arithmetic
+    reads it: the translator then follows pointers and strides through them."""
+    if len(lines) > _MAX_LINES:
+        return lines
+    parsed: list[_Line | None] = []
+    for ln in lines:
+        m = None if (_LABEL.match(ln) or ln in ("{", "}") or ln.startswith(".")) \
+            else _INSN.match(ln)
+        ops = _operands(m.group(4) or "") if m else None
+        parsed.append(_Line(m.group(2), m.group(3), ops) if m and ops is not None else None)
+    defs: dict[str, list[int]] = {}
+    for i, x in enumerate(parsed):
+        if x is not None:
+            for r in x.defs:
+                defs.setdefault(r, []).append(i)
+    const: dict[str, str] = {}
+    for r, ds in defs.items():
+        if len(ds) == 1 and parsed[ds[0]].guard is None and (m := _CONST_MOV.match(lines[ds[0]])):
+            const[r] = m.group(2)
+    flow: _Flow | None = None
+    out = list(lines)
+    for i, ln in enumerate(lines):
+        x = parsed[i]
+        if x is None or x.guard is not None:
+            continue
+        m = _PACK.match(ln)
+        if m:
+            d, a, b = m.groups()
+            da, db = defs.get(a, []), defs.get(b, [])
+            if len(da) == 1 and da == db and (u := _UNPACK.match(lines[da[0]])) \
+                    and parsed[da[0]].guard is None and u.group(1) == a and u.group(2) == b:
+                src = u.group(3)
+                flow = flow or _Flow(lines, parsed)
+                after = flow.reach(da[0])
+                if not any(s in after and i in flow.reach(s) for s in defs.get(src, ())):
+                    out[i] = f"mov.b64 {d}, {src};"
+            continue
+        if _FOLD.match(x.opcode) and any(op in const for op in x.ops[1:]):
+            ops = [x.ops[0]] + [const.get(op, op) for op in x.ops[1:]]
+            if len(ops) >= 3 and ops[1] in const.values() and ops[2] not in const.values() \
+                    and x.opcode.split(".")[0] in ("mul", "add", "min", "max") \
+                    and ops[1] == const.get(x.ops[1]):
+                ops[1], ops[2] = ops[2], ops[1]  # the immediate second, as nvcc puts it
+            out[i] = f"{x.opcode} {', '.join(ops)};"
+    return _dead(out) if out != lines else out
