@@ -609,12 +609,16 @@ class KernelLifter:
     # ---- one kernel ------------------------------------------------------------------------
     def lift(self) -> list[str]:
         lifted: list[tuple[Insn, list[str]]] = []
-        for ins in self.sec.insns:
+        insns = self.sec.insns
+        for n, ins in enumerate(insns):
             self.ins = ins
             self.cur = []
             self.ntmp = {"t": 0, "d": 0, "tp": 0, "h": 0}
             try:
                 self.one(ins)
+                if lifted and lifted[-1][0] is insns[n - 1] and self.wide_add(insns[n - 1], ins):
+                    lifted[-1][1].extend(self.cur)
+                    self.cur = []
             except _Refuse as r:
                 self.refused.setdefault(r.opcode, r.why)
                 continue
@@ -663,6 +667,47 @@ class KernelLifter:
             else:
                 out.append(line)
         return tidy.run(out)
+
+    def wide_add(self, lo: Insn, hi: Insn) -> bool:
+        """After `IADD3 Rn, P, Ra, c[0x0][p], RZ` (lo) and `LEA.HI.X.SX32 Rn+1, Ra,
+        c[0x0][p+4], 0x1, P` or `IADD3.X Rn+1, RZ, c[0x0][p+4], RZ, P, !PT` (hi, just
+        lifted into self.cur): ptxas's pointer parameter plus a sign- or zero-extended
+        32-bit offset, in two halves with a carry. Appends the same sum as one 64-bit add
+        (nvcc's `cvt.s64.s32; add.s64`), whose result the translator follows as a pointer,
+        and says whether it did; the halves' own lines stay for the carry (dead code then)."""
+        a, b = lo.operands, hi.operands
+        if lo.opcode != "IADD3" or lo.pred != hi.pred or self.entered(hi) or len(a) != 5 \
+                or a[4] != "RZ" or not _PRED.match(a[1]) or a[1] == "PT":
+            return False
+        ra, c = a[2], a[3]
+        mc, mr = _CONST.match(c), _REG.match(ra)
+        mlo = _REG.match(a[0])
+        if not (mc and mr and mlo) or mc.group(1) != "0x0" or not _HEX.match(mc.group(2)) \
+                or mr.group(1) != "R" or ra == a[0] or mlo.group(2) == "Z" \
+                or mlo.group(1) != "R":
+            return False
+        off = int(mc.group(2), 16)
+        hi_c = f"c[0x0][{off + 4:#x}]"
+        if hi.opcode == "LEA.HI.X.SX32" and b[1:] == [ra, hi_c, "0x1", a[1]]:
+            ext = "cvt.s64.s32"
+        elif hi.opcode == "IADD3.X" and b[1:] in (["RZ", hi_c, "RZ", a[1], "!PT"],
+                                                   [hi_c, "RZ", "RZ", a[1], "!PT"]):
+            ext = "cvt.u64.u32"
+        else:
+            return False
+        if b[0] != f"R{int(mlo.group(2)) + 1}" or self.param_at(off, 8) is None:
+            return False
+        keep = self.cur
+        self.cur = []
+        base = self.const_word(0, hex(off), 64)
+        w, sum64 = self.tmp("d"), self.tmp("d")
+        self.emit(f"{ext} {w}, {self.src(ra)};")
+        self.emit(f"add.u64 {sum64}, {base}, {w};")
+        pre = self.cur
+        self.cur = keep
+        self.emit(f"mov.b64 {{%r{mlo.group(2)}, %r{int(mlo.group(2)) + 1}}}, {sum64};")
+        self.cur = pre + self.cur  # the sum first: the high half's lines may overwrite Ra
+        return True
 
     def entered(self, ins: Insn) -> bool:
         """Whether control may reach ins other than from the instruction before it."""

@@ -323,6 +323,17 @@ class _Flow:
             self._reach[i] = r
         return r
 
+    def reach_avoiding(self, i: int, avoid: int) -> set[int]:
+        """The lines some path from line i reaches without passing line avoid."""
+        r: set[int] = set()
+        work = [j for j in self.succ[i] if j != avoid]
+        while work:
+            j = work.pop()
+            if j not in r:
+                r.add(j)
+                work += [k for k in self.succ[j] if k != avoid]
+        return r
+
 
 def guards(lines: list[str]) -> list[str]:
     """Each `@%p bra` whose %p was computed earlier (ptxas hoists comparisons above
@@ -424,7 +435,8 @@ def _dead(lines: list[str]) -> list[str]:
             if x is not None:
                 read.update(x.uses)
         keep = [ln for ln, x in zip(lines, parsed, strict=True)
-                if x is None or not x.defs or x.opcode.split(".")[0] not in _DEAD
+                if x is None or not x.defs
+                or (x.opcode.split(".")[0] not in _DEAD and not x.opcode.startswith("ld.param"))
                 or any(r in read for r in x.defs)
                 or len(x.defs) != len(_REG.findall(x.ops[0]))]
         if len(keep) == len(lines):
@@ -476,8 +488,11 @@ def pairs(lines: list[str]) -> list[str]:
                     and parsed[da[0]].guard is None and u.group(1) == a and u.group(2) == b:
                 src = u.group(3)
                 flow = flow or _Flow(lines, parsed)
-                after = flow.reach(da[0])
-                if not any(s in after and i in flow.reach(s) for s in defs.get(src, ())):
+                u0 = da[0]
+                after = flow.reach_avoiding(u0, u0)
+                # (a and b hold what the last pass through the unpacking gave them)
+                if not any(s in after and i in flow.reach_avoiding(s, u0)
+                           for s in defs.get(src, ())):
                     out[i] = f"mov.b64 {d}, {src};"
             continue
         if _FOLD.match(x.opcode) and any(op in const for op in x.ops[1:]):
