@@ -2545,7 +2545,13 @@ class ModuleLifter:
         for p in k.params:
             a = p.offset & -p.offset if p.offset else 16
             a = min(a, 16, max(1, 1 << (max(p.size, 1) - 1).bit_length()))
-            params.append(f".param .align {a} .b8 {self.param_name(p.ordinal)}[{max(p.size, 1)}]")
+            if p.size in (4, 8) and p.offset % p.size == 0:
+                # a word or a pointer: a scalar, whose value the translator's analyses
+                # follow (a launch bound, a base address); the same bytes where they were
+                params.append(f".param .b{p.size * 8} {self.param_name(p.ordinal)}")
+            else:
+                params.append(f".param .align {a} .b8 {self.param_name(p.ordinal)}"
+                              f"[{max(p.size, 1)}]")
         dirs = ""
         if k.reqntid:
             dirs += " .reqntid " + ", ".join(str(x) for x in k.reqntid)

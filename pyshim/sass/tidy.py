@@ -336,7 +336,7 @@ class _Flow:
 
 
 def guards(lines: list[str]) -> list[str]:
-    """Each `@%p bra` whose %p was computed earlier (ptxas hoists comparisons above
+    """Each `@%p bra` (or ret, exit) whose %p was computed earlier (ptxas hoists comparisons above
     barriers) gets its comparison again right before it, from the same values, and the
     comparisons nothing reads any more go: a region on the CPU then opens with
     `setp; @%p bra`, the guard whose range of %tid.x its thread loop runs."""
@@ -396,8 +396,8 @@ def guards(lines: list[str]) -> list[str]:
     changed = False
     for i, ln in enumerate(lines):
         x = parsed[i]
-        if x is not None and x.opcode.startswith("bra") and x.guard is not None \
-                and x.guard.startswith("%p"):
+        if x is not None and (x.opcode.startswith("bra") or _END.match(ln[ln.find(" ") + 1:])) \
+                and x.guard is not None and x.guard.startswith("%p"):
             cands = defs.get(x.guard, [])
             if len(cands) == 1 and parsed[cands[0]] is not None \
                     and parsed[cands[0]].opcode.startswith("setp"):
