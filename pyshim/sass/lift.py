@@ -593,7 +593,7 @@ class KernelLifter:
         a = wide[0] if wide else None
         for x in wide[1:]:
             t2 = self.tmp("d")
-            self.emit(f"add.u64 {t2}, {a}, {x};")
+            self.emit(f"add.s64 {t2}, {a}, {x};")
             a = t2
         for x in narrow:
             w = self.tmp("d")
@@ -602,7 +602,7 @@ class KernelLifter:
                 a = w
             else:
                 t2 = self.tmp("d")
-                self.emit(f"add.u64 {t2}, {a}, {w};")
+                self.emit(f"add.s64 {t2}, {a}, {w};")
                 a = t2
         return f"[{a}+{imm}]"
 
@@ -702,7 +702,7 @@ class KernelLifter:
         base = self.const_word(0, hex(off), 64)
         w, sum64 = self.tmp("d"), self.tmp("d")
         self.emit(f"{ext} {w}, {self.src(ra)};")
-        self.emit(f"add.u64 {sum64}, {base}, {w};")
+        self.emit(f"add.s64 {sum64}, {base}, {w};")
         pre = self.cur
         self.cur = keep
         self.emit(f"mov.b64 {{%r{mlo.group(2)}, %r{int(mlo.group(2)) + 1}}}, {sum64};")
@@ -939,7 +939,9 @@ def _imad(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
                 lf.emit(f"cvt.u64.u32 {w}, {v};")
                 lf.emit(f"add.u64 {t}, {t}, {w};")
         s = lf.tmp("d")
-        lf.emit(f"add.u64 {s}, {t}, {c};")
+        # (s64: the translator reads an address as base + offset from add.s64, as nvcc
+        # writes it; the bits are the same)
+        lf.emit(f"add.s64 {s}, {t}, {c};")
         if len(pd) > 1:
             lf.refuse("IMAD.WIDE with two carries out")
         if pd:  # the carry out of the 64-bit addition (c is never more than 64 bits)

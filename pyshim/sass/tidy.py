@@ -475,6 +475,7 @@ def pairs(lines: list[str]) -> list[str]:
         if len(ds) == 1 and parsed[ds[0]].guard is None and (m := _CONST_MOV.match(lines[ds[0]])):
             const[r] = m.group(2)
     flow: _Flow | None = None
+    alias: dict[str, tuple[str, int]] = {}  # a copy -> (the 64-bit value, the copy's line)
     out = list(lines)
     for i, ln in enumerate(lines):
         x = parsed[i]
@@ -494,6 +495,8 @@ def pairs(lines: list[str]) -> list[str]:
                 if not any(s in after and i in flow.reach_avoiding(s, u0)
                            for s in defs.get(src, ())):
                     out[i] = f"mov.b64 {d}, {src};"
+                    if len(defs.get(d, ())) == 1 and len(defs.get(src, ())) == 1:
+                        alias[d] = (src, i)
             continue
         if _FOLD.match(x.opcode) and any(op in const for op in x.ops[1:]):
             ops = [x.ops[0]] + [const.get(op, op) for op in x.ops[1:]]
@@ -502,4 +505,19 @@ def pairs(lines: list[str]) -> list[str]:
                     and ops[1] == const.get(x.ops[1]):
                 ops[1], ops[2] = ops[2], ops[1]  # the immediate second, as nvcc puts it
             out[i] = f"{x.opcode} {', '.join(ops)};"
+    if alias:
+        # where the value itself is still there, read it rather than the copy: the
+        # translator takes an address for base + offset only from the add that made it
+        assert flow is not None
+        for i, x in enumerate(parsed):
+            if x is None:
+                continue
+            names = {r for r in x.uses if r in alias}
+            line = out[i]
+            for r in names:
+                src, at = alias[r]
+                d = defs[src][0]
+                if not (d in flow.reach(at) and i in flow.reach(d)):
+                    line = re.sub(re.escape(r) + r"\b", src, line)
+            out[i] = line
     return _dead(out) if out != lines else out
