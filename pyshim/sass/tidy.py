@@ -18,7 +18,22 @@ _NAME = re.compile(r"[$A-Za-z_][$\w]*")
 
 
 def run(lines: list[str]) -> list[str]:
-    return guards(pairs(webs(unreachable(lines))))
+    return guards(pairs(webs(exits(unreachable(lines)))))
+
+
+_GUARDED_END = re.compile(r"^(@!?%\w+) (?:ret|exit);$")
+
+
+def exits(lines: list[str]) -> list[str]:
+    """A guarded return as a branch to one return at the end, as nvcc writes `if (i >= n)
+    return;`: the translator takes a branch to a label before an unguarded ret for a
+    thread's exit, and versions a thread loop on such branches (an unmasked copy for the
+    blocks none of whose threads take them)."""
+    if not any(_GUARDED_END.match(ln) for ln in lines):
+        return lines
+    out = [f"{m.group(1)} bra $X_exit;" if (m := _GUARDED_END.match(ln)) else ln
+           for ln in lines]
+    return out + ["$X_exit:", "ret;"]
 
 
 def unreachable(lines: list[str]) -> list[str]:
@@ -445,9 +460,10 @@ def _dead(lines: list[str]) -> list[str]:
 
 
 # ---- pairs and constants: 64-bit values and immediates as nvcc spells them ------------------------
-_PACK = re.compile(r"^mov\.b64 (%d\d+), \{(%r\d+|%u\d+), (%r\d+|%u\d+)\};$")
+_PACK = re.compile(r"^mov\.b64 (%d\d+), \{(%[rut]\d+), (%[rut]\d+)\};$")
 _UNPACK = re.compile(r"^mov\.b64 \{(%r\d+|%u\d+), (%r\d+|%u\d+)\}, (%d\d+);$")
-_CONST_MOV = re.compile(r"^mov\.[bu]32 (%[rut]\d+), (\d+);$")
+_CONST_MOV = re.compile(r"^mov\.[bu]32 (%[rut]\d+), (-?\d+);$")
+_NEG = re.compile(r"^neg\.s32 (%[rut]\d+), (%[rut]\d+);$")
 # 32-bit arithmetic whose sources may be immediates
 _FOLD = re.compile(r"^(?:mul\.wide|mul\.lo|mad\.lo|add|sub|shl|shr|min|max|setp\.\w+)\.[bsu]32$")
 
@@ -470,16 +486,43 @@ def pairs(lines: list[str]) -> list[str]:
         if x is not None:
             for r in x.defs:
                 defs.setdefault(r, []).append(i)
+    out = list(lines)
     const: dict[str, str] = {}
-    for r, ds in defs.items():
-        if len(ds) == 1 and parsed[ds[0]].guard is None and (m := _CONST_MOV.match(lines[ds[0]])):
-            const[r] = m.group(2)
+    while True:  # constants, and the negations of constants (ptxas's -UR of an immediate)
+        more = False
+        for r, ds in defs.items():
+            if r in const or len(ds) != 1 or parsed[ds[0]].guard is not None:
+                continue
+            ln = out[ds[0]]
+            if (m := _CONST_MOV.match(ln)):
+                v = int(m.group(2))
+                const[r] = str(v - (1 << 32) if v >= 1 << 31 else v)
+                more = True
+            elif (m := _NEG.match(ln)) and m.group(2) in const:
+                v = -int(const[m.group(2)]) & 0xFFFFFFFF
+                out[ds[0]] = f"mov.b32 {m.group(1)}, {v - (1 << 32) if v >= 1 << 31 else v};"
+                more = True
+        if not more:
+            break
     flow: _Flow | None = None
     alias: dict[str, tuple[str, int]] = {}  # a copy -> (the 64-bit value, the copy's line)
-    out = list(lines)
     for i, ln in enumerate(lines):
         x = parsed[i]
         if x is None or x.guard is not None:
+            continue
+        m = _UNPACK.match(ln)
+        if m and len(defs.get(m.group(3), ())) == 1:
+            # the halves of a value made of two halves: those halves (ULDC.64 of two
+            # parameters), where they are unchanged since
+            p = defs[m.group(3)][0]
+            pk = _PACK.match(lines[p])
+            if pk and parsed[p] is not None and parsed[p].guard is None:
+                flow = flow or _Flow(lines, parsed)
+                halves = [pk.group(2), pk.group(3)]
+                if not any(d in flow.reach(p) and i in flow.reach(d)
+                           for h in halves for d in defs.get(h, ())):
+                    out[i] = "\n".join(f"mov.b32 {dst}, {h};" for dst, h
+                                       in zip(m.groups()[:2], halves, strict=True))
             continue
         m = _PACK.match(ln)
         if m:
@@ -520,4 +563,5 @@ def pairs(lines: list[str]) -> list[str]:
                 if not (d in flow.reach(at) and i in flow.reach(d)):
                     line = re.sub(re.escape(r) + r"\b", src, line)
             out[i] = line
+    out = [x for ln in out for x in ln.split("\n")]
     return _dead(out) if out != lines else out
