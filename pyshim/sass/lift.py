@@ -9,6 +9,9 @@ becomes one .entry: CALL.REL is a branch, RET a dispatch over the return address
 takes (return addresses are the code offsets the caller moves into a register). Constant
 bank 0 reads are parameters and launch geometry; banks 2/3/4 are the cubin's own constant
 sections (bank 3: the __constant__ variables, by name, so cuModuleGetGlobal finds them).
+A kernel's lines then go through tidy.py, whose passes give them the shapes of nvcc's PTX
+that the translator's analyses read (one register per value, guards as branches, 64-bit
+addresses as one add); benchmarks/README.md ("Lifted SASS against PTX") has the figures.
 """
 
 from __future__ import annotations

@@ -1,9 +1,17 @@
 """Passes over one lifted kernel's PTX lines that make them read like nvcc's PTX to the
 translator, without changing what any thread computes.
 
+In order (run):
 - unreachable: code no path from the entry reaches goes (ptxas's slow paths behind BRA.DIV
   when the whole warp runs together, the padding after EXIT). Left in, its branches target
   labels in the middle of live code, and every such label starts a region on the CPU.
+- exits: a guarded return becomes a branch to one return at the end.
+- webs: one register per def-use web (ptxas reuses machine registers).
+- pairs: 64-bit values split into register pairs and put back together read as the 64-bit
+  value; registers that only ever hold an immediate read as it.
+- guards: a branch's comparison recomputed right before it; dead pure code dropped.
+Each keeps every thread's results bit for bit (tests/test_sass_roundtrip.py runs every
+kernel case from PTX and from lifted SASS and compares the bytes).
 """
 
 from __future__ import annotations
@@ -407,6 +415,15 @@ def guards(lines: list[str]) -> list[str]:
         out.append(f"{x.opcode} {', '.join([d, *srcs])};")  # type: ignore[list-item]
         return d
 
+    at = {m.group(1): i for i, ln in enumerate(lines) if (m := _LABEL.match(ln))}
+    opening = min(at.values(), default=len(lines))  # the straight-line code before any label
+
+    def exit_label(name: str) -> bool:
+        j = at.get(name, len(lines)) + 1
+        while j < len(lines) and _LABEL.match(lines[j]):
+            j += 1
+        return j < len(lines) and lines[j] == "ret;"
+
     out_lines: list[str] = []
     changed = False
     for i, ln in enumerate(lines):
@@ -414,6 +431,12 @@ def guards(lines: list[str]) -> list[str]:
         if x is not None and (x.opcode.startswith("bra") or _END.match(ln[ln.find(" ") + 1:])) \
                 and x.guard is not None and x.guard.startswith("%p"):
             cands = defs.get(x.guard, [])
+            # an exit on a comparison the opening made (`if (i >= n)` tested again after a
+            # barrier) keeps it: the translator decides such a guard once per block
+            if x.opcode.startswith("bra") and cands and cands[0] < opening \
+                    and exit_label(x.ops[0]):
+                out_lines.append(ln)
+                continue
             if len(cands) == 1 and parsed[cands[0]] is not None \
                     and parsed[cands[0]].opcode.startswith("setp"):
                 pre: list[str] = []
