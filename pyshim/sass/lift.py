@@ -9,6 +9,9 @@ becomes one .entry: CALL.REL is a branch, RET a dispatch over the return address
 takes (return addresses are the code offsets the caller moves into a register). Constant
 bank 0 reads are parameters and launch geometry; banks 2/3/4 are the cubin's own constant
 sections (bank 3: the __constant__ variables, by name, so cuModuleGetGlobal finds them).
+A kernel's lines then go through tidy.py, whose passes give them the shapes of nvcc's PTX
+that the translator's analyses read (one register per value, guards as branches, 64-bit
+addresses as one add); benchmarks/README.md ("Lifted SASS against PTX") has the figures.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import re
 import struct
 
 from pyshim.sass import cubin as cb
+from pyshim.sass import tidy
 from pyshim.sass.decode import Insn, Section, disassemble
 from pyshim.sass.errors import LiftError
 
@@ -56,6 +60,18 @@ _LABEL = re.compile(r"^`\((.+)\)$")
 _PURE = re.compile(r"^(?:mov|add|sub|mul|mad|shl|shr|and|or|xor|not|neg|abs|cvt|cvta|setp|"
                    r"selp|min|max|lop3|prmt|fma|popc|brev|bfind|szext|bmsk|ld\.param|"
                    r"ld\.const)[.a-z0-9]*\s+%(?:t|d|tp|h)\d+\s*,")
+
+
+# what may not move under a branch of the lifter's making: control flow, barriers and the
+# warp's collectives (the translator places its regions at those)
+_NOT_PLAIN = re.compile(r"^(?:@\S+\s+)?(?:bar|barrier|bra|brx|call|ret|exit|trap|activemask|"
+                        r"elect|ldmatrix|match|mbarrier|mma|movmatrix|redux|shfl|stmatrix|vote|"
+                        r"wmma|nanosleep)\b")
+
+
+def _plain(lines: list[str]) -> bool:
+    return bool(lines) and not any(ln in ("{", "}") or ln.startswith(".") or _NOT_PLAIN.match(ln)
+                                   for ln in lines)
 
 
 class _Refuse(Exception):
@@ -272,6 +288,12 @@ class KernelLifter:
         if regs:
             return self.const_indexed(bank, regs, imm, bits)
         if bits == 64:
+            p = self.param_at(imm, 8) if bank == 0 else None
+            if p is not None:  # a pointer parameter: one 64-bit load, as nvcc's PTX has it
+                d = self.tmp("d")
+                self.emit(f"ld.param.b64 {d}, [{self.mod.param_name(p.ordinal)}"
+                          f"+{imm - self.k.param_base - p.offset}];")
+                return d
             lo, hi = self.const_word(bank, hex(imm)), self.const_word(bank, hex(imm + 4))
             d = self.tmp("d")
             self.emit(f"mov.b64 {d}, {{{lo}, {hi}}};")
@@ -279,6 +301,14 @@ class KernelLifter:
         if bank == 0:
             return self.bank0(imm)
         return self.mod.bank_word(self, bank, imm)
+
+    def param_at(self, off: int, size: int):
+        """The parameter whose bytes c[0x0][off, off + size) are, if one holds them all."""
+        rel = off - self.k.param_base
+        for p in self.params_by_offset:
+            if p.offset <= rel and rel + size <= p.offset + p.size:
+                return p
+        return None
 
     def const_sub(self, bank: int, off_text: str, ty: str) -> str:
         """A byte or half-word of a constant bank (a char or short parameter)."""
@@ -566,7 +596,7 @@ class KernelLifter:
         a = wide[0] if wide else None
         for x in wide[1:]:
             t2 = self.tmp("d")
-            self.emit(f"add.u64 {t2}, {a}, {x};")
+            self.emit(f"add.s64 {t2}, {a}, {x};")
             a = t2
         for x in narrow:
             w = self.tmp("d")
@@ -575,19 +605,23 @@ class KernelLifter:
                 a = w
             else:
                 t2 = self.tmp("d")
-                self.emit(f"add.u64 {t2}, {a}, {w};")
+                self.emit(f"add.s64 {t2}, {a}, {w};")
                 a = t2
         return f"[{a}+{imm}]"
 
     # ---- one kernel ------------------------------------------------------------------------
     def lift(self) -> list[str]:
-        body: list[str] = []
-        for ins in self.sec.insns:
+        lifted: list[tuple[Insn, list[str]]] = []
+        insns = self.sec.insns
+        for n, ins in enumerate(insns):
             self.ins = ins
             self.cur = []
             self.ntmp = {"t": 0, "d": 0, "tp": 0, "h": 0}
             try:
                 self.one(ins)
+                if lifted and lifted[-1][0] is insns[n - 1] and self.wide_add(insns[n - 1], ins):
+                    lifted[-1][1].extend(self.cur)
+                    self.cur = []
             except _Refuse as r:
                 self.refused.setdefault(r.opcode, r.why)
                 continue
@@ -595,11 +629,38 @@ class KernelLifter:
                 self.refused.setdefault(ins.opcode, f"operands {', '.join(ins.operands)} "
                                                     f"({type(exc).__name__})")
                 continue
-            if ins.offset in self.sec.labels or ins.offset in self.returns:
-                body.append(f"@@{ins.offset}")
-            body += self.guarded(ins, self.cur)
+            lifted.append((ins, self.cur))
         if self.refused:
             return []
+        body: list[str] = []
+        i = 0
+        while i < len(lifted):
+            ins, lines = lifted[i]
+            if self.entered(ins):
+                body.append(f"@@{ins.offset}")
+            if self.warpsync_before_barrier(lifted, i):
+                i += 1
+                continue
+            end = self.guard_run(lifted, i)
+            if end > i:
+                # a run of instructions under one guard: one branch around them, as nvcc
+                # writes `if`, which the translator's region loops read (a region's guard
+                # of %tid.x becomes the range of threads its loop runs)
+                skip = self.label_fresh()
+                neg = ins.pred.startswith("!")
+                self.ins = ins
+                self.cur = []
+                p = self.pred(ins.pred.lstrip("!"))
+                body += self.cur
+                body.append(f"@{'' if neg else '!'}{p} bra {skip};")
+                for _, ls in lifted[i:end]:
+                    body += ls
+                body.append(f"{skip}:")
+                i = end
+                continue
+            self.ins = ins
+            body += self.guarded(ins, lines)
+            i += 1
         out = []
         for line in body:
             if line.startswith("@@"):
@@ -608,7 +669,86 @@ class KernelLifter:
                     out.append(f"$L_{off:x}:")
             else:
                 out.append(line)
-        return out
+        return tidy.run(out)
+
+    def wide_add(self, lo: Insn, hi: Insn) -> bool:
+        """After `IADD3 Rn, P, Ra, c[0x0][p], RZ` (lo) and `LEA.HI.X.SX32 Rn+1, Ra,
+        c[0x0][p+4], 0x1, P` or `IADD3.X Rn+1, RZ, c[0x0][p+4], RZ, P, !PT` (hi, just
+        lifted into self.cur): ptxas's pointer parameter plus a sign- or zero-extended
+        32-bit offset, in two halves with a carry. Appends the same sum as one 64-bit add
+        (nvcc's `cvt.s64.s32; add.s64`), whose result the translator follows as a pointer,
+        and says whether it did; the halves' own lines stay for the carry (dead code then)."""
+        a, b = lo.operands, hi.operands
+        if lo.opcode != "IADD3" or lo.pred != hi.pred or self.entered(hi) or len(a) != 5 \
+                or a[4] != "RZ" or not _PRED.match(a[1]) or a[1] == "PT":
+            return False
+        ra, c = a[2], a[3]
+        mc, mr = _CONST.match(c), _REG.match(ra)
+        mlo = _REG.match(a[0])
+        if not (mc and mr and mlo) or mc.group(1) != "0x0" or not _HEX.match(mc.group(2)) \
+                or mr.group(1) != "R" or ra == a[0] or mlo.group(2) == "Z" \
+                or mlo.group(1) != "R":
+            return False
+        off = int(mc.group(2), 16)
+        hi_c = f"c[0x0][{off + 4:#x}]"
+        if hi.opcode == "LEA.HI.X.SX32" and b[1:] == [ra, hi_c, "0x1", a[1]]:
+            ext = "cvt.s64.s32"
+        elif hi.opcode == "IADD3.X" and b[1:] in (["RZ", hi_c, "RZ", a[1], "!PT"],
+                                                   [hi_c, "RZ", "RZ", a[1], "!PT"]):
+            ext = "cvt.u64.u32"
+        else:
+            return False
+        if b[0] != f"R{int(mlo.group(2)) + 1}" or self.param_at(off, 8) is None:
+            return False
+        keep = self.cur
+        self.cur = []
+        base = self.const_word(0, hex(off), 64)
+        w, sum64 = self.tmp("d"), self.tmp("d")
+        self.emit(f"{ext} {w}, {self.src(ra)};")
+        self.emit(f"add.s64 {sum64}, {base}, {w};")
+        pre = self.cur
+        self.cur = keep
+        self.emit(f"mov.b64 {{%r{mlo.group(2)}, %r{int(mlo.group(2)) + 1}}}, {sum64};")
+        self.cur = pre + self.cur  # the sum first: the high half's lines may overwrite Ra
+        return True
+
+    def entered(self, ins: Insn) -> bool:
+        """Whether control may reach ins other than from the instruction before it."""
+        return ins.offset in self.sec.labels or ins.offset in self.returns
+
+    def warpsync_before_barrier(self, lifted: list[tuple[Insn, list[str]]], i: int) -> bool:
+        """WARPSYNC of the whole warp right before BAR.SYNC (ptxas's reconvergence after
+        a warp-level branch): the block barrier waits for every lane of the warp too, so
+        the warp barrier adds nothing but a region break on the CPU."""
+        ins = lifted[i][0]
+        if ins.opcode != "WARPSYNC" or ins.pred or ins.operands != ["0xffffffff"] \
+                or i + 1 >= len(lifted):
+            return False
+        nxt = lifted[i + 1][0]
+        return nxt.opcode.startswith("BAR.SYNC") and not nxt.pred and not self.entered(nxt) \
+            and lifted[i + 1][1] == ["bar.sync 0;"]
+
+    def guard_run(self, lifted: list[tuple[Insn, list[str]]], i: int) -> int:
+        """The end (exclusive) of the run of plain instructions from i under the guard of
+        lifted[i], or i when it has none. The run ends at a label (a thread arriving
+        there has not tested the guard), at an instruction under another guard, and
+        after one that names the guard's register (it may write it)."""
+        pred = lifted[i][0].pred
+        if not pred or pred.lstrip("!") in ("PT", "UPT"):
+            return i
+        m = _PRED.match(pred.lstrip("!"))
+        if not m:
+            return i
+        reg = re.compile(r"%" + ("q" if m.group(1) == "UP" else "p") + m.group(2) + r"\b")
+        j = i
+        while j < len(lifted):
+            ins, lines = lifted[j]
+            if ins.pred != pred or (j > i and self.entered(ins)) or not _plain(lines):
+                break
+            j += 1
+            if any(reg.search(ln) for ln in lines):
+                break
+        return j
 
     def guarded(self, ins: Insn, lines: list[str]) -> list[str]:
         if not ins.pred or ins.pred in ("PT", "UPT"):
@@ -616,9 +756,14 @@ class KernelLifter:
         if ins.pred in ("!PT", "!UPT"):
             return []
         neg = ins.pred.startswith("!")
+        self.cur = []
         p = self.pred(ins.pred.lstrip("!"))
-        g = "%pg"
-        out = [f"mov.pred {g}, {p};"]
+        out = self.cur
+        g = p
+        if any(p in ln for ln in lines):
+            # the instruction may write its own guard: test a copy
+            g = "%pg"
+            out.append(f"mov.pred {g}, {p};")
         bang = "!" if neg else ""
         if any(ln.endswith(":") or ln in ("{", "}") or ln.startswith((".", "@"))
                for ln in lines):
@@ -735,6 +880,10 @@ def _iadd3(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None
     srcs, cins = rest[:3], rest[3:]
     if "X" not in mods and not pd:
         vals = [lf.src(s) for s in srcs]
+        if "0" in vals:  # IADD3 with RZ: a two-operand add
+            vals.remove("0")
+            lf.emit(f"add.u32 {d}, {vals[0]}, {vals[1]};")
+            return
         a = lf.tmp()
         lf.emit(f"add.u32 {a}, {vals[0]}, {vals[1]};")
         lf.emit(f"add.u32 {d}, {a}, {vals[2]};")
@@ -764,6 +913,9 @@ def _imad(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
         return
     if "IADD" in m:
         a, b, c = lf.src(ops[1]), lf.src(ops[2]), lf.src(ops[3])
+        if b == "1":  # ptxas's a * 1 + c: an add
+            lf.emit(f"add.u32 {lf.dst(ops[0])}, {a}, {c};")
+            return
         t = lf.tmp()
         lf.emit(f"mul.lo.u32 {t}, {a}, {b};")
         lf.emit(f"add.u32 {lf.dst(ops[0])}, {t}, {c};")
@@ -790,7 +942,9 @@ def _imad(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
                 lf.emit(f"cvt.u64.u32 {w}, {v};")
                 lf.emit(f"add.u64 {t}, {t}, {w};")
         s = lf.tmp("d")
-        lf.emit(f"add.u64 {s}, {t}, {c};")
+        # (s64: the translator reads an address as base + offset from add.s64, as nvcc
+        # writes it; the bits are the same)
+        lf.emit(f"add.s64 {s}, {t}, {c};")
         if len(pd) > 1:
             lf.refuse("IMAD.WIDE with two carries out")
         if pd:  # the carry out of the 64-bit addition (c is never more than 64 bits)
@@ -907,7 +1061,11 @@ def _lop3(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
     pin = rest[5] if len(rest) > 5 else "!PT"
     if pd is not None and d == "%rdis":
         d = lf.tmp()
-    lf.emit(f"lop3.b32 {d}, {a}, {b}, {c}, {lut};")
+    two = {0xC0: "and", 0xFC: "or", 0x3C: "xor"}.get(lut)
+    if two is not None:  # a table that ignores c: the two-operand op (nvcc's `and %r, %tid.x, 31`)
+        lf.emit(f"{two}.b32 {d}, {a}, {b};")
+    else:
+        lf.emit(f"lop3.b32 {d}, {a}, {b}, {c}, {lut};")
     if pd is not None:
         if pin != "!PT":
             lf.refuse(f"LOP3 predicate input {pin}")
@@ -943,6 +1101,16 @@ def _shf(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> None:
     left = "L" in m
     d = lf.dst(ops[0])
     a, s, c = lf.src(ops[1]), lf.src(ops[2]), lf.src(ops[3])
+    if _HEX.match(ops[2]) and int(ops[2], 16) < 32 and not m & {"U64", "S64"}:
+        # by a constant, one word in: a 32-bit shift, as nvcc's PTX has it (the translator
+        # reads `shr %r, %tid.x, k` as a warp number)
+        k = int(ops[2], 16)
+        if "HI" in m and ops[1] == "RZ" and not left:
+            lf.emit(f"shr.{'s32' if 'S32' in m else 'u32'} {d}, {c}, {k};")
+            return
+        if "HI" not in m and ops[3] == "RZ" and left:
+            lf.emit(f"shl.b32 {d}, {a}, {k};")
+            return
     w = lf.tmp("d")
     lf.emit(f"mov.b64 {w}, {{{a}, {c}}};")
     wide = "U64" in m or "S64" in m
@@ -984,6 +1152,12 @@ def _shl_shr(lf: KernelLifter, base: str, mods: list[str], ops: list[str]) -> No
 def _setp_common(lf: KernelLifter, cmpres: str, ops: list[str], bop: str) -> None:
     p, q = ops[0], ops[1]
     pin = lf.pred(ops[-1]) if len(ops) > 4 else "%pt"
+    if pin == "%pt" and bop == "and" and q == "PT" and p != "PT" and lf.cur \
+            and lf.cur[-1].startswith("setp.") and f" {cmpres}, " in lf.cur[-1]:
+        # P = cmp AND PT: the comparison into P itself, as nvcc writes it (the translator
+        # reads a guard's range of %tid.x from a setp)
+        lf.cur[-1] = lf.cur[-1].replace(f" {cmpres}, ", f" {lf.pdst(p)}, ", 1)
+        return
     if p != "PT":
         lf.emit(f"{bop}.pred {lf.pdst(p)}, {cmpres}, {pin};")
     if q != "PT":
@@ -2069,7 +2243,17 @@ def _half3(op: str):
         hty = "bf16" if "BF16_V2" in mods else "f16"
         if "MMA" in mods and op == "fma" and Op(ops[1]).base == "RZ" and Op(ops[2]).base == "RZ":
             # HFMA2.MMA Rd, -RZ, RZ, a, b: ptxas's way to move two halves
+            n0 = len(lf.cur)
             src = _half_operands(lf, ops[3:], 1, hty)[0]
+            imm = dict(m.groups() for ln in lf.cur[n0:]
+                       if (m := re.match(r"^mov\.b16 (%h\d+), (0x[0-9a-fA-F]+);$", ln)))
+            if len(imm) == len(lf.cur) - n0 and src[0] in imm and src[1] in imm:
+                # two immediate halves: one 32-bit constant, which the translator folds
+                # (a stride of 4 in an address is then an affine step, not a product)
+                del lf.cur[n0:]
+                v = int(imm[src[0]], 16) | int(imm[src[1]], 16) << 16
+                lf.emit(f"mov.b32 {lf.dst(ops[0])}, {v};")
+                return
             lf.emit(f"mov.b32 {lf.dst(ops[0])}, {{{src[0]}, {src[1]}}};")
             return
         if op == "add" and len(ops) == 3 and Op(ops[2]).base == "RZ" and Op(ops[2]).neg \
@@ -2366,7 +2550,13 @@ class ModuleLifter:
         for p in k.params:
             a = p.offset & -p.offset if p.offset else 16
             a = min(a, 16, max(1, 1 << (max(p.size, 1) - 1).bit_length()))
-            params.append(f".param .align {a} .b8 {self.param_name(p.ordinal)}[{max(p.size, 1)}]")
+            if p.size in (4, 8) and p.offset % p.size == 0:
+                # a word or a pointer: a scalar, whose value the translator's analyses
+                # follow (a launch bound, a base address); the same bytes where they were
+                params.append(f".param .b{p.size * 8} {self.param_name(p.ordinal)}")
+            else:
+                params.append(f".param .align {a} .b8 {self.param_name(p.ordinal)}"
+                              f"[{max(p.size, 1)}]")
         dirs = ""
         if k.reqntid:
             dirs += " .reqntid " + ", ".join(str(x) for x in k.reqntid)
