@@ -3,6 +3,7 @@ printf, launch validation, function attributes, occupancy (module.c, launch.c, g
 
 from __future__ import annotations
 
+import re
 import struct
 from pathlib import Path
 
@@ -138,6 +139,14 @@ def test_failed_device_assert_is_hip_error_assert_sticky_until_reset(kernels: st
     assert "kernel assert_fail: block (2,0,0) trapped with code 710" in r.stderr
 
 
+def _kabi_version() -> int:
+    """The ABI this runtime checks for, read from the one header that defines it."""
+    header = Path(__file__).resolve().parents[1] / "shim/include/pyshim_kernel_abi.h"
+    m = re.search(r"#define PYSHIM_KABI_VERSION (\d+)u", header.read_text())
+    assert m, header
+    return int(m.group(1))
+
+
 def _bad_images(tmp: Path) -> dict[str, Path]:
     tmp.mkdir(parents=True, exist_ok=True)
     text = tmp / "text.txt"
@@ -162,7 +171,7 @@ def _bad_images(tmp: Path) -> dict[str, Path]:
     ("text", "not an ELF file"),
     ("fatbin", "a CUDA fat binary: its PTX must be translated for the CPU device first"),
     ("amdgpu", "an AMD GPU code object, not a CPU device module"),
-    ("bad_abi", "module ABI version 99, this runtime needs 2"),
+    ("bad_abi", f"module ABI version 99, this runtime needs {_kabi_version()}"),
     ("no_descriptor", "no 'pyshim_module' symbol"),
     ("executable", "cannot load"),
 ])
